@@ -1,0 +1,62 @@
+# Thin wrapper over CMake. `make run` and `make test` are the README's quick start: both
+# install any missing Debian 12 packages first (as root, with apt-get), then configure,
+# build, and run the default scenario or every test.
+SHELL := /bin/bash
+BUILD ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+# Everything gcsim needs to build, test and plot, from Debian 12's archive.
+PACKAGES := cmake ninja-build g++ make pkg-config \
+  libeigen3-dev libboost-graph-dev libboost-iostreams-dev libboost-filesystem-dev \
+  libhdf5-dev hdf5-tools libcli11-dev catch2 libgnuplot-iostream-dev gnuplot-nox \
+  libyaml-cpp-dev python3-h5py python3-numpy
+
+.PHONY: all deps configure build run test test-fast sanitize fuzz bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "gcsim: installing missing packages:" $$missing; \
+	  if [ "$$(id -u)" != 0 ]; then echo "gcsim: run as root (or install them yourself) to continue" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja: CMakeLists.txt | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/cli/gcsim run -o out
+	$(BUILD)/cli/gcsim analyze out/quickstart.h5 --plot out
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Unit, model and scenario tests without the [.slow] ones.
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+sanitize: deps
+	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="-DGCSIM_SANITIZE=ON -DGCSIM_BUILD_BENCH=OFF"
+
+fuzz: deps
+	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCSIM_FUZZ=ON -DGCSIM_BUILD_BENCH=OFF
+	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz
+	mkdir -p fuzz-out/corpus
+	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 \
+	  fuzz-out/corpus scenarios/examples scenarios/regression tests/fuzz/corpus
+
+bench: build
+	$(BUILD)/bench/engine_bench
+	@if [ -x $(BUILD)/bench/network_bench ]; then $(BUILD)/bench/network_bench; fi
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz out fuzz-out

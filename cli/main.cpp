@@ -1,0 +1,187 @@
+// gcsim: the command-line front end, the only code that sees every part. It parses the
+// command line, loads scenarios, creates output folders and trace files, runs, and
+// reports. Only main() catches errors: a user-caused gcsim::Error exits with code 2 and a
+// one-line message; anything else is a bug and exits with code 1.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "analysis/metrics.hpp"
+#include "analysis/plots.hpp"
+#include "analysis/report.hpp"
+#include "analysis/trace_data.hpp"
+#include "gcsim/version.hpp"
+#include "models/config/scenario_loader.hpp"
+#include "models/register_builtins.hpp"
+#include "models/simulation.hpp"
+#include "sim/errors.hpp"
+#include "sim/trace/table_writer.hpp"
+#include "sim/units.hpp"
+
+namespace fs = std::filesystem;
+using namespace gcsim;
+
+namespace {
+
+#ifndef GCSIM_SOURCE_DIR
+#define GCSIM_SOURCE_DIR "."
+#endif
+
+// Bundled data (the catalogs, the default scenario) comes from GCSIM_DATA_DIR when set,
+// else from the source tree this binary was built from.
+std::string data_dir() {
+  if (const char* d = std::getenv("GCSIM_DATA_DIR")) return d;
+  return GCSIM_SOURCE_DIR;
+}
+
+models::LoadOptions load_options() { return {(fs::path(data_dir()) / "scenarios" / "catalog").string()}; }
+
+std::string default_scenario() { return (fs::path(data_dir()) / "scenarios" / "examples" / "quickstart.yaml").string(); }
+
+void make_output_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw Error("cannot create output folder '" + dir + "': " + ec.message());
+}
+
+int cmd_validate(const std::string& file) {
+  const models::Scenario s = models::load_scenario_file(file, load_options());
+  std::size_t generated = 0;
+  for (const auto& g : s.workload.generators) generated += static_cast<std::size_t>(g.count);
+  std::printf("%s: ok: scenario '%s', %d node types, %d nodes, %d GPUs, %zu jobs + %zu generated, policy %s\n",
+              file.c_str(), s.name.c_str(), static_cast<int>(s.cluster.node_types.size()), s.cluster.total_nodes(),
+              s.cluster.total_gpus(), s.workload.jobs.size(), generated, s.scheduler.policy.c_str());
+  return 0;
+}
+
+int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
+            std::uint64_t replication, bool plots, bool quiet) {
+  models::Scenario s = models::load_scenario_file(file, load_options());
+  if (seed) s.seed = *seed;
+  make_output_dir(out_dir);
+  const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
+  auto trace = trace::TraceFile::create(trace_path);
+  models::RunOptions options;
+  options.replication = replication;
+  const models::RunSummary r = models::run_simulation(s, trace.get(), options);
+  trace->commit();
+
+  const analysis::TraceData data = analysis::read_trace(trace_path);
+  const analysis::Metrics m = analysis::compute_metrics(data);
+  std::vector<std::string> pngs;
+  if (plots) pngs = analysis::write_plots(data, out_dir);
+  if (quiet) return 0;
+  std::printf("gcsim %s: scenario '%s' (seed %llu, replication %llu)\n", VERSION, s.name.c_str(),
+              static_cast<unsigned long long>(s.seed), static_cast<unsigned long long>(replication));
+  std::printf("  simulated %s in %.3f s wall clock (%llu events)\n", analysis::format_duration(r.end_s).c_str(),
+              r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
+  std::printf("  jobs: %zu completed, %zu running at the end, %zu never started (of %zu)\n", r.jobs_completed,
+              r.jobs_running, r.jobs_never_started, r.jobs_total);
+  std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle); GPU utilization %.1f%%\n", m.total_cost_usd,
+              m.busy_cost_usd, m.idle_cost_usd, 100.0 * m.gpu_utilization);
+  std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
+              analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
+  std::printf("  trace: %s\n", trace_path.c_str());
+  for (const auto& p : pngs) std::printf("  plot:  %s\n", p.c_str());
+  std::printf("  (gcsim analyze %s for the full report)\n", trace_path.c_str());
+  return 0;
+}
+
+int cmd_analyze(const std::string& trace_path, bool json, const std::string& plot_dir) {
+  const analysis::TraceData data = analysis::read_trace(trace_path);
+  const analysis::Metrics m = analysis::compute_metrics(data);
+  std::vector<std::string> pngs;
+  if (!plot_dir.empty()) {
+    make_output_dir(plot_dir);
+    pngs = analysis::write_plots(data, plot_dir);
+  }
+  if (json) {
+    std::cout << analysis::format_json(m, data.attrs);
+  } else {
+    std::cout << analysis::format_report(data, m);
+    for (const auto& p : pngs) std::cout << "plot: " << p << "\n";
+  }
+  return 0;
+}
+
+int cmd_gpus() {
+  const models::GpuCatalog catalog = models::load_bundled_gpu_catalog(load_options());
+  std::printf("%-16s %-8s %9s %9s %9s %9s %9s %8s %10s %6s\n", "name", "arch", "fp32", "tf32", "fp16", "bf16", "fp8",
+              "memory", "mem bw", "tdp");
+  std::printf("%-16s %-8s %9s %9s %9s %9s %9s %8s %10s %6s\n", "", "", "TFLOP/s", "TFLOP/s", "TFLOP/s", "TFLOP/s",
+              "TFLOP/s", "GiB", "GB/s", "W");
+  for (const auto& g : catalog.entries()) {
+    std::printf("%-16s %-8s %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %10.0f %6.0f\n", g.name.c_str(), g.arch.c_str(),
+                g.fp32_flop_per_s / 1e12, g.tf32_flop_per_s / 1e12, g.fp16_flop_per_s / 1e12, g.bf16_flop_per_s / 1e12,
+                g.fp8_flop_per_s / 1e12, g.memory_bytes / (1024.0 * 1024 * 1024), g.memory_bytes_per_s / 1e9, g.tdp_w);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gcsim: a discrete-event simulator of GPU cluster cost and throughput"};
+  app.set_version_flag("--version", std::string("gcsim ") + VERSION);
+  app.require_subcommand(1);
+
+  std::string scenario;
+  std::string out_dir = "out";
+  std::optional<std::uint64_t> seed;
+  std::uint64_t replication = 0;
+  bool no_plots = false;
+  bool quiet = false;
+  auto* run = app.add_subcommand("run", "Run a scenario: write its trace and plots, print a summary");
+  run->add_option("scenario", scenario, "Scenario file (default: the bundled quickstart)");
+  run->add_option("-o,--output", out_dir, "Output folder (default: out)");
+  run->add_option("--seed", seed, "Override the scenario's seed");
+  run->add_option("--replication", replication, "Replication number: independent random streams per value");
+  run->add_flag("--no-plots", no_plots, "Write the trace only");
+  run->add_flag("-q,--quiet", quiet, "Print nothing on success");
+
+  std::string validate_file;
+  auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
+  validate->add_option("scenario", validate_file, "Scenario file")->required();
+
+  std::string trace_path;
+  bool json = false;
+  std::string plot_dir;
+  auto* analyze = app.add_subcommand("analyze", "Report cost, utilization and waiting from a trace");
+  analyze->add_option("trace", trace_path, "Trace file (.h5) written by gcsim run")->required();
+  analyze->add_flag("--json", json, "Print the metrics as JSON");
+  analyze->add_option("--plot", plot_dir, "Write PNG plots into this folder");
+
+  auto* gpus = app.add_subcommand("gpus", "List the bundled GPU catalog");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  try {
+    if (*run) return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, replication, !no_plots, quiet);
+    if (*validate) return cmd_validate(validate_file);
+    if (*analyze) return cmd_analyze(trace_path, json, plot_dir);
+    if (*gpus) return cmd_gpus();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "gcsim: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gcsim: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

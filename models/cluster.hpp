@@ -1,0 +1,86 @@
+// The cluster as the simulation runs it: nodes with free GPUs, the job queue, and the
+// events that move jobs through it (arrival, start, finish, end of run). It asks the
+// scheduling policy for decisions and applies them. Accounting and tracing are observers:
+// they subscribe to the signals below; the cluster never calls them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/config/scenario.hpp"
+#include "models/scheduler/scheduler.hpp"
+#include "models/workload/job.hpp"
+#include "sim/engine.hpp"
+#include "sim/signal.hpp"
+
+namespace gcsim::models {
+
+struct NodeState {
+  std::uint16_t type = 0;
+  int gpus = 0;
+  int gpus_free = 0;
+};
+
+class Cluster {
+ public:
+  Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
+
+  // Schedules the first arrival and the end of the run. Call once, before Engine::run().
+  void start();
+
+  const std::vector<Job>& jobs() const { return jobs_; }
+  const std::vector<NodeState>& nodes() const { return nodes_; }
+  const std::vector<NodeTypeView>& types() const { return types_; }
+  std::span<const std::uint32_t> nodes_of(const Job& j) const {
+    return {held_nodes_.data() + j.nodes_offset, j.nodes_count};
+  }
+  int total_gpus() const { return total_gpus_; }
+  int allocated_gpus() const { return allocated_gpus_; }
+  bool ended() const { return ended_; }
+
+  // Changes a running job's speed (work units per second, > 0) from now on: its progress so
+  // far is kept and its finish event moves accordingly.
+  void set_rate(std::uint32_t job, double units_per_s);
+  // The speed a job gets on a node type when nothing else slows it down.
+  double nominal_rate(const Job& job, int node_type) const;
+  sim::SimTime end_time() const { return end_time_; }
+
+  // Signals, in the order things happen at one instant.
+  sim::Signal<const Job&> job_submitted;
+  sim::Signal<const Job&> job_started;
+  sim::Signal<const Job&> job_finished;
+  sim::Signal<sim::SimTime> run_ended;  // jobs still running/queued have their final status
+
+ private:
+  void on_arrival(std::uint64_t job);
+  void on_finish(std::uint64_t job);
+  void on_schedule(std::uint64_t);
+  void on_end(std::uint64_t);
+  void request_schedule();
+  void start_job(Job& job, const Placement& p, const Decisions& d);
+  void schedule_finish(Job& job);
+
+  sim::Engine& engine_;
+  const Scenario& scenario_;
+  std::vector<Job> jobs_;
+  std::unique_ptr<Scheduler> policy_;
+  std::vector<NodeTypeView> types_;
+  std::vector<NodeState> nodes_;
+  std::vector<NodeView> view_nodes_;
+  std::vector<QueuedJob> queue_;
+  std::vector<std::uint32_t> held_nodes_;
+  Decisions decisions_;
+  std::vector<std::uint8_t> placed_;  // scratch: queue entries placed this pass
+  std::size_t next_arrival_ = 0;
+  std::size_t running_ = 0;
+  int total_gpus_ = 0;
+  int allocated_gpus_ = 0;
+  bool schedule_pending_ = false;
+  bool ended_ = false;
+  sim::SimTime end_time_;
+  sim::EventId end_event_;
+};
+
+}  // namespace gcsim::models

@@ -1,0 +1,103 @@
+// The validated scenario: typed specs built from a scenario file by scenario_loader.
+// Everything here is checked (units, ranges, references, feasibility), so model objects
+// built from it never re-validate user input. SI units throughout.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "models/workload/distribution.hpp"
+#include "sim/errors.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models {
+
+struct PriceSpec {
+  double on_demand_usd_per_hour = 0;  // per node
+};
+
+struct NodeTypeSpec {
+  std::string name;
+  GpuSpec gpu;                 // resolved from the catalog
+  int gpus = 0;                // per node
+  int cpu_cores = 0;
+  double memory_bytes = 0;
+  int count = 0;               // nodes of this type
+  PriceSpec price;
+  SourceMark mark;
+  std::string path;            // "cluster.node_types[0]"
+};
+
+struct ClusterSpec {
+  std::vector<NodeTypeSpec> node_types;
+  int total_gpus() const;
+  int total_nodes() const;
+};
+
+struct SchedulerSpec {
+  std::string policy = "fifo";
+};
+
+// A job written out in the scenario. Exactly one of duration / work_flop is set.
+struct JobSpec {
+  std::string name;
+  sim::SimTime submit;
+  int gpus = 1;
+  std::optional<sim::SimTime> duration;
+  std::optional<double> work_flop;
+  Precision precision = Precision::Fp32;
+  double efficiency = 0.4;     // fraction of peak achieved (work jobs only)
+  SourceMark mark;
+  std::string path;            // "workload.jobs[1]"
+};
+
+// A stream of jobs drawn from distributions. Each field draws from its own named random
+// stream ("workload.generators.<name>.<field>"), so adding a field or a generator never
+// changes what the others draw.
+struct GeneratorSpec {
+  std::string name;
+  std::int64_t count = 0;
+  sim::SimTime start;                    // first arrival is start + one inter-arrival draw
+  Distribution arrival;                  // inter-arrival time, seconds
+  Distribution gpus;                     // rounded to an integer, >= 1
+  std::optional<Distribution> duration;  // seconds
+  std::optional<Distribution> work;      // FLOP
+  Precision precision = Precision::Fp32;
+  Distribution efficiency = Distribution::constant(0.4);
+  SourceMark mark;
+  std::string path;
+};
+
+struct WorkloadSpec {
+  std::vector<JobSpec> jobs;
+  std::vector<GeneratorSpec> generators;
+};
+
+struct OutputSpec {
+  std::string trace;  // file name of the trace; default "<name>.h5"
+};
+
+// When a run stops: at the horizon always, or as soon as every job has finished.
+enum class RunUntil { Done, Horizon };
+
+struct Scenario {
+  std::string name;
+  std::uint64_t seed = 0;
+  std::uint64_t replication = 0;
+  sim::SimTime horizon;
+  RunUntil run_until = RunUntil::Done;
+  ClusterSpec cluster;
+  SchedulerSpec scheduler;
+  WorkloadSpec workload;
+  OutputSpec output;
+
+  // Provenance, embedded in every trace so any run can be redone.
+  std::string source_file;
+  std::string source_text;
+  std::string gpu_catalog_yaml;  // the resolved GPU entries used, as YAML
+};
+
+}  // namespace gcsim::models

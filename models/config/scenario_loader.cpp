@@ -1,0 +1,447 @@
+// Scenario file -> validated Scenario (see scenario_loader.hpp). Every key is read through
+// config::MapReader, so unknown keys, wrong types, bad units and out-of-range values are
+// refused with file:line:column and the key path; references (GPU names, policies) and
+// feasibility (a job some node type can hold) are checked here, before anything runs.
+#include "models/config/scenario_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "models/register_builtins.hpp"
+#include "sim/config/reader.hpp"
+
+namespace gcsim::models {
+
+using config::ConfigNode;
+using config::MapReader;
+
+namespace {
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+// What a distribution's values mean, so each value is read with the right unit.
+enum class ValueKind { Duration, Count, Integer, Fraction };
+
+double read_value(const ConfigNode& n, ValueKind kind) {
+  switch (kind) {
+    case ValueKind::Duration: return config::read_duration(n).seconds();
+    case ValueKind::Count: return config::read_double(n, 0, INF);
+    case ValueKind::Integer: {
+      const double v = config::read_double(n, 1, 1e9);
+      if (v != std::floor(v)) n.fail(ErrorCode::WrongType, "expected a whole number, got '" + n.scalar() + "'");
+      return v;
+    }
+    case ValueKind::Fraction: {
+      const double v = config::read_fraction(n);
+      if (!(v > 0 && v <= 1)) n.fail(ErrorCode::OutOfRange, "expected a fraction in (0, 1], got '" + n.scalar() + "'");
+      return v;
+    }
+  }
+  return 0;
+}
+
+const std::vector<std::string>& dist_names() {
+  static const std::vector<std::string> names{"constant", "exponential", "uniform", "normal", "lognormal"};
+  return names;
+}
+
+Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
+  if (n.is_scalar()) return Distribution::constant(read_value(n, kind));
+  if (!n.is_map()) n.fail(ErrorCode::WrongType, "expected a value or a distribution map, got a " + std::string(n.kind_name()));
+  MapReader r(n);
+  Distribution d;
+  if (r.has("choice")) {
+    d.kind = Distribution::Kind::Choice;
+    const ConfigNode& values = r.required("choice");
+    if (!values.is_sequence() || values.size() == 0)
+      values.fail(ErrorCode::WrongType, "choice needs a non-empty list of values");
+    for (const auto& v : values.items()) d.values.push_back(read_value(v, kind));
+    if (const ConfigNode* w = r.optional("weights")) {
+      if (!w->is_sequence()) w->fail(ErrorCode::WrongType, "weights must be a list of numbers");
+      if (w->size() != values.size())
+        w->fail(ErrorCode::Conflict, "weights has " + std::to_string(w->size()) + " entries but choice has " +
+                                         std::to_string(values.size()));
+      double sum = 0;
+      for (const auto& x : w->items()) {
+        d.weights.push_back(config::read_double(x, 0, INF));
+        sum += d.weights.back();
+      }
+      if (!(sum > 0)) w->fail(ErrorCode::OutOfRange, "weights must not all be zero");
+    } else {
+      d.weights.assign(d.values.size(), 1.0);
+    }
+    r.finish();
+    return d;
+  }
+  const ConfigNode& dist = r.required("dist");
+  const std::string name = config::read_enum(dist, dist_names());
+  auto positive = [&](std::string_view key) {
+    const ConfigNode& v = r.required(key);
+    const double x = read_value(v, kind == ValueKind::Integer ? ValueKind::Count : kind);
+    if (!(x > 0)) v.fail(ErrorCode::OutOfRange, std::string(key) + " must be > 0");
+    return x;
+  };
+  auto number = [&](std::string_view key, double lo) {
+    const ConfigNode& v = r.required(key);
+    return config::read_double(v, lo, INF);
+  };
+  if (name == "constant") {
+    d.kind = Distribution::Kind::Constant;
+    d.p1 = read_value(r.required("value"), kind);
+  } else if (name == "exponential") {
+    d.kind = Distribution::Kind::Exponential;
+    d.p1 = positive("mean");
+  } else if (name == "uniform") {
+    d.kind = Distribution::Kind::Uniform;
+    d.p1 = read_value(r.required("min"), kind == ValueKind::Integer ? ValueKind::Count : kind);
+    const ConfigNode& hi = r.required("max");
+    d.p2 = read_value(hi, kind == ValueKind::Integer ? ValueKind::Count : kind);
+    if (!(d.p2 > d.p1)) hi.fail(ErrorCode::OutOfRange, "max must be greater than min");
+    r.finish();
+    return d;
+  } else if (name == "normal") {
+    d.kind = Distribution::Kind::Normal;
+    d.p1 = positive("mean");
+    d.p2 = kind == ValueKind::Duration ? config::read_duration(r.required("stddev")).seconds() : number("stddev", 0);
+  } else {
+    d.kind = Distribution::Kind::Lognormal;
+    d.p1 = positive("median");
+    d.p2 = number("sigma", 0);
+  }
+  if (const ConfigNode* lo = r.optional("min")) d.min = read_value(*lo, kind == ValueKind::Integer ? ValueKind::Count : kind);
+  if (const ConfigNode* hi = r.optional("max")) {
+    d.max = read_value(*hi, kind == ValueKind::Integer ? ValueKind::Count : kind);
+    if (!(d.max > d.min)) hi->fail(ErrorCode::OutOfRange, "max must be greater than min");
+  }
+  r.finish();
+  return d;
+}
+
+std::string read_name(const ConfigNode& n) {
+  std::string s = config::read_string(n);
+  for (char c : s) {
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20)
+      n.fail(ErrorCode::OutOfRange, "names may not contain '/', '\\' or control characters");
+  }
+  return s;
+}
+
+// Pulls in extra GPU catalogs named by `catalogs.gpus`, relative to the scenario file.
+GpuCatalog read_catalogs(const ConfigNode* node, const GpuCatalog& bundled, const std::string& scenario_file) {
+  GpuCatalog gpus = bundled;
+  if (!node) return gpus;
+  MapReader r(*node);
+  if (const ConfigNode* list = r.optional("gpus")) {
+    std::vector<const ConfigNode*> files;
+    if (list->is_scalar()) {
+      files.push_back(list);
+    } else if (list->is_sequence()) {
+      for (const auto& f : list->items()) files.push_back(&f);
+    } else {
+      list->fail(ErrorCode::WrongType, "expected a file name or a list of file names");
+    }
+    const auto base = std::filesystem::path(scenario_file).parent_path();
+    for (const ConfigNode* f : files) {
+      const std::string rel = config::read_string(*f);
+      const std::string path = (base / rel).string();
+      if (!std::filesystem::is_regular_file(path))
+        f->fail(ErrorCode::FileNotFound, "GPU catalog file '" + path + "' does not exist");
+      gpus.add_from(config::load_yaml_file(path).root);
+    }
+  }
+  r.finish();
+  return gpus;
+}
+
+NodeTypeSpec read_node_type(const ConfigNode& n, const GpuCatalog& gpus) {
+  MapReader r(n);
+  NodeTypeSpec t;
+  t.mark = n.mark();
+  t.path = n.path();
+  t.name = read_name(r.required("name"));
+  const ConfigNode& gpu = r.required("gpu");
+  const std::string gpu_name = config::read_string(gpu);
+  const GpuSpec* spec = gpus.find(gpu_name);
+  if (!spec) {
+    std::string hint = did_you_mean(gpu_name, gpus.all_names());
+    gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" +
+                                         (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                                         " (`gcsim gpus` lists the catalog)");
+  }
+  t.gpu = *spec;
+  t.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1024));
+  if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
+  if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
+  t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
+  {
+    MapReader p(r.required("price"));
+    t.price.on_demand_usd_per_hour = config::read_usd_per_hour(p.required("on_demand_per_hour"));
+    p.finish();
+  }
+  r.finish();
+  return t;
+}
+
+Precision read_precision(const ConfigNode& n) {
+  return parse_precision(config::read_enum(n, precision_names()));
+}
+
+// Can some node type ever hold `gpus` GPUs of a job needing `precision` (work jobs only)?
+// Single-node placement when the job fits in one node, else whole nodes of one type.
+bool feasible(const ClusterSpec& c, int gpus, std::optional<Precision> precision) {
+  for (const auto& t : c.node_types) {
+    if (precision && !t.gpu.supports(*precision)) continue;
+    if (gpus <= t.gpus) return true;
+    const long nodes = (gpus + t.gpus - 1) / t.gpus;
+    if (nodes <= t.count) return true;
+  }
+  return false;
+}
+
+[[noreturn]] void fail_infeasible(const ConfigNode& at, const ClusterSpec& c, int gpus,
+                                  std::optional<Precision> precision) {
+  std::ostringstream msg;
+  msg << "no node type can ever hold a job of " << gpus << " GPU" << (gpus == 1 ? "" : "s");
+  if (precision) msg << " in " << precision_name(*precision);
+  msg << " (a job takes GPUs on one node, or whole nodes of one type); the cluster has:";
+  for (const auto& t : c.node_types) {
+    msg << " " << t.count << " x " << t.name << " (" << t.gpus << " x " << t.gpu.name;
+    if (precision && !t.gpu.supports(*precision)) msg << ", no " << precision_name(*precision);
+    msg << ")";
+  }
+  at.fail(ErrorCode::Infeasible, msg.str());
+}
+
+JobSpec read_job(const ConfigNode& n, std::size_t index, const ClusterSpec& cluster) {
+  MapReader r(n);
+  JobSpec j;
+  j.mark = n.mark();
+  j.path = n.path();
+  if (const ConfigNode* name = r.optional("name")) {
+    j.name = read_name(*name);
+  } else {
+    j.name = "job-" + std::to_string(index);
+  }
+  if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
+  const ConfigNode& gpus = r.required("gpus");
+  j.gpus = static_cast<int>(config::read_int(gpus, 1, 1 << 20));
+  const ConfigNode* duration = r.optional("duration");
+  const ConfigNode* work = r.optional("work");
+  const ConfigNode* precision = r.optional("precision");
+  const ConfigNode* efficiency = r.optional("efficiency");
+  if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");
+  if (!duration && !work) n.fail(ErrorCode::MissingKey, "a job needs either duration (e.g. 6h) or work (FLOP, e.g. 2.1e18)");
+  std::optional<Precision> needs;
+  if (duration) {
+    j.duration = config::read_duration(*duration, sim::SimTime::from_ns(1));
+    if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work");
+    if (efficiency) efficiency->fail(ErrorCode::Conflict, "efficiency applies only to jobs given as work");
+  } else {
+    j.work_flop = config::read_double(*work, 0, INF);
+    if (!(*j.work_flop > 0)) work->fail(ErrorCode::OutOfRange, "work must be > 0 FLOP");
+    if (!precision) n.fail(ErrorCode::MissingKey, "a job given as work needs a precision (fp32, tf32, amp, bf16, fp8)");
+    j.precision = read_precision(*precision);
+    needs = j.precision;
+    if (efficiency) j.efficiency = read_value(*efficiency, ValueKind::Fraction);
+  }
+  r.finish();
+  if (!feasible(cluster, j.gpus, needs)) fail_infeasible(gpus, cluster, j.gpus, needs);
+  return j;
+}
+
+GeneratorSpec read_generator(const ConfigNode& n, const ClusterSpec& cluster) {
+  MapReader r(n);
+  GeneratorSpec g;
+  g.mark = n.mark();
+  g.path = n.path();
+  g.name = read_name(r.required("name"));
+  g.count = config::read_int(r.required("count"), 1, 100'000'000);
+  if (const ConfigNode* s = r.optional("start")) g.start = config::read_duration(*s);
+  g.arrival = read_distribution(r.required("arrival"), ValueKind::Duration);
+  const ConfigNode& gpus = r.required("gpus");
+  g.gpus = read_distribution(gpus, ValueKind::Integer);
+  g.gpus.min = std::max(g.gpus.min, 1.0);
+  const ConfigNode* duration = r.optional("duration");
+  const ConfigNode* work = r.optional("work");
+  const ConfigNode* precision = r.optional("precision");
+  const ConfigNode* efficiency = r.optional("efficiency");
+  if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");
+  if (!duration && !work) n.fail(ErrorCode::MissingKey, "a generator needs either duration or work");
+  std::optional<Precision> needs;
+  if (duration) {
+    g.duration = read_distribution(*duration, ValueKind::Duration);
+    g.duration->min = std::max(g.duration->min, 1e-9);
+    if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work");
+    if (efficiency) efficiency->fail(ErrorCode::Conflict, "efficiency applies only to jobs given as work");
+  } else {
+    g.work = read_distribution(*work, ValueKind::Count);
+    g.work->min = std::max(g.work->min, 1.0);
+    if (!precision) n.fail(ErrorCode::MissingKey, "a generator given as work needs a precision (fp32, tf32, amp, bf16, fp8)");
+    g.precision = read_precision(*precision);
+    needs = g.precision;
+    if (efficiency) {
+      g.efficiency = read_distribution(*efficiency, ValueKind::Fraction);
+      g.efficiency.min = std::max(g.efficiency.min, 1e-6);
+      g.efficiency.max = std::min(g.efficiency.max, 1.0);
+    }
+  }
+  r.finish();
+  // Every value the gpus distribution can produce must be placeable.
+  const double hi = g.gpus.highest();
+  if (!std::isfinite(hi))
+    gpus.fail(ErrorCode::Infeasible, "the gpus distribution is unbounded: add max (the largest job the cluster can hold)");
+  if (g.gpus.kind == Distribution::Kind::Choice) {
+    for (double v : g.gpus.values)
+      if (!feasible(cluster, static_cast<int>(v), needs)) fail_infeasible(gpus, cluster, static_cast<int>(v), needs);
+  } else if (!feasible(cluster, static_cast<int>(std::llround(hi)), needs)) {
+    fail_infeasible(gpus, cluster, static_cast<int>(std::llround(hi)), needs);
+  }
+  return g;
+}
+
+std::string format_double(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The GPU entries a scenario uses, in the catalog's own format, for the trace's provenance.
+std::string gpu_catalog_yaml(const ClusterSpec& c) {
+  std::ostringstream out;
+  out << "gpus:\n";
+  std::set<std::string> seen;
+  for (const auto& t : c.node_types) {
+    const GpuSpec& g = t.gpu;
+    if (!seen.insert(g.name).second) continue;
+    out << "  - name: " << quote(g.name) << "\n";
+    out << "    arch: " << quote(g.arch) << "\n";
+    out << "    form_factor: " << quote(g.form_factor) << "\n";
+    out << "    fp32: " << format_double(g.fp32_flop_per_s) << "\n";
+    out << "    tf32: " << format_double(g.tf32_flop_per_s) << "\n";
+    out << "    fp16: " << format_double(g.fp16_flop_per_s) << "\n";
+    out << "    bf16: " << format_double(g.bf16_flop_per_s) << "\n";
+    out << "    fp8: " << format_double(g.fp8_flop_per_s) << "\n";
+    out << "    memory: " << format_double(g.memory_bytes) << "B\n";
+    out << "    memory_bandwidth: " << format_double(g.memory_bytes_per_s) << "B/s\n";
+    if (g.nvlink_bytes_per_s > 0) out << "    nvlink: " << format_double(g.nvlink_bytes_per_s) << "B/s\n";
+    if (g.pcie_gen > 0) out << "    pcie: gen" << g.pcie_gen << "\n";
+    out << "    tdp: " << format_double(g.tdp_w) << "W\n";
+    out << "    sources: " << quote(g.sources) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+int ClusterSpec::total_gpus() const {
+  int n = 0;
+  for (const auto& t : node_types) n += t.gpus * t.count;
+  return n;
+}
+
+int ClusterSpec::total_nodes() const {
+  int n = 0;
+  for (const auto& t : node_types) n += t.count;
+  return n;
+}
+
+GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
+  GpuCatalog catalog;
+  catalog.add_from(config::load_yaml_file((std::filesystem::path(options.catalog_dir) / "gpus.yaml").string()).root);
+  return catalog;
+}
+
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
+  config::ConfigDocument doc = config::load_yaml_file(path);
+  return load_scenario(std::move(doc), load_bundled_gpu_catalog(options));
+}
+
+Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundled_gpus) {
+  const ConfigNode& root = document.root;
+  if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
+  MapReader r(root);
+  Scenario s;
+  s.source_file = document.file;
+  s.name = read_name(r.required("name"));
+  if (const ConfigNode* seed = r.optional("seed"))
+    s.seed = static_cast<std::uint64_t>(config::read_int(*seed, 0, std::numeric_limits<std::int64_t>::max()));
+  s.horizon = config::read_duration(r.required("horizon"), sim::SimTime::from_ns(1));
+  if (const ConfigNode* until = r.optional("run_until"))
+    s.run_until = config::read_enum(*until, {"done", "horizon"}) == "done" ? RunUntil::Done : RunUntil::Horizon;
+
+  const GpuCatalog gpus = read_catalogs(r.optional("catalogs"), bundled_gpus, document.file);
+
+  {
+    MapReader c(r.required("cluster"));
+    const ConfigNode& types = c.required("node_types");
+    if (!types.is_sequence() || types.size() == 0)
+      types.fail(ErrorCode::WrongType, "node_types must be a non-empty list of node types");
+    if (types.size() > 64) types.fail(ErrorCode::OutOfRange, "at most 64 node types");
+    std::set<std::string> names;
+    for (const auto& t : types.items()) {
+      s.cluster.node_types.push_back(read_node_type(t, gpus));
+      if (!names.insert(s.cluster.node_types.back().name).second)
+        t.find("name")->fail(ErrorCode::Duplicate, "node type '" + s.cluster.node_types.back().name + "' is defined twice");
+    }
+    c.finish();
+  }
+
+  if (const ConfigNode* sched = r.optional("scheduler")) {
+    MapReader sr(*sched);
+    if (const ConfigNode* policy = sr.optional("policy")) s.scheduler.policy = config::read_enum(*policy, scheduler_names());
+    sr.finish();
+  }
+
+  {
+    MapReader w(r.required("workload"));
+    std::set<std::string> names;
+    if (const ConfigNode* jobs = w.optional("jobs")) {
+      if (!jobs->is_sequence()) jobs->fail(ErrorCode::WrongType, "jobs must be a list");
+      for (std::size_t i = 0; i < jobs->size(); ++i) {
+        s.workload.jobs.push_back(read_job(jobs->at(i), i, s.cluster));
+        if (!names.insert(s.workload.jobs.back().name).second)
+          jobs->at(i).fail(ErrorCode::Duplicate, "job name '" + s.workload.jobs.back().name + "' is used twice");
+      }
+    }
+    if (const ConfigNode* gens = w.optional("generators")) {
+      if (!gens->is_sequence()) gens->fail(ErrorCode::WrongType, "generators must be a list");
+      std::set<std::string> gnames;
+      for (const auto& g : gens->items()) {
+        s.workload.generators.push_back(read_generator(g, s.cluster));
+        if (!gnames.insert(s.workload.generators.back().name).second)
+          g.find("name")->fail(ErrorCode::Duplicate, "generator '" + s.workload.generators.back().name + "' is defined twice");
+      }
+    }
+    if (s.workload.jobs.empty() && s.workload.generators.empty())
+      w.node().fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
+    w.finish();
+  }
+
+  s.output.trace = s.name + ".h5";
+  if (const ConfigNode* out = r.optional("output")) {
+    MapReader o(*out);
+    if (const ConfigNode* trace = o.optional("trace")) s.output.trace = read_name(*trace);
+    o.finish();
+  }
+  r.finish();
+
+  s.gpu_catalog_yaml = gpu_catalog_yaml(s.cluster);
+  s.source_text = std::move(document.text);
+  return s;
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,28 @@
+// Scenario file -> validated Scenario. The only models/ code that reads files: the scenario
+// itself and the catalogs it names. Everything it returns is typed and checked; model
+// constructors take these specs, never paths or YAML nodes.
+#pragma once
+
+#include <string>
+
+#include "models/config/scenario.hpp"
+#include "models/gpu/gpu_catalog.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::models {
+
+// The bundled catalog folder (scenarios/catalog) used when a scenario names none.
+struct LoadOptions {
+  std::string catalog_dir;  // where gpus.yaml (and later catalogs) are found
+};
+
+// Loads the bundled GPU catalog from options.catalog_dir.
+GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options);
+
+// Reads, parses and validates a scenario. Throws ConfigError (file:line:col, key path).
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options);
+// Validates an already parsed document against a given catalog (the fuzzer's entry point;
+// reads no files unless the document names extra catalog files).
+Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundled_gpus);
+
+}  // namespace gcsim::models

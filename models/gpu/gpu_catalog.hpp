@@ -1,0 +1,33 @@
+// The GPU catalog: canonical names and aliases -> GpuSpec. The bundled catalog lives in
+// scenarios/catalog/gpus.yaml; users add their own files (scenario key `catalogs.gpus`),
+// whose entries may add new GPUs or override bundled ones by name.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::models {
+
+class GpuCatalog {
+ public:
+  // Parses a catalog document (`gpus: [...]`); strict (unknown keys, bad units -> ConfigError).
+  // Entries whose name equals an existing entry's name replace it; an alias that names a
+  // different existing GPU is a Duplicate error.
+  void add_from(const config::ConfigNode& root);
+  void add(GpuSpec spec);
+
+  // Resolves canonical names and aliases; nullptr when unknown.
+  const GpuSpec* find(std::string_view name) const;
+  // Canonical names and aliases, for did-you-mean and listings.
+  std::vector<std::string> all_names() const;
+  const std::vector<GpuSpec>& entries() const { return entries_; }
+
+ private:
+  std::vector<GpuSpec> entries_;
+};
+
+}  // namespace gcsim::models

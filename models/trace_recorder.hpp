@@ -1,0 +1,48 @@
+// Writes gcsim's trace tables (docs/trace-format.md) as an observer of the cluster: /events
+// and /utilization as things happen, /jobs and /nodes and the root attributes when the run
+// ends. The trace file itself (HDF5, temp-file-then-rename) is sim/trace's business.
+#pragma once
+
+#include <cstdint>
+
+#include "models/cluster.hpp"
+#include "models/pricing/cost_meter.hpp"
+#include "sim/trace/table_writer.hpp"
+
+namespace gcsim::models {
+
+enum class EventKind : std::uint8_t { Submit = 0, Start = 1, Finish = 2, EndOfRun = 3 };
+
+inline constexpr std::int64_t TRACE_SCHEMA = 1;
+
+class TraceRecorder {
+ public:
+  TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication, Cluster& cluster,
+                const CostMeter& costs);
+
+  // Root attributes known only after the run; call before TraceFile::commit().
+  void finish(double wall_clock_s);
+
+ private:
+  void event(EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node);
+  void utilization(sim::SimTime t);
+  void flush_utilization();
+  void write_jobs();
+  void write_nodes();
+
+  trace::TraceFile& file_;
+  const Scenario& scenario_;
+  std::uint64_t replication_;
+  const Cluster& cluster_;
+  const CostMeter& costs_;
+  trace::Table& events_;
+  trace::Table& utilization_;
+  // The utilization row for the current instant is held back until time moves on, so that
+  // several changes at one instant give one row.
+  bool util_pending_ = false;
+  sim::SimTime util_time_;
+  int util_value_ = -1;
+  int util_written_ = -1;
+};
+
+}  // namespace gcsim::models

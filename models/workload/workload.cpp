@@ -1,0 +1,83 @@
+// Workload expansion (see workload.hpp).
+#include "models/workload/workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "sim/rng.hpp"
+
+namespace gcsim::models {
+
+std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision) {
+  std::uint64_t mask = 0;
+  for (std::size_t t = 0; t < cluster.node_types.size() && t < 64; ++t) {
+    const auto& nt = cluster.node_types[t];
+    if (precision && !nt.gpu.supports(*precision)) continue;
+    const long nodes = gpus <= nt.gpus ? 1 : (gpus + nt.gpus - 1) / nt.gpus;
+    if (nodes <= nt.count) mask |= std::uint64_t{1} << t;
+  }
+  return mask;
+}
+
+std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
+  std::vector<Job> jobs;
+  std::size_t total = s.workload.jobs.size();
+  for (const auto& g : s.workload.generators) total += static_cast<std::size_t>(g.count);
+  jobs.reserve(total);
+
+  for (const auto& spec : s.workload.jobs) {
+    Job j;
+    j.name = spec.name;
+    j.submit = spec.submit;
+    j.gpus = spec.gpus;
+    j.has_duration = spec.duration.has_value();
+    if (j.has_duration) {
+      j.duration = *spec.duration;
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr);
+    } else {
+      j.work_flop = *spec.work_flop;
+      j.precision = spec.precision;
+      j.efficiency = spec.efficiency;
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision);
+    }
+    jobs.push_back(std::move(j));
+  }
+
+  for (const auto& g : s.workload.generators) {
+    const std::string prefix = "workload.generators." + g.name + ".";
+    sim::RngStream arrival(s.seed, replication, prefix + "arrival");
+    sim::RngStream gpus(s.seed, replication, prefix + "gpus");
+    sim::RngStream size(s.seed, replication, prefix + (g.duration ? "duration" : "work"));
+    sim::RngStream efficiency(s.seed, replication, prefix + "efficiency");
+    const int width = static_cast<int>(std::to_string(g.count).size());
+    sim::SimTime t = g.start;
+    for (std::int64_t i = 0; i < g.count; ++i) {
+      t = t.saturating_add(sim::SimTime::from_seconds(g.arrival.sample(arrival)));
+      Job j;
+      char suffix[32];
+      std::snprintf(suffix, sizeof suffix, "-%0*lld", width, static_cast<long long>(i + 1));
+      j.name = g.name + suffix;
+      j.submit = t;
+      j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));
+      if (g.duration) {
+        j.has_duration = true;
+        j.duration = std::max(sim::SimTime::from_ns(1), sim::SimTime::from_seconds(g.duration->sample(size)));
+        j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr);
+      } else {
+        j.has_duration = false;
+        j.work_flop = g.work->sample(size);
+        j.precision = g.precision;
+        j.efficiency = g.efficiency.sample(efficiency);
+        j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision);
+      }
+      jobs.push_back(std::move(j));
+    }
+  }
+
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<std::uint32_t>(i);
+  return jobs;
+}
+
+}  // namespace gcsim::models

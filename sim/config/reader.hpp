@@ -1,0 +1,56 @@
+// Typed, strict reading of ConfigNodes. A MapReader hands out the keys a spec asks for and,
+// at finish(), refuses any key nobody asked for, suggesting the closest known key. The
+// scalar readers parse numbers and units (sim/units.hpp) and turn every failure into a
+// ConfigError at the node's file:line:column and key path.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::config {
+
+class MapReader {
+ public:
+  // Throws WrongType when `node` is not a map. A null node (an empty value) reads as an
+  // empty map, so `scheduler:` with nothing under it means "all defaults".
+  explicit MapReader(const ConfigNode& node);
+
+  // Every key asked for here becomes "known" (for did-you-mean), present or not.
+  const ConfigNode& required(std::string_view key);  // MissingKey when absent
+  const ConfigNode* optional(std::string_view key);  // nullptr when absent or null
+  bool has(std::string_view key) const;
+
+  // Refuses keys not asked for: UnknownKey, "unknown key 'gpuz'; did you mean 'gpus'?".
+  void finish() const;
+
+  const ConfigNode& node() const { return node_; }
+
+ private:
+  const ConfigNode& node_;
+  std::vector<std::string> known_;
+};
+
+// Scalars. Every reader throws ConfigError at `n` on failure.
+std::string read_string(const ConfigNode& n);                        // any scalar, non-empty
+std::string read_enum(const ConfigNode& n, const std::vector<std::string>& allowed);  // UnknownName w/ did-you-mean
+bool read_bool(const ConfigNode& n);                                  // true/false/yes/no
+std::int64_t read_int(const ConfigNode& n, std::int64_t min, std::int64_t max);  // integral; OutOfRange
+double read_double(const ConfigNode& n, double min, double max);      // plain number, or count suffix k/M/G/T (1e3..)
+double read_fraction(const ConfigNode& n);                            // 0.45 or 45% -> [0,1]
+
+// Quantities with units (sim/units.hpp). A bare number is BadUnit unless noted.
+sim::SimTime read_duration(const ConfigNode& n, sim::SimTime min = sim::SimTime::zero());  // 30m, 6h, 1.5d, 250ms
+double read_bytes(const ConfigNode& n);           // 80GiB, 1152GiB, 1.5TB -> bytes (> 0)
+double read_bytes_per_s(const ConfigNode& n);     // 100Gbps, 10GB/s, 25GiB/s -> bytes/s (> 0)
+double read_flop_per_s(const ConfigNode& n);     // 19.5TFLOPS, 989TFLOP/s -> FLOP/s (>= 0)
+double read_watts(const ConfigNode& n);           // 700W, 6.5kW -> W (>= 0)
+double read_usd_per_hour(const ConfigNode& n);    // "$2.50/h", 2.50/h, 32.77 (bare: USD/h, the key says so) -> USD/h (>= 0)
+double read_usd(const ConfigNode& n);             // "$200,000", 200000 -> USD (>= 0)
+
+}  // namespace gcsim::config

@@ -1,0 +1,144 @@
+// The sequential discrete-event core. It knows nothing of GPUs: models schedule callbacks
+// at instants and handle them. Events are ordered totally by (time, priority, sequence),
+// the sequence a per-engine counter, so equal-time events run in the order they were
+// scheduled within a priority (SimPy, ns-3, SST). Scheduled events can be cancelled
+// (preemption needs it). The hot path does no allocation once the queue has grown to its
+// working size: a callback is a plain function pointer with a context pointer and a
+// 64-bit argument, not a std::function.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#include "sim/resource_model.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::sim {
+
+using EventFn = void (*)(void* context, std::uint64_t arg);
+
+// Names one scheduled event. Stale after the event fires or is cancelled: cancel() of a
+// stale id is a harmless no-op returning false, even if the slot was reused.
+struct EventId {
+  std::uint32_t slot = UINT32_MAX;
+  std::uint32_t generation = 0;
+  bool valid() const { return slot != UINT32_MAX; }
+};
+
+class Engine {
+ public:
+  Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  SimTime now() const { return now_; }
+
+  // Schedules fn(context, arg) at time t (t >= now(), asserted). Lower priority values run
+  // first among events at the same instant.
+  EventId schedule_at(SimTime t, EventFn fn, void* context, std::uint64_t arg = 0, int priority = 0);
+  EventId schedule_after(SimTime delay, EventFn fn, void* context, std::uint64_t arg = 0,
+                         int priority = 0) {
+    return schedule_at(now_.saturating_add(delay), fn, context, arg, priority);
+  }
+
+  // Member-function convenience: engine.schedule_at<&Cluster::on_finish>(t, this, job_id).
+  template <auto Method, class T>
+  EventId schedule_at(SimTime t, T* object, std::uint64_t arg = 0, int priority = 0) {
+    return schedule_at(t, &trampoline<Method, T>, object, arg, priority);
+  }
+  template <auto Method, class T>
+  EventId schedule_after(SimTime delay, T* object, std::uint64_t arg = 0, int priority = 0) {
+    return schedule_at(now_.saturating_add(delay), &trampoline<Method, T>, object, arg, priority);
+  }
+
+  // Cancels a pending event. Returns false if it already ran or was cancelled.
+  bool cancel(EventId id);
+  bool is_pending(EventId id) const;
+
+  // Rate-shared resource models consulted before each event (see resource_model.hpp).
+  // Not owned; they must outlive the run.
+  void add_resource_model(ResourceModel* model);
+
+  // Runs events in order until the queue and all models are exhausted, stop() is called,
+  // or the next event lies after `until`. now() ends at the last handled instant (or at
+  // `until` if the run stopped because the next event lies beyond it and until != max()).
+  void run(SimTime until = SimTime::max());
+  // Makes run() return after the current event.
+  void stop() { stop_requested_ = true; }
+
+  std::size_t pending() const;             // events scheduled and not cancelled
+  std::uint64_t events_handled() const { return events_handled_; }
+  void reserve(std::size_t events);        // pre-size the queue (benchmarks, big runs)
+
+ private:
+  template <auto Method, class T>
+  static void trampoline(void* context, std::uint64_t arg) {
+    (static_cast<T*>(context)->*Method)(arg);
+  }
+
+  // Hands out 64-byte aligned storage so that a 4-ary heap's sibling groups (4 x 16 bytes)
+  // and the 32-byte slots each sit in one cache line.
+  template <class T>
+  struct CacheAligned {
+    using value_type = T;
+    CacheAligned() = default;
+    template <class U>
+    CacheAligned(const CacheAligned<U>&) {}
+    T* allocate(std::size_t n) {
+      return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64}));
+    }
+    void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+    template <class U>
+    bool operator==(const CacheAligned<U>&) const { return true; }
+  };
+
+  // 16 bytes. The sequence that breaks (time, priority) ties lives in sequences_, read
+  // only on such ties; keeping it out of the entry halves the heap's cache footprint.
+  struct HeapEntry {
+    std::int64_t time_ns;  // >= 0: the engine starts at zero and never schedules in the past
+    std::uint64_t tag;     // (priority + 2^15) << 48 | slot
+  };
+  struct Slot {
+    EventFn fn;
+    void* context;
+    std::uint64_t arg;
+    std::uint32_t generation;  // bumped when the event fires or is cancelled
+    bool cancelled;            // its heap entry is stale; the slot is freed when it pops
+  };
+
+  void heap_push(const HeapEntry& e);
+  void heap_pop();
+  void sift_down_from(std::size_t start, HeapEntry e);
+  void sift_up_from(std::size_t hole, HeapEntry e, std::size_t top);
+  bool before(const HeapEntry& a, const HeapEntry& b) const;
+  HeapEntry* heap_root() { return heap_.data() + HEAP_PAD; }
+  std::size_t heap_size() const { return heap_.size() - HEAP_PAD; }
+  void drop_consumed_top();
+  void drop_cancelled_tops();
+  void compact();
+  void free_slot(std::uint32_t slot);
+  SimTime earliest_model_time() const;
+
+  // Entries sit HEAP_PAD places into heap_ so that every sibling group starts a cache line.
+  static constexpr std::size_t HEAP_PAD = 3;
+
+  SimTime now_ = SimTime::zero();
+  std::vector<HeapEntry, CacheAligned<HeapEntry>> heap_;
+  std::vector<Slot, CacheAligned<Slot>> slots_;
+  std::vector<std::uint64_t> sequences_;  // by slot
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<ResourceModel*> models_;
+  std::uint64_t next_sequence_ = 0;
+  std::uint64_t events_handled_ = 0;
+  std::size_t live_events_ = 0;
+  std::size_t cancelled_in_heap_ = 0;
+  // The top entry is the event being (or last) handled, already removed logically. The
+  // first schedule_at() from its handler overwrites it and sifts down once, instead of a
+  // pop plus a push: "handle one, schedule the next" costs one pass over the heap.
+  bool top_consumed_ = false;
+  bool stop_requested_ = false;
+};
+
+}  // namespace gcsim::sim

@@ -1,0 +1,34 @@
+// Generic reading of a trace written by TraceFile: root attributes and whole columns of
+// named tables, by column name (so readers survive added columns). Throws gcsim::Error
+// naming the file and object when something is missing or of the wrong type.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gcsim::trace {
+
+class TraceReader {
+ public:
+  static std::unique_ptr<TraceReader> open(const std::string& path);
+  virtual ~TraceReader() = default;
+
+  virtual bool has_attribute(const std::string& name) const = 0;
+  virtual std::string attribute_string(const std::string& name) const = 0;
+  virtual double attribute_double(const std::string& name) const = 0;
+  virtual std::int64_t attribute_int(const std::string& name) const = 0;
+
+  virtual bool has_table(const std::string& table) const = 0;
+  virtual bool has_column(const std::string& table, const std::string& column) const = 0;
+  virtual std::size_t rows(const std::string& table) const = 0;
+  virtual std::vector<double> column_f64(const std::string& table, const std::string& column) const = 0;
+  // Any integer or enum column, widened.
+  virtual std::vector<std::int64_t> column_int(const std::string& table, const std::string& column) const = 0;
+  virtual std::vector<std::string> column_str(const std::string& table, const std::string& column) const = 0;
+  // The labels of an enum column, by value.
+  virtual std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const = 0;
+};
+
+}  // namespace gcsim::trace

@@ -1,0 +1,66 @@
+// Parsing of quantities written as people write them: 30m, 80GiB, 100Gbps, $2.50/h.
+// Everything is converted to SI: seconds, bytes, bytes per second, USD, watts. These
+// functions know nothing of files; they throw UnitError with a short reason that the
+// config layer wraps into a ConfigError at the offending node.
+//
+// Conventions (documented in docs/units.md):
+//   durations  ns us ms s m h d w      ("m" is minutes; months are never implied)
+//   bytes      B KB MB GB TB PB (powers of 1000), KiB MiB GiB TiB PiB (powers of 1024)
+//   bandwidth  B/s KB/s MB/s GB/s TB/s, KiB/s..TiB/s, bps Kbps Mbps Gbps Tbps (bits)
+//   counts     plain numbers, 1e18, and suffixes k M G T (powers of 1000): 115.3M
+//   prices     $2.50/h, 2.50/h, $0.12/kWh handled by callers; $ and thousands separators
+//   zero       a bare "0" needs no unit in any family (zero is zero in every unit)
+// The parsers check syntax only, not sign or range: "-5m" parses to a negative duration and
+// the caller (sim/config/reader.hpp) decides what range is valid.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace gcsim::units {
+
+class UnitError : public std::invalid_argument {
+ public:
+  // Lets the config layer pick the error code: NotANumber -> wrong-type, MissingUnit and
+  // BadUnit -> bad-unit, OutOfRange -> out-of-range.
+  enum class Kind {
+    NotANumber,   // no number where one was expected ("abc", "nan", "")
+    MissingUnit,  // a bare number where a unit is required ("6" for a duration)
+    BadUnit,      // an unknown unit or trailing garbage ("5 parsecs", "6h30")
+    OutOfRange,   // a number too large to represent ("1e400", "1e12d" in int64 ns)
+  };
+
+  explicit UnitError(const std::string& what, Kind kind = Kind::BadUnit)
+      : std::invalid_argument(what), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+// A plain decimal number (no unit). Rejects trailing garbage, NaN and infinities.
+double parse_number(std::string_view text);
+// A count: a number with an optional k/M/G/T suffix.
+double parse_count(std::string_view text);
+// A duration in nanoseconds (rounded to nearest); a unit is required ("0" alone is allowed).
+std::int64_t parse_duration_ns(std::string_view text);
+double parse_bytes(std::string_view text);
+double parse_bytes_per_s(std::string_view text);
+// USD per hour: "$2.50/h", "2.50/h", "$2.50/hr", "60/d" (converted), or a bare number.
+double parse_usd_per_hour(std::string_view text);
+// USD: "$200,000", "200000", "1.2k".
+double parse_usd(std::string_view text);
+// A fraction: "0.45" or "45%".
+double parse_fraction(std::string_view text);
+// Compute rate in FLOP/s: "19.5TFLOPS", "989 TFLOP/s", "1.2PFLOPS", "8.1e12" (bare = FLOP/s).
+double parse_flop_per_s(std::string_view text);
+// Power in watts: "6.5kW", "700W".
+double parse_watts(std::string_view text);
+
+// Formatting for reports: "1d 2h 3m", "1.50 GiB"...
+std::string format_duration_s(double seconds);
+std::string format_bytes(double bytes);
+
+}  // namespace gcsim::units

@@ -1,0 +1,267 @@
+// Scenario parsing and every class of bad input: each must be refused with a ConfigError
+// carrying the right code, key path and line, before anything runs.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+using gcsim::test::scenario_from_yaml;
+
+namespace {
+
+const char* BASE = R"(name: t
+seed: 7
+horizon: 10h
+cluster:
+  node_types:
+    - name: p4d
+      gpu: A100-40GB-SXM
+      gpus: 8
+      cpu_cores: 96
+      memory: 1152GiB
+      count: 2
+      price: {on_demand_per_hour: 32.77}
+workload:
+  jobs:
+    - {name: a, submit: 0h, gpus: 8, duration: 6h}
+)";
+
+// Replaces the first occurrence of `from` in BASE.
+std::string with(const std::string& from, const std::string& to) {
+  std::string s = BASE;
+  const auto pos = s.find(from);
+  REQUIRE(pos != std::string::npos);
+  s.replace(pos, from.size(), to);
+  return s;
+}
+
+ConfigError error_of(const std::string& yaml) {
+  try {
+    scenario_from_yaml(yaml);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("scenario was accepted:\n" << yaml);
+  throw;  // unreachable
+}
+
+}  // namespace
+
+TEST_CASE("the quickstart scenario parses to the values written", "[unit][scenario-loader]") {
+  const auto s = models::load_scenario_file(GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml", test::load_options());
+  CHECK(s.name == "quickstart");
+  CHECK(s.seed == 42);
+  CHECK(s.horizon == sim::hours(30 * 24));
+  REQUIRE(s.cluster.node_types.size() == 1);
+  const auto& t = s.cluster.node_types[0];
+  CHECK(t.gpu.name == "A100-40GB-SXM");
+  CHECK(t.gpus == 8);
+  CHECK(t.count == 4);
+  CHECK(t.memory_bytes == 1152.0 * 1024 * 1024 * 1024);
+  CHECK(t.price.on_demand_usd_per_hour == Approx(32.77));
+  REQUIRE(s.workload.jobs.size() == 2);
+  CHECK(s.workload.jobs[0].duration == sim::hours(6));
+  CHECK(s.workload.jobs[1].submit == sim::hours(1));
+  CHECK(*s.workload.jobs[1].work_flop == 2.1e18);
+  CHECK(s.workload.jobs[1].precision == models::Precision::Tf32);
+  CHECK(s.workload.jobs[1].efficiency == Approx(0.45));
+  REQUIRE(s.workload.generators.size() == 1);
+  const auto& g = s.workload.generators[0];
+  CHECK(g.count == 500);
+  CHECK(g.arrival.kind == models::Distribution::Kind::Exponential);
+  CHECK(g.arrival.p1 == Approx(1200));
+  CHECK(g.gpus.kind == models::Distribution::Kind::Choice);
+  CHECK(g.gpus.values == std::vector<double>{1, 2, 4, 8});
+  CHECK(g.duration->kind == models::Distribution::Kind::Lognormal);
+  CHECK(g.duration->p1 == Approx(3600));
+  CHECK(g.duration->p2 == Approx(1.2));
+  CHECK(s.output.trace == "quickstart.h5");
+  CHECK(s.source_text.find("name: quickstart") != std::string::npos);
+  CHECK(s.gpu_catalog_yaml.find("A100-40GB-SXM") != std::string::npos);
+}
+
+TEST_CASE("defaults for omitted optional keys", "[unit][scenario-loader]") {
+  const auto s = scenario_from_yaml(BASE);
+  CHECK(s.scheduler.policy == "fifo");
+  CHECK(s.run_until == models::RunUntil::Done);
+  CHECK(s.output.trace == "t.h5");
+}
+
+TEST_CASE("every distribution form parses", "[unit][scenario-loader]") {
+  const auto s = scenario_from_yaml(std::string(BASE) + R"(  generators:
+    - name: g
+      count: 3
+      start: 2h
+      arrival: 30m
+      gpus: {dist: uniform, min: 1, max: 8}
+      work: {dist: normal, mean: 1e18, stddev: 1e17, min: 1e17}
+      precision: bf16
+      efficiency: {dist: constant, value: 40%}
+)");
+  const auto& g = s.workload.generators[0];
+  CHECK(g.start == sim::hours(2));
+  CHECK(g.arrival.kind == models::Distribution::Kind::Constant);
+  CHECK(g.arrival.p1 == 1800);
+  CHECK(g.gpus.kind == models::Distribution::Kind::Uniform);
+  CHECK(g.work->kind == models::Distribution::Kind::Normal);
+  CHECK(g.work->min == 1e17);
+  CHECK(g.efficiency.p1 == Approx(0.4));
+  CHECK(g.precision == models::Precision::Bf16);
+}
+
+TEST_CASE("bad scenarios are refused with code, key path and position", "[unit][scenario-loader]") {
+  SECTION("unknown key with did-you-mean") {
+    const auto e = error_of(with("gpus: 8\n      cpu", "gpuz: 8\n      cpu"));
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK(e.key_path() == "cluster.node_types[0].gpuz");
+    CHECK(e.mark().line == 8);
+    CHECK(e.mark().column == 7);
+    CHECK(std::string(e.what()).find("did you mean 'gpus'") != std::string::npos);
+    CHECK(std::string(e.what()).find("test.yaml:8:7") == 0);
+  }
+  SECTION("unknown top-level key") {
+    CHECK(error_of(std::string(BASE) + "horizn: 3h\n").code() == ErrorCode::UnknownKey);
+  }
+  SECTION("missing required key") {
+    const auto e = error_of(with("      count: 2\n", ""));
+    CHECK(e.code() == ErrorCode::MissingKey);
+    CHECK(e.key_path() == "cluster.node_types[0].count");
+  }
+  SECTION("wrong type: text for a count") {
+    const auto e = error_of(with("count: 2", "count: two"));
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.key_path() == "cluster.node_types[0].count");
+    CHECK(e.mark().line == 11);
+  }
+  SECTION("wrong type: a map where a list is expected") {
+    CHECK(error_of(with("  jobs:\n", "  jobs: {}\n  x:\n")).code() != ErrorCode::Syntax);
+  }
+  SECTION("zero and negative counts") {
+    CHECK(error_of(with("count: 2", "count: 0")).code() == ErrorCode::OutOfRange);
+    CHECK(error_of(with("gpus: 8\n      cpu", "gpus: -8\n      cpu")).code() == ErrorCode::OutOfRange);
+    CHECK(error_of(with("gpus: 8, duration", "gpus: 0, duration")).code() == ErrorCode::OutOfRange);
+  }
+  SECTION("unknown GPU name suggests the closest") {
+    const auto e = error_of(with("A100-40GB-SXM", "A100-40G-SXM"));
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(e.key_path() == "cluster.node_types[0].gpu");
+    CHECK(std::string(e.what()).find("did you mean 'A100-40GB-SXM'") != std::string::npos);
+  }
+  SECTION("malformed units and durations") {
+    CHECK(error_of(with("horizon: 10h", "horizon: 10")).code() == ErrorCode::BadUnit);
+    CHECK(error_of(with("horizon: 10h", "horizon: 10 parsecs")).code() == ErrorCode::BadUnit);
+    CHECK(error_of(with("memory: 1152GiB", "memory: 1152Gibs")).code() == ErrorCode::BadUnit);
+    CHECK(error_of(with("duration: 6h", "duration: 6")).code() == ErrorCode::BadUnit);
+    CHECK(error_of(with("duration: 6h", "duration: 0h")).code() == ErrorCode::OutOfRange);
+  }
+  SECTION("YAML syntax error with its position") {
+    const auto e = error_of(with("gpus: 8, duration: 6h}", "gpus: 8, duration: 6h"));
+    CHECK(e.code() == ErrorCode::Syntax);
+    CHECK(e.mark().line > 0);
+  }
+  SECTION("empty and comment-only files") {
+    CHECK(error_of("").code() == ErrorCode::EmptyFile);
+    CHECK(error_of("# nothing here\n\n").code() == ErrorCode::EmptyFile);
+  }
+  SECTION("a root that is not a map") {
+    CHECK(error_of("- 1\n- 2\n").code() == ErrorCode::WrongType);
+  }
+  SECTION("a job that no node could ever hold") {
+    const auto e = error_of(with("gpus: 8, duration", "gpus: 24, duration"));
+    CHECK(e.code() == ErrorCode::Infeasible);
+    CHECK(e.key_path() == "workload.jobs[0].gpus");
+    CHECK(std::string(e.what()).find("2 x p4d") != std::string::npos);
+  }
+  SECTION("a work job in a precision no GPU of the cluster has") {
+    const auto e = error_of(with("duration: 6h", "work: 1e18, precision: fp8"));
+    CHECK(e.code() == ErrorCode::Infeasible);
+  }
+  SECTION("a generator that can draw a job too big to hold") {
+    const auto e = error_of(std::string(BASE) + R"(  generators:
+    - {name: g, count: 2, arrival: 1h, gpus: {choice: [1, 32]}, duration: 1h}
+)");
+    CHECK(e.code() == ErrorCode::Infeasible);
+  }
+  SECTION("an unbounded gpus distribution") {
+    const auto e = error_of(std::string(BASE) + R"(  generators:
+    - {name: g, count: 2, arrival: 1h, gpus: {dist: exponential, mean: 2}, duration: 1h}
+)");
+    CHECK(e.code() == ErrorCode::Infeasible);
+  }
+  SECTION("duration and work together, or neither") {
+    CHECK(error_of(with("duration: 6h", "duration: 6h, work: 1e18")).code() == ErrorCode::Conflict);
+    CHECK(error_of(with(", duration: 6h", "")).code() == ErrorCode::MissingKey);
+    CHECK(error_of(with("duration: 6h", "work: 1e18")).code() == ErrorCode::MissingKey);
+    CHECK(error_of(with("duration: 6h", "duration: 6h, efficiency: 0.5")).code() == ErrorCode::Conflict);
+  }
+  SECTION("duplicate names") {
+    CHECK(error_of(std::string(BASE) + "    - {name: a, gpus: 1, duration: 1h}\n").code() == ErrorCode::Duplicate);
+  }
+  SECTION("unknown policy and precision") {
+    CHECK(error_of(std::string(BASE) + "scheduler: {policy: fifoo}\n").code() == ErrorCode::UnknownName);
+    CHECK(error_of(with("duration: 6h", "work: 1e18, precision: fp9")).code() == ErrorCode::UnknownName);
+  }
+  SECTION("bad distributions") {
+    auto gen = [](const std::string& arrival) {
+      return std::string(BASE) + "  generators:\n    - {name: g, count: 2, arrival: " + arrival +
+             ", gpus: 1, duration: 1h}\n";
+    };
+    CHECK(error_of(gen("{dist: poisson, mean: 1h}")).code() == ErrorCode::UnknownName);
+    CHECK(error_of(gen("{dist: exponential}")).code() == ErrorCode::MissingKey);
+    CHECK(error_of(gen("{dist: exponential, mean: 0h}")).code() == ErrorCode::OutOfRange);
+    CHECK(error_of(gen("{dist: exponential, mean: 1h, sigma: 2}")).code() == ErrorCode::UnknownKey);
+    CHECK(error_of(gen("{dist: uniform, min: 2h, max: 1h}")).code() == ErrorCode::OutOfRange);
+    CHECK(error_of(gen("{choice: [1h, 2h], weights: [1]}")).code() == ErrorCode::Conflict);
+    CHECK(error_of(gen("{choice: [1h, 2h], weights: [0, 0]}")).code() == ErrorCode::OutOfRange);
+    CHECK(error_of(gen("{choice: []}")).code() == ErrorCode::WrongType);
+    CHECK(error_of(gen("[1h]")).code() == ErrorCode::WrongType);
+  }
+  SECTION("an efficiency outside (0, 1]") {
+    CHECK(error_of(with("duration: 6h", "work: 1e18, precision: tf32, efficiency: 1.5")).code() ==
+          ErrorCode::OutOfRange);
+  }
+  SECTION("names that would escape the output folder") {
+    CHECK(error_of(with("name: t", "name: ../t")).code() == ErrorCode::OutOfRange);
+    CHECK(error_of(std::string(BASE) + "output: {trace: /tmp/x.h5}\n").code() == ErrorCode::OutOfRange);
+  }
+}
+
+TEST_CASE("missing scenario file", "[unit][scenario-loader]") {
+  try {
+    models::load_scenario_file("/nonexistent/none.yaml", test::load_options());
+    FAIL("accepted a missing file");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::FileNotFound);
+    CHECK(e.mark().file == "/nonexistent/none.yaml");
+  }
+}
+
+TEST_CASE("a user GPU catalog adds GPUs, relative to the scenario file", "[unit][scenario-loader]") {
+  test::TempDir dir("user-catalog");
+  std::ofstream(dir.file("mine.yaml")) << R"(gpus:
+  - name: MyGPU
+    arch: Custom
+    form_factor: PCIe
+    fp32: 10TFLOPS
+    memory: 16GiB
+    memory_bandwidth: 500GB/s
+    pcie: gen4
+    tdp: 200W
+    sources: "test fixture"
+)";
+  std::ofstream(dir.file("s.yaml")) << "catalogs: {gpus: [mine.yaml]}\n" << with("A100-40GB-SXM", "MyGPU");
+  const auto s = models::load_scenario_file(dir.file("s.yaml"), test::load_options());
+  CHECK(s.cluster.node_types[0].gpu.name == "MyGPU");
+  CHECK(s.cluster.node_types[0].gpu.fp32_flop_per_s == 10e12);
+
+  std::ofstream(dir.file("bad.yaml")) << with("name: t\n", "name: t\ncatalogs: {gpus: [nothere.yaml]}\n");
+  try {
+    models::load_scenario_file(dir.file("bad.yaml"), test::load_options());
+    FAIL("accepted a missing catalog");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::FileNotFound);
+  }
+}

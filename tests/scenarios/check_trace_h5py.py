@@ -1,0 +1,48 @@
+#!/usr/bin/python3
+"""Reads a quickstart trace with h5py, as users will, and checks its layout and invariants.
+
+Usage: check_trace_h5py.py GCSIM_BINARY OUT_DIR. Exits 77 (skipped) when h5py is missing.
+"""
+import math
+import subprocess
+import sys
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:
+    print("h5py/numpy not available: skipped")
+    sys.exit(77)
+
+gcsim, out = sys.argv[1], sys.argv[2]
+subprocess.run([gcsim, "run", "-o", out, "--no-plots", "-q"], check=True)
+with h5py.File(f"{out}/quickstart.h5", "r") as f:
+    for name in ("jobs", "events", "utilization", "nodes"):
+        assert name in f, f"missing /{name}"
+        assert f[name].chunks is not None, f"/{name} is not chunked"
+        assert f[name].compression == "gzip", f"/{name} is not compressed"
+    jobs = f["jobs"][:]
+    assert len(jobs) == 502, len(jobs)
+    status = h5py.check_enum_dtype(f["jobs"].dtype["status"])
+    assert set(status) == {"completed", "running", "never_started"}, status
+    done = jobs["status"] == status["completed"]
+    assert done.any()
+    assert np.all(jobs["end_s"][done] >= jobs["start_s"][done])
+    assert np.all(jobs["start_s"][done] >= jobs["submit_s"][done])
+    util = f["utilization"][:]
+    assert np.all(np.diff(util["time_s"]) >= 0)
+    assert np.all(util["allocated_gpus"] <= util["total_gpus"])
+    assert util["total_gpus"][0] == 32
+    attrs = f.attrs
+    assert attrs["scenario_name"] == "quickstart"
+    assert int(attrs["seed"]) == 42
+    assert "name: quickstart" in attrs["scenario_yaml"]
+    nodes = f["nodes"][:]
+    total = nodes["cost_usd"].sum()
+    busy = jobs["cost_usd"].sum()
+    assert 0 < busy <= total + 1e-9, (busy, total)
+    kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
+    assert {"submit", "start", "finish"} <= set(kinds)
+    names = [n.decode() if isinstance(n, bytes) else n for n in jobs["name"][:3]]
+    assert names[0] == "bert-large", names
+print("h5py read the trace: ok")

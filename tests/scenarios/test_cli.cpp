@@ -1,0 +1,88 @@
+// The gcsim command as a user meets it: exit codes, messages naming file:line:col and key,
+// and nothing half-written when a scenario is refused.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/scenario_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result run_gcsim(const std::string& args) {
+  const std::string cmd = std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+TEST_CASE("gcsim validate accepts the bundled scenarios", "[scenario][cli]") {
+  for (const auto& entry : fs::directory_iterator(GCSIM_SOURCE_DIR "/scenarios/examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    const auto r = run_gcsim("validate " + entry.path().string());
+    INFO(r.output);
+    CHECK(r.code == 0);
+  }
+}
+
+TEST_CASE("bad scenarios exit with code 2, a located message, and no output", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-bad");
+  const std::string bad = dir.file("bad.yaml");
+  std::ofstream(bad) << "name: bad\nhorizon: 1d\ncluster:\n  node_types:\n"
+                        "    - {name: n, gpu: T4, gpus: 1, count: 1, price: {on_demand_per_hour: 1}}\n"
+                        "workload:\n  jobs:\n    - {name: j, gpus: 1, durration: 1h}\n";
+  const auto v = run_gcsim("validate " + bad);
+  CHECK(v.code == 2);
+  CHECK(v.output.find("bad.yaml:8:") != std::string::npos);
+  CHECK(v.output.find("workload.jobs[0].durration") != std::string::npos);
+  CHECK(v.output.find("did you mean 'duration'") != std::string::npos);
+
+  const std::string out = dir.file("out");
+  const auto r = run_gcsim("run " + bad + " -o " + out);
+  CHECK(r.code == 2);
+  CHECK(!fs::exists(out));
+
+  CHECK(run_gcsim("validate " + dir.file("missing.yaml")).code == 2);
+  CHECK(run_gcsim("analyze " + bad).code == 2);  // not an HDF5 file
+  CHECK(run_gcsim("run --no-such-flag").code == 2);
+}
+
+TEST_CASE("gcsim run writes the trace and plots, and analyze reads them", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-run");
+  const std::string out = dir.file("out");
+  const auto r = run_gcsim("run " GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml -o " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(fs::file_size(out + "/quickstart.h5") > 1000);
+  std::size_t pngs = 0;
+  for (const auto& e : fs::directory_iterator(out)) {
+    CHECK(e.path().extension() != ".tmp");
+    pngs += e.path().extension() == ".png";
+  }
+  CHECK(pngs == 3);
+  const auto a = run_gcsim("analyze " + out + "/quickstart.h5 --json");
+  INFO(a.output);
+  CHECK(a.code == 0);
+  for (const char* key : {"\"total_cost_usd\"", "\"gpu_utilization\"", "\"mean_wait_s\"", "\"p95_wait_s\"",
+                          "\"mean_jct_s\"", "\"makespan_s\"", "\"jobs_completed\""})
+    CHECK(a.output.find(key) != std::string::npos);
+}

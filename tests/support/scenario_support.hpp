@@ -1,0 +1,31 @@
+// Helpers shared by the model and scenario tests: the bundled catalog, loading scenarios
+// from inline YAML, and temporary folders.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "models/config/scenario_loader.hpp"
+
+namespace gcsim::test {
+
+const models::GpuCatalog& bundled_gpus();
+models::LoadOptions load_options();
+// Parses and validates inline YAML as if it were the file `label`.
+models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& label = "test.yaml");
+
+// A fresh empty folder under the build tree, removed when the object goes away.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace gcsim::test
