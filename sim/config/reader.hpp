@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@ class MapReader {
   // Throws WrongType when `node` is not a map. A null node (an empty value) reads as an
   // empty map, so `scheduler:` with nothing under it means "all defaults".
   explicit MapReader(const ConfigNode& node);
+  // Declares every key this map may hold up front and refuses unknown ones at once, so a
+  // misspelt required key is reported as the typo it is ("unknown key 'gpuz'; did you mean
+  // 'gpus'?") rather than as a missing key.
+  MapReader(const ConfigNode& node, std::initializer_list<std::string_view> keys);
 
   // Every key asked for here becomes "known" (for did-you-mean), present or not.
   const ConfigNode& required(std::string_view key);  // MissingKey when absent

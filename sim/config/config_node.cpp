@@ -1,0 +1,121 @@
+// The format-neutral config tree: typed access that fails with a ConfigError naming the
+// node's file, line, column and key path.
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::config {
+
+namespace {
+
+std::string describe(const ConfigNode& n) {
+  if (n.is_null()) return "an empty value";
+  if (n.is_scalar()) return "a scalar";
+  return "a " + std::string(n.kind_name());
+}
+
+}  // namespace
+
+std::string join_key_path(std::string_view parent, std::string_view key) {
+  std::string out(parent);
+  if (!out.empty()) out += '.';
+  out += key;
+  return out;
+}
+
+std::string join_index_path(std::string_view parent, std::size_t index) {
+  return std::string(parent) + '[' + std::to_string(index) + ']';
+}
+
+std::string_view ConfigNode::kind_name() const {
+  switch (kind_) {
+    case Kind::Null: return "null";
+    case Kind::Scalar: return "scalar";
+    case Kind::Sequence: return "list";
+    case Kind::Map: return "map";
+  }
+  return "null";
+}
+
+const std::string& ConfigNode::scalar() const {
+  if (kind_ != Kind::Scalar) fail(ErrorCode::WrongType, "expected a single value, got " + describe(*this));
+  return scalar_;
+}
+
+std::size_t ConfigNode::size() const { return items().size(); }
+
+const ConfigNode& ConfigNode::at(std::size_t i) const {
+  const auto& all = items();
+  if (i >= all.size())
+    fail(ErrorCode::OutOfRange, "index " + std::to_string(i) + " beyond a list of " + std::to_string(all.size()) +
+                                    " items");
+  return all[i];
+}
+
+const std::vector<ConfigNode>& ConfigNode::items() const {
+  if (kind_ != Kind::Sequence) fail(ErrorCode::WrongType, "expected a list, got " + describe(*this));
+  return items_;
+}
+
+const std::vector<std::pair<std::string, ConfigNode>>& ConfigNode::entries() const {
+  if (kind_ != Kind::Map) fail(ErrorCode::WrongType, "expected a map, got " + describe(*this));
+  return entries_;
+}
+
+const ConfigNode* ConfigNode::find(std::string_view key) const {
+  // Linear: scenario maps have a handful of keys, and document order must be kept anyway.
+  for (const auto& [k, v] : entries())
+    if (k == key) return &v;
+  return nullptr;
+}
+
+const SourceMark& ConfigNode::key_mark(std::size_t i) const {
+  const auto& all = entries();
+  if (i >= all.size())
+    fail(ErrorCode::OutOfRange, "entry " + std::to_string(i) + " beyond a map of " + std::to_string(all.size()) +
+                                    " entries");
+  return i < key_marks_.size() ? key_marks_[i] : all[i].second.mark();
+}
+
+void ConfigNode::fail(ErrorCode code, std::string detail) const {
+  throw ConfigError(code, mark_, path_, std::move(detail));
+}
+
+ConfigNode ConfigNode::make_null(SourceMark mark, std::string path) {
+  ConfigNode n;
+  n.kind_ = Kind::Null;
+  n.mark_ = std::move(mark);
+  n.path_ = std::move(path);
+  return n;
+}
+
+ConfigNode ConfigNode::make_scalar(std::string text, bool quoted, SourceMark mark, std::string path) {
+  ConfigNode n = make_null(std::move(mark), std::move(path));
+  n.kind_ = Kind::Scalar;
+  n.scalar_ = std::move(text);
+  n.quoted_ = quoted;
+  return n;
+}
+
+ConfigNode ConfigNode::make_sequence(std::vector<ConfigNode> items, SourceMark mark, std::string path) {
+  ConfigNode n = make_null(std::move(mark), std::move(path));
+  n.kind_ = Kind::Sequence;
+  n.items_ = std::move(items);
+  return n;
+}
+
+ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries, SourceMark mark,
+                                std::string path) {
+  ConfigNode n = make_null(std::move(mark), std::move(path));
+  n.kind_ = Kind::Map;
+  n.entries_ = std::move(entries);
+  return n;
+}
+
+ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries,
+                                std::vector<SourceMark> key_marks, SourceMark mark, std::string path) {
+  ConfigNode n = make_map(std::move(entries), std::move(mark), std::move(path));
+  // A mismatched list would attach marks to the wrong keys; fall back to value marks.
+  if (key_marks.size() == n.entries_.size()) n.key_marks_ = std::move(key_marks);
+  return n;
+}
+
+}  // namespace gcsim::config

@@ -1,0 +1,299 @@
+// Strict, typed reading of config nodes: MapReader (unknown keys with did-you-mean) and
+// the scalar readers, which turn every parse or range failure into a ConfigError at the
+// node's position and key path.
+#include "sim/config/reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "sim/units.hpp"
+
+namespace gcsim::config {
+
+namespace {
+
+std::string describe(const ConfigNode& n) {
+  if (n.is_null()) return "an empty value";
+  if (n.is_scalar()) return "'" + n.scalar() + "'";
+  return "a " + std::string(n.kind_name());
+}
+
+// The scalar's text, or WrongType naming what was expected.
+const std::string& scalar_text(const ConfigNode& n, std::string_view expected) {
+  if (!n.is_scalar()) n.fail(ErrorCode::WrongType, "expected " + std::string(expected) + ", got " + describe(n));
+  return n.scalar();
+}
+
+// A quoted number is text (YAML's own rule); accepting it would hide "8" vs 8 confusions
+// that other tools reading the same file would not forgive.
+void reject_quoted(const ConfigNode& n, std::string_view expected) {
+  if (n.quoted())
+    n.fail(ErrorCode::WrongType, "expected " + std::string(expected) + ", got the quoted text " + describe(n) +
+                                     "; write it without quotes");
+}
+
+void reject_quoted_number(const ConfigNode& n, std::string_view expected) {
+  if (!n.quoted()) return;
+  try {
+    (void)units::parse_number(n.scalar());
+  } catch (const units::UnitError&) {
+    return;  // text with a unit ("6h", "$2/h") reads the same quoted or not
+  }
+  reject_quoted(n, expected);
+}
+
+[[noreturn]] void fail_unit(const ConfigNode& n, const units::UnitError& e) {
+  switch (e.kind()) {
+    case units::UnitError::Kind::NotANumber: n.fail(ErrorCode::WrongType, e.what());
+    case units::UnitError::Kind::MissingUnit:
+    case units::UnitError::Kind::BadUnit: n.fail(ErrorCode::BadUnit, e.what());
+    case units::UnitError::Kind::OutOfRange: n.fail(ErrorCode::OutOfRange, e.what());
+  }
+  n.fail(ErrorCode::BadUnit, e.what());
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string range_text(double min, double max) {
+  const bool has_min = min > std::numeric_limits<double>::lowest();
+  const bool has_max = max < std::numeric_limits<double>::max();
+  if (has_min && has_max) return "between " + format_number(min) + " and " + format_number(max);
+  if (has_min) return "at least " + format_number(min);
+  if (has_max) return "at most " + format_number(max);
+  return "finite";
+}
+
+std::string range_text(std::int64_t min, std::int64_t max) {
+  const bool has_min = min > std::numeric_limits<std::int64_t>::min();
+  const bool has_max = max < std::numeric_limits<std::int64_t>::max();
+  if (has_min && has_max) return "between " + std::to_string(min) + " and " + std::to_string(max);
+  if (has_min) return "at least " + std::to_string(min);
+  if (has_max) return "at most " + std::to_string(max);
+  return "an integer";
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& s : names) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
+  return out;
+}
+
+// Quantities that must be positive (> 0) or non-negative (>= 0).
+enum class Sign { Positive, NonNegative };
+
+template <class Parse>
+double read_quantity(const ConfigNode& n, std::string_view expected, Sign sign, Parse parse) {
+  const std::string& text = scalar_text(n, expected);
+  reject_quoted_number(n, expected);
+  double v = 0;
+  try {
+    v = parse(text);
+  } catch (const units::UnitError& e) {
+    fail_unit(n, e);
+  }
+  if (sign == Sign::Positive && !(v > 0))
+    n.fail(ErrorCode::OutOfRange, "'" + text + "' must be greater than zero");
+  if (sign == Sign::NonNegative && !(v >= 0)) n.fail(ErrorCode::OutOfRange, "'" + text + "' must not be negative");
+  return v;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+MapReader::MapReader(const ConfigNode& node) : node_(node) {
+  if (!node.is_null() && !node.is_map()) node.fail(ErrorCode::WrongType, "expected a map, got " + describe(node));
+}
+
+MapReader::MapReader(const ConfigNode& node, std::initializer_list<std::string_view> keys) : MapReader(node) {
+  for (std::string_view k : keys) known_.emplace_back(k);
+  finish();
+}
+
+const ConfigNode& MapReader::required(std::string_view key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+  const ConfigNode* found = node_.is_null() ? nullptr : node_.find(key);
+  if (found == nullptr)
+    throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), key),
+                      "missing required key '" + std::string(key) + "'");
+  return *found;
+}
+
+const ConfigNode* MapReader::optional(std::string_view key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+  const ConfigNode* found = node_.is_null() ? nullptr : node_.find(key);
+  return found == nullptr || found->is_null() ? nullptr : found;
+}
+
+bool MapReader::has(std::string_view key) const { return !node_.is_null() && node_.find(key) != nullptr; }
+
+void MapReader::finish() const {
+  if (node_.is_null()) return;
+  const auto& entries = node_.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string& key = entries[i].first;
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    std::string detail = "unknown key '" + key + "'";
+    // Suggest only keys the map does not already have: "gpuz" beside "gpu" means "gpus".
+    std::vector<std::string> absent;
+    for (const auto& k : known_)
+      if (node_.find(k) == nullptr) absent.push_back(k);
+    const std::string suggestion = did_you_mean(key, absent);
+    if (!suggestion.empty())
+      detail += "; did you mean '" + suggestion + "'?";
+    else if (known_.empty())
+      detail += "; no keys are allowed here";
+    else
+      detail += "; valid keys: " + join(known_);
+    throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), entries[i].second.path(), std::move(detail));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+std::string read_string(const ConfigNode& n) {
+  const std::string& text = scalar_text(n, "a string");
+  if (text.empty()) n.fail(ErrorCode::WrongType, "expected a non-empty string");
+  return text;
+}
+
+std::string read_enum(const ConfigNode& n, const std::vector<std::string>& allowed) {
+  const std::string& text = scalar_text(n, "one of: " + join(allowed));
+  if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
+  const std::string suggestion = did_you_mean(text, allowed);
+  n.fail(ErrorCode::UnknownName, "unknown value '" + text + "'" +
+                                     (suggestion.empty() ? "; valid values: " + join(allowed)
+                                                         : "; did you mean '" + suggestion + "'?"));
+}
+
+bool read_bool(const ConfigNode& n) {
+  const std::string& text = scalar_text(n, "true or false");
+  reject_quoted(n, "true or false");
+  const std::string v = lower(text);
+  if (v == "true" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "no" || v == "off") return false;
+  n.fail(ErrorCode::WrongType, "expected true or false, got '" + text + "'");
+}
+
+std::int64_t read_int(const ConfigNode& n, std::int64_t min, std::int64_t max) {
+  const std::string& text = scalar_text(n, "an integer");
+  reject_quoted(n, "an integer");
+  std::string_view t = text;
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  std::string_view digits = t;
+  if (digits.size() > 1 && digits.front() == '+' && digits[1] >= '0' && digits[1] <= '9') digits.remove_prefix(1);
+  std::int64_t value = 0;
+  const bool all_digits = !digits.empty() && std::all_of(digits.begin() + (digits.front() == '-' ? 1 : 0), digits.end(),
+                                                         [](char c) { return c >= '0' && c <= '9'; });
+  if (all_digits && digits != "-") {
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range || ptr != digits.data() + digits.size())
+      n.fail(ErrorCode::OutOfRange, "'" + text + "' is out of range: must be " + range_text(min, max));
+  } else if (!t.empty() && std::string_view("kKMGT").find(t.back()) != std::string_view::npos) {
+    // A count suffix: "16k" is 16000; "1.5k" is fine, "1.0005k" is not an integer.
+    double v = 0;
+    try {
+      v = units::parse_count(t);
+    } catch (const units::UnitError& e) {
+      fail_unit(n, e);
+    }
+    if (v != std::floor(v)) n.fail(ErrorCode::WrongType, "expected an integer, got '" + text + "'");
+    if (!(std::fabs(v) < 9.2e18))
+      n.fail(ErrorCode::OutOfRange, "'" + text + "' is out of range: must be " + range_text(min, max));
+    value = static_cast<std::int64_t>(v);
+  } else {
+    try {
+      (void)units::parse_count(t);  // "abc" -> wrong-type, "5x" -> bad-unit
+    } catch (const units::UnitError& e) {
+      fail_unit(n, e);
+    }
+    n.fail(ErrorCode::WrongType, "expected an integer, got '" + text + "'");  // "8.0", "1e3"
+  }
+  if (value < min || value > max)
+    n.fail(ErrorCode::OutOfRange, "'" + text + "' is out of range: must be " + range_text(min, max));
+  return value;
+}
+
+double read_double(const ConfigNode& n, double min, double max) {
+  const std::string& text = scalar_text(n, "a number");
+  reject_quoted(n, "a number");
+  double v = 0;
+  try {
+    v = units::parse_count(text);
+  } catch (const units::UnitError& e) {
+    fail_unit(n, e);
+  }
+  if (v < min || v > max)
+    n.fail(ErrorCode::OutOfRange, "'" + text + "' is out of range: must be " + range_text(min, max));
+  return v;
+}
+
+double read_fraction(const ConfigNode& n) {
+  const std::string& text = scalar_text(n, "a fraction (0.45 or 45%)");
+  reject_quoted_number(n, "a fraction (0.45 or 45%)");
+  double v = 0;
+  try {
+    v = units::parse_fraction(text);
+  } catch (const units::UnitError& e) {
+    fail_unit(n, e);
+  }
+  if (v < 0 || v > 1) n.fail(ErrorCode::OutOfRange, "'" + text + "' is out of range: must be between 0 and 1 (0% and 100%)");
+  return v;
+}
+
+sim::SimTime read_duration(const ConfigNode& n, sim::SimTime min) {
+  const std::string& text = scalar_text(n, "a duration (30m, 6h, 1.5d)");
+  reject_quoted_number(n, "a duration (30m, 6h, 1.5d)");
+  std::int64_t ns = 0;
+  try {
+    ns = units::parse_duration_ns(text);
+  } catch (const units::UnitError& e) {
+    fail_unit(n, e);
+  }
+  const sim::SimTime t = sim::SimTime::from_ns(ns);
+  if (t < min)
+    n.fail(ErrorCode::OutOfRange, "'" + text + "' is out of range: must be at least " + units::format_duration_s(min.seconds()));
+  return t;
+}
+
+double read_bytes(const ConfigNode& n) {
+  return read_quantity(n, "a size (80GiB, 1.5TB)", Sign::Positive, units::parse_bytes);
+}
+
+double read_bytes_per_s(const ConfigNode& n) {
+  return read_quantity(n, "a bandwidth (100Gbps, 25GB/s)", Sign::Positive, units::parse_bytes_per_s);
+}
+
+double read_flop_per_s(const ConfigNode& n) {
+  return read_quantity(n, "a compute rate (19.5TFLOPS)", Sign::NonNegative, units::parse_flop_per_s);
+}
+
+double read_watts(const ConfigNode& n) {
+  return read_quantity(n, "a power (700W, 6.5kW)", Sign::NonNegative, units::parse_watts);
+}
+
+double read_usd_per_hour(const ConfigNode& n) {
+  return read_quantity(n, "a price per hour ($2.50/h)", Sign::NonNegative, units::parse_usd_per_hour);
+}
+
+double read_usd(const ConfigNode& n) {
+  return read_quantity(n, "an amount of USD ($200,000)", Sign::NonNegative, units::parse_usd);
+}
+
+}  // namespace gcsim::config
