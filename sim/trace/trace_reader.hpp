@@ -4,11 +4,19 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace gcsim::trace {
+
+// Whole columns of one table, each in the map of its kind.
+struct Columns {
+  std::map<std::string, std::vector<double>> f64;         // float columns
+  std::map<std::string, std::vector<std::int64_t>> ints;  // integer and enum columns, widened
+  std::map<std::string, std::vector<std::string>> str;    // string columns
+};
 
 class TraceReader {
  public:
@@ -27,6 +35,10 @@ class TraceReader {
   // Any integer or enum column, widened.
   virtual std::vector<std::int64_t> column_int(const std::string& table, const std::string& column) const = 0;
   virtual std::vector<std::string> column_str(const std::string& table, const std::string& column) const = 0;
+  // Several columns in one pass over the table: every compressed chunk is read once,
+  // where separate column_*() calls read it once per column (which dominates the time
+  // of reading wide tables such as /jobs).
+  virtual Columns read_columns(const std::string& table, const std::vector<std::string>& columns) const = 0;
   // The labels of an enum column, by value.
   virtual std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const = 0;
 };

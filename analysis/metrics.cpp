@@ -1,0 +1,95 @@
+// Metrics of one run from its trace (definitions in docs/analysis.md). One pass over the
+// jobs plus one sort per distribution: fine for million-job traces.
+#include "analysis/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "sim/errors.hpp"
+
+namespace gcsim::analysis {
+
+double percentile_sorted(std::span<const double> sorted, double p) {
+  if (sorted.empty()) return NOT_A_NUMBER;
+  const double h = static_cast<double>(sorted.size() - 1) * std::clamp(p, 0.0, 100.0) / 100.0;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = h - static_cast<double>(lo);
+  // numpy's form: exact at order statistics, and no inf - inf when both neighbours are equal.
+  return frac == 0.0 ? sorted[lo] : sorted[lo] + frac * (sorted[hi] - sorted[lo]);
+}
+
+Distribution summarize(std::vector<double>& values) {
+  Distribution d;
+  d.count = values.size();
+  if (values.empty()) return d;
+  std::sort(values.begin(), values.end());
+  double sum = 0;
+  for (double v : values) sum += v;
+  d.mean = sum / static_cast<double>(values.size());
+  d.p50 = percentile_sorted(values, 50);
+  d.p95 = percentile_sorted(values, 95);
+  d.p99 = percentile_sorted(values, 99);
+  d.max = values.back();
+  return d;
+}
+
+StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& samples, double end_s) {
+  StepIntegrals out;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (i > 0 && samples[i].time_s < samples[i - 1].time_s) {
+      throw Error("utilization rows out of time order at row " + std::to_string(i) + " (t = " +
+                  std::to_string(samples[i].time_s) + " s)");
+    }
+    const double from = std::max(samples[i].time_s, 0.0);
+    const double to = std::min(i + 1 < samples.size() ? samples[i + 1].time_s : end_s, end_s);
+    if (!(to > from)) continue;
+    out.allocated_gpu_s += static_cast<double>(samples[i].allocated_gpus) * (to - from);
+    out.total_gpu_s += static_cast<double>(samples[i].total_gpus) * (to - from);
+  }
+  return out;
+}
+
+Metrics compute_metrics(const TraceData& trace) {
+  Metrics m;
+  m.end_s = trace.attrs.end_s;
+
+  for (const NodeRecord& n : trace.nodes) m.total_cost_usd += n.cost_usd;
+
+  std::vector<double> waits;
+  std::vector<double> jcts;
+  double first_submit_s = std::numeric_limits<double>::infinity();
+  double last_end_s = -std::numeric_limits<double>::infinity();
+  for (const JobRecord& j : trace.jobs) {
+    m.busy_cost_usd += j.cost_usd;
+    first_submit_s = std::min(first_submit_s, j.submit_s);
+    switch (j.status) {
+      case JobStatus::Completed: ++m.jobs_completed; break;
+      case JobStatus::Running: ++m.jobs_running; break;
+      case JobStatus::NeverStarted: ++m.jobs_never_started; break;
+    }
+    if (std::isfinite(j.start_s)) waits.push_back(j.start_s - j.submit_s);
+    if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) {
+      jcts.push_back(j.end_s - j.submit_s);
+      last_end_s = std::max(last_end_s, j.end_s);
+    }
+  }
+  m.jobs_total = static_cast<std::int64_t>(trace.jobs.size());
+  m.idle_cost_usd = m.total_cost_usd - m.busy_cost_usd;
+  if (m.jobs_completed > 0) m.cost_per_completed_job_usd = m.total_cost_usd / static_cast<double>(m.jobs_completed);
+  m.makespan_s = jcts.empty() ? 0.0 : last_end_s - first_submit_s;
+
+  const StepIntegrals gpu_s = integrate_utilization(trace.utilization, m.end_s);
+  m.gpu_hours_delivered = gpu_s.allocated_gpu_s / 3600.0;
+  m.gpu_hours_provisioned = gpu_s.total_gpu_s / 3600.0;
+  if (m.gpu_hours_delivered > 0) m.cost_per_gpu_hour_usd = m.total_cost_usd / m.gpu_hours_delivered;
+  if (gpu_s.total_gpu_s > 0) m.gpu_utilization = gpu_s.allocated_gpu_s / gpu_s.total_gpu_s;
+
+  m.wait_s = summarize(waits);
+  m.jct_s = summarize(jcts);
+  return m;
+}
+
+}  // namespace gcsim::analysis

@@ -1,0 +1,71 @@
+// Summary metrics of one run, computed from a TraceData: cost split, GPU-hours,
+// utilization, waiting and completion-time distributions, job counts. Definitions and
+// formulas are in docs/analysis.md; every quantity is in USD, seconds or hours as its
+// name says. Undefined quantities (no completed job, no GPU-hour) are NaN.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "analysis/trace_data.hpp"
+
+namespace gcsim::analysis {
+
+inline constexpr double NOT_A_NUMBER = std::numeric_limits<double>::quiet_NaN();
+
+// Mean and percentiles of a sample; NaN when the sample is empty.
+struct Distribution {
+  std::size_t count = 0;
+  double mean = NOT_A_NUMBER;
+  double p50 = NOT_A_NUMBER;
+  double p95 = NOT_A_NUMBER;
+  double p99 = NOT_A_NUMBER;
+  double max = NOT_A_NUMBER;
+};
+
+struct Metrics {
+  double end_s = 0;  // integration window is [0, end_s]
+
+  double total_cost_usd = 0;              // sum of node cost_usd
+  double busy_cost_usd = 0;               // sum of job cost_usd
+  double idle_cost_usd = 0;               // total - busy
+  double cost_per_completed_job_usd = NOT_A_NUMBER;  // total / jobs_completed
+  double gpu_hours_delivered = 0;         // integral of allocated GPUs over [0, end_s], in hours
+  double gpu_hours_provisioned = 0;       // integral of total GPUs over [0, end_s], in hours
+  double cost_per_gpu_hour_usd = NOT_A_NUMBER;     // total / gpu_hours_delivered
+  double gpu_utilization = NOT_A_NUMBER;           // delivered / provisioned, 0..1
+
+  Distribution wait_s;  // start - submit, over started jobs (completed and running)
+  Distribution jct_s;   // end - submit, over completed jobs
+  double makespan_s = 0;  // last completion - first submission; 0 if nothing completed
+
+  std::int64_t jobs_total = 0;
+  std::int64_t jobs_completed = 0;
+  std::int64_t jobs_running = 0;
+  std::int64_t jobs_never_started = 0;
+};
+
+// Throws gcsim::Error if the utilization rows are not in time order.
+Metrics compute_metrics(const TraceData& trace);
+
+// The p-th percentile (p in [0, 100]) of an ascending sample by linear interpolation
+// between order statistics: rank h = (n - 1) p / 100, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]),
+// which is numpy.percentile's default ("linear"). NaN for an empty sample.
+double percentile_sorted(std::span<const double> sorted, double p);
+
+// Sorts `values` in place and summarizes them.
+Distribution summarize(std::vector<double>& values);
+
+// Integral over [0, end_s] of a step function given as (time, value) rows in time order,
+// each value holding until the next row's time (the last until end_s); 0 before the
+// first row. Used for GPU-seconds; public for tests and plots.
+struct StepIntegrals {
+  double allocated_gpu_s = 0;
+  double total_gpu_s = 0;
+};
+StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& samples, double end_s);
+
+}  // namespace gcsim::analysis

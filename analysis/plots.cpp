@@ -1,0 +1,373 @@
+// Plots through gnuplot-iostream. Data are reduced before they reach the pipe (binned
+// means for the GPU step function, a fixed time grid for cost, quantiles for the CDF)
+// so that a million-job trace plots as fast as a small one and the pictures don't
+// depend on the trace's size. One gnuplot process per plot keeps failures attributable;
+// its stderr goes to a side file that ends up in the error message.
+#include "analysis/plots.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include <gnuplot-iostream.h>
+
+#include "analysis/metrics.hpp"
+#include "sim/errors.hpp"
+
+namespace gcsim::analysis {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Points = std::vector<std::pair<double, double>>;
+
+constexpr std::size_t MAX_EXACT_STEPS = 20000;  // above this, the GPU plot shows binned means
+constexpr std::size_t STEP_BINS = 2000;
+constexpr std::size_t COST_GRID_POINTS = 1001;
+constexpr std::size_t CDF_POINTS = 2000;
+
+#ifdef GCSIM_GNUPLOT
+constexpr const char* GNUPLOT = GCSIM_GNUPLOT;
+#else
+constexpr const char* GNUPLOT = "gnuplot";
+#endif
+
+// A time unit that keeps axis numbers readable.
+struct TimeUnit {
+  double seconds;
+  const char* name;
+};
+
+TimeUnit time_unit_for(double span_s) {
+  if (span_s < 2 * 3600.0) return {60.0, "minutes"};
+  if (span_s < 3 * 86400.0) return {3600.0, "hours"};
+  return {86400.0, "days"};
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// gnuplot single-quoted strings: a quote is written twice, nothing else is special.
+std::string gp_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// Writing to a gnuplot that has already exited would raise SIGPIPE and kill the whole
+// process. Blocking it in this thread turns that into a failed write (we then report the
+// missing PNG); a SIGPIPE left pending is consumed before the old mask is restored.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeBlock() {
+    sigset_t pending;
+    sigpending(&pending);
+    if (sigismember(&pending, SIGPIPE) == 1 && sigismember(&old_, SIGPIPE) == 0) {
+      const timespec zero{0, 0};
+      while (sigtimedwait(&pipe_, nullptr, &zero) < 0 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t old_{};
+};
+
+std::string read_small_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > 2000) text = text.substr(0, 2000) + "...";
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// Runs one gnuplot session: `draw` writes the plot commands and data after the terminal
+// and output are set. Returns the final PNG path.
+template <typename Draw>
+std::string plot_png(const fs::path& dir, const std::string& name, Draw&& draw) {
+  const fs::path final_path = dir / (name + ".png");
+  const fs::path tmp_path = dir / (name + ".png.tmp");
+  const fs::path err_path = dir / (name + ".gnuplot-stderr.tmp");
+  std::error_code ec;
+  fs::remove(tmp_path, ec);
+  const auto cleanup = [&] {
+    fs::remove(tmp_path, ec);
+    fs::remove(err_path, ec);
+  };
+  {
+    SigpipeBlock block;
+    try {
+      Gnuplot gp(shell_quote(GNUPLOT) + " 2>" + shell_quote(err_path.string()));
+      gp << "set terminal pngcairo noenhanced size 1000,600 font 'sans,10'\n";
+      gp << "set output " << gp_quote(tmp_path.string()) << "\n";
+      gp << "set grid\n";
+      draw(gp);
+      gp << "unset output\n";
+      gp << "exit\n";
+      // ~Gnuplot flushes and waits for gnuplot to exit (pclose), so the PNG is complete.
+    } catch (const std::exception& e) {
+      cleanup();
+      throw Error(std::string("gnuplot failed to start for '") + final_path.string() + "': " + e.what());
+    }
+  }
+  const bool ok = fs::is_regular_file(tmp_path, ec) && fs::file_size(tmp_path, ec) > 0 && !ec;
+  if (!ok) {
+    const std::string stderr_text = read_small_file(err_path);
+    cleanup();
+    throw Error("gnuplot failed to write '" + final_path.string() + "' (gnuplot: " + GNUPLOT + ")" +
+                (stderr_text.empty() ? "" : ": " + stderr_text));
+  }
+  fs::rename(tmp_path, final_path, ec);
+  if (ec) {
+    cleanup();
+    throw Error("cannot rename '" + tmp_path.string() + "' to '" + final_path.string() + "': " + ec.message());
+  }
+  fs::remove(err_path, ec);
+  return final_path.string();
+}
+
+std::string title_prefix(const TraceData& trace) {
+  const TraceAttributes& a = trace.attrs;
+  return (a.scenario_name.empty() ? std::string("gcsim") : a.scenario_name) + " (seed " + std::to_string(a.seed) +
+         ", replication " + std::to_string(a.replication) + "): ";
+}
+
+// --- allocated GPUs -------------------------------------------------------------------
+
+// The step functions (allocated, total) ready for "with steps": exact when small,
+// otherwise the time-weighted mean over equal bins (which preserves GPU-hours).
+std::pair<Points, Points> gpu_steps(const std::vector<UtilizationSample>& samples, double end_s, double unit_s,
+                                    bool& binned) {
+  Points alloc;
+  Points total;
+  binned = samples.size() > MAX_EXACT_STEPS && end_s > 0;
+  if (!binned) {
+    for (const UtilizationSample& s : samples) {
+      if (s.time_s > end_s) break;
+      alloc.emplace_back(s.time_s / unit_s, s.allocated_gpus);
+      total.emplace_back(s.time_s / unit_s, s.total_gpus);
+    }
+    if (alloc.empty()) {
+      alloc.emplace_back(0.0, 0.0);
+      total.emplace_back(0.0, 0.0);
+    }
+    // "steps" draws each value up to the next point: repeat the last one at end_s.
+    alloc.emplace_back(end_s / unit_s, alloc.back().second);
+    total.emplace_back(end_s / unit_s, total.back().second);
+    return {alloc, total};
+  }
+  const double width = end_s / static_cast<double>(STEP_BINS);
+  std::vector<double> a(STEP_BINS, 0.0);
+  std::vector<double> t(STEP_BINS, 0.0);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    double from = std::max(samples[i].time_s, 0.0);
+    const double to = std::min(i + 1 < samples.size() ? samples[i + 1].time_s : end_s, end_s);
+    while (from < to) {
+      const auto bin = std::min(static_cast<std::size_t>(from / width), STEP_BINS - 1);
+      const double bin_end = bin + 1 == STEP_BINS ? end_s : static_cast<double>(bin + 1) * width;
+      const double piece = std::min(to, bin_end) - from;
+      if (!(piece > 0)) break;  // rounding at a bin edge
+      a[bin] += samples[i].allocated_gpus * piece;
+      t[bin] += samples[i].total_gpus * piece;
+      from += piece;
+    }
+  }
+  for (std::size_t b = 0; b < STEP_BINS; ++b) {
+    const double x = static_cast<double>(b) * width / unit_s;
+    alloc.emplace_back(x, a[b] / width);
+    total.emplace_back(x, t[b] / width);
+  }
+  alloc.emplace_back(end_s / unit_s, alloc.back().second);
+  total.emplace_back(end_s / unit_s, total.back().second);
+  return {alloc, total};
+}
+
+// --- cumulative cost ------------------------------------------------------------------
+
+// An amount spent at a constant rate over [from, to] (all at once when to <= from).
+struct Ramp {
+  double from;
+  double to;
+  double amount;
+};
+
+// Sum of all ramps spent by each grid time (grid ascending). A sweep over the ramp
+// edges: O((ramps + grid) log ramps), whatever the ramps overlap.
+std::vector<double> cumulative_on_grid(const std::vector<Ramp>& ramps, const std::vector<double>& grid) {
+  struct Edge {
+    double t;
+    double rate_change;
+    double jump;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(2 * ramps.size());
+  for (const Ramp& r : ramps) {
+    if (!(r.amount != 0) || !std::isfinite(r.from)) continue;
+    if (!(r.to > r.from)) {
+      edges.push_back({r.from, 0.0, r.amount});
+    } else {
+      const double rate = r.amount / (r.to - r.from);
+      edges.push_back({r.from, rate, 0.0});
+      edges.push_back({r.to, -rate, 0.0});
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
+  std::vector<double> out;
+  out.reserve(grid.size());
+  double spent = 0;
+  double rate = 0;
+  double t_prev = edges.empty() ? 0.0 : std::min(edges.front().t, grid.empty() ? 0.0 : grid.front());
+  std::size_t e = 0;
+  for (double g : grid) {
+    for (; e < edges.size() && edges[e].t <= g; ++e) {
+      spent += rate * (edges[e].t - t_prev) + edges[e].jump;
+      t_prev = edges[e].t;
+      rate += edges[e].rate_change;
+    }
+    spent += rate * (g - t_prev);
+    t_prev = g;
+    out.push_back(spent);
+  }
+  return out;
+}
+
+// --- plots ----------------------------------------------------------------------------
+
+std::string plot_gpus(const TraceData& trace, const fs::path& dir) {
+  const double end_s = trace.attrs.end_s;
+  const TimeUnit unit = time_unit_for(end_s);
+  bool binned = false;
+  const auto [alloc, total] = gpu_steps(trace.utilization, end_s, unit.seconds, binned);
+  return plot_png(dir, "gpus_over_time", [&](Gnuplot& gp) {
+    gp << "set title " << gp_quote(title_prefix(trace) + "GPUs allocated" + (binned ? " (mean per bin)" : "")) << "\n";
+    gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
+    gp << "set ylabel 'GPUs'\n";
+    gp << "set key outside top center horizontal\n";
+    gp << "set xrange [0:" << std::max(end_s / unit.seconds, 1e-9) << "]\n";
+    gp << "set yrange [0:*]\n";
+    gp << "set offsets 0, 0, graph 0.08, 0\n";  // keeps the total line off the top border
+    gp << "plot '-' using 1:2 with steps lw 2 lc rgb '#1f77b4' title 'allocated',"
+          " '-' using 1:2 with steps lw 1 dt 2 lc rgb '#555555' title 'total (provisioned)'\n";
+    gp.send1d(alloc);
+    gp.send1d(total);
+  });
+}
+
+std::string plot_cost(const TraceData& trace, const fs::path& dir) {
+  const double end_s = trace.attrs.end_s;
+  const TimeUnit unit = time_unit_for(end_s);
+  std::vector<double> grid(COST_GRID_POINTS);
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    grid[i] = end_s * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
+  }
+  std::vector<Ramp> ramps;
+  ramps.reserve(trace.nodes.size());
+  for (const NodeRecord& n : trace.nodes) ramps.push_back({n.up_s, n.down_s, n.cost_usd});
+  const std::vector<double> provisioned = cumulative_on_grid(ramps, grid);
+  ramps.clear();
+  ramps.reserve(trace.jobs.size());
+  for (const JobRecord& j : trace.jobs) {
+    if (!std::isfinite(j.start_s)) continue;
+    // A job still running at the end was charged up to end_s.
+    ramps.push_back({j.start_s, std::isfinite(j.end_s) ? j.end_s : end_s, j.cost_usd});
+  }
+  const std::vector<double> busy = cumulative_on_grid(ramps, grid);
+  std::vector<Ramp>().swap(ramps);
+
+  Points prov_pts;
+  Points busy_pts;
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    prov_pts.emplace_back(grid[i] / unit.seconds, provisioned[i]);
+    busy_pts.emplace_back(grid[i] / unit.seconds, busy[i]);
+  }
+  return plot_png(dir, "cost_over_time", [&](Gnuplot& gp) {
+    gp << "set title " << gp_quote(title_prefix(trace) + "cumulative cost") << "\n";
+    gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
+    gp << "set ylabel 'USD'\n";
+    gp << "set key top left\n";
+    gp << "set xrange [0:" << std::max(end_s / unit.seconds, 1e-9) << "]\n";
+    gp << "set yrange [0:*]\n";
+    gp << "plot '-' using 1:2 with lines lw 2 lc rgb '#d62728' title 'provisioned (all nodes)',"
+          " '-' using 1:2 with lines lw 2 lc rgb '#2ca02c' title 'busy (held by jobs)'\n";
+    gp.send1d(prov_pts);
+    gp.send1d(busy_pts);
+  });
+}
+
+std::string plot_waits(const TraceData& trace, const fs::path& dir) {
+  std::vector<double> waits;
+  for (const JobRecord& j : trace.jobs) {
+    if (std::isfinite(j.start_s)) waits.push_back(j.start_s - j.submit_s);
+  }
+  std::sort(waits.begin(), waits.end());
+  const double max_wait = waits.empty() ? 0.0 : waits.back();
+  const TimeUnit unit = time_unit_for(max_wait);
+  // Empirical CDF: fraction of started jobs that waited at most x. Large samples are
+  // reduced to CDF_POINTS quantiles (same interpolation as the metrics).
+  Points cdf;
+  const std::size_t n = waits.size();
+  if (n > 0 && n <= CDF_POINTS) {
+    cdf.emplace_back(waits.front() / unit.seconds, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      cdf.emplace_back(waits[i] / unit.seconds, static_cast<double>(i + 1) / static_cast<double>(n));
+    }
+  } else if (n > 0) {
+    for (std::size_t k = 0; k <= CDF_POINTS; ++k) {
+      const double q = static_cast<double>(k) / static_cast<double>(CDF_POINTS);
+      cdf.emplace_back(percentile_sorted(waits, 100.0 * q) / unit.seconds, q);
+    }
+  }
+  return plot_png(dir, "wait_time_cdf", [&](Gnuplot& gp) {
+    gp << "set title "
+       << gp_quote(title_prefix(trace) + "waiting time (start - submit), " + std::to_string(n) + " started jobs")
+       << "\n";
+    gp << "set xlabel " << gp_quote(std::string("waiting time (") + unit.name + ")") << "\n";
+    gp << "set ylabel 'fraction of started jobs'\n";
+    gp << "set yrange [0:1.02]\n";
+    gp << "set key bottom right\n";
+    if (cdf.empty()) {
+      gp << "set xrange [0:1]\n";
+      gp << "set label 1 'no job started' at graph 0.5, graph 0.5 center\n";
+      gp << "plot 2 notitle\n";  // draws nothing inside the range, but draws the frame
+      return;
+    }
+    gp << "set xrange [0:" << std::max(1.02 * max_wait / unit.seconds, 1e-9) << "]\n";
+    gp << "plot '-' using 1:2 with steps lw 2 lc rgb '#9467bd' title 'CDF'\n";
+    gp.send1d(cdf);
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error("plot directory '" + dir + "' does not exist");
+  std::vector<std::string> paths;
+  paths.push_back(plot_gpus(trace, dir));
+  paths.push_back(plot_cost(trace, dir));
+  paths.push_back(plot_waits(trace, dir));
+  return paths;
+}
+
+}  // namespace gcsim::analysis

@@ -1,0 +1,91 @@
+// A gcsim trace (schema 1, docs/trace-format.md) read back into plain typed records:
+// the one place analysis touches HDF5. Metrics, reports and plots take a TraceData,
+// so tests can build one by hand without any file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gcsim::analysis {
+
+// The trace schema this code reads; a trace with a newer one is refused.
+inline constexpr std::int64_t TRACE_SCHEMA = 1;
+
+struct TraceAttributes {
+  std::string gcsim_version;
+  std::string scenario_name;
+  std::string scenario_file;
+  std::string scenario_yaml;     // the exact scenario text
+  std::string gpu_catalog_yaml;  // the resolved GPU entries used
+  std::int64_t seed = 0;
+  std::int64_t replication = 0;
+  double horizon_s = 0;
+  double end_s = 0;  // when the run ended: the horizon, or the last completion if earlier
+  double wall_clock_s = 0;
+  std::int64_t trace_schema = TRACE_SCHEMA;
+};
+
+struct NodeRecord {
+  std::int32_t node_id = 0;
+  std::string node_type;
+  std::string gpu;
+  std::int32_t gpus = 0;
+  double price_usd_per_hour = 0;
+  double up_s = 0;
+  double down_s = 0;
+  double cost_usd = 0;  // billed over [up_s, down_s], per second, rounded up to whole seconds
+};
+
+enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2 };
+
+struct JobRecord {
+  std::int64_t job_id = 0;
+  std::string name;
+  double submit_s = 0;
+  double start_s = 0;  // NaN if never started
+  double end_s = 0;    // NaN unless completed
+  std::int32_t gpus = 0;       // requested
+  std::int32_t gpus_held = 0;  // GPUs of the node(s) it holds
+  std::string node_type;       // "" if never started
+  std::int32_t first_node = -1;
+  std::int32_t nodes = 0;
+  double cost_usd = 0;  // its share of node cost while held (running jobs: up to end_s)
+  JobStatus status = JobStatus::NeverStarted;
+};
+
+// Event kinds are an open set (later schemas append kinds), so a record keeps the raw
+// value and TraceData::event_kind_labels names it.
+struct EventRecord {
+  double time_s = 0;
+  std::int64_t job = -1;   // -1 if none
+  std::int32_t node = -1;  // -1 if none
+  std::uint8_t kind = 0;   // index into TraceData::event_kind_labels
+};
+
+// One step of the allocation step function: the values hold from time_s to the next row.
+struct UtilizationSample {
+  double time_s = 0;
+  std::int32_t allocated_gpus = 0;
+  std::int32_t total_gpus = 0;
+};
+
+struct TraceData {
+  TraceAttributes attrs;
+  std::vector<NodeRecord> nodes;
+  std::vector<JobRecord> jobs;
+  std::vector<EventRecord> events;
+  std::vector<std::string> event_kind_labels;  // by value: submit, start, finish, end_of_run, ...
+  std::vector<UtilizationSample> utilization;
+};
+
+// Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
+// missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
+TraceData read_trace(const std::string& path);
+
+// The label of an event's kind ("" for a value this reader has no label for).
+const std::string& event_kind_label(const TraceData& trace, const EventRecord& event);
+
+const char* job_status_name(JobStatus status);
+
+}  // namespace gcsim::analysis

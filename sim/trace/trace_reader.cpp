@@ -1,0 +1,435 @@
+// HDF5 implementation of TraceReader (sim/trace/trace_reader.hpp).
+//
+// Columns are read through a memory compound type that holds only the requested members:
+// HDF5 matches compound members by name, so readers are unaffected by added or
+// reordered columns and never pay for converting the others (notably the strings).
+// Reading is done in chunk-aligned blocks of rows; decompression dominates, which is why
+// read_columns() reads several columns per pass. Integer and enum columns are widened to
+// int64 here; HDF5 has no enum-to-integer conversion, so enums are read in their native
+// base type and widened by hand.
+#include "sim/trace/trace_reader.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "sim/errors.hpp"
+#include "sim/trace/hdf5_support.hpp"
+
+namespace gcsim::trace {
+
+namespace {
+
+using detail::Hid;
+using detail::with_hdf5_detail;
+
+// Columns are read in blocks of about this many rows, so the temporary row buffer (and
+// HDF5's copies of strings) stay small next to the result.
+constexpr hsize_t BLOCK_ROWS = 65536;
+
+std::string class_name(H5T_class_t cls) {
+  switch (cls) {
+    case H5T_INTEGER: return "an integer";
+    case H5T_FLOAT: return "a float";
+    case H5T_STRING: return "a string";
+    case H5T_ENUM: return "an enum";
+    case H5T_COMPOUND: return "a compound";
+    default: return "of another HDF5 class";
+  }
+}
+
+// Widens one integer of `size` bytes and the given signedness (native byte order).
+std::int64_t widen(const unsigned char* p, std::size_t size, bool is_signed) {
+  switch (size) {
+    case 1: {
+      std::uint8_t u;
+      std::memcpy(&u, p, 1);
+      return is_signed ? static_cast<std::int8_t>(u) : u;
+    }
+    case 2: {
+      std::uint16_t u;
+      std::memcpy(&u, p, 2);
+      return is_signed ? static_cast<std::int16_t>(u) : u;
+    }
+    case 4: {
+      std::uint32_t u;
+      std::memcpy(&u, p, 4);
+      return is_signed ? static_cast<std::int64_t>(static_cast<std::int32_t>(u)) : static_cast<std::int64_t>(u);
+    }
+    default: {
+      std::uint64_t u;
+      std::memcpy(&u, p, 8);
+      return static_cast<std::int64_t>(u);
+    }
+  }
+}
+
+class Hdf5TraceReader final : public TraceReader {
+ public:
+  explicit Hdf5TraceReader(const std::string& path) : path_(path) {
+    detail::silence_hdf5_errors();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) throw Error("trace '" + path + "': no such file");
+    if (std::filesystem::is_directory(path, ec)) throw Error("trace '" + path + "': is a directory");
+    const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+    if (is_hdf5 == 0) {
+      detail::take_hdf5_error();
+      throw Error("trace '" + path + "': not an HDF5 file");
+    }
+    if (is_hdf5 < 0) throw Error(with_hdf5_detail("trace '" + path + "': cannot open"));
+    file_ = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    if (!file_.valid()) throw Error(with_hdf5_detail("trace '" + path + "': cannot open"));
+  }
+
+  bool has_attribute(const std::string& name) const override {
+    const htri_t r = H5Aexists(file_.get(), name.c_str());
+    if (r < 0) detail::take_hdf5_error();
+    return r > 0;
+  }
+
+  std::string attribute_string(const std::string& name) const override {
+    Hid attr = open_attribute(name);
+    Hid type(H5Aget_type(attr.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_STRING) type_error_attr(name, type.get(), "a string");
+    if (H5Tis_variable_str(type.get()) > 0) {
+      Hid mem = detail::make_vlen_string_type(H5Tget_cset(type.get()));
+      char* p = nullptr;
+      if (H5Aread(attr.get(), mem.get(), &p) < 0) read_error("attribute '" + name + "'");
+      std::string value = p != nullptr ? p : "";
+      Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+      H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, &p);
+      return value;
+    }
+    // Fixed-length (as other tools may write): read the raw bytes and trim the padding.
+    const std::size_t size = H5Tget_size(type.get());
+    std::string raw(size, '\0');
+    if (H5Aread(attr.get(), type.get(), raw.data()) < 0) read_error("attribute '" + name + "'");
+    return trim_fixed(raw.data(), size, H5Tget_strpad(type.get()));
+  }
+
+  double attribute_double(const std::string& name) const override {
+    Hid attr = open_attribute(name);
+    Hid type(H5Aget_type(attr.get()), H5Tclose);
+    const H5T_class_t cls = H5Tget_class(type.get());
+    if (cls != H5T_FLOAT && cls != H5T_INTEGER) type_error_attr(name, type.get(), "a number");
+    double value = 0;
+    if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value) < 0) read_error("attribute '" + name + "'");
+    return value;
+  }
+
+  std::int64_t attribute_int(const std::string& name) const override {
+    Hid attr = open_attribute(name);
+    Hid type(H5Aget_type(attr.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_INTEGER) type_error_attr(name, type.get(), "an integer");
+    std::int64_t value = 0;
+    if (H5Aread(attr.get(), H5T_NATIVE_INT64, &value) < 0) read_error("attribute '" + name + "'");
+    return value;
+  }
+
+  bool has_table(const std::string& table) const override {
+    const htri_t exists = H5Lexists(file_.get(), table.c_str(), H5P_DEFAULT);
+    if (exists <= 0) {
+      detail::take_hdf5_error();  // intermediate groups missing also land here
+      return false;
+    }
+    Hid obj(H5Oopen(file_.get(), table.c_str(), H5P_DEFAULT), H5Oclose);
+    if (!obj.valid()) {
+      detail::take_hdf5_error();
+      return false;
+    }
+    return H5Iget_type(obj.get()) == H5I_DATASET;
+  }
+
+  bool has_column(const std::string& table, const std::string& column) const override {
+    Hid dataset = open_table(table);
+    Hid type(H5Dget_type(dataset.get()), H5Tclose);
+    if (H5Tget_member_index(type.get(), column.c_str()) >= 0) return true;
+    detail::take_hdf5_error();
+    return false;
+  }
+
+  std::size_t rows(const std::string& table) const override { return row_count(open_table(table), table); }
+
+  std::vector<double> column_f64(const std::string& table, const std::string& column) const override {
+    Columns c = read_columns(table, {column});
+    if (auto it = c.f64.find(column); it != c.f64.end()) return std::move(it->second);
+    if (auto it = c.ints.find(column); it != c.ints.end()) {
+      std::vector<std::int64_t>& ints = it->second;
+      return std::vector<double>(ints.begin(), ints.end());
+    }
+    type_error_column(table, column, H5T_STRING, "a number");
+  }
+
+  std::vector<std::int64_t> column_int(const std::string& table, const std::string& column) const override {
+    Columns c = read_columns(table, {column});
+    if (auto it = c.ints.find(column); it != c.ints.end()) return std::move(it->second);
+    type_error_column(table, column, c.f64.count(column) > 0 ? H5T_FLOAT : H5T_STRING, "an integer or enum");
+  }
+
+  std::vector<std::string> column_str(const std::string& table, const std::string& column) const override {
+    Columns c = read_columns(table, {column});
+    if (auto it = c.str.find(column); it != c.str.end()) return std::move(it->second);
+    type_error_column(table, column, c.f64.count(column) > 0 ? H5T_FLOAT : H5T_INTEGER, "a string");
+  }
+
+  Columns read_columns(const std::string& table, const std::vector<std::string>& names) const override {
+    Hid dataset = open_table(table);
+    const std::size_t rows = row_count(dataset, table);
+    Hid file_type(H5Dget_type(dataset.get()), H5Tclose);
+
+    // One memory compound with just the requested members, each in the type we widen from.
+    std::vector<Field> fields;
+    std::size_t row_size = 0;
+    for (const std::string& name : names) {
+      if (std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return f.name == name; })) continue;
+      Field f = plan_field(table, file_type.get(), name);
+      f.offset = row_size;
+      row_size += f.size;
+      fields.push_back(std::move(f));
+    }
+    Columns out;
+    if (fields.empty()) return out;
+    Hid mem(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose);
+    if (!mem.valid()) read_error("table '/" + table + "'");
+    for (Field& f : fields) {
+      if (H5Tinsert(mem.get(), f.name.c_str(), f.offset, f.mem_type.get()) < 0) read_error(table + "." + f.name);
+      switch (f.kind) {
+        case Kind::Float: f.f64 = &(out.f64[f.name] = std::vector<double>(rows)); break;
+        case Kind::Int:
+        case Kind::Enum: f.ints = &(out.ints[f.name] = std::vector<std::int64_t>(rows)); break;
+        case Kind::VarStr:
+        case Kind::FixedStr: (f.str = &out.str[f.name])->reserve(rows); break;
+      }
+    }
+    if (rows == 0) return out;
+
+    const bool has_vlen = std::any_of(fields.begin(), fields.end(), [](const Field& f) { return f.kind == Kind::VarStr; });
+    const hsize_t block_rows = block_rows_for(dataset);
+    Hid file_space(H5Dget_space(dataset.get()), H5Sclose);
+    std::vector<unsigned char> block;
+    for (hsize_t start = 0; start < rows; start += block_rows) {
+      const hsize_t count = std::min<hsize_t>(block_rows, rows - start);
+      block.assign(count * row_size, 0);
+      Hid mem_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+      if (!mem_space.valid() ||
+          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr) < 0 ||
+          H5Dread(dataset.get(), mem.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, block.data()) < 0) {
+        read_error("table '/" + table + "'");
+      }
+      for (hsize_t i = 0; i < count; ++i) {
+        const unsigned char* row = block.data() + i * row_size;
+        const std::size_t r = static_cast<std::size_t>(start + i);
+        for (const Field& f : fields) scatter(f, row + f.offset, r);
+      }
+      // Frees the strings HDF5 allocated for this block.
+      if (has_vlen) H5Dvlen_reclaim(mem.get(), mem_space.get(), H5P_DEFAULT, block.data());
+    }
+    return out;
+  }
+
+  std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const override {
+    Member m = open_member(table, column);
+    if (m.cls != H5T_ENUM) type_error_column(table, column, m.cls, "an enum");
+    Hid native(H5Tget_native_type(m.type.get(), H5T_DIR_ASCEND), H5Tclose);
+    Hid base(native.valid() ? H5Tget_super(native.get()) : H5I_INVALID_HID, H5Tclose);
+    const int n = native.valid() ? H5Tget_nmembers(native.get()) : -1;
+    if (!base.valid() || n < 0) read_error(table + "." + column);
+    const std::size_t size = H5Tget_size(native.get());
+    const bool is_signed = H5Tget_sign(base.get()) == H5T_SGN_2;
+    std::vector<std::string> labels;
+    std::vector<unsigned char> value(size);
+    for (int i = 0; i < n; ++i) {
+      char* name = H5Tget_member_name(native.get(), static_cast<unsigned>(i));
+      if (name == nullptr || H5Tget_member_value(native.get(), static_cast<unsigned>(i), value.data()) < 0) {
+        if (name != nullptr) H5free_memory(name);
+        read_error(table + "." + column);
+      }
+      const std::string label = name;
+      H5free_memory(name);
+      const std::int64_t v = widen(value.data(), size, is_signed);
+      // Labels are indexed by value; a sparse or huge mapping is not one TraceFile writes.
+      if (v < 0 || v > 65535) {
+        throw Error("trace '" + path_ + "': enum " + table + "." + column + " has value " + std::to_string(v) +
+                    " out of the supported range 0..65535");
+      }
+      if (static_cast<std::size_t>(v) >= labels.size()) labels.resize(static_cast<std::size_t>(v) + 1);
+      labels[static_cast<std::size_t>(v)] = label;
+    }
+    return labels;
+  }
+
+ private:
+  enum class Kind { Float, Int, Enum, VarStr, FixedStr };
+
+  // How one requested column is read and where it goes.
+  struct Field {
+    std::string name;
+    Kind kind = Kind::Float;
+    Hid mem_type;
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    bool is_signed = true;               // Enum: signedness of the base type
+    H5T_str_t pad = H5T_STR_NULLTERM;    // FixedStr
+    std::vector<double>* f64 = nullptr;
+    std::vector<std::int64_t>* ints = nullptr;
+    std::vector<std::string>* str = nullptr;
+  };
+
+  Field plan_field(const std::string& table, hid_t file_type, const std::string& name) const {
+    const int index = H5Tget_member_index(file_type, name.c_str());
+    if (index < 0) {
+      detail::take_hdf5_error();
+      throw Error("trace '" + path_ + "': table '/" + table + "' has no column '" + name + "'");
+    }
+    Hid member(H5Tget_member_type(file_type, static_cast<unsigned>(index)), H5Tclose);
+    if (!member.valid()) read_error(table + "." + name);
+    Field f;
+    f.name = name;
+    switch (H5Tget_class(member.get())) {
+      case H5T_FLOAT:
+        f.kind = Kind::Float;
+        f.mem_type = Hid(H5Tcopy(H5T_NATIVE_DOUBLE), H5Tclose);
+        break;
+      case H5T_INTEGER:
+        f.kind = Kind::Int;
+        f.mem_type = Hid(H5Tcopy(H5T_NATIVE_INT64), H5Tclose);
+        break;
+      case H5T_ENUM: {
+        // No enum-to-integer conversion exists in HDF5: read the native enum, widen by hand.
+        f.kind = Kind::Enum;
+        f.mem_type = Hid(H5Tget_native_type(member.get(), H5T_DIR_ASCEND), H5Tclose);
+        Hid base(f.mem_type.valid() ? H5Tget_super(f.mem_type.get()) : H5I_INVALID_HID, H5Tclose);
+        if (!base.valid()) read_error(table + "." + name);
+        f.is_signed = H5Tget_sign(base.get()) == H5T_SGN_2;
+        break;
+      }
+      case H5T_STRING:
+        if (H5Tis_variable_str(member.get()) > 0) {
+          f.kind = Kind::VarStr;
+          f.mem_type = detail::make_vlen_string_type(H5Tget_cset(member.get()));
+        } else {
+          f.kind = Kind::FixedStr;
+          f.mem_type = Hid(H5Tcopy(member.get()), H5Tclose);
+          f.pad = H5Tget_strpad(member.get());
+        }
+        break;
+      default:
+        type_error_column(table, name, H5Tget_class(member.get()), "a number, enum or string");
+    }
+    if (!f.mem_type.valid()) read_error(table + "." + name);
+    f.size = H5Tget_size(f.mem_type.get());
+    return f;
+  }
+
+  static void scatter(const Field& f, const unsigned char* cell, std::size_t row) {
+    switch (f.kind) {
+      case Kind::Float: std::memcpy(&(*f.f64)[row], cell, sizeof(double)); break;
+      case Kind::Int: std::memcpy(&(*f.ints)[row], cell, sizeof(std::int64_t)); break;
+      case Kind::Enum: (*f.ints)[row] = widen(cell, f.size, f.is_signed); break;
+      case Kind::VarStr: {
+        const char* p = nullptr;
+        std::memcpy(&p, cell, sizeof p);
+        f.str->emplace_back(p != nullptr ? p : "");
+        break;
+      }
+      case Kind::FixedStr: f.str->push_back(trim_fixed(reinterpret_cast<const char*>(cell), f.size, f.pad)); break;
+    }
+  }
+
+  // Rows per read: whole chunks (so each is decompressed once), about 64 Ki rows.
+  static hsize_t block_rows_for(const Hid& dataset) {
+    hsize_t chunk = 0;
+    Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+    if (dcpl.valid() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 1, &chunk);
+    detail::take_hdf5_error();
+    if (chunk == 0) return BLOCK_ROWS;
+    return chunk * std::max<hsize_t>(1, BLOCK_ROWS / chunk);
+  }
+
+  struct Member {
+    Hid dataset;
+    Hid type;  // the member's file type
+    H5T_class_t cls = H5T_NO_CLASS;
+    std::size_t rows = 0;
+  };
+
+  static std::string trim_fixed(const char* p, std::size_t size, H5T_str_t pad) {
+    std::size_t n = 0;
+    while (n < size && p[n] != '\0') ++n;
+    if (pad == H5T_STR_SPACEPAD) {
+      while (n > 0 && p[n - 1] == ' ') --n;
+    }
+    return std::string(p, n);
+  }
+
+  Hid open_attribute(const std::string& name) const {
+    if (!has_attribute(name)) throw Error("trace '" + path_ + "': no root attribute '" + name + "'");
+    Hid attr(H5Aopen(file_.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+    if (!attr.valid()) read_error("attribute '" + name + "'");
+    return attr;
+  }
+
+  Hid open_table(const std::string& table) const {
+    if (!has_table(table)) throw Error("trace '" + path_ + "': no table '/" + table + "'");
+    Hid dataset(H5Dopen2(file_.get(), table.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid()) read_error("table '/" + table + "'");
+    Hid type(H5Dget_type(dataset.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_COMPOUND) {
+      throw Error("trace '" + path_ + "': '/" + table + "' is not a table (not a compound dataset)");
+    }
+    return dataset;
+  }
+
+  std::size_t row_count(const Hid& dataset, const std::string& table) const {
+    Hid space(H5Dget_space(dataset.get()), H5Sclose);
+    if (!space.valid() || H5Sget_simple_extent_ndims(space.get()) != 1) {
+      throw Error("trace '" + path_ + "': table '/" + table + "' is not one-dimensional");
+    }
+    hsize_t dims[1] = {0};
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    return static_cast<std::size_t>(dims[0]);
+  }
+
+  Member open_member(const std::string& table, const std::string& column) const {
+    Member m;
+    m.dataset = open_table(table);
+    m.rows = row_count(m.dataset, table);
+    Hid type(H5Dget_type(m.dataset.get()), H5Tclose);
+    const int index = H5Tget_member_index(type.get(), column.c_str());
+    if (index < 0) {
+      detail::take_hdf5_error();
+      throw Error("trace '" + path_ + "': table '/" + table + "' has no column '" + column + "'");
+    }
+    m.type = Hid(H5Tget_member_type(type.get(), static_cast<unsigned>(index)), H5Tclose);
+    m.cls = H5Tget_member_class(type.get(), static_cast<unsigned>(index));
+    if (!m.type.valid()) read_error(table + "." + column);
+    return m;
+  }
+
+  [[noreturn]] void read_error(const std::string& what) const {
+    throw Error(with_hdf5_detail("trace '" + path_ + "': cannot read " + what));
+  }
+
+  [[noreturn]] void type_error_attr(const std::string& name, hid_t type, const std::string& wanted) const {
+    throw Error("trace '" + path_ + "': root attribute '" + name + "' is " + class_name(H5Tget_class(type)) +
+                ", not " + wanted);
+  }
+
+  [[noreturn]] void type_error_column(const std::string& table, const std::string& column, H5T_class_t cls,
+                                      const std::string& wanted) const {
+    throw Error("trace '" + path_ + "': column '" + column + "' of table '/" + table + "' is " + class_name(cls) +
+                ", not " + wanted);
+  }
+
+  std::string path_;
+  Hid file_;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceReader> TraceReader::open(const std::string& path) {
+  return std::make_unique<Hdf5TraceReader>(path);
+}
+
+}  // namespace gcsim::trace

@@ -1,0 +1,100 @@
+// Plots: three non-empty PNG files from gnuplot, for a small run, a large one (binned
+// and quantile-reduced paths) and an empty one; no temporary files left behind.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "analysis/plots.hpp"
+#include "sim/errors.hpp"
+
+namespace fs = std::filesystem;
+using namespace gcsim::analysis;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("gcsim-test-plots-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+bool is_png(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, 8);
+  return in && std::string(magic, 8) == "\x89PNG\r\n\x1a\n";
+}
+
+void check_plots(const TraceData& d) {
+  TempDir dir;
+  const std::vector<std::string> paths = write_plots(d, dir.path.string());
+  REQUIRE(paths.size() == 3);
+  for (const std::string& p : paths) {
+    INFO(p);
+    CHECK(fs::path(p).parent_path() == dir.path);
+    CHECK(fs::file_size(p) > 0);
+    CHECK(is_png(p));
+  }
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    INFO(entry.path());
+    CHECK(entry.path().extension() == ".png");
+    ++files;
+  }
+  CHECK(files == 3);
+}
+
+}  // namespace
+
+TEST_CASE("plots of a small run are three PNG files", "[model][plot]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TraceData d;
+  d.attrs.scenario_name = "it's_small";  // a quote and an underscore in titles
+  d.attrs.end_s = 36000;
+  d.attrs.horizon_s = 36000;
+  d.nodes = {{0, "g4", "A100", 4, 8.0, 0, 36000, 80.0}, {1, "g4", "A100", 4, 8.0, 0, 36000, 80.0}};
+  d.jobs = {{1, "J1", 0, 0, 7200, 4, 4, "g4", 0, 1, 16.0, JobStatus::Completed},
+            {2, "J2", 0, 1800, 12600, 2, 2, "g4", 1, 1, 12.0, JobStatus::Completed},
+            {4, "J4", 7200, 12600, nan, 4, 4, "g4", 1, 1, 52.0, JobStatus::Running},
+            {5, "J5", 30000, nan, nan, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted}};
+  d.utilization = {{0, 4, 8}, {1800, 6, 8}, {12600, 8, 8}, {21600, 4, 8}};
+  check_plots(d);
+}
+
+TEST_CASE("plots of a large run are reduced before plotting", "[model][plot]") {
+  TraceData d;
+  d.attrs.end_s = 30 * 86400.0;
+  d.nodes = {{0, "n", "H100", 8, 30.0, 0, d.attrs.end_s, 30.0 * 720}};
+  const int jobs = 30000;
+  for (int i = 0; i < jobs; ++i) {
+    const double start = i * 80.0 + 10.0;  // steps in time order: each job ends before the next starts
+    const double submit = std::max(0.0, start - (i % 97) * 10.0);
+    d.jobs.push_back({i, "", submit, start, start + 60, 1, 1, "n", 0, 1, 0.5 / 60, JobStatus::Completed});
+    d.utilization.push_back({start, 1, 8});
+    d.utilization.push_back({start + 60, 0, 8});
+  }
+  check_plots(d);
+}
+
+TEST_CASE("plots of an empty run still draw", "[model][plot]") {
+  TraceData d;
+  check_plots(d);
+}
+
+TEST_CASE("plots need an existing directory", "[unit][plot]") {
+  CHECK_THROWS_AS(write_plots(TraceData{}, "/nonexistent/gcsim/plots"), gcsim::Error);
+}

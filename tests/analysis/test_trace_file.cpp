@@ -1,0 +1,306 @@
+// The generic HDF5 trace layer: TraceFile/Table written and read back through
+// TraceReader, the temporary-file protocol, reproducible bytes, and reader errors.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/errors.hpp"
+#include "sim/trace/table_writer.hpp"
+#include "sim/trace/trace_reader.hpp"
+
+namespace fs = std::filesystem;
+using gcsim::trace::Column;
+using gcsim::trace::ColumnType;
+using gcsim::trace::TraceFile;
+using gcsim::trace::TraceReader;
+
+namespace {
+
+// A fresh directory per test case, removed afterwards; ctest runs cases in parallel.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("gcsim-test-trace-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+const std::vector<Column> ALL_TYPES = {
+    {"x", ColumnType::F64},
+    {"id", ColumnType::I64},
+    {"n", ColumnType::I32},
+    {"name", ColumnType::Str},
+    {"state", ColumnType::Enum8, {"idle", "busy", "down"}},
+};
+
+// Rows of every column type; row i is a pure function of i so the reads can be checked.
+void write_rows(gcsim::trace::Table& t, int rows) {
+  for (int i = 0; i < rows; ++i) {
+    t.begin_row();
+    if (i % 3 != 0) t.f64(0, 0.1 * i);  // every third row leaves x at its NaN default
+    t.i64(1, std::int64_t{1} << 40 | i);
+    t.i32(2, -i);
+    if (i % 2 == 0) t.str(3, "job-" + std::to_string(i) + (i == 4 ? " héllo ✓" : ""));  // odd rows: ""
+    t.enum8(4, static_cast<std::uint8_t>(i % 3));
+  }
+}
+
+void write_sample_file(const std::string& path) {
+  auto f = TraceFile::create(path);
+  f->set_attribute("title", std::string_view("sample"));
+  f->set_attribute("pi", 3.141592653589793);
+  f->set_attribute("seed", std::int64_t{42});
+  write_rows(f->add_table("things", ALL_TYPES, 4), 10);
+  f->commit();
+}
+
+}  // namespace
+
+TEST_CASE("trace tables round-trip every column type across chunks", "[unit]") {
+  TempDir dir;
+  const std::string path = dir.file("round.h5");
+  const int rows = 10;  // chunk_rows 4: two full chunks and a partial one
+  const std::string long_text(100000, 'y');  // beyond HDF5's 64 KiB compact attribute limit
+  {
+    auto f = TraceFile::create(path);
+    f->set_attribute("text", std::string_view("line 1\nline 2: \"quoted\" ünïcode ✓"));
+    f->set_attribute("long", std::string_view(long_text));
+    f->set_attribute("empty", std::string_view(""));
+    f->set_attribute("ratio", 0.1);
+    f->set_attribute("big", std::numeric_limits<std::int64_t>::min());
+    f->set_attribute("seed", std::int64_t{7});
+    f->set_attribute("seed", std::int64_t{8});  // setting again replaces
+    auto& t = f->add_table("things", ALL_TYPES, 4);
+    auto& empty = f->add_table("empty", {{"a", ColumnType::F64}});
+    write_rows(t, rows);
+    CHECK(t.rows() == rows);
+    CHECK(empty.rows() == 0);
+    f->commit();
+  }
+  auto r = TraceReader::open(path);
+  CHECK(r->attribute_string("text") == "line 1\nline 2: \"quoted\" ünïcode ✓");
+  CHECK(r->attribute_string("long") == long_text);
+  CHECK(r->attribute_string("empty").empty());
+  CHECK(r->attribute_double("ratio") == 0.1);
+  CHECK(r->attribute_int("big") == std::numeric_limits<std::int64_t>::min());
+  CHECK(r->attribute_int("seed") == 8);
+  CHECK(r->attribute_double("seed") == 8.0);  // integers widen to double
+  CHECK(r->has_attribute("ratio"));
+  CHECK_FALSE(r->has_attribute("nope"));
+
+  CHECK(r->has_table("things"));
+  CHECK_FALSE(r->has_table("nope"));
+  CHECK_FALSE(r->has_table("a/b"));
+  CHECK(r->has_column("things", "state"));
+  CHECK_FALSE(r->has_column("things", "nope"));
+  REQUIRE(r->rows("things") == rows);
+  CHECK(r->rows("empty") == 0);
+  CHECK(r->column_f64("empty", "a").empty());
+
+  const auto x = r->column_f64("things", "x");
+  const auto id = r->column_int("things", "id");
+  const auto n = r->column_int("things", "n");
+  const auto name = r->column_str("things", "name");
+  const auto state = r->column_int("things", "state");
+  for (int i = 0; i < rows; ++i) {
+    INFO("row " << i);
+    if (i % 3 == 0) {
+      CHECK(std::isnan(x[i]));
+    } else {
+      CHECK(x[i] == 0.1 * i);
+    }
+    CHECK(id[i] == (std::int64_t{1} << 40 | i));
+    CHECK(n[i] == -i);
+    CHECK(name[i] == (i % 2 == 0 ? "job-" + std::to_string(i) + (i == 4 ? " héllo ✓" : "") : ""));
+    CHECK(state[i] == i % 3);
+  }
+  CHECK(r->enum_labels("things", "state") == std::vector<std::string>{"idle", "busy", "down"});
+
+  // Several columns in one pass land in the map of their kind; a repeated name is read once.
+  gcsim::trace::Columns cols = r->read_columns("things", {"name", "x", "state", "n", "x"});
+  CHECK(cols.f64.size() == 1);
+  CHECK(cols.ints.size() == 2);
+  CHECK(cols.str.size() == 1);
+  CHECK(cols.str.at("name") == name);
+  CHECK(cols.ints.at("state") == state);
+  CHECK(cols.ints.at("n") == n);
+  CHECK(cols.f64.at("x")[1] == x[1]);
+  CHECK_THROWS_AS(r->read_columns("things", {"x", "nope"}), gcsim::Error);
+  CHECK(r->read_columns("empty", {"a"}).f64.at("a").empty());
+  CHECK(r->column_f64("things", "n")[3] == -3.0);  // integer columns may be read as numbers
+}
+
+TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
+  TempDir dir;
+  const std::string path = dir.file("many.h5");
+  const int rows = 50000;
+  {
+    auto f = TraceFile::create(path);
+    auto& t = f->add_table("events", {{"t", ColumnType::F64}, {"who", ColumnType::Str}}, 8192);
+    for (int i = 0; i < rows; ++i) t.begin_row().f64(0, i).str(1, "n" + std::to_string(i % 100));
+    f->commit();
+  }
+  auto r = TraceReader::open(path);
+  const auto t = r->column_f64("events", "t");
+  const auto who = r->column_str("events", "who");  // read in blocks internally
+  REQUIRE(t.size() == rows);
+  REQUIRE(who.size() == rows);
+  CHECK(t[rows - 1] == rows - 1);
+  CHECK(who[12345] == "n45");
+  CHECK(who[rows - 1] == "n99");
+}
+
+TEST_CASE("a trace file appears only on commit", "[unit]") {
+  TempDir dir;
+  const std::string path = dir.file("t.h5");
+  SECTION("committed") {
+    auto f = TraceFile::create(path);
+    f->add_table("a", {{"v", ColumnType::I32}}).begin_row().i32(0, 1);
+    CHECK(fs::exists(path + ".tmp"));
+    CHECK_FALSE(fs::exists(path));
+    f->commit();
+    CHECK(fs::exists(path));
+    CHECK_FALSE(fs::exists(path + ".tmp"));
+    CHECK_THROWS_AS(f->commit(), std::logic_error);
+    f.reset();
+    CHECK(fs::exists(path));  // destroying a committed file keeps it
+  }
+  SECTION("abandoned") {
+    {
+      auto f = TraceFile::create(path);
+      f->add_table("a", {{"v", ColumnType::I32}}).begin_row().i32(0, 1);
+      CHECK(fs::exists(path + ".tmp"));
+    }
+    CHECK_FALSE(fs::exists(path + ".tmp"));
+    CHECK_FALSE(fs::exists(path));
+  }
+  SECTION("a stale temporary file is replaced") {
+    std::ofstream(path + ".tmp") << "garbage";
+    write_sample_file(path);
+    CHECK(TraceReader::open(path)->rows("things") == 10);
+  }
+  SECTION("an existing trace is replaced on commit") {
+    std::ofstream(path) << "old";
+    write_sample_file(path);
+    CHECK(TraceReader::open(path)->attribute_string("title") == "sample");
+  }
+}
+
+TEST_CASE("identical content gives byte-identical trace files", "[unit]") {
+  TempDir dir;
+  write_sample_file(dir.file("a.h5"));
+  // Object timestamps have one-second resolution: cross a second boundary between runs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  write_sample_file(dir.file("b.h5"));
+  const std::string a = read_bytes(dir.file("a.h5"));
+  const std::string b = read_bytes(dir.file("b.h5"));
+  REQUIRE(a.size() > 0);
+  CHECK(a == b);
+}
+
+TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
+  TempDir dir;
+  SECTION("unwritable path") {
+    CHECK_THROWS_AS(TraceFile::create(dir.file("no/such/dir/t.h5")), gcsim::Error);
+    try {
+      TraceFile::create(dir.file("no/such/dir/t.h5"));
+    } catch (const gcsim::Error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("no/such/dir/t.h5.tmp"));
+    }
+  }
+  auto f = TraceFile::create(dir.file("t.h5"));
+  SECTION("bad definitions") {
+    CHECK_THROWS_AS(f->add_table("", {{"a", ColumnType::F64}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("a/b", {{"a", ColumnType::F64}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"a", ColumnType::F64}, {"a", ColumnType::I32}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"e", ColumnType::Enum8}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"e", ColumnType::Enum8, {"x", "x"}}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"e", ColumnType::I32, {"x"}}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"a", ColumnType::F64}}, 0), gcsim::Error);
+    f->add_table("t", {{"a", ColumnType::F64}});
+    CHECK_THROWS_AS(f->add_table("t", {{"a", ColumnType::F64}}), gcsim::Error);
+  }
+  SECTION("misuse of a table is a logic error") {
+    auto& t = f->add_table("t", {{"a", ColumnType::F64}, {"e", ColumnType::Enum8, {"x", "y"}}});
+    CHECK_THROWS_AS(t.f64(0, 1.0), std::logic_error);  // before begin_row()
+    t.begin_row();
+    CHECK_THROWS_AS(t.i32(0, 1), std::logic_error);   // wrong type
+    CHECK_THROWS_AS(t.f64(2, 1.0), std::logic_error);  // no such column
+    CHECK_THROWS_AS(t.enum8(1, 2), std::logic_error);  // no label for 2
+    f->commit();
+    CHECK_THROWS_AS(t.begin_row(), std::logic_error);  // after commit
+  }
+  SECTION("strings with NUL bytes") {
+    auto& t = f->add_table("t", {{"s", ColumnType::Str}});
+    t.begin_row();
+    CHECK_THROWS_AS(t.str(0, std::string_view("a\0b", 3)), gcsim::Error);
+    CHECK_THROWS_AS(f->set_attribute("s", std::string_view("a\0b", 3)), gcsim::Error);
+  }
+}
+
+TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
+  TempDir dir;
+  const auto message_of = [](auto&& fn) {
+    try {
+      fn();
+    } catch (const gcsim::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SECTION("missing file") {
+    const std::string path = dir.file("missing.h5");
+    CHECK_THROWS_AS(TraceReader::open(path), gcsim::Error);
+    CHECK_THAT(message_of([&] { TraceReader::open(path); }), Catch::Contains(path));
+  }
+  SECTION("not an HDF5 file") {
+    const std::string path = dir.file("text.h5");
+    std::ofstream(path) << "this is not HDF5\n";
+    CHECK_THROWS_AS(TraceReader::open(path), gcsim::Error);
+    CHECK_THAT(message_of([&] { TraceReader::open(path); }), Catch::Contains("not an HDF5 file"));
+  }
+  SECTION("a directory") { CHECK_THROWS_AS(TraceReader::open(dir.path.string()), gcsim::Error); }
+  SECTION("missing objects and wrong types") {
+    const std::string path = dir.file("s.h5");
+    write_sample_file(path);
+    auto r = TraceReader::open(path);
+    CHECK_THROWS_AS(r->rows("nope"), gcsim::Error);
+    CHECK_THAT(message_of([&] { r->column_f64("nope", "x"); }), Catch::Contains(path) && Catch::Contains("nope"));
+    CHECK_THAT(message_of([&] { r->column_f64("things", "nope"); }),
+               Catch::Contains(path) && Catch::Contains("things") && Catch::Contains("nope"));
+    CHECK_THROWS_AS(r->column_str("things", "x"), gcsim::Error);
+    CHECK_THROWS_AS(r->column_int("things", "x"), gcsim::Error);
+    CHECK_THROWS_AS(r->column_f64("things", "name"), gcsim::Error);
+    CHECK_THROWS_AS(r->enum_labels("things", "id"), gcsim::Error);
+    CHECK_THROWS_AS(r->attribute_string("nope"), gcsim::Error);
+    CHECK_THROWS_AS(r->attribute_string("pi"), gcsim::Error);
+    CHECK_THROWS_AS(r->attribute_int("pi"), gcsim::Error);
+    CHECK_THROWS_AS(r->attribute_double("title"), gcsim::Error);
+    CHECK_THAT(message_of([&] { r->attribute_int("nope"); }), Catch::Contains(path) && Catch::Contains("nope"));
+  }
+}
