@@ -14,10 +14,13 @@ namespace gcsim::models {
 
 class GpuCatalog {
  public:
-  // Parses a catalog document (`gpus: [...]`); strict (unknown keys, bad units -> ConfigError).
-  // Entries whose name equals an existing entry's name replace it; an alias that names a
-  // different existing GPU is a Duplicate error.
+  // Parses a catalog document (`gpus: [...]`, format in docs/gpu-catalog.md); strict
+  // (unknown keys, bad units -> ConfigError). Entries whose name equals an existing entry's
+  // name replace it whole, aliases included; a name or alias that names a different GPU
+  // (already in the catalog or earlier in the same file) is a Duplicate error. The file is
+  // checked whole first: on any error the catalog is unchanged.
   void add_from(const config::ConfigNode& root);
+  // The same rules for a spec built in code; throws std::invalid_argument on a clash.
   void add(GpuSpec spec);
 
   // Resolves canonical names and aliases; nullptr when unknown.
