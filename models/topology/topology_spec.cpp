@@ -1,0 +1,304 @@
+// Reading and validating the network and node-internals specs; see topology_spec.hpp.
+#include "models/topology/topology_spec.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "sim/units.hpp"
+
+namespace gcsim::topology {
+
+using config::ConfigNode;
+using config::MapReader;
+
+std::string_view link_kind_name(LinkKind k) {
+  switch (k) {
+    case LinkKind::NvLink: return "nvlink";
+    case LinkKind::NvSwitch: return "nvswitch";
+    case LinkKind::Pcie: return "pcie";
+    case LinkKind::Ethernet: return "ethernet";
+    case LinkKind::Infiniband: return "infiniband";
+  }
+  return "?";
+}
+
+std::string_view fabric_name(Fabric f) {
+  switch (f) {
+    case Fabric::SingleSwitch: return "single-switch";
+    case Fabric::LeafSpine: return "leaf-spine";
+    case Fabric::FatTree: return "fat-tree";
+    case Fabric::Explicit: return "explicit";
+  }
+  return "?";
+}
+
+double pcie_bytes_per_s(int gen, int lanes) {
+  // GT/s per lane; 128b/130b encoding from gen3 on.
+  const double gt_per_s = gen == 3 ? 8e9 : gen == 4 ? 16e9 : 32e9;
+  return gt_per_s * lanes * (128.0 / 130.0) / 8.0;
+}
+
+double nvlink_link_bytes_per_s(int gen) { return gen == 1 ? 20e9 : 25e9; }
+
+namespace {
+
+const std::vector<std::string>& fabric_names() {
+  static const std::vector<std::string> names{"single-switch", "leaf-spine", "fat-tree", "explicit"};
+  return names;
+}
+
+LinkKind read_link_kind(const ConfigNode& n) {
+  static const std::vector<std::string> names{"nvlink", "nvswitch", "pcie", "ethernet", "infiniband"};
+  const std::string s = config::read_enum(n, names);
+  if (s == "nvlink") return LinkKind::NvLink;
+  if (s == "nvswitch") return LinkKind::NvSwitch;
+  if (s == "pcie") return LinkKind::Pcie;
+  if (s == "infiniband") return LinkKind::Infiniband;
+  return LinkKind::Ethernet;
+}
+
+sim::SimTime read_latency(const ConfigNode& n) { return config::read_duration(n, sim::SimTime::zero()); }
+
+FabricLinkSpec read_fabric_link(const ConfigNode& n) {
+  MapReader r(n);
+  FabricLinkSpec s;
+  if (const ConfigNode* v = r.optional("speed")) s.bytes_per_s = config::read_bytes_per_s(*v);
+  if (const ConfigNode* v = r.optional("latency")) s.latency = read_latency(*v);
+  if (const ConfigNode* v = r.optional("kind")) s.kind = read_link_kind(*v);
+  r.finish();
+  return s;
+}
+
+// "4", 4, "4:1" -> 4; must be >= 1.
+double read_oversubscription(const ConfigNode& n) {
+  const std::string& text = n.scalar();
+  double value = 0;
+  try {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) {
+      value = units::parse_number(text);
+    } else {
+      const double num = units::parse_number(std::string_view(text).substr(0, colon));
+      const double den = units::parse_number(std::string_view(text).substr(colon + 1));
+      if (!(den > 0)) n.fail(ErrorCode::OutOfRange, "oversubscription '" + text + "': the ratio's right side must be > 0");
+      value = num / den;
+    }
+  } catch (const units::UnitError& e) {
+    n.fail(ErrorCode::WrongType, "oversubscription '" + text + "' is not a number or a ratio like 4:1 (" + e.what() + ")");
+  }
+  if (!(value >= 1.0)) n.fail(ErrorCode::OutOfRange, "oversubscription must be >= 1 (1 = non-blocking), got '" + text + "'");
+  return value;
+}
+
+std::vector<std::string> read_name_list(const ConfigNode& n, std::string_view what) {
+  if (!n.is_sequence()) n.fail(ErrorCode::WrongType, std::string(what) + " must be a list of names, got a " + std::string(n.kind_name()));
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const ConfigNode& item : n.items()) {
+    std::string name = config::read_string(item);
+    if (!seen.insert(name).second) item.fail(ErrorCode::Duplicate, std::string(what) + ": '" + name + "' is listed twice");
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+// `hosts:` of a generated fabric: a count or a list of names.
+void read_generated_hosts(const ConfigNode& n, NetworkSpec& s) {
+  if (n.is_sequence()) {
+    s.hosts = read_name_list(n, "hosts");
+    if (s.hosts.empty()) n.fail(ErrorCode::OutOfRange, "hosts must not be empty");
+    s.host_count = static_cast<int>(s.hosts.size());
+  } else {
+    s.host_count = static_cast<int>(config::read_int(n, 1, 1'000'000));
+  }
+}
+
+void read_explicit(MapReader& r, NetworkSpec& s) {
+  const ConfigNode& hosts_node = r.required("hosts");
+  s.hosts = read_name_list(hosts_node, "hosts");
+  if (s.hosts.empty()) hosts_node.fail(ErrorCode::OutOfRange, "an explicit fabric needs at least one host");
+  s.host_count = static_cast<int>(s.hosts.size());
+
+  const ConfigNode& links_node = r.required("links");
+  if (!links_node.is_sequence()) links_node.fail(ErrorCode::WrongType, "links must be a list of maps");
+  if (links_node.size() == 0) links_node.fail(ErrorCode::OutOfRange, "an explicit fabric needs at least one link");
+  std::set<std::string> link_names;
+  for (const ConfigNode& item : links_node.items()) {
+    MapReader lr(item);
+    ExplicitLinkSpec l;
+    const ConfigNode& name = lr.required("name");
+    l.name = config::read_string(name);
+    if (!link_names.insert(l.name).second) name.fail(ErrorCode::Duplicate, "link '" + l.name + "' is defined twice");
+    const ConfigNode& between = lr.required("between");
+    if (!between.is_sequence() || between.size() != 2)
+      between.fail(ErrorCode::WrongType, "between must be a list of two node names, like [H0, H1]");
+    l.a = config::read_string(between.at(0));
+    l.b = config::read_string(between.at(1));
+    if (l.a == l.b) between.fail(ErrorCode::Infeasible, "link '" + l.name + "' connects '" + l.a + "' to itself");
+    l.bytes_per_s = config::read_bytes_per_s(lr.required("bandwidth"));
+    if (const ConfigNode* v = lr.optional("latency")) l.latency = read_latency(*v);
+    if (const ConfigNode* v = lr.optional("duplex")) l.half_duplex = config::read_enum(*v, {"full", "half"}) == "half";
+    if (const ConfigNode* v = lr.optional("kind")) l.kind = read_link_kind(*v);
+    lr.finish();
+    s.links.push_back(std::move(l));
+  }
+
+  if (const ConfigNode* routes = r.optional("routes")) {
+    if (!routes->is_sequence()) routes->fail(ErrorCode::WrongType, "routes must be a list of {from, to, links}");
+    std::set<std::pair<std::string, std::string>> pairs;
+    for (const ConfigNode& item : routes->items()) {
+      MapReader rr(item);
+      RouteSpec route;
+      const ConfigNode& from = rr.required("from");
+      const ConfigNode& to = rr.required("to");
+      route.from = config::read_string(from);
+      route.to = config::read_string(to);
+      for (const auto* end : {&from, &to}) {
+        const std::string name = config::read_string(*end);
+        if (std::find(s.hosts.begin(), s.hosts.end(), name) == s.hosts.end()) {
+          const std::string hint = did_you_mean(name, s.hosts);
+          end->fail(ErrorCode::UnknownName, "'" + name + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+        }
+      }
+      if (route.from == route.to) to.fail(ErrorCode::Infeasible, "a route needs two different hosts");
+      if (!pairs.insert({route.from, route.to}).second)
+        item.fail(ErrorCode::Duplicate, "a route from '" + route.from + "' to '" + route.to + "' is already given");
+      const ConfigNode& links = rr.required("links");
+      if (!links.is_sequence() || links.size() == 0) links.fail(ErrorCode::WrongType, "a route's links must be a non-empty list of link names");
+      // Walk the route: each link must touch the node reached so far.
+      std::string at = route.from;
+      for (const ConfigNode& ln : links.items()) {
+        const std::string name = config::read_string(ln);
+        const auto it = std::find_if(s.links.begin(), s.links.end(), [&](const ExplicitLinkSpec& l) { return l.name == name; });
+        if (it == s.links.end()) {
+          std::vector<std::string> names;
+          for (const auto& l : s.links) names.push_back(l.name);
+          const std::string hint = did_you_mean(name, names);
+          ln.fail(ErrorCode::UnknownName, "no link named '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+        }
+        if (it->a == at) {
+          at = it->b;
+        } else if (it->b == at) {
+          at = it->a;
+        } else {
+          ln.fail(ErrorCode::Infeasible, "link '" + name + "' does not touch '" + at + "', where the route has reached");
+        }
+        route.links.push_back(name);
+      }
+      if (at != route.to) links.fail(ErrorCode::Infeasible, "the route ends at '" + at + "', not at '" + route.to + "'");
+      rr.finish();
+      s.routes.push_back(std::move(route));
+    }
+  }
+}
+
+}  // namespace
+
+NetworkSpec parse_network_spec(const ConfigNode& network) {
+  MapReader r(network);
+  NetworkSpec s;
+  s.mark = network.mark();
+  s.path = network.path();
+  if (const ConfigNode* f = r.optional("fabric")) {
+    const std::string name = config::read_enum(*f, fabric_names());
+    s.fabric = name == "leaf-spine" ? Fabric::LeafSpine
+               : name == "fat-tree" ? Fabric::FatTree
+               : name == "explicit" ? Fabric::Explicit
+                                    : Fabric::SingleSwitch;
+  }
+  switch (s.fabric) {
+    case Fabric::SingleSwitch:
+      if (const ConfigNode* v = r.optional("link")) s.link = read_fabric_link(*v);
+      if (const ConfigNode* v = r.optional("hosts")) read_generated_hosts(*v, s);
+      break;
+    case Fabric::LeafSpine: {
+      if (const ConfigNode* v = r.optional("link")) s.link = read_fabric_link(*v);
+      s.nodes_per_leaf = static_cast<int>(config::read_int(r.required("nodes_per_leaf"), 1, 100'000));
+      s.spines = static_cast<int>(config::read_int(r.required("spines"), 1, 100'000));
+      if (const ConfigNode* v = r.optional("leaves")) s.leaves = static_cast<int>(config::read_int(*v, 1, 100'000));
+      if (const ConfigNode* v = r.optional("oversubscription")) s.oversubscription = read_oversubscription(*v);
+      if (const ConfigNode* v = r.optional("hosts")) {
+        read_generated_hosts(*v, s);
+        if (s.leaves > 0 && s.host_count > s.leaves * s.nodes_per_leaf)
+          v->fail(ErrorCode::Infeasible, std::to_string(s.host_count) + " hosts do not fit on " + std::to_string(s.leaves) +
+                                             " leaves of " + std::to_string(s.nodes_per_leaf));
+      }
+      break;
+    }
+    case Fabric::FatTree: {
+      if (const ConfigNode* v = r.optional("link")) s.link = read_fabric_link(*v);
+      const ConfigNode& k = r.required("k");
+      s.k = static_cast<int>(config::read_int(k, 2, 1024));
+      if (s.k % 2 != 0) k.fail(ErrorCode::OutOfRange, "a k-ary fat-tree needs an even k, got " + std::to_string(s.k));
+      if (const ConfigNode* v = r.optional("hosts")) {
+        read_generated_hosts(*v, s);
+        const long long capacity = static_cast<long long>(s.k) * s.k * s.k / 4;
+        if (s.host_count > capacity)
+          v->fail(ErrorCode::Infeasible, std::to_string(s.host_count) + " hosts exceed a k=" + std::to_string(s.k) +
+                                             " fat-tree's " + std::to_string(capacity) + " ports");
+      }
+      break;
+    }
+    case Fabric::Explicit:
+      read_explicit(r, s);
+      break;
+  }
+  r.finish();
+  return s;
+}
+
+NodeInternalsSpec parse_node_internals(MapReader& node_type) {
+  NodeInternalsSpec s;
+  static const std::vector<std::string> gens{"gen3", "gen4", "gen5"};
+  if (const ConfigNode* p = node_type.optional("pcie")) {
+    if (p->is_map()) {
+      MapReader pr(*p);
+      s.pcie_gen = static_cast<int>(config::read_int(pr.required("gen"), 3, 5));
+      if (const ConfigNode* lanes = pr.optional("lanes")) {
+        s.pcie_lanes = static_cast<int>(config::read_int(*lanes, 1, 16));
+        if ((s.pcie_lanes & (s.pcie_lanes - 1)) != 0)
+          lanes->fail(ErrorCode::OutOfRange, "PCIe lanes must be 1, 2, 4, 8 or 16");
+      }
+      pr.finish();
+    } else {
+      s.pcie_gen = config::read_enum(*p, gens).back() - '0';
+    }
+  }
+  if (const ConfigNode* g = node_type.optional("gpus_per_pcie_switch"))
+    s.gpus_per_pcie_switch = static_cast<int>(config::read_int(*g, 1, 1024));
+  if (const ConfigNode* n = node_type.optional("nvlink")) {
+    s.nvlink_mark = n->mark();
+    s.nvlink_path = n->path();
+    if (n->is_map()) {
+      MapReader nr(*n);
+      s.nvlink = NvlinkMode::PointToPoint;
+      s.nvlink_gen = static_cast<int>(config::read_int(nr.required("gen"), 1, 4));
+      s.nvlink_links = static_cast<int>(config::read_int(nr.required("links"), 1, 64));
+      nr.finish();
+    } else {
+      s.nvlink = config::read_enum(*n, {"none", "nvswitch"}) == "none" ? NvlinkMode::None : NvlinkMode::NvSwitch;
+    }
+  }
+  if (const ConfigNode* n = node_type.optional("nics")) {
+    MapReader nr(*n);
+    if (const ConfigNode* v = nr.optional("count")) s.nic_count = static_cast<int>(config::read_int(*v, 1, 64));
+    if (const ConfigNode* v = nr.optional("speed")) s.nic_bytes_per_s = config::read_bytes_per_s(*v);
+    if (const ConfigNode* v = nr.optional("rdma")) s.rdma = config::read_bool(*v);
+    nr.finish();
+  }
+  return s;
+}
+
+NodeInternalsSpec resolve_node_internals(const NodeInternalsSpec& spec, const models::GpuSpec& gpu) {
+  NodeInternalsSpec s = spec;
+  if (s.pcie_gen == 0) s.pcie_gen = gpu.pcie_gen >= 3 && gpu.pcie_gen <= 5 ? gpu.pcie_gen : 4;
+  if (s.nvlink == NvlinkMode::Auto) s.nvlink = gpu.nvlink_bytes_per_s > 0 ? NvlinkMode::NvSwitch : NvlinkMode::None;
+  if (s.nvlink == NvlinkMode::NvSwitch && !(gpu.nvlink_bytes_per_s > 0))
+    throw ConfigError(ErrorCode::Infeasible, s.nvlink_mark, s.nvlink_path,
+                      "nvlink: nvswitch needs a GPU with NVLink; " + gpu.name + " has none");
+  return s;
+}
+
+}  // namespace gcsim::topology

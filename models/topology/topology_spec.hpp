@@ -1,0 +1,107 @@
+// Typed, validated descriptions of the network: the `network:` section (the fabric between
+// nodes) and the node-internal keys of a node type (pcie, nvlink, nics,
+// gpus_per_pcie_switch). Every key, unit and default is listed in docs/network.md.
+//
+// PCIe bandwidth per direction of a link of `lanes` lanes: rate_GT/s * lanes * 128/130 / 8
+// bytes/s (PCI-SIG base specifications 3.0, 4.0, 5.0: 8, 16, 32 GT/s with 128b/130b
+// encoding), so x16 is 15.75 GB/s (gen3), 31.5 GB/s (gen4), 63.0 GB/s (gen5).
+// NVLink per link per direction: gen1 20 GB/s (P100), gen2 25 GB/s (V100), gen3 25 GB/s
+// (A100, 12 links = 300 GB/s), gen4 25 GB/s (H100, 18 links = 450 GB/s) (NVIDIA's V100,
+// A100 and H100 architecture whitepapers).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+#include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models {
+struct GpuSpec;
+}
+
+namespace gcsim::topology {
+
+enum class LinkKind { NvLink, NvSwitch, Pcie, Ethernet, Infiniband };
+std::string_view link_kind_name(LinkKind k);
+
+enum class Fabric { SingleSwitch, LeafSpine, FatTree, Explicit };
+std::string_view fabric_name(Fabric f);
+
+// Per-direction bandwidth of PCIe generation 3..5 with `lanes` lanes.
+double pcie_bytes_per_s(int gen, int lanes = 16);
+// Per-direction bandwidth of one NVLink of generation 1..4.
+double nvlink_link_bytes_per_s(int gen);
+
+struct FabricLinkSpec {
+  double bytes_per_s = 100e9 / 8;  // speed; default 100Gbps
+  sim::SimTime latency = sim::SimTime::from_ns(1000);
+  LinkKind kind = LinkKind::Ethernet;
+};
+
+struct ExplicitLinkSpec {
+  std::string name;
+  std::string a, b;      // `between: [a, b]`
+  double bytes_per_s = 0;  // per direction (full duplex) or shared (half duplex)
+  sim::SimTime latency;
+  bool half_duplex = false;
+  LinkKind kind = LinkKind::Ethernet;
+};
+
+struct RouteSpec {
+  std::string from, to;
+  std::vector<std::string> links;  // walked in order from `from`
+};
+
+struct NetworkSpec {
+  Fabric fabric = Fabric::SingleSwitch;
+  FabricLinkSpec link;             // single-switch, leaf-spine, fat-tree
+  // leaf-spine
+  int nodes_per_leaf = 0;
+  int leaves = 0;                  // 0: as many as the nodes need
+  int spines = 0;
+  double oversubscription = 0;     // 0: uplinks run at link speed
+  // fat-tree
+  int k = 0;
+  // Endpoints for `gcsim flows`: explicit names; for generated fabrics an optional count
+  // (host_count) or list of names; hosts are attached to the fabric in order.
+  std::vector<std::string> hosts;
+  int host_count = 0;
+  // explicit
+  std::vector<ExplicitLinkSpec> links;
+  std::vector<RouteSpec> routes;
+  SourceMark mark;
+  std::string path = "network";
+};
+
+// Parses the `network:` map. Throws ConfigError (unknown-key with did-you-mean,
+// missing-key, bad-unit, out-of-range, unknown-name, duplicate, infeasible, wrong-type).
+NetworkSpec parse_network_spec(const config::ConfigNode& network);
+
+enum class NvlinkMode { Auto, None, NvSwitch, PointToPoint };
+
+struct NodeInternalsSpec {
+  int pcie_gen = 0;          // 0: from GpuSpec::pcie_gen (gen4 if the GPU gives none)
+  int pcie_lanes = 16;
+  int gpus_per_pcie_switch = 2;
+  NvlinkMode nvlink = NvlinkMode::Auto;  // Auto: nvswitch if the GPU has NVLink, else none
+  int nvlink_gen = 0;
+  int nvlink_links = 0;
+  int nic_count = 1;
+  double nic_bytes_per_s = 100e9 / 8;
+  bool rdma = false;
+  SourceMark nvlink_mark;    // where `nvlink:` was written, for errors found at resolve
+  std::string nvlink_path;
+};
+
+// Consumes the optional keys pcie, nvlink, nics, gpus_per_pcie_switch of a node type map
+// (the caller owns the reader and calls finish()).
+NodeInternalsSpec parse_node_internals(config::MapReader& node_type);
+
+// Fills the defaults that depend on the GPU (pcie generation, nvlink Auto). Throws
+// ConfigError(Infeasible) at `nvlink:` when nvswitch is asked of a GPU without NVLink.
+NodeInternalsSpec resolve_node_internals(const NodeInternalsSpec& spec, const models::GpuSpec& gpu);
+
+}  // namespace gcsim::topology

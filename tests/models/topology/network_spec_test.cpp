@@ -1,0 +1,264 @@
+// The `network:` section and node-internals keys: the shapes as written, and every
+// validation branch by its error code.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "models/topology/topology.hpp"
+#include "models/topology/topology_spec.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
+
+using gcsim::ConfigError;
+using gcsim::ErrorCode;
+using namespace gcsim::topology;
+
+namespace {
+
+NetworkSpec parse(const std::string& body) {
+  const auto doc = gcsim::config::load_yaml_string("network:\n" + body, "net.yaml");
+  return parse_network_spec(*doc.root.find("network"));
+}
+
+ErrorCode code_of(const std::string& body) {
+  try {
+    parse(body);
+  } catch (const ConfigError& e) {
+    return e.code();
+  }
+  FAIL("no ConfigError for:\n" << body);
+  return ErrorCode::Syntax;
+}
+
+// Parses a node type map, reading the keys the lead's loader reads, so finish() is strict.
+NodeInternalsSpec parse_node(const std::string& body) {
+  const auto doc = gcsim::config::load_yaml_string(body, "node.yaml");
+  gcsim::config::MapReader r(doc.root);
+  for (const char* k : {"name", "gpu", "gpus", "cpu_cores", "memory", "count", "price"}) r.optional(k);
+  NodeInternalsSpec s = parse_node_internals(r);
+  r.finish();
+  return s;
+}
+
+ErrorCode node_code_of(const std::string& body) {
+  try {
+    parse_node(body);
+  } catch (const ConfigError& e) {
+    return e.code();
+  }
+  FAIL("no ConfigError for:\n" << body);
+  return ErrorCode::Syntax;
+}
+
+const std::string EXPLICIT =
+    "  fabric: explicit\n"
+    "  hosts: [H0, H1, H2]\n"
+    "  links:\n"
+    "    - {name: L1, between: [H0, S], bandwidth: 10GB/s, latency: 1us}\n"
+    "    - {name: L2, between: [S, H1], bandwidth: 5GB/s}\n"
+    "    - {name: L3, between: [H1, H2], bandwidth: 5GB/s, duplex: half}\n";
+
+}  // namespace
+
+TEST_CASE("network spec: the issue's leaf-spine and node type parse as written", "[unit][network]") {
+  const NetworkSpec s = parse(
+      "  fabric: leaf-spine\n"
+      "  nodes_per_leaf: 2\n"
+      "  spines: 2\n"
+      "  link: {speed: 200Gbps, latency: 2us, kind: infiniband}\n");
+  CHECK(s.fabric == Fabric::LeafSpine);
+  CHECK(s.nodes_per_leaf == 2);
+  CHECK(s.spines == 2);
+  CHECK(s.link.bytes_per_s == Approx(25e9));
+  CHECK(s.link.latency.ns() == 2000);
+  CHECK(s.link.kind == LinkKind::Infiniband);
+
+  const NodeInternalsSpec n = parse_node(
+      "name: dgx-a100\n"
+      "gpu: A100-80GB-SXM\n"
+      "gpus: 8\n"
+      "cpu_cores: 128\n"
+      "memory: 2TiB\n"
+      "pcie: gen4                 # gen3 | gen4 | gen5 (x16 per GPU)\n"
+      "nvlink: nvswitch           # none | nvswitch | {gen: 3, links: 12} point to point\n"
+      "nics: {count: 8, speed: 200Gbps, rdma: true}\n"
+      "count: 4\n"
+      "price: {on_demand_per_hour: 32.77}\n");
+  CHECK(n.pcie_gen == 4);
+  CHECK(n.nvlink == NvlinkMode::NvSwitch);
+  CHECK(n.nic_count == 8);
+  CHECK(n.nic_bytes_per_s == Approx(25e9));
+  CHECK(n.rdma);
+  const NodeInternalsSpec p2p = parse_node("nvlink: {gen: 3, links: 12}\npcie: {gen: 5, lanes: 8}\n");
+  CHECK(p2p.nvlink == NvlinkMode::PointToPoint);
+  CHECK(p2p.nvlink_links == 12);
+  CHECK(p2p.pcie_lanes == 8);
+}
+
+TEST_CASE("network spec: defaults", "[unit][network]") {
+  const NetworkSpec s = parse("  fabric: single-switch\n");
+  CHECK(s.link.bytes_per_s == Approx(12.5e9));
+  CHECK(s.link.latency.ns() == 1000);
+  CHECK(s.link.kind == LinkKind::Ethernet);
+  const NodeInternalsSpec n = parse_node("name: x\n");
+  CHECK(n.pcie_gen == 0);
+  CHECK(n.nvlink == NvlinkMode::Auto);
+  CHECK(n.nic_count == 1);
+  CHECK(n.nic_bytes_per_s == Approx(12.5e9));
+  CHECK_FALSE(n.rdma);
+  gcsim::models::GpuSpec a100;
+  a100.name = "A100";
+  a100.pcie_gen = 4;
+  a100.nvlink_bytes_per_s = 300e9;
+  const NodeInternalsSpec r = resolve_node_internals(n, a100);
+  CHECK(r.pcie_gen == 4);
+  CHECK(r.nvlink == NvlinkMode::NvSwitch);
+  gcsim::models::GpuSpec t4;
+  t4.name = "T4";
+  t4.pcie_gen = 3;
+  const NodeInternalsSpec r2 = resolve_node_internals(n, t4);
+  CHECK(r2.pcie_gen == 3);
+  CHECK(r2.nvlink == NvlinkMode::None);
+}
+
+TEST_CASE("network spec: explicit fabric parses links, duplex and routes", "[unit][network]") {
+  const NetworkSpec s = parse(EXPLICIT + "  routes: [{from: H0, to: H2, links: [L1, L2, L3]}]\n");
+  CHECK(s.fabric == Fabric::Explicit);
+  CHECK(s.hosts.size() == 3);
+  REQUIRE(s.links.size() == 3);
+  CHECK(s.links[0].latency.ns() == 1000);
+  CHECK(s.links[1].latency.ns() == 0);
+  CHECK(s.links[2].half_duplex);
+  REQUIRE(s.routes.size() == 1);
+  CHECK(s.routes[0].links.size() == 3);
+}
+
+TEST_CASE("network spec: every validation branch", "[unit][network]") {
+  SECTION("general") {
+    CHECK(code_of("  fabric: leaf-spline\n") == ErrorCode::UnknownName);
+    CHECK(code_of("  fabric: single-switch\n  spines: 2\n") == ErrorCode::UnknownKey);
+    CHECK(code_of("  fabric: single-switch\n  link: {speed: 100}\n") == ErrorCode::BadUnit);
+    CHECK(code_of("  fabric: single-switch\n  link: {speed: 100Gbps, kind: token-ring}\n") == ErrorCode::UnknownName);
+    CHECK(code_of("  fabric: single-switch\n  link: {sped: 100Gbps}\n") == ErrorCode::UnknownKey);
+    CHECK(code_of("  fabric: single-switch\n  link: {latency: 5}\n") == ErrorCode::BadUnit);
+    CHECK(code_of("  fabric: single-switch\n  hosts: 0\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: single-switch\n  hosts: []\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: single-switch\n  hosts: [a, a]\n") == ErrorCode::Duplicate);
+  }
+  SECTION("leaf-spine") {
+    CHECK(code_of("  fabric: leaf-spine\n  spines: 2\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 0\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 0\n  spines: 1\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  leaves: 0\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  oversubscription: 0.5\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  oversubscription: lots\n") == ErrorCode::WrongType);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  oversubscription: \"4:0\"\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  leaves: 2\n  hosts: 5\n") == ErrorCode::Infeasible);
+    CHECK(parse("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  oversubscription: \"4:1\"\n").oversubscription == 4.0);
+    CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  k: 4\n") == ErrorCode::UnknownKey);
+  }
+  SECTION("fat-tree") {
+    CHECK(code_of("  fabric: fat-tree\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: fat-tree\n  k: 5\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: fat-tree\n  k: 0\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: fat-tree\n  k: 4\n  hosts: 17\n") == ErrorCode::Infeasible);
+  }
+  SECTION("explicit") {
+    CHECK(code_of("  fabric: explicit\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s}]\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: explicit\n  hosts: a\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s}]\n") == ErrorCode::WrongType);
+    CHECK(code_of("  fabric: explicit\n  hosts: []\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s}]\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a, a]\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s}]\n") == ErrorCode::Duplicate);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: x\n") == ErrorCode::WrongType);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: []\n") == ErrorCode::OutOfRange);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s}, {name: L, between: [a, c], bandwidth: 1GB/s}]\n") ==
+          ErrorCode::Duplicate);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{between: [a, b], bandwidth: 1GB/s}]\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a], bandwidth: 1GB/s}]\n") == ErrorCode::WrongType);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a, a], bandwidth: 1GB/s}]\n") == ErrorCode::Infeasible);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a, b]}]\n") == ErrorCode::MissingKey);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a, b], bandwidth: 1GB}]\n") == ErrorCode::BadUnit);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s, duplex: simplex}]\n") ==
+          ErrorCode::UnknownName);
+    CHECK(code_of("  fabric: explicit\n  hosts: [a]\n  links: [{name: L, between: [a, b], bandwidth: 1GB/s, bandwith: 2GB/s}]\n") ==
+          ErrorCode::UnknownKey);
+    CHECK(code_of(EXPLICIT + "  routes: {from: H0}\n") == ErrorCode::WrongType);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H9, to: H2, links: [L1]}]\n") == ErrorCode::UnknownName);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: S, links: [L1]}]\n") == ErrorCode::UnknownName);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H0, links: [L1]}]\n") == ErrorCode::Infeasible);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H1, links: [L1, L2]}, {from: H0, to: H1, links: [L1, L2]}]\n") ==
+          ErrorCode::Duplicate);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H1, links: []}]\n") == ErrorCode::WrongType);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H1, links: [L1, L9]}]\n") == ErrorCode::UnknownName);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H1, links: [L2]}]\n") == ErrorCode::Infeasible);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H2, links: [L1, L2]}]\n") == ErrorCode::Infeasible);
+    CHECK(code_of(EXPLICIT + "  routes: [{from: H0, to: H1, links: [L1, L2], via: x}]\n") == ErrorCode::UnknownKey);
+  }
+  SECTION("unknown keys suggest the closest one") {
+    try {
+      parse("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 2\n  leafs: 2\n");
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      CHECK(e.code() == ErrorCode::UnknownKey);
+      CHECK_THAT(e.what(), Catch::Contains("leaves"));
+      CHECK(e.key_path() == "network.leafs");
+    }
+  }
+}
+
+TEST_CASE("node internals: every validation branch", "[unit][network]") {
+  CHECK(node_code_of("pcie: gen6\n") == ErrorCode::UnknownName);
+  CHECK(node_code_of("pcie: {gen: 6}\n") == ErrorCode::OutOfRange);
+  CHECK(node_code_of("pcie: {lanes: 16}\n") == ErrorCode::MissingKey);
+  CHECK(node_code_of("pcie: {gen: 4, lanes: 3}\n") == ErrorCode::OutOfRange);
+  CHECK(node_code_of("pcie: {gen: 4, lane: 8}\n") == ErrorCode::UnknownKey);
+  CHECK(node_code_of("nvlink: nvlinkk\n") == ErrorCode::UnknownName);
+  CHECK(node_code_of("nvlink: {gen: 5, links: 4}\n") == ErrorCode::OutOfRange);
+  CHECK(node_code_of("nvlink: {gen: 3}\n") == ErrorCode::MissingKey);
+  CHECK(node_code_of("nvlink: {gen: 3, links: 0}\n") == ErrorCode::OutOfRange);
+  CHECK(node_code_of("nics: {count: 0}\n") == ErrorCode::OutOfRange);
+  CHECK(node_code_of("nics: {speed: 100}\n") == ErrorCode::BadUnit);
+  CHECK(node_code_of("nics: {rdma: maybe}\n") != ErrorCode::Syntax);
+  CHECK(node_code_of("nics: {cnt: 2}\n") == ErrorCode::UnknownKey);
+  CHECK(node_code_of("gpus_per_pcie_switch: 0\n") == ErrorCode::OutOfRange);
+  CHECK(node_code_of("pcei: gen4\n") == ErrorCode::UnknownKey);
+  // nvswitch on a GPU without NVLink is found when the GPU is known.
+  const NodeInternalsSpec s = parse_node("nvlink: nvswitch\n");
+  gcsim::models::GpuSpec t4;
+  t4.name = "T4";
+  t4.pcie_gen = 3;
+  try {
+    resolve_node_internals(s, t4);
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::Infeasible);
+    CHECK(e.mark().line == 1);
+  }
+}
+
+TEST_CASE("topology build: infeasible fits are ConfigErrors", "[unit][network]") {
+  gcsim::models::GpuSpec gpu;
+  gpu.pcie_gen = 4;
+  std::vector<NodeGroup> nodes{NodeGroup{"n", 5, 1, NodeInternalsSpec{}, &gpu}};
+  auto build_code = [&](const std::string& body) {
+    try {
+      build_topology(parse(body), nodes);
+    } catch (const ConfigError& e) {
+      return e.code();
+    }
+    return ErrorCode::Syntax;
+  };
+  CHECK(build_code("  fabric: leaf-spine\n  nodes_per_leaf: 2\n  spines: 1\n  leaves: 2\n") == ErrorCode::Infeasible);
+  CHECK(build_code("  fabric: fat-tree\n  k: 2\n") == ErrorCode::Infeasible);
+  CHECK(build_code("  fabric: explicit\n  hosts: [n-0]\n  links: [{name: L, between: [n-0, s], bandwidth: 1GB/s}]\n") ==
+        ErrorCode::Infeasible);
+  try {
+    build_host_topology(parse("  fabric: single-switch\n"));
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::MissingKey);
+  }
+}
