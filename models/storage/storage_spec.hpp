@@ -1,0 +1,68 @@
+// Storage tiers: what a scenario's `storage:` section describes (local NVMe per node,
+// shared file systems, object stores, archives), the read throughput a reader gets from
+// one, and what storing and moving data costs. Format: docs/storage.md.
+//
+// Read throughput of one stream of files of size F (docs/storage.md):
+//   min(read bandwidth, IOPS · F, concurrency · F / (latency + F / stream bandwidth))
+// Small files are IOPS-bound (the first two terms; "Little's law" for the last: a stream
+// with c requests in flight, each taking latency + transfer time; Little 1961).
+// Costs: $/GB-month prorated by the hour over a 730-hour month (the convention of AWS and
+// GCP price lists), per-request prices per 1000 requests, transfer and retrieval per GB.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::models {
+
+enum class TierKind { LocalNvme, SharedFs, ObjectStore, Archive };
+std::string_view tier_kind_name(TierKind k);  // "local-nvme", "shared-fs", "object-store", "archive"
+
+struct StorageTierSpec {
+  std::string name;
+  TierKind kind = TierKind::SharedFs;
+  double read_bytes_per_s = 0;         // aggregate of the tier (per node for local-nvme)
+  double write_bytes_per_s = 0;        // same; defaults to read
+  double stream_bytes_per_s = 0;       // per-stream cap (object stores); 0 = none
+  double iops = 0;                     // requests per second, aggregate; 0 = not limiting
+  double latency_s = 0;                // per request (first byte)
+  double capacity_bytes = 0;           // 0 = unlimited (per node for local-nvme)
+  double usd_per_gb_month = 0;         // stored data
+  double usd_per_1k_requests = 0;      // GET-class requests (object stores)
+  double transfer_usd_per_gb = 0;      // reading data out of the tier
+  double retrieval_delay_s = 0;        // archive: time before the first byte
+  double retrieval_usd_per_gb = 0;     // archive: retrieval fee
+  bool per_node() const { return kind == TierKind::LocalNvme; }
+};
+
+struct StorageSpec {
+  std::vector<StorageTierSpec> tiers;
+  const StorageTierSpec* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+};
+
+// Parses the `storage:` section: {tiers: [{name, kind, read, write, stream, iops, latency,
+// capacity, price, request_price, transfer_price, retrieval: {delay, price}}]}. Strict;
+// kind-specific keys on the wrong kind are Conflict errors.
+StorageSpec parse_storage(const config::ConfigNode& section);
+
+// Bytes/s one reader gets reading files of `file_bytes` with `concurrency` requests in
+// flight, alone on the tier (see the header comment).
+double read_throughput_bytes_per_s(const StorageTierSpec& tier, double file_bytes, int concurrency = 1);
+
+inline constexpr double HOURS_PER_MONTH = 730;
+
+// Storing `bytes` for `duration_s`.
+double storage_cost_usd(const StorageTierSpec& tier, double bytes, double duration_s);
+// Reading `bytes` out of the tier in files of `file_bytes`: requests, transfer, retrieval.
+double read_cost_usd(const StorageTierSpec& tier, double bytes, double file_bytes);
+
+// Staging a dataset from `from` to local NVMe `to`: time (retrieval delay + bytes at the
+// slower of the source's read throughput for these files and the target's write bandwidth).
+double staging_time_s(const StorageTierSpec& from, const StorageTierSpec& to, double bytes, double file_bytes,
+                      int concurrency = 16);
+
+}  // namespace gcsim::models

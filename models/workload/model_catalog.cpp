@@ -1,0 +1,271 @@
+// Reading model catalogs and deriving per-sample figures. Transformer figures follow
+// Narayanan et al. 2021 (FLOPs, eq. 2-3), Kaplan et al. 2020 (6·N·tokens) and Korthikanti
+// et al. 2022 (activation memory, eq. 1); see model_catalog.hpp and docs/step-time.md.
+#include "models/workload/model_catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
+
+namespace gcsim::models {
+namespace {
+
+using config::ConfigNode;
+using config::MapReader;
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+double read_positive_count(const ConfigNode& n) {
+  const double v = config::read_double(n, 0, INF);
+  if (!(v > 0)) n.fail(ErrorCode::OutOfRange, "must be greater than zero");
+  return v;
+}
+
+double read_nonnegative_bytes(const ConfigNode& n) {
+  if (n.is_scalar() && !n.quoted() && n.scalar() == "0") return 0;
+  return config::read_bytes(n);
+}
+
+int read_positive_int(const ConfigNode& n, std::int64_t max = 1 << 24) {
+  return static_cast<int>(config::read_int(n, 1, max));
+}
+
+TransformerShape parse_shape(const ConfigNode& node) {
+  MapReader r(node);
+  TransformerShape t;
+  t.layers = read_positive_int(r.required("layers"), 10'000);
+  t.hidden = read_positive_int(r.required("hidden"), 1 << 20);
+  const ConfigNode& heads = r.required("heads");
+  t.heads = read_positive_int(heads, 1 << 16);
+  if (t.hidden % t.heads != 0) heads.fail(ErrorCode::Conflict, "hidden must be a multiple of heads");
+  t.ffn = 4 * t.hidden;
+  if (const ConfigNode* f = r.optional("ffn")) t.ffn = read_positive_int(*f, 1 << 22);
+  if (const ConfigNode* v = r.optional("vocab")) t.vocab = static_cast<int>(config::read_int(*v, 0, 1 << 24));
+  t.seq_len = read_positive_int(r.required("seq_len"), 1 << 24);
+  if (const ConfigNode* m = r.optional("max_seq_len")) {
+    t.max_seq_len = read_positive_int(*m, 1 << 24);
+    if (t.max_seq_len < t.seq_len) m->fail(ErrorCode::OutOfRange, "max_seq_len is below seq_len");
+  }
+  if (const ConfigNode* f = r.optional("head_token_fraction")) {
+    t.head_token_fraction = config::read_fraction(*f);
+  }
+  if (const ConfigNode* e = r.optional("extra_forward_flop")) t.extra_forward_flop = config::read_double(*e, 0, INF);
+  if (const ConfigNode* e = r.optional("extra_params")) t.extra_params = config::read_double(*e, 0, INF);
+  r.finish();
+  return t;
+}
+
+template <class T>
+bool names_entry(const T& e, std::string_view name) {
+  if (e.name == name) return true;
+  if constexpr (requires { e.aliases; }) {
+    return std::find(e.aliases.begin(), e.aliases.end(), name) != e.aliases.end();
+  }
+  return false;
+}
+
+template <class T>
+void replace_or_append(std::vector<T>& entries, T spec) {
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const T& e) { return e.name == spec.name; });
+  if (it != entries.end()) {
+    *it = std::move(spec);
+  } else {
+    entries.push_back(std::move(spec));
+  }
+}
+
+}  // namespace
+
+ModelSpec parse_model(const ConfigNode& node, bool require_sources) {
+  MapReader r(node);
+  ModelSpec m;
+  m.name = config::read_string(r.required("name"));
+  if (const ConfigNode* aliases = r.optional("aliases")) {
+    if (!aliases->is_sequence()) aliases->fail(ErrorCode::WrongType, "aliases must be a list of names");
+    for (const ConfigNode& a : aliases->items()) m.aliases.push_back(config::read_string(a));
+  }
+  if (const ConfigNode* s = r.optional("sample")) m.sample_unit = config::read_string(*s);
+
+  const ConfigNode* shape = r.optional("transformer");
+  const ConfigNode* flop = r.optional("forward_flop");
+  if (shape && flop) flop->fail(ErrorCode::Conflict, "a transformer's FLOPs are derived from its shape; remove forward_flop");
+  if (!shape && !flop)
+    node.fail(ErrorCode::MissingKey, "a model needs either forward_flop (with params, memory_traffic, activations) "
+                                     "or a transformer shape");
+  if (shape) {
+    m.transformer = parse_shape(*shape);
+    m.tensor_fraction = 1;
+    for (std::string_view key : {"tensor_fraction", "memory_traffic", "params", "activations", "kernels_per_step"}) {
+      if (const ConfigNode* n = r.optional(key))
+        n->fail(ErrorCode::Conflict, std::string(key) + " is derived from the transformer shape; remove it");
+    }
+  } else {
+    m.forward_flop_per_sample = read_positive_count(*flop);
+    m.tensor_fraction = config::read_fraction(r.required("tensor_fraction"));
+    m.memory_traffic_bytes_per_sample = read_nonnegative_bytes(r.required("memory_traffic"));
+    m.params = read_positive_count(r.required("params"));
+    m.activation_bytes_per_sample = config::read_bytes(r.required("activations"));
+    m.kernels_per_step = static_cast<int>(config::read_int(r.required("kernels_per_step"), 0, 1 << 24));
+  }
+  if (const ConfigNode* n = r.optional("input")) m.input_bytes_per_sample = read_nonnegative_bytes(*n);
+  m.device_bytes_per_sample = m.input_bytes_per_sample;
+  if (const ConfigNode* n = r.optional("device_input")) m.device_bytes_per_sample = read_nonnegative_bytes(*n);
+  if (const ConfigNode* n = r.optional("cpu_decode")) m.cpu_decode_core_s_per_sample = config::read_duration(*n).seconds();
+  if (require_sources) {
+    m.sources = config::read_string(r.required("sources"));
+  } else if (const ConfigNode* s = r.optional("sources")) {
+    m.sources = config::read_string(*s);
+  }
+  if (const ConfigNode* s = r.optional("notes")) m.notes = config::read_string(*s);
+  r.finish();
+  return m;
+}
+
+DatasetSpec parse_dataset(const ConfigNode& node, bool require_sources) {
+  MapReader r(node);
+  DatasetSpec d;
+  d.name = config::read_string(r.required("name"));
+  d.samples = read_positive_count(r.required("samples"));
+  d.bytes = config::read_bytes(r.required("size"));
+  d.file_bytes = d.bytes / d.samples;
+  if (const ConfigNode* f = r.optional("file_size")) d.file_bytes = config::read_bytes(*f);
+  if (require_sources) {
+    d.sources = config::read_string(r.required("sources"));
+  } else if (const ConfigNode* s = r.optional("sources")) {
+    d.sources = config::read_string(*s);
+  }
+  r.finish();
+  return d;
+}
+
+ModelFigures resolve(const ModelSpec& m, int seq_len) {
+  ModelFigures f;
+  f.input_bytes = m.input_bytes_per_sample;
+  f.device_bytes = m.device_bytes_per_sample;
+  f.cpu_decode_core_s = m.cpu_decode_core_s_per_sample;
+  if (!m.transformer) {
+    if (seq_len != 0) throw std::invalid_argument("model '" + m.name + "' has no sequence length");
+    f.forward_flop = m.forward_flop_per_sample;
+    f.tensor_fraction = m.tensor_fraction;
+    f.memory_traffic_bytes = m.memory_traffic_bytes_per_sample;
+    f.params = m.params;
+    f.activation_bytes = m.activation_bytes_per_sample;
+    f.kernels_per_step = m.kernels_per_step;
+    return f;
+  }
+  const TransformerShape& t = *m.transformer;
+  const int s_int = seq_len == 0 ? t.seq_len : seq_len;
+  if (t.max_seq_len > 0 && s_int > t.max_seq_len)
+    throw std::invalid_argument("model '" + m.name + "' takes at most " + std::to_string(t.max_seq_len) + " tokens");
+  const double s = s_int;
+  const double h = t.hidden;
+  const double L = t.layers;
+  const double a = t.heads;
+  const double ffn = t.ffn;
+  const double V = t.vocab;
+  // Per layer, forward: QKV 6sh², attention 4s²h, output projection 2sh², MLP 4·s·h·ffn.
+  const double layer_flop = 8 * s * h * h + 4 * s * s * h + 4 * s * h * ffn;
+  const double head_flop = 2 * s * h * V * t.head_token_fraction;
+  f.forward_flop = L * layer_flop + head_flop + t.extra_forward_flop;
+  f.tensor_fraction = 1;  // the elementwise work is in memory_traffic; its FLOPs are negligible
+  // Parameters: per layer 4h² + 2·h·ffn weights, 9h + ffn biases/norms (≈ 12h² + 13h).
+  f.params = L * (4 * h * h + 2 * h * ffn + 9 * h + ffn) + V * h + t.extra_params;
+  // 2-byte elements; backward ≈ 2× forward accesses -> 3×.
+  f.memory_traffic_bytes =
+      3 * 2 * L * s * (TRANSFORMER_ACCESSES_PER_HIDDEN * h + TRANSFORMER_ACCESSES_PER_SCORE * a * s);
+  // Korthikanti et al. 2022 eq. 1 (fp16 activations, 1-byte dropout masks), with the MLP
+  // terms scaled by ffn / 4h.
+  f.activation_bytes = L * s * h * (34 + 16 * (ffn / (4 * h) - 1) + 5 * a * s / h);
+  f.kernels_per_step = TRANSFORMER_KERNELS_PER_LAYER * t.layers + TRANSFORMER_KERNELS_FIXED;
+  f.seq_len = s_int;
+  f.tokens = s;
+  // Input figures are per sample at the default length; tokens scale them.
+  const double scale = s / t.seq_len;
+  f.input_bytes *= scale;
+  f.device_bytes *= scale;
+  f.cpu_decode_core_s *= scale;
+  return f;
+}
+
+void ModelCatalog::add_from(const ConfigNode& root) {
+  MapReader top(root);
+  const ConfigNode* models = top.optional("models");
+  const ConfigNode* datasets = top.optional("datasets");
+  top.finish();
+
+  std::vector<ModelSpec> parsed_models;
+  std::map<std::string, const ConfigNode*, std::less<>> seen;  // names in this file
+  if (models) {
+    if (!models->is_sequence()) models->fail(ErrorCode::WrongType, "models must be a list of model entries");
+    for (const ConfigNode& item : models->items()) {
+      ModelSpec m = parse_model(item, true);
+      std::vector<std::string> keys = m.aliases;
+      keys.insert(keys.begin(), m.name);
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const ConfigNode& at = i == 0 ? *item.find("name") : item.find("aliases")->at(i - 1);
+        if (!seen.emplace(keys[i], &at).second)
+          at.fail(ErrorCode::Duplicate, "model name '" + keys[i] + "' is already used in this file");
+        for (const ModelSpec& existing : models_) {
+          if (existing.name != m.name && names_entry(existing, keys[i]))
+            at.fail(ErrorCode::Duplicate, "'" + keys[i] + "' already names model '" + existing.name + "'");
+        }
+      }
+      parsed_models.push_back(std::move(m));
+    }
+  }
+  std::vector<DatasetSpec> parsed_datasets;
+  if (datasets) {
+    if (!datasets->is_sequence()) datasets->fail(ErrorCode::WrongType, "datasets must be a list of dataset entries");
+    std::map<std::string, int, std::less<>> names;
+    for (const ConfigNode& item : datasets->items()) {
+      DatasetSpec d = parse_dataset(item, true);
+      if (!names.emplace(d.name, 0).second)
+        item.find("name")->fail(ErrorCode::Duplicate, "dataset '" + d.name + "' is already defined in this file");
+      parsed_datasets.push_back(std::move(d));
+    }
+  }
+  for (ModelSpec& m : parsed_models) replace_or_append(models_, std::move(m));
+  for (DatasetSpec& d : parsed_datasets) replace_or_append(datasets_, std::move(d));
+}
+
+const ModelSpec* ModelCatalog::find_model(std::string_view name) const {
+  for (const ModelSpec& m : models_)
+    if (names_entry(m, name)) return &m;
+  return nullptr;
+}
+
+const DatasetSpec* ModelCatalog::find_dataset(std::string_view name) const {
+  for (const DatasetSpec& d : datasets_)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> ModelCatalog::model_names() const {
+  std::vector<std::string> out;
+  for (const ModelSpec& m : models_) {
+    out.push_back(m.name);
+    out.insert(out.end(), m.aliases.begin(), m.aliases.end());
+  }
+  return out;
+}
+
+std::vector<std::string> ModelCatalog::dataset_names() const {
+  std::vector<std::string> out;
+  for (const DatasetSpec& d : datasets_) out.push_back(d.name);
+  return out;
+}
+
+ModelCatalog load_bundled_model_catalog(const std::string& catalog_dir) {
+  ModelCatalog catalog;
+  catalog.add_from(config::load_yaml_file((std::filesystem::path(catalog_dir) / "models.yaml").string()).root);
+  return catalog;
+}
+
+}  // namespace gcsim::models

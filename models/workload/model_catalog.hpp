@@ -1,0 +1,127 @@
+// The model catalog: what one training sample of a named model costs (FLOPs, memory
+// traffic, parameters, activation memory, input bytes, CPU decode), and the datasets jobs
+// read. Bundled in scenarios/catalog/models.yaml; users add their own files or give the
+// figures inline in a job. Format and every figure's source: docs/step-time.md.
+//
+// Two kinds of entry:
+//  - fixed:       per-sample figures written out (CNNs: ResNet-50, YOLO).
+//  - transformer: figures derived from the shape (layers, hidden, heads, seq_len, vocab),
+//                 so that a sequence length chosen by the job scales them correctly:
+//                 forward FLOPs per sample = L·(24·s·h² + 4·s²·h) + 2·s·h·V·f_head
+//                 (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on
+//                 GPU Clusters", eq. 2-3 without recomputation; the 6·N·tokens rule of
+//                 Kaplan et al. 2020 plus the attention term 12·L·h·s² per sample for fwd+bwd);
+//                 activation bytes per sample = L·s·h·(34 + 5·a·s/h) at 16-bit
+//                 (Korthikanti et al. 2022, "Reducing Activation Recomputation", eq. 1).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::models {
+
+// Shape of a transformer (encoder or decoder: the FLOP accounting is the same).
+struct TransformerShape {
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int ffn = 0;                      // MLP width; 4·hidden when not given
+  int vocab = 0;                    // 0: no language-model head (ViT)
+  int seq_len = 0;                  // default sequence length (tokens per sample)
+  int max_seq_len = 0;              // longest a job may ask for (position table); 0 = any
+  double head_token_fraction = 1;   // share of tokens the LM head runs on (BERT MLM: 0.15)
+  double extra_forward_flop = 0;    // per sample, outside the layers (ViT patch embedding)
+  double extra_params = 0;          // parameters outside layers and token embedding
+};
+
+struct ModelSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string sample_unit = "sample";  // "image", "sequence": for reports
+  std::optional<TransformerShape> transformer;
+
+  // Fixed entries (for transformers these are derived; see resolve()).
+  double forward_flop_per_sample = 0;
+  double tensor_fraction = 1;                 // share of forward FLOPs in matmul/conv
+  double memory_traffic_bytes_per_sample = 0; // memory-bound ops, fwd+bwd, 2-byte elements
+  double params = 0;
+  double activation_bytes_per_sample = 0;     // stored for backward, 2-byte elements
+  int kernels_per_step = 0;                   // kernel launches per fwd+bwd step
+
+  // The input pipeline.
+  double input_bytes_per_sample = 0;          // read from storage (compressed)
+  double device_bytes_per_sample = 0;         // copied host -> device (decoded)
+  double cpu_decode_core_s_per_sample = 0;    // CPU decode + augmentation, core-seconds
+
+  std::string sources;
+  std::string notes;
+};
+
+// Per-sample figures at one sequence length: what the step-time and memory models use.
+struct ModelFigures {
+  double forward_flop = 0;
+  double tensor_fraction = 1;
+  double memory_traffic_bytes = 0;   // fwd+bwd, at 2 bytes per element
+  double params = 0;
+  double activation_bytes = 0;       // at 2 bytes per element
+  int kernels_per_step = 0;
+  double input_bytes = 0;
+  double device_bytes = 0;
+  double cpu_decode_core_s = 0;
+  int seq_len = 0;                   // 0 for models without one
+  double tokens = 1;                 // tokens per sample (seq_len, or 1)
+};
+
+// Structural constants of the transformer derivation (documented in docs/step-time.md):
+// elementwise element accesses per token per layer in the forward pass, per hidden unit
+// and per attention score (layernorm, residual, dropout, bias+GeLU, softmax, head
+// transposes); the backward pass does about twice the forward's accesses.
+inline constexpr double TRANSFORMER_ACCESSES_PER_HIDDEN = 20;
+inline constexpr double TRANSFORMER_ACCESSES_PER_SCORE = 1;
+inline constexpr int TRANSFORMER_KERNELS_PER_LAYER = 60;  // fwd + bwd
+inline constexpr int TRANSFORMER_KERNELS_FIXED = 100;     // embeddings, head, loss
+
+// seq_len 0 = the model's default. Throws std::invalid_argument for a sequence length on
+// a model without one (callers validate first and report a ConfigError).
+ModelFigures resolve(const ModelSpec& model, int seq_len = 0);
+
+struct DatasetSpec {
+  std::string name;
+  double samples = 0;
+  double bytes = 0;        // total size on storage
+  double file_bytes = 0;   // typical file (object) size: what IOPS-bound reads see
+  std::string sources;
+};
+
+class ModelCatalog {
+ public:
+  // Parses a catalog document with `models:` and/or `datasets:` lists. Strict: unknown
+  // keys, bad units, missing sources -> ConfigError. An entry named like an existing one
+  // replaces it; a name or alias repeated within one file is a Duplicate error.
+  void add_from(const config::ConfigNode& root);
+
+  const ModelSpec* find_model(std::string_view name) const;
+  const DatasetSpec* find_dataset(std::string_view name) const;
+  std::vector<std::string> model_names() const;    // names and aliases
+  std::vector<std::string> dataset_names() const;
+  const std::vector<ModelSpec>& models() const { return models_; }
+  const std::vector<DatasetSpec>& datasets() const { return datasets_; }
+
+ private:
+  std::vector<ModelSpec> models_;
+  std::vector<DatasetSpec> datasets_;
+};
+
+// One model entry (a catalog item, or a job's inline `model: {...}`). `require_sources`:
+// catalog entries must cite their figures; an inline model need not.
+ModelSpec parse_model(const config::ConfigNode& node, bool require_sources);
+DatasetSpec parse_dataset(const config::ConfigNode& node, bool require_sources);
+
+// Loads the bundled catalog file (scenarios/catalog/models.yaml under `catalog_dir`).
+ModelCatalog load_bundled_model_catalog(const std::string& catalog_dir);
+
+}  // namespace gcsim::models

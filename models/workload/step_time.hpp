@@ -1,0 +1,134 @@
+// How long one training step takes on the hardware a job got, and why.
+//
+// Per micro-batch of b samples on one GPU (equations and sources: docs/step-time.md):
+//   compute   tensor:  3·b·F·φ / (tp·pp) / (peak(precision) · η_tc)      [η_simt for fp32]
+//             memory:  max(b·M·(bytes/2) / (tp·pp) / (BW_hbm · η_mem),
+//                          3·b·F·(1-φ) / (tp·pp) / (peak_fp32 · η_simt))  (roofline, Williams
+//                          et al. 2009, per op class; the classes run one after the other)
+//             optimizer: params_local · bytes_per_param / (BW_hbm · η_mem) per optimizer step
+//             launch:  kernels / pp · t_kernel
+//             (3 = forward + backward, Kaplan et al. 2020)
+//   gradient sync: ring all-reduce, 2(n-1)/n · S / (η_bw·B) + 2(n-1)·α (Thakur et al. 2005;
+//             Patarasuk & Yuan 2009), hierarchical across nodes; overlapped with the
+//             backward pass: exposed = max(T - f·t_bwd, (1-f)·T) (PyTorch DDP bucketing,
+//             Li et al. 2020). The network model's collectives replace it through
+//             HardwareContext::all_reduce.
+//   input:    max(storage read, CPU decode on the job's cores, host->device over PCIe),
+//             prefetched, so it overlaps the GPU work.
+//   step = max(GPU time, input time) · straggler factor; GPU time includes the pipeline
+//   bubble (pp-1)/m (Narayanan et al. 2021) and tensor-parallel all-reduces.
+//   straggler factor = 1 + σ·sqrt(2·ln n) for n synchronised GPUs: the expected maximum of n
+//   step times with relative spread σ (extreme-value bound for Gaussian maxima).
+// The efficiencies are global constants fitted once on the V100 measurements in
+// training_throughput_v100.csv and used unchanged on every GPU.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "models/workload/memory_fit.hpp"
+#include "models/workload/training.hpp"
+
+namespace gcsim::models {
+
+struct Calibration {
+  double tensor_efficiency = 0;     // η_tc: achieved / peak on tensor-core matmuls and convs
+  double simt_efficiency = 0;       // η_simt: achieved / peak of fp32 math on CUDA cores
+  double memory_efficiency = 0;     // η_mem: achieved / peak HBM bandwidth, memory-bound ops
+  double kernel_overhead_s = 0;     // t_kernel: launch gap per kernel
+  double straggler_sigma = 0;       // σ: relative spread of per-GPU step times
+  double overlap_fraction = 0;      // f: share of backward usable to hide gradient sync
+  double comm_bw_efficiency = 0;    // η_bw: bus bandwidth / link bandwidth, large messages
+  double comm_latency_s = 0;        // α: per ring step
+  double pcie_efficiency = 0;       // achieved / theoretical host-to-device bandwidth
+  double gpu_decode_cpu_share = 0;  // CPU share of decode work with Decode::Gpu (DALI mixed)
+};
+
+// The fitted constants (docs/step-time.md, "Calibration").
+const Calibration& default_calibration();
+
+struct HardwareContext;
+// Seconds of one all-reduce of `bytes` across `ranks` data-parallel GPUs of the job.
+using AllReduceFn = std::function<double(double bytes, int ranks, const HardwareContext&)>;
+
+// What the job got: its GPUs, where they are, and what feeds them.
+struct HardwareContext {
+  GpuSpec gpu;
+  int gpus = 1;                        // GPUs of the job
+  int nodes = 1;                       // nodes they are on (gpus spread evenly)
+  double cpu_cores_per_gpu = 0;        // host cores for the input pipeline; 0 = unlimited
+  int pcie_gen = 3;                    // host link of each GPU (x16)
+  double intra_node_bytes_per_s = 0;   // per GPU per direction (NVLink/NVSwitch or PCIe)
+  double intra_node_latency_s = 0;     // 0 = Calibration::comm_latency_s
+  double inter_node_bytes_per_s = 0;   // per node per direction (all its NICs)
+  double inter_node_latency_s = 5e-6;
+  double storage_read_bytes_per_s = 0; // available to the whole job; 0 = not limited
+  AllReduceFn all_reduce;              // when set, replaces the alpha-beta term
+
+  int gpus_per_node() const { return (gpus + nodes - 1) / nodes; }
+};
+
+// Bandwidth of a PCIe x16 link per direction: 8/16/32 GT/s per lane with 128b/130b coding
+// (PCI-SIG base specifications 3.0/4.0/5.0): 15.75, 31.5, 63 GB/s. 0 for unknown gens.
+double pcie_x16_bytes_per_s(int gen);
+
+// A context from catalog figures: NVLink when the GPU has it, else PCIe between GPUs;
+// `job_gpus` on ceil(job_gpus / gpus_per_node) nodes; inter-node bandwidth per node given
+// (0 = 100 Gb/s per GPU, an 8-NIC HDR-class node has 8 x 200 Gb/s).
+HardwareContext hardware_for(const GpuSpec& gpu, int job_gpus, int gpus_per_node, int cpu_cores_per_node,
+                             double inter_node_bytes_per_s = 0);
+
+enum class Bottleneck { Compute, Memory, Overhead, Communication, InputStorage, InputCpu, InputPcie };
+std::string_view bottleneck_name(Bottleneck b);  // "compute", "memory", "input-storage", ...
+
+struct StepEstimate {
+  // Per micro-step of one GPU, seconds.
+  double tensor_s = 0;            // matmul/conv at the precision's peak
+  double memory_s = 0;            // memory-bound ops (roofline with their FLOPs)
+  double optimizer_s = 0;         // optimizer update, per micro-step (amortised over grad_accum)
+  double overhead_s = 0;          // kernel launch gaps
+  double compute_s = 0;           // the four above
+  double comm_s = 0;              // gradient all-reduce, per micro-step (amortised), whole
+  double comm_exposed_s = 0;      // the part not hidden behind backward, + tensor-parallel comm
+  double bubble_s = 0;            // pipeline bubble
+  double gpu_s = 0;               // compute + exposed comm + bubble
+  double input_storage_s = 0;
+  double input_cpu_s = 0;
+  double input_h2d_s = 0;
+  double input_s = 0;             // max of the three (a prefetched pipeline)
+  double straggler_s = 0;         // added by synchronising n GPUs
+  double step_s = 0;              // max(gpu, input) + straggler: one micro-step
+  Bottleneck bottleneck = Bottleneck::Compute;
+  double samples_per_s = 0;       // whole job
+  double samples_per_s_per_gpu = 0;
+};
+
+StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw,
+                           const Calibration& cal = default_calibration());
+
+// The alpha-beta all-reduce the model uses when HardwareContext::all_reduce is empty:
+// one flat ring inside a node; across nodes reduce-scatter inside, ring between nodes on
+// 1/k of the data per GPU (all NICs in parallel), all-gather inside.
+double alpha_beta_all_reduce_s(double bytes, int ranks, const HardwareContext& hw, const Calibration& cal);
+
+// What `gcsim estimate` prints for one job on one node type.
+struct EstimateRow {
+  StepEstimate step;
+  MemoryFit memory;
+  double samples_per_s = 0;              // whole job
+  double gpu_hours_per_epoch = 0;
+  double time_per_epoch_s = 0;
+  double total_time_s = 0;               // all of the job's samples
+  double usd_per_hour = 0;               // the job's share of its nodes
+  double cost_per_epoch_usd = 0;
+  double cost_per_million_samples_usd = 0;
+  double total_cost_usd = 0;
+};
+
+// node_price_usd_per_hour: one node; a job is charged price / gpus_per_node per GPU it
+// holds (whole nodes when it spans several), as in the scenario billing.
+EstimateRow estimate_job(const TrainingSpec& job, const HardwareContext& hw, double node_price_usd_per_hour,
+                         int gpus_per_node, const Calibration& cal = default_calibration());
+
+}  // namespace gcsim::models

@@ -1,0 +1,79 @@
+// A training job described by its model rather than by a duration: the model (from the
+// catalog or inline), precision, batch, the amount of work, the parallelism plan, the
+// optimizer and the dataset. parse_training() reads these keys from a job's map; the
+// step-time (step_time.hpp) and memory (memory_fit.hpp) models take the result.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "models/workload/model_catalog.hpp"
+#include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
+
+namespace gcsim::models {
+
+enum class Optimizer { Adam, Sgd };
+std::string_view optimizer_name(Optimizer o);
+
+struct ParallelismSpec {
+  int data = 1;        // data-parallel degree (replicas); gpus / (tensor · pipeline) by default
+  int tensor = 1;      // tensor (intra-layer) parallel degree
+  int pipeline = 1;    // pipeline stages
+  int zero_stage = 0;  // 0: none; 1: optimizer state, 2: + gradients, 3: + weights sharded over data
+};
+
+// Where a job's data comes from, and whether it is staged to local NVMe first.
+enum class DataAccess { Stream, Stage };
+
+struct DatasetRef {
+  std::string name;           // catalog name or the job's own label; "" when none given
+  double samples = 0;         // 0 = unknown
+  double bytes = 0;           // 0 = samples · model input bytes
+  double file_bytes = 0;      // 0 = per-sample input bytes
+  std::string tier;           // storage tier name; "" = not modelled (no storage limit)
+  DataAccess access = DataAccess::Stream;
+};
+
+// How the samples are decoded: on the CPU (PyTorch DataLoader, PIL) or mostly on the GPU
+// (NVIDIA DALI "mixed": entropy decoding on the CPU, the rest on the GPU).
+enum class Decode { Cpu, Gpu };
+
+struct TrainingSpec {
+  ModelSpec model;
+  int seq_len = 0;                 // 0 = the model's default (or none)
+  Precision precision = Precision::Fp32;
+  int batch_per_gpu = 1;           // micro-batch per GPU (per data-parallel replica)
+  int grad_accum = 1;              // micro-batches per optimizer step
+  int gpus = 1;
+  ParallelismSpec parallel;
+  Optimizer optimizer = Optimizer::Adam;
+  Decode decode = Decode::Cpu;
+  std::optional<DatasetRef> dataset;
+  double total_samples = 0;        // the amount of work, resolved to samples
+
+  ModelFigures figures() const { return resolve(model, seq_len); }
+  // Samples per step of the whole job (all data-parallel replicas, one micro-batch each).
+  double samples_per_step() const { return static_cast<double>(batch_per_gpu) * parallel.data; }
+  // Samples in one epoch: the dataset's, or the job's total when no dataset size is known.
+  double epoch_samples() const;
+};
+
+// Keys read from a job's map (the caller reads name, submit and gpus, and calls finish()):
+//   model          catalog name, or an inline entry {name, forward_flop | transformer, ...}
+//   seq_len        tokens per sample (transformer models only)
+//   precision      fp32 | tf32 | amp | fp16 | bf16 | fp8
+//   batch_per_gpu  micro-batch per GPU
+//   grad_accum     micro-batches per optimizer step (default 1)
+//   samples | epochs | tokens   the amount of work (exactly one); epochs needs a dataset
+//                  with a sample count
+//   dataset        catalog name or {name, samples, size, file_size, tier, access: stream|stage}
+//   parallelism    {data, tensor, pipeline, zero: 0-3}; data defaults to gpus/(tensor·pipeline)
+//   optimizer      adam (default, also adamw) | sgd
+//   decode         cpu (default) | gpu (DALI)
+// Throws ConfigError (MissingKey, Conflict, UnknownName, OutOfRange...) at the offending key.
+TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog, int gpus);
+
+}  // namespace gcsim::models

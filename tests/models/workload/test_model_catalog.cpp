@@ -1,0 +1,137 @@
+// The model catalog: bundled figures against their sources and the transformer formulas
+// computed by hand, and every validation branch of the reader.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/models/workload/calibration_rows.hpp"
+
+using gcsim::ConfigError;
+using gcsim::ErrorCode;
+using gcsim::models::ModelCatalog;
+using gcsim::models::resolve;
+
+namespace {
+
+ErrorCode catalog_error(const std::string& yaml) {
+  ModelCatalog c;
+  try {
+    c.add_from(gcsim::config::load_yaml_string(yaml, "models.yaml").root);
+  } catch (const ConfigError& e) {
+    return e.code();
+  }
+  FAIL("no ConfigError for:\n" << yaml);
+  return ErrorCode::Syntax;
+}
+
+const std::string FIXED =
+    "models:\n  - name: m\n    forward_flop: 1G\n    tensor_fraction: 0.9\n    memory_traffic: 1MB\n"
+    "    params: 1M\n    activations: 1MB\n    kernels_per_step: 10\n    sources: test\n";
+
+}  // namespace
+
+TEST_CASE("Bundled model catalog matches its sources", "[unit][catalog]") {
+  const auto& c = gcsim::test::bundled_models();
+  const auto* rn = c.find_model("resnet50");
+  REQUIRE(rn != nullptr);
+  CHECK(c.find_model("rn50") == rn);
+  CHECK(rn->params == Approx(25'557'032));
+  CHECK(rn->forward_flop_per_sample == Approx(2 * 4.09e9));
+  for (const char* name : {"bert-large", "gpt2-xl", "gpt3-6.7b", "vit-b16", "yolov5s"}) CHECK(c.find_model(name));
+
+  // ViT-B/16: torchvision gives 86,567,656 parameters and 17.56 GMACs.
+  const auto vit = resolve(*c.find_model("vit-b16"));
+  CHECK(vit.params == Approx(86'567'656).epsilon(0.001));
+  CHECK(vit.forward_flop == Approx(2 * 17.56e9).epsilon(0.01));
+  // BERT-large: about 335M parameters (Devlin et al. 2019 round it to 340M).
+  CHECK(resolve(*c.find_model("bert-large")).params == Approx(335.1e6).epsilon(0.005));
+  // GPT-2 XL: 1.5B.
+  CHECK(resolve(*c.find_model("gpt2-xl")).params == Approx(1.56e9).epsilon(0.01));
+
+  const auto* imagenet = c.find_dataset("imagenet-1k");
+  REQUIRE(imagenet != nullptr);
+  CHECK(imagenet->samples == 1'281'167);
+  CHECK(imagenet->file_bytes == Approx(109e3));
+}
+
+TEST_CASE("Transformer FLOPs scale with sequence length as the formula says", "[unit][catalog]") {
+  const auto& bert = *gcsim::test::bundled_models().find_model("bert-large");
+  const double h = 1024, L = 24, V = 30522;
+  for (int s : {128, 512}) {
+    const auto f = resolve(bert, s);
+    // Narayanan et al. 2021: forward = 24·L·s·h²·(1 + s/6h) + 2·s·h·V·(masked share).
+    const double expected = 24 * L * s * h * h * (1 + s / (6 * h)) + 2 * s * h * V * 0.15;
+    CHECK(f.forward_flop == Approx(expected));
+    CHECK(f.tokens == s);
+    // Korthikanti et al. 2022: L·s·h·(34 + 5·a·s/h) bytes.
+    CHECK(f.activation_bytes == Approx(L * s * h * (34 + 5 * 16.0 * s / h)));
+  }
+  // Training FLOPs ≈ 6·N·tokens + 12·L·h·s² (Kaplan et al. 2020 plus attention).
+  const auto gpt = resolve(*gcsim::test::bundled_models().find_model("gpt3-6.7b"));
+  const double n_layers = 32 * 12 * 4096.0 * 4096.0;
+  const double s = 2048;
+  CHECK(3 * gpt.forward_flop == Approx(6 * n_layers * s + 12 * 32 * 4096.0 * s * s + 6 * s * 4096 * 50257));
+  CHECK_THROWS_AS(resolve(bert, 1024), std::invalid_argument);
+  CHECK_THROWS_AS(resolve(*gcsim::test::bundled_models().find_model("resnet50"), 128), std::invalid_argument);
+}
+
+TEST_CASE("Model catalog reader refuses bad entries", "[unit][catalog]") {
+  ModelCatalog ok;
+  ok.add_from(gcsim::config::load_yaml_string(FIXED, "m.yaml").root);
+  REQUIRE(ok.find_model("m"));
+
+  SECTION("unknown key") { CHECK(catalog_error(FIXED + "    flops: 3\n") == ErrorCode::UnknownKey); }
+  SECTION("missing sources") {
+    std::string y = FIXED;
+    y.replace(y.find("    sources: test\n"), 18, "");
+    CHECK(catalog_error(y) == ErrorCode::MissingKey);
+  }
+  SECTION("neither figures nor shape") {
+    CHECK(catalog_error("models:\n  - {name: x, sources: s}\n") == ErrorCode::MissingKey);
+  }
+  SECTION("figures and shape") {
+    CHECK(catalog_error(FIXED + "    transformer: {layers: 1, hidden: 8, heads: 2, seq_len: 4}\n") == ErrorCode::Conflict);
+  }
+  SECTION("derived figure given on a transformer") {
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, params: 5, transformer: {layers: 1, hidden: 8, heads: 2, "
+                        "seq_len: 4}}\n") == ErrorCode::Conflict);
+  }
+  SECTION("heads do not divide hidden") {
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 10, heads: 3, seq_len: 4}}\n") ==
+          ErrorCode::Conflict);
+  }
+  SECTION("max_seq_len below seq_len") {
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 2, seq_len: 4, "
+                        "max_seq_len: 2}}\n") == ErrorCode::OutOfRange);
+  }
+  SECTION("fraction out of range") {
+    std::string y = FIXED;
+    y.replace(y.find("0.9"), 3, "1.5");
+    CHECK(catalog_error(y) == ErrorCode::OutOfRange);
+  }
+  SECTION("bytes without a unit") {
+    std::string y = FIXED;
+    y.replace(y.find("memory_traffic: 1MB"), 19, "memory_traffic: 1000");
+    CHECK(catalog_error(y) == ErrorCode::BadUnit);
+  }
+  SECTION("duplicate in one file") {
+    CHECK(catalog_error(FIXED + FIXED.substr(8)) == ErrorCode::Duplicate);
+  }
+  SECTION("alias of another model") {
+    ModelCatalog c = gcsim::test::bundled_models();
+    CHECK_THROWS_AS(c.add_from(gcsim::config::load_yaml_string(
+                        "models:\n  - {name: x, aliases: [rn50], sources: s, transformer: {layers: 1, hidden: 8, "
+                        "heads: 2, seq_len: 4}}\n", "u.yaml").root),
+                    ConfigError);
+  }
+  SECTION("dataset without samples") {
+    CHECK(catalog_error("datasets:\n  - {name: d, size: 1GB, sources: s}\n") == ErrorCode::MissingKey);
+  }
+  SECTION("override by name replaces") {
+    ModelCatalog c = gcsim::test::bundled_models();
+    std::string y = FIXED;
+    y.replace(y.find("name: m"), 7, "name: resnet50");
+    c.add_from(gcsim::config::load_yaml_string(y, "u.yaml").root);
+    CHECK(c.find_model("resnet50")->params == 1e6);
+  }
+}

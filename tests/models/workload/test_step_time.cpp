@@ -1,0 +1,264 @@
+// The step-time model: roofline cases computed by hand on a made-up GPU, the all-reduce
+// formula, a data-loader-bound job, 1 -> 8 GPU scaling on NVSwitch vs PCIe, the collective
+// hook, and the estimate row's cost arithmetic.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "models/workload/memory_fit.hpp"
+#include "tests/models/workload/calibration_rows.hpp"
+
+using gcsim::models::alpha_beta_all_reduce_s;
+using gcsim::models::Bottleneck;
+using gcsim::models::Calibration;
+using gcsim::models::Decode;
+using gcsim::models::estimate_job;
+using gcsim::models::estimate_step;
+using gcsim::models::GpuSpec;
+using gcsim::models::HardwareContext;
+using gcsim::models::ModelSpec;
+using gcsim::models::Optimizer;
+using gcsim::models::Precision;
+using gcsim::models::TrainingSpec;
+using gcsim::test::gpu;
+using gcsim::test::make_job;
+
+namespace {
+
+// Round numbers so that every term can be checked by hand.
+GpuSpec toy_gpu() {
+  GpuSpec g;
+  g.name = "toy";
+  g.fp32_flop_per_s = 10e12;
+  g.fp16_flop_per_s = 100e12;
+  g.memory_bytes = 16.0 * 1024 * 1024 * 1024;
+  g.memory_bytes_per_s = 1e12;
+  g.pcie_gen = 4;
+  return g;
+}
+
+Calibration toy_cal() {
+  Calibration c;
+  c.tensor_efficiency = 0.5;
+  c.simt_efficiency = 0.5;
+  c.memory_efficiency = 0.5;
+  c.kernel_overhead_s = 5e-6;
+  c.straggler_sigma = 0;
+  c.overlap_fraction = 0.5;
+  c.comm_bw_efficiency = 1;
+  c.comm_latency_s = 1e-6;
+  c.pcie_efficiency = 1;
+  c.gpu_decode_cpu_share = 0.5;
+  return c;
+}
+
+TrainingSpec toy_job(Precision p, int batch, int gpus = 1) {
+  TrainingSpec t;
+  t.model.name = "toy";
+  t.model.forward_flop_per_sample = 1e9;
+  t.model.tensor_fraction = 1;
+  t.model.memory_traffic_bytes_per_sample = 1e6;
+  t.model.params = 1e6;
+  t.model.activation_bytes_per_sample = 1e6;
+  t.model.kernels_per_step = 100;
+  t.precision = p;
+  t.batch_per_gpu = batch;
+  t.gpus = gpus;
+  t.parallel.data = gpus;
+  t.optimizer = Optimizer::Adam;
+  t.total_samples = 1e6;
+  return t;
+}
+
+HardwareContext toy_hw(int gpus = 1) {
+  HardwareContext hw;
+  hw.gpu = toy_gpu();
+  hw.gpus = gpus;
+  hw.pcie_gen = 4;
+  hw.intra_node_bytes_per_s = 100e9;
+  return hw;
+}
+
+}  // namespace
+
+TEST_CASE("Roofline per op class, by hand", "[model][step]") {
+  const Calibration cal = toy_cal();
+  SECTION("amp: tensor cores at 50% of 100 TFLOPS, memory at 50% of 1 TB/s") {
+    const auto e = estimate_step(toy_job(Precision::Fp16, 10), toy_hw(), cal);
+    CHECK(e.tensor_s == Approx(3 * 10 * 1e9 / 50e12));       // 0.6 ms
+    CHECK(e.memory_s == Approx(10 * 1e6 / 0.5e12));          // 20 us
+    CHECK(e.optimizer_s == Approx(1e6 * 28 / 0.5e12));       // 56 us
+    CHECK(e.overhead_s == Approx(100 * 5e-6));               // 0.5 ms
+    CHECK(e.compute_s == Approx(0.6e-3 + 20e-6 + 56e-6 + 0.5e-3));
+    CHECK(e.step_s == Approx(e.compute_s));
+    CHECK(e.bottleneck == Bottleneck::Compute);
+    CHECK(e.samples_per_s == Approx(10 / e.step_s));
+  }
+  SECTION("fp32: CUDA-core peak and 4-byte elements") {
+    const auto e = estimate_step(toy_job(Precision::Fp32, 10), toy_hw(), cal);
+    CHECK(e.tensor_s == Approx(3 * 10 * 1e9 / 5e12));
+    CHECK(e.memory_s == Approx(2 * 10 * 1e6 / 0.5e12));
+  }
+  SECTION("memory-bound when traffic dominates") {
+    auto job = toy_job(Precision::Fp16, 10);
+    job.model.memory_traffic_bytes_per_sample = 100e6;
+    const auto e = estimate_step(job, toy_hw(), cal);
+    CHECK(e.memory_s == Approx(10 * 100e6 / 0.5e12));  // 2 ms > 0.6 ms of tensor work
+    CHECK(e.bottleneck == Bottleneck::Memory);
+  }
+  SECTION("elementwise FLOPs use the fp32 roof when they exceed the bandwidth roof") {
+    auto job = toy_job(Precision::Fp16, 10);
+    job.model.tensor_fraction = 0.5;
+    job.model.memory_traffic_bytes_per_sample = 0;
+    const auto e = estimate_step(job, toy_hw(), cal);
+    CHECK(e.tensor_s == Approx(0.5 * 30e9 / 50e12));
+    CHECK(e.memory_s == Approx(0.5 * 30e9 / 5e12));
+  }
+  SECTION("launch overhead dominates tiny batches") {
+    const auto e = estimate_step(toy_job(Precision::Fp16, 1), toy_hw(), cal);
+    CHECK(e.bottleneck == Bottleneck::Overhead);
+  }
+  SECTION("gradient accumulation amortises the optimizer") {
+    auto job = toy_job(Precision::Fp16, 10);
+    job.grad_accum = 4;
+    CHECK(estimate_step(job, toy_hw(), cal).optimizer_s == Approx(56e-6 / 4));
+  }
+}
+
+TEST_CASE("Ring all-reduce alpha-beta, flat and hierarchical", "[model][step]") {
+  const Calibration cal = toy_cal();
+  HardwareContext hw = toy_hw(8);
+  CHECK(alpha_beta_all_reduce_s(1e9, 8, hw, cal) == Approx(2.0 * 7 / 8 * 1e9 / 100e9 + 14 * 1e-6));
+  CHECK(alpha_beta_all_reduce_s(1e9, 1, hw, cal) == 0);
+  hw.gpus = 16;
+  hw.nodes = 2;
+  hw.inter_node_bytes_per_s = 50e9;
+  hw.inter_node_latency_s = 5e-6;
+  const double intra = 2.0 * 7 / 8 * 1e9 / 100e9 + 14 * 1e-6;
+  const double inter = 2.0 * 1 / 2 * 1e9 / 50e9 + 2 * 5e-6;
+  CHECK(alpha_beta_all_reduce_s(1e9, 16, hw, cal) == Approx(intra + inter));
+}
+
+TEST_CASE("Gradient sync overlaps backward; the collective hook replaces alpha-beta", "[model][step]") {
+  const Calibration cal = toy_cal();
+  auto job = toy_job(Precision::Fp16, 10, 8);
+  HardwareContext hw = toy_hw(8);
+  int calls = 0;
+  hw.all_reduce = [&](double bytes, int ranks, const HardwareContext&) {
+    ++calls;
+    CHECK(bytes == Approx(1e6 * 2));  // fp16 gradients
+    CHECK(ranks == 8);
+    return 1e-3;
+  };
+  const auto e = estimate_step(job, hw, cal);
+  CHECK(calls == 1);
+  CHECK(e.comm_s == Approx(1e-3));
+  const double backward = 2.0 / 3.0 * (e.tensor_s + e.memory_s);  // 0.4133 ms
+  CHECK(e.comm_exposed_s == Approx(std::max(1e-3 - 0.5 * backward, 0.5e-3)));
+  CHECK(e.step_s == Approx(e.compute_s + e.comm_exposed_s));
+}
+
+TEST_CASE("A data-loader-bound job speeds up with CPU cores, not with a faster GPU", "[model][step]") {
+  auto job = make_job("resnet50", Precision::Fp16, 256, 8, 0, 1, Optimizer::Sgd, Decode::Cpu);
+  auto a100 = gcsim::models::hardware_for(gpu("A100-80GB-SXM"), 8, 8, 16);  // 2 cores per GPU
+  auto h100 = gcsim::models::hardware_for(gpu("H100-SXM"), 8, 8, 16);
+  const auto slow = estimate_step(job, a100);
+  CHECK(slow.bottleneck == Bottleneck::InputCpu);
+  // 5 ms per image on 2 cores: 400 images/s per GPU, whatever the GPU.
+  CHECK(slow.samples_per_s_per_gpu * (1 + 0.03 * std::sqrt(2 * std::log(8.0))) == Approx(400).epsilon(1e-6));
+  CHECK(estimate_step(job, h100).samples_per_s == Approx(slow.samples_per_s));
+  auto more_cores = a100;
+  more_cores.cpu_cores_per_gpu = 4;
+  CHECK(estimate_step(job, more_cores).samples_per_s == Approx(2 * slow.samples_per_s));
+  // With enough cores the GPU is the limit again, and then H100 is faster.
+  a100.cpu_cores_per_gpu = h100.cpu_cores_per_gpu = 32;
+  CHECK(estimate_step(job, a100).bottleneck != Bottleneck::InputCpu);
+  CHECK(estimate_step(job, h100).samples_per_s > 1.5 * estimate_step(job, a100).samples_per_s);
+}
+
+TEST_CASE("Storage-bound input", "[model][step]") {
+  auto job = make_job("resnet50", Precision::Fp16, 256, 8, 0, 1, Optimizer::Sgd, Decode::Gpu);
+  auto hw = gcsim::models::hardware_for(gpu("A100-80GB-SXM"), 8, 8, 256);
+  hw.storage_read_bytes_per_s = 200e6;  // 200 MB/s for the whole job
+  const auto e = estimate_step(job, hw);
+  CHECK(e.bottleneck == Bottleneck::InputStorage);
+  CHECK(e.input_storage_s == Approx(8 * 256 * 109e3 / 200e6));
+}
+
+TEST_CASE("Scaling 1 -> 8 GPUs: NVSwitch keeps up, PCIe does not", "[model][step]") {
+  // BERT-large fine-tuning without accumulation: 670 MB of fp16 gradients per step.
+  const auto one = make_job("bert-large", Precision::Fp16, 8, 1, 384);
+  const auto eight = make_job("bert-large", Precision::Fp16, 8, 8, 384);
+  const auto& a100 = gpu("A100-80GB-SXM");
+  const auto nvswitch = gcsim::models::hardware_for(a100, 8, 8, 128);
+  auto pcie = nvswitch;
+  pcie.intra_node_bytes_per_s = gcsim::models::pcie_x16_bytes_per_s(4);
+  const double base = estimate_step(one, gcsim::models::hardware_for(a100, 1, 8, 128)).samples_per_s;
+  const double s_nvswitch = estimate_step(eight, nvswitch).samples_per_s / base;
+  const double s_pcie = estimate_step(eight, pcie).samples_per_s / base;
+  INFO("speedup NVSwitch " << s_nvswitch << ", PCIe gen4 " << s_pcie);
+  CHECK(s_nvswitch > 7.0);
+  CHECK(s_nvswitch <= 8.0);
+  CHECK(s_pcie < 0.8 * s_nvswitch);
+  const auto e = estimate_step(eight, pcie);
+  CHECK(e.comm_exposed_s > 0.25 * e.step_s);
+  pcie.intra_node_bytes_per_s = gcsim::models::pcie_x16_bytes_per_s(3);
+  CHECK(estimate_step(eight, pcie).bottleneck == Bottleneck::Communication);
+}
+
+TEST_CASE("Pipeline bubble and straggler factor", "[model][step]") {
+  Calibration cal = toy_cal();
+  auto job = toy_job(Precision::Fp16, 10, 4);
+  job.parallel = {1, 1, 4, 0};
+  job.grad_accum = 8;
+  const auto e = estimate_step(job, toy_hw(4), cal);
+  CHECK(e.bubble_s == Approx((e.compute_s + e.comm_exposed_s) * 3 / 8));
+  cal.straggler_sigma = 0.1;
+  const auto s = estimate_step(job, toy_hw(4), cal);
+  CHECK(s.straggler_s == Approx(s.gpu_s * 0.1 * std::sqrt(2 * std::log(4.0))));
+}
+
+TEST_CASE("Estimate row: throughput, memory and cost per epoch", "[model][step]") {
+  auto job = make_job("resnet50", Precision::Fp16, 256, 8, 0, 1, Optimizer::Sgd, Decode::Gpu);
+  job.dataset = gcsim::models::DatasetRef{"imagenet-1k", 1'281'167, 0, 0, "", gcsim::models::DataAccess::Stream};
+  job.total_samples = 90 * 1'281'167.0;
+  const auto hw = gcsim::models::hardware_for(gpu("A100-80GB-SXM"), 8, 8, 128);
+  const auto row = estimate_job(job, hw, 32.77, 8);
+  CHECK(row.memory.fits);
+  CHECK(row.usd_per_hour == Approx(32.77));
+  CHECK(row.time_per_epoch_s == Approx(1'281'167 / row.samples_per_s));
+  CHECK(row.cost_per_epoch_usd == Approx(row.time_per_epoch_s / 3600 * 32.77));
+  CHECK(row.total_cost_usd == Approx(90 * row.cost_per_epoch_usd));
+  CHECK(row.cost_per_million_samples_usd == Approx(1e6 / row.samples_per_s / 3600 * 32.77));
+  // Half a node pays half the node.
+  auto half = make_job("resnet50", Precision::Fp16, 256, 4, 0, 1, Optimizer::Sgd, Decode::Gpu);
+  CHECK(estimate_job(half, gcsim::models::hardware_for(gpu("A100-80GB-SXM"), 4, 8, 128), 32.77, 8).usd_per_hour ==
+        Approx(32.77 / 2));
+}
+
+TEST_CASE("ResNet-50 on 8xA100 vs 8xH100 vs 8xT4 (the bundled estimate example)", "[model][step]") {
+  // scenarios/examples/estimate_resnet50.yaml: AWS p4d.24xlarge, p5.48xlarge, g4dn.metal
+  // (on-demand us-east-1, cloud_gpu_prices.csv), physical cores = vCPUs / 2.
+  struct Node {
+    const char* gpu;
+    int cores;
+    double price;
+  };
+  const Node nodes[] = {{"A100-40GB-SXM", 48, 32.7726}, {"H100-SXM", 96, 98.32}, {"T4", 48, 7.824}};
+  double rate[3];
+  for (int i = 0; i < 3; ++i) {
+    auto job = make_job("resnet50", Precision::Fp16, 256, 8, 0, 1, Optimizer::Sgd, Decode::Gpu);
+    job.dataset = gcsim::models::DatasetRef{"imagenet-1k", 1'281'167, 0, 0, "", gcsim::models::DataAccess::Stream};
+    job.total_samples = 90 * 1'281'167.0;
+    const auto row = estimate_job(job, gcsim::models::hardware_for(gpu(nodes[i].gpu), 8, 8, nodes[i].cores),
+                                  nodes[i].price, 8);
+    rate[i] = row.samples_per_s;
+    CHECK(row.memory.fits);
+    INFO(nodes[i].gpu << ": " << row.samples_per_s << " img/s, " << row.time_per_epoch_s / 60 << " min/epoch, $"
+                      << row.cost_per_epoch_usd << "/epoch, bottleneck "
+                      << gcsim::models::bottleneck_name(row.step.bottleneck) << ", step " << row.step.step_s * 1e3
+                      << " ms, memory " << row.memory.need.total() / (1 << 30) << " GiB");
+  }
+  CHECK(rate[1] > rate[0]);
+  CHECK(rate[0] > 3 * rate[2]);
+}
