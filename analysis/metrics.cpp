@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <limits>
 #include <string>
 
@@ -86,6 +87,19 @@ Metrics compute_metrics(const TraceData& trace) {
   m.gpu_hours_provisioned = gpu_s.total_gpu_s / 3600.0;
   if (m.gpu_hours_delivered > 0) m.cost_per_gpu_hour_usd = m.total_cost_usd / m.gpu_hours_delivered;
   if (gpu_s.total_gpu_s > 0) m.gpu_utilization = gpu_s.allocated_gpu_s / gpu_s.total_gpu_s;
+
+  std::map<std::string, double> by_bottleneck;
+  for (const JobRecord& j : trace.jobs) {
+    if (!std::isfinite(j.samples)) continue;
+    m.samples_total += j.samples;
+    if (!std::isfinite(j.start_s)) continue;
+    const double until = j.status == JobStatus::Completed ? j.end_s : m.end_s;
+    const double gpu_h = j.gpus_held * (until - j.start_s) / 3600.0;
+    m.model_gpu_hours += gpu_h;
+    by_bottleneck[j.bottleneck.empty() ? "unknown" : j.bottleneck] += gpu_h;
+  }
+  if (m.model_gpu_hours > 0) m.goodput_samples_per_gpu_hour = m.samples_total / m.model_gpu_hours;
+  m.bottleneck_gpu_hours.assign(by_bottleneck.begin(), by_bottleneck.end());
 
   m.wait_s = summarize(waits);
   m.jct_s = summarize(jcts);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/trace_data.hpp"
@@ -46,6 +48,11 @@ struct Metrics {
   std::int64_t jobs_completed = 0;
   std::int64_t jobs_running = 0;
   std::int64_t jobs_never_started = 0;
+  // Model-described jobs (docs/step-time.md): useful samples and where their GPU time went.
+  double samples_total = 0;                 // samples processed by model-described jobs
+  double model_gpu_hours = 0;               // GPU-hours those jobs held
+  double goodput_samples_per_gpu_hour = NOT_A_NUMBER;  // samples_total / model_gpu_hours
+  std::vector<std::pair<std::string, double>> bottleneck_gpu_hours;  // by bottleneck name, sorted
 };
 
 // Throws gcsim::Error if the utilization rows are not in time order.

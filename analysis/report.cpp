@@ -222,6 +222,14 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   line(out, "never started", format_count(static_cast<double>(m.jobs_never_started), 0));
   line(out, "makespan", format_duration(m.makespan_s), "(first submission to last completion)");
 
+  if (m.model_gpu_hours > 0) {
+    out += "\nTraining (model-described jobs)\n";
+    line(out, "samples processed", format_count(m.samples_total, 0));
+    line(out, "goodput", format_count(m.goodput_samples_per_gpu_hour, 0), "samples per GPU-hour held");
+    for (const auto& [name, hours] : m.bottleneck_gpu_hours)
+      line(out, "bound by " + name, format_percent(hours / m.model_gpu_hours), "of their GPU-hours");
+  }
+
   out += "\n  " + pad_right("", LABEL_WIDTH);
   for (const char* h : {"mean", "p50", "p95", "p99", "max"}) out += pad_left(h, 12);
   out += '\n';
@@ -268,6 +276,10 @@ std::string format_json(const Metrics& m, const TraceAttributes& a) {
   j.integer("jobs_completed", m.jobs_completed);
   j.integer("jobs_running", m.jobs_running);
   j.integer("jobs_never_started", m.jobs_never_started);
+  j.number("samples_total", m.samples_total);
+  j.number("model_gpu_hours", m.model_gpu_hours);
+  j.number("goodput_samples_per_gpu_hour", m.goodput_samples_per_gpu_hour);
+  for (const auto& [name, hours] : m.bottleneck_gpu_hours) j.number("bottleneck_" + name + "_gpu_hours", hours);
   return j.finish();
 }
 

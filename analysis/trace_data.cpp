@@ -120,6 +120,13 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   c.integer("first_node", jobs, &JobRecord::first_node);
   c.integer("nodes", jobs, &JobRecord::nodes);
   c.f64("cost_usd", jobs, &JobRecord::cost_usd);
+  if (r.has_column("jobs", "samples")) {
+    TableColumns m(r, path, "jobs", {"samples", "samples_per_s", "step_time_s", "bottleneck"});
+    m.f64("samples", jobs, &JobRecord::samples);
+    m.f64("samples_per_s", jobs, &JobRecord::samples_per_s);
+    m.f64("step_time_s", jobs, &JobRecord::step_time_s);
+    m.str("bottleneck", jobs, &JobRecord::bottleneck);
+  }
 
   // Statuses are matched by label, not by value, so a reordered enum still reads right.
   const std::vector<std::string> labels = r.enum_labels("jobs", "status");

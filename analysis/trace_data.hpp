@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ struct JobRecord {
   std::int32_t nodes = 0;
   double cost_usd = 0;  // its share of node cost while held (running jobs: up to end_s)
   JobStatus status = JobStatus::NeverStarted;
+  // Model-described jobs only (NaN / "" otherwise, and in traces written before they existed).
+  double samples = std::numeric_limits<double>::quiet_NaN();        // samples processed
+  double samples_per_s = std::numeric_limits<double>::quiet_NaN();  // whole job, on its placement
+  double step_time_s = std::numeric_limits<double>::quiet_NaN();
+  std::string bottleneck;
 };
 
 // Event kinds are an open set (later schemas append kinds), so a record keeps the raw

@@ -15,6 +15,7 @@
 #include "analysis/plots.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trace_data.hpp"
+#include "cli/commands.hpp"
 #include "gcsim/version.hpp"
 #include "models/config/scenario_loader.hpp"
 #include "models/register_builtins.hpp"
@@ -158,6 +159,18 @@ int main(int argc, char** argv) {
 
   auto* gpus = app.add_subcommand("gpus", "List the bundled GPU catalog");
 
+  std::string flows_scenario, flows_csv, flows_out;
+  auto* flows = app.add_subcommand("flows", "Replay flows (CSV flow_id,src,dst,bytes,start) over a scenario's network");
+  flows->add_option("scenario", flows_scenario, "Scenario file with a network: section")->required();
+  flows->add_option("flows", flows_csv, "Flows CSV: flow_id,src,dst,bytes,start (seconds)")->required();
+  flows->add_option("-o,--output", flows_out, "Write flow_id,finish here (default: standard output)");
+
+  std::string estimate_file;
+  bool estimate_json = false;
+  auto* estimate = app.add_subcommand("estimate", "Step time, throughput, memory and cost of model-described jobs");
+  estimate->add_option("scenario", estimate_file, "Scenario file")->required();
+  estimate->add_flag("--json", estimate_json, "Print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -176,6 +189,8 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_file);
     if (*analyze) return cmd_analyze(trace_path, json, plot_dir);
     if (*gpus) return cmd_gpus();
+    if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out);
+    if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options());
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;

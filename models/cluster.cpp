@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "models/workload/job_speed.hpp"
+
 namespace gcsim::models {
 
 namespace {
@@ -77,10 +79,17 @@ void Cluster::on_schedule(std::uint64_t) {
   queue_.resize(w);
 }
 
-double Cluster::nominal_rate(const Job& j, int node_type) const {
+double Cluster::nominal_rate(Job& j, int node_type) const {
+  const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(node_type)];
+  if (j.training) {
+    const StepEstimate e = estimate_step(*j.training, hardware_context(type, j.gpus, *j.training, scenario_.storage));
+    j.samples_per_s = e.samples_per_s;
+    j.step_s = e.step_s;
+    j.bottleneck = static_cast<int>(e.bottleneck);
+    return e.samples_per_s;
+  }
   if (j.has_duration) return 1.0;
-  const GpuSpec& gpu = scenario_.cluster.node_types[static_cast<std::size_t>(node_type)].gpu;
-  return j.gpus * gpu.peak_flop_per_s(j.precision) * j.efficiency;
+  return j.gpus * type.gpu.peak_flop_per_s(j.precision) * j.efficiency;
 }
 
 void Cluster::schedule_finish(Job& j) {
@@ -109,19 +118,36 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.gpus_per_node_held = p.gpus_per_node;
   j.nodes_offset = static_cast<std::uint32_t>(held_nodes_.size());
   j.nodes_count = p.count;
+  j.gpu_mask = 0;
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const std::uint32_t n = d.nodes[p.first + i];
-    assert(nodes_[n].gpus_free >= p.gpus_per_node);
-    nodes_[n].gpus_free -= p.gpus_per_node;
+    NodeState& node = nodes_[n];
+    assert(node.gpus_free >= p.gpus_per_node);
+    node.gpus_free -= p.gpus_per_node;
+    // The lowest free GPUs; whole-node jobs take them all, so the mask is the same on every node.
+    std::uint64_t mask = 0;
+    for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
+      if (!(node.busy_mask >> g & 1)) {
+        mask |= std::uint64_t{1} << g;
+        ++taken;
+      }
+    node.busy_mask |= mask;
+    j.gpu_mask = mask;
     held_nodes_.push_back(n);
   }
   allocated_gpus_ += j.gpus_held();
   ++running_;
-  j.work_total = j.has_duration ? j.duration.seconds() : j.work_flop;
+  j.work_total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
   j.progress_at = j.start;
   j.rate = nominal_rate(j, p.node_type);
-  schedule_finish(j);
+  j.driven = j.comm != nullptr;
+  if (!j.driven) schedule_finish(j);
   job_started.emit(j);
+}
+
+void Cluster::finish_job(std::uint32_t id) {
+  assert(jobs_[id].driven && jobs_[id].status == JobStatus::Running);
+  on_finish(id);
 }
 
 void Cluster::on_finish(std::uint64_t id) {
@@ -130,7 +156,10 @@ void Cluster::on_finish(std::uint64_t id) {
   j.end = engine_.now();
   j.work_done = j.work_total;
   j.progress_at = j.end;
-  for (std::uint32_t n : nodes_of(j)) nodes_[n].gpus_free += j.gpus_per_node_held;
+  for (std::uint32_t n : nodes_of(j)) {
+    nodes_[n].gpus_free += j.gpus_per_node_held;
+    nodes_[n].busy_mask &= ~j.gpu_mask;
+  }
   allocated_gpus_ -= j.gpus_held();
   --running_;
   job_finished.emit(j);

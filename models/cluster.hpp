@@ -21,6 +21,7 @@ struct NodeState {
   std::uint16_t type = 0;
   int gpus = 0;
   int gpus_free = 0;
+  std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs are taken
 };
 
 class Cluster {
@@ -43,13 +44,17 @@ class Cluster {
   // Changes a running job's speed (work units per second, > 0) from now on: its progress so
   // far is kept and its finish event moves accordingly.
   void set_rate(std::uint32_t job, double units_per_s);
-  // The speed a job gets on a node type when nothing else slows it down.
-  double nominal_rate(const Job& job, int node_type) const;
+  // The speed a job gets on a node type when nothing else slows it down (work units per
+  // second); for model-described jobs, the step-time model's samples per second.
+  double nominal_rate(Job& job, int node_type) const;
+  // Ends a job whose progress a driver runs (Job::comm): releases its nodes as a finish
+  // event would. Call at the instant it finishes.
+  void finish_job(std::uint32_t job);
   sim::SimTime end_time() const { return end_time_; }
 
   // Signals, in the order things happen at one instant.
   sim::Signal<const Job&> job_submitted;
-  sim::Signal<const Job&> job_started;
+  sim::Signal<const Job&> job_started;  // Job::gpu_mask names its GPUs on each node
   sim::Signal<const Job&> job_finished;
   sim::Signal<sim::SimTime> run_ended;  // jobs still running/queued have their final status
 

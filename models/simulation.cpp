@@ -5,6 +5,10 @@
 #include <memory>
 
 #include "models/cluster.hpp"
+#include "models/network/collectives.hpp"
+#include "models/network/flow_network.hpp"
+#include "models/network/job_traffic.hpp"
+#include "models/topology/topology.hpp"
 #include "models/pricing/cost_meter.hpp"
 #include "models/register_builtins.hpp"
 #include "models/trace_recorder.hpp"
@@ -23,8 +27,26 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   std::unique_ptr<TraceRecorder> recorder;
   if (trace) recorder = std::make_unique<TraceRecorder>(*trace, scenario, options.replication, cluster, costs);
 
+  // The network exists only when the scenario describes one; its flows share links by
+  // max-min fairness and it advances as a resource model of the engine.
+  std::optional<topology::Topology> topo;
+  std::unique_ptr<network::FlowNetwork> net;
+  std::unique_ptr<network::CollectiveRunner> collectives;
+  std::unique_ptr<network::JobTraffic> traffic;
+  if (scenario.network) {
+    std::vector<topology::NodeGroup> groups;
+    for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
+    topo = topology::build_topology(*scenario.network, groups);
+    net = std::make_unique<network::FlowNetwork>(engine);
+    topo->install(*net);
+    engine.add_resource_model(net.get());
+    collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
+    traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);
+  }
+
   cluster.start();
   engine.run();
+  if (trace && net) network::write_link_table(*trace, *topo, *net, cluster.end_time());
 
   RunSummary s;
   s.end_s = cluster.end_time().seconds();

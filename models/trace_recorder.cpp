@@ -1,10 +1,12 @@
 // gcsim's trace tables (see trace_recorder.hpp and docs/trace-format.md).
 #include "models/trace_recorder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "gcsim/version.hpp"
+#include "models/workload/step_time.hpp"
 
 namespace gcsim::models {
 
@@ -78,7 +80,11 @@ void TraceRecorder::write_jobs() {
                {"first_node", ColumnType::I32},
                {"nodes", ColumnType::I32},
                {"cost_usd", ColumnType::F64},
-               {"status", ColumnType::Enum8, {"completed", "running", "never_started"}}},
+               {"status", ColumnType::Enum8, {"completed", "running", "never_started"}},
+               {"samples", ColumnType::F64},
+               {"samples_per_s", ColumnType::F64},
+               {"step_time_s", ColumnType::F64},
+               {"bottleneck", ColumnType::Str}},
       16384);
   for (const Job& j : cluster_.jobs()) {
     const bool started = j.status == JobStatus::Completed || j.status == JobStatus::Running;
@@ -95,6 +101,18 @@ void TraceRecorder::write_jobs() {
         .i32(9, started ? static_cast<std::int32_t>(j.nodes_count) : 0)
         .f64(10, started ? costs_.job_cost_usd(j.id) : 0.0)
         .enum8(11, static_cast<std::uint8_t>(j.status));
+    // Model-described jobs: work is samples, at the step-time model's speed.
+    const bool modelled = j.training != nullptr && started;
+    double samples = NaN;
+    if (j.training) {
+      samples = j.status == JobStatus::Completed ? j.work_total
+                : j.status == JobStatus::Running ? std::min(j.work_total, j.work_done + j.rate * (cluster_.end_time() - j.progress_at).seconds())
+                                                 : 0.0;
+    }
+    t.f64(12, samples)
+        .f64(13, modelled ? j.samples_per_s : NaN)
+        .f64(14, modelled ? j.step_s : NaN)
+        .str(15, modelled && j.bottleneck >= 0 ? bottleneck_name(static_cast<Bottleneck>(j.bottleneck)) : std::string_view());
   }
 }
 

@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/storage/storage_spec.hpp"
+#include "models/topology/topology_spec.hpp"
 #include "models/workload/distribution.hpp"
+#include "models/workload/training.hpp"
 #include "sim/errors.hpp"
 #include "sim/time.hpp"
 
@@ -27,6 +30,7 @@ struct NodeTypeSpec {
   double memory_bytes = 0;
   int count = 0;               // nodes of this type
   PriceSpec price;
+  topology::NodeInternalsSpec internals;  // PCIe, NVLink, NICs (resolved against the GPU)
   SourceMark mark;
   std::string path;            // "cluster.node_types[0]"
 };
@@ -41,7 +45,19 @@ struct SchedulerSpec {
   std::string policy = "fifo";
 };
 
-// A job written out in the scenario. Exactly one of duration / work_flop is set.
+// Communication a job declares when no workload model derives it (docs/network.md, "Jobs
+// on the network"): every `every` of compute, one collective of `bytes` over the job's
+// GPUs, which the job waits for. Simulated in at most `simulated_steps` steps, each
+// standing for a whole number of real steps (compute and bytes scaled together).
+struct CommSpec {
+  std::string collective = "allreduce";  // allreduce | reduce_scatter | allgather | broadcast | alltoall
+  std::string algorithm = "ring";        // ring | tree
+  double bytes = 0;
+  sim::SimTime every;
+  std::int64_t simulated_steps = 200;
+};
+
+// A job written out in the scenario. Exactly one of duration / work_flop / training is set.
 struct JobSpec {
   std::string name;
   sim::SimTime submit;
@@ -50,6 +66,8 @@ struct JobSpec {
   std::optional<double> work_flop;
   Precision precision = Precision::Fp32;
   double efficiency = 0.4;     // fraction of peak achieved (work jobs only)
+  std::optional<TrainingSpec> training;  // a model-described job: runs at the step-time model's speed
+  std::optional<CommSpec> comm;          // duration jobs that talk over the network
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
 };
@@ -92,6 +110,8 @@ struct Scenario {
   ClusterSpec cluster;
   SchedulerSpec scheduler;
   WorkloadSpec workload;
+  std::optional<topology::NetworkSpec> network;
+  std::optional<StorageSpec> storage;
   OutputSpec output;
 
   // Provenance, embedded in every trace so any run can be redone.

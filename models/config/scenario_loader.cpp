@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "models/register_builtins.hpp"
+#include "models/workload/memory_fit.hpp"
+#include "models/workload/workload.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
@@ -131,35 +133,42 @@ std::string read_name(const ConfigNode& n) {
   return s;
 }
 
-// Pulls in extra GPU catalogs named by `catalogs.gpus`, relative to the scenario file.
-GpuCatalog read_catalogs(const ConfigNode* node, const GpuCatalog& bundled, const std::string& scenario_file) {
-  GpuCatalog gpus = bundled;
-  if (!node) return gpus;
-  MapReader r(*node);
-  if (const ConfigNode* list = r.optional("gpus")) {
-    std::vector<const ConfigNode*> files;
-    if (list->is_scalar()) {
-      files.push_back(list);
-    } else if (list->is_sequence()) {
-      for (const auto& f : list->items()) files.push_back(&f);
-    } else {
-      list->fail(ErrorCode::WrongType, "expected a file name or a list of file names");
-    }
-    const auto base = std::filesystem::path(scenario_file).parent_path();
-    for (const ConfigNode* f : files) {
-      const std::string rel = config::read_string(*f);
-      const std::string path = (base / rel).string();
-      if (!std::filesystem::is_regular_file(path))
-        f->fail(ErrorCode::FileNotFound, "GPU catalog file '" + path + "' does not exist");
-      gpus.add_from(config::load_yaml_file(path).root);
-    }
+// The catalog documents named by one `catalogs.<kind>` key (a file or a list of files),
+// read relative to the scenario file.
+std::vector<config::ConfigDocument> read_catalog_files(const ConfigNode& list, const std::string& scenario_file) {
+  std::vector<const ConfigNode*> files;
+  if (list.is_scalar()) {
+    files.push_back(&list);
+  } else if (list.is_sequence()) {
+    for (const auto& f : list.items()) files.push_back(&f);
+  } else {
+    list.fail(ErrorCode::WrongType, "expected a file name or a list of file names");
   }
-  r.finish();
-  return gpus;
+  const auto base = std::filesystem::path(scenario_file).parent_path();
+  std::vector<config::ConfigDocument> docs;
+  for (const ConfigNode* f : files) {
+    const std::string path = (base / config::read_string(*f)).string();
+    if (!std::filesystem::is_regular_file(path)) f->fail(ErrorCode::FileNotFound, "catalog file '" + path + "' does not exist");
+    docs.push_back(config::load_yaml_file(path));
+  }
+  return docs;
+}
+
+// Bundled catalogs plus the files named by `catalogs.gpus` and `catalogs.models`.
+Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, const std::string& scenario_file) {
+  Catalogs c = bundled;
+  if (!node) return c;
+  MapReader r(*node, {"gpus", "models"});
+  if (const ConfigNode* list = r.optional("gpus"))
+    for (const auto& doc : read_catalog_files(*list, scenario_file)) c.gpus.add_from(doc.root);
+  if (const ConfigNode* list = r.optional("models"))
+    for (const auto& doc : read_catalog_files(*list, scenario_file)) c.models.add_from(doc.root);
+  return c;
 }
 
 NodeTypeSpec read_node_type(const ConfigNode& n, const GpuCatalog& gpus) {
-  MapReader r(n);
+  MapReader r(n, {"name", "gpu", "gpus", "cpu_cores", "memory", "count", "price", "pcie", "nvlink", "nics",
+                  "gpus_per_pcie_switch"});
   NodeTypeSpec t;
   t.mark = n.mark();
   t.path = n.path();
@@ -174,15 +183,16 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const GpuCatalog& gpus) {
                                          " (`gcsim gpus` lists the catalog)");
   }
   t.gpu = *spec;
-  t.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1024));
+  t.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 64));
   if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
   if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
   t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
   {
-    MapReader p(r.required("price"));
+    MapReader p(r.required("price"), {"on_demand_per_hour"});
     t.price.on_demand_usd_per_hour = config::read_usd_per_hour(p.required("on_demand_per_hour"));
     p.finish();
   }
+  t.internals = topology::resolve_node_internals(topology::parse_node_internals(r), t.gpu);
   r.finish();
   return t;
 }
@@ -191,16 +201,8 @@ Precision read_precision(const ConfigNode& n) {
   return parse_precision(config::read_enum(n, precision_names()));
 }
 
-// Can some node type ever hold `gpus` GPUs of a job needing `precision` (work jobs only)?
-// Single-node placement when the job fits in one node, else whole nodes of one type.
 bool feasible(const ClusterSpec& c, int gpus, std::optional<Precision> precision) {
-  for (const auto& t : c.node_types) {
-    if (precision && !t.gpu.supports(*precision)) continue;
-    if (gpus <= t.gpus) return true;
-    const long nodes = (gpus + t.gpus - 1) / t.gpus;
-    if (nodes <= t.count) return true;
-  }
-  return false;
+  return eligible_node_types(c, gpus, precision ? &*precision : nullptr) != 0;
 }
 
 [[noreturn]] void fail_infeasible(const ConfigNode& at, const ClusterSpec& c, int gpus,
@@ -217,8 +219,38 @@ bool feasible(const ClusterSpec& c, int gpus, std::optional<Precision> precision
   at.fail(ErrorCode::Infeasible, msg.str());
 }
 
-JobSpec read_job(const ConfigNode& n, std::size_t index, const ClusterSpec& cluster) {
-  MapReader r(n);
+const std::vector<std::string>& collective_names() {
+  static const std::vector<std::string> names{"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall"};
+  return names;
+}
+
+CommSpec read_comm(const ConfigNode& n) {
+  MapReader r(n, {"collective", "algorithm", "bytes", "every", "simulated_steps"});
+  CommSpec c;
+  if (const ConfigNode* k = r.optional("collective")) c.collective = config::read_enum(*k, collective_names());
+  if (const ConfigNode* a = r.optional("algorithm")) c.algorithm = config::read_enum(*a, {"ring", "tree"});
+  c.bytes = config::read_bytes(r.required("bytes"));
+  c.every = config::read_duration(r.required("every"), sim::SimTime::from_ns(1));
+  if (const ConfigNode* s = r.optional("simulated_steps")) c.simulated_steps = config::read_int(*s, 1, 1'000'000);
+  return c;
+}
+
+// Why no node type can hold a model-described job: the memory fit on the largest GPU that
+// supports its precision says what it needs and what would fit.
+std::string memory_hint(const ClusterSpec& c, const TrainingSpec& t) {
+  const GpuSpec* best = nullptr;
+  for (const auto& nt : c.node_types)
+    if (nt.gpu.supports(t.precision) && (!best || nt.gpu.memory_bytes > best->memory_bytes)) best = &nt.gpu;
+  if (!best) return "";
+  const MemoryFit fit = check_memory_fit(t, *best);
+  return fit.fits ? "" : " On " + best->name + ": " + fit.message;
+}
+
+JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, const Catalogs& catalogs) {
+  MapReader r(n, {"name", "submit", "gpus", "duration", "work", "precision", "efficiency", "comm", "model", "seq_len",
+                  "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset", "parallelism", "optimizer",
+                  "decode"});
+  const ClusterSpec& cluster = s.cluster;
   JobSpec j;
   j.mark = n.mark();
   j.path = n.path();
@@ -232,16 +264,51 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ClusterSpec& clus
   j.gpus = static_cast<int>(config::read_int(gpus, 1, 1 << 20));
   const ConfigNode* duration = r.optional("duration");
   const ConfigNode* work = r.optional("work");
-  const ConfigNode* precision = r.optional("precision");
+  const ConfigNode* model = r.optional("model");
   const ConfigNode* efficiency = r.optional("efficiency");
+  const ConfigNode* comm = r.optional("comm");
+  if (model) {
+    if (duration) duration->fail(ErrorCode::Conflict, "a job given by its model runs at the modelled speed: drop duration");
+    if (work) work->fail(ErrorCode::Conflict, "a job given by its model gives samples, epochs or tokens, not work");
+    if (efficiency) efficiency->fail(ErrorCode::Conflict, "the step-time model derives efficiency from the hardware");
+    if (comm) comm->fail(ErrorCode::Conflict, "a job given by its model derives its communication from the model");
+    j.training = parse_training(r, catalogs.models, j.gpus);
+    j.precision = j.training->precision;
+    if (j.training->dataset && !j.training->dataset->tier.empty()) {
+      const ConfigNode* ds = n.find("dataset");
+      const std::string& tier = j.training->dataset->tier;
+      if (!s.storage || !s.storage->find(tier)) {
+        const std::string hint = s.storage ? did_you_mean(tier, s.storage->names()) : "";
+        ds->fail(ErrorCode::UnknownName, "dataset tier '" + tier + "' is not a tier of the scenario's storage section" +
+                                             (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      }
+    }
+    r.finish();
+    if (eligible_node_types(cluster, j.gpus, &j.precision, &*j.training) == 0) {
+      const std::string why = memory_hint(cluster, *j.training);
+      if (!why.empty()) n.fail(ErrorCode::Infeasible, "the job does not fit in GPU memory on any node type." + why);
+      fail_infeasible(gpus, cluster, j.gpus, j.precision);
+    }
+    return j;
+  }
+  for (const char* key : {"seq_len", "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset",
+                          "parallelism", "optimizer", "decode"})
+    if (const ConfigNode* k = r.optional(key)) k->fail(ErrorCode::Conflict, std::string(key) + " applies only to jobs given by a model");
+  const ConfigNode* precision = r.optional("precision");
   if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");
-  if (!duration && !work) n.fail(ErrorCode::MissingKey, "a job needs either duration (e.g. 6h) or work (FLOP, e.g. 2.1e18)");
+  if (!duration && !work)
+    n.fail(ErrorCode::MissingKey, "a job needs a duration (e.g. 6h), work (FLOP, e.g. 2.1e18) or a model");
   std::optional<Precision> needs;
   if (duration) {
     j.duration = config::read_duration(*duration, sim::SimTime::from_ns(1));
-    if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work");
+    if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work or by a model");
     if (efficiency) efficiency->fail(ErrorCode::Conflict, "efficiency applies only to jobs given as work");
+    if (comm) {
+      if (!s.network) comm->fail(ErrorCode::Conflict, "comm needs a network: section to send its traffic over");
+      j.comm = read_comm(*comm);
+    }
   } else {
+    if (comm) comm->fail(ErrorCode::Conflict, "comm applies only to jobs given as a duration");
     j.work_flop = config::read_double(*work, 0, INF);
     if (!(*j.work_flop > 0)) work->fail(ErrorCode::OutOfRange, "work must be > 0 FLOP");
     if (!precision) n.fail(ErrorCode::MissingKey, "a job given as work needs a precision (fp32, tf32, amp, bf16, fp8)");
@@ -255,7 +322,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ClusterSpec& clus
 }
 
 GeneratorSpec read_generator(const ConfigNode& n, const ClusterSpec& cluster) {
-  MapReader r(n);
+  MapReader r(n, {"name", "count", "start", "arrival", "gpus", "duration", "work", "precision", "efficiency"});
   GeneratorSpec g;
   g.mark = n.mark();
   g.path = n.path();
@@ -359,6 +426,10 @@ int ClusterSpec::total_nodes() const {
   return n;
 }
 
+Catalogs load_bundled_catalogs(const LoadOptions& options) {
+  return Catalogs{load_bundled_gpu_catalog(options), load_bundled_model_catalog(options.catalog_dir)};
+}
+
 GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
   GpuCatalog catalog;
   catalog.add_from(config::load_yaml_file((std::filesystem::path(options.catalog_dir) / "gpus.yaml").string()).root);
@@ -367,13 +438,14 @@ GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
   config::ConfigDocument doc = config::load_yaml_file(path);
-  return load_scenario(std::move(doc), load_bundled_gpu_catalog(options));
+  return load_scenario(std::move(doc), load_bundled_catalogs(options));
 }
 
-Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundled_gpus) {
+Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled) {
   const ConfigNode& root = document.root;
   if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
-  MapReader r(root);
+  MapReader r(root, {"name", "seed", "horizon", "run_until", "catalogs", "cluster", "network", "storage", "scheduler",
+                     "workload", "output"});
   Scenario s;
   s.source_file = document.file;
   s.name = read_name(r.required("name"));
@@ -383,10 +455,11 @@ Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundle
   if (const ConfigNode* until = r.optional("run_until"))
     s.run_until = config::read_enum(*until, {"done", "horizon"}) == "done" ? RunUntil::Done : RunUntil::Horizon;
 
-  const GpuCatalog gpus = read_catalogs(r.optional("catalogs"), bundled_gpus, document.file);
+  const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, document.file);
+  const GpuCatalog& gpus = catalogs.gpus;
 
   {
-    MapReader c(r.required("cluster"));
+    MapReader c(r.required("cluster"), {"node_types"});
     const ConfigNode& types = c.required("node_types");
     if (!types.is_sequence() || types.size() == 0)
       types.fail(ErrorCode::WrongType, "node_types must be a non-empty list of node types");
@@ -400,19 +473,22 @@ Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundle
     c.finish();
   }
 
+  if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net);
+  if (const ConfigNode* storage = r.optional("storage")) s.storage = parse_storage(*storage);
+
   if (const ConfigNode* sched = r.optional("scheduler")) {
-    MapReader sr(*sched);
+    MapReader sr(*sched, {"policy"});
     if (const ConfigNode* policy = sr.optional("policy")) s.scheduler.policy = config::read_enum(*policy, scheduler_names());
     sr.finish();
   }
 
   {
-    MapReader w(r.required("workload"));
+    MapReader w(r.required("workload"), {"jobs", "generators"});
     std::set<std::string> names;
     if (const ConfigNode* jobs = w.optional("jobs")) {
       if (!jobs->is_sequence()) jobs->fail(ErrorCode::WrongType, "jobs must be a list");
       for (std::size_t i = 0; i < jobs->size(); ++i) {
-        s.workload.jobs.push_back(read_job(jobs->at(i), i, s.cluster));
+        s.workload.jobs.push_back(read_job(jobs->at(i), i, s, catalogs));
         if (!names.insert(s.workload.jobs.back().name).second)
           jobs->at(i).fail(ErrorCode::Duplicate, "job name '" + s.workload.jobs.back().name + "' is used twice");
       }
@@ -433,7 +509,7 @@ Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundle
 
   s.output.trace = s.name + ".h5";
   if (const ConfigNode* out = r.optional("output")) {
-    MapReader o(*out);
+    MapReader o(*out, {"trace"});
     if (const ConfigNode* trace = o.optional("trace")) s.output.trace = read_name(*trace);
     o.finish();
   }

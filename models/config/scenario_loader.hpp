@@ -7,6 +7,7 @@
 
 #include "models/config/scenario.hpp"
 #include "models/gpu/gpu_catalog.hpp"
+#include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
 
 namespace gcsim::models {
@@ -16,13 +17,20 @@ struct LoadOptions {
   std::string catalog_dir;  // where gpus.yaml (and later catalogs) are found
 };
 
-// Loads the bundled GPU catalog from options.catalog_dir.
+// The bundled catalogs a scenario resolves names against; scenarios may add files.
+struct Catalogs {
+  GpuCatalog gpus;
+  ModelCatalog models;
+};
+
+// Loads the bundled GPU catalog (gpus.yaml) or all bundled catalogs from options.catalog_dir.
 GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options);
+Catalogs load_bundled_catalogs(const LoadOptions& options);
 
 // Reads, parses and validates a scenario. Throws ConfigError (file:line:col, key path).
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options);
 // Validates an already parsed document against a given catalog (the fuzzer's entry point;
 // reads no files unless the document names extra catalog files).
-Scenario load_scenario(config::ConfigDocument document, const GpuCatalog& bundled_gpus);
+Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled);
 
 }  // namespace gcsim::models

@@ -5,15 +5,18 @@
 #include <cmath>
 #include <cstdio>
 
+#include "models/workload/memory_fit.hpp"
 #include "sim/rng.hpp"
 
 namespace gcsim::models {
 
-std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision) {
+std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
+                                  const TrainingSpec* training) {
   std::uint64_t mask = 0;
   for (std::size_t t = 0; t < cluster.node_types.size() && t < 64; ++t) {
     const auto& nt = cluster.node_types[t];
     if (precision && !nt.gpu.supports(*precision)) continue;
+    if (training && !check_memory_fit(*training, nt.gpu).fits) continue;
     const long nodes = gpus <= nt.gpus ? 1 : (gpus + nt.gpus - 1) / nt.gpus;
     if (nodes <= nt.count) mask |= std::uint64_t{1} << t;
   }
@@ -32,8 +35,13 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
     j.submit = spec.submit;
     j.gpus = spec.gpus;
     j.has_duration = spec.duration.has_value();
-    if (j.has_duration) {
+    if (spec.training) {
+      j.training = &*spec.training;
+      j.precision = spec.training->precision;
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision, j.training);
+    } else if (j.has_duration) {
       j.duration = *spec.duration;
+      j.comm = spec.comm ? &*spec.comm : nullptr;
       j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr);
     } else {
       j.work_flop = *spec.work_flop;

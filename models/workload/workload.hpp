@@ -14,8 +14,10 @@ namespace gcsim::models {
 
 std::vector<Job> expand_workload(const Scenario& scenario, std::uint64_t replication);
 
-// Node types (bit per type index) that can ever hold a job of `gpus` GPUs, given the
-// precision when the job is work-based.
-std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision);
+// Node types (bit per type index) that can ever hold a job of `gpus` GPUs: enough GPUs on
+// one node or enough whole nodes of the type; for jobs with a precision, a GPU that has it;
+// for model-described jobs, GPU memory that fits the model (memory_fit.hpp).
+std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
+                                  const TrainingSpec* training = nullptr);
 
 }  // namespace gcsim::models

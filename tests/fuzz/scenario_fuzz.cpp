@@ -21,7 +21,7 @@
 
 namespace {
 
-std::optional<gcsim::models::GpuCatalog> g_catalog;
+std::optional<gcsim::models::Catalogs> g_catalog;
 bool g_yaml_only = false;
 
 template <class F>
@@ -78,10 +78,10 @@ void exercise(const gcsim::config::ConfigNode& n, int budget_left) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_yaml_only = std::getenv("GCSIM_FUZZ_YAML_ONLY") != nullptr;
   try {
-    g_catalog = gcsim::models::load_bundled_gpu_catalog({GCSIM_SOURCE_DIR "/scenarios/catalog"});
+    g_catalog = gcsim::models::load_bundled_catalogs({GCSIM_SOURCE_DIR "/scenarios/catalog"});
   } catch (const std::exception& e) {
     // The bundled catalog is part of the build; failing here is a setup bug, not a finding.
-    std::fprintf(stderr, "scenario_fuzz: cannot load the bundled GPU catalog: %s\n", e.what());
+    std::fprintf(stderr, "scenario_fuzz: cannot load the bundled catalogs: %s\n", e.what());
     std::abort();
   }
   return 0;

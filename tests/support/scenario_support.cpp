@@ -7,13 +7,15 @@ namespace gcsim::test {
 
 models::LoadOptions load_options() { return {GCSIM_SOURCE_DIR "/scenarios/catalog"}; }
 
-const models::GpuCatalog& bundled_gpus() {
-  static const models::GpuCatalog catalog = models::load_bundled_gpu_catalog(load_options());
-  return catalog;
+const models::Catalogs& bundled_catalogs() {
+  static const models::Catalogs catalogs = models::load_bundled_catalogs(load_options());
+  return catalogs;
 }
 
+const models::GpuCatalog& bundled_gpus() { return bundled_catalogs().gpus; }
+
 models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& label) {
-  return models::load_scenario(config::load_yaml_string(yaml, label), bundled_gpus());
+  return models::load_scenario(config::load_yaml_string(yaml, label), bundled_catalogs());
 }
 
 TempDir::TempDir(const std::string& name)

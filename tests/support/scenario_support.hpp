@@ -9,6 +9,7 @@
 
 namespace gcsim::test {
 
+const models::Catalogs& bundled_catalogs();
 const models::GpuCatalog& bundled_gpus();
 models::LoadOptions load_options();
 // Parses and validates inline YAML as if it were the file `label`.

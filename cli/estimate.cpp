@@ -1,0 +1,95 @@
+// `gcsim estimate`: the step-time model's answer for each model-described job on each node
+// type of the scenario that can hold it, without running the cluster. The first row of a
+// job is the node type it would get (placement order); the others are for comparison.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/report.hpp"
+#include "cli/commands.hpp"
+#include "models/workload/job_speed.hpp"
+#include "models/workload/workload.hpp"
+
+namespace gcsim::cli {
+
+namespace {
+
+struct Row {
+  const models::JobSpec* job;
+  const models::NodeTypeSpec* type;
+  models::EstimateRow e;
+  bool would_run_on;
+};
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+}  // namespace
+
+int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& options) {
+  const models::Scenario s = models::load_scenario_file(file, options);
+  std::vector<Row> rows;
+  for (const auto& job : s.workload.jobs) {
+    if (!job.training) continue;
+    const std::uint64_t eligible = models::eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training);
+    bool first = true;
+    for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
+      if (!(eligible >> t & 1)) continue;
+      const auto& type = s.cluster.node_types[t];
+      const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
+      rows.push_back({&job, &type, models::estimate_job(*job.training, hw, type.price.on_demand_usd_per_hour, type.gpus), first});
+      first = false;
+    }
+  }
+  if (rows.empty()) throw Error(file + ": no job is described by a model (model: ...); nothing to estimate");
+
+  std::ostringstream out;
+  if (json) {
+    using analysis::json_number;
+    using analysis::json_quote;
+    out << "{\n  \"scenario\": " << json_quote(s.name) << ",\n  \"jobs\": [";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      const auto& st = r.e.step;
+      out << (i ? ",\n" : "\n") << "    {\"name\": " << json_quote(r.job->name) << ", \"node_type\": " << json_quote(r.type->name)
+          << ", \"gpu\": " << json_quote(r.type->gpu.name) << ", \"gpus\": " << r.job->gpus
+          << ", \"would_run_on\": " << (r.would_run_on ? "true" : "false")
+          << ", \"samples_per_s\": " << json_number(r.e.samples_per_s) << ", \"step_time_s\": " << json_number(st.step_s)
+          << ", \"compute_s\": " << json_number(st.compute_s) << ", \"input_s\": " << json_number(st.input_s)
+          << ", \"comm_s\": " << json_number(st.comm_s) << ", \"comm_exposed_s\": " << json_number(st.comm_exposed_s)
+          << ", \"bottleneck\": " << json_quote(models::bottleneck_name(st.bottleneck))
+          << ", \"gpu_memory_bytes\": " << json_number(r.e.memory.need.total())
+          << ", \"time_per_epoch_s\": " << json_number(r.e.time_per_epoch_s)
+          << ", \"cost_per_epoch_usd\": " << json_number(r.e.cost_per_epoch_usd)
+          << ", \"cost_per_million_samples_usd\": " << json_number(r.e.cost_per_million_samples_usd)
+          << ", \"total_time_s\": " << json_number(r.e.total_time_s) << ", \"total_cost_usd\": " << json_number(r.e.total_cost_usd)
+          << "}";
+    }
+    out << "\n  ]\n}\n";
+  } else {
+    char line[512];
+    std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5s %11s %9s %9s %9s %9s %10s %-14s %11s %9s %10s\n", "job", "node type",
+                  "gpu", "gpus", "samples/s", "step", "compute", "input", "comm exp", "memory", "bottleneck", "epoch",
+                  "$/epoch", "$/M samp");
+    out << line;
+    for (const Row& r : rows) {
+      const auto& st = r.e.step;
+      std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9.2f %10.2f%s\n",
+                    r.job->name.c_str(), r.type->name.c_str(), r.type->gpu.name.c_str(), r.job->gpus, r.e.samples_per_s,
+                    st.step_s * 1e3, st.compute_s * 1e3, st.input_s * 1e3, st.comm_exposed_s * 1e3,
+                    gib(r.e.memory.need.total()).c_str(), std::string(models::bottleneck_name(st.bottleneck)).c_str(),
+                    analysis::format_duration(r.e.time_per_epoch_s).c_str(), r.e.cost_per_epoch_usd,
+                    r.e.cost_per_million_samples_usd, r.would_run_on ? "" : "  (comparison)");
+      out << line;
+    }
+    out << "\nstep: one micro-step of one GPU; compute, input and exposed communication are its parts (docs/step-time.md).\n"
+           "The first row of each job is the node type it would get; costs charge its GPUs' share of the node price.\n";
+  }
+  std::cout << out.str();
+  return 0;
+}
+
+}  // namespace gcsim::cli

@@ -1,0 +1,90 @@
+// Jobs on the network (see job_traffic.hpp).
+#include "models/network/job_traffic.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gcsim::network {
+
+namespace {
+Collective collective_of(const std::string& name) {
+  if (name == "reduce_scatter") return Collective::ReduceScatter;
+  if (name == "allgather") return Collective::AllGather;
+  if (name == "broadcast") return Collective::Broadcast;
+  if (name == "alltoall") return Collective::AllToAll;
+  return Collective::AllReduce;
+}
+}  // namespace
+
+JobTraffic::JobTraffic(sim::Engine& engine, models::Cluster& cluster, CollectiveRunner& runner,
+                       const topology::Topology& topo)
+    : engine_(engine), cluster_(cluster), runner_(runner), topo_(topo), runs_(cluster.jobs().size()) {
+  cluster.job_started.connect([this](const models::Job& j) {
+    if (j.comm) on_start(j);
+  });
+}
+
+void JobTraffic::on_start(const models::Job& j) {
+  const models::CommSpec& c = *j.comm;
+  // Real steps, and the simulated steps that stand for them (each covering a whole number
+  // of real steps' compute and bytes; the per-step latency is then counted once per
+  // simulated step, which the docs note).
+  const std::int64_t real = std::max<std::int64_t>(1, (j.duration.ns() + c.every.ns() - 1) / c.every.ns());
+  const std::int64_t simulated = std::min(real, c.simulated_steps);
+  Run& run = runs_[j.id];
+  run.steps_left = simulated;
+  run.compute = sim::SimTime::from_ns(j.duration.ns() / simulated);
+  run.collective = CollectiveSpec{};
+  run.collective.kind = collective_of(c.collective);
+  run.collective.bytes = c.bytes * static_cast<double>(real) / static_cast<double>(simulated);
+  run.collective.ranks.clear();
+  for (std::uint32_t node : cluster_.nodes_of(j))
+    for (int g = 0; g < 64; ++g)
+      if (j.gpu_mask >> g & 1) run.collective.ranks.push_back(topo_.gpu(static_cast<int>(node), g));
+  run.collective.algorithm = c.algorithm == "tree"   ? CollectiveAlgorithm::Tree
+                             : j.nodes_count > 1     ? CollectiveAlgorithm::HierarchicalRing
+                                                     : CollectiveAlgorithm::Ring;
+  engine_.schedule_after<&JobTraffic::on_compute_done>(run.compute, this, j.id);
+}
+
+void JobTraffic::on_compute_done(std::uint64_t job) {
+  runner_.start(runs_[job].collective, job, &JobTraffic::on_collective_done, this);
+}
+
+void JobTraffic::on_collective_done(void* self, std::uint64_t job, sim::SimTime) {
+  auto* t = static_cast<JobTraffic*>(self);
+  Run& run = t->runs_[job];
+  if (--run.steps_left > 0) {
+    t->engine_.schedule_after<&JobTraffic::on_compute_done>(run.compute, t, job);
+    return;
+  }
+  // End through an event: the collective may complete inside the network's advance.
+  t->engine_.schedule_after<&JobTraffic::on_finish>(sim::SimTime::zero(), t, job);
+}
+
+void write_link_table(trace::TraceFile& file, const topology::Topology& topo, const FlowNetwork& net, sim::SimTime end) {
+  using trace::ColumnType;
+  trace::Table& t = file.add_table("links", {{"link_id", ColumnType::I32},
+                                             {"name", ColumnType::Str},
+                                             {"kind", ColumnType::Str},
+                                             {"bytes_per_s", ColumnType::F64},
+                                             {"latency_s", ColumnType::F64},
+                                             {"bytes", ColumnType::F64},
+                                             {"busy_s", ColumnType::F64},
+                                             {"utilization", ColumnType::F64}});
+  const auto& links = topo.links();
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const LinkStats s = net.link_stats(static_cast<LinkId>(i), end);
+    t.begin_row()
+        .i32(0, static_cast<std::int32_t>(i))
+        .str(1, links[i].name)
+        .str(2, topology::link_kind_name(links[i].kind))
+        .f64(3, links[i].bytes_per_s)
+        .f64(4, links[i].latency.seconds())
+        .f64(5, s.bytes)
+        .f64(6, s.busy.seconds())
+        .f64(7, s.utilization);
+  }
+}
+
+}  // namespace gcsim::network

@@ -1,0 +1,19 @@
+// What a model-described job gets on a node type: the HardwareContext the step-time model
+// takes, built from the node type's GPU, host and internals and from the job's storage
+// tier. One function, used both by runs (the cluster's job rates) and by `gcsim estimate`,
+// so an estimate and a run of the same job agree.
+#pragma once
+
+#include "models/config/scenario.hpp"
+#include "models/workload/step_time.hpp"
+
+namespace gcsim::models {
+
+// Data-loader requests in flight per GPU when reading a dataset (PyTorch DataLoader's
+// common num_workers; docs/step-time.md, "Storage").
+inline constexpr int READERS_PER_GPU = 4;
+
+HardwareContext hardware_context(const NodeTypeSpec& type, int job_gpus, const TrainingSpec& job,
+                                 const std::optional<StorageSpec>& storage);
+
+}  // namespace gcsim::models

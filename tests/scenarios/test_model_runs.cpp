@@ -1,0 +1,153 @@
+// Runs that use the deeper models: jobs whose steps wait for collectives on a shared
+// network, and jobs described by their model, which run at the step-time model's speed.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <sys/wait.h>
+
+#include "analysis/metrics.hpp"
+#include "analysis/trace_data.hpp"
+#include "models/simulation.hpp"
+#include "models/workload/job_speed.hpp"
+#include "sim/trace/table_writer.hpp"
+#include "sim/trace/trace_reader.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+
+namespace {
+
+analysis::TraceData run_yaml(const std::string& yaml, const test::TempDir& dir) {
+  const auto s = test::scenario_from_yaml(yaml);
+  const std::string path = dir.file(s.name + ".h5");
+  auto file = trace::TraceFile::create(path);
+  models::RunOptions o;
+  o.fixed_wall_clock_s = 0.0;
+  models::run_simulation(s, file.get(), o);
+  file->commit();
+  return analysis::read_trace(path);
+}
+
+// Four 1-GPU nodes: n-0 and n-2 hang off switch S1, n-1 and n-3 off S2, and one core link
+// joins the switches, so a job on n-0,n-1 and a job on n-2,n-3 share it. Every link and NIC
+// runs at 1 GB/s per direction with no fabric latency.
+const std::string FABRIC = R"(horizon: 10h
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, count: 4, price: {on_demand_per_hour: 1},
+       nics: {count: 1, speed: 8Gbps, rdma: true}}
+network:
+  fabric: explicit
+  hosts: [n-0, n-1, n-2, n-3]
+  links:
+    - {name: a0, between: [n-0, S1], bandwidth: 1GB/s, latency: 0us}
+    - {name: a2, between: [n-2, S1], bandwidth: 1GB/s, latency: 0us}
+    - {name: b1, between: [n-1, S2], bandwidth: 1GB/s, latency: 0us}
+    - {name: b3, between: [n-3, S2], bandwidth: 1GB/s, latency: 0us}
+    - {name: core, between: [S1, S2], bandwidth: 1GB/s, latency: 0us}
+)";
+
+double end_of(const analysis::TraceData& t, const std::string& name) {
+  for (const auto& j : t.jobs)
+    if (j.name == name) return j.end_s;
+  FAIL("no job " << name);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("jobs' collectives share the network and slow each other down", "[scenario][network]") {
+  test::TempDir dir("net-jobs");
+  // A: 100 s of compute in 10 steps; after each, a 1 GB ring all-reduce over its 2 GPUs
+  // moves 2(n-1)/n x 1 GB = 1 GB each way over the core: 1 s at 1 GB/s. Alone: 110 s (plus
+  // the few hundred ns of PCIe/NIC hop latency per step).
+  const auto alone = run_yaml("name: alone\n" + FABRIC + R"(workload:
+  jobs:
+    - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
+)", dir);
+  CHECK(end_of(alone, "A") == Approx(110.0).epsilon(1e-6));
+  // With B doing the same on n-2,n-3 in lockstep, each all-reduce gets half the core: 2 s.
+  const auto shared = run_yaml("name: shared\n" + FABRIC + R"(workload:
+  jobs:
+    - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
+    - {name: B, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
+)", dir);
+  CHECK(end_of(shared, "A") == Approx(120.0).epsilon(1e-6));
+  CHECK(end_of(shared, "B") == Approx(120.0).epsilon(1e-6));
+}
+
+TEST_CASE("a network scenario writes the /links table", "[scenario][network]") {
+  test::TempDir dir("net-links");
+  const auto s = test::scenario_from_yaml("name: links\n" + FABRIC + R"(workload:
+  jobs:
+    - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
+)");
+  auto file = trace::TraceFile::create(dir.file("l.h5"));
+  models::run_simulation(s, file.get());
+  file->commit();
+  auto r = trace::TraceReader::open(dir.file("l.h5"));
+  const auto names = r->column_str("links", "name");
+  const auto bytes = r->column_f64("links", "bytes");
+  double core = -1;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == "core:S1->S2") core = bytes[i];
+  CHECK(core == Approx(10e9).epsilon(1e-9));  // 10 steps x 1 GB
+}
+
+TEST_CASE("comm without a network section is refused", "[scenario][network]") {
+  try {
+    test::scenario_from_yaml(R"(name: x
+horizon: 1h
+cluster:
+  node_types: [{name: n, gpu: T4, gpus: 1, count: 2, price: {on_demand_per_hour: 1}}]
+workload:
+  jobs: [{name: A, gpus: 2, duration: 1h, comm: {bytes: 1GB, every: 1s}}]
+)");
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::Conflict);
+    CHECK(e.key_path() == "workload.jobs[0].comm");
+  }
+}
+
+TEST_CASE("a model-described job runs at the step-time model's speed", "[scenario][workload]") {
+  test::TempDir dir("model-job");
+  const std::string yaml = R"(name: rn
+horizon: 30d
+cluster:
+  node_types:
+    - {name: p4d, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 48, count: 1, price: {on_demand_per_hour: 32.7726}}
+workload:
+  jobs:
+    - {name: rn50, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 12.8M, decode: gpu}
+)";
+  const auto s = test::scenario_from_yaml(yaml);
+  const auto& spec = *s.workload.jobs[0].training;
+  const double rate = models::estimate_step(spec, models::hardware_context(s.cluster.node_types[0], 8, spec, s.storage)).samples_per_s;
+  REQUIRE(rate > 0);
+  const auto t = run_yaml(yaml, dir);
+  CHECK(t.jobs[0].end_s == Approx(12.8e6 / rate).epsilon(1e-9));
+  CHECK(t.jobs[0].samples == 12.8e6);
+  CHECK(t.jobs[0].samples_per_s == Approx(rate).epsilon(1e-12));
+  CHECK(!t.jobs[0].bottleneck.empty());
+  const auto m = analysis::compute_metrics(t);
+  // One job on all 8 GPUs: goodput = samples / (8 x hours) = rate x 3600 / 8.
+  CHECK(m.goodput_samples_per_gpu_hour == Approx(rate * 3600 / 8).epsilon(1e-9));
+  REQUIRE(m.bottleneck_gpu_hours.size() == 1);
+}
+
+TEST_CASE("a model job that fits no GPU's memory is refused with what it needs", "[scenario][workload]") {
+  try {
+    test::scenario_from_yaml(R"(name: big
+horizon: 1d
+cluster:
+  node_types: [{name: t4, gpu: T4, gpus: 1, count: 1, price: {on_demand_per_hour: 1}}]
+workload:
+  jobs: [{name: gpt, model: bert-large, seq_len: 512, precision: amp, batch_per_gpu: 256, gpus: 1, samples: 1M}]
+)");
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::Infeasible);
+    CHECK(std::string(e.what()).find("GiB") != std::string::npos);
+  }
+}
