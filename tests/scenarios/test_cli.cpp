@@ -86,3 +86,30 @@ TEST_CASE("gcsim run writes the trace and plots, and analyze reads them", "[scen
                           "\"mean_jct_s\"", "\"makespan_s\"", "\"jobs_completed\""})
     CHECK(a.output.find(key) != std::string::npos);
 }
+
+TEST_CASE("gcsim estimate answers A100 vs H100 vs T4 for ResNet-50", "[scenario][cli]") {
+  const auto r = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml --json");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  for (const char* key : {"\"jobs\"", "\"samples_per_s\"", "\"step_time_s\"", "\"bottleneck\"", "\"cost_per_epoch_usd\"",
+                          "\"gpu_memory_bytes\"", "\"p4d-a100\"", "\"p5-h100\"", "\"g4dn-t4\""})
+    CHECK(r.output.find(key) != std::string::npos);
+  const auto text = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml");
+  CHECK(text.code == 0);
+  CHECK(run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml").code == 2);  // no model jobs
+}
+
+TEST_CASE("gcsim flows replays the parking lot", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-flows");
+  const std::string out = dir.file("finish.csv");
+  const auto r = run_gcsim("flows " GCSIM_SOURCE_DIR "/tests/models/network/data/parking_lot.yaml " GCSIM_SOURCE_DIR
+                           "/tests/models/network/data/parking_lot_flows.csv -o " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(out);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == "flow_id,finish");
+  CHECK(!fs::exists(out + ".tmp"));
+  CHECK(run_gcsim("flows " GCSIM_SOURCE_DIR "/tests/models/network/data/parking_lot.yaml " + dir.file("none.csv")).code == 2);
+}
