@@ -35,8 +35,9 @@ class Engine {
 
   SimTime now() const { return now_; }
 
-  // Schedules fn(context, arg) at time t (t >= now(), asserted). Lower priority values run
-  // first among events at the same instant.
+  // Schedules fn(context, arg) at time t (t >= now(); an earlier t aborts, in every build).
+  // Lower priority values, in [-32768, 32767], run first among events at the same instant.
+  // schedule_after saturates: a delay of SimTime::max() means "never".
   EventId schedule_at(SimTime t, EventFn fn, void* context, std::uint64_t arg = 0, int priority = 0);
   EventId schedule_after(SimTime delay, EventFn fn, void* context, std::uint64_t arg = 0,
                          int priority = 0) {
@@ -94,27 +95,31 @@ class Engine {
     bool operator==(const CacheAligned<U>&) const { return true; }
   };
 
-  // 16 bytes. The sequence that breaks (time, priority) ties lives in sequences_, read
-  // only on such ties; keeping it out of the entry halves the heap's cache footprint.
+  // 16 bytes: a sibling group of 4 is one cache line. The sequence that breaks (time,
+  // priority) ties lives in the slot, read only on such ties.
   struct HeapEntry {
     std::int64_t time_ns;  // >= 0: the engine starts at zero and never schedules in the past
     std::uint64_t tag;     // (priority + 2^15) << 48 | slot
   };
+  // 32 bytes, two to a cache line: everything an event touches outside the heap.
   struct Slot {
     EventFn fn;
     void* context;
     std::uint64_t arg;
-    std::uint32_t generation;  // bumped when the event fires or is cancelled
-    bool cancelled;            // its heap entry is stale; the slot is freed when it pops
+    // sequence << 16 | state. The sequence orders ties and, cut to 32 bits, is the
+    // EventId's generation: a reused slot matches an old id only if 2^32 events were
+    // scheduled in between, and only if that one landed in the same slot.
+    std::uint64_t sequence_state;
   };
-
   void heap_push(const HeapEntry& e);
   void heap_pop();
   void sift_down_from(std::size_t start, HeapEntry e);
   void sift_up_from(std::size_t hole, HeapEntry e, std::size_t top);
   bool before(const HeapEntry& a, const HeapEntry& b) const;
+  bool tie_before(const HeapEntry& a, const HeapEntry& b) const;
   HeapEntry* heap_root() { return heap_.data() + HEAP_PAD; }
   std::size_t heap_size() const { return heap_.size() - HEAP_PAD; }
+  const Slot* likely_next_slot() const;
   void drop_consumed_top();
   void drop_cancelled_tops();
   void compact();
@@ -127,7 +132,6 @@ class Engine {
   SimTime now_ = SimTime::zero();
   std::vector<HeapEntry, CacheAligned<HeapEntry>> heap_;
   std::vector<Slot, CacheAligned<Slot>> slots_;
-  std::vector<std::uint64_t> sequences_;  // by slot
   std::vector<std::uint32_t> free_slots_;
   std::vector<ResourceModel*> models_;
   std::uint64_t next_sequence_ = 0;
