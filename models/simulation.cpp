@@ -11,6 +11,7 @@
 #include "models/topology/topology.hpp"
 #include "models/pricing/cost_meter.hpp"
 #include "models/register_builtins.hpp"
+#include "models/storage/storage_coupling.hpp"
 #include "models/trace_recorder.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"
@@ -33,6 +34,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   std::unique_ptr<network::FlowNetwork> net;
   std::unique_ptr<network::CollectiveRunner> collectives;
   std::unique_ptr<network::JobTraffic> traffic;
+  std::unique_ptr<network::FlowRecorder> flow_recorder;
   if (scenario.network) {
     std::vector<topology::NodeGroup> groups;
     for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
@@ -42,7 +44,12 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
     engine.add_resource_model(net.get());
     collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
     traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);
+    if (trace && scenario.output.flows) flow_recorder = std::make_unique<network::FlowRecorder>(*trace, *net);
   }
+
+  // Readers of a shared storage tier divide its bandwidth; staged datasets delay progress.
+  std::unique_ptr<StorageCoupling> storage;
+  if (scenario.storage) storage = std::make_unique<StorageCoupling>(scenario, cluster);
 
   cluster.start();
   engine.run();

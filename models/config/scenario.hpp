@@ -96,6 +96,7 @@ struct WorkloadSpec {
 
 struct OutputSpec {
   std::string trace;  // file name of the trace; default "<name>.h5"
+  bool flows = false; // write the /flows table (one row per network flow)
 };
 
 // When a run stops: at the horizon always, or as soon as every job has finished.

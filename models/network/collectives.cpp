@@ -189,7 +189,10 @@ void CollectiveRunner::start_step(std::uint32_t id) {
   run.pending = sends.size();
   for (std::size_t i = 0; i < sends.size(); ++i) {
     const std::uint64_t hash = run.tag * 0x9e3779b97f4a7c15ULL ^ (run.step << 20) ^ i;
-    net_.start_flow(topo_.route(sends[i].src, sends[i].dst, hash), sends[i].bytes, id, FlowCallback{&on_flow_done, this});
+    // The flow's tag carries the run slot (low 32 bits, what on_flow_done needs) and the
+    // collective's own tag (high bits), so flow observers can tell whose traffic it is.
+    const std::uint64_t flow_tag = std::uint64_t{id} | (run.tag << 32);
+    net_.start_flow(topo_.route(sends[i].src, sends[i].dst, hash), sends[i].bytes, flow_tag, FlowCallback{&on_flow_done, this});
   }
 }
 

@@ -62,6 +62,24 @@ void JobTraffic::on_collective_done(void* self, std::uint64_t job, sim::SimTime)
   t->engine_.schedule_after<&JobTraffic::on_finish>(sim::SimTime::zero(), t, job);
 }
 
+FlowRecorder::FlowRecorder(trace::TraceFile& file, FlowNetwork& net)
+    : table_(file.add_table("flows", {{"flow_id", trace::ColumnType::I64},
+                                      {"job", trace::ColumnType::I64},
+                                      {"bytes", trace::ColumnType::F64},
+                                      {"start_s", trace::ColumnType::F64},
+                                      {"finish_s", trace::ColumnType::F64}},
+                            16384)) {
+  net.finished.connect([this](const FlowDone& d) {
+    const std::uint64_t job = d.tag >> 32;
+    table_.begin_row()
+        .i64(0, static_cast<std::int64_t>(d.id))
+        .i64(1, job == 0xffffffffULL ? -1 : static_cast<std::int64_t>(job))
+        .f64(2, d.bytes)
+        .f64(3, d.start.seconds())
+        .f64(4, d.finish.seconds());
+  });
+}
+
 void write_link_table(trace::TraceFile& file, const topology::Topology& topo, const FlowNetwork& net, sim::SimTime end) {
   using trace::ColumnType;
   trace::Table& t = file.add_table("links", {{"link_id", ColumnType::I32},

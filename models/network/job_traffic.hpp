@@ -38,6 +38,16 @@ class JobTraffic {
   std::vector<Run> runs_;  // by job id
 };
 
+// The /flows table: one row per flow as it finishes (the job is the collective's tag, -1
+// for flows not sent by a job's collective). Connects to the network's finished signal.
+class FlowRecorder {
+ public:
+  FlowRecorder(trace::TraceFile& file, FlowNetwork& net);
+
+ private:
+  trace::Table& table_;
+};
+
 // The /links table: per link, its capacity and what it carried over the run.
 void write_link_table(trace::TraceFile& file, const topology::Topology& topo, const FlowNetwork& net, sim::SimTime end);
 

@@ -92,6 +92,23 @@ TEST_CASE("a network scenario writes the /links table", "[scenario][network]") {
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == "core:S1->S2") core = bytes[i];
   CHECK(core == Approx(10e9).epsilon(1e-9));  // 10 steps x 1 GB
+  CHECK(!r->has_table("flows"));  // only when asked for
+}
+
+TEST_CASE("output.flows writes one row per flow, attributed to its job", "[scenario][network]") {
+  test::TempDir dir("net-flows");
+  const auto t = run_yaml("name: flows\noutput: {flows: true}\n" + FABRIC + R"(workload:
+  jobs:
+    - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
+)", dir);
+  auto r = trace::TraceReader::open(dir.file("flows.h5"));
+  // A 2-rank ring all-reduce is a reduce-scatter step and an all-gather step of 2 flows
+  // each (0.5 GB): 4 flows per collective, 10 collectives.
+  REQUIRE(r->rows("flows") == 40);
+  for (auto job : r->column_int("flows", "job")) CHECK(job == 0);
+  double bytes = 0;
+  for (double b : r->column_f64("flows", "bytes")) bytes += b;
+  CHECK(bytes == Approx(20e9).epsilon(1e-12));
 }
 
 TEST_CASE("comm without a network section is refused", "[scenario][network]") {
