@@ -22,6 +22,7 @@ LinkId MaxMinSolver::add_link(double capacity_bytes_per_s) {
   link_free_.push_back(0);
   link_open_.push_back(0);
   link_version_.push_back(0);
+  link_local_.push_back(0);
   return id;
 }
 
@@ -50,6 +51,7 @@ SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path) {
   flow.pos.resize(path.size());
   flow.rate = 0;
   flow.active = true;
+  flow.solved = false;
   for (std::uint32_t i = 0; i < path.size(); ++i) {
     const LinkId l = path[i];
     assert(l < links_.size());
@@ -65,6 +67,8 @@ SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path) {
 void MaxMinSolver::remove_flow(SolverFlow f) {
   assert(is_active(f));
   Flow& flow = flows_[f];
+  // A flow never solved took no part in the old sharing: its removal sets no threshold.
+  if (flow.solved) removed_min_rate_ = std::min(removed_min_rate_, flow.rate);
   for (std::uint32_t i = 0; i < flow.links.size(); ++i) {
     const LinkId l = flow.links[i];
     auto& entries = links_[l].entries;
@@ -76,12 +80,15 @@ void MaxMinSolver::remove_flow(SolverFlow f) {
     mark_dirty(l);
   }
   flow.active = false;
+  flow.solved = false;
   flow.rate = 0;
   free_flows_.push_back(f);
   --active_count_;
 }
 
 void MaxMinSolver::collect_component(LinkId seed) {
+  // Also sets each reached link's residual capacity (c_l less the rates that are kept)
+  // and its count of crossings to refill, in the one pass over its entries.
   comp_links_.clear();
   comp_flows_.clear();
   stack_.clear();
@@ -90,18 +97,30 @@ void MaxMinSolver::collect_component(LinkId seed) {
   while (!stack_.empty()) {
     const LinkId l = stack_.back();
     stack_.pop_back();
-    comp_links_.push_back(l);
+    double free = links_[l].capacity;
+    std::uint32_t open = 0;
     for (const Entry& e : links_[l].entries) {
-      if (flow_seen_epoch_[e.flow] == epoch_) continue;
-      flow_seen_epoch_[e.flow] = epoch_;
-      comp_flows_.push_back(e.flow);
-      for (const LinkId m : flows_[e.flow].links) {
-        if (link_seen_epoch_[m] != epoch_) {
-          link_seen_epoch_[m] = epoch_;
-          stack_.push_back(m);
+      const Flow& g = flows_[e.flow];
+      if (flow_seen_epoch_[e.flow] != epoch_) {
+        if (g.solved && g.rate < keep_below_) {  // keeps its rate; see maxmin.hpp
+          free -= g.rate;
+          continue;
+        }
+        flow_seen_epoch_[e.flow] = epoch_;
+        comp_flows_.push_back(e.flow);
+        for (const LinkId m : g.links) {
+          if (link_seen_epoch_[m] != epoch_) {
+            link_seen_epoch_[m] = epoch_;
+            stack_.push_back(m);
+          }
         }
       }
+      ++open;
     }
+    if (open == 0) continue;  // only the seed can be left with no flow to refill
+    link_free_[l] = std::max(0.0, free);
+    link_open_[l] = open;
+    comp_links_.push_back(l);
   }
 }
 
@@ -120,16 +139,87 @@ void MaxMinSolver::heap_pop() {
 }
 
 void MaxMinSolver::fill_component() {
+  if (comp_links_.size() <= SCAN_MAX_LINKS) {
+    fill_scan();
+  } else {
+    fill_heap();
+  }
+}
+
+void MaxMinSolver::freeze_at(LinkId l, double share, std::size_t& unfrozen) {
+  for (const Entry& e : links_[l].entries) {
+    // Skip flows already frozen, and flows outside the refill (they keep their rate).
+    if (flow_frozen_epoch_[e.flow] == epoch_ || flow_seen_epoch_[e.flow] != epoch_) continue;
+    flow_frozen_epoch_[e.flow] = epoch_;
+    --unfrozen;
+    Flow& flow = flows_[e.flow];
+    flow.rate = share;
+    flow.solved = true;
+    for (const LinkId m : flow.links) {
+      link_free_[m] -= share;
+      --link_open_[m];
+      ++link_version_[m];
+    }
+  }
+}
+
+void MaxMinSolver::fill_scan() {
+  // Small components (the common case: a partial refill touches a few dozen to a few
+  // hundred links): a linear argmin over a dense array of shares per bottleneck beats a
+  // heap, whose sifts are unpredictable branches. A link whose flows are all frozen leaves
+  // the array (swap with the last), so the scans shrink as the filling goes. Ties go to
+  // the lower link id, as in fill_heap, so the order in the array does not matter.
+  std::size_t n = comp_links_.size();
+  scan_share_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const LinkId l = comp_links_[i];
+    link_local_[l] = static_cast<std::uint32_t>(i);
+    scan_share_[i] = link_free_[l] / link_open_[l];
+  }
+  double level = 0;
+  std::size_t unfrozen = comp_flows_.size();
+  while (unfrozen > 0 && n > 0) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      const double s = scan_share_[i];
+      if (s < scan_share_[best] || (s == scan_share_[best] && comp_links_[i] < comp_links_[best])) best = i;
+    }
+    const LinkId bottleneck = comp_links_[best];
+    const double share = std::max(level, scan_share_[best]);
+    level = share;
+    for (const Entry& e : links_[bottleneck].entries) {
+      if (flow_frozen_epoch_[e.flow] == epoch_ || flow_seen_epoch_[e.flow] != epoch_) continue;
+      flow_frozen_epoch_[e.flow] = epoch_;
+      --unfrozen;
+      Flow& flow = flows_[e.flow];
+      flow.rate = share;
+      flow.solved = true;
+      for (const LinkId m : flow.links) {
+        link_free_[m] -= share;
+        const std::uint32_t open = --link_open_[m];
+        const std::uint32_t i = link_local_[m];
+        if (open > 0) {
+          scan_share_[i] = link_free_[m] / open;
+        } else {
+          --n;
+          scan_share_[i] = scan_share_[n];
+          comp_links_[i] = comp_links_[n];
+          link_local_[comp_links_[i]] = i;
+        }
+      }
+    }
+  }
+}
+
+void MaxMinSolver::fill_heap() {
   // Every link with unfrozen flows sits in the heap exactly once. Freezing flows at level
   // s only raises the other links' shares ((c - k s)/(n - k) >= c/n when c/n >= s), so a
   // key in the heap is a lower bound of its link's share: a popped link whose version
   // moved is re-keyed and pushed back instead of being pushed on every change.
   heap_.clear();
   for (const LinkId l : comp_links_) {
-    link_free_[l] = links_[l].capacity;
-    link_open_[l] = static_cast<std::uint32_t>(links_[l].entries.size());
     ++link_version_[l];
-    if (link_open_[l] > 0) heap_.push_back(HeapItem{link_free_[l] / link_open_[l], l, link_version_[l]});
+    heap_.push_back(HeapItem{link_free_[l] / link_open_[l], l, link_version_[l]});
   }
   std::make_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) {
     return heap_after(a.share, a.link, b.share, b.link);
@@ -150,19 +240,43 @@ void MaxMinSolver::fill_component() {
       continue;
     }
     level = share;
+    freeze_at(l, share, unfrozen);
+  }
+}
+
+double MaxMinSolver::refill_threshold() {
+  double theta = removed_min_rate_;
+  for (const LinkId l : dirty_links_) {
+    // y_l: water-fill the link with its old flows at their old rates and the new ones
+    // rising together.
+    rates_scratch_.clear();
+    std::uint32_t fresh = 0;
     for (const Entry& e : links_[l].entries) {
-      if (flow_frozen_epoch_[e.flow] == epoch_) continue;
-      flow_frozen_epoch_[e.flow] = epoch_;
-      --unfrozen;
-      Flow& flow = flows_[e.flow];
-      flow.rate = share;
-      for (const LinkId m : flow.links) {
-        link_free_[m] -= share;
-        --link_open_[m];
-        ++link_version_[m];
+      const Flow& g = flows_[e.flow];
+      if (g.solved) {
+        rates_scratch_.push_back(g.rate);
+      } else {
+        ++fresh;
       }
     }
+    if (fresh == 0) continue;
+    std::sort(rates_scratch_.begin(), rates_scratch_.end());
+    double free = links_[l].capacity;
+    std::size_t rising = rates_scratch_.size() + fresh;
+    double y = -1;
+    for (const double r : rates_scratch_) {
+      const double share = free / static_cast<double>(rising);
+      if (share <= r) {
+        y = share;
+        break;
+      }
+      free -= r;
+      --rising;
+    }
+    if (y < 0) y = std::max(0.0, free) / static_cast<double>(fresh);
+    theta = std::min(theta, y);
   }
+  return theta;
 }
 
 std::span<const SolverFlow> MaxMinSolver::solve() {
@@ -178,6 +292,9 @@ std::span<const SolverFlow> MaxMinSolver::solve() {
     epoch_ = 1;
   }
   ++recomputations_;
+  keep_below_ = full_refill_ ? -1.0 : refill_threshold() * (1.0 - 1e-9);
+  full_refill_ = false;
+  removed_min_rate_ = std::numeric_limits<double>::infinity();
   for (const LinkId seed : dirty_links_) {
     if (link_seen_epoch_[seed] == epoch_) continue;
     collect_component(seed);
@@ -192,6 +309,7 @@ std::span<const SolverFlow> MaxMinSolver::solve() {
 
 std::span<const SolverFlow> MaxMinSolver::solve_all() {
   for (LinkId l = 0; l < links_.size(); ++l) mark_dirty(l);
+  full_refill_ = true;
   return solve();
 }
 

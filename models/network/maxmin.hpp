@@ -6,13 +6,31 @@
 // Progressive filling: raise every unfrozen flow's rate together until some link
 // saturates; freeze the flows crossing it; repeat. Equivalently, with c_l the capacity
 // still free on link l and n_l the number of unfrozen flow crossings of l, the next
-// bottleneck is argmin_l c_l / n_l and its flows get rate c_l / n_l. A lazy min-heap over
-// the links keeps each step O(log L).
+// bottleneck is argmin_l c_l / n_l and its flows get rate c_l / n_l. The argmin is a
+// linear scan over a dense array of the component's open links (up to SCAN_MAX_LINKS:
+// cheaper than a heap at the few hundred links a refill touches) or, for larger
+// components, a lazy min-heap over the links, O(log L) per step.
 //
 // Incremental recomputation: adding or removing a flow marks its links dirty; solve()
-// recomputes only the connected components (flows linked through shared links,
-// transitively) that contain a dirty link. Max-min rates of one component do not depend
-// on any other component, so this gives exactly the from-scratch answer.
+// refills only flows whose rate can change, and the result is the from-scratch answer
+// (max-min rates are unique). Two cuts, both exact:
+//  * Components: flows linked through shared links, transitively. Max-min rates of one
+//    component do not depend on any other component.
+//  * Levels (partial refill). Let theta be the smallest of (a) the old rate of every flow
+//    removed since the last solve and (b) for every dirty link l with new flows, the level
+//    y_l at which l would saturate if its surviving flows kept their old rates and its new
+//    flows rose from zero: sum_g min(r_g, y_l) + n_new * y_l = c_l. Below theta the new
+//    progressive filling takes exactly the old steps (an unchanged link sees the same
+//    load; a dirty link does not saturate below y_l, nor did it in the old filling below
+//    the rate of a flow removed from it, which was still rising there). So every flow
+//    whose old rate is below theta keeps it, every other flow ends at theta or above, and
+//    the rest is the max-min sharing of the residual capacities (c_l minus the kept
+//    rates), which is the unique allocation where each flow has a saturated link on which
+//    its rate is largest. solve() therefore refills only new flows and flows with old rate
+//    >= theta (less a 1e-9 relative margin for rounding: refilling more is always exact),
+//    found by a search from the dirty links that crosses only such flows.
+// Both are checked against from-scratch recomputation on random cases
+// (tests/models/network/maxmin_test.cpp).
 //
 // Data-oriented: flows and links are dense integer ids into vectors; freed flow slots are
 // reused with their vectors' capacity, so a steady state allocates nothing.
@@ -20,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -71,6 +90,7 @@ class MaxMinSolver {
     std::vector<std::uint32_t> pos;  // pos[i]: index of this crossing in links[links[i]].entries
     double rate = 0;
     bool active = false;
+    bool solved = false;  // rate is the max-min rate of the last solve (false: added since)
   };
   struct HeapItem {
     double share;
@@ -81,6 +101,10 @@ class MaxMinSolver {
   void mark_dirty(LinkId l);
   void collect_component(LinkId seed);
   void fill_component();
+  void fill_scan();
+  void fill_heap();
+  void freeze_at(LinkId l, double share, std::size_t& unfrozen);
+  double refill_threshold();
   void heap_push(const HeapItem& item);
   void heap_pop();
 
@@ -90,6 +114,11 @@ class MaxMinSolver {
   std::size_t active_count_ = 0;
 
   std::vector<LinkId> dirty_links_;
+  // Smallest old rate of the flows removed since the last solve (+inf when none).
+  double removed_min_rate_ = std::numeric_limits<double>::infinity();
+  bool full_refill_ = false;  // solve_all(): refill every flow of the touched components
+  double keep_below_ = 0;     // this solve: solved flows with a rate below this keep it
+  std::vector<double> rates_scratch_;
   // Scratch, sized with links_/flows_; "epoch" stamps avoid clearing between solves.
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> link_dirty_epoch_;
@@ -104,6 +133,10 @@ class MaxMinSolver {
   std::vector<SolverFlow> comp_flows_;
   std::vector<SolverFlow> touched_;
   std::vector<HeapItem> heap_;
+  // fill_scan: the component's links' shares, densely, and each link's index there.
+  static constexpr std::size_t SCAN_MAX_LINKS = 1024;
+  std::vector<double> scan_share_;
+  std::vector<std::uint32_t> link_local_;
 
   std::uint64_t recomputations_ = 0;
   std::uint64_t flows_recomputed_ = 0;

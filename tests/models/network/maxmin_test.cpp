@@ -134,3 +134,135 @@ TEST_CASE("max-min: incremental equals from-scratch on random cases", "[unit][ne
     }
   }
 }
+
+namespace {
+
+// Progressive filling written out plainly (no heap, no components, no partial refill):
+// the reference the solver's fast paths are checked against.
+std::vector<double> naive_maxmin(const std::vector<double>& capacity, const std::vector<std::vector<LinkId>>& paths) {
+  std::vector<double> free = capacity, rate(paths.size(), 0.0);
+  std::vector<int> open(capacity.size(), 0);
+  std::vector<bool> frozen(paths.size(), false);
+  for (const auto& p : paths)
+    for (const LinkId l : p) ++open[l];
+  std::size_t left = paths.size();
+  while (left > 0) {
+    std::size_t best = capacity.size();
+    for (std::size_t l = 0; l < capacity.size(); ++l)
+      if (open[l] > 0 && (best == capacity.size() || free[l] / open[l] < free[best] / open[best])) best = l;
+    const double share = free[best] / open[best];
+    for (std::size_t f = 0; f < paths.size(); ++f) {
+      if (frozen[f]) continue;
+      bool crosses = false;
+      for (const LinkId l : paths[f]) crosses |= l == best;
+      if (!crosses) continue;
+      frozen[f] = true;
+      --left;
+      rate[f] = share;
+      for (const LinkId l : paths[f]) {
+        free[l] -= share;
+        --open[l];
+      }
+    }
+  }
+  return rate;
+}
+
+// Random batches of arrivals and departures, solved incrementally, checked against the
+// plain reference after every batch.
+void check_random_batches(gcsim::sim::RngStream& rng, int links, int max_path, int steps, int max_batch,
+                          std::size_t target_flows, int initial_flows = 0) {
+  MaxMinSolver s;
+  std::vector<double> capacity;
+  for (int l = 0; l < links; ++l) {
+    // A few distinct capacities make exact ties between bottlenecks common.
+    const double cap = rng.uniform01() < 0.5 ? 10.0 * static_cast<double>(1 + rng.uniform_int(4)) : rng.uniform(1, 100);
+    capacity.push_back(cap);
+    s.add_link(cap);
+  }
+  std::vector<SolverFlow> live;
+  std::vector<std::vector<LinkId>> paths;
+  for (int step = 0; step < steps; ++step) {
+    int batch = 1 + static_cast<int>(rng.uniform_int(static_cast<std::uint64_t>(max_batch)));
+    if (step == 0) batch += initial_flows;
+    for (int k = 0; k < batch; ++k) {
+      if (live.size() < static_cast<std::size_t>(initial_flows) || live.empty() ||
+          (live.size() < target_flows ? rng.uniform01() < 0.7 : rng.uniform01() < 0.4)) {
+        std::vector<LinkId> p;
+        const int len = 1 + static_cast<int>(rng.uniform_int(static_cast<std::uint64_t>(max_path)));
+        for (int i = 0; i < len; ++i) p.push_back(static_cast<LinkId>(rng.uniform_int(static_cast<std::uint64_t>(links))));
+        live.push_back(s.add_flow(p));
+        paths.push_back(p);
+      } else {
+        const auto i = static_cast<std::size_t>(rng.uniform_int(live.size()));
+        s.remove_flow(live[i]);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+        paths.erase(paths.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    s.solve();
+    const std::vector<double> want = naive_maxmin(capacity, paths);
+    for (std::size_t i = 0; i < live.size(); ++i) REQUIRE(s.rate(live[i]) == Approx(want[i]).epsilon(1e-9));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("max-min: a departure refills only flows at or above its rate", "[unit][network]") {
+  // Link A (10) carries x, y, z; x also crosses T (1), so x = 1 and y = z = 4.5. When y
+  // leaves, only flows at 4.5 or more can change: x keeps 1 without being refilled, z
+  // takes 9.
+  MaxMinSolver s;
+  const LinkId a = s.add_link(10), t = s.add_link(1);
+  const SolverFlow x = s.add_flow(path({t, a}));
+  const SolverFlow y = s.add_flow(path({a}));
+  const SolverFlow z = s.add_flow(path({a}));
+  s.solve();
+  CHECK(s.rate(x) == Approx(1.0));
+  CHECK(s.rate(y) == Approx(4.5));
+  s.remove_flow(y);
+  const auto touched = s.solve();
+  REQUIRE(touched.size() == 1);
+  CHECK(touched[0] == z);
+  CHECK(s.rate(z) == Approx(9.0));
+  CHECK(s.rate(x) == Approx(1.0));
+}
+
+TEST_CASE("max-min: an arrival refills only flows at or above its saturation level", "[unit][network]") {
+  // x = 1 (held by T), y = z = 4.5 on A. A new flow w on A: with x kept at 1, A saturates
+  // when 1 + 3 r = 10, r = 3 > 1, so x is not refilled; y, z, w get 3.
+  MaxMinSolver s;
+  const LinkId a = s.add_link(10), t = s.add_link(1);
+  const SolverFlow x = s.add_flow(path({t, a}));
+  const SolverFlow y = s.add_flow(path({a}));
+  const SolverFlow z = s.add_flow(path({a}));
+  s.solve();
+  const SolverFlow w = s.add_flow(path({a}));
+  const auto touched = s.solve();
+  CHECK(touched.size() == 3);
+  CHECK(s.rate(x) == Approx(1.0));
+  CHECK(s.rate(y) == Approx(3.0));
+  CHECK(s.rate(z) == Approx(3.0));
+  CHECK(s.rate(w) == Approx(3.0));
+}
+
+TEST_CASE("max-min: partial refills equal plain progressive filling on random batches", "[unit][network]") {
+  // Small components (the solver's linear-scan filling), batches of arrivals and
+  // departures between solves, paths that may cross a link twice.
+  gcsim::sim::RngStream rng(7, 0, "maxmin-partial");
+  for (int trial = 0; trial < 60; ++trial) check_random_batches(rng, 4 + static_cast<int>(rng.uniform_int(30)), 4, 120, 4, 40);
+}
+
+TEST_CASE("max-min: partial refills equal plain progressive filling on a fat-tree-like load", "[unit][network]") {
+  // Few links, many flows per link, long runs: deep chains of partial refills.
+  gcsim::sim::RngStream rng(11, 0, "maxmin-dense");
+  for (int trial = 0; trial < 4; ++trial) check_random_batches(rng, 48, 4, 400, 3, 120);
+}
+
+TEST_CASE("max-min: large components (heap filling) equal plain progressive filling", "[unit][network]") {
+  // More than a thousand links in one component takes the heap path: 3000 flows over
+  // random pairs of 1500 links form a giant component (a random graph of mean degree 4),
+  // then batches of arrivals and departures refill parts of it.
+  gcsim::sim::RngStream rng(13, 0, "maxmin-large");
+  check_random_batches(rng, 1500, 2, 8, 60, 3000, 3000);
+}
