@@ -96,17 +96,41 @@ void Cluster::schedule_finish(Job& j) {
   const double remaining_s = std::max(0.0, j.work_total - j.work_done) / j.rate;
   // A duration job's remaining time is an exact number of nanoseconds: keep it exact.
   const sim::SimTime left = j.has_duration && j.work_done == 0 ? j.duration : sim::SimTime::from_seconds(remaining_s);
-  j.finish_event = engine_.schedule_at<&Cluster::on_finish>(engine_.now().saturating_add(std::max(left, sim::SimTime::zero())),
+  // Progress starts at progress_at, which is in the future while a job stages its data.
+  const sim::SimTime from = std::max(engine_.now(), j.progress_at);
+  j.finish_event = engine_.schedule_at<&Cluster::on_finish>(from.saturating_add(std::max(left, sim::SimTime::zero())),
                                                             this, j.id, PRIORITY_STATE);
+}
+
+void Cluster::accrue(Job& j) {
+  const sim::SimTime now = engine_.now();
+  if (now <= j.progress_at) return;  // not progressing yet (staging) or already up to date
+  j.work_done = std::min(j.work_total, j.work_done + j.rate * (now - j.progress_at).seconds());
+  j.progress_at = now;
 }
 
 void Cluster::set_rate(std::uint32_t id, double units_per_s) {
   Job& j = jobs_[id];
   assert(j.status == JobStatus::Running && units_per_s > 0);
-  const sim::SimTime now = engine_.now();
-  j.work_done = std::min(j.work_total, j.work_done + j.rate * (now - j.progress_at).seconds());
-  j.progress_at = now;
+  accrue(j);
   j.rate = units_per_s;
+  engine_.cancel(j.finish_event);
+  schedule_finish(j);
+}
+
+void Cluster::set_model_speed(std::uint32_t id, double samples_per_s, double step_s, int bottleneck) {
+  Job& j = jobs_[id];
+  j.samples_per_s = samples_per_s;
+  j.step_s = step_s;
+  j.bottleneck = bottleneck;
+  if (samples_per_s != j.rate) set_rate(id, samples_per_s);
+}
+
+void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
+  Job& j = jobs_[id];
+  assert(j.status == JobStatus::Running && !j.driven && delay >= sim::SimTime::zero());
+  accrue(j);
+  j.progress_at = std::max(engine_.now(), j.progress_at) + delay;
   engine_.cancel(j.finish_event);
   schedule_finish(j);
 }

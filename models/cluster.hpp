@@ -44,6 +44,13 @@ class Cluster {
   // Changes a running job's speed (work units per second, > 0) from now on: its progress so
   // far is kept and its finish event moves accordingly.
   void set_rate(std::uint32_t job, double units_per_s);
+  // set_rate for a model-described job, also recording the step-time figures behind the
+  // new speed (Job::samples_per_s, step_s, bottleneck) so the trace shows the final ones.
+  void set_model_speed(std::uint32_t job, double samples_per_s, double step_s, int bottleneck);
+  // The job holds its GPUs but makes no progress for `delay` more (staging its data):
+  // progress resumes at max(now, Job::progress_at) + delay and the finish event moves
+  // accordingly. Not for driven jobs.
+  void delay_progress(std::uint32_t job, sim::SimTime delay);
   // The speed a job gets on a node type when nothing else slows it down (work units per
   // second); for model-described jobs, the step-time model's samples per second.
   double nominal_rate(Job& job, int node_type) const;
@@ -66,6 +73,7 @@ class Cluster {
   void request_schedule();
   void start_job(Job& job, const Placement& p, const Decisions& d);
   void schedule_finish(Job& job);
+  void accrue(Job& job);
 
   sim::Engine& engine_;
   const Scenario& scenario_;

@@ -106,7 +106,7 @@ void TraceRecorder::write_jobs() {
     double samples = NaN;
     if (j.training) {
       samples = j.status == JobStatus::Completed ? j.work_total
-                : j.status == JobStatus::Running ? std::min(j.work_total, j.work_done + j.rate * (cluster_.end_time() - j.progress_at).seconds())
+                : j.status == JobStatus::Running ? std::min(j.work_total, j.work_done + j.rate * std::max(0.0, (cluster_.end_time() - j.progress_at).seconds()))
                                                  : 0.0;
     }
     t.f64(12, samples)

@@ -282,6 +282,14 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
         ds->fail(ErrorCode::UnknownName, "dataset tier '" + tier + "' is not a tier of the scenario's storage section" +
                                              (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
       }
+      // Staging copies the dataset to the nodes' local NVMe: the scenario needs one.
+      const auto& tiers = s.storage->tiers;
+      if (j.training->dataset->access == DataAccess::Stage &&
+          std::none_of(tiers.begin(), tiers.end(), [](const StorageTierSpec& t) { return t.kind == TierKind::LocalNvme; })) {
+        const ConfigNode* access = ds->find("access");
+        (access ? access : ds)->fail(ErrorCode::MissingKey, "access: stage copies the dataset to local NVMe: the storage "
+                                                            "section needs a tier of kind local-nvme");
+      }
     }
     r.finish();
     if (eligible_node_types(cluster, j.gpus, &j.precision, &*j.training) == 0) {
@@ -509,8 +517,12 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
 
   s.output.trace = s.name + ".h5";
   if (const ConfigNode* out = r.optional("output")) {
-    MapReader o(*out, {"trace"});
+    MapReader o(*out, {"trace", "flows"});
     if (const ConfigNode* trace = o.optional("trace")) s.output.trace = read_name(*trace);
+    if (const ConfigNode* flows = o.optional("flows")) {
+      s.output.flows = config::read_bool(*flows);
+      if (s.output.flows && !s.network) flows->fail(ErrorCode::Conflict, "flows: true needs a network: section");
+    }
     o.finish();
   }
   r.finish();

@@ -1,0 +1,141 @@
+// Runs with storage in the loop: readers of a shared tier divide its bandwidth, jobs that
+// stage their dataset to local NVMe start progress after the copy, and a node keeps a
+// staged dataset for the next job. Expected times are computed by hand from the tier
+// bandwidth and the bytes per sample (docs/storage.md, "Storage in runs").
+#include <catch2/catch.hpp>
+
+#include "analysis/trace_data.hpp"
+#include "models/simulation.hpp"
+#include "sim/errors.hpp"
+#include "sim/trace/table_writer.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+
+namespace {
+
+analysis::TraceData run_yaml(const std::string& yaml, const test::TempDir& dir) {
+  const auto s = test::scenario_from_yaml(yaml);
+  const std::string path = dir.file(s.name + ".h5");
+  auto file = trace::TraceFile::create(path);
+  models::RunOptions o;
+  o.fixed_wall_clock_s = 0.0;
+  models::run_simulation(s, file.get(), o);
+  file->commit();
+  return analysis::read_trace(path);
+}
+
+const analysis::JobRecord& job(const analysis::TraceData& t, const std::string& name) {
+  for (const auto& j : t.jobs)
+    if (j.name == name) return j;
+  FAIL("no job " << name);
+  return t.jobs.front();
+}
+
+// An NFS tier of 10 MB/s and 100 KB per sample: 100 samples/s in all, far below what an
+// A100 trains ResNet-50 at (thousands per second), so the jobs are storage-bound. One GPU
+// per job: no straggler term, so a storage-bound job runs at exactly rate / 100 KB.
+std::string scenario(const std::string& name, int gpus_per_node, int nodes, const std::string& jobs) {
+  return "name: " + name + R"(
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: )" + std::to_string(gpus_per_node) + R"(, cpu_cores: 96, count: )" +
+         std::to_string(nodes) + R"(, price: {on_demand_per_hour: 1}}
+storage:
+  tiers:
+    - {name: nfs, kind: shared-fs, read: 10MB/s}
+    - {name: nvme, kind: local-nvme, read: 10MB/s, write: 1GB/s, capacity: 1TB}
+    - {name: fast, kind: local-nvme, read: 10GB/s, capacity: 1TB}
+workload:
+  jobs:
+)" + jobs;
+}
+
+std::string model_job(const std::string& name, double samples, const std::string& tier, const std::string& extra = "",
+                      const std::string& submit = "0s") {
+  return "    - {name: " + name + ", submit: " + submit +
+         ", model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, decode: gpu, samples: " +
+         std::to_string(static_cast<long>(samples)) + ", dataset: {name: imgs, samples: 1000, size: 100MB, "
+         "file_size: 100KB, tier: " + tier + extra + "}}\n";
+}
+
+}  // namespace
+
+TEST_CASE("readers of one shared tier divide its bandwidth", "[scenario][storage]") {
+  test::TempDir dir("storage-share");
+  // Alone: 10 MB/s / 100 KB = 100 samples/s, 1000 samples in 10 s.
+  const auto alone = run_yaml(scenario("alone", 1, 2, model_job("A", 1000, "nfs")), dir);
+  CHECK(job(alone, "A").end_s == Approx(10.0).epsilon(1e-9));
+  CHECK(job(alone, "A").model.samples_per_s == Approx(100.0).epsilon(1e-9));
+  CHECK(job(alone, "A").model.bottleneck == "input-storage");
+
+  // Two on two nodes, same tier: 50 samples/s each, 20 s.
+  const auto two = run_yaml(scenario("two", 1, 2, model_job("A", 1000, "nfs") + model_job("B", 1000, "nfs")), dir);
+  CHECK(job(two, "A").end_s == Approx(20.0).epsilon(1e-9));
+  CHECK(job(two, "B").end_s == Approx(20.0).epsilon(1e-9));
+  CHECK(job(two, "A").model.samples_per_s == Approx(50.0).epsilon(1e-9));
+}
+
+TEST_CASE("when one reader finishes the other speeds up", "[scenario][storage]") {
+  test::TempDir dir("storage-speedup");
+  // A: 1000 samples at 50/s, done at 20 s. B: 1000 of its 2000 by then, the other 1000 at
+  // 100/s alone: done at 30 s.
+  const auto t = run_yaml(scenario("speedup", 1, 2, model_job("A", 1000, "nfs") + model_job("B", 2000, "nfs")), dir);
+  CHECK(job(t, "A").end_s == Approx(20.0).epsilon(1e-9));
+  CHECK(job(t, "B").end_s == Approx(30.0).epsilon(1e-9));
+  CHECK(job(t, "B").model.samples_per_s == Approx(100.0).epsilon(1e-9));  // its final speed
+  // B arriving at 5 s: A alone for 5 s (500 samples), then both at 50/s: A's last 500
+  // take 10 s (end 15 s); B has 500 then, 1500 more at 100/s: end 30 s.
+  const auto late = run_yaml(scenario("late", 1, 2, model_job("A", 1000, "nfs") + model_job("B", 2000, "nfs", "", "5s")), dir);
+  CHECK(job(late, "A").end_s == Approx(15.0).epsilon(1e-9));
+  CHECK(job(late, "B").end_s == Approx(30.0).epsilon(1e-9));
+}
+
+TEST_CASE("local NVMe is shared on a node, not between nodes", "[scenario][storage]") {
+  test::TempDir dir("storage-nvme");
+  // 10 MB/s per node: jobs on two nodes each get all of their node's.
+  const auto apart = run_yaml(scenario("apart", 1, 2, model_job("A", 1000, "nvme") + model_job("B", 1000, "nvme")), dir);
+  CHECK(job(apart, "A").end_s == Approx(10.0).epsilon(1e-9));
+  CHECK(job(apart, "B").end_s == Approx(10.0).epsilon(1e-9));
+  // Two 1-GPU jobs on one 2-GPU node share its NVMe.
+  const auto together = run_yaml(scenario("together", 2, 1, model_job("A", 1000, "nvme") + model_job("B", 1000, "nvme")), dir);
+  CHECK(job(together, "A").end_s == Approx(20.0).epsilon(1e-9));
+  CHECK(job(together, "B").end_s == Approx(20.0).epsilon(1e-9));
+}
+
+TEST_CASE("a staged job starts after the copy and the node keeps the dataset", "[scenario][storage]") {
+  test::TempDir dir("storage-stage");
+  // One node. A stages 100 MB from NFS (10 MB/s, NVMe writes at 1 GB/s): 10 s, then reads
+  // from the 10 GB/s NVMe, no longer storage-bound. B, queued behind A on the same node,
+  // finds the dataset there and starts at once. Staging reads the first local-nvme tier
+  // ("nvme", 10 MB/s), so the copy goes to that tier: B reads at 100 samples/s from it.
+  const std::string yaml = scenario("stage", 1, 1, model_job("A", 1000, "nfs", ", access: stage") +
+                                                       model_job("B", 1000, "nfs", ", access: stage"));
+  const auto t = run_yaml(yaml, dir);
+  const auto& a = job(t, "A");
+  const auto& b = job(t, "B");
+  CHECK(a.start_s == 0.0);
+  // After staging A reads from the node's NVMe at 10 MB/s: 100 samples/s, 10 s.
+  CHECK(a.end_s == Approx(10.0 + 10.0).epsilon(1e-9));
+  CHECK(b.start_s == Approx(a.end_s).epsilon(1e-12));
+  CHECK(b.end_s - b.start_s == Approx(10.0).epsilon(1e-9));  // no staging
+}
+
+TEST_CASE("staging needs a local-nvme tier", "[scenario][storage]") {
+  try {
+    test::scenario_from_yaml(R"(name: x
+horizon: 1d
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: {on_demand_per_hour: 1}}]
+storage:
+  tiers: [{name: nfs, kind: shared-fs, read: 1GB/s}]
+workload:
+  jobs: [{name: A, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, samples: 1000, dataset: {name: d, size: 1GB, tier: nfs, access: stage}}]
+)");
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::MissingKey);
+    CHECK(e.key_path() == "workload.jobs[0].dataset.access");
+  }
+}
