@@ -90,13 +90,13 @@ Metrics compute_metrics(const TraceData& trace) {
 
   std::map<std::string, double> by_bottleneck;
   for (const JobRecord& j : trace.jobs) {
-    if (!std::isfinite(j.samples)) continue;
-    m.samples_total += j.samples;
+    if (!std::isfinite(j.model.samples)) continue;
+    m.samples_total += j.model.samples;
     if (!std::isfinite(j.start_s)) continue;
     const double until = j.status == JobStatus::Completed ? j.end_s : m.end_s;
     const double gpu_h = j.gpus_held * (until - j.start_s) / 3600.0;
     m.model_gpu_hours += gpu_h;
-    by_bottleneck[j.bottleneck.empty() ? "unknown" : j.bottleneck] += gpu_h;
+    by_bottleneck[j.model.bottleneck.empty() ? "unknown" : j.model.bottleneck] += gpu_h;
   }
   if (m.model_gpu_hours > 0) m.goodput_samples_per_gpu_hour = m.samples_total / m.model_gpu_hours;
   m.bottleneck_gpu_hours.assign(by_bottleneck.begin(), by_bottleneck.end());

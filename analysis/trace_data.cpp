@@ -121,11 +121,13 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   c.integer("nodes", jobs, &JobRecord::nodes);
   c.f64("cost_usd", jobs, &JobRecord::cost_usd);
   if (r.has_column("jobs", "samples")) {
+    std::vector<ModelRecord> models(jobs.size());
     TableColumns m(r, path, "jobs", {"samples", "samples_per_s", "step_time_s", "bottleneck"});
-    m.f64("samples", jobs, &JobRecord::samples);
-    m.f64("samples_per_s", jobs, &JobRecord::samples_per_s);
-    m.f64("step_time_s", jobs, &JobRecord::step_time_s);
-    m.str("bottleneck", jobs, &JobRecord::bottleneck);
+    m.f64("samples", models, &ModelRecord::samples);
+    m.f64("samples_per_s", models, &ModelRecord::samples_per_s);
+    m.f64("step_time_s", models, &ModelRecord::step_time_s);
+    m.str("bottleneck", models, &ModelRecord::bottleneck);
+    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].model = std::move(models[i]);
   }
 
   // Statuses are matched by label, not by value, so a reordered enum still reads right.

@@ -40,6 +40,15 @@ struct NodeRecord {
 
 enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2 };
 
+// What the step-time model gave a model-described job (NaN / "" for other jobs, and in
+// traces written before these columns existed).
+struct ModelRecord {
+  double samples = std::numeric_limits<double>::quiet_NaN();        // samples processed
+  double samples_per_s = std::numeric_limits<double>::quiet_NaN();  // whole job, on its placement
+  double step_time_s = std::numeric_limits<double>::quiet_NaN();
+  std::string bottleneck;
+};
+
 struct JobRecord {
   std::int64_t job_id = 0;
   std::string name;
@@ -53,11 +62,7 @@ struct JobRecord {
   std::int32_t nodes = 0;
   double cost_usd = 0;  // its share of node cost while held (running jobs: up to end_s)
   JobStatus status = JobStatus::NeverStarted;
-  // Model-described jobs only (NaN / "" otherwise, and in traces written before they existed).
-  double samples = std::numeric_limits<double>::quiet_NaN();        // samples processed
-  double samples_per_s = std::numeric_limits<double>::quiet_NaN();  // whole job, on its placement
-  double step_time_s = std::numeric_limits<double>::quiet_NaN();
-  std::string bottleneck;
+  ModelRecord model;  // jobs described by a model only
 };
 
 // Event kinds are an open set (later schemas append kinds), so a record keeps the raw

@@ -144,9 +144,9 @@ workload:
   REQUIRE(rate > 0);
   const auto t = run_yaml(yaml, dir);
   CHECK(t.jobs[0].end_s == Approx(12.8e6 / rate).epsilon(1e-9));
-  CHECK(t.jobs[0].samples == 12.8e6);
-  CHECK(t.jobs[0].samples_per_s == Approx(rate).epsilon(1e-12));
-  CHECK(!t.jobs[0].bottleneck.empty());
+  CHECK(t.jobs[0].model.samples == 12.8e6);
+  CHECK(t.jobs[0].model.samples_per_s == Approx(rate).epsilon(1e-12));
+  CHECK(!t.jobs[0].model.bottleneck.empty());
   const auto m = analysis::compute_metrics(t);
   // One job on all 8 GPUs: goodput = samples / (8 x hours) = rate x 3600 / 8.
   CHECK(m.goodput_samples_per_gpu_hour == Approx(rate * 3600 / 8).epsilon(1e-9));
