@@ -258,7 +258,10 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir) {
   const double end_s = trace.attrs.end_s;
   const TimeUnit unit = time_unit_for(end_s);
   bool binned = false;
-  const auto [alloc, total] = gpu_steps(trace.utilization, end_s, unit.seconds, binned);
+  // Named members, not a structured binding: clang 14 cannot capture bindings in lambdas.
+  const auto steps = gpu_steps(trace.utilization, end_s, unit.seconds, binned);
+  const auto& alloc = steps.first;
+  const auto& total = steps.second;
   return plot_png(dir, "gpus_over_time", [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title_prefix(trace) + "GPUs allocated" + (binned ? " (mean per bin)" : "")) << "\n";
     gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
