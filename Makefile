@@ -52,7 +52,7 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz
 	mkdir -p fuzz-out/corpus
 	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 \
-	  fuzz-out/corpus scenarios/examples scenarios/regression tests/fuzz/corpus
+	  fuzz-out/corpus $(wildcard scenarios/examples scenarios/regression tests/fuzz/corpus)
 
 bench: build
 	$(BUILD)/bench/engine_bench
