@@ -14,19 +14,10 @@
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
+using test::run_to_trace;
+using test::run_yaml;
 
 namespace {
-
-analysis::TraceData run_yaml(const std::string& yaml, const test::TempDir& dir) {
-  const auto s = test::scenario_from_yaml(yaml);
-  const std::string path = dir.file(s.name + ".h5");
-  auto file = trace::TraceFile::create(path);
-  models::RunOptions o;
-  o.fixed_wall_clock_s = 0.0;
-  models::run_simulation(s, file.get(), o);
-  file->commit();
-  return analysis::read_trace(path);
-}
 
 // Four 1-GPU nodes: n-0 and n-2 hang off switch S1, n-1 and n-3 off S2, and one core link
 // joins the switches, so a job on n-0,n-1 and a job on n-2,n-3 share it. Every link and NIC

@@ -18,6 +18,8 @@
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
+using test::run_to_trace;
+using test::run_yaml;
 
 namespace {
 
@@ -26,16 +28,6 @@ std::string read_bytes(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t rep = 0) {
-  auto file = trace::TraceFile::create(path);
-  models::RunOptions o;
-  o.replication = rep;
-  o.fixed_wall_clock_s = 0.0;
-  models::run_simulation(s, file.get(), o);
-  file->commit();
-  return analysis::read_trace(path);
 }
 
 const char* HAND = R"(name: hand

@@ -11,19 +11,10 @@
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
+using test::run_to_trace;
+using test::run_yaml;
 
 namespace {
-
-analysis::TraceData run_yaml(const std::string& yaml, const test::TempDir& dir) {
-  const auto s = test::scenario_from_yaml(yaml);
-  const std::string path = dir.file(s.name + ".h5");
-  auto file = trace::TraceFile::create(path);
-  models::RunOptions o;
-  o.fixed_wall_clock_s = 0.0;
-  models::run_simulation(s, file.get(), o);
-  file->commit();
-  return analysis::read_trace(path);
-}
 
 const analysis::JobRecord& job(const analysis::TraceData& t, const std::string& name) {
   for (const auto& j : t.jobs)

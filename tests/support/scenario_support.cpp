@@ -3,6 +3,9 @@
 
 #include <unistd.h>
 
+#include "models/simulation.hpp"
+#include "sim/trace/table_writer.hpp"
+
 namespace gcsim::test {
 
 models::LoadOptions load_options() { return {GCSIM_SOURCE_DIR "/scenarios/catalog"}; }
@@ -16,6 +19,21 @@ const models::GpuCatalog& bundled_gpus() { return bundled_catalogs().gpus; }
 
 models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& label) {
   return models::load_scenario(config::load_yaml_string(yaml, label), bundled_catalogs());
+}
+
+analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication) {
+  auto file = trace::TraceFile::create(path);
+  models::RunOptions o;
+  o.replication = replication;
+  o.fixed_wall_clock_s = 0.0;
+  models::run_simulation(s, file.get(), o);
+  file->commit();
+  return analysis::read_trace(path);
+}
+
+analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir) {
+  const auto s = scenario_from_yaml(yaml);
+  return run_to_trace(s, dir.file(s.name + ".h5"));
 }
 
 TempDir::TempDir(const std::string& name)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "analysis/trace_data.hpp"
 #include "models/config/scenario_loader.hpp"
 
 namespace gcsim::test {
@@ -14,6 +15,10 @@ const models::GpuCatalog& bundled_gpus();
 models::LoadOptions load_options();
 // Parses and validates inline YAML as if it were the file `label`.
 models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& label = "test.yaml");
+
+// Runs a scenario into the trace at `path` (wall clock pinned to 0, so equal runs give equal
+// bytes) and reads it back.
+analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication = 0);
 
 // A fresh empty folder under the build tree, removed when the object goes away.
 class TempDir {
@@ -28,5 +33,8 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Parses inline YAML and runs it into "<dir>/<name>.h5".
+analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 
 }  // namespace gcsim::test
