@@ -1,8 +1,9 @@
 // Plots: three non-empty PNG files from gnuplot, for a small run, a large one (binned
 // and quantile-reduced paths) and an empty one; no temporary files left behind.
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/scenario_support.hpp"
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,20 +18,6 @@ using namespace gcsim::analysis;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("gcsim-test-plots-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 bool is_png(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -40,17 +27,17 @@ bool is_png(const std::string& path) {
 }
 
 void check_plots(const TraceData& d) {
-  TempDir dir;
-  const std::vector<std::string> paths = write_plots(d, dir.path.string());
+  gcsim::test::TempDir dir;
+  const std::vector<std::string> paths = write_plots(d, dir.path().string());
   REQUIRE(paths.size() == 3);
   for (const std::string& p : paths) {
     INFO(p);
-    CHECK(fs::path(p).parent_path() == dir.path);
+    CHECK(fs::path(p).parent_path() == dir.path());
     CHECK(fs::file_size(p) > 0);
     CHECK(is_png(p));
   }
   std::size_t files = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
     INFO(entry.path());
     CHECK(entry.path().extension() == ".png");
     ++files;

@@ -1,8 +1,9 @@
 // read_trace() on a schema-1 trace written through TraceFile exactly as
 // docs/trace-format.md describes it, plus the same file read by h5py (when available).
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/scenario_support.hpp"
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -24,21 +25,6 @@ namespace {
 
 constexpr double NAN_S = std::numeric_limits<double>::quiet_NaN();
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("gcsim-test-tracedata-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 struct WriteOptions {
   std::int64_t schema = 1;
@@ -132,7 +118,7 @@ TraceData sample() {
 }  // namespace
 
 TEST_CASE("read_trace reads every field of a schema-1 trace", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("tiny.h5");
   const TraceData in = sample();
   write_schema1(path, in);
@@ -188,7 +174,7 @@ TEST_CASE("read_trace reads every field of a schema-1 trace", "[unit]") {
 }
 
 TEST_CASE("read_trace matches job statuses by label, not by value", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("reordered.h5");
   TraceData d = sample();
   // Written with labels in another order: value 0 now means "never_started".
@@ -202,7 +188,7 @@ TEST_CASE("read_trace matches job statuses by label, not by value", "[unit]") {
 }
 
 TEST_CASE("read_trace rejects traces it cannot read", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("bad.h5");
   SECTION("newer schema") {
     write_schema1(path, sample(), {.schema = 2});
@@ -225,7 +211,7 @@ TEST_CASE("h5py reads a gcsim trace as documented", "[unit]") {
     WARN("skipped: /usr/bin/python3 with h5py is not available");
     return;
   }
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("py.h5");
   write_schema1(path, sample());
   const std::string script = dir.file("check.py");

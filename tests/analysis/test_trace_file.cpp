@@ -1,8 +1,9 @@
 // The generic HDF5 trace layer: TraceFile/Table written and read back through
 // TraceReader, the temporary-file protocol, reproducible bytes, and reader errors.
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include "support/scenario_support.hpp"
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -27,22 +28,6 @@ using gcsim::trace::TraceReader;
 
 namespace {
 
-// A fresh directory per test case, removed afterwards; ctest runs cases in parallel.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("gcsim-test-trace-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -81,7 +66,7 @@ void write_sample_file(const std::string& path) {
 }  // namespace
 
 TEST_CASE("trace tables round-trip every column type across chunks", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("round.h5");
   const int rows = 10;  // chunk_rows 4: two full chunks and a partial one
   const std::string long_text(100000, 'y');  // beyond HDF5's 64 KiB compact attribute limit
@@ -155,7 +140,7 @@ TEST_CASE("trace tables round-trip every column type across chunks", "[unit]") {
 }
 
 TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("many.h5");
   const int rows = 50000;
   {
@@ -175,7 +160,7 @@ TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
 }
 
 TEST_CASE("a trace file appears only on commit", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const std::string path = dir.file("t.h5");
   SECTION("committed") {
     auto f = TraceFile::create(path);
@@ -211,7 +196,7 @@ TEST_CASE("a trace file appears only on commit", "[unit]") {
 }
 
 TEST_CASE("identical content gives byte-identical trace files", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   write_sample_file(dir.file("a.h5"));
   // Object timestamps have one-second resolution: cross a second boundary between runs.
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
@@ -223,7 +208,7 @@ TEST_CASE("identical content gives byte-identical trace files", "[unit]") {
 }
 
 TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   SECTION("unwritable path") {
     CHECK_THROWS_AS(TraceFile::create(dir.file("no/such/dir/t.h5")), gcsim::Error);
     try {
@@ -264,7 +249,7 @@ TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
 }
 
 TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
-  TempDir dir;
+  gcsim::test::TempDir dir;
   const auto message_of = [](auto&& fn) {
     try {
       fn();
@@ -284,7 +269,7 @@ TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
     CHECK_THROWS_AS(TraceReader::open(path), gcsim::Error);
     CHECK_THAT(message_of([&] { TraceReader::open(path); }), Catch::Contains("not an HDF5 file"));
   }
-  SECTION("a directory") { CHECK_THROWS_AS(TraceReader::open(dir.path.string()), gcsim::Error); }
+  SECTION("a directory") { CHECK_THROWS_AS(TraceReader::open(dir.path().string()), gcsim::Error); }
   SECTION("missing objects and wrong types") {
     const std::string path = dir.file("s.h5");
     write_sample_file(path);

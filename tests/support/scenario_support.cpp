@@ -36,8 +36,10 @@ analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir) {
   return run_to_trace(s, dir.file(s.name + ".h5"));
 }
 
-TempDir::TempDir(const std::string& name)
-    : path_(std::filesystem::path(GCSIM_BINARY_DIR) / "test-tmp" / (name + "-" + std::to_string(::getpid()))) {
+TempDir::TempDir(const std::string& name) {
+  static int counter = 0;
+  path_ = std::filesystem::path(GCSIM_BINARY_DIR) / "test-tmp" /
+          (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
   std::filesystem::remove_all(path_);
   std::filesystem::create_directories(path_);
 }

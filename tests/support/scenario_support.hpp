@@ -20,10 +20,11 @@ models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& 
 // bytes) and reads it back.
 analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication = 0);
 
-// A fresh empty folder under the build tree, removed when the object goes away.
+// A fresh empty folder under the build tree, unique per process and instance (ctest runs
+// test cases in parallel), removed when the object goes away.
 class TempDir {
  public:
-  explicit TempDir(const std::string& name);
+  explicit TempDir(const std::string& name = "tmp");
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
