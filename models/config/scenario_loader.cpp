@@ -5,6 +5,7 @@
 #include "models/config/scenario_loader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -177,10 +178,23 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const GpuCatalog& gpus) {
   const std::string gpu_name = config::read_string(gpu);
   const GpuSpec* spec = gpus.find(gpu_name);
   if (!spec) {
-    std::string hint = did_you_mean(gpu_name, gpus.all_names());
-    gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" +
-                                         (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-                                         " (`gcsim gpus` lists the catalog)");
+    // "H100" names a family, not a part: list the parts it starts, else the closest name.
+    std::vector<std::string> family;
+    for (const auto& g : gpus.entries()) {
+      if (g.name.size() > gpu_name.size() &&
+          std::equal(gpu_name.begin(), gpu_name.end(), g.name.begin(),
+                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
+        family.push_back(g.name);
+    }
+    std::string hint;
+    if (!family.empty()) {
+      hint = "; did you mean one of: ";
+      for (std::size_t i = 0; i < family.size(); ++i) hint += (i ? ", " : "") + family[i];
+      hint += "?";
+    } else if (const std::string close = did_you_mean(gpu_name, gpus.all_names()); !close.empty()) {
+      hint = "; did you mean '" + close + "'?";
+    }
+    gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
   }
   t.gpu = *spec;
   t.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 64));

@@ -150,6 +150,11 @@ TEST_CASE("bad scenarios are refused with code, key path and position", "[unit][
     CHECK(e.key_path() == "cluster.node_types[0].gpu");
     CHECK(std::string(e.what()).find("did you mean 'A100-40GB-SXM'") != std::string::npos);
   }
+  SECTION("a GPU family name lists its parts") {
+    const auto e = error_of(with("A100-40GB-SXM", "H100"));
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(std::string(e.what()).find("did you mean one of: H100-SXM, H100-PCIe") != std::string::npos);
+  }
   SECTION("malformed units and durations") {
     CHECK(error_of(with("horizon: 10h", "horizon: 10")).code() == ErrorCode::BadUnit);
     CHECK(error_of(with("horizon: 10h", "horizon: 10 parsecs")).code() == ErrorCode::BadUnit);
