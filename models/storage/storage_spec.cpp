@@ -52,12 +52,6 @@ double read_price_per_gb(const ConfigNode& n, std::string_view per_what) {
   return v * scale;
 }
 
-double read_positive_count(const ConfigNode& n) {
-  const double v = config::read_double(n, 0, std::numeric_limits<double>::infinity());
-  if (!(v > 0)) n.fail(ErrorCode::OutOfRange, "must be greater than zero");
-  return v;
-}
-
 StorageTierSpec parse_tier(const ConfigNode& node) {
   MapReader r(node);
   StorageTierSpec t;
@@ -74,7 +68,7 @@ StorageTierSpec parse_tier(const ConfigNode& node) {
     if (t.kind != TierKind::ObjectStore) s->fail(ErrorCode::Conflict, "a per-stream bandwidth applies to object stores only");
     t.stream_bytes_per_s = config::read_bytes_per_s(*s);
   }
-  if (const ConfigNode* i = r.optional("iops")) t.iops = read_positive_count(*i);
+  if (const ConfigNode* i = r.optional("iops")) t.iops = config::read_positive(*i);
   if (const ConfigNode* l = r.optional("latency")) t.latency_s = config::read_duration(*l).seconds();
   if (const ConfigNode* c = r.optional("capacity")) t.capacity_bytes = config::read_bytes(*c);
   if (t.kind == TierKind::LocalNvme && t.capacity_bytes == 0)

@@ -22,12 +22,6 @@ using config::MapReader;
 
 constexpr double INF = std::numeric_limits<double>::infinity();
 
-double read_positive_count(const ConfigNode& n) {
-  const double v = config::read_double(n, 0, INF);
-  if (!(v > 0)) n.fail(ErrorCode::OutOfRange, "must be greater than zero");
-  return v;
-}
-
 double read_nonnegative_bytes(const ConfigNode& n) {
   if (n.is_scalar() && !n.quoted() && n.scalar() == "0") return 0;
   return config::read_bytes(n);
@@ -107,10 +101,10 @@ ModelSpec parse_model(const ConfigNode& node, bool require_sources) {
         n->fail(ErrorCode::Conflict, std::string(key) + " is derived from the transformer shape; remove it");
     }
   } else {
-    m.forward_flop_per_sample = read_positive_count(*flop);
+    m.forward_flop_per_sample = config::read_positive(*flop);
     m.tensor_fraction = config::read_fraction(r.required("tensor_fraction"));
     m.memory_traffic_bytes_per_sample = read_nonnegative_bytes(r.required("memory_traffic"));
-    m.params = read_positive_count(r.required("params"));
+    m.params = config::read_positive(r.required("params"));
     m.activation_bytes_per_sample = config::read_bytes(r.required("activations"));
     m.kernels_per_step = static_cast<int>(config::read_int(r.required("kernels_per_step"), 0, 1 << 24));
   }
@@ -132,7 +126,7 @@ DatasetSpec parse_dataset(const ConfigNode& node, bool require_sources) {
   MapReader r(node);
   DatasetSpec d;
   d.name = config::read_string(r.required("name"));
-  d.samples = read_positive_count(r.required("samples"));
+  d.samples = config::read_positive(r.required("samples"));
   d.bytes = config::read_bytes(r.required("size"));
   d.file_bytes = d.bytes / d.samples;
   if (const ConfigNode* f = r.optional("file_size")) d.file_bytes = config::read_bytes(*f);

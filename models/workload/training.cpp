@@ -13,14 +13,6 @@ namespace {
 using config::ConfigNode;
 using config::MapReader;
 
-constexpr double INF = std::numeric_limits<double>::infinity();
-
-double read_positive(const ConfigNode& n) {
-  const double v = config::read_double(n, 0, INF);
-  if (!(v > 0)) n.fail(ErrorCode::OutOfRange, "must be greater than zero");
-  return v;
-}
-
 DatasetRef read_dataset(const ConfigNode& n, const ModelCatalog& catalog) {
   DatasetRef d;
   auto from_catalog = [&](const ConfigNode& name_node) {
@@ -43,7 +35,7 @@ DatasetRef read_dataset(const ConfigNode& n, const ModelCatalog& catalog) {
   }
   MapReader r(n);
   from_catalog(r.required("name"));
-  if (const ConfigNode* s = r.optional("samples")) d.samples = read_positive(*s);
+  if (const ConfigNode* s = r.optional("samples")) d.samples = config::read_positive(*s);
   if (const ConfigNode* s = r.optional("size")) d.bytes = config::read_bytes(*s);
   if (const ConfigNode* f = r.optional("file_size")) d.file_bytes = config::read_bytes(*f);
   if (const ConfigNode* t = r.optional("tier")) d.tier = config::read_string(*t);
@@ -137,16 +129,16 @@ TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog,
     const ConfigNode* second = samples ? (epochs ? epochs : tokens) : tokens;
     second->fail(ErrorCode::Conflict, "give one of samples, epochs and tokens");
   }
-  if (samples) t.total_samples = read_positive(*samples);
+  if (samples) t.total_samples = config::read_positive(*samples);
   if (epochs) {
-    const double e = read_positive(*epochs);
+    const double e = config::read_positive(*epochs);
     if (!t.dataset || t.dataset->samples <= 0)
       epochs->fail(ErrorCode::MissingKey, "epochs needs a dataset with a sample count (dataset: imagenet-1k, or "
                                           "dataset: {name: ..., samples: ...})");
     t.total_samples = e * t.dataset->samples;
   }
   if (tokens) {
-    const double n = read_positive(*tokens);
+    const double n = config::read_positive(*tokens);
     if (!t.model.transformer) tokens->fail(ErrorCode::Conflict, "model '" + t.model.name + "' has no tokens; give samples");
     t.total_samples = n / t.figures().tokens;
   }

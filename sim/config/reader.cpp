@@ -244,6 +244,12 @@ double read_double(const ConfigNode& n, double min, double max) {
   return v;
 }
 
+double read_positive(const ConfigNode& n) {
+  const double v = read_double(n, 0, std::numeric_limits<double>::infinity());
+  if (!(v > 0)) n.fail(ErrorCode::OutOfRange, "must be greater than zero");
+  return v;
+}
+
 double read_fraction(const ConfigNode& n) {
   const std::string& text = scalar_text(n, "a fraction (0.45 or 45%)");
   reject_quoted_number(n, "a fraction (0.45 or 45%)");

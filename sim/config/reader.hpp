@@ -47,6 +47,8 @@ std::string read_enum(const ConfigNode& n, const std::vector<std::string>& allow
 bool read_bool(const ConfigNode& n);                                  // true/false/yes/no
 std::int64_t read_int(const ConfigNode& n, std::int64_t min, std::int64_t max);  // integral; OutOfRange
 double read_double(const ConfigNode& n, double min, double max);      // plain number, or count suffix k/M/G/T (1e3..)
+// A plain number or count (as read_double) that must be greater than zero.
+double read_positive(const ConfigNode& n);
 double read_fraction(const ConfigNode& n);                            // 0.45 or 45% -> [0,1]
 
 // Quantities with units (sim/units.hpp). A bare number is BadUnit unless noted.
