@@ -3,6 +3,8 @@
 // paths are what users will see.
 #include <catch2/catch.hpp>
 
+#include "support/scenario_support.hpp"
+
 #include <limits>
 #include <string>
 
@@ -20,16 +22,7 @@ namespace s = gcsim::sim;
 
 namespace {
 
-template <class F>
-ConfigError config_error(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("no ConfigError thrown");
-  throw std::logic_error("unreachable");
-}
+using gcsim::test::config_error;
 
 // The node under key `v` of the one-line document "v: <yaml>".
 ConfigNode value(const std::string& yaml) {

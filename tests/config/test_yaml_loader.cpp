@@ -3,6 +3,8 @@
 // The inputs under "regression" came from the fuzzer (tests/fuzz/scenario_fuzz.cpp).
 #include <catch2/catch.hpp>
 
+#include "support/scenario_support.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,16 +21,7 @@ using gcsim::config::load_yaml_string;
 
 namespace {
 
-template <class F>
-ConfigError config_error(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("no ConfigError thrown");
-  throw std::logic_error("unreachable");
-}
+using gcsim::test::config_error;
 
 ErrorCode load_error(const std::string& text) {
   return config_error([&] { load_yaml_string(text, "t.yaml"); }).code();

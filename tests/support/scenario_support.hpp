@@ -2,13 +2,28 @@
 // from inline YAML, and temporary folders.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "analysis/trace_data.hpp"
 #include "models/config/scenario_loader.hpp"
 
 namespace gcsim::test {
+
+// The ConfigError that f() throws; fails the test when it throws none.
+template <class F>
+ConfigError config_error(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("no ConfigError thrown");
+  throw std::logic_error("unreachable");
+}
 
 const models::Catalogs& bundled_catalogs();
 const models::GpuCatalog& bundled_gpus();
