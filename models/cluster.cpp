@@ -24,7 +24,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
     types_.push_back(NodeTypeView{nt.gpus, nt.count, static_cast<std::uint32_t>(nodes_.size()),
                                   nt.price.on_demand_usd_per_hour / nt.gpus});
     for (int i = 0; i < nt.count; ++i) {
-      nodes_.push_back(NodeState{static_cast<std::uint16_t>(t), nt.gpus, nt.gpus});
+      nodes_.push_back(NodeState{static_cast<std::uint16_t>(t), nt.gpus, 0});
       view_nodes_.push_back(NodeView{static_cast<std::uint16_t>(t), nt.gpus});
     }
     total_gpus_ += nt.gpus * nt.count;
@@ -62,7 +62,6 @@ void Cluster::request_schedule() {
 void Cluster::on_schedule(std::uint64_t) {
   schedule_pending_ = false;
   if (queue_.empty()) return;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) view_nodes_[i].gpus_free = nodes_[i].gpus_free;
   const ClusterView view{engine_.now(), types_, view_nodes_};
   decisions_.clear();
   policy_->schedule(view, queue_, decisions_);
@@ -146,8 +145,8 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const std::uint32_t n = d.nodes[p.first + i];
     NodeState& node = nodes_[n];
-    assert(node.gpus_free >= p.gpus_per_node);
-    node.gpus_free -= p.gpus_per_node;
+    assert(view_nodes_[n].gpus_free >= p.gpus_per_node);
+    view_nodes_[n].gpus_free -= p.gpus_per_node;
     // The lowest free GPUs; whole-node jobs take them all, so the mask is the same on every node.
     std::uint64_t mask = 0;
     for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
@@ -181,7 +180,7 @@ void Cluster::on_finish(std::uint64_t id) {
   j.work_done = j.work_total;
   j.progress_at = j.end;
   for (std::uint32_t n : nodes_of(j)) {
-    nodes_[n].gpus_free += j.gpus_per_node_held;
+    view_nodes_[n].gpus_free += j.gpus_per_node_held;
     nodes_[n].busy_mask &= ~j.gpu_mask;
   }
   allocated_gpus_ -= j.gpus_held();

@@ -20,8 +20,7 @@ namespace gcsim::models {
 struct NodeState {
   std::uint16_t type = 0;
   int gpus = 0;
-  int gpus_free = 0;
-  std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs are taken
+  std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs are taken; free counts live in the scheduler's view
 };
 
 class Cluster {
@@ -81,7 +80,7 @@ class Cluster {
   std::unique_ptr<Scheduler> policy_;
   std::vector<NodeTypeView> types_;
   std::vector<NodeState> nodes_;
-  std::vector<NodeView> view_nodes_;
+  std::vector<NodeView> view_nodes_;  // what policies see; kept current at every start and finish
   std::vector<QueuedJob> queue_;
   std::vector<std::uint32_t> held_nodes_;
   Decisions decisions_;
