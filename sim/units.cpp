@@ -224,7 +224,7 @@ struct DurationUnit {
   std::int64_t ns;
 };
 constexpr std::int64_t NS_PER_MIN = 60LL * 1'000'000'000LL;
-constexpr std::array<DurationUnit, 26> DURATION_UNITS{{
+constexpr std::array<DurationUnit, 30> DURATION_UNITS{{
     {"ns", 1},
     {"us", 1'000},
     {"\xC2\xB5s", 1'000},  // µs
@@ -251,6 +251,10 @@ constexpr std::array<DurationUnit, 26> DURATION_UNITS{{
     {"wk", 7 * 24 * 60 * NS_PER_MIN},
     {"week", 7 * 24 * 60 * NS_PER_MIN},
     {"weeks", 7 * 24 * 60 * NS_PER_MIN},
+    {"y", 365 * 24 * 60 * NS_PER_MIN},
+    {"yr", 365 * 24 * 60 * NS_PER_MIN},
+    {"year", 365 * 24 * 60 * NS_PER_MIN},
+    {"years", 365 * 24 * 60 * NS_PER_MIN},
 }};
 
 // Price periods, in hours: "$60/d" is 2.5 USD/h. A month is 730 h (8760 / 12), the
@@ -365,7 +369,7 @@ std::int64_t parse_duration_ns(std::string_view text) {
     for (const DurationUnit& u : DURATION_UNITS) {
       // The short forms are enough for the message; the long ones are in docs/units.md.
       if (u.unit == "ns" || u.unit == "us" || u.unit == "ms" || u.unit == "s" || u.unit == "m" ||
-          u.unit == "min" || u.unit == "h" || u.unit == "d" || u.unit == "w")
+          u.unit == "min" || u.unit == "h" || u.unit == "d" || u.unit == "w" || u.unit == "y")
         valid += (valid.empty() ? "" : ", ") + std::string(u.unit);
     }
     throw UnitError("unknown duration unit " + quote(s.unit) + "; valid units: " + valid + " (m is minutes)",
@@ -447,6 +451,46 @@ double parse_fraction(std::string_view text) {
   if (!s.unit.empty())
     throw UnitError("unknown suffix " + quote(s.unit) + " in a fraction; write e.g. 0.45 or 45%", Kind::BadUnit);
   return to_double(s.number, text);
+}
+
+double parse_rate_per_s(std::string_view text) {
+  const std::string_view t = trim(text);
+  const std::size_t slash = t.rfind('/');
+  if (slash == std::string_view::npos)
+    throw UnitError("missing period in " + quote(t) + ": write a rate as e.g. 0.05/h, 1/d or 2/w", Kind::MissingUnit);
+  const double count = parse_number(t.substr(0, slash));
+  std::string period(trim(t.substr(slash + 1)));
+  // "0.05/h" means per one hour; "1/2h" would be ambiguous to a reader, so only a bare unit.
+  if (period.empty() || (period.front() >= '0' && period.front() <= '9') || period.front() == '.')
+    throw UnitError("the period of " + quote(t) + " must be a bare unit: write e.g. 0.05/h or 1.2/d", Kind::BadUnit);
+  const std::int64_t ns = parse_duration_ns("1" + period);
+  return checked(count / (static_cast<double>(ns) * 1e-9), text);
+}
+
+double parse_usd_per_kwh(std::string_view text) {
+  const std::string_view t = trim(text);
+  const std::size_t slash = t.rfind('/');
+  if (slash == std::string_view::npos)
+    throw UnitError("missing energy unit in " + quote(t) + ": write e.g. $0.12/kWh", Kind::MissingUnit);
+  const std::string_view unit = trim(t.substr(slash + 1));
+  double kwh = 0;
+  if (unit == "kWh") kwh = 1;
+  else if (unit == "MWh") kwh = 1000;
+  else if (unit == "Wh") kwh = 0.001;
+  else throw UnitError("unknown energy unit " + quote(unit) + "; write e.g. $0.12/kWh (units: Wh, kWh, MWh)", Kind::BadUnit);
+  return checked(parse_usd_impl(t.substr(0, slash)) / kwh, text);
+}
+
+double parse_fraction_per_year(std::string_view text) {
+  const std::string_view t = trim(text);
+  const std::size_t slash = t.rfind('/');
+  if (slash == std::string_view::npos)
+    throw UnitError("missing period in " + quote(t) + ": write e.g. 8%/y", Kind::MissingUnit);
+  const std::string_view period = trim(t.substr(slash + 1));
+  const UnitFactor* p = find_unit(PRICE_PERIODS_H, period);
+  if (p == nullptr || p->factor < 1)
+    throw UnitError("unknown period " + quote(period) + "; write e.g. 8%/y or 0.7%/mo", Kind::BadUnit);
+  return checked(parse_fraction(t.substr(0, slash)) * 8760.0 / p->factor, text);
 }
 
 std::string format_duration_s(double seconds) {

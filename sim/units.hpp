@@ -4,7 +4,7 @@
 // config layer wraps into a ConfigError at the offending node.
 //
 // Conventions (documented in docs/units.md):
-//   durations  ns us ms s m h d w      ("m" is minutes; months are never implied)
+//   durations  ns us ms s m h d w y    ("m" is minutes; months are never implied; y = 365 d)
 //   bytes      B KB MB GB TB PB (powers of 1000), KiB MiB GiB TiB PiB (powers of 1024)
 //   bandwidth  B/s KB/s MB/s GB/s TB/s, KiB/s..TiB/s, bps Kbps Mbps Gbps Tbps (bits)
 //   counts     plain numbers, 1e18, and suffixes k M G T (powers of 1000): 115.3M
@@ -56,6 +56,13 @@ double parse_usd(std::string_view text);
 double parse_fraction(std::string_view text);
 // Compute rate in FLOP/s: "19.5TFLOPS", "989 TFLOP/s", "1.2PFLOPS", "8.1e12" (bare = FLOP/s).
 double parse_flop_per_s(std::string_view text);
+// An event rate in events per second: "0.05/h", "1.2/d", "2/w" (a count per one unit of
+// time; the period is a bare duration unit).
+double parse_rate_per_s(std::string_view text);
+// Energy price in USD per kWh: "$0.12/kWh", "0.12/kWh", "120/MWh", "0.00012/Wh".
+double parse_usd_per_kwh(std::string_view text);
+// A yearly fraction: "8%/y", "0.08/y", "0.7%/mo" (x 12) -> fraction per year.
+double parse_fraction_per_year(std::string_view text);
 // Power in watts: "6.5kW", "700W".
 double parse_watts(std::string_view text);
 

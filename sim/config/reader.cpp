@@ -298,6 +298,18 @@ double read_usd_per_hour(const ConfigNode& n) {
   return read_quantity(n, "a price per hour ($2.50/h)", Sign::NonNegative, units::parse_usd_per_hour);
 }
 
+double read_rate_per_s(const ConfigNode& n) {
+  return read_quantity(n, "a rate (0.05/h, 1.2/d)", Sign::NonNegative, units::parse_rate_per_s);
+}
+
+double read_usd_per_kwh(const ConfigNode& n) {
+  return read_quantity(n, "an energy price ($0.12/kWh)", Sign::NonNegative, units::parse_usd_per_kwh);
+}
+
+double read_fraction_per_year(const ConfigNode& n) {
+  return read_quantity(n, "a yearly fraction (8%/y)", Sign::NonNegative, units::parse_fraction_per_year);
+}
+
 double read_usd(const ConfigNode& n) {
   return read_quantity(n, "an amount of USD ($200,000)", Sign::NonNegative, units::parse_usd);
 }

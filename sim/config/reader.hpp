@@ -58,6 +58,9 @@ double read_bytes_per_s(const ConfigNode& n);     // 100Gbps, 10GB/s, 25GiB/s ->
 double read_flop_per_s(const ConfigNode& n);     // 19.5TFLOPS, 989TFLOP/s -> FLOP/s (>= 0)
 double read_watts(const ConfigNode& n);           // 700W, 6.5kW -> W (>= 0)
 double read_usd_per_hour(const ConfigNode& n);    // "$2.50/h", 2.50/h, 32.77 (bare: USD/h, the key says so) -> USD/h (>= 0)
-double read_usd(const ConfigNode& n);             // "$200,000", 200000 -> USD (>= 0)
+double read_rate_per_s(const ConfigNode& n);          // 0.05/h, 1.2/d -> events per second (>= 0)
+double read_usd_per_kwh(const ConfigNode& n);         // $0.12/kWh -> USD/kWh (>= 0)
+double read_fraction_per_year(const ConfigNode& n);   // 8%/y -> fraction per year (>= 0)
+double read_usd(const ConfigNode& n);             // "$200,000", 200000, 1.2k -> USD (>= 0)
 
 }  // namespace gcsim::config

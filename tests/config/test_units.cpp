@@ -226,6 +226,26 @@ TEST_CASE("parse_fraction: decimals and percentages", "[unit]") {
   REQUIRE_THROWS_AS(u::parse_fraction("45%%"), UnitError);
 }
 
+TEST_CASE("parse_rate_per_s, parse_usd_per_kwh, parse_fraction_per_year; years", "[unit]") {
+  CHECK(u::parse_rate_per_s("0.05/h") == Approx(0.05 / 3600));
+  CHECK(u::parse_rate_per_s("1.2/d") == Approx(1.2 / 86400));
+  CHECK(u::parse_rate_per_s("2/w") == Approx(2.0 / 604800));
+  CHECK(u::parse_rate_per_s("0/h") == 0);
+  CHECK(unit_error_kind([] { u::parse_rate_per_s("0.05"); }) == UnitError::Kind::MissingUnit);
+  CHECK(unit_error_kind([] { u::parse_rate_per_s("1/2h"); }) == UnitError::Kind::BadUnit);
+  CHECK(unit_error_kind([] { u::parse_rate_per_s("1/fortnight"); }) == UnitError::Kind::BadUnit);
+  CHECK(u::parse_usd_per_kwh("$0.12/kWh") == Approx(0.12));
+  CHECK(u::parse_usd_per_kwh("120/MWh") == Approx(0.12));
+  CHECK(unit_error_kind([] { u::parse_usd_per_kwh("0.12"); }) == UnitError::Kind::MissingUnit);
+  CHECK(unit_error_kind([] { u::parse_usd_per_kwh("0.12/kW"); }) == UnitError::Kind::BadUnit);
+  CHECK(u::parse_fraction_per_year("8%/y") == Approx(0.08));
+  CHECK(u::parse_fraction_per_year("0.5%/mo") == Approx(0.06));
+  CHECK(unit_error_kind([] { u::parse_fraction_per_year("8%"); }) == UnitError::Kind::MissingUnit);
+  CHECK(unit_error_kind([] { u::parse_fraction_per_year("8%/h"); }) == UnitError::Kind::BadUnit);
+  CHECK(u::parse_duration_ns("3y") == std::int64_t{3} * 365 * 86400 * 1'000'000'000);
+  CHECK(u::parse_duration_ns("1year") == std::int64_t{365} * 86400 * 1'000'000'000);
+}
+
 TEST_CASE("format_duration_s and format_bytes", "[unit]") {
   CHECK(u::format_duration_s(0) == "0s");
   CHECK(u::format_duration_s(1.5) == "1.50s");
