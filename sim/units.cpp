@@ -488,8 +488,8 @@ double parse_fraction_per_year(std::string_view text) {
     throw UnitError("missing period in " + quote(t) + ": write e.g. 8%/y", Kind::MissingUnit);
   const std::string_view period = trim(t.substr(slash + 1));
   const UnitFactor* p = find_unit(PRICE_PERIODS_H, period);
-  if (p == nullptr || p->factor < 1)
-    throw UnitError("unknown period " + quote(period) + "; write e.g. 8%/y or 0.7%/mo", Kind::BadUnit);
+  if (p == nullptr || p->factor < 24)
+    throw UnitError("unknown period " + quote(period) + "; write e.g. 8%/y or 0.7%/mo (a day or longer)", Kind::BadUnit);
   return checked(parse_fraction(t.substr(0, slash)) * 8760.0 / p->factor, text);
 }
 
