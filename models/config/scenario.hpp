@@ -30,6 +30,9 @@ struct NodeTypeSpec {
   double memory_bytes = 0;
   int count = 0;               // nodes of this type
   PriceSpec price;
+  // Mean interruptions per node-second of its market (0: never interrupted); what
+  // `checkpoint: {every: optimal}` plans for.
+  double interruption_rate_per_s = 0;
   topology::NodeInternalsSpec internals;  // PCIe, NVLink, NICs (resolved against the GPU)
   SourceMark mark;
   std::string path;            // "cluster.node_types[0]"
@@ -57,6 +60,21 @@ struct CommSpec {
   std::int64_t simulated_steps = 200;
 };
 
+// When and how a job saves its state (docs/spot.md, "Checkpoints"). Every `every` of
+// progress (or the Young/Daly optimum for the pool it runs on), the job writes a checkpoint
+// taking `write_time`, pausing training unless `pause` is false; a restart restores the
+// last committed one in `restore_time`. Times are given, or derived from `size_bytes` and a
+// storage tier's bandwidth.
+struct CheckpointSpec {
+  bool optimal = false;
+  sim::SimTime every;
+  sim::SimTime write_time;
+  sim::SimTime restore_time;
+  double size_bytes = 0;   // 0 when the times are given
+  std::string tier;        // storage tier written to; empty when the times are given
+  bool pause = true;
+};
+
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.
 struct JobSpec {
   std::string name;
@@ -68,6 +86,9 @@ struct JobSpec {
   double efficiency = 0.4;     // fraction of peak achieved (work jobs only)
   std::optional<TrainingSpec> training;  // a model-described job: runs at the step-time model's speed
   std::optional<CommSpec> comm;          // duration jobs that talk over the network
+  std::optional<CheckpointSpec> checkpoint;
+  sim::SimTime image_pull;     // container start on every (re)start, before progress
+  std::string team;            // budget owner; empty for none
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
 };
@@ -85,6 +106,9 @@ struct GeneratorSpec {
   std::optional<Distribution> work;      // FLOP
   Precision precision = Precision::Fp32;
   Distribution efficiency = Distribution::constant(0.4);
+  std::optional<CheckpointSpec> checkpoint;
+  sim::SimTime image_pull;
+  std::string team;
   SourceMark mark;
   std::string path;
 };
@@ -92,6 +116,23 @@ struct GeneratorSpec {
 struct WorkloadSpec {
   std::vector<JobSpec> jobs;
   std::vector<GeneratorSpec> generators;
+  std::vector<std::string> teams;  // every team named by a job or generator, sorted
+  int team_index(std::string_view team) const;  // -1 for none
+};
+
+// A spending limit per team over a period (docs/pricing.md, "Budgets"): when the team's
+// charges in the current period reach `limit_usd`, `action` happens; a new period starts
+// afresh. Checked whenever a charge is posted and every `check_every`.
+enum class BudgetAction : std::uint8_t { Alert = 0, StopNew = 1, StopRunning = 2 };
+struct BudgetSpec {
+  std::string team;
+  double limit_usd = 0;
+  sim::SimTime period;        // zero: the whole run
+  BudgetAction action = BudgetAction::Alert;
+  double alert_fraction = 0;  // also alert (once a period) at this share of the limit; 0 for none
+  sim::SimTime check_every = sim::seconds(3600);
+  SourceMark mark;
+  std::string path;
 };
 
 struct OutputSpec {
@@ -111,6 +152,7 @@ struct Scenario {
   ClusterSpec cluster;
   SchedulerSpec scheduler;
   WorkloadSpec workload;
+  std::vector<BudgetSpec> budgets;
   std::optional<topology::NetworkSpec> network;
   std::optional<StorageSpec> storage;
   OutputSpec output;

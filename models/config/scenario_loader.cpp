@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "models/register_builtins.hpp"
+#include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/config/reader.hpp"
@@ -249,6 +250,90 @@ CommSpec read_comm(const ConfigNode& n) {
   return c;
 }
 
+// checkpoint: {every: 1h | optimal, write_time: 3m, restore_time: 3m, pause: true}
+//          or {every: ..., size: 40GiB | model, tier: shared-fs}: times from the tier's bandwidth.
+// A size of `model` is marked -1 here and resolved once the job's model is known.
+CheckpointSpec read_checkpoint(const ConfigNode& n, const Scenario& s) {
+  MapReader r(n, {"every", "write_time", "restore_time", "size", "tier", "pause"});
+  CheckpointSpec c;
+  const ConfigNode& every = r.required("every");
+  if (every.is_scalar() && every.scalar() == "optimal") c.optimal = true;
+  else c.every = config::read_duration(every, sim::SimTime::from_ns(1));
+  const ConfigNode* write = r.optional("write_time");
+  const ConfigNode* restore = r.optional("restore_time");
+  const ConfigNode* size = r.optional("size");
+  const ConfigNode* tier = r.optional("tier");
+  if (const ConfigNode* p = r.optional("pause")) c.pause = config::read_bool(*p);
+  if (size || tier) {
+    if (write) write->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
+    if (restore) restore->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
+    if (!size) n.fail(ErrorCode::MissingKey, "a checkpoint written to a tier needs its size (e.g. 40GiB, or model)");
+    if (!tier) n.fail(ErrorCode::MissingKey, "a checkpoint of a given size needs the tier it is written to");
+    c.tier = config::read_string(*tier);
+    if (!s.storage || !s.storage->find(c.tier)) {
+      const std::string hint = s.storage ? did_you_mean(c.tier, s.storage->names()) : "";
+      tier->fail(ErrorCode::UnknownName, "checkpoint tier '" + c.tier + "' is not a tier of the scenario's storage section" +
+                                             (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    }
+    if (size->is_scalar() && size->scalar() == "model") c.size_bytes = -1;
+    else c.size_bytes = config::read_bytes(*size);
+  } else {
+    if (!write) n.fail(ErrorCode::MissingKey, "a checkpoint needs write_time (e.g. 3m), or size and tier");
+    c.write_time = config::read_duration(*write);
+    c.restore_time = restore ? config::read_duration(*restore) : c.write_time;
+  }
+  r.finish();
+  if (c.size_bytes > 0) c = checkpoint_times_from_tier(c, *s.storage->find(c.tier));
+  return c;
+}
+
+void read_job_lifecycle(MapReader& r, const Scenario& s, std::optional<CheckpointSpec>& checkpoint,
+                        sim::SimTime& image_pull, std::string& team) {
+  if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c, s);
+  if (const ConfigNode* p = r.optional("image_pull")) image_pull = config::read_duration(*p);
+  if (const ConfigNode* t = r.optional("team")) team = read_name(*t);
+}
+
+// `size: model`: the full model state a restart needs (weights and optimizer state,
+// unsharded: docs/spot.md), for jobs given by a model.
+CheckpointSpec resolve_checkpoint_size(const ConfigNode& at, CheckpointSpec c, const Scenario& s,
+                                       const TrainingSpec* training) {
+  const ConfigNode* size = at.find("size");
+  if (!training) size->fail(ErrorCode::Conflict, "size: model needs a job given by a model; give a size (e.g. 40GiB)");
+  const StateBytes b = state_bytes_per_param(training->precision, training->optimizer);
+  c.size_bytes = training->figures().params * (b.weights + b.optimizer);
+  return checkpoint_times_from_tier(c, *s.storage->find(c.tier));
+}
+
+// budgets: [{team: vision, limit: $5000, period: 30d, action: stop_new, alert_at: 80%, check_every: 1h}]
+BudgetSpec read_budget(const ConfigNode& n, const WorkloadSpec& w) {
+  MapReader r(n, {"team", "limit", "period", "action", "alert_at", "check_every"});
+  BudgetSpec b;
+  b.mark = n.mark();
+  b.path = n.path();
+  const ConfigNode& team = r.required("team");
+  b.team = read_name(team);
+  if (w.team_index(b.team) < 0) {
+    const std::string hint = did_you_mean(b.team, w.teams);
+    team.fail(ErrorCode::UnknownName, "no job names team '" + b.team + "'" +
+                                          (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  }
+  b.limit_usd = config::read_usd(r.required("limit"));
+  if (!(b.limit_usd > 0)) n.find("limit")->fail(ErrorCode::OutOfRange, "a budget's limit must be more than $0");
+  if (const ConfigNode* p = r.optional("period")) b.period = config::read_duration(*p, sim::SimTime::from_ns(1));
+  if (const ConfigNode* a = r.optional("action")) {
+    const std::string action = config::read_enum(*a, {"alert", "stop_new", "stop_running"});
+    b.action = action == "alert" ? BudgetAction::Alert : action == "stop_new" ? BudgetAction::StopNew : BudgetAction::StopRunning;
+  }
+  if (const ConfigNode* f = r.optional("alert_at")) {
+    b.alert_fraction = config::read_fraction(*f);
+    if (!(b.alert_fraction > 0 && b.alert_fraction <= 1)) f->fail(ErrorCode::OutOfRange, "alert_at is a share of the limit, in (0, 100%]");
+  }
+  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, sim::seconds(1));
+  r.finish();
+  return b;
+}
+
 // Why no node type can hold a model-described job: the memory fit on the largest GPU that
 // supports its precision says what it needs and what would fit.
 std::string memory_hint(const ClusterSpec& c, const TrainingSpec& t) {
@@ -263,7 +348,7 @@ std::string memory_hint(const ClusterSpec& c, const TrainingSpec& t) {
 JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, const Catalogs& catalogs) {
   MapReader r(n, {"name", "submit", "gpus", "duration", "work", "precision", "efficiency", "comm", "model", "seq_len",
                   "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset", "parallelism", "optimizer",
-                  "decode"});
+                  "decode", "checkpoint", "image_pull", "team"});
   const ClusterSpec& cluster = s.cluster;
   JobSpec j;
   j.mark = n.mark();
@@ -276,6 +361,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
   if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
   const ConfigNode& gpus = r.required("gpus");
   j.gpus = static_cast<int>(config::read_int(gpus, 1, 1 << 20));
+  read_job_lifecycle(r, s, j.checkpoint, j.image_pull, j.team);
   const ConfigNode* duration = r.optional("duration");
   const ConfigNode* work = r.optional("work");
   const ConfigNode* model = r.optional("model");
@@ -288,6 +374,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
     if (comm) comm->fail(ErrorCode::Conflict, "a job given by its model derives its communication from the model");
     j.training = parse_training(r, catalogs.models, j.gpus);
     j.precision = j.training->precision;
+    if (j.checkpoint && j.checkpoint->size_bytes < 0) j.checkpoint = resolve_checkpoint_size(*n.find("checkpoint"), *j.checkpoint, s, &*j.training);
     if (j.training->dataset && !j.training->dataset->tier.empty()) {
       const ConfigNode* ds = n.find("dataset");
       const std::string& tier = j.training->dataset->tier;
@@ -338,16 +425,22 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
     needs = j.precision;
     if (efficiency) j.efficiency = read_value(*efficiency, ValueKind::Fraction);
   }
+  if (j.checkpoint && j.checkpoint->size_bytes < 0) j.checkpoint = resolve_checkpoint_size(*n.find("checkpoint"), *j.checkpoint, s, nullptr);
+  if (j.checkpoint && j.comm) n.find("checkpoint")->fail(ErrorCode::Conflict, "jobs with comm: are not checkpointed (their steps are driven by the network)");
   r.finish();
   if (!feasible(cluster, j.gpus, needs)) fail_infeasible(gpus, cluster, j.gpus, needs);
   return j;
 }
 
-GeneratorSpec read_generator(const ConfigNode& n, const ClusterSpec& cluster) {
-  MapReader r(n, {"name", "count", "start", "arrival", "gpus", "duration", "work", "precision", "efficiency"});
+GeneratorSpec read_generator(const ConfigNode& n, const Scenario& s) {
+  const ClusterSpec& cluster = s.cluster;
+  MapReader r(n, {"name", "count", "start", "arrival", "gpus", "duration", "work", "precision", "efficiency",
+                  "checkpoint", "image_pull", "team"});
   GeneratorSpec g;
   g.mark = n.mark();
   g.path = n.path();
+  read_job_lifecycle(r, s, g.checkpoint, g.image_pull, g.team);
+  if (g.checkpoint && g.checkpoint->size_bytes < 0) g.checkpoint = resolve_checkpoint_size(*n.find("checkpoint"), *g.checkpoint, s, nullptr);
   g.name = read_name(r.required("name"));
   g.count = config::read_int(r.required("count"), 1, 100'000'000);
   if (const ConfigNode* s = r.optional("start")) g.start = config::read_duration(*s);
@@ -442,6 +535,11 @@ int ClusterSpec::total_gpus() const {
   return n;
 }
 
+int WorkloadSpec::team_index(std::string_view team) const {
+  const auto it = std::lower_bound(teams.begin(), teams.end(), team);
+  return it != teams.end() && *it == team ? static_cast<int>(it - teams.begin()) : -1;
+}
+
 int ClusterSpec::total_nodes() const {
   int n = 0;
   for (const auto& t : node_types) n += t.count;
@@ -467,7 +565,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
   const ConfigNode& root = document.root;
   if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
   MapReader r(root, {"name", "seed", "horizon", "run_until", "catalogs", "cluster", "network", "storage", "scheduler",
-                     "workload", "output"});
+                     "workload", "budgets", "output"});
   Scenario s;
   s.source_file = document.file;
   s.name = read_name(r.required("name"));
@@ -519,7 +617,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
       if (!gens->is_sequence()) gens->fail(ErrorCode::WrongType, "generators must be a list");
       std::set<std::string> gnames;
       for (const auto& g : gens->items()) {
-        s.workload.generators.push_back(read_generator(g, s.cluster));
+        s.workload.generators.push_back(read_generator(g, s));
         if (!gnames.insert(s.workload.generators.back().name).second)
           g.find("name")->fail(ErrorCode::Duplicate, "generator '" + s.workload.generators.back().name + "' is defined twice");
       }
@@ -527,6 +625,23 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     if (s.workload.jobs.empty() && s.workload.generators.empty())
       w.node().fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
     w.finish();
+    std::set<std::string> teams;
+    for (const auto& j : s.workload.jobs)
+      if (!j.team.empty()) teams.insert(j.team);
+    for (const auto& g : s.workload.generators)
+      if (!g.team.empty()) teams.insert(g.team);
+    s.workload.teams.assign(teams.begin(), teams.end());
+    if (s.workload.teams.size() > 32000) w.node().fail(ErrorCode::OutOfRange, "at most 32000 teams");
+  }
+
+  if (const ConfigNode* budgets = r.optional("budgets")) {
+    if (!budgets->is_sequence()) budgets->fail(ErrorCode::WrongType, "budgets must be a list");
+    std::set<std::string> seen;
+    for (const auto& b : budgets->items()) {
+      s.budgets.push_back(read_budget(b, s.workload));
+      if (!seen.insert(s.budgets.back().team).second)
+        b.find("team")->fail(ErrorCode::Duplicate, "team '" + s.budgets.back().team + "' has two budgets");
+    }
   }
 
   s.output.trace = s.name + ".h5";
