@@ -145,7 +145,7 @@ std::string describe_billing(const BillingRule& r) {
 std::string format_billing_compact(const BillingRule& r) {
   for (const std::string& name : rule_names()) {
     const BillingRule n = named_rule(name);
-    if (n.granularity == r.granularity && r.minimum <= r.granularity) return name;
+    if (n.granularity == r.granularity && r.minimum == sim::SimTime::zero()) return name;
   }
   return compact_duration(r.granularity) + "/" + compact_duration(r.minimum);
 }
