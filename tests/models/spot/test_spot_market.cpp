@@ -513,3 +513,38 @@ TEST_CASE("Spot interruptions are deterministic and per-pool", "[model][spot]") 
   Harness before({pool_b(0), pool_a(100)}, 77, 0);
   CHECK(events_of(before.run(until), 100, 8) == base);
 }
+
+TEST_CASE("Trace replay from an offset, and looping", "[model][spot]") {
+  const std::string file = "aws-08-03-2023_us-east-1f_v100_4node.json";
+  const std::int64_t length_ns = seconds(300 * 3664).ns();
+  SECTION("start: 90 min begins at tick 18, where all 4 are up; tick 20 (4 -> 1) comes 10 min in") {
+    Harness h({pool("t", 0, 4, parsed("{process: trace, file: " + file + ", start: 1h30m}"), minutes(2))});
+    const auto& events = h.run(hours(1));
+    CHECK(h.market->counters(0).initially_down == 0);
+    // Ticks 18.. read 4, 4, 1, 1, 4, 0: 3 go at 10 min, 3 come back at 20 min, 4 go at 25.
+    const auto downs = only(events, 'd');
+    REQUIRE(downs.size() == 7);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(downs[i].at_ns == minutes(10).ns());
+    for (std::size_t i = 3; i < 7; ++i) CHECK(downs[i].at_ns == minutes(25).ns());
+    CHECK(only(events, 'n')[0].at_ns == minutes(8).ns());
+    CHECK(only(events, 'u').size() == 3);
+  }
+  SECTION("a looping trace repeats its events every lap") {
+    Harness h({pool("t", 0, 4, parsed("{process: trace, file: " + file + ", loop: true}"), minutes(2))});
+    const auto& events = h.run(SimTime::from_ns(2 * length_ns - 1));
+    std::vector<Rec> lap1;
+    std::vector<Rec> lap2;
+    for (Rec r : events) {
+      if (r.at_ns == 0) continue;  // the initial downs
+      if (r.at_ns < length_ns) {
+        lap1.push_back(r);
+      } else {
+        r.at_ns -= length_ns;
+        if (r.kind == 'n') r.down_at_ns -= length_ns;
+        lap2.push_back(r);
+      }
+    }
+    CHECK(only(lap1, 'd').size() == 195);
+    CHECK(lap2 == lap1);
+  }
+}
