@@ -21,6 +21,7 @@
 
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::models {
 namespace {
@@ -274,6 +275,40 @@ class TraceReader {
 // ---------------------------------------------------------------------------------------
 // Parsing helpers.
 
+// A duration that may be compound, for offsets in a period: "3d12h" (Thursday noon in a
+// week from Monday 0:00), "1d6h30m". Each part is a number and a unit as in units.md.
+sim::SimTime read_offset(const ConfigNode& n, sim::SimTime min = sim::SimTime::zero()) {
+  if (!n.is_scalar()) return config::read_duration(n, min);  // its wrong-type error
+  const std::string& text = n.scalar();
+  try {
+    (void)units::parse_duration_ns(text);
+    return config::read_duration(n, min);  // a plain duration, with its usual checks
+  } catch (const units::UnitError&) {
+  }
+  std::vector<std::string> parts{""};
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.';
+    if (digit && i > 0 && std::isalpha(static_cast<unsigned char>(text[i - 1]))) parts.emplace_back();
+    parts.back() += text[i];
+  }
+  if (parts.size() == 1) return config::read_duration(n, min);  // its bad-unit error
+  std::int64_t ns = 0;
+  for (const std::string& part : parts) {
+    std::int64_t v = 0;
+    try {
+      v = units::parse_duration_ns(part);
+    } catch (const units::UnitError& e) {
+      n.fail(ErrorCode::BadUnit, "'" + part + "' in '" + text + "': " + e.what());
+    }
+    if (v <= 0) n.fail(ErrorCode::OutOfRange, "each part of '" + text + "' must be positive");
+    if (ns > std::numeric_limits<std::int64_t>::max() - v) n.fail(ErrorCode::OutOfRange, "'" + text + "' is too long");
+    ns += v;
+  }
+  const sim::SimTime t = sim::SimTime::from_ns(ns);
+  if (t < min) n.fail(ErrorCode::OutOfRange, "'" + text + "' is too short");
+  return t;
+}
+
 const std::vector<std::string>& process_names() {
   static const std::vector<std::string> names{"none", "poisson", "weibull", "trace", "price"};
   return names;
@@ -316,7 +351,7 @@ TraceRef read_trace_ref(MapReader& r, const std::string& base_dir) {
     file_node.fail(ErrorCode::FileNotFound, "no such trace file '" + ref.file + "'");
   const SpotTrace trace = read_spot_trace(ref.file);
   if (const ConfigNode* s = r.optional("start")) {
-    ref.start = config::read_duration(*s);
+    ref.start = read_offset(*s);
     if (ref.start >= trace.length())
       s->fail(ErrorCode::OutOfRange, "start must lie within the trace, which lasts " +
                                          std::to_string(trace.length().seconds()) + " s");
@@ -407,8 +442,11 @@ sim::SimTime CapacityProfile::next_change_after(sim::SimTime t) const {
   const sim::SimTime base = t - fold(t);
   const std::size_t i = index_at(fold(t));
   if (i + 1 < points_.size()) return base + points_[i + 1].at;
-  if (period_ > sim::SimTime::zero()) return base.saturating_add(period_);
-  return sim::SimTime::max();
+  if (period_ <= sim::SimTime::zero()) return sim::SimTime::max();
+  // The wrap is a change only when the last piece differs from the first.
+  const sim::SimTime next_base = base.saturating_add(period_);
+  if (points_.back().capacity != points_.front().capacity) return next_base;
+  return next_base.saturating_add(points_[1].at);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -509,7 +547,7 @@ SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {
     e.region = f[0];
     e.instance = f[1];
     if (e.region.empty() || e.instance.empty()) fail(ErrorCode::Syntax, 1, "empty region or instance type");
-    e.savings_pct = integer(2, 0, 100);
+    e.savings_pct = integer(2, -100, 100);  // negative: spot above on-demand (ca-central-1 p5.48xlarge)
     e.band = integer(3, 0, ADVISOR_BANDS - 1);
     if (f[4] != LABELS[e.band])
       fail(ErrorCode::Conflict, cols[4], "band " + std::to_string(e.band) + " is '" + LABELS[e.band] + "', not '" +
@@ -647,12 +685,12 @@ AvailabilitySpec parse_availability(const ConfigNode& node, const std::string& b
   for (const ConfigNode& wn : windows->items()) {
     MapReader wr(wn, {"every", "from", "to", "available"});
     AvailabilityWindow w;
-    w.every = config::read_duration(wr.required("every"), sim::SimTime::from_ns(1));
+    w.every = read_offset(wr.required("every"), sim::SimTime::from_ns(1));
     const ConfigNode& from = wr.required("from");
-    w.from = config::read_duration(from);
+    w.from = read_offset(from);
     if (w.from >= w.every) from.fail(ErrorCode::OutOfRange, "from must lie within the period (before every)");
     const ConfigNode& to = wr.required("to");
-    w.to = config::read_duration(to);
+    w.to = read_offset(to);
     if (w.to <= w.from) to.fail(ErrorCode::OutOfRange, "to must come after from");
     if (w.to - w.from > w.every) to.fail(ErrorCode::OutOfRange, "a window cannot be longer than its period");
     w.available_fraction = config::read_fraction(wr.required("available"));
