@@ -38,6 +38,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
     }
     total_gpus_ += nt.gpus * nt.count;
   }
+  up_gpus_ = total_gpus_;
   gpu_job_.assign(static_cast<std::size_t>(total_gpus_), NO_JOB);
   held_teams_.assign(scenario.workload.teams.size(), 0);
   queue_.reserve(1024);
@@ -207,8 +208,10 @@ void Cluster::refresh_view(std::uint32_t n) {
 }
 
 void Cluster::release_nodes(Job& j) {
+  const double run_s = (engine_.now() - j.run_start).seconds();
   for (std::uint32_t n : nodes_of(j)) {
     NodeState& node = nodes_[n];
+    node.busy_gpu_s += run_s * j.gpus_per_node_held;
     node.busy_mask &= ~j.gpu_mask;
     for (int g = 0; g < node.gpus; ++g)
       if (j.gpu_mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = NO_JOB;
@@ -216,7 +219,7 @@ void Cluster::release_nodes(Job& j) {
   }
   allocated_gpus_ -= j.gpus_held();
   --running_;
-  j.held_gpu_s += (engine_.now() - j.run_start).seconds() * j.gpus_held();
+  j.held_gpu_s += run_s * j.gpus_held();
 }
 
 template <class F>
@@ -381,6 +384,7 @@ void Cluster::down(std::uint32_t n) {
   for_each_job_on(n, [&](Job& j) { stop_job(j); });
   node.up = false;
   node.noticed = false;
+  up_gpus_ -= node.gpus;
   refresh_view(n);
   node_down.emit(n);
 }
@@ -391,6 +395,7 @@ void Cluster::up(std::uint32_t n) {
   node.up = true;
   node.noticed = false;
   node.up_since = engine_.now();
+  up_gpus_ += node.gpus;
   refresh_view(n);
   node_up.emit(n);
   request_schedule();

@@ -29,6 +29,7 @@ struct NodeState {
   sim::SimTime up_since;
   sim::SimTime down_at;
   std::uint32_t first_gpu = 0;  // index of its GPU 0 in the cluster-wide GPU numbering
+  double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it
 };
 
 class Cluster final : public NodeEventSink {
@@ -45,6 +46,7 @@ class Cluster final : public NodeEventSink {
     return {held_nodes_.data() + j.nodes_offset, j.nodes_count};
   }
   int total_gpus() const { return total_gpus_; }
+  int up_gpus() const { return up_gpus_; }  // GPUs of nodes that are up
   int allocated_gpus() const { return allocated_gpus_; }
   bool ended() const { return ended_; }
 
@@ -65,6 +67,7 @@ class Cluster final : public NodeEventSink {
   // event would. Call at the instant it finishes.
   void finish_job(std::uint32_t job);
   sim::SimTime end_time() const { return end_time_; }
+  sim::SimTime now() const { return engine_.now(); }
 
   // NodeEventSink: a market takes nodes away and gives them back (see node_events.hpp). On
   // notice, a job that can write its checkpoint before the node goes does so and stops
@@ -137,6 +140,7 @@ class Cluster final : public NodeEventSink {
   std::size_t next_arrival_ = 0;
   std::size_t running_ = 0;
   int total_gpus_ = 0;
+  int up_gpus_ = 0;
   int allocated_gpus_ = 0;
   bool schedule_pending_ = false;
   bool ended_ = false;

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/pricing/price_spec.hpp"
+#include "models/pricing/tco.hpp"
+#include "models/spot/spot_spec.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
 #include "models/workload/distribution.hpp"
@@ -18,18 +21,29 @@
 
 namespace gcsim::models {
 
-struct PriceSpec {
-  double on_demand_usd_per_hour = 0;  // per node
+// A spot pool's market (docs/spot.md): how its nodes are interrupted, when it can supply
+// nodes, the notice before a node goes and the time to bring a replacement up.
+struct SpotPoolConfig {
+  InterruptionSpec interruptions;
+  AvailabilitySpec availability;
+  sim::SimTime notice;
+  sim::SimTime provisioning;
 };
 
 struct NodeTypeSpec {
   std::string name;
+  std::string instance;        // the catalog instance it names ("aws/p4d.24xlarge"), or ""
+  std::string provider;        // billing and notice defaults; "" for none
   GpuSpec gpu;                 // resolved from the catalog
   int gpus = 0;                // per node
   int cpu_cores = 0;
   double memory_bytes = 0;
   int count = 0;               // nodes of this type
-  PriceSpec price;
+  PriceSpec price;             // market, prices, billing (models/pricing/price_spec.hpp)
+  std::optional<OwnershipSpec> ownership;  // owned pools
+  std::string compare_to;      // owned: the cloud alternative for break-even ("aws/p4d.24xlarge")
+  double compare_usd_per_gpu_hour = 0;     // its on-demand price per GPU-hour (0 when none)
+  std::optional<SpotPoolConfig> spot;      // spot pools
   // Mean interruptions per node-second of its market (0: never interrupted); what
   // `checkpoint: {every: optimal}` plans for.
   double interruption_rate_per_s = 0;

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/pricing/billing.hpp"
 #include "models/register_builtins.hpp"
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
@@ -160,52 +161,160 @@ std::vector<config::ConfigDocument> read_catalog_files(const ConfigNode& list, c
 Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, const std::string& scenario_file) {
   Catalogs c = bundled;
   if (!node) return c;
-  MapReader r(*node, {"gpus", "models"});
+  MapReader r(*node, {"gpus", "models", "instances"});
   if (const ConfigNode* list = r.optional("gpus"))
     for (const auto& doc : read_catalog_files(*list, scenario_file)) c.gpus.add_from(doc.root);
   if (const ConfigNode* list = r.optional("models"))
     for (const auto& doc : read_catalog_files(*list, scenario_file)) c.models.add_from(doc.root);
+  if (const ConfigNode* list = r.optional("instances")) {
+    // CSV files in the catalog format (docs/pricing.md), relative to the scenario file.
+    const auto base = std::filesystem::path(scenario_file).parent_path();
+    std::vector<const ConfigNode*> files;
+    if (list->is_sequence()) for (const auto& f : list->items()) files.push_back(&f);
+    else files.push_back(list);
+    for (const ConfigNode* f : files) {
+      const std::string path = (base / config::read_string(*f)).string();
+      if (!std::filesystem::is_regular_file(path)) f->fail(ErrorCode::FileNotFound, "catalog file '" + path + "' does not exist");
+      c.instances.load(path, &c.gpus);
+    }
+  }
+  r.finish();
   return c;
 }
 
-NodeTypeSpec read_node_type(const ConfigNode& n, const GpuCatalog& gpus) {
-  MapReader r(n, {"name", "gpu", "gpus", "cpu_cores", "memory", "count", "price", "pcie", "nvlink", "nics",
-                  "gpus_per_pcie_switch"});
+const std::vector<std::string>& known_providers() {
+  static const std::vector<std::string> names{"aws", "gcp", "azure", "lambda", "alibaba", "tencent", "vast", "colab", "dgx-cloud"};
+  return names;
+}
+
+const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
+  const std::string gpu_name = config::read_string(gpu);
+  const GpuSpec* spec = gpus.find(gpu_name);
+  if (spec) return *spec;
+  // "H100" names a family, not a part: list the parts it starts, else the closest name.
+  std::vector<std::string> family;
+  for (const auto& g : gpus.entries()) {
+    if (g.name.size() > gpu_name.size() &&
+        std::equal(gpu_name.begin(), gpu_name.end(), g.name.begin(),
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
+      family.push_back(g.name);
+  }
+  std::string hint;
+  if (!family.empty()) {
+    hint = "; did you mean one of: ";
+    for (std::size_t i = 0; i < family.size(); ++i) hint += (i ? ", " : "") + family[i];
+    hint += "?";
+  } else if (const std::string close = did_you_mean(gpu_name, gpus.all_names()); !close.empty()) {
+    hint = "; did you mean '" + close + "'?";
+  }
+  gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
+}
+
+// Mean interruptions per node-second of a spot pool's process, for `every: optimal`
+// (docs/checkpoints.md): Poisson λ; Weibull 1 / (scale Γ(1 + 1/k)); a trace's capacity
+// drops per node-second of capacity over the trace; correlated events add rate x fraction.
+// Price-driven pools have no rate (their interruptions follow the price, not chance).
+double interruption_rate_per_s(const InterruptionSpec& spec) {
+  double rate = 0;
+  switch (spec.process) {
+    case InterruptionProcess::Poisson: rate = spec.rate_per_s; break;
+    case InterruptionProcess::Weibull:
+      rate = 1.0 / (spec.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / spec.weibull_shape));
+      break;
+    case InterruptionProcess::Trace: {
+      const auto& pts = spec.trace.points();
+      double drops = 0;
+      double node_s = 0;
+      for (std::size_t i = 0; i < pts.size(); ++i) {
+        if (i > 0 && pts[i].capacity < pts[i - 1].capacity) drops += pts[i - 1].capacity - pts[i].capacity;
+        if (i + 1 < pts.size()) node_s += pts[i].capacity * (pts[i + 1].at - pts[i].at).seconds();
+      }
+      rate = node_s > 0 ? drops / node_s : 0;
+      break;
+    }
+    default: break;
+  }
+  if (spec.correlated) rate += spec.correlated->rate_per_s * spec.correlated->fraction;
+  return rate;
+}
+
+NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const std::string& base_dir) {
+  MapReader r(n, {"name", "instance", "provider", "gpu", "gpus", "cpu_cores", "memory", "count", "market", "price",
+                  "ownership", "compare_to", "interruptions", "availability", "notice", "provisioning", "pcie",
+                  "nvlink", "nics", "gpus_per_pcie_switch"});
   NodeTypeSpec t;
   t.mark = n.mark();
   t.path = n.path();
   t.name = read_name(r.required("name"));
-  const ConfigNode& gpu = r.required("gpu");
-  const std::string gpu_name = config::read_string(gpu);
-  const GpuSpec* spec = gpus.find(gpu_name);
-  if (!spec) {
-    // "H100" names a family, not a part: list the parts it starts, else the closest name.
-    std::vector<std::string> family;
-    for (const auto& g : gpus.entries()) {
-      if (g.name.size() > gpu_name.size() &&
-          std::equal(gpu_name.begin(), gpu_name.end(), g.name.begin(),
-                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
-        family.push_back(g.name);
-    }
-    std::string hint;
-    if (!family.empty()) {
-      hint = "; did you mean one of: ";
-      for (std::size_t i = 0; i < family.size(); ++i) hint += (i ? ", " : "") + family[i];
-      hint += "?";
-    } else if (const std::string close = did_you_mean(gpu_name, gpus.all_names()); !close.empty()) {
-      hint = "; did you mean '" + close + "'?";
-    }
-    gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
+  // A catalog instance supplies hardware, prices and billing; explicit keys override them.
+  const InstanceSpec* instance = nullptr;
+  if (const ConfigNode* i = r.optional("instance")) {
+    instance = &catalogs.instances.lookup(*i);
+    t.instance = instance->ref();
+    t.provider = instance->provider;
   }
-  t.gpu = *spec;
-  t.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 64));
+  if (const ConfigNode* p = r.optional("provider")) t.provider = config::read_enum(*p, known_providers());
+  const ConfigNode* gpu = r.optional("gpu");
+  if (gpu) t.gpu = resolve_gpu(*gpu, catalogs.gpus);
+  else if (instance) t.gpu = *catalogs.gpus.find(instance->gpu);
+  else n.fail(ErrorCode::MissingKey, "a node type needs its gpu (e.g. A100-80GB-SXM) or a catalog instance");
+  if (const ConfigNode* g = r.optional("gpus")) t.gpus = static_cast<int>(config::read_int(*g, 1, 64));
+  else if (instance) t.gpus = instance->gpus;
+  else r.required("gpus");
   if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
+  else if (instance) t.cpu_cores = instance->vcpus;
   if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
+  else if (instance) t.memory_bytes = instance->memory_bytes;
   t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
-  {
-    MapReader p(r.required("price"), {"on_demand_per_hour"});
-    t.price.on_demand_usd_per_hour = config::read_usd_per_hour(p.required("on_demand_per_hour"));
-    p.finish();
+
+  const ConfigNode* market_node = r.optional("market");
+  const Market market = market_node ? parse_market(*market_node) : Market::OnDemand;
+  const BillingRule billing = t.provider.empty() ? per_second_billing() : default_billing(t.provider);
+  const PriceSpec defaults = instance ? instance->price_defaults() : PriceSpec{};
+  const ConfigNode* price = r.optional("price");
+  if (!price && !instance && market != Market::Owned)
+    n.fail(ErrorCode::MissingKey, "a node type needs its price (e.g. {on_demand_per_hour: 32.77}) or a catalog instance");
+  static const ConfigNode empty_block;
+  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, base_dir,
+                        instance ? &defaults : nullptr);
+  t.price.market = market;
+
+  const ConfigNode* ownership = r.optional("ownership");
+  const ConfigNode* compare = r.optional("compare_to");
+  if (market == Market::Owned) {
+    if (!ownership) n.fail(ErrorCode::MissingKey, "an owned node type needs ownership: {capex, depreciation, electricity, ...}");
+    const double busy_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, true);
+    const double idle_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, false);
+    t.ownership = parse_ownership(*ownership, busy_w, idle_w);
+    if (compare) {
+      const InstanceSpec& alt = catalogs.instances.lookup(*compare);
+      t.compare_to = alt.ref();
+      t.compare_usd_per_gpu_hour = alt.on_demand_usd_per_gpu_hour();
+    }
+  } else {
+    if (ownership) ownership->fail(ErrorCode::Conflict, "ownership applies to market: owned only");
+    if (compare) compare->fail(ErrorCode::Conflict, "compare_to applies to market: owned only");
+  }
+
+  const ConfigNode* interruptions = r.optional("interruptions");
+  const ConfigNode* availability = r.optional("availability");
+  const ConfigNode* notice = r.optional("notice");
+  const ConfigNode* provisioning = r.optional("provisioning");
+  if (market == Market::Spot) {
+    SpotPoolConfig spot;
+    if (interruptions) spot.interruptions = parse_interruptions(*interruptions, base_dir, &catalogs.spot_advisor);
+    if (availability) spot.availability = parse_availability(*availability, base_dir);
+    spot.notice = notice ? config::read_duration(*notice)
+                         : instance && instance->spot_notice > sim::SimTime::zero() ? instance->spot_notice
+                                                                                     : default_notice(t.provider);
+    if (provisioning) spot.provisioning = config::read_duration(*provisioning);
+    if (spot.interruptions.price_driven() && !t.price.max_usd_per_hour)
+      interruptions->fail(ErrorCode::MissingKey, "process: price needs the pool's price.max_per_hour (its bid)");
+    t.interruption_rate_per_s = interruption_rate_per_s(spot.interruptions);
+    t.spot = std::move(spot);
+  } else {
+    for (const ConfigNode* k : {interruptions, availability, notice, provisioning})
+      if (k) k->fail(ErrorCode::Conflict, "interruptions, availability, notice and provisioning apply to market: spot only");
   }
   t.internals = topology::resolve_node_internals(topology::parse_node_internals(r), t.gpu);
   r.finish();
@@ -547,7 +656,10 @@ int ClusterSpec::total_nodes() const {
 }
 
 Catalogs load_bundled_catalogs(const LoadOptions& options) {
-  return Catalogs{load_bundled_gpu_catalog(options), load_bundled_model_catalog(options.catalog_dir)};
+  Catalogs c{load_bundled_gpu_catalog(options), load_bundled_model_catalog(options.catalog_dir), {}, {}};
+  c.instances = load_instance_catalog_dir(bundled_instance_dir(options.catalog_dir), &c.gpus);
+  c.spot_advisor = load_bundled_spot_advisor(options.catalog_dir);
+  return c;
 }
 
 GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
@@ -576,7 +688,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     s.run_until = config::read_enum(*until, {"done", "horizon"}) == "done" ? RunUntil::Done : RunUntil::Horizon;
 
   const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, document.file);
-  const GpuCatalog& gpus = catalogs.gpus;
+  const std::string base_dir = std::filesystem::path(document.file).parent_path().string();
 
   {
     MapReader c(r.required("cluster"), {"node_types"});
@@ -586,7 +698,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     if (types.size() > 64) types.fail(ErrorCode::OutOfRange, "at most 64 node types");
     std::set<std::string> names;
     for (const auto& t : types.items()) {
-      s.cluster.node_types.push_back(read_node_type(t, gpus));
+      s.cluster.node_types.push_back(read_node_type(t, catalogs, base_dir));
       if (!names.insert(s.cluster.node_types.back().name).second)
         t.find("name")->fail(ErrorCode::Duplicate, "node type '" + s.cluster.node_types.back().name + "' is defined twice");
     }
