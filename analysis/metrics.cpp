@@ -157,4 +157,28 @@ std::vector<PoolMetrics> pool_metrics(const TraceData& trace) {
   return out;
 }
 
+std::vector<TeamBudget> team_budgets(const TraceData& trace) {
+  std::map<std::string, TeamBudget> by_team;
+  for (const BudgetEventRecord& e : trace.budget_events) {
+    TeamBudget& t = by_team[e.team];
+    t.team = e.team;
+    t.alerts += e.kind == "alert";
+    if (e.kind == "limit_reached") {
+      ++t.limits_reached;
+      if (!(t.first_limit_s <= e.time_s)) t.first_limit_s = e.time_s;  // NaN compares false
+    }
+    if (std::isfinite(e.limit_usd) && e.limit_usd > 0) t.limit_usd = e.limit_usd;
+    if (std::isfinite(e.spent_usd) && !(t.max_spent_usd >= e.spent_usd)) t.max_spent_usd = e.spent_usd;
+    if (!e.action.empty()) t.action = e.action;
+  }
+  std::vector<TeamBudget> out;
+  out.reserve(by_team.size());
+  for (auto& [name, t] : by_team) out.push_back(std::move(t));
+  return out;
+}
+
+double checkpoint_overhead_share(const Metrics& m) {
+  return m.gpu_hours_held > 0 ? m.gpu_hours_checkpoint / m.gpu_hours_held : NOT_A_NUMBER;
+}
+
 }  // namespace gcsim::analysis

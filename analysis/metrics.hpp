@@ -88,10 +88,27 @@ struct Metrics {
   std::int64_t budget_limits_reached = 0;
 };
 
+// One team's budget over the run, from /budget_events (docs/checkpoints.md, Budgets).
+struct TeamBudget {
+  std::string team;
+  std::int64_t alerts = 0;
+  std::int64_t limits_reached = 0;
+  double limit_usd = NOT_A_NUMBER;       // the limit named by its latest event
+  double max_spent_usd = NOT_A_NUMBER;   // the largest spend any event recorded
+  double first_limit_s = NOT_A_NUMBER;   // when a limit was first reached
+  std::string action;                    // what the limit does (alert, stop_new, stop_running)
+};
+
 // Throws gcsim::Error if the utilization rows are not in time order.
 Metrics compute_metrics(const TraceData& trace);
 // Per pool, from /pools and /nodes (empty for traces without /pools).
 std::vector<PoolMetrics> pool_metrics(const TraceData& trace);
+
+// Per team with any budget event, sorted by team name (empty without /budget_events).
+std::vector<TeamBudget> team_budgets(const TraceData& trace);
+// gpu_hours_checkpoint / gpu_hours_held: the share of held GPU-time spent paused writing
+// checkpoints; NaN when nothing was held.
+double checkpoint_overhead_share(const Metrics& metrics);
 
 // The p-th percentile (p in [0, 100]) of an ascending sample by linear interpolation
 // between order statistics: rank h = (n - 1) p / 100, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]),

@@ -2,6 +2,7 @@
 // is a dependency); std::to_chars gives the shortest round-trip text of each double.
 #include "analysis/report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -21,19 +22,6 @@ std::string printf_string(const char* format, double value) {
 std::string group_thousands(std::string digits) {
   for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
   return digits;
-}
-
-std::string format_count(double value, int decimals) {
-  if (!std::isfinite(value)) return "n/a";
-  const std::string fixed = printf_string(decimals == 0 ? "%.0f" : "%.1f", std::fabs(value));
-  const std::size_t dot = fixed.find('.');
-  const std::string int_part = fixed.substr(0, dot);
-  const std::string frac_part = dot == std::string::npos ? "" : fixed.substr(dot);
-  return (value < 0 ? "-" : "") + group_thousands(int_part) + frac_part;
-}
-
-std::string format_percent(double fraction) {
-  return std::isfinite(fraction) ? printf_string("%.1f%%", 100.0 * fraction) : "n/a";
 }
 
 std::string pad_right(std::string s, std::size_t width) {
@@ -117,33 +105,21 @@ void append_utf8_escaped(std::string& out, std::string_view text) {
   }
 }
 
-class JsonObject {
- public:
-  void key(const std::string& k) {
-    out_ += first_ ? "{\n  " : ",\n  ";
-    first_ = false;
-    out_ += json_quote(k) + ": ";
-  }
-  void number(const std::string& k, double v) {
-    key(k);
-    out_ += json_number(v);
-  }
-  void integer(const std::string& k, std::int64_t v) {
-    key(k);
-    out_ += std::to_string(v);
-  }
-  void string(const std::string& k, std::string_view v) {
-    key(k);
-    out_ += json_quote(v);
-  }
-  std::string finish() { return (first_ ? std::string("{") : out_ + "\n") + "}\n"; }
-
- private:
-  std::string out_;
-  bool first_ = true;
-};
 
 }  // namespace
+
+std::string format_count(double value, int decimals) {
+  if (!std::isfinite(value)) return "n/a";
+  const std::string fixed = printf_string(decimals == 0 ? "%.0f" : "%.1f", std::fabs(value));
+  const std::size_t dot = fixed.find('.');
+  const std::string int_part = fixed.substr(0, dot);
+  const std::string frac_part = dot == std::string::npos ? "" : fixed.substr(dot);
+  return (value < 0 ? "-" : "") + group_thousands(int_part) + frac_part;
+}
+
+std::string format_percent(double fraction) {
+  return std::isfinite(fraction) ? printf_string("%.1f%%", 100.0 * fraction) : "n/a";
+}
 
 std::string json_quote(std::string_view text) {
   std::string out;
@@ -187,6 +163,138 @@ std::string format_usd(double usd) {
   const std::size_t dot = fixed.find('.');
   const std::string sign = usd < 0 && fixed != "0.00" ? "-" : "";
   return sign + "$" + group_thousands(fixed.substr(0, dot)) + fixed.substr(dot);
+}
+
+namespace {
+
+// Worth a section of its own only when the ledger holds more than the busy / idle split
+// that the Cost section already shows.
+bool categories_add_information(const Metrics& m) {
+  return std::any_of(m.cost_by_category_usd.begin(), m.cost_by_category_usd.end(),
+                     [](const auto& c) { return c.first != "compute_busy" && c.first != "compute_idle"; });
+}
+
+bool has_interruptions_or_checkpoints(const Metrics& m) {
+  return m.interruptions > 0 || m.jobs_interrupted > 0 || m.gpu_hours_checkpoint > 0 || m.gpu_hours_lost > 0;
+}
+
+// A single on-demand pool says nothing the totals don't.
+bool pools_add_information(const Metrics& m) {
+  return m.pools.size() > 1 ||
+         std::any_of(m.pools.begin(), m.pools.end(), [](const PoolMetrics& p) { return p.market != "on_demand"; });
+}
+
+void append_category_section(std::string& out, const Metrics& m) {
+  if (!categories_add_information(m)) return;
+  double ledger_usd = 0;
+  for (const auto& c : m.cost_by_category_usd) ledger_usd += c.second;
+  out += "\nCost by category (ledger)\n";
+  for (const auto& [name, usd] : m.cost_by_category_usd)
+    line(out, name, format_usd(usd), ledger_usd > 0 ? format_percent(usd / ledger_usd) : "");
+  line(out, "ledger total", format_usd(ledger_usd));
+}
+
+void append_resilience_section(std::string& out, const Metrics& m) {
+  if (!has_interruptions_or_checkpoints(m)) return;
+  const auto share = [&](double hours) { return m.gpu_hours_held > 0 ? format_percent(hours / m.gpu_hours_held) : ""; };
+  out += "\nInterruptions and checkpoints\n";
+  line(out, "interruptions", format_count(static_cast<double>(m.interruptions), 0), "(runs stopped before finishing)");
+  line(out, "jobs interrupted at end", format_count(static_cast<double>(m.jobs_interrupted), 0));
+  line(out, "GPU-hours held", format_count(m.gpu_hours_held, 1));
+  line(out, "  lost (redone)", format_count(m.gpu_hours_lost, 1), share(m.gpu_hours_lost));
+  line(out, "  checkpoint writes", format_count(m.gpu_hours_checkpoint, 1), share(m.gpu_hours_checkpoint));
+  line(out, "  restore / image pull", format_count(m.gpu_hours_restart, 1), share(m.gpu_hours_restart));
+  line(out, "  useful", format_count(m.gpu_hours_useful, 1), share(m.gpu_hours_useful));
+  line(out, "checkpoint overhead", format_percent(checkpoint_overhead_share(m)), "of GPU-hours held");
+  line(out, "per useful GPU-hour", format_usd(m.cost_per_useful_gpu_hour_usd), "(total cost / useful GPU-hours)");
+}
+
+void append_pool_section(std::string& out, const Metrics& m) {
+  if (!pools_add_information(m)) return;
+  std::size_t name_width = 8;
+  for (const PoolMetrics& p : m.pools) name_width = std::max(name_width, p.name.size() + 2);
+  const bool any_break_even = std::any_of(m.pools.begin(), m.pools.end(), [](const PoolMetrics& p) {
+    return !p.compare_to.empty() || !std::isnan(p.break_even_utilization);
+  });
+  out += "\nPools\n  " + pad_right("pool", name_width) + pad_right("market", 11) + pad_left("GPUs", 6) +
+         pad_left("utilization", 13) + pad_left("cost", 15) + pad_left("per busy GPU-h", 16) +
+         (any_break_even ? "  break-even utilization (owned)" : "") + "\n";
+  for (const PoolMetrics& p : m.pools) {
+    out += "  " + pad_right(p.name, name_width) + pad_right(p.market, 11) +
+           pad_left(format_count(static_cast<double>(p.gpus), 0), 6) + pad_left(format_percent(p.utilization), 13) +
+           pad_left(format_usd(p.cost_usd), 15) + pad_left(format_usd(p.cost_per_busy_gpu_hour_usd), 16);
+    if (!p.compare_to.empty() || !std::isnan(p.break_even_utilization)) {
+      const std::string versus = " vs " + (p.compare_to.empty() ? std::string("the cloud") : p.compare_to) + " at " +
+                                 format_usd(p.compare_usd_per_gpu_hour) + "/GPU-h";
+      if (std::isinf(p.break_even_utilization)) {
+        out += "  never" + versus;
+      } else {
+        const bool above = std::isfinite(p.utilization) && p.utilization >= p.break_even_utilization;
+        out += "  " + format_percent(p.break_even_utilization) + versus + (above ? ": above (owning is cheaper)" : ": below (renting is cheaper)");
+      }
+    }
+    out += '\n';
+  }
+}
+
+void append_budget_section(std::string& out, const TraceData& trace) {
+  const std::vector<TeamBudget> teams = team_budgets(trace);
+  if (teams.empty()) return;
+  std::size_t name_width = 8;
+  for (const TeamBudget& t : teams) name_width = std::max(name_width, t.team.size() + 2);
+  out += "\nBudgets\n  " + pad_right("team", name_width) + pad_left("alerts", 8) + pad_left("limits", 8) +
+         pad_left("limit", 15) + pad_left("peak spend", 15) + "  first limit at\n";
+  for (const TeamBudget& t : teams) {
+    out += "  " + pad_right(t.team, name_width) + pad_left(format_count(static_cast<double>(t.alerts), 0), 8) +
+           pad_left(format_count(static_cast<double>(t.limits_reached), 0), 8) + pad_left(format_usd(t.limit_usd), 15) +
+           pad_left(format_usd(t.max_spent_usd), 15);
+    if (t.limits_reached > 0) out += "  " + format_duration(t.first_limit_s) + (t.action.empty() ? "" : " (" + t.action + ")");
+    out += '\n';
+  }
+}
+
+std::string indent(int depth) { return std::string(static_cast<std::size_t>(2 * std::max(depth, 0)), ' '); }
+
+}  // namespace
+
+void JsonObject::key(const std::string& k) {
+  out_ += first_ ? "{\n" : ",\n";
+  first_ = false;
+  out_ += indent(depth_ + 1) + json_quote(k) + ": ";
+}
+
+void JsonObject::number(const std::string& k, double v) {
+  key(k);
+  out_ += json_number(v);
+}
+
+void JsonObject::integer(const std::string& k, std::int64_t v) {
+  key(k);
+  out_ += std::to_string(v);
+}
+
+void JsonObject::string(const std::string& k, std::string_view v) {
+  key(k);
+  out_ += json_quote(v);
+}
+
+void JsonObject::boolean_or_null(const std::string& k, int v) {
+  key(k);
+  out_ += v < 0 ? "null" : v > 0 ? "true" : "false";
+}
+
+void JsonObject::raw(const std::string& k, const std::string& json) {
+  key(k);
+  out_ += json;
+}
+
+std::string JsonObject::finish() const { return first_ ? std::string("{}") : out_ + "\n" + indent(depth_) + "}"; }
+
+std::string json_array(const std::vector<std::string>& items, int depth) {
+  if (items.empty()) return "[]";
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "\n" : ",\n") + indent(depth + 1) + items[i];
+  return out + "\n" + indent(depth) + "]";
 }
 
 std::string format_report(const TraceData& trace, const Metrics& m) {
@@ -235,10 +343,15 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   out += '\n';
   distribution_row(out, "wait (" + format_count(static_cast<double>(m.wait_s.count), 0) + " started)", m.wait_s);
   distribution_row(out, "JCT (" + format_count(static_cast<double>(m.jct_s.count), 0) + " completed)", m.jct_s);
+
+  append_category_section(out, m);
+  append_resilience_section(out, m);
+  append_pool_section(out, m);
+  append_budget_section(out, trace);
   return out;
 }
 
-std::string format_json(const Metrics& m, const TraceAttributes& a) {
+std::string format_json(const Metrics& m, const TraceAttributes& a, std::span<const TeamBudget> budgets) {
   JsonObject j;
   j.string("scenario_name", a.scenario_name);
   j.string("scenario_file", a.scenario_file);
@@ -249,7 +362,11 @@ std::string format_json(const Metrics& m, const TraceAttributes& a) {
   j.number("horizon_s", a.horizon_s);
   j.number("end_s", m.end_s);
   j.number("wall_clock_s", a.wall_clock_s);
+  append_metrics_json(j, m, budgets);
+  return j.finish() + "\n";
+}
 
+void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBudget> budgets) {
   j.number("total_cost_usd", m.total_cost_usd);
   j.number("busy_cost_usd", m.busy_cost_usd);
   j.number("idle_cost_usd", m.idle_cost_usd);
@@ -280,7 +397,57 @@ std::string format_json(const Metrics& m, const TraceAttributes& a) {
   j.number("model_gpu_hours", m.model_gpu_hours);
   j.number("goodput_samples_per_gpu_hour", m.goodput_samples_per_gpu_hour);
   for (const auto& [name, hours] : m.bottleneck_gpu_hours) j.number("bottleneck_" + name + "_gpu_hours", hours);
-  return j.finish();
+
+  j.integer("jobs_interrupted", m.jobs_interrupted);
+  j.integer("interruptions", m.interruptions);
+  j.number("gpu_hours_held", m.gpu_hours_held);
+  j.number("gpu_hours_lost", m.gpu_hours_lost);
+  j.number("gpu_hours_checkpoint", m.gpu_hours_checkpoint);
+  j.number("gpu_hours_restart", m.gpu_hours_restart);
+  j.number("gpu_hours_useful", m.gpu_hours_useful);
+  j.number("checkpoint_overhead_share", checkpoint_overhead_share(m));
+  j.number("cost_per_useful_gpu_hour_usd", m.cost_per_useful_gpu_hour_usd);
+
+  JsonObject categories(j.depth() + 1);
+  for (const auto& [name, usd] : m.cost_by_category_usd) categories.number(name, usd);
+  j.raw("cost_by_category_usd", categories.finish());
+
+  std::vector<std::string> pools;
+  for (const PoolMetrics& p : m.pools) {
+    JsonObject o(j.depth() + 2);
+    o.string("name", p.name);
+    o.string("market", p.market);
+    o.integer("gpus", p.gpus);
+    o.number("gpu_hours_up", p.gpu_hours_up);
+    o.number("gpu_hours_busy", p.gpu_hours_busy);
+    o.number("utilization", p.utilization);
+    o.number("cost_usd", p.cost_usd);
+    o.number("cost_per_busy_gpu_hour_usd", p.cost_per_busy_gpu_hour_usd);
+    o.string("compare_to", p.compare_to);
+    o.number("compare_usd_per_gpu_hour", p.compare_usd_per_gpu_hour);
+    o.number("break_even_utilization", p.break_even_utilization);
+    // Unknown (null) for pools without a break-even or without any up time.
+    const bool known = !std::isnan(p.break_even_utilization) && std::isfinite(p.utilization);
+    o.boolean_or_null("above_break_even", known ? static_cast<int>(p.utilization >= p.break_even_utilization) : -1);
+    pools.push_back(o.finish());
+  }
+  j.raw("pools", json_array(pools, j.depth() + 1));
+
+  j.integer("budget_alerts", m.budget_alerts);
+  j.integer("budget_limits_reached", m.budget_limits_reached);
+  std::vector<std::string> teams;
+  for (const TeamBudget& t : budgets) {
+    JsonObject o(j.depth() + 2);
+    o.string("team", t.team);
+    o.integer("alerts", t.alerts);
+    o.integer("limits_reached", t.limits_reached);
+    o.number("limit_usd", t.limit_usd);
+    o.number("max_spent_usd", t.max_spent_usd);
+    o.number("first_limit_s", t.first_limit_s);
+    o.string("action", t.action);
+    teams.push_back(o.finish());
+  }
+  j.raw("budgets", json_array(teams, j.depth() + 1));
 }
 
 }  // namespace gcsim::analysis

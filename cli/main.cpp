@@ -10,7 +10,9 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "analysis/compare.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/plots.hpp"
 #include "analysis/report.hpp"
@@ -93,7 +95,19 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
   return 0;
 }
 
-int cmd_analyze(const std::string& trace_path, bool json, const std::string& plot_dir) {
+// One trace: the full report (or JSON) and optional plots. Several: one comparison table
+// (or {"runs": [...]}); --plot is refused there, since each run's plots need a folder of
+// their own (docs/analysis.md).
+int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const std::string& plot_dir) {
+  if (trace_paths.size() > 1) {
+    if (!plot_dir.empty())
+      throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");
+    std::vector<analysis::ComparedRun> runs;
+    for (const std::string& path : trace_paths) runs.push_back(analysis::compared_run(path, analysis::read_trace(path)));
+    std::cout << (json ? analysis::format_comparison_json(runs) : analysis::format_comparison(runs));
+    return 0;
+  }
+  const std::string& trace_path = trace_paths.front();
   const analysis::TraceData data = analysis::read_trace(trace_path);
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
@@ -102,7 +116,7 @@ int cmd_analyze(const std::string& trace_path, bool json, const std::string& plo
     pngs = analysis::write_plots(data, plot_dir);
   }
   if (json) {
-    std::cout << analysis::format_json(m, data.attrs);
+    std::cout << analysis::format_json(m, data.attrs, analysis::team_budgets(data));
   } else {
     std::cout << analysis::format_report(data, m);
     for (const auto& p : pngs) std::cout << "plot: " << p << "\n";
@@ -149,13 +163,14 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
   validate->add_option("scenario", validate_file, "Scenario file")->required();
 
-  std::string trace_path;
+  std::vector<std::string> trace_paths;
   bool json = false;
   std::string plot_dir;
-  auto* analyze = app.add_subcommand("analyze", "Report cost, utilization and waiting from a trace");
-  analyze->add_option("trace", trace_path, "Trace file (.h5) written by gcsim run")->required();
+  auto* analyze = app.add_subcommand("analyze", "Report cost, utilization and waiting from a trace; compare several");
+  analyze->add_option("traces", trace_paths, "Trace file(s) (.h5) written by gcsim run; two or more: one comparison table")
+      ->required();
   analyze->add_flag("--json", json, "Print the metrics as JSON");
-  analyze->add_option("--plot", plot_dir, "Write PNG plots into this folder");
+  analyze->add_option("--plot", plot_dir, "Write PNG plots into this folder (one trace only)");
 
   auto* gpus = app.add_subcommand("gpus", "List the bundled GPU catalog");
 
@@ -189,7 +204,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, replication, !no_plots, quiet);
     if (*validate) return cmd_validate(validate_file);
-    if (*analyze) return cmd_analyze(trace_path, json, plot_dir);
+    if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options());
