@@ -134,6 +134,15 @@ void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
   schedule_finish(j);
 }
 
+void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
+  Job& j = jobs_[id];
+  assert(j.status == JobStatus::Running && !j.driven && at >= engine_.now());
+  accrue(j);
+  j.progress_at = at;
+  engine_.cancel(j.finish_event);
+  schedule_finish(j);
+}
+
 void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.status = JobStatus::Running;
   j.start = engine_.now();

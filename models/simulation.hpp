@@ -28,6 +28,9 @@ struct RunSummary {
   std::size_t jobs_never_started = 0;
   double total_cost_usd = 0;
   double busy_cost_usd = 0;
+  // Storage charges posted to the run's ledger: stored data, transfer and requests
+  // (docs/storage.md, "Costs"). Not part of total_cost_usd, which is node billing.
+  double storage_cost_usd = 0;
 };
 
 RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options = {});

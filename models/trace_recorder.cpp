@@ -28,8 +28,8 @@ std::vector<Column> utilization_columns() {
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication,
-                             Cluster& cluster, const CostMeter& costs)
-    : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs),
+                             Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds)
+    : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
       events_(file.add_table("events", event_columns(), 16384)),
       utilization_(file.add_table("utilization", utilization_columns(), 16384)) {
   utilization(sim::SimTime::zero());
@@ -84,7 +84,12 @@ void TraceRecorder::write_jobs() {
                {"samples", ColumnType::F64},
                {"samples_per_s", ColumnType::F64},
                {"step_time_s", ColumnType::F64},
-               {"bottleneck", ColumnType::Str}},
+               {"bottleneck", ColumnType::Str},
+               {"compute_s", ColumnType::F64},
+               {"input_s", ColumnType::F64},
+               {"comm_s", ColumnType::F64},
+               {"comm_exposed_s", ColumnType::F64},
+               {"memory_per_gpu_bytes", ColumnType::F64}},
       16384);
   for (const Job& j : cluster_.jobs()) {
     const bool started = j.status == JobStatus::Completed || j.status == JobStatus::Running;
@@ -113,6 +118,13 @@ void TraceRecorder::write_jobs() {
         .f64(13, modelled ? j.samples_per_s : NaN)
         .f64(14, modelled ? j.step_s : NaN)
         .str(15, modelled && j.bottleneck >= 0 ? bottleneck_name(static_cast<Bottleneck>(j.bottleneck)) : std::string_view());
+    // The breakdown behind the last speed (per micro-step, like step_time_s).
+    const StepEstimate* e = modelled ? speeds_.estimate(j.id) : nullptr;
+    t.f64(16, e ? e->compute_s : NaN)
+        .f64(17, e ? e->input_s : NaN)
+        .f64(18, e ? e->comm_s : NaN)
+        .f64(19, e ? e->comm_exposed_s : NaN)
+        .f64(20, e ? speeds_.memory_per_gpu_bytes(j.id) : NaN);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "models/cluster.hpp"
 #include "models/pricing/cost_meter.hpp"
+#include "models/workload/model_speeds.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
@@ -18,7 +19,7 @@ inline constexpr std::int64_t TRACE_SCHEMA = 1;
 class TraceRecorder {
  public:
   TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication, Cluster& cluster,
-                const CostMeter& costs);
+                const CostMeter& costs, const ModelSpeeds& speeds);
 
   // Root attributes known only after the run; call before TraceFile::commit().
   void finish(double wall_clock_s);
@@ -35,6 +36,7 @@ class TraceRecorder {
   std::uint64_t replication_;
   const Cluster& cluster_;
   const CostMeter& costs_;
+  const ModelSpeeds& speeds_;
   trace::Table& events_;
   trace::Table& utilization_;
   // The utilization row for the current instant is held back until time moves on, so that
