@@ -70,7 +70,13 @@ Metrics compute_metrics(const TraceData& trace) {
       case JobStatus::Completed: ++m.jobs_completed; break;
       case JobStatus::Running: ++m.jobs_running; break;
       case JobStatus::NeverStarted: ++m.jobs_never_started; break;
+      case JobStatus::Interrupted: ++m.jobs_interrupted; break;
     }
+    m.interruptions += j.resilience.interruptions;
+    m.gpu_hours_held += j.resilience.gpu_s_held / 3600.0;
+    m.gpu_hours_lost += j.resilience.gpu_s_lost / 3600.0;
+    m.gpu_hours_checkpoint += j.resilience.gpu_s_checkpoint / 3600.0;
+    m.gpu_hours_restart += j.resilience.gpu_s_restart / 3600.0;
     if (std::isfinite(j.start_s)) waits.push_back(j.start_s - j.submit_s);
     if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) {
       jcts.push_back(j.end_s - j.submit_s);
@@ -116,9 +122,54 @@ Metrics compute_metrics(const TraceData& trace) {
   if (m.model_gpu_hours > 0) m.goodput_samples_per_gpu_hour = m.samples_total / m.model_gpu_hours;
   m.bottleneck_gpu_hours.assign(by_bottleneck.begin(), by_bottleneck.end());
 
+  m.gpu_hours_useful = std::max(0.0, m.gpu_hours_held - m.gpu_hours_lost - m.gpu_hours_checkpoint - m.gpu_hours_restart);
+  if (m.gpu_hours_useful > 0) m.cost_per_useful_gpu_hour_usd = m.total_cost_usd / m.gpu_hours_useful;
+
+  // The ledger by category, in the order the trace's enum lists them.
+  if (!trace.ledger.empty()) {
+    std::map<std::string, double> by_category;
+    for (const ChargeRecord& c : trace.ledger) by_category[c.category] += c.usd;
+    for (const char* name : {"compute_busy", "compute_idle", "reserved", "ownership", "storage", "egress", "requests"})
+      if (auto it = by_category.find(name); it != by_category.end()) m.cost_by_category_usd.emplace_back(name, it->second);
+  }
+
+  m.pools = pool_metrics(trace);
+  for (const BudgetEventRecord& e : trace.budget_events) {
+    m.budget_alerts += e.kind == "alert";
+    m.budget_limits_reached += e.kind == "limit_reached";
+  }
+
   m.wait_s = summarize(waits);
   m.jct_s = summarize(jcts);
   return m;
+}
+
+std::vector<PoolMetrics> pool_metrics(const TraceData& trace) {
+  std::vector<PoolMetrics> out;
+  for (const PoolRecord& p : trace.pools) {
+    PoolMetrics pm;
+    pm.name = p.name;
+    pm.market = p.market;
+    for (const NodeRecord& n : trace.nodes) {
+      if (n.node_type != p.name) continue;
+      pm.gpus += n.gpus;
+      pm.gpu_hours_up += n.up_time_s * n.gpus / 3600.0;
+      pm.gpu_hours_busy += n.busy_gpu_s / 3600.0;
+      pm.cost_usd += n.cost_usd;
+    }
+    if (pm.gpu_hours_up > 0) pm.utilization = pm.gpu_hours_busy / pm.gpu_hours_up;
+    if (pm.gpu_hours_busy > 0) pm.cost_per_busy_gpu_hour_usd = pm.cost_usd / pm.gpu_hours_busy;
+    if (p.market == "owned" && std::isfinite(p.compare_usd_per_gpu_hour)) {
+      pm.compare_to = p.compare_to;
+      pm.compare_usd_per_gpu_hour = p.compare_usd_per_gpu_hour;
+      // u* = (F + E_idle) / (gpus c - (E_busy - E_idle)) per node (docs/pricing.md).
+      const double denom = p.gpus_per_node * p.compare_usd_per_gpu_hour - (p.energy_busy_usd_per_hour - p.energy_idle_usd_per_hour);
+      pm.break_even_utilization = denom > 0 ? (p.fixed_usd_per_hour + p.energy_idle_usd_per_hour) / denom
+                                            : std::numeric_limits<double>::infinity();
+    }
+    out.push_back(std::move(pm));
+  }
+  return out;
 }
 
 }  // namespace gcsim::analysis

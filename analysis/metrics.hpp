@@ -28,6 +28,23 @@ struct Distribution {
   double max = NOT_A_NUMBER;
 };
 
+// One node pool (node type) over the run.
+struct PoolMetrics {
+  std::string name;
+  std::string market;
+  std::int32_t gpus = 0;              // GPUs in the pool (all nodes)
+  double gpu_hours_up = 0;            // GPUs x time up (rented nodes: billed time)
+  double gpu_hours_busy = 0;          // GPUs x time held by jobs
+  double cost_usd = 0;
+  double utilization = NOT_A_NUMBER;  // busy / up
+  double cost_per_busy_gpu_hour_usd = NOT_A_NUMBER;
+  // Owned pools: the break-even utilization against the named cloud alternative
+  // (docs/pricing.md): owning is cheaper per delivered GPU-hour above it.
+  std::string compare_to;
+  double compare_usd_per_gpu_hour = NOT_A_NUMBER;
+  double break_even_utilization = NOT_A_NUMBER;
+};
+
 struct Metrics {
   double end_s = 0;  // integration window is [0, end_s]
 
@@ -56,10 +73,28 @@ struct Metrics {
   // Shares of their step time, weighted by GPU-hours held (traces with the breakdown only):
   double comm_exposed_share = NOT_A_NUMBER;  // exposed gradient all-reduce / step time
   double input_wait_share = NOT_A_NUMBER;    // max(0, input - GPU time) / step time: GPUs waiting for data
+
+  // Interruptions and checkpoints (docs/checkpoints.md). GPU-hours of all jobs' runs.
+  std::int64_t jobs_interrupted = 0;  // interrupted and not running at the end
+  std::int64_t interruptions = 0;     // runs that ended without finishing
+  double gpu_hours_held = 0;
+  double gpu_hours_lost = 0;          // work redone
+  double gpu_hours_checkpoint = 0;    // paused writing checkpoints
+  double gpu_hours_restart = 0;       // restoring, pulling images
+  double gpu_hours_useful = 0;        // held - lost - checkpoint - restart
+  double cost_per_useful_gpu_hour_usd = NOT_A_NUMBER;  // total / useful
+  // The ledger by category (compute_busy, compute_idle, storage, ...), in category order;
+  // empty for traces without a ledger.
+  std::vector<std::pair<std::string, double>> cost_by_category_usd;
+  std::vector<PoolMetrics> pools;
+  std::int64_t budget_alerts = 0;
+  std::int64_t budget_limits_reached = 0;
 };
 
 // Throws gcsim::Error if the utilization rows are not in time order.
 Metrics compute_metrics(const TraceData& trace);
+// Per pool, from /pools and /nodes (empty for traces without /pools).
+std::vector<PoolMetrics> pool_metrics(const TraceData& trace);
 
 // The p-th percentile (p in [0, 100]) of an ascending sample by linear interpolation
 // between order statistics: rank h = (n - 1) p / 100, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]),

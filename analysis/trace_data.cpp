@@ -72,7 +72,7 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
     throw Error("trace '" + path + "': not a gcsim trace (no root attribute 'trace_schema')");
   }
   a.trace_schema = r.attribute_int("trace_schema");
-  if (a.trace_schema != TRACE_SCHEMA) {
+  if (a.trace_schema < 1 || a.trace_schema > TRACE_SCHEMA) {
     throw Error("trace '" + path + "': trace schema " + std::to_string(a.trace_schema) +
                 " is not supported (this gcsim reads schema " + std::to_string(TRACE_SCHEMA) + ")");
   }
@@ -101,7 +101,86 @@ std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path
   c.f64("up_s", nodes, &NodeRecord::up_s);
   c.f64("down_s", nodes, &NodeRecord::down_s);
   c.f64("cost_usd", nodes, &NodeRecord::cost_usd);
+  if (r.has_column("nodes", "market")) {
+    TableColumns m(r, path, "nodes", {"market", "up_time_s", "interruptions", "busy_gpu_s"});
+    const std::vector<std::string> labels = r.enum_labels("nodes", "market");
+    const std::vector<std::int64_t>& v = m.ints("market", "an enum");
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      nodes[i].market = v[i] >= 0 && static_cast<std::size_t>(v[i]) < labels.size() ? labels[static_cast<std::size_t>(v[i])] : "";
+    m.f64("up_time_s", nodes, &NodeRecord::up_time_s);
+    m.integer("interruptions", nodes, &NodeRecord::interruptions);
+    m.f64("busy_gpu_s", nodes, &NodeRecord::busy_gpu_s);
+  } else {
+    for (auto& n : nodes) n.up_time_s = n.down_s - n.up_s;
+  }
   return nodes;
+}
+
+// An enum column as its labels.
+std::vector<std::string> enum_strings(const TraceReader& r, TableColumns& c, const std::string& table,
+                                      const std::string& column) {
+  const std::vector<std::string> labels = r.enum_labels(table, column);
+  const std::vector<std::int64_t>& v = c.ints(column, "an enum");
+  std::vector<std::string> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out[i] = v[i] >= 0 && static_cast<std::size_t>(v[i]) < labels.size() ? labels[static_cast<std::size_t>(v[i])] : "";
+  return out;
+}
+
+std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path) {
+  if (!r.has_table("ledger")) return {};
+  std::vector<ChargeRecord> rows(r.rows("ledger"));
+  TableColumns c(r, path, "ledger", {"time_s", "pool", "node", "job", "category", "usd", "busy"});
+  c.f64("time_s", rows, &ChargeRecord::time_s);
+  c.integer("pool", rows, &ChargeRecord::pool);
+  c.integer("node", rows, &ChargeRecord::node);
+  c.integer("job", rows, &ChargeRecord::job);
+  c.f64("usd", rows, &ChargeRecord::usd);
+  const std::vector<std::string> cat = enum_strings(r, c, "ledger", "category");
+  const std::vector<std::string> busy = enum_strings(r, c, "ledger", "busy");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].category = cat[i];
+    rows[i].busy = busy[i] == "busy";
+  }
+  return rows;
+}
+
+std::vector<PoolRecord> read_pools(const TraceReader& r, const std::string& path) {
+  if (!r.has_table("pools")) return {};
+  std::vector<PoolRecord> rows(r.rows("pools"));
+  TableColumns c(r, path, "pools",
+                 {"name", "market", "gpu", "gpus_per_node", "count", "on_demand_usd_per_hour", "fixed_usd_per_hour",
+                  "energy_idle_usd_per_hour", "energy_busy_usd_per_hour", "compare_to", "compare_usd_per_gpu_hour"});
+  c.str("name", rows, &PoolRecord::name);
+  c.str("gpu", rows, &PoolRecord::gpu);
+  c.integer("gpus_per_node", rows, &PoolRecord::gpus_per_node);
+  c.integer("count", rows, &PoolRecord::count);
+  c.f64("on_demand_usd_per_hour", rows, &PoolRecord::on_demand_usd_per_hour);
+  c.f64("fixed_usd_per_hour", rows, &PoolRecord::fixed_usd_per_hour);
+  c.f64("energy_idle_usd_per_hour", rows, &PoolRecord::energy_idle_usd_per_hour);
+  c.f64("energy_busy_usd_per_hour", rows, &PoolRecord::energy_busy_usd_per_hour);
+  c.str("compare_to", rows, &PoolRecord::compare_to);
+  c.f64("compare_usd_per_gpu_hour", rows, &PoolRecord::compare_usd_per_gpu_hour);
+  const std::vector<std::string> market = enum_strings(r, c, "pools", "market");
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].market = market[i];
+  return rows;
+}
+
+std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const std::string& path) {
+  if (!r.has_table("budget_events")) return {};
+  std::vector<BudgetEventRecord> rows(r.rows("budget_events"));
+  TableColumns c(r, path, "budget_events", {"time_s", "team", "kind", "spent_usd", "limit_usd", "action"});
+  c.f64("time_s", rows, &BudgetEventRecord::time_s);
+  c.str("team", rows, &BudgetEventRecord::team);
+  c.f64("spent_usd", rows, &BudgetEventRecord::spent_usd);
+  c.f64("limit_usd", rows, &BudgetEventRecord::limit_usd);
+  const std::vector<std::string> kind = enum_strings(r, c, "budget_events", "kind");
+  const std::vector<std::string> action = enum_strings(r, c, "budget_events", "action");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].kind = kind[i];
+    rows[i].action = action[i];
+  }
+  return rows;
 }
 
 std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
@@ -137,6 +216,25 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
     }
     for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].model = std::move(models[i]);
   }
+  if (r.has_column("jobs", "interruptions")) {
+    std::vector<ResilienceRecord> res(jobs.size());
+    TableColumns m(r, path, "jobs",
+                   {"team", "interruptions", "checkpoints", "gpu_s_held", "gpu_s_lost", "gpu_s_checkpoint", "gpu_s_restart"});
+    m.str("team", res, &ResilienceRecord::team);
+    m.integer("interruptions", res, &ResilienceRecord::interruptions);
+    m.integer("checkpoints", res, &ResilienceRecord::checkpoints);
+    m.f64("gpu_s_held", res, &ResilienceRecord::gpu_s_held);
+    m.f64("gpu_s_lost", res, &ResilienceRecord::gpu_s_lost);
+    m.f64("gpu_s_checkpoint", res, &ResilienceRecord::gpu_s_checkpoint);
+    m.f64("gpu_s_restart", res, &ResilienceRecord::gpu_s_restart);
+    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].resilience = std::move(res[i]);
+  } else {
+    // Schema 1: one run per job, held from start to end (or to the end of the run).
+    const double end_s = r.attribute_double("end_s");
+    for (auto& j : jobs)
+      if (j.status == JobStatus::Completed || j.status == JobStatus::Running)
+        j.resilience.gpu_s_held = ((j.status == JobStatus::Completed ? j.end_s : end_s) - j.start_s) * j.gpus_held;
+  }
 
   // Statuses are matched by label, not by value, so a reordered enum still reads right.
   const std::vector<std::string> labels = r.enum_labels("jobs", "status");
@@ -145,6 +243,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
     if (labels[v] == "completed") status_of_value[v] = static_cast<int>(JobStatus::Completed);
     if (labels[v] == "running") status_of_value[v] = static_cast<int>(JobStatus::Running);
     if (labels[v] == "never_started") status_of_value[v] = static_cast<int>(JobStatus::NeverStarted);
+    if (labels[v] == "interrupted") status_of_value[v] = static_cast<int>(JobStatus::Interrupted);
   }
   const std::vector<std::int64_t>& values = c.ints("status", "an enum");
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -190,6 +289,9 @@ TraceData read_trace(const std::string& path) {
   data.jobs = read_jobs(*reader, path);
   data.events = read_events(*reader, path, data.event_kind_labels);
   data.utilization = read_utilization(*reader, path);
+  data.ledger = read_ledger(*reader, path);
+  data.pools = read_pools(*reader, path);
+  data.budget_events = read_budget_events(*reader, path);
   return data;
 }
 
@@ -203,6 +305,7 @@ const char* job_status_name(JobStatus status) {
     case JobStatus::Completed: return "completed";
     case JobStatus::Running: return "running";
     case JobStatus::NeverStarted: return "never_started";
+    case JobStatus::Interrupted: return "interrupted";
   }
   return "?";
 }

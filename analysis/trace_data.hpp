@@ -10,8 +10,9 @@
 
 namespace gcsim::analysis {
 
-// The trace schema this code reads; a trace with a newer one is refused.
-inline constexpr std::int64_t TRACE_SCHEMA = 1;
+// The trace schema this code reads; a trace with a newer one is refused. Schema 1 traces
+// (before the ledger, pools and interruptions) still read: the new tables come back empty.
+inline constexpr std::int64_t TRACE_SCHEMA = 2;
 
 struct TraceAttributes {
   std::string gcsim_version;
@@ -35,10 +36,60 @@ struct NodeRecord {
   double price_usd_per_hour = 0;
   double up_s = 0;
   double down_s = 0;
-  double cost_usd = 0;  // billed over [up_s, down_s], per second, rounded up to whole seconds
+  double cost_usd = 0;  // every charge of the node (busy and idle)
+  std::string market = "on_demand";
+  double up_time_s = 0;  // seconds it was up (billed, for rented nodes)
+  double busy_gpu_s = 0; // GPU-seconds jobs held on it
+  std::int32_t interruptions = 0;
 };
 
-enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2 };
+enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Interrupted = 3 };
+
+// Interruptions and checkpoints of a job (schema 2; zeros in older traces). GPU-seconds.
+struct ResilienceRecord {
+  std::string team;
+  std::int32_t interruptions = 0;
+  std::int32_t checkpoints = 0;
+  double gpu_s_held = 0;
+  double gpu_s_lost = 0;
+  double gpu_s_checkpoint = 0;
+  double gpu_s_restart = 0;
+};
+
+// One row of /ledger: a charge (docs/trace-format.md).
+struct ChargeRecord {
+  double time_s = 0;
+  std::int32_t pool = -1;
+  std::int32_t node = -1;
+  std::int64_t job = -1;
+  std::string category;
+  double usd = 0;
+  bool busy = false;
+};
+
+// One row of /pools: a node type and its market.
+struct PoolRecord {
+  std::string name;
+  std::string market;
+  std::string gpu;
+  std::int32_t gpus_per_node = 0;
+  std::int32_t count = 0;
+  double on_demand_usd_per_hour = 0;
+  double fixed_usd_per_hour = 0;        // owned: depreciation + maintenance + hosting; reserved: the effective price
+  double energy_idle_usd_per_hour = 0;  // owned
+  double energy_busy_usd_per_hour = 0;  // owned
+  std::string compare_to;               // owned: the cloud alternative named in the scenario
+  double compare_usd_per_gpu_hour = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct BudgetEventRecord {
+  double time_s = 0;
+  std::string team;
+  std::string kind;    // alert, limit_reached, period_start
+  double spent_usd = 0;
+  double limit_usd = 0;
+  std::string action;  // alert, stop_new, stop_running
+};
 
 // What the step-time model gave a model-described job (NaN / "" for other jobs, and in
 // traces written before these columns existed).
@@ -69,6 +120,7 @@ struct JobRecord {
   double cost_usd = 0;  // its share of node cost while held (running jobs: up to end_s)
   JobStatus status = JobStatus::NeverStarted;
   ModelRecord model;  // jobs described by a model only
+  ResilienceRecord resilience;
 };
 
 // Event kinds are an open set (later schemas append kinds), so a record keeps the raw
@@ -94,6 +146,9 @@ struct TraceData {
   std::vector<EventRecord> events;
   std::vector<std::string> event_kind_labels;  // by value: submit, start, finish, end_of_run, ...
   std::vector<UtilizationSample> utilization;
+  std::vector<ChargeRecord> ledger;          // schema 2
+  std::vector<PoolRecord> pools;             // schema 2
+  std::vector<BudgetEventRecord> budget_events;
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

@@ -2,9 +2,14 @@
 // the command line and calls them. They throw gcsim::Error for anything a user caused.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "models/config/scenario_loader.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace gcsim::cli {
 
@@ -14,6 +19,12 @@ int cmd_flows(const std::string& scenario, const std::string& flows_csv, const s
 // `gcsim estimate SCENARIO [--json]`: each model-described job's step time, breakdown,
 // throughput, memory, bottleneck and cost on every node type that can hold it.
 int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptions& options);
+
+// `gcsim instances` and `gcsim catalog import` (cli/instances.cpp): registered on `app`;
+// run_instance_commands runs the one chosen and returns its exit code, or -1 for neither.
+struct InstanceCommands;
+std::shared_ptr<InstanceCommands> add_instance_commands(CLI::App& app);
+int run_instance_commands(const InstanceCommands& commands, const std::string& catalog_dir);
 
 // Writes `text` to `path` through "<path>.tmp" and a rename, so no half-written file is left.
 void write_file_atomically(const std::string& path, const std::string& text);

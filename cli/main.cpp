@@ -173,6 +173,8 @@ int main(int argc, char** argv) {
   estimate->add_option("scenario", estimate_file, "Scenario file")->required();
   estimate->add_flag("--json", estimate_json, "Print JSON");
 
+  const auto instance_commands = cli::add_instance_commands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -193,6 +195,7 @@ int main(int argc, char** argv) {
     if (*gpus) return cmd_gpus();
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options());
+    if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;

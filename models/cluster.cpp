@@ -4,8 +4,10 @@
 #include "models/cluster.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
+#include "models/workload/checkpoint_interval.hpp"
 #include "models/workload/job_speed.hpp"
 
 namespace gcsim::models {
@@ -14,6 +16,9 @@ namespace {
 constexpr int PRIORITY_STATE = 0;
 constexpr int PRIORITY_SCHEDULE = 10;
 constexpr int PRIORITY_END = 20;
+constexpr std::uint32_t NO_JOB = 0xffffffffu;
+// Work within this of the total counts as done (float noise of rate x time).
+constexpr double DONE_TOLERANCE = 1e-9;
 }  // namespace
 
 Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs,
@@ -24,13 +29,21 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
     types_.push_back(NodeTypeView{nt.gpus, nt.count, static_cast<std::uint32_t>(nodes_.size()),
                                   nt.price.on_demand_usd_per_hour / nt.gpus});
     for (int i = 0; i < nt.count; ++i) {
-      nodes_.push_back(NodeState{static_cast<std::uint16_t>(t), nt.gpus, 0});
+      NodeState node;
+      node.type = static_cast<std::uint16_t>(t);
+      node.gpus = nt.gpus;
+      node.first_gpu = static_cast<std::uint32_t>(total_gpus_ + nt.gpus * i);
+      nodes_.push_back(node);
       view_nodes_.push_back(NodeView{static_cast<std::uint16_t>(t), nt.gpus});
     }
     total_gpus_ += nt.gpus * nt.count;
   }
+  up_gpus_ = total_gpus_;
+  gpu_job_.assign(static_cast<std::size_t>(total_gpus_), NO_JOB);
+  held_teams_.assign(scenario.workload.teams.size(), 0);
   queue_.reserve(1024);
   placed_.reserve(1024);
+  scratch_jobs_.reserve(64);
 }
 
 void Cluster::start() {
@@ -41,7 +54,8 @@ void Cluster::start() {
 void Cluster::on_arrival(std::uint64_t id) {
   Job& j = jobs_[id];
   j.status = JobStatus::Queued;
-  queue_.push_back(QueuedJob{j.id, j.gpus, j.submit, j.eligible_types});
+  if (team_held(j.team)) held_.push_back(QueuedJob{j.id, j.gpus, j.submit, j.eligible_types});
+  else queue_.push_back(QueuedJob{j.id, j.gpus, j.submit, j.eligible_types});
   job_submitted.emit(j);
   // One arrival event is pending at a time: the next job's is scheduled from this one, so
   // a million-job workload does not fill the event queue up front.
@@ -104,7 +118,9 @@ void Cluster::schedule_finish(Job& j) {
 void Cluster::accrue(Job& j) {
   const sim::SimTime now = engine_.now();
   if (now <= j.progress_at) return;  // not progressing yet (staging) or already up to date
-  j.work_done = std::min(j.work_total, j.work_done + j.rate * (now - j.progress_at).seconds());
+  const double dt = (now - j.progress_at).seconds();
+  j.work_done = std::min(j.work_total, j.work_done + j.rate * dt);
+  j.progress_s += dt;
   j.progress_at = now;
 }
 
@@ -144,8 +160,14 @@ void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
 }
 
 void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
+  const bool restart = j.started_once;
   j.status = JobStatus::Running;
-  j.start = engine_.now();
+  j.run_start = engine_.now();
+  if (!restart) j.start = j.run_start;
+  j.started_once = true;
+  ++j.incarnation;
+  j.noticed = false;
+  j.stopping = false;
   j.node_type = p.node_type;
   j.gpus_per_node_held = p.gpus_per_node;
   j.nodes_offset = static_cast<std::uint32_t>(held_nodes_.size());
@@ -155,7 +177,6 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
     const std::uint32_t n = d.nodes[p.first + i];
     NodeState& node = nodes_[n];
     assert(view_nodes_[n].gpus_free >= p.gpus_per_node);
-    view_nodes_[n].gpus_free -= p.gpus_per_node;
     // The lowest free GPUs; whole-node jobs take them all, so the mask is the same on every node.
     std::uint64_t mask = 0;
     for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
@@ -164,17 +185,279 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
         ++taken;
       }
     node.busy_mask |= mask;
+    for (int g = 0; g < node.gpus; ++g)
+      if (mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = j.id;
+    refresh_view(n);
     j.gpu_mask = mask;
     held_nodes_.push_back(n);
   }
   allocated_gpus_ += j.gpus_held();
   ++running_;
   j.work_total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
-  j.progress_at = j.start;
+  // A restart resumes from its last checkpoint, after restoring it; every start pulls the
+  // container image first.
+  j.work_done = j.ckpt_work;
+  j.run_start_work = j.work_done;
+  j.progress_s = 0;
+  sim::SimTime overhead = j.image_pull;
+  if (restart && j.checkpoint && j.ckpt_work > 0) overhead += j.checkpoint->restore_time;
+  j.restart_gpu_s += overhead.seconds() * j.gpus_held();
+  j.progress_at = j.run_start + overhead;
   j.rate = nominal_rate(j, p.node_type);
   j.driven = j.comm != nullptr;
-  if (!j.driven) schedule_finish(j);
+  if (!j.driven) {
+    schedule_finish(j);
+    schedule_checkpoint(j);
+  }
   job_started.emit(j);
+}
+
+void Cluster::refresh_view(std::uint32_t n) {
+  const NodeState& node = nodes_[n];
+  view_nodes_[n].gpus_free = node.up && !node.noticed ? node.gpus - std::popcount(node.busy_mask) : 0;
+}
+
+void Cluster::release_nodes(Job& j) {
+  const double run_s = (engine_.now() - j.run_start).seconds();
+  for (std::uint32_t n : nodes_of(j)) {
+    NodeState& node = nodes_[n];
+    node.busy_gpu_s += run_s * j.gpus_per_node_held;
+    node.busy_mask &= ~j.gpu_mask;
+    for (int g = 0; g < node.gpus; ++g)
+      if (j.gpu_mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = NO_JOB;
+    refresh_view(n);
+  }
+  allocated_gpus_ -= j.gpus_held();
+  --running_;
+  j.held_gpu_s += run_s * j.gpus_held();
+}
+
+template <class F>
+void Cluster::for_each_job_on(std::uint32_t n, F&& f) {
+  // The jobs on a node, each once, in GPU order; collected first because f may release them.
+  const NodeState& node = nodes_[n];
+  scratch_jobs_.clear();
+  for (int g = 0; g < node.gpus; ++g) {
+    const std::uint32_t id = gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)];
+    if (id != NO_JOB && std::find(scratch_jobs_.begin(), scratch_jobs_.end(), id) == scratch_jobs_.end())
+      scratch_jobs_.push_back(id);
+  }
+  for (std::uint32_t id : scratch_jobs_) f(jobs_[id]);
+}
+
+// ---- Checkpoints ----
+
+void Cluster::schedule_checkpoint(Job& j) {
+  if (!j.checkpoint) return;
+  const CheckpointSpec& c = *j.checkpoint;
+  if (c.optimal) {
+    // Young/Daly for the pool it runs on: its nodes' interruption rates add up.
+    const double rate = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)].interruption_rate_per_s *
+                        static_cast<double>(j.nodes_count);
+    j.ckpt_every = rate > 0 ? sim::SimTime::from_seconds(daly_interval_s(c.write_time.seconds(), 1.0 / rate))
+                            : sim::SimTime::max();
+  } else {
+    j.ckpt_every = c.every;
+  }
+  if (j.ckpt_every.is_max()) return;
+  j.ckpt_due_s = j.progress_s + j.ckpt_every.seconds();
+  engine_.schedule_at<&Cluster::on_checkpoint>(std::max(engine_.now(), j.progress_at).saturating_add(j.ckpt_every),
+                                               this, event_arg(j), PRIORITY_STATE);
+}
+
+Job* Cluster::live(std::uint64_t arg) {
+  Job& j = jobs_[arg >> 32];
+  if (j.status != JobStatus::Running || j.incarnation != static_cast<std::uint32_t>(arg)) return nullptr;
+  return &j;
+}
+
+void Cluster::on_checkpoint(std::uint64_t arg) {
+  Job* jp = live(arg);
+  if (!jp || jp->stopping) return;
+  Job& j = *jp;
+  accrue(j);
+  if (j.work_done >= j.work_total * (1 - DONE_TOLERANCE)) return;  // finishing now: nothing to save
+  // Progress was delayed (staging, contention, an earlier pause): come back when due.
+  const double short_s = j.ckpt_due_s - j.progress_s;
+  if (short_s > 1e-9) {
+    engine_.schedule_at<&Cluster::on_checkpoint>(
+        std::max(engine_.now(), j.progress_at) + sim::SimTime::from_seconds(short_s), this, arg, PRIORITY_STATE);
+    return;
+  }
+  const CheckpointSpec& c = *j.checkpoint;
+  j.pending_ckpt_work = j.work_done;
+  j.ckpt_due_s = j.progress_s + j.ckpt_every.seconds();
+  if (c.pause) {
+    delay_progress(j.id, c.write_time);
+    j.checkpoint_gpu_s += c.write_time.seconds() * j.gpus_held();
+  }
+  engine_.schedule_at<&Cluster::on_checkpoint_done>(engine_.now() + c.write_time, this, arg, PRIORITY_STATE);
+}
+
+void Cluster::on_checkpoint_done(std::uint64_t arg) {
+  Job* jp = live(arg);
+  if (!jp || jp->stopping) return;
+  Job& j = *jp;
+  j.ckpt_work = j.pending_ckpt_work;
+  ++j.checkpoints;
+  checkpoint_written.emit(j);
+  accrue(j);
+  const double wait_s = std::max(0.0, j.ckpt_due_s - j.progress_s);
+  engine_.schedule_at<&Cluster::on_checkpoint>(std::max(engine_.now(), j.progress_at) + sim::SimTime::from_seconds(wait_s),
+                                               this, arg, PRIORITY_STATE);
+}
+
+// Writes a checkpoint of the work done now and stops progress; at stop_at (the node goes,
+// or a budget stop) the job's run ends. The write must fit before stop_at.
+void Cluster::begin_last_checkpoint(Job& j, sim::SimTime stop_at) {
+  accrue(j);
+  j.stopping = true;
+  j.pending_ckpt_work = j.work_done;
+  const sim::SimTime now = engine_.now();
+  // No progress from now on: the run ends at stop_at.
+  j.progress_at = std::max(now, j.progress_at);
+  delay_progress(j.id, std::max(stop_at, j.progress_at) - j.progress_at + sim::SimTime::from_ns(1));
+  j.checkpoint_gpu_s += j.checkpoint->write_time.seconds() * j.gpus_held();
+  j.last_ckpt_done_at = now + j.checkpoint->write_time;
+  engine_.schedule_at<&Cluster::on_last_checkpoint_done>(j.last_ckpt_done_at, this, event_arg(j), PRIORITY_STATE);
+}
+
+void Cluster::on_last_checkpoint_done(std::uint64_t arg) {
+  if (Job* j = live(arg)) commit_last_checkpoint(*j);
+}
+
+void Cluster::commit_last_checkpoint(Job& j) {
+  if (!j.stopping || j.ckpt_work == j.pending_ckpt_work) return;
+  j.ckpt_work = j.pending_ckpt_work;
+  ++j.checkpoints;
+  checkpoint_written.emit(j);
+}
+
+// ---- Interruptions ----
+
+void Cluster::stop_job(Job& j) {
+  accrue(j);
+  // A last checkpoint that completes at this very instant counts.
+  if (j.stopping && engine_.now() >= j.last_ckpt_done_at) commit_last_checkpoint(j);
+  if (!j.driven) engine_.cancel(j.finish_event);
+  // Work past the last committed checkpoint is lost; a job without checkpoints loses all.
+  const double saved = j.checkpoint ? std::min(j.ckpt_work, j.work_done) : 0.0;
+  j.stopped_work = j.work_done;
+  if (j.driven) {
+    // Network-driven steps are not checkpointed: the whole run is redone.
+    const double run_s = (engine_.now() - j.run_start).seconds();
+    j.lost_work += run_s;
+    j.lost_gpu_s += run_s * j.gpus_held();
+  } else {
+    const double lost = j.work_done - saved;
+    j.lost_work += lost;
+    if (j.rate > 0) j.lost_gpu_s += lost / j.rate * j.gpus_held();
+  }
+  j.work_done = saved;
+  j.ckpt_work = saved;
+  release_nodes(j);
+  j.status = JobStatus::Queued;
+  ++j.incarnation;
+  ++j.interruptions;
+  j.noticed = false;
+  j.stopping = false;
+  job_stopped.emit(j);
+  enqueue(j);
+  request_schedule();
+}
+
+void Cluster::enqueue(const Job& j) {
+  std::vector<QueuedJob>& q = team_held(j.team) ? held_ : queue_;
+  const QueuedJob entry{j.id, j.gpus, j.submit, j.eligible_types};
+  // Back in its submit-order place: a requeued job keeps its priority.
+  auto at = std::upper_bound(q.begin(), q.end(), entry, [](const QueuedJob& a, const QueuedJob& b) {
+    return a.submit < b.submit || (a.submit == b.submit && a.job < b.job);
+  });
+  q.insert(at, entry);
+}
+
+void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
+  NodeState& node = nodes_[n];
+  if (!node.up || node.noticed) return;
+  node.noticed = true;
+  node.down_at = down_at;
+  refresh_view(n);
+  node_noticed.emit(n, down_at);
+  const sim::SimTime now = engine_.now();
+  for_each_job_on(n, [&](Job& j) {
+    if (j.noticed) return;
+    j.noticed = true;
+    if (!j.checkpoint || j.driven || j.stopping) return;
+    accrue(j);
+    // A job that finishes before the node goes just finishes.
+    const double left_s = std::max(0.0, j.work_total - j.work_done) / j.rate;
+    if (std::max(now, j.progress_at) + sim::SimTime::from_seconds(left_s) <= down_at) return;
+    if (now + j.checkpoint->write_time <= down_at) begin_last_checkpoint(j, down_at);
+  });
+}
+
+void Cluster::down(std::uint32_t n) {
+  NodeState& node = nodes_[n];
+  if (!node.up) return;
+  for_each_job_on(n, [&](Job& j) { stop_job(j); });
+  node.up = false;
+  node.noticed = false;
+  up_gpus_ -= node.gpus;
+  refresh_view(n);
+  node_down.emit(n);
+}
+
+void Cluster::up(std::uint32_t n) {
+  NodeState& node = nodes_[n];
+  if (node.up) return;
+  node.up = true;
+  node.noticed = false;
+  node.up_since = engine_.now();
+  up_gpus_ += node.gpus;
+  refresh_view(n);
+  node_up.emit(n);
+  request_schedule();
+}
+
+// ---- Budgets ----
+
+void Cluster::hold_team(int team, bool stop_running) {
+  if (team < 0) return;
+  held_teams_[static_cast<std::size_t>(team)] = 1;
+  std::size_t w = 0;
+  for (std::size_t r = 0; r < queue_.size(); ++r) {
+    if (jobs_[queue_[r].job].team == team) held_.push_back(queue_[r]);
+    else queue_[w++] = queue_[r];
+  }
+  queue_.resize(w);
+  if (!stop_running) return;
+  for (Job& j : jobs_) {
+    if (j.team != team || j.status != JobStatus::Running || j.stopping) continue;
+    // Stop after a checkpoint: write one now and end the run when it is done.
+    if (j.checkpoint && !j.driven) {
+      const sim::SimTime at = engine_.now() + j.checkpoint->write_time;
+      begin_last_checkpoint(j, at);
+      engine_.schedule_at<&Cluster::on_budget_stop>(at, this, event_arg(j), PRIORITY_STATE + 1);
+    } else {
+      stop_job(j);
+    }
+  }
+}
+
+void Cluster::on_budget_stop(std::uint64_t arg) {
+  if (Job* j = live(arg)) stop_job(*j);
+}
+
+void Cluster::release_team(int team) {
+  if (team < 0 || !team_held(team)) return;
+  held_teams_[static_cast<std::size_t>(team)] = 0;
+  std::size_t w = 0;
+  for (std::size_t r = 0; r < held_.size(); ++r) {
+    if (jobs_[held_[r].job].team == team) enqueue(jobs_[held_[r].job]);
+    else held_[w++] = held_[r];
+  }
+  held_.resize(w);
+  request_schedule();
 }
 
 void Cluster::finish_job(std::uint32_t id) {
@@ -184,18 +467,16 @@ void Cluster::finish_job(std::uint32_t id) {
 
 void Cluster::on_finish(std::uint64_t id) {
   Job& j = jobs_[id];
+  accrue(j);
   j.status = JobStatus::Completed;
   j.end = engine_.now();
   j.work_done = j.work_total;
   j.progress_at = j.end;
-  for (std::uint32_t n : nodes_of(j)) {
-    view_nodes_[n].gpus_free += j.gpus_per_node_held;
-    nodes_[n].busy_mask &= ~j.gpu_mask;
-  }
-  allocated_gpus_ -= j.gpus_held();
-  --running_;
+  ++j.incarnation;  // pending checkpoint events of this run are void
+  release_nodes(j);
   job_finished.emit(j);
-  if (scenario_.run_until == RunUntil::Done && running_ == 0 && queue_.empty() && next_arrival_ >= jobs_.size()) {
+  if (scenario_.run_until == RunUntil::Done && running_ == 0 && queue_.empty() && held_.empty() &&
+      next_arrival_ >= jobs_.size()) {
     engine_.cancel(end_event_);
     end_event_ = engine_.schedule_at<&Cluster::on_end>(engine_.now(), this, 0, PRIORITY_END);
     return;
@@ -207,7 +488,8 @@ void Cluster::on_end(std::uint64_t) {
   ended_ = true;
   end_time_ = engine_.now();
   for (Job& j : jobs_) {
-    if (j.status == JobStatus::Queued || j.status == JobStatus::Future) j.status = JobStatus::NeverStarted;
+    if (j.status == JobStatus::Queued || j.status == JobStatus::Future)
+      j.status = j.started_once ? JobStatus::Interrupted : JobStatus::NeverStarted;
   }
   run_ended.emit(end_time_);
   engine_.stop();

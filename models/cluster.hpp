@@ -1,7 +1,9 @@
 // The cluster as the simulation runs it: nodes with free GPUs, the job queue, and the
-// events that move jobs through it (arrival, start, finish, end of run). It asks the
-// scheduling policy for decisions and applies them. Accounting and tracing are observers:
-// they subscribe to the signals below; the cluster never calls them.
+// events that move jobs through it (arrival, start, checkpoint, interruption, finish, end
+// of run). It asks the scheduling policy for decisions and applies them. Markets take nodes
+// away and give them back through NodeEventSink (models/spot); budgets hold and stop a
+// team's jobs. Accounting and tracing are observers: they subscribe to the signals below;
+// the cluster never calls them.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 
 #include "models/config/scenario.hpp"
 #include "models/scheduler/scheduler.hpp"
+#include "models/spot/node_events.hpp"
 #include "models/workload/job.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"
@@ -21,9 +24,15 @@ struct NodeState {
   std::uint16_t type = 0;
   int gpus = 0;
   std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs are taken; free counts live in the scheduler's view
+  bool up = true;               // placeable and billed (a market may take it down)
+  bool noticed = false;         // up, but will be taken at down_at: no new jobs
+  sim::SimTime up_since;
+  sim::SimTime down_at;
+  std::uint32_t first_gpu = 0;  // index of its GPU 0 in the cluster-wide GPU numbering
+  double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it
 };
 
-class Cluster {
+class Cluster final : public NodeEventSink {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
 
@@ -37,6 +46,7 @@ class Cluster {
     return {held_nodes_.data() + j.nodes_offset, j.nodes_count};
   }
   int total_gpus() const { return total_gpus_; }
+  int up_gpus() const { return up_gpus_; }  // GPUs of nodes that are up
   int allocated_gpus() const { return allocated_gpus_; }
   bool ended() const { return ended_; }
 
@@ -60,11 +70,34 @@ class Cluster {
   // event would. Call at the instant it finishes.
   void finish_job(std::uint32_t job);
   sim::SimTime end_time() const { return end_time_; }
+  sim::SimTime now() const { return engine_.now(); }
+
+  // NodeEventSink: a market takes nodes away and gives them back (see node_events.hpp). On
+  // notice, a job that can write its checkpoint before the node goes does so and stops
+  // (the SIGTERM handler); otherwise it runs on and, when the node goes, loses the work
+  // since its last committed checkpoint. Either way it goes back to the queue.
+  void notice(std::uint32_t node, sim::SimTime down_at) override;
+  void down(std::uint32_t node) override;
+  void up(std::uint32_t node) override;
+
+  // Budgets: hold a team's queued jobs (and, with stop_running, stop its running ones after
+  // a checkpoint) until release_team.
+  void hold_team(int team, bool stop_running);
+  void release_team(int team);
+  bool team_held(int team) const { return team >= 0 && static_cast<std::size_t>(team) < held_teams_.size() && held_teams_[static_cast<std::size_t>(team)]; }
 
   // Signals, in the order things happen at one instant.
   sim::Signal<const Job&> job_submitted;
-  sim::Signal<const Job&> job_started;  // Job::gpu_mask names its GPUs on each node
+  sim::Signal<const Job&> job_started;  // every run, restarts too; Job::gpu_mask names its GPUs on each node
   sim::Signal<const Job&> job_finished;
+  // A run ended without finishing (interruption, budget stop): the job left its nodes
+  // (nodes_of still names them) and is queued or held again. Job::lost_work says what the
+  // last run lost. Emitted before the job's nodes go down.
+  sim::Signal<const Job&> job_stopped;
+  sim::Signal<const Job&> checkpoint_written;  // committed at now; Job::ckpt_work is what it saved
+  sim::Signal<std::uint32_t, sim::SimTime> node_noticed;
+  sim::Signal<std::uint32_t> node_down;
+  sim::Signal<std::uint32_t> node_up;
   sim::Signal<sim::SimTime> run_ended;  // jobs still running/queued have their final status
 
  private:
@@ -76,6 +109,21 @@ class Cluster {
   void start_job(Job& job, const Placement& p, const Decisions& d);
   void schedule_finish(Job& job);
   void accrue(Job& job);
+  void release_nodes(Job& job);
+  void refresh_view(std::uint32_t node);
+  void stop_job(Job& job);                    // ends its run now; back to the queue (or held)
+  void enqueue(const Job& job);               // into queue_ or held_, in submit order
+  void schedule_checkpoint(Job& job);
+  void begin_last_checkpoint(Job& job, sim::SimTime stop_at);
+  void on_checkpoint(std::uint64_t arg);
+  void on_checkpoint_done(std::uint64_t arg);
+  void on_last_checkpoint_done(std::uint64_t arg);
+  void commit_last_checkpoint(Job& job);
+  void on_budget_stop(std::uint64_t arg);
+  Job* live(std::uint64_t arg);               // the job an event names, if still in the same run
+  static std::uint64_t event_arg(const Job& j) { return std::uint64_t{j.id} << 32 | j.incarnation; }
+  template <class F>
+  void for_each_job_on(std::uint32_t node, F&& f);
 
   sim::Engine& engine_;
   const Scenario& scenario_;
@@ -85,12 +133,17 @@ class Cluster {
   std::vector<NodeState> nodes_;
   std::vector<NodeView> view_nodes_;  // what policies see; kept current at every start and finish
   std::vector<QueuedJob> queue_;
+  std::vector<QueuedJob> held_;              // queued jobs of held teams
+  std::vector<std::uint8_t> held_teams_;
+  std::vector<std::uint32_t> gpu_job_;       // per GPU (NodeState::first_gpu + local): job id, or NO_JOB
+  std::vector<std::uint32_t> scratch_jobs_;
   std::vector<std::uint32_t> held_nodes_;
   Decisions decisions_;
   std::vector<std::uint8_t> placed_;  // scratch: queue entries placed this pass
   std::size_t next_arrival_ = 0;
   std::size_t running_ = 0;
   int total_gpus_ = 0;
+  int up_gpus_ = 0;
   int allocated_gpus_ = 0;
   bool schedule_pending_ = false;
   bool ended_ = false;

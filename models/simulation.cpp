@@ -2,6 +2,7 @@
 #include "models/simulation.hpp"
 
 #include <chrono>
+#include <limits>
 #include <memory>
 
 #include "models/cluster.hpp"
@@ -10,8 +11,10 @@
 #include "models/network/job_traffic.hpp"
 #include "models/network/model_traffic.hpp"
 #include "models/topology/topology.hpp"
+#include "models/pricing/budgets.hpp"
 #include "models/pricing/cost_meter.hpp"
 #include "models/pricing/ledger.hpp"
+#include "models/spot/spot_market.hpp"
 #include "models/register_builtins.hpp"
 #include "models/storage/storage_coupling.hpp"
 #include "models/trace_recorder.hpp"
@@ -20,6 +23,31 @@
 #include "sim/engine.hpp"
 
 namespace gcsim::models {
+
+namespace {
+// The spot pools of a scenario, as the market runs them.
+std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
+  std::vector<SpotPoolSpec> pools;
+  std::uint32_t first = 0;
+  for (const auto& t : scenario.cluster.node_types) {
+    if (t.spot) {
+      SpotPoolSpec p;
+      p.name = t.name;
+      p.first_node = first;
+      p.count = t.count;
+      p.interruptions = t.spot->interruptions;
+      p.availability = t.spot->availability;
+      p.notice = t.spot->notice;
+      p.provisioning = t.spot->provisioning;
+      p.spot_price = &t.price.spot_profile;
+      p.max_usd_per_hour = t.price.max_usd_per_hour.value_or(std::numeric_limits<double>::infinity());
+      pools.push_back(std::move(p));
+    }
+    first += static_cast<std::uint32_t>(t.count);
+  }
+  return pools;
+}
+}  // namespace
 
 RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -30,9 +58,19 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
                   entry->factory(scenario.scheduler));
   // Model-described jobs' speeds: first to see a job start, before the models that change them.
   ModelSpeeds speeds(scenario, cluster);
-  CostMeter costs(scenario, cluster);
+  CostMeter costs(scenario, cluster, ledger);
+  std::unique_ptr<BudgetWatcher> budgets;
+  if (!scenario.budgets.empty()) budgets = std::make_unique<BudgetWatcher>(engine, scenario, cluster, ledger, costs);
   std::unique_ptr<TraceRecorder> recorder;
-  if (trace) recorder = std::make_unique<TraceRecorder>(*trace, scenario, options.replication, cluster, costs, speeds);
+  if (trace)
+    recorder = std::make_unique<TraceRecorder>(*trace, scenario, options.replication, cluster, costs, speeds, ledger,
+                                               budgets.get());
+
+  // Spot pools: interruptions, availability and replacements, each from its own streams.
+  std::unique_ptr<SpotMarket> market;
+  if (std::vector<SpotPoolSpec> pools = spot_pools(scenario); !pools.empty()) {
+    market = std::make_unique<SpotMarket>(engine, scenario.seed, options.replication, std::move(pools), cluster);
+  }
 
   // The network exists only when the scenario describes one; its flows share links by
   // max-min fairness and it advances as a resource model of the engine.
@@ -61,6 +99,8 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   if (scenario.storage) storage = std::make_unique<StorageCoupling>(scenario, engine, cluster, speeds, ledger);
 
   cluster.start();
+  if (budgets) budgets->start();
+  if (market) market->start();
   engine.run();
   if (trace && net) network::write_link_table(*trace, *topo, *net, cluster.end_time());
 
@@ -76,6 +116,11 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   s.total_cost_usd = costs.total_cost_usd();
   s.busy_cost_usd = costs.busy_cost_usd();
   s.storage_cost_usd = storage ? storage->cost_usd() : 0.0;
+  for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
+  for (const Job& j : cluster.jobs()) {
+    s.interruptions += static_cast<std::size_t>(j.interruptions);
+    s.lost_gpu_h += j.lost_gpu_s / 3600;
+  }
   s.wall_clock_s = options.fixed_wall_clock_s.value_or(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
   if (recorder) recorder->finish(s.wall_clock_s);

@@ -3,10 +3,12 @@
 // the front end creates the TraceFile and commits it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
 #include "models/config/scenario.hpp"
+#include "models/pricing/ledger.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
@@ -29,8 +31,11 @@ struct RunSummary {
   double total_cost_usd = 0;
   double busy_cost_usd = 0;
   // Storage charges posted to the run's ledger: stored data, transfer and requests
-  // (docs/storage.md, "Costs"). Not part of total_cost_usd, which is node billing.
+  // (docs/storage.md, "Costs"); part of total_cost_usd, like every ledger charge.
   double storage_cost_usd = 0;
+  std::array<double, CHARGE_CATEGORIES> cost_by_category_usd{};
+  std::size_t interruptions = 0;   // job runs ended by a lost node or a budget stop
+  double lost_gpu_h = 0;           // GPU-hours of work redone
 };
 
 RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options = {});

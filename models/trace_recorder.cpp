@@ -18,9 +18,25 @@ constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<Column> event_columns() {
   return {{"time_s", ColumnType::F64},
-          {"kind", ColumnType::Enum8, {"submit", "start", "finish", "end_of_run"}},
+          {"kind", ColumnType::Enum8,
+           {"submit", "start", "finish", "end_of_run", "stop", "checkpoint", "notice", "node_down", "node_up"}},
           {"job", ColumnType::I64},
           {"node", ColumnType::I32}};
+}
+std::vector<Column> ledger_columns() {
+  std::vector<std::string> categories;
+  for (int c = 0; c < CHARGE_CATEGORIES; ++c) categories.emplace_back(charge_category_name(static_cast<ChargeCategory>(c)));
+  return {{"time_s", ColumnType::F64}, {"pool", ColumnType::I32},  {"node", ColumnType::I32},
+          {"job", ColumnType::I64},    {"category", ColumnType::Enum8, categories},
+          {"usd", ColumnType::F64},    {"busy", ColumnType::Enum8, {"idle", "busy"}}};
+}
+std::vector<Column> budget_event_columns() {
+  return {{"time_s", ColumnType::F64},
+          {"team", ColumnType::Str},
+          {"kind", ColumnType::Enum8, {"alert", "limit_reached", "period_start"}},
+          {"spent_usd", ColumnType::F64},
+          {"limit_usd", ColumnType::F64},
+          {"action", ColumnType::Enum8, {"alert", "stop_new", "stop_running"}}};
 }
 std::vector<Column> utilization_columns() {
   return {{"time_s", ColumnType::F64}, {"allocated_gpus", ColumnType::I32}, {"total_gpus", ColumnType::I32}};
@@ -28,15 +44,57 @@ std::vector<Column> utilization_columns() {
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication,
-                             Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds)
+                             Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
+                             BudgetWatcher* budgets)
     : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
       events_(file.add_table("events", event_columns(), 16384)),
-      utilization_(file.add_table("utilization", utilization_columns(), 16384)) {
+      utilization_(file.add_table("utilization", utilization_columns(), 16384)),
+      ledger_(file.add_table("ledger", ledger_columns(), 16384)),
+      node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0) {
+  ledger.charged.connect([this](const Charge& c) {
+    ledger_.begin_row()
+        .f64(0, c.time.seconds())
+        .i32(1, c.pool)
+        .i32(2, c.node)
+        .i64(3, c.job)
+        .enum8(4, static_cast<std::uint8_t>(c.category))
+        .f64(5, c.usd)
+        .enum8(6, c.busy ? 1 : 0);
+  });
+  if (budgets) {
+    budget_events_ = &file.add_table("budget_events", budget_event_columns(), 1024);
+    budgets->event.connect([this](const BudgetEvent& e) {
+      budget_events_->begin_row()
+          .f64(0, e.time.seconds())
+          .str(1, scenario_.workload.teams[static_cast<std::size_t>(e.team)])
+          .enum8(2, static_cast<std::uint8_t>(e.kind))
+          .f64(3, e.spent_usd)
+          .f64(4, e.limit_usd)
+          .enum8(5, static_cast<std::uint8_t>(scenario_.budgets[static_cast<std::size_t>(e.budget)].action));
+    });
+  }
   utilization(sim::SimTime::zero());
   cluster.job_submitted.connect([this](const Job& j) { event(EventKind::Submit, j.submit, j.id, -1); });
   cluster.job_started.connect([this](const Job& j) {
-    for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Start, j.start, j.id, static_cast<std::int32_t>(n));
-    utilization(j.start);
+    for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Start, j.run_start, j.id, static_cast<std::int32_t>(n));
+    utilization(j.run_start);
+  });
+  cluster.job_stopped.connect([this](const Job& j) {
+    const sim::SimTime now = cluster_.now();
+    for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Stop, now, j.id, static_cast<std::int32_t>(n));
+    utilization(now);
+  });
+  cluster.checkpoint_written.connect([this](const Job& j) { event(EventKind::Checkpoint, cluster_.now(), j.id, -1); });
+  cluster.node_noticed.connect([this](std::uint32_t n, sim::SimTime) { event(EventKind::Notice, cluster_.now(), -1, static_cast<std::int32_t>(n)); });
+  cluster.node_down.connect([this](std::uint32_t n) {
+    event(EventKind::NodeDown, cluster_.now(), -1, static_cast<std::int32_t>(n));
+    utilization(cluster_.now());
+    ++node_downs_[n];
+    last_down_s_[n] = cluster_.now().seconds();
+  });
+  cluster.node_up.connect([this](std::uint32_t n) {
+    event(EventKind::NodeUp, cluster_.now(), -1, static_cast<std::int32_t>(n));
+    utilization(cluster_.now());
   });
   cluster.job_finished.connect([this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Finish, j.end, j.id, static_cast<std::int32_t>(n));
@@ -57,14 +115,16 @@ void TraceRecorder::utilization(sim::SimTime t) {
   util_pending_ = true;
   util_time_ = t;
   util_value_ = cluster_.allocated_gpus();
+  util_total_ = cluster_.up_gpus();
 }
 
 void TraceRecorder::flush_utilization() {
   if (!util_pending_) return;
   util_pending_ = false;
-  if (util_value_ == util_written_) return;
-  utilization_.begin_row().f64(0, util_time_.seconds()).i32(1, util_value_).i32(2, cluster_.total_gpus());
+  if (util_value_ == util_written_ && util_total_ == util_total_written_) return;
+  utilization_.begin_row().f64(0, util_time_.seconds()).i32(1, util_value_).i32(2, util_total_);
   util_written_ = util_value_;
+  util_total_written_ = util_total_;
 }
 
 void TraceRecorder::write_jobs() {
@@ -80,7 +140,7 @@ void TraceRecorder::write_jobs() {
                {"first_node", ColumnType::I32},
                {"nodes", ColumnType::I32},
                {"cost_usd", ColumnType::F64},
-               {"status", ColumnType::Enum8, {"completed", "running", "never_started"}},
+               {"status", ColumnType::Enum8, {"completed", "running", "never_started", "interrupted"}},
                {"samples", ColumnType::F64},
                {"samples_per_s", ColumnType::F64},
                {"step_time_s", ColumnType::F64},
@@ -89,10 +149,17 @@ void TraceRecorder::write_jobs() {
                {"input_s", ColumnType::F64},
                {"comm_s", ColumnType::F64},
                {"comm_exposed_s", ColumnType::F64},
-               {"memory_per_gpu_bytes", ColumnType::F64}},
+               {"memory_per_gpu_bytes", ColumnType::F64},
+               {"team", ColumnType::Str},
+               {"interruptions", ColumnType::I32},
+               {"checkpoints", ColumnType::I32},
+               {"gpu_s_held", ColumnType::F64},
+               {"gpu_s_lost", ColumnType::F64},
+               {"gpu_s_checkpoint", ColumnType::F64},
+               {"gpu_s_restart", ColumnType::F64}},
       16384);
   for (const Job& j : cluster_.jobs()) {
-    const bool started = j.status == JobStatus::Completed || j.status == JobStatus::Running;
+    const bool started = j.started_once;
     t.begin_row()
         .i64(0, j.id)
         .str(1, j.name)
@@ -125,6 +192,16 @@ void TraceRecorder::write_jobs() {
         .f64(18, e ? e->comm_s : NaN)
         .f64(19, e ? e->comm_exposed_s : NaN)
         .f64(20, e ? speeds_.memory_per_gpu_bytes(j.id) : NaN);
+    // GPU-seconds held, over every run; a run still going at the end counts to the end.
+    double held = j.held_gpu_s;
+    if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpus_held();
+    t.str(21, j.team >= 0 ? std::string_view(scenario_.workload.teams[static_cast<std::size_t>(j.team)]) : std::string_view())
+        .i32(22, j.interruptions)
+        .i32(23, j.checkpoints)
+        .f64(24, held)
+        .f64(25, j.lost_gpu_s)
+        .f64(26, j.checkpoint_gpu_s)
+        .f64(27, j.restart_gpu_s);
   }
 }
 
@@ -136,8 +213,18 @@ void TraceRecorder::write_nodes() {
                                               {"price_usd_per_hour", ColumnType::F64},
                                               {"up_s", ColumnType::F64},
                                               {"down_s", ColumnType::F64},
-                                              {"cost_usd", ColumnType::F64}});
+                                              {"cost_usd", ColumnType::F64},
+                                              {"market", ColumnType::Enum8, {"on_demand", "spot", "reserved", "owned"}},
+                                              {"up_time_s", ColumnType::F64},
+                                              {"interruptions", ColumnType::I32},
+                                              {"busy_gpu_s", ColumnType::F64}});
   const auto& nodes = cluster_.nodes();
+  // GPU-seconds held on each node; runs still going at the end count to the end.
+  std::vector<double> busy_gpu_s(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) busy_gpu_s[n] = nodes[n].busy_gpu_s;
+  for (const Job& j : cluster_.jobs())
+    if (j.status == JobStatus::Running)
+      for (std::uint32_t n : cluster_.nodes_of(j)) busy_gpu_s[n] += (cluster_.end_time() - j.run_start).seconds() * j.gpus_per_node_held;
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     const auto& type = scenario_.cluster.node_types[nodes[n].type];
     t.begin_row()
@@ -147,14 +234,56 @@ void TraceRecorder::write_nodes() {
         .i32(3, type.gpus)
         .f64(4, type.price.on_demand_usd_per_hour)
         .f64(5, 0.0)
-        .f64(6, cluster_.end_time().seconds())
-        .f64(7, costs_.node_cost_usd(static_cast<std::uint32_t>(n)));
+        .f64(6, nodes[n].up ? cluster_.end_time().seconds() : last_down_s_[n])
+        .f64(7, costs_.node_cost_usd(static_cast<std::uint32_t>(n)))
+        .enum8(8, static_cast<std::uint8_t>(type.price.market))
+        .f64(9, costs_.node_up_s(static_cast<std::uint32_t>(n)))
+        .i32(10, node_downs_[n])
+        .f64(11, busy_gpu_s[n]);
+  }
+}
+
+void TraceRecorder::write_pools() {
+  trace::Table& t = file_.add_table("pools", {{"name", ColumnType::Str},
+                                              {"market", ColumnType::Enum8, {"on_demand", "spot", "reserved", "owned"}},
+                                              {"gpu", ColumnType::Str},
+                                              {"gpus_per_node", ColumnType::I32},
+                                              {"count", ColumnType::I32},
+                                              {"instance", ColumnType::Str},
+                                              {"on_demand_usd_per_hour", ColumnType::F64},
+                                              {"fixed_usd_per_hour", ColumnType::F64},
+                                              {"energy_idle_usd_per_hour", ColumnType::F64},
+                                              {"energy_busy_usd_per_hour", ColumnType::F64},
+                                              {"compare_to", ColumnType::Str},
+                                              {"compare_usd_per_gpu_hour", ColumnType::F64}});
+  for (const NodeTypeSpec& p : scenario_.cluster.node_types) {
+    double fixed = 0, e_idle = 0, e_busy = 0;
+    if (p.price.market == Market::Reserved) fixed = p.price.reserved_effective_usd_per_hour();
+    if (p.ownership) {
+      fixed = fixed_usd_per_hour(*p.ownership);
+      e_idle = energy_usd_per_hour(*p.ownership, 0.0);
+      e_busy = energy_usd_per_hour(*p.ownership, 1.0);
+    }
+    t.begin_row()
+        .str(0, p.name)
+        .enum8(1, static_cast<std::uint8_t>(p.price.market))
+        .str(2, p.gpu.name)
+        .i32(3, p.gpus)
+        .i32(4, p.count)
+        .str(5, p.instance)
+        .f64(6, p.price.on_demand_usd_per_hour)
+        .f64(7, fixed)
+        .f64(8, e_idle)
+        .f64(9, e_busy)
+        .str(10, p.compare_to)
+        .f64(11, p.compare_usd_per_gpu_hour > 0 ? p.compare_usd_per_gpu_hour : NaN);
   }
 }
 
 void TraceRecorder::finish(double wall_clock_s) {
   write_jobs();
   write_nodes();
+  write_pools();
   file_.set_attribute("trace_schema", TRACE_SCHEMA);
   file_.set_attribute("gcsim_version", std::string_view(VERSION));
   file_.set_attribute("scenario_name", std::string_view(scenario_.name));

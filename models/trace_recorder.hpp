@@ -4,22 +4,34 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "models/cluster.hpp"
+#include "models/pricing/budgets.hpp"
 #include "models/pricing/cost_meter.hpp"
 #include "models/workload/model_speeds.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
 
-enum class EventKind : std::uint8_t { Submit = 0, Start = 1, Finish = 2, EndOfRun = 3 };
+enum class EventKind : std::uint8_t {
+  Submit = 0,
+  Start = 1,
+  Finish = 2,
+  EndOfRun = 3,
+  Stop = 4,        // a run ended without finishing (interruption, budget stop); one row per node
+  Checkpoint = 5,  // a checkpoint committed (node -1)
+  Notice = 6,      // a node will be taken (job -1)
+  NodeDown = 7,    // a node was taken (job -1)
+  NodeUp = 8,      // a node (or its replacement) came up (job -1)
+};
 
-inline constexpr std::int64_t TRACE_SCHEMA = 1;
+inline constexpr std::int64_t TRACE_SCHEMA = 2;
 
 class TraceRecorder {
  public:
   TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication, Cluster& cluster,
-                const CostMeter& costs, const ModelSpeeds& speeds);
+                const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger, BudgetWatcher* budgets);
 
   // Root attributes known only after the run; call before TraceFile::commit().
   void finish(double wall_clock_s);
@@ -30,6 +42,7 @@ class TraceRecorder {
   void flush_utilization();
   void write_jobs();
   void write_nodes();
+  void write_pools();
 
   trace::TraceFile& file_;
   const Scenario& scenario_;
@@ -39,12 +52,18 @@ class TraceRecorder {
   const ModelSpeeds& speeds_;
   trace::Table& events_;
   trace::Table& utilization_;
+  trace::Table& ledger_;
+  trace::Table* budget_events_ = nullptr;
+  std::vector<int> node_downs_;
+  std::vector<double> last_down_s_;
   // The utilization row for the current instant is held back until time moves on, so that
   // several changes at one instant give one row.
   bool util_pending_ = false;
   sim::SimTime util_time_;
   int util_value_ = -1;
   int util_written_ = -1;
+  int util_total_ = 0;
+  int util_total_written_ = -1;
 };
 
 }  // namespace gcsim::models

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/pricing/price_spec.hpp"
+#include "models/pricing/tco.hpp"
+#include "models/spot/spot_spec.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
 #include "models/workload/distribution.hpp"
@@ -18,18 +21,32 @@
 
 namespace gcsim::models {
 
-struct PriceSpec {
-  double on_demand_usd_per_hour = 0;  // per node
+// A spot pool's market (docs/spot.md): how its nodes are interrupted, when it can supply
+// nodes, the notice before a node goes and the time to bring a replacement up.
+struct SpotPoolConfig {
+  InterruptionSpec interruptions;
+  AvailabilitySpec availability;
+  sim::SimTime notice;
+  sim::SimTime provisioning;
 };
 
 struct NodeTypeSpec {
   std::string name;
+  std::string instance;        // the catalog instance it names ("aws/p4d.24xlarge"), or ""
+  std::string provider;        // billing and notice defaults; "" for none
   GpuSpec gpu;                 // resolved from the catalog
   int gpus = 0;                // per node
   int cpu_cores = 0;
   double memory_bytes = 0;
   int count = 0;               // nodes of this type
-  PriceSpec price;
+  PriceSpec price;             // market, prices, billing (models/pricing/price_spec.hpp)
+  std::optional<OwnershipSpec> ownership;  // owned pools
+  std::string compare_to;      // owned: the cloud alternative for break-even ("aws/p4d.24xlarge")
+  double compare_usd_per_gpu_hour = 0;     // its on-demand price per GPU-hour (0 when none)
+  std::optional<SpotPoolConfig> spot;      // spot pools
+  // Mean interruptions per node-second of its market (0: never interrupted); what
+  // `checkpoint: {every: optimal}` plans for.
+  double interruption_rate_per_s = 0;
   topology::NodeInternalsSpec internals;  // PCIe, NVLink, NICs (resolved against the GPU)
   SourceMark mark;
   std::string path;            // "cluster.node_types[0]"
@@ -57,6 +74,21 @@ struct CommSpec {
   std::int64_t simulated_steps = 200;
 };
 
+// When and how a job saves its state (docs/spot.md, "Checkpoints"). Every `every` of
+// progress (or the Young/Daly optimum for the pool it runs on), the job writes a checkpoint
+// taking `write_time`, pausing training unless `pause` is false; a restart restores the
+// last committed one in `restore_time`. Times are given, or derived from `size_bytes` and a
+// storage tier's bandwidth.
+struct CheckpointSpec {
+  bool optimal = false;
+  sim::SimTime every;
+  sim::SimTime write_time;
+  sim::SimTime restore_time;
+  double size_bytes = 0;   // 0 when the times are given
+  std::string tier;        // storage tier written to; empty when the times are given
+  bool pause = true;
+};
+
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.
 struct JobSpec {
   std::string name;
@@ -68,6 +100,9 @@ struct JobSpec {
   double efficiency = 0.4;     // fraction of peak achieved (work jobs only)
   std::optional<TrainingSpec> training;  // a model-described job: runs at the step-time model's speed
   std::optional<CommSpec> comm;          // duration jobs that talk over the network
+  std::optional<CheckpointSpec> checkpoint;
+  sim::SimTime image_pull;     // container start on every (re)start, before progress
+  std::string team;            // budget owner; empty for none
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
 };
@@ -85,6 +120,9 @@ struct GeneratorSpec {
   std::optional<Distribution> work;      // FLOP
   Precision precision = Precision::Fp32;
   Distribution efficiency = Distribution::constant(0.4);
+  std::optional<CheckpointSpec> checkpoint;
+  sim::SimTime image_pull;
+  std::string team;
   SourceMark mark;
   std::string path;
 };
@@ -92,6 +130,23 @@ struct GeneratorSpec {
 struct WorkloadSpec {
   std::vector<JobSpec> jobs;
   std::vector<GeneratorSpec> generators;
+  std::vector<std::string> teams;  // every team named by a job or generator, sorted
+  int team_index(std::string_view team) const;  // -1 for none
+};
+
+// A spending limit per team over a period (docs/pricing.md, "Budgets"): when the team's
+// charges in the current period reach `limit_usd`, `action` happens; a new period starts
+// afresh. Checked whenever a charge is posted and every `check_every`.
+enum class BudgetAction : std::uint8_t { Alert = 0, StopNew = 1, StopRunning = 2 };
+struct BudgetSpec {
+  std::string team;
+  double limit_usd = 0;
+  sim::SimTime period;        // zero: the whole run
+  BudgetAction action = BudgetAction::Alert;
+  double alert_fraction = 0;  // also alert (once a period) at this share of the limit; 0 for none
+  sim::SimTime check_every = sim::seconds(3600);
+  SourceMark mark;
+  std::string path;
 };
 
 struct OutputSpec {
@@ -111,6 +166,7 @@ struct Scenario {
   ClusterSpec cluster;
   SchedulerSpec scheduler;
   WorkloadSpec workload;
+  std::vector<BudgetSpec> budgets;
   std::optional<topology::NetworkSpec> network;
   std::optional<StorageSpec> storage;
   OutputSpec output;

@@ -13,7 +13,9 @@
 #include <set>
 #include <sstream>
 
+#include "models/pricing/billing.hpp"
 #include "models/register_builtins.hpp"
+#include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/config/reader.hpp"
@@ -159,52 +161,160 @@ std::vector<config::ConfigDocument> read_catalog_files(const ConfigNode& list, c
 Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, const std::string& scenario_file) {
   Catalogs c = bundled;
   if (!node) return c;
-  MapReader r(*node, {"gpus", "models"});
+  MapReader r(*node, {"gpus", "models", "instances"});
   if (const ConfigNode* list = r.optional("gpus"))
     for (const auto& doc : read_catalog_files(*list, scenario_file)) c.gpus.add_from(doc.root);
   if (const ConfigNode* list = r.optional("models"))
     for (const auto& doc : read_catalog_files(*list, scenario_file)) c.models.add_from(doc.root);
+  if (const ConfigNode* list = r.optional("instances")) {
+    // CSV files in the catalog format (docs/pricing.md), relative to the scenario file.
+    const auto base = std::filesystem::path(scenario_file).parent_path();
+    std::vector<const ConfigNode*> files;
+    if (list->is_sequence()) for (const auto& f : list->items()) files.push_back(&f);
+    else files.push_back(list);
+    for (const ConfigNode* f : files) {
+      const std::string path = (base / config::read_string(*f)).string();
+      if (!std::filesystem::is_regular_file(path)) f->fail(ErrorCode::FileNotFound, "catalog file '" + path + "' does not exist");
+      c.instances.load(path, &c.gpus);
+    }
+  }
+  r.finish();
   return c;
 }
 
-NodeTypeSpec read_node_type(const ConfigNode& n, const GpuCatalog& gpus) {
-  MapReader r(n, {"name", "gpu", "gpus", "cpu_cores", "memory", "count", "price", "pcie", "nvlink", "nics",
-                  "gpus_per_pcie_switch"});
+const std::vector<std::string>& known_providers() {
+  static const std::vector<std::string> names{"aws", "gcp", "azure", "lambda", "alibaba", "tencent", "vast", "colab", "dgx-cloud"};
+  return names;
+}
+
+const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
+  const std::string gpu_name = config::read_string(gpu);
+  const GpuSpec* spec = gpus.find(gpu_name);
+  if (spec) return *spec;
+  // "H100" names a family, not a part: list the parts it starts, else the closest name.
+  std::vector<std::string> family;
+  for (const auto& g : gpus.entries()) {
+    if (g.name.size() > gpu_name.size() &&
+        std::equal(gpu_name.begin(), gpu_name.end(), g.name.begin(),
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
+      family.push_back(g.name);
+  }
+  std::string hint;
+  if (!family.empty()) {
+    hint = "; did you mean one of: ";
+    for (std::size_t i = 0; i < family.size(); ++i) hint += (i ? ", " : "") + family[i];
+    hint += "?";
+  } else if (const std::string close = did_you_mean(gpu_name, gpus.all_names()); !close.empty()) {
+    hint = "; did you mean '" + close + "'?";
+  }
+  gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
+}
+
+// Mean interruptions per node-second of a spot pool's process, for `every: optimal`
+// (docs/checkpoints.md): Poisson λ; Weibull 1 / (scale Γ(1 + 1/k)); a trace's capacity
+// drops per node-second of capacity over the trace; correlated events add rate x fraction.
+// Price-driven pools have no rate (their interruptions follow the price, not chance).
+double interruption_rate_per_s(const InterruptionSpec& spec) {
+  double rate = 0;
+  switch (spec.process) {
+    case InterruptionProcess::Poisson: rate = spec.rate_per_s; break;
+    case InterruptionProcess::Weibull:
+      rate = 1.0 / (spec.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / spec.weibull_shape));
+      break;
+    case InterruptionProcess::Trace: {
+      const auto& pts = spec.trace.points();
+      double drops = 0;
+      double node_s = 0;
+      for (std::size_t i = 0; i < pts.size(); ++i) {
+        if (i > 0 && pts[i].capacity < pts[i - 1].capacity) drops += pts[i - 1].capacity - pts[i].capacity;
+        if (i + 1 < pts.size()) node_s += pts[i].capacity * (pts[i + 1].at - pts[i].at).seconds();
+      }
+      rate = node_s > 0 ? drops / node_s : 0;
+      break;
+    }
+    default: break;
+  }
+  if (spec.correlated) rate += spec.correlated->rate_per_s * spec.correlated->fraction;
+  return rate;
+}
+
+NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const std::string& base_dir) {
+  MapReader r(n, {"name", "instance", "provider", "gpu", "gpus", "cpu_cores", "memory", "count", "market", "price",
+                  "ownership", "compare_to", "interruptions", "availability", "notice", "provisioning", "pcie",
+                  "nvlink", "nics", "gpus_per_pcie_switch"});
   NodeTypeSpec t;
   t.mark = n.mark();
   t.path = n.path();
   t.name = read_name(r.required("name"));
-  const ConfigNode& gpu = r.required("gpu");
-  const std::string gpu_name = config::read_string(gpu);
-  const GpuSpec* spec = gpus.find(gpu_name);
-  if (!spec) {
-    // "H100" names a family, not a part: list the parts it starts, else the closest name.
-    std::vector<std::string> family;
-    for (const auto& g : gpus.entries()) {
-      if (g.name.size() > gpu_name.size() &&
-          std::equal(gpu_name.begin(), gpu_name.end(), g.name.begin(),
-                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
-        family.push_back(g.name);
-    }
-    std::string hint;
-    if (!family.empty()) {
-      hint = "; did you mean one of: ";
-      for (std::size_t i = 0; i < family.size(); ++i) hint += (i ? ", " : "") + family[i];
-      hint += "?";
-    } else if (const std::string close = did_you_mean(gpu_name, gpus.all_names()); !close.empty()) {
-      hint = "; did you mean '" + close + "'?";
-    }
-    gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
+  // A catalog instance supplies hardware, prices and billing; explicit keys override them.
+  const InstanceSpec* instance = nullptr;
+  if (const ConfigNode* i = r.optional("instance")) {
+    instance = &catalogs.instances.lookup(*i);
+    t.instance = instance->ref();
+    t.provider = instance->provider;
   }
-  t.gpu = *spec;
-  t.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 64));
+  if (const ConfigNode* p = r.optional("provider")) t.provider = config::read_enum(*p, known_providers());
+  const ConfigNode* gpu = r.optional("gpu");
+  if (gpu) t.gpu = resolve_gpu(*gpu, catalogs.gpus);
+  else if (instance) t.gpu = *catalogs.gpus.find(instance->gpu);
+  else n.fail(ErrorCode::MissingKey, "a node type needs its gpu (e.g. A100-80GB-SXM) or a catalog instance");
+  if (const ConfigNode* g = r.optional("gpus")) t.gpus = static_cast<int>(config::read_int(*g, 1, 64));
+  else if (instance) t.gpus = instance->gpus;
+  else r.required("gpus");
   if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
+  else if (instance) t.cpu_cores = instance->vcpus;
   if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
+  else if (instance) t.memory_bytes = instance->memory_bytes;
   t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
-  {
-    MapReader p(r.required("price"), {"on_demand_per_hour"});
-    t.price.on_demand_usd_per_hour = config::read_usd_per_hour(p.required("on_demand_per_hour"));
-    p.finish();
+
+  const ConfigNode* market_node = r.optional("market");
+  const Market market = market_node ? parse_market(*market_node) : Market::OnDemand;
+  const BillingRule billing = t.provider.empty() ? per_second_billing() : default_billing(t.provider);
+  const PriceSpec defaults = instance ? instance->price_defaults() : PriceSpec{};
+  const ConfigNode* price = r.optional("price");
+  if (!price && !instance && market != Market::Owned)
+    n.fail(ErrorCode::MissingKey, "a node type needs its price (e.g. {on_demand_per_hour: 32.77}) or a catalog instance");
+  static const ConfigNode empty_block;
+  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, base_dir,
+                        instance ? &defaults : nullptr);
+  t.price.market = market;
+
+  const ConfigNode* ownership = r.optional("ownership");
+  const ConfigNode* compare = r.optional("compare_to");
+  if (market == Market::Owned) {
+    if (!ownership) n.fail(ErrorCode::MissingKey, "an owned node type needs ownership: {capex, depreciation, electricity, ...}");
+    const double busy_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, true);
+    const double idle_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, false);
+    t.ownership = parse_ownership(*ownership, busy_w, idle_w);
+    if (compare) {
+      const InstanceSpec& alt = catalogs.instances.lookup(*compare);
+      t.compare_to = alt.ref();
+      t.compare_usd_per_gpu_hour = alt.on_demand_usd_per_gpu_hour();
+    }
+  } else {
+    if (ownership) ownership->fail(ErrorCode::Conflict, "ownership applies to market: owned only");
+    if (compare) compare->fail(ErrorCode::Conflict, "compare_to applies to market: owned only");
+  }
+
+  const ConfigNode* interruptions = r.optional("interruptions");
+  const ConfigNode* availability = r.optional("availability");
+  const ConfigNode* notice = r.optional("notice");
+  const ConfigNode* provisioning = r.optional("provisioning");
+  if (market == Market::Spot) {
+    SpotPoolConfig spot;
+    if (interruptions) spot.interruptions = parse_interruptions(*interruptions, base_dir, &catalogs.spot_advisor);
+    if (availability) spot.availability = parse_availability(*availability, base_dir);
+    spot.notice = notice ? config::read_duration(*notice)
+                         : instance && instance->spot_notice > sim::SimTime::zero() ? instance->spot_notice
+                                                                                     : default_notice(t.provider);
+    if (provisioning) spot.provisioning = config::read_duration(*provisioning);
+    if (spot.interruptions.price_driven() && !t.price.max_usd_per_hour)
+      interruptions->fail(ErrorCode::MissingKey, "process: price needs the pool's price.max_per_hour (its bid)");
+    t.interruption_rate_per_s = interruption_rate_per_s(spot.interruptions);
+    t.spot = std::move(spot);
+  } else {
+    for (const ConfigNode* k : {interruptions, availability, notice, provisioning})
+      if (k) k->fail(ErrorCode::Conflict, "interruptions, availability, notice and provisioning apply to market: spot only");
   }
   t.internals = topology::resolve_node_internals(topology::parse_node_internals(r), t.gpu);
   r.finish();
@@ -249,6 +359,90 @@ CommSpec read_comm(const ConfigNode& n) {
   return c;
 }
 
+// checkpoint: {every: 1h | optimal, write_time: 3m, restore_time: 3m, pause: true}
+//          or {every: ..., size: 40GiB | model, tier: shared-fs}: times from the tier's bandwidth.
+// A size of `model` is marked -1 here and resolved once the job's model is known.
+CheckpointSpec read_checkpoint(const ConfigNode& n, const Scenario& s) {
+  MapReader r(n, {"every", "write_time", "restore_time", "size", "tier", "pause"});
+  CheckpointSpec c;
+  const ConfigNode& every = r.required("every");
+  if (every.is_scalar() && every.scalar() == "optimal") c.optimal = true;
+  else c.every = config::read_duration(every, sim::SimTime::from_ns(1));
+  const ConfigNode* write = r.optional("write_time");
+  const ConfigNode* restore = r.optional("restore_time");
+  const ConfigNode* size = r.optional("size");
+  const ConfigNode* tier = r.optional("tier");
+  if (const ConfigNode* p = r.optional("pause")) c.pause = config::read_bool(*p);
+  if (size || tier) {
+    if (write) write->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
+    if (restore) restore->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
+    if (!size) n.fail(ErrorCode::MissingKey, "a checkpoint written to a tier needs its size (e.g. 40GiB, or model)");
+    if (!tier) n.fail(ErrorCode::MissingKey, "a checkpoint of a given size needs the tier it is written to");
+    c.tier = config::read_string(*tier);
+    if (!s.storage || !s.storage->find(c.tier)) {
+      const std::string hint = s.storage ? did_you_mean(c.tier, s.storage->names()) : "";
+      tier->fail(ErrorCode::UnknownName, "checkpoint tier '" + c.tier + "' is not a tier of the scenario's storage section" +
+                                             (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    }
+    if (size->is_scalar() && size->scalar() == "model") c.size_bytes = -1;
+    else c.size_bytes = config::read_bytes(*size);
+  } else {
+    if (!write) n.fail(ErrorCode::MissingKey, "a checkpoint needs write_time (e.g. 3m), or size and tier");
+    c.write_time = config::read_duration(*write);
+    c.restore_time = restore ? config::read_duration(*restore) : c.write_time;
+  }
+  r.finish();
+  if (c.size_bytes > 0) c = checkpoint_times_from_tier(c, *s.storage->find(c.tier));
+  return c;
+}
+
+void read_job_lifecycle(MapReader& r, const Scenario& s, std::optional<CheckpointSpec>& checkpoint,
+                        sim::SimTime& image_pull, std::string& team) {
+  if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c, s);
+  if (const ConfigNode* p = r.optional("image_pull")) image_pull = config::read_duration(*p);
+  if (const ConfigNode* t = r.optional("team")) team = read_name(*t);
+}
+
+// `size: model`: the full model state a restart needs (weights and optimizer state,
+// unsharded: docs/spot.md), for jobs given by a model.
+CheckpointSpec resolve_checkpoint_size(const ConfigNode& at, CheckpointSpec c, const Scenario& s,
+                                       const TrainingSpec* training) {
+  const ConfigNode* size = at.find("size");
+  if (!training) size->fail(ErrorCode::Conflict, "size: model needs a job given by a model; give a size (e.g. 40GiB)");
+  const StateBytes b = state_bytes_per_param(training->precision, training->optimizer);
+  c.size_bytes = training->figures().params * (b.weights + b.optimizer);
+  return checkpoint_times_from_tier(c, *s.storage->find(c.tier));
+}
+
+// budgets: [{team: vision, limit: $5000, period: 30d, action: stop_new, alert_at: 80%, check_every: 1h}]
+BudgetSpec read_budget(const ConfigNode& n, const WorkloadSpec& w) {
+  MapReader r(n, {"team", "limit", "period", "action", "alert_at", "check_every"});
+  BudgetSpec b;
+  b.mark = n.mark();
+  b.path = n.path();
+  const ConfigNode& team = r.required("team");
+  b.team = read_name(team);
+  if (w.team_index(b.team) < 0) {
+    const std::string hint = did_you_mean(b.team, w.teams);
+    team.fail(ErrorCode::UnknownName, "no job names team '" + b.team + "'" +
+                                          (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  }
+  b.limit_usd = config::read_usd(r.required("limit"));
+  if (!(b.limit_usd > 0)) n.find("limit")->fail(ErrorCode::OutOfRange, "a budget's limit must be more than $0");
+  if (const ConfigNode* p = r.optional("period")) b.period = config::read_duration(*p, sim::SimTime::from_ns(1));
+  if (const ConfigNode* a = r.optional("action")) {
+    const std::string action = config::read_enum(*a, {"alert", "stop_new", "stop_running"});
+    b.action = action == "alert" ? BudgetAction::Alert : action == "stop_new" ? BudgetAction::StopNew : BudgetAction::StopRunning;
+  }
+  if (const ConfigNode* f = r.optional("alert_at")) {
+    b.alert_fraction = config::read_fraction(*f);
+    if (!(b.alert_fraction > 0 && b.alert_fraction <= 1)) f->fail(ErrorCode::OutOfRange, "alert_at is a share of the limit, in (0, 100%]");
+  }
+  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, sim::seconds(1));
+  r.finish();
+  return b;
+}
+
 // Why no node type can hold a model-described job: the memory fit on the largest GPU that
 // supports its precision says what it needs and what would fit.
 std::string memory_hint(const ClusterSpec& c, const TrainingSpec& t) {
@@ -263,7 +457,7 @@ std::string memory_hint(const ClusterSpec& c, const TrainingSpec& t) {
 JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, const Catalogs& catalogs) {
   MapReader r(n, {"name", "submit", "gpus", "duration", "work", "precision", "efficiency", "comm", "model", "seq_len",
                   "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset", "parallelism", "optimizer",
-                  "decode"});
+                  "decode", "checkpoint", "image_pull", "team"});
   const ClusterSpec& cluster = s.cluster;
   JobSpec j;
   j.mark = n.mark();
@@ -276,6 +470,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
   if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
   const ConfigNode& gpus = r.required("gpus");
   j.gpus = static_cast<int>(config::read_int(gpus, 1, 1 << 20));
+  read_job_lifecycle(r, s, j.checkpoint, j.image_pull, j.team);
   const ConfigNode* duration = r.optional("duration");
   const ConfigNode* work = r.optional("work");
   const ConfigNode* model = r.optional("model");
@@ -288,6 +483,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
     if (comm) comm->fail(ErrorCode::Conflict, "a job given by its model derives its communication from the model");
     j.training = parse_training(r, catalogs.models, j.gpus);
     j.precision = j.training->precision;
+    if (j.checkpoint && j.checkpoint->size_bytes < 0) j.checkpoint = resolve_checkpoint_size(*n.find("checkpoint"), *j.checkpoint, s, &*j.training);
     if (j.training->dataset && !j.training->dataset->tier.empty()) {
       const ConfigNode* ds = n.find("dataset");
       const std::string& tier = j.training->dataset->tier;
@@ -338,16 +534,22 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const Scenario& s, cons
     needs = j.precision;
     if (efficiency) j.efficiency = read_value(*efficiency, ValueKind::Fraction);
   }
+  if (j.checkpoint && j.checkpoint->size_bytes < 0) j.checkpoint = resolve_checkpoint_size(*n.find("checkpoint"), *j.checkpoint, s, nullptr);
+  if (j.checkpoint && j.comm) n.find("checkpoint")->fail(ErrorCode::Conflict, "jobs with comm: are not checkpointed (their steps are driven by the network)");
   r.finish();
   if (!feasible(cluster, j.gpus, needs)) fail_infeasible(gpus, cluster, j.gpus, needs);
   return j;
 }
 
-GeneratorSpec read_generator(const ConfigNode& n, const ClusterSpec& cluster) {
-  MapReader r(n, {"name", "count", "start", "arrival", "gpus", "duration", "work", "precision", "efficiency"});
+GeneratorSpec read_generator(const ConfigNode& n, const Scenario& s) {
+  const ClusterSpec& cluster = s.cluster;
+  MapReader r(n, {"name", "count", "start", "arrival", "gpus", "duration", "work", "precision", "efficiency",
+                  "checkpoint", "image_pull", "team"});
   GeneratorSpec g;
   g.mark = n.mark();
   g.path = n.path();
+  read_job_lifecycle(r, s, g.checkpoint, g.image_pull, g.team);
+  if (g.checkpoint && g.checkpoint->size_bytes < 0) g.checkpoint = resolve_checkpoint_size(*n.find("checkpoint"), *g.checkpoint, s, nullptr);
   g.name = read_name(r.required("name"));
   g.count = config::read_int(r.required("count"), 1, 100'000'000);
   if (const ConfigNode* s = r.optional("start")) g.start = config::read_duration(*s);
@@ -442,6 +644,11 @@ int ClusterSpec::total_gpus() const {
   return n;
 }
 
+int WorkloadSpec::team_index(std::string_view team) const {
+  const auto it = std::lower_bound(teams.begin(), teams.end(), team);
+  return it != teams.end() && *it == team ? static_cast<int>(it - teams.begin()) : -1;
+}
+
 int ClusterSpec::total_nodes() const {
   int n = 0;
   for (const auto& t : node_types) n += t.count;
@@ -449,7 +656,10 @@ int ClusterSpec::total_nodes() const {
 }
 
 Catalogs load_bundled_catalogs(const LoadOptions& options) {
-  return Catalogs{load_bundled_gpu_catalog(options), load_bundled_model_catalog(options.catalog_dir)};
+  Catalogs c{load_bundled_gpu_catalog(options), load_bundled_model_catalog(options.catalog_dir), {}, {}};
+  c.instances = load_instance_catalog_dir(bundled_instance_dir(options.catalog_dir), &c.gpus);
+  c.spot_advisor = load_bundled_spot_advisor(options.catalog_dir);
+  return c;
 }
 
 GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
@@ -467,7 +677,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
   const ConfigNode& root = document.root;
   if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
   MapReader r(root, {"name", "seed", "horizon", "run_until", "catalogs", "cluster", "network", "storage", "scheduler",
-                     "workload", "output"});
+                     "workload", "budgets", "output"});
   Scenario s;
   s.source_file = document.file;
   s.name = read_name(r.required("name"));
@@ -478,7 +688,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     s.run_until = config::read_enum(*until, {"done", "horizon"}) == "done" ? RunUntil::Done : RunUntil::Horizon;
 
   const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, document.file);
-  const GpuCatalog& gpus = catalogs.gpus;
+  const std::string base_dir = std::filesystem::path(document.file).parent_path().string();
 
   {
     MapReader c(r.required("cluster"), {"node_types"});
@@ -488,7 +698,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     if (types.size() > 64) types.fail(ErrorCode::OutOfRange, "at most 64 node types");
     std::set<std::string> names;
     for (const auto& t : types.items()) {
-      s.cluster.node_types.push_back(read_node_type(t, gpus));
+      s.cluster.node_types.push_back(read_node_type(t, catalogs, base_dir));
       if (!names.insert(s.cluster.node_types.back().name).second)
         t.find("name")->fail(ErrorCode::Duplicate, "node type '" + s.cluster.node_types.back().name + "' is defined twice");
     }
@@ -519,7 +729,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
       if (!gens->is_sequence()) gens->fail(ErrorCode::WrongType, "generators must be a list");
       std::set<std::string> gnames;
       for (const auto& g : gens->items()) {
-        s.workload.generators.push_back(read_generator(g, s.cluster));
+        s.workload.generators.push_back(read_generator(g, s));
         if (!gnames.insert(s.workload.generators.back().name).second)
           g.find("name")->fail(ErrorCode::Duplicate, "generator '" + s.workload.generators.back().name + "' is defined twice");
       }
@@ -527,6 +737,23 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     if (s.workload.jobs.empty() && s.workload.generators.empty())
       w.node().fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
     w.finish();
+    std::set<std::string> teams;
+    for (const auto& j : s.workload.jobs)
+      if (!j.team.empty()) teams.insert(j.team);
+    for (const auto& g : s.workload.generators)
+      if (!g.team.empty()) teams.insert(g.team);
+    s.workload.teams.assign(teams.begin(), teams.end());
+    if (s.workload.teams.size() > 32000) w.node().fail(ErrorCode::OutOfRange, "at most 32000 teams");
+  }
+
+  if (const ConfigNode* budgets = r.optional("budgets")) {
+    if (!budgets->is_sequence()) budgets->fail(ErrorCode::WrongType, "budgets must be a list");
+    std::set<std::string> seen;
+    for (const auto& b : budgets->items()) {
+      s.budgets.push_back(read_budget(b, s.workload));
+      if (!seen.insert(s.budgets.back().team).second)
+        b.find("team")->fail(ErrorCode::Duplicate, "team '" + s.budgets.back().team + "' has two budgets");
+    }
   }
 
   s.output.trace = s.name + ".h5";

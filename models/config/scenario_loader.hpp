@@ -7,6 +7,8 @@
 
 #include "models/config/scenario.hpp"
 #include "models/gpu/gpu_catalog.hpp"
+#include "models/pricing/instance_catalog.hpp"
+#include "models/spot/spot_spec.hpp"
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
 
@@ -21,6 +23,8 @@ struct LoadOptions {
 struct Catalogs {
   GpuCatalog gpus;
   ModelCatalog models;
+  InstanceCatalog instances;
+  SpotAdvisor spot_advisor;
 };
 
 // Loads the bundled GPU catalog (gpus.yaml) or all bundled catalogs from options.catalog_dir.

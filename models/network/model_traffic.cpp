@@ -28,6 +28,9 @@ ModelTraffic::ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models
   cluster.job_finished.connect([this](const models::Job& j) {
     if (slot_of_[j.id] >= 0) on_finish(j);
   });
+  cluster.job_stopped.connect([this](const models::Job& j) {
+    if (slot_of_[j.id] >= 0) on_finish(j);
+  });
 }
 
 void ModelTraffic::on_start(const models::Job& j) {

@@ -1,48 +1,122 @@
-// On-demand billing (see cost_meter.hpp).
+// Compute billing (see cost_meter.hpp).
 #include "models/pricing/cost_meter.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "models/pricing/billing.hpp"
+#include "models/pricing/tco.hpp"
 
 namespace gcsim::models {
 
-CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster)
-    : scenario_(scenario), cluster_(cluster), job_cost_usd_(cluster.jobs().size(), 0.0),
-      node_cost_usd_(cluster.nodes().size(), 0.0) {
-  cluster.job_finished.connect([this](const Job& j) { charge_job(j, j.end); });
+namespace {
+
+bool rented(Market m) { return m == Market::OnDemand || m == Market::Spot; }
+
+ChargeCategory category_of(Market m, bool busy) {
+  switch (m) {
+    case Market::Reserved: return ChargeCategory::Reserved;
+    case Market::Owned: return ChargeCategory::Ownership;
+    default: return busy ? ChargeCategory::ComputeBusy : ChargeCategory::ComputeIdle;
+  }
+}
+
+// USD per hour of a whole node on a fixed-price market (owned: at busy fraction u).
+double flat_usd_per_hour(const NodeTypeSpec& t, double busy_fraction) {
+  switch (t.price.market) {
+    case Market::Reserved: return t.price.reserved_effective_usd_per_hour();
+    case Market::Owned: return ownership_usd_per_hour(*t.ownership, busy_fraction);
+    default: return t.price.on_demand_usd_per_hour;
+  }
+}
+
+}  // namespace
+
+CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
+    : scenario_(scenario), cluster_(cluster), ledger_(ledger), job_cost_usd_(cluster.jobs().size(), 0.0),
+      node_cost_usd_(cluster.nodes().size(), 0.0), node_up_s_(cluster.nodes().size(), 0.0),
+      session_start_(cluster.nodes().size(), sim::SimTime::zero()), session_busy_usd_(cluster.nodes().size(), 0.0) {
+  ledger.charged.connect([this](const Charge& c) {
+    if (c.job >= 0) job_cost_usd_[static_cast<std::size_t>(c.job)] += c.usd;
+    if (c.node >= 0) node_cost_usd_[static_cast<std::size_t>(c.node)] += c.usd;
+  });
+  cluster.job_finished.connect([this](const Job& j) { charge_run(j, j.end); });
+  cluster.job_stopped.connect([this](const Job& j) { charge_run(j, cluster_.now()); });
+  cluster.node_down.connect([this](std::uint32_t n) { close_session(n, cluster_.now()); });
+  cluster.node_up.connect([this](std::uint32_t n) {
+    session_start_[n] = cluster_.now();
+    session_busy_usd_[n] = 0;
+  });
   cluster.run_ended.connect([this](sim::SimTime end) {
     for (const Job& j : cluster_.jobs())
-      if (j.status == JobStatus::Running) charge_job(j, end);
+      if (j.status == JobStatus::Running) charge_run(j, end);
     const auto& nodes = cluster_.nodes();
-    for (std::size_t n = 0; n < nodes.size(); ++n) {
-      const double price = scenario_.cluster.node_types[nodes[n].type].price.on_demand_usd_per_hour;
-      node_cost_usd_[n] = node_bill_usd(price, end.seconds());
-    }
+    for (std::uint32_t n = 0; n < nodes.size(); ++n)
+      if (nodes[n].up) close_session(n, end);
   });
 }
 
 double CostMeter::node_bill_usd(double usd_per_hour, double seconds) {
-  // Per-second billing: a started second is a billed second. The small tolerance keeps
-  // a whole number of seconds that picked up float noise from being rounded up.
+  // Per-second billing: a started second is a billed second. The small tolerance keeps a
+  // whole number of seconds that picked up float noise from being rounded up.
   const double billed = std::ceil(seconds - 1e-9);
   return usd_per_hour * std::max(0.0, billed) / 3600.0;
 }
 
-void CostMeter::charge_job(const Job& j, sim::SimTime until) {
-  const auto& type = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)];
-  const double per_gpu_hour = type.price.on_demand_usd_per_hour / type.gpus;
-  job_cost_usd_[j.id] = per_gpu_hour * j.gpus_held() * (until - j.start).seconds() / 3600.0;
+double CostMeter::busy_usd(std::uint32_t node, sim::SimTime from, sim::SimTime to) const {
+  const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[node].type];
+  if (t.price.market == Market::Spot) return t.price.spot_profile.cost_usd(from, to);
+  return flat_usd_per_hour(t, 1.0) * (to - from).seconds() / 3600.0;
 }
 
-double CostMeter::total_cost_usd() const {
-  double s = 0;
-  for (double c : node_cost_usd_) s += c;
-  return s;
+double CostMeter::running_cost_usd(const Job& j, sim::SimTime now) const {
+  if (j.status != JobStatus::Running) return 0;
+  double usd = 0;
+  for (std::uint32_t n : cluster_.nodes_of(j)) {
+    const double share = static_cast<double>(j.gpus_per_node_held) / cluster_.nodes()[n].gpus;
+    usd += busy_usd(n, j.run_start, now) * share;
+  }
+  return usd;
 }
 
-double CostMeter::busy_cost_usd() const {
-  double s = 0;
-  for (double c : job_cost_usd_) s += c;
-  return s;
+void CostMeter::charge_run(const Job& j, sim::SimTime until) {
+  for (std::uint32_t n : cluster_.nodes_of(j)) {
+    const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[n].type];
+    const double share = static_cast<double>(j.gpus_per_node_held) / t.gpus;
+    const double usd = busy_usd(n, j.run_start, until) * share;
+    session_busy_usd_[n] += usd;
+    ledger_.post(Charge{until, static_cast<std::int32_t>(cluster_.nodes()[n].type), static_cast<std::int32_t>(n),
+                        static_cast<std::int32_t>(j.id), category_of(t.price.market, true), usd, true});
+  }
+}
+
+void CostMeter::close_session(std::uint32_t n, sim::SimTime at) {
+  const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[n].type];
+  const sim::SimTime used = at - session_start_[n];
+  node_up_s_[n] += used.seconds();
+  double bill = 0;
+  if (rented(t.price.market)) {
+    // The billed time's rounding (and minimum) at the price in force at the end.
+    const sim::SimTime billed = billed_time(t.price.billing, used);
+    const double rounding_h = (billed - used).seconds() / 3600.0;
+    if (t.price.market == Market::Spot)
+      bill = t.price.spot_profile.cost_usd(session_start_[n], at) + rounding_h * t.price.spot_profile.usd_per_hour_at(at);
+    else
+      bill = t.price.on_demand_usd_per_hour * billed.seconds() / 3600.0;
+  } else {
+    // Fixed costs and idle power for all of it; the jobs' shares already paid the busy rate.
+    const double idle_rate = flat_usd_per_hour(t, 0.0);
+    const double busy_rate = flat_usd_per_hour(t, 1.0);
+    // busy share s of the session: the jobs paid busy_rate * s * h; the rest is idle_rate.
+    const double h = used.seconds() / 3600.0;
+    const double busy_node_h = busy_rate > 0 ? session_busy_usd_[n] / busy_rate : 0.0;
+    bill = session_busy_usd_[n] + idle_rate * std::max(0.0, h - busy_node_h);
+  }
+  const double idle = std::max(0.0, bill - session_busy_usd_[n]);
+  ledger_.post(Charge{at, static_cast<std::int32_t>(cluster_.nodes()[n].type), static_cast<std::int32_t>(n), -1,
+                      category_of(t.price.market, false), idle, false});
+  session_busy_usd_[n] = 0;
+  session_start_[n] = at;
 }
 
 }  // namespace gcsim::models

@@ -57,6 +57,8 @@ StorageCoupling::StorageCoupling(const Scenario& scenario, sim::Engine& engine, 
   stream_tier_.assign(cluster.jobs().size(), -1);
   cluster.job_started.connect([this](const Job& j) { on_started(j); });
   cluster.job_finished.connect([this](const Job& j) { on_finished(j); });
+  cluster.job_stopped.connect([this](const Job& j) { on_stopped(j); });
+  cluster.node_down.connect([this](std::uint32_t n) { on_node_down(n); });
   cluster.run_ended.connect([this](sim::SimTime end) { on_run_ended(end); });
   speeds.on_demand_changed([this](std::uint32_t job) { return demand_changed(job); });
 }
@@ -290,15 +292,93 @@ void StorageCoupling::on_finished(const Job& j) {
   if (stream_tier_[j.id] >= 0) {
     const StorageTierSpec& tier = scenario_.storage->tiers[static_cast<std::size_t>(stream_tier_[j.id])];
     const double file = file_bytes_of(*j.training);
-    charge_reads(j.end, tier, j.work_total * file, file, static_cast<std::int32_t>(j.id));
+    // This run read the samples from where it started (a restart resumes at its checkpoint).
+    charge_reads(j.end, tier, (j.work_total - j.run_start_work) * file, file, static_cast<std::int32_t>(j.id));
     // A dataset kept on local NVMe is stored on each of the job's nodes while it runs.
     if (scenario_.storage->find(j.training->dataset->tier)->kind == TierKind::LocalNvme)
       for (const std::uint32_t n : cluster_.nodes_of(j))
         charge(j.end, cluster_.nodes()[n].type, static_cast<std::int32_t>(n), static_cast<std::int32_t>(j.id),
-               ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training), (j.end - j.start).seconds()));
+               ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training), (j.end - j.run_start).seconds()));
     stream_tier_[j.id] = -1;
   }
   leave(j.id);
+}
+
+// A run that lost its nodes (docs/storage.md, "Interrupted runs"): its reads so far are
+// charged, its copy in progress is abandoned (the partial dataset is dropped from the
+// nodes, and jobs that waited for it start their own copy), and it leaves its group.
+void StorageCoupling::on_stopped(const Job& j) {
+  if (j.id >= group_of_.size()) return;
+  const sim::SimTime now = engine_.now();
+  // Jobs waiting for another job's copy just stop waiting.
+  for (Staging& s : stagings_) s.waiters.erase(std::remove(s.waiters.begin(), s.waiters.end(), j.id), s.waiters.end());
+  std::vector<std::uint32_t> waiters;
+  if (Staging* s = staging_of(j.id)) {
+    engine_.cancel(s->event);
+    double moved = 0;
+    if (s->copying && group_of_[j.id] >= 0) {
+      for (const Reader& r : groups_[static_cast<std::size_t>(group_of_[j.id])].readers)
+        if (r.job == j.id)
+          moved = s->bytes * static_cast<double>(s->nodes.size()) -
+                  std::max(0.0, r.remaining - r.rate * (now - r.updated).seconds());
+    }
+    charge_reads(now, scenario_.storage->tiers[s->source], moved, file_bytes_of(*j.training), static_cast<std::int32_t>(j.id));
+    for (const std::uint32_t n : s->nodes) {
+      const auto it = std::find_if(copies_.begin(), copies_.end(), [&](const Copy& c) { return c.node == n && c.key == s->key; });
+      if (it != copies_.end()) {
+        charge_copy(*it, now);
+        copies_.erase(it);
+      }
+    }
+    waiters = s->waiters;
+    const std::string key = s->key;
+    const std::vector<std::uint32_t> nodes = s->nodes;
+    stagings_.erase(stagings_.begin() + (s - stagings_.data()));
+    // Unpin everyone's pins on the partial copies and drop them.
+    if (!pinned_[j.id].empty()) {
+      for (const std::uint32_t n : cluster_.nodes_of(j)) cache(n).unpin(pinned_[j.id]);
+      pinned_[j.id].clear();
+    }
+    for (const std::uint32_t w : waiters) {
+      if (pinned_[w].empty()) continue;
+      for (const std::uint32_t n : cluster_.nodes_of(cluster_.jobs()[w])) cache(n).unpin(pinned_[w]);
+      pinned_[w].clear();
+    }
+    for (const std::uint32_t n : nodes) cache(n).erase(key);
+  }
+  if (!pinned_[j.id].empty()) {
+    for (const std::uint32_t n : cluster_.nodes_of(j)) cache(n).unpin(pinned_[j.id]);
+    pinned_[j.id].clear();
+  }
+  if (stream_tier_[j.id] >= 0) {
+    const StorageTierSpec& tier = scenario_.storage->tiers[static_cast<std::size_t>(stream_tier_[j.id])];
+    const double file = file_bytes_of(*j.training);
+    charge_reads(now, tier, std::max(0.0, j.stopped_work - j.run_start_work) * file, file, static_cast<std::int32_t>(j.id));
+    if (scenario_.storage->find(j.training->dataset->tier)->kind == TierKind::LocalNvme)
+      for (const std::uint32_t n : cluster_.nodes_of(j))
+        charge(now, cluster_.nodes()[n].type, static_cast<std::int32_t>(n), static_cast<std::int32_t>(j.id),
+               ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training), (now - j.run_start).seconds()));
+    stream_tier_[j.id] = -1;
+  }
+  leave(j.id);
+  // Those that waited for the abandoned copy make their own.
+  for (const std::uint32_t w : waiters)
+    if (cluster_.jobs()[w].status == JobStatus::Running) on_started(cluster_.jobs()[w]);
+}
+
+// A node that goes loses its NVMe: a replacement comes up empty.
+void StorageCoupling::on_node_down(std::uint32_t n) {
+  if (!caches_[n]) return;
+  const sim::SimTime now = engine_.now();
+  for (auto it = copies_.begin(); it != copies_.end();) {
+    if (it->node == n) {
+      charge_copy(*it, now);
+      it = copies_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  caches_[n].reset();
 }
 
 void StorageCoupling::on_run_ended(sim::SimTime end) {
@@ -319,11 +399,11 @@ void StorageCoupling::on_run_ended(sim::SimTime end) {
     }
     if (stream_tier_[j.id] < 0) continue;
     const StorageTierSpec& tier = storage.tiers[static_cast<std::size_t>(stream_tier_[j.id])];
-    charge_reads(end, tier, samples_done(j, end) * file, file, static_cast<std::int32_t>(j.id));
+    charge_reads(end, tier, std::max(0.0, samples_done(j, end) - j.run_start_work) * file, file, static_cast<std::int32_t>(j.id));
     if (storage.find(j.training->dataset->tier)->kind == TierKind::LocalNvme)
       for (const std::uint32_t n : cluster_.nodes_of(j))
         charge(end, cluster_.nodes()[n].type, static_cast<std::int32_t>(n), static_cast<std::int32_t>(j.id),
-               ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training), (end - j.start).seconds()));
+               ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training), (end - j.run_start).seconds()));
   }
   // Staged copies still on the nodes.
   for (const Copy& c : copies_) charge_copy(c, end);

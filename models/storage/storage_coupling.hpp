@@ -99,6 +99,8 @@ class StorageCoupling {
 
   void on_started(const Job& job);
   void on_finished(const Job& job);
+  void on_stopped(const Job& job);
+  void on_node_down(std::uint32_t node);
   void on_run_ended(sim::SimTime end);
   void on_retrieved(std::uint64_t job);
   void on_staged(std::uint64_t job);

@@ -13,8 +13,11 @@
 namespace gcsim::models {
 
 struct CommSpec;
+struct CheckpointSpec;
 
-enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Queued = 3, Future = 4 };
+// Interrupted: it ran, lost its nodes (spot interruption, budget stop) and was not running
+// when the run ended.
+enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Interrupted = 3, Queued = 4, Future = 5 };
 
 struct Job {
   std::uint32_t id = 0;
@@ -30,11 +33,16 @@ struct Job {
   std::uint64_t eligible_types = 0;  // bit t set: node type t can hold this job
   const TrainingSpec* training = nullptr;  // model-described: work is samples at the step-time model's speed
   const CommSpec* comm = nullptr;          // duration job whose steps wait for collectives on the network
+  const CheckpointSpec* checkpoint = nullptr;
+  sim::SimTime image_pull;                 // before progress, on every start
+  std::int16_t team = -1;                  // index into WorkloadSpec::teams
 
   // What happened.
   JobStatus status = JobStatus::Future;
-  sim::SimTime start;
+  sim::SimTime start;              // first start
   sim::SimTime end;
+  sim::SimTime run_start;          // start of the current (or last) run on nodes
+  bool started_once = false;
   int node_type = -1;
   std::uint32_t nodes_offset = 0;  // into Cluster::held_nodes()
   std::uint32_t nodes_count = 0;
@@ -56,6 +64,27 @@ struct Job {
   double rate = 0;
   sim::SimTime progress_at;
   sim::EventId finish_event;
+
+  // Checkpoints and interruptions (docs/spot.md). progress_s counts seconds of progress in
+  // the current run; a checkpoint saves work_done as ckpt_work, which a restart resumes from.
+  sim::SimTime ckpt_every;         // resolved at each start (Young/Daly for `optimal`)
+  double progress_s = 0;
+  double ckpt_due_s = 0;           // progress_s at which the next checkpoint starts
+  double ckpt_work = 0;            // work saved by the last committed checkpoint
+  double pending_ckpt_work = 0;    // work a checkpoint being written will save
+  sim::SimTime last_ckpt_done_at;  // when the last checkpoint before a stop is committed
+  std::uint32_t incarnation = 0;   // bumped at every start and stop: stale events ignore themselves
+  bool noticed = false;            // a node it holds will be taken
+  bool stopping = false;           // writing a last checkpoint before it stops
+  int interruptions = 0;           // runs ended by losing a node or a budget stop
+  int checkpoints = 0;             // committed
+  double lost_work = 0;            // work units redone because a run ended past its checkpoint
+  double lost_gpu_s = 0;           // GPU-seconds of that work
+  double checkpoint_gpu_s = 0;     // GPU-seconds paused writing checkpoints
+  double restart_gpu_s = 0;        // GPU-seconds restoring and pulling images
+  double held_gpu_s = 0;           // GPU-seconds held over all runs (ended runs)
+  double run_start_work = 0;       // work_done when the current (or last) run started
+  double stopped_work = 0;         // work_done when the last stopped run ended, before the rollback
 };
 
 }  // namespace gcsim::models

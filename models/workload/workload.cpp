@@ -34,6 +34,9 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
     j.name = spec.name;
     j.submit = spec.submit;
     j.gpus = spec.gpus;
+    j.checkpoint = spec.checkpoint ? &*spec.checkpoint : nullptr;
+    j.image_pull = spec.image_pull;
+    j.team = static_cast<std::int16_t>(s.workload.team_index(spec.team));
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
       j.training = &*spec.training;
@@ -67,6 +70,9 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
       std::snprintf(suffix, sizeof suffix, "-%0*lld", width, static_cast<long long>(i + 1));
       j.name = g.name + suffix;
       j.submit = t;
+      j.checkpoint = g.checkpoint ? &*g.checkpoint : nullptr;
+      j.image_pull = g.image_pull;
+      j.team = static_cast<std::int16_t>(s.workload.team_index(g.team));
       j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));
       if (g.duration) {
         j.has_duration = true;

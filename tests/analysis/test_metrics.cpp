@@ -49,11 +49,11 @@ TraceData hand_built() {
   d.attrs.end_s = 36000;
   d.nodes = {{0, "g4", "A100", 4, 8.0, 0, 36000, 80.0}, {1, "g4", "A100", 4, 8.0, 0, 36000, 80.0}};
   d.jobs = {
-      {1, "J1", 0, 0, 7200, 4, 4, "g4", 0, 1, 16.0, JobStatus::Completed, {}},
-      {2, "J2", 0, 1800, 12600, 2, 2, "g4", 1, 1, 12.0, JobStatus::Completed, {}},
-      {3, "J3", 3600, 7200, 21600, 4, 4, "g4", 0, 1, 32.0, JobStatus::Completed, {}},
-      {4, "J4", 7200, 12600, NAN_S, 4, 4, "g4", 1, 1, 52.0, JobStatus::Running, {}},
-      {5, "J5", 30000, NAN_S, NAN_S, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted, {}},
+      {1, "J1", 0, 0, 7200, 4, 4, "g4", 0, 1, 16.0, JobStatus::Completed, {}, {}},
+      {2, "J2", 0, 1800, 12600, 2, 2, "g4", 1, 1, 12.0, JobStatus::Completed, {}, {}},
+      {3, "J3", 3600, 7200, 21600, 4, 4, "g4", 0, 1, 32.0, JobStatus::Completed, {}, {}},
+      {4, "J4", 7200, 12600, NAN_S, 4, 4, "g4", 1, 1, 52.0, JobStatus::Running, {}, {}},
+      {5, "J5", 30000, NAN_S, NAN_S, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted, {}, {}},
   };
   d.utilization = {{0, 4, 8}, {1800, 6, 8}, {12600, 8, 8}, {21600, 4, 8}};
   return d;

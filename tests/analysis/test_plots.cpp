@@ -54,10 +54,10 @@ TEST_CASE("plots of a small run are three PNG files", "[model][plot]") {
   d.attrs.end_s = 36000;
   d.attrs.horizon_s = 36000;
   d.nodes = {{0, "g4", "A100", 4, 8.0, 0, 36000, 80.0}, {1, "g4", "A100", 4, 8.0, 0, 36000, 80.0}};
-  d.jobs = {{1, "J1", 0, 0, 7200, 4, 4, "g4", 0, 1, 16.0, JobStatus::Completed, {}},
-            {2, "J2", 0, 1800, 12600, 2, 2, "g4", 1, 1, 12.0, JobStatus::Completed, {}},
-            {4, "J4", 7200, 12600, nan, 4, 4, "g4", 1, 1, 52.0, JobStatus::Running, {}},
-            {5, "J5", 30000, nan, nan, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted, {}}};
+  d.jobs = {{1, "J1", 0, 0, 7200, 4, 4, "g4", 0, 1, 16.0, JobStatus::Completed, {}, {}},
+            {2, "J2", 0, 1800, 12600, 2, 2, "g4", 1, 1, 12.0, JobStatus::Completed, {}, {}},
+            {4, "J4", 7200, 12600, nan, 4, 4, "g4", 1, 1, 52.0, JobStatus::Running, {}, {}},
+            {5, "J5", 30000, nan, nan, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted, {}, {}}};
   d.utilization = {{0, 4, 8}, {1800, 6, 8}, {12600, 8, 8}, {21600, 4, 8}};
   check_plots(d);
 }
@@ -70,7 +70,7 @@ TEST_CASE("plots of a large run are reduced before plotting", "[model][plot]") {
   for (int i = 0; i < jobs; ++i) {
     const double start = i * 80.0 + 10.0;  // steps in time order: each job ends before the next starts
     const double submit = std::max(0.0, start - (i % 97) * 10.0);
-    d.jobs.push_back({i, "", submit, start, start + 60, 1, 1, "n", 0, 1, 0.5 / 60, JobStatus::Completed, {}});
+    d.jobs.push_back({i, "", submit, start, start + 60, 1, 1, "n", 0, 1, 0.5 / 60, JobStatus::Completed, {}, {}});
     d.utilization.push_back({start, 1, 8});
     d.utilization.push_back({start + 60, 0, 8});
   }

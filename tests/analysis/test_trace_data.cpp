@@ -105,9 +105,9 @@ TraceData sample() {
   d.attrs.wall_clock_s = 0.25;
   d.nodes = {{0, "p5", "H100", 8, 98.32, 0, 5400, 147.48}, {1, "p5", "H100", 8, 98.32, 0, 5400, 147.48}};
   d.jobs = {
-      {10, "train-a", 0, 0, 3600, 16, 16, "p5", 0, 2, 196.64, JobStatus::Completed, {}},
-      {11, "eval", 60, 3600, 5400, 4, 4, "p5", 1, 1, 24.58, JobStatus::Completed, {}},
-      {12, "", 100, NAN_S, NAN_S, 64, 0, "", -1, 0, 0, JobStatus::NeverStarted, {}},
+      {10, "train-a", 0, 0, 3600, 16, 16, "p5", 0, 2, 196.64, JobStatus::Completed, {}, {}},
+      {11, "eval", 60, 3600, 5400, 4, 4, "p5", 1, 1, 24.58, JobStatus::Completed, {}, {}},
+      {12, "", 100, NAN_S, NAN_S, 64, 0, "", -1, 0, 0, JobStatus::NeverStarted, {}, {}},
   };
   d.events = {{0, 10, -1, 0}, {0, 10, 0, 1}, {0, 10, 1, 1}, {60, 11, -1, 0}, {5400, -1, -1, 3}};
   d.event_kind_labels = {"submit", "start", "finish", "end_of_run"};
@@ -191,8 +191,8 @@ TEST_CASE("read_trace rejects traces it cannot read", "[unit]") {
   gcsim::test::TempDir dir;
   const std::string path = dir.file("bad.h5");
   SECTION("newer schema") {
-    write_schema1(path, sample(), {.schema = 2});
-    CHECK_THROWS_WITH(read_trace(path), Catch::Contains("schema 2"));
+    write_schema1(path, sample(), {.schema = 3});
+    CHECK_THROWS_WITH(read_trace(path), Catch::Contains("schema 3"));
   }
   SECTION("missing table") {
     write_schema1(path, sample(), {.with_events = false});

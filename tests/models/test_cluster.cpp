@@ -18,11 +18,12 @@ struct ModelRun {
   models::Scenario scenario;
   sim::Engine engine;
   models::Cluster cluster;
+  models::Ledger ledger;
   models::CostMeter costs;
   explicit ModelRun(const std::string& yaml)
       : scenario(test::scenario_from_yaml(yaml)),
         cluster(engine, scenario, models::expand_workload(scenario, 0), std::make_unique<models::FifoScheduler>()),
-        costs(scenario, cluster) {
+        costs(scenario, cluster, ledger) {
     cluster.start();
     engine.run();
   }

@@ -17,7 +17,7 @@ except ImportError:
 gcsim, out = sys.argv[1], sys.argv[2]
 subprocess.run([gcsim, "run", "-o", out, "--no-plots", "-q"], check=True)
 with h5py.File(f"{out}/quickstart.h5", "r") as f:
-    for name in ("jobs", "events", "utilization", "nodes"):
+    for name in ("jobs", "events", "utilization", "nodes", "ledger", "pools"):
         assert name in f, f"missing /{name}"
         assert f[name].chunks is not None, f"/{name} is not chunked"
         assert f[name].compression == "gzip", f"/{name} is not compressed"
@@ -27,7 +27,7 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
         assert column in f["jobs"].dtype.names, f"/jobs lacks {column}"
     assert len(jobs) == 502, len(jobs)
     status = h5py.check_enum_dtype(f["jobs"].dtype["status"])
-    assert set(status) == {"completed", "running", "never_started"}, status
+    assert set(status) == {"completed", "running", "never_started", "interrupted"}, status
     done = jobs["status"] == status["completed"]
     assert done.any()
     assert np.all(jobs["end_s"][done] >= jobs["start_s"][done])
@@ -44,6 +44,11 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
     total = nodes["cost_usd"].sum()
     busy = jobs["cost_usd"].sum()
     assert 0 < busy <= total + 1e-9, (busy, total)
+    # The ledger holds every charge: its sum is the nodes' bills.
+    ledger = f["ledger"][:]
+    assert abs(ledger["usd"].sum() - total) <= 1e-6 * total, (ledger["usd"].sum(), total)
+    cats = h5py.check_enum_dtype(f["ledger"].dtype["category"])
+    assert {"compute_busy", "compute_idle", "ownership"} <= set(cats), cats
     kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
     assert {"submit", "start", "finish"} <= set(kinds)
     names = [n.decode() if isinstance(n, bytes) else n for n in jobs["name"][:3]]

@@ -1,0 +1,133 @@
+// `gcsim instances [--provider P] [--gpu G]`: the bundled instance catalog; and
+// `gcsim catalog import --from skypilot-aws|skypilot-gcp|skypilot-lambda IN.csv -o OUT.csv`:
+// converts a SkyPilot vms.csv into our catalog format (docs/pricing.md).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "models/gpu/gpu_catalog.hpp"
+#include "models/pricing/instance_catalog.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/errors.hpp"
+
+namespace gcsim::cli {
+
+// Declared in cli/commands.hpp, which this file cannot include yet: it brings in
+// models/config/scenario.hpp, whose placeholder `PriceSpec { on_demand_usd_per_hour }` clashes
+// with models/pricing/price_spec.hpp's until scenario.hpp adopts the latter.
+struct InstanceCommands;
+std::shared_ptr<InstanceCommands> add_instance_commands(CLI::App& app);
+int run_instance_commands(const InstanceCommands& commands, const std::string& catalog_dir);
+void write_file_atomically(const std::string& path, const std::string& text);
+
+struct InstanceCommands {
+  CLI::App* instances = nullptr;
+  std::string provider, gpu;
+  CLI::App* catalog = nullptr;
+  CLI::App* import = nullptr;
+  std::string from, in_csv, out_csv;
+};
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+int cmd_instances(const InstanceCommands& c, const std::string& catalog_dir) {
+  models::GpuCatalog gpus;
+  gpus.add_from(config::load_yaml_file(catalog_dir + "/gpus.yaml").root);
+  const models::InstanceCatalog catalog = models::load_instance_catalog_dir(models::bundled_instance_dir(catalog_dir), &gpus);
+  std::string gpu_filter;
+  if (!c.gpu.empty()) {
+    const models::GpuSpec* g = gpus.find(c.gpu);
+    if (g == nullptr) {
+      const std::string hint = did_you_mean(c.gpu, gpus.all_names());
+      throw Error("unknown GPU '" + c.gpu + "'" + (hint.empty() ? " (see gcsim gpus)" : "; did you mean '" + hint + "'?"));
+    }
+    gpu_filter = g->name;
+  }
+  std::printf("%-10s %-28s %-15s %4s %10s %9s %9s  %-24s %s\n", "provider", "instance", "gpu", "gpus", "on-demand",
+              "spot", "$/GPU-h", "billing", "where");
+  std::size_t shown = 0, assumed = 0;
+  for (const models::InstanceSpec& s : catalog.list()) {
+    if (!c.provider.empty() && s.provider != lower(c.provider)) continue;
+    if (!gpu_filter.empty() && s.gpu != gpu_filter) continue;
+    char spot[32] = "-";
+    if (s.spot_usd_per_hour) std::snprintf(spot, sizeof spot, "%.4g", *s.spot_usd_per_hour);
+    const std::string where = !s.zone.empty() ? s.zone : s.region;
+    std::printf("%-10s %-28s %-15s %4d %10.4g %9s %9.4g  %-24s %s%s%s\n", s.provider.c_str(), s.instance_type.c_str(),
+                s.gpu.c_str(), s.gpus, s.on_demand_usd_per_hour, spot, s.on_demand_usd_per_gpu_hour(),
+                models::describe_billing(s.billing).c_str(), where.c_str(), s.snapshot.empty() ? "" : " ",
+                s.snapshot.c_str());
+    if (s.price_assumed) {
+      std::printf("%-10s   (price is an assumption: see its source in %s)\n", "",
+                  models::bundled_instance_dir(catalog_dir).c_str());
+      ++assumed;
+    }
+    ++shown;
+  }
+  std::printf("%zu instances (%zu with assumed prices); prices in USD per hour per node\n", shown, assumed);
+  return 0;
+}
+
+int cmd_catalog_import(const InstanceCommands& c) {
+  static const std::string prefix = "skypilot-";
+  if (c.from.rfind(prefix, 0) != 0) throw Error("--from must be skypilot-aws, skypilot-gcp or skypilot-lambda");
+  const std::string provider = c.from.substr(prefix.size());
+  std::ifstream in(c.in_csv, std::ios::binary);
+  if (!in) throw ConfigError(ErrorCode::FileNotFound, SourceMark{c.in_csv, 0, 0}, "", "cannot open");
+  const models::ImportResult r = models::import_skypilot(in, provider, c.in_csv);
+  std::vector<std::string> comments{"Imported by gcsim catalog import --from " + c.from + " from " + c.in_csv + ".",
+                                    "Source: skypilot-org/skypilot-catalog " + provider +
+                                        "/vms.csv layout; prices as in that file (USD per hour per node).",
+                                    std::to_string(r.report.rows) + " rows read, " + std::to_string(r.report.imported) +
+                                        " instances written."};
+  for (const auto& [reason, n] : r.report.skipped) comments.push_back("skipped " + std::to_string(n) + ": " + reason);
+  const std::string text = models::format_catalog_csv(r.instances, comments);
+  if (c.out_csv.empty() || c.out_csv == "-") {
+    std::cout << text;
+  } else {
+    write_file_atomically(c.out_csv, text);
+  }
+  std::fprintf(stderr, "%s: %zu rows, %zu instances imported", c.in_csv.c_str(), r.report.rows, r.report.imported);
+  if (r.report.merged > 0) std::fprintf(stderr, " (%zu GCP accelerator rows merged)", r.report.merged);
+  std::fprintf(stderr, "\n");
+  for (const auto& [reason, n] : r.report.skipped) std::fprintf(stderr, "  skipped %zu: %s\n", n, reason.c_str());
+  for (const auto& [name, n] : r.report.unknown_gpus)
+    std::fprintf(stderr, "  unknown accelerator '%s': %zu rows\n", name.c_str(), n);
+  return 0;
+}
+
+}  // namespace
+
+std::shared_ptr<InstanceCommands> add_instance_commands(CLI::App& app) {
+  auto c = std::make_shared<InstanceCommands>();
+  c->instances = app.add_subcommand("instances", "List the bundled instance catalog (cloud GPU offerings and prices)");
+  c->instances->add_option("--provider", c->provider, "Only this provider (aws, gcp, azure, lambda, ...)");
+  c->instances->add_option("--gpu", c->gpu, "Only instances with this GPU (a name in gcsim gpus)");
+  c->catalog = app.add_subcommand("catalog", "Instance catalog tools");
+  c->catalog->require_subcommand(1);
+  c->import = c->catalog->add_subcommand("import", "Convert a public catalog CSV into gcsim's instance catalog format");
+  c->import->add_option("--from", c->from, "Input layout: skypilot-aws, skypilot-gcp or skypilot-lambda")
+      ->required()
+      ->check(CLI::IsMember({"skypilot-aws", "skypilot-gcp", "skypilot-lambda"}));
+  c->import->add_option("input", c->in_csv, "The SkyPilot vms.csv to read")->required();
+  c->import->add_option("-o,--output", c->out_csv, "Write the catalog here (default: standard output)");
+  return c;
+}
+
+int run_instance_commands(const InstanceCommands& c, const std::string& catalog_dir) {
+  if (*c.instances) return cmd_instances(c, catalog_dir);
+  if (*c.import) return cmd_catalog_import(c);
+  return -1;
+}
+
+}  // namespace gcsim::cli

@@ -1,0 +1,104 @@
+// Budgets (see budgets.hpp).
+#include "models/pricing/budgets.hpp"
+
+#include <algorithm>
+
+namespace gcsim::models {
+
+namespace {
+// After the cluster's own events at an instant (0) and before its scheduling pass (10), so
+// a stop_new hold applies to the pass that would start the team's next job.
+constexpr int PRIORITY_BUDGET = 5;
+}  // namespace
+
+BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Cluster& cluster, Ledger& ledger,
+                             const CostMeter& costs)
+    : engine_(engine), scenario_(scenario), cluster_(cluster), costs_(costs),
+      team_posted_usd_(scenario.workload.teams.size(), 0.0), running_(scenario.workload.teams.size()),
+      budget_of_team_(scenario.workload.teams.size(), -1) {
+  for (std::size_t b = 0; b < scenario.budgets.size(); ++b) {
+    State s;
+    s.team = scenario.workload.team_index(scenario.budgets[b].team);
+    budget_of_team_[static_cast<std::size_t>(s.team)] = static_cast<int>(b);
+    states_.push_back(s);
+  }
+  ledger.charged.connect([this](const Charge& c) {
+    if (c.job < 0) return;
+    const int team = cluster_.jobs()[static_cast<std::size_t>(c.job)].team;
+    if (team < 0) return;
+    team_posted_usd_[static_cast<std::size_t>(team)] += c.usd;
+    const int b = budget_of_team_[static_cast<std::size_t>(team)];
+    // The posted part alone: a lower bound of the spend, enough to react at once.
+    if (b >= 0) check(static_cast<std::size_t>(b), team_posted_usd_[static_cast<std::size_t>(team)]);
+  });
+  cluster.job_started.connect([this](const Job& j) {
+    if (j.team >= 0) running_[static_cast<std::size_t>(j.team)].push_back(j.id);
+  });
+  auto leave = [this](const Job& j) {
+    if (j.team < 0) return;
+    auto& r = running_[static_cast<std::size_t>(j.team)];
+    auto it = std::find(r.begin(), r.end(), j.id);
+    if (it != r.end()) {
+      *it = r.back();
+      r.pop_back();
+    }
+  };
+  // Before the cost meter posts the run's charge? Order does not matter: a run leaves the
+  // running set and its charge is posted at the same instant, and check() runs on both.
+  cluster.job_finished.connect(leave);
+  cluster.job_stopped.connect(leave);
+}
+
+void BudgetWatcher::start() {
+  for (std::size_t b = 0; b < states_.size(); ++b) {
+    const BudgetSpec& spec = scenario_.budgets[b];
+    engine_.schedule_at<&BudgetWatcher::on_check>(spec.check_every, this, b, PRIORITY_BUDGET);
+    if (spec.period > sim::SimTime::zero())
+      engine_.schedule_at<&BudgetWatcher::on_period>(spec.period, this, b, PRIORITY_BUDGET);
+  }
+}
+
+double BudgetWatcher::team_spend_usd(int team) const {
+  double usd = team_posted_usd_[static_cast<std::size_t>(team)];
+  for (std::uint32_t id : running_[static_cast<std::size_t>(team)])
+    usd += costs_.running_cost_usd(cluster_.jobs()[id], engine_.now());
+  return usd;
+}
+
+void BudgetWatcher::check(std::size_t b, double spent_total) {
+  State& s = states_[b];
+  const BudgetSpec& spec = scenario_.budgets[b];
+  const double spent = spent_total - s.baseline_usd;
+  if (spec.alert_fraction > 0 && !s.alerted && spent >= spec.alert_fraction * spec.limit_usd) {
+    s.alerted = true;
+    event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::Alert, spent, spec.limit_usd});
+  }
+  if (s.reached || spent < spec.limit_usd) return;
+  s.reached = true;
+  event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::LimitReached, spent, spec.limit_usd});
+  if (spec.action == BudgetAction::StopNew) cluster_.hold_team(s.team, false);
+  if (spec.action == BudgetAction::StopRunning) cluster_.hold_team(s.team, true);
+}
+
+void BudgetWatcher::on_check(std::uint64_t b) {
+  if (cluster_.ended()) return;
+  check(b, team_spend_usd(states_[b].team));
+  engine_.schedule_at<&BudgetWatcher::on_check>(engine_.now() + scenario_.budgets[b].check_every, this, b,
+                                                PRIORITY_BUDGET);
+}
+
+void BudgetWatcher::on_period(std::uint64_t b) {
+  if (cluster_.ended()) return;
+  State& s = states_[b];
+  const double spend = team_spend_usd(s.team);
+  const double spent = spend - s.baseline_usd;
+  s.baseline_usd = spend;
+  s.alerted = false;
+  s.reached = false;
+  cluster_.release_team(s.team);
+  event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::PeriodStart, spent,
+                         scenario_.budgets[b].limit_usd});
+  engine_.schedule_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b, PRIORITY_BUDGET);
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,112 @@
+// CSV reading with positions; see csv.hpp.
+#include "models/pricing/csv.hpp"
+
+#include <utility>
+
+namespace gcsim::models::csv {
+namespace {
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+bool is_blank_line(std::string_view s) {
+  for (char c : s)
+    if (!blank(c)) return false;
+  return true;
+}
+
+}  // namespace
+
+Reader::Reader(std::istream& in, std::string label, bool hash_comments)
+    : in_(in), label_(std::move(label)), hash_comments_(hash_comments) {}
+
+void fail(ErrorCode code, const std::string& label, int line, int column, std::string_view column_name,
+          const std::string& detail) {
+  throw ConfigError(code, SourceMark{label, line, column}, std::string(column_name), detail);
+}
+
+bool Reader::next(Row& row) {
+  std::string line;
+  for (;;) {
+    if (!std::getline(in_, line)) return false;
+    ++line_;
+    if (is_blank_line(line)) continue;
+    if (hash_comments_ && line.front() == '#') continue;
+    break;
+  }
+  row.line = line_;
+  row.fields.clear();
+  std::size_t i = 0;
+  int column_base = 1;  // column of line[0]; restarts after a newline inside quotes
+  const int start_line = line_;
+  int cur_line = start_line;
+  for (;;) {
+    // Start of a field: skip leading blanks.
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    Field f;
+    f.column = column_base + static_cast<int>(i);
+    if (i < line.size() && line[i] == '"') {
+      const int quote_line = cur_line, quote_column = column_base + static_cast<int>(i);
+      ++i;
+      for (;;) {
+        if (i >= line.size()) {
+          // The quoted field goes on over a newline.
+          std::string more;
+          if (!std::getline(in_, more))
+            fail(ErrorCode::Syntax, label_, quote_line, quote_column, "", "a quoted field is never closed");
+          ++line_;
+          ++cur_line;
+          f.text += '\n';
+          line = std::move(more);
+          i = 0;
+          column_base = 1;
+          continue;
+        }
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            f.text += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        f.text += line[i++];
+      }
+      while (i < line.size() && blank(line[i])) ++i;
+      if (i < line.size() && line[i] != ',')
+        fail(ErrorCode::Syntax, label_, cur_line, column_base + static_cast<int>(i), "",
+             "unexpected text after a closing quote (write a quote inside quotes as \"\")");
+    } else {
+      const std::size_t comma = line.find(',', i);
+      const std::size_t end = comma == std::string::npos ? line.size() : comma;
+      f.text = line.substr(i, end - i);
+      while (!f.text.empty() && blank(f.text.back())) f.text.pop_back();
+      i = end;
+    }
+    row.fields.push_back(std::move(f));
+    if (i >= line.size()) break;
+    ++i;  // the comma
+    if (i >= line.size()) {  // a trailing comma: one more, empty field
+      row.fields.push_back(Field{"", column_base + static_cast<int>(i)});
+      break;
+    }
+  }
+  return true;
+}
+
+std::string escape(std::string_view field) {
+  bool quote = false;
+  for (char c : field)
+    if (c == ',' || c == '"' || c == '\n' || c == '\r') quote = true;
+  if (!field.empty() && (blank(field.front()) || blank(field.back()))) quote = true;
+  if (!quote) return std::string(field);
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace gcsim::models::csv

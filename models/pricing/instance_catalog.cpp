@@ -1,0 +1,601 @@
+// Instance catalog files, lookups and the SkyPilot importer; see instance_catalog.hpp.
+#include "models/pricing/instance_catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "models/pricing/csv.hpp"
+#include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
+#include "sim/units.hpp"
+
+namespace gcsim::models {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Our catalog's columns, in the order we write them.
+const std::vector<std::string>& catalog_columns() {
+  static const std::vector<std::string> cols{
+      "provider",  "instance_type", "gpu",          "gpus",          "vcpus",   "memory",
+      "local_storage", "network",   "region",       "zone",          "on_demand_per_hour",
+      "spot_per_hour", "billing",   "spot_notice",  "market_kind",   "price_assumed",
+      "snapshot",  "source"};
+  return cols;
+}
+const std::set<std::string>& required_columns() {
+  static const std::set<std::string> cols{"provider", "instance_type", "gpu", "gpus", "on_demand_per_hour", "source"};
+  return cols;
+}
+
+const std::vector<std::string>& market_kind_names() {
+  static const std::vector<std::string> names{"standard", "marketplace", "subscription", "lease"};
+  return names;
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// Reads one catalog row's cells; every failure names the cell.
+class RowReader {
+ public:
+  RowReader(const csv::Row& row, const std::map<std::string, std::size_t>& index, const std::string& label)
+      : row_(row), index_(index), label_(label) {}
+
+  // The cell's text ("" when the column is absent or the row short).
+  const std::string& text(const std::string& column) const {
+    static const std::string empty;
+    const auto it = index_.find(column);
+    if (it == index_.end() || it->second >= row_.fields.size()) return empty;
+    return row_.fields[it->second].text;
+  }
+  int column_of(const std::string& column) const {
+    const auto it = index_.find(column);
+    if (it == index_.end() || it->second >= row_.fields.size()) return 1;
+    return row_.fields[it->second].column;
+  }
+  [[noreturn]] void fail(ErrorCode code, const std::string& column, const std::string& detail) const {
+    csv::fail(code, label_, row_.line, column_of(column), column, detail);
+  }
+  std::string required_text(const std::string& column) const {
+    const std::string& t = text(column);
+    if (t.empty()) fail(ErrorCode::MissingKey, column, "empty " + column);
+    return t;
+  }
+  template <class F>
+  double quantity(const std::string& column, F parse, const char* example) const {
+    const std::string& t = text(column);
+    if (t.empty()) return 0;
+    double v = 0;
+    try {
+      v = parse(t);
+    } catch (const units::UnitError& e) {
+      fail(e.kind() == units::UnitError::Kind::NotANumber ? ErrorCode::WrongType
+           : e.kind() == units::UnitError::Kind::OutOfRange ? ErrorCode::OutOfRange
+                                                            : ErrorCode::BadUnit,
+           column, std::string(e.what()) + " (e.g. " + example + ")");
+    }
+    if (v < 0) fail(ErrorCode::OutOfRange, column, "'" + t + "' must not be negative");
+    return v;
+  }
+  int integer(const std::string& column, int min, int max) const {
+    const std::string& t = text(column);
+    if (t.empty()) {
+      if (min > 0) fail(ErrorCode::MissingKey, column, "empty " + column);
+      return 0;
+    }
+    double v = 0;
+    try {
+      v = units::parse_number(t);
+    } catch (const units::UnitError&) {
+      fail(ErrorCode::WrongType, column, "expected an integer, got '" + t + "'");
+    }
+    if (v != std::floor(v)) fail(ErrorCode::WrongType, column, "expected an integer, got '" + t + "'");
+    if (v < min || v > max)
+      fail(ErrorCode::OutOfRange, column,
+           "'" + t + "' is out of range: must be between " + std::to_string(min) + " and " + std::to_string(max));
+    return static_cast<int>(v);
+  }
+
+ private:
+  const csv::Row& row_;
+  const std::map<std::string, std::size_t>& index_;
+  const std::string& label_;
+};
+
+bool valid_snapshot(std::string_view s) {
+  // YYYY, YYYY-MM or YYYY-MM-DD.
+  if (s.empty()) return true;
+  if (s.size() != 4 && s.size() != 7 && s.size() != 10) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool dash = i == 4 || i == 7;
+    if (dash ? s[i] != '-' : !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
+  InstanceSpec s;
+  s.provider = r.required_text("provider");
+  for (char c : s.provider)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
+      r.fail(ErrorCode::WrongType, "provider", "a provider id is lower-case letters, digits and '-', got '" + s.provider + "'");
+  s.instance_type = r.required_text("instance_type");
+  s.gpu = r.required_text("gpu");
+  if (gpus != nullptr) {
+    const GpuSpec* g = gpus->find(s.gpu);
+    if (g == nullptr) {
+      const std::string hint = did_you_mean(s.gpu, gpus->all_names());
+      r.fail(ErrorCode::UnknownName, "gpu",
+             "unknown GPU '" + s.gpu + "'" + (hint.empty() ? " (see gcsim gpus)" : "; did you mean '" + hint + "'?"));
+    }
+    s.gpu = g->name;
+  }
+  s.gpus = r.integer("gpus", 1, 64);
+  s.vcpus = r.integer("vcpus", 0, 100000);
+  s.memory_bytes = r.quantity("memory", units::parse_bytes, "1152GiB");
+  s.local_storage_bytes = r.quantity("local_storage", units::parse_bytes, "8TB");
+  s.network_bytes_per_s = r.quantity("network", units::parse_bytes_per_s, "400Gbps");
+  s.region = r.text("region");
+  s.zone = r.text("zone");
+  if (r.text("on_demand_per_hour").empty()) r.fail(ErrorCode::MissingKey, "on_demand_per_hour", "empty on_demand_per_hour");
+  s.on_demand_usd_per_hour = r.quantity("on_demand_per_hour", units::parse_usd_per_hour, "32.77 or 36999/mo");
+  if (!r.text("spot_per_hour").empty())
+    s.spot_usd_per_hour = r.quantity("spot_per_hour", units::parse_usd_per_hour, "6.79");
+  s.billing = default_billing(s.provider);
+  if (const std::string& b = r.text("billing"); !b.empty()) {
+    try {
+      s.billing = parse_billing_text(b);
+    } catch (const std::invalid_argument& e) {
+      r.fail(ErrorCode::BadUnit, "billing", e.what());
+    }
+  }
+  s.spot_notice = s.spot_usd_per_hour ? default_spot_notice(s.provider) : sim::SimTime::zero();
+  if (const std::string& n = r.text("spot_notice"); !n.empty()) {
+    try {
+      s.spot_notice = sim::SimTime::from_ns(units::parse_duration_ns(n));
+    } catch (const units::UnitError& e) {
+      r.fail(ErrorCode::BadUnit, "spot_notice", std::string(e.what()) + " (e.g. 2m, 30s)");
+    }
+    if (s.spot_notice < sim::SimTime::zero()) r.fail(ErrorCode::OutOfRange, "spot_notice", "must not be negative");
+  }
+  if (const std::string& k = r.text("market_kind"); !k.empty()) {
+    const auto& names = market_kind_names();
+    const auto it = std::find(names.begin(), names.end(), k);
+    if (it == names.end()) {
+      const std::string hint = did_you_mean(k, names);
+      r.fail(ErrorCode::UnknownName, "market_kind",
+             "unknown value '" + k + "'" + (hint.empty() ? "; valid values: standard, marketplace, subscription, lease"
+                                                         : "; did you mean '" + hint + "'?"));
+    }
+    s.market_kind = static_cast<InstanceMarketKind>(it - names.begin());
+  }
+  if (const std::string& a = r.text("price_assumed"); !a.empty()) {
+    if (a != "0" && a != "1") r.fail(ErrorCode::WrongType, "price_assumed", "expected 0 or 1, got '" + a + "'");
+    s.price_assumed = a == "1";
+  }
+  s.snapshot = r.text("snapshot");
+  if (!valid_snapshot(s.snapshot))
+    r.fail(ErrorCode::WrongType, "snapshot", "expected a date YYYY-MM-DD (or YYYY-MM, YYYY), got '" + s.snapshot + "'");
+  s.source = r.required_text("source");
+  return s;
+}
+
+auto key_of(const InstanceSpec& s) { return std::tie(s.provider, s.instance_type, s.region, s.zone, s.snapshot); }
+
+// ---- SkyPilot import ----
+
+struct SkyRow {
+  int line = 0;
+  std::string type, accelerator, region, zone;
+  double count = 0, vcpus = 0, memory_gib = 0, gpu_memory_mib = 0;
+  std::optional<double> price, spot;
+};
+
+// 'SizeInMiB': 40960 inside GpuInfo's Python-dict text; 0 when absent.
+double gpu_memory_mib(std::string_view info) {
+  const auto k = info.find("SizeInMiB");
+  if (k == std::string_view::npos) return 0;
+  std::size_t i = info.find(':', k);
+  if (i == std::string_view::npos) return 0;
+  ++i;
+  while (i < info.size() && (info[i] == ' ' || info[i] == '\'')) ++i;
+  std::size_t j = i;
+  while (j < info.size() && (std::isdigit(static_cast<unsigned char>(info[j])) || info[j] == '.')) ++j;
+  try {
+    return j > i ? units::parse_number(info.substr(i, j - i)) : 0;
+  } catch (const units::UnitError&) {
+    return 0;
+  }
+}
+
+// GCP machine types that come with a fixed set of GPUs: accelerator name and count.
+std::optional<std::pair<std::string, int>> gcp_fixed_gpus(std::string_view type) {
+  auto suffix_count = [&](std::string_view prefix) -> int {
+    // "a2-highgpu-8g" -> 8
+    std::string_view rest = type.substr(prefix.size());
+    if (rest.empty() || rest.back() != 'g') return 0;
+    rest.remove_suffix(1);
+    try {
+      return static_cast<int>(units::parse_number(rest));
+    } catch (const units::UnitError&) {
+      return 0;
+    }
+  };
+  struct Family {
+    const char* prefix;
+    const char* accelerator;
+  };
+  static const Family families[] = {{"a2-highgpu-", "A100"},   {"a2-megagpu-", "A100"},     {"a2-ultragpu-", "A100-80GB"},
+                                    {"a3-highgpu-", "H100"},   {"a3-megagpu-", "H100-MEGA"}, {"a3-edgegpu-", "H100"},
+                                    {"a3-ultragpu-", "H200"}};
+  for (const Family& f : families) {
+    if (type.rfind(f.prefix, 0) == 0) {
+      const int n = suffix_count(f.prefix);
+      if (n > 0) return std::make_pair(std::string(f.accelerator), n);
+    }
+  }
+  if (type.rfind("g2-standard-", 0) == 0) {
+    const std::string_view size = type.substr(12);
+    const int n = size == "24" ? 2 : size == "48" ? 4 : size == "96" ? 8 : 1;
+    return std::make_pair(std::string("L4"), n);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view instance_market_kind_name(InstanceMarketKind k) {
+  return market_kind_names()[static_cast<std::size_t>(k)];
+}
+
+sim::SimTime default_spot_notice(std::string_view provider) {
+  const std::string p = lower(provider);
+  if (p == "aws") return sim::minutes(2);
+  if (p == "gcp" || p == "azure") return sim::seconds(30);
+  return sim::SimTime::zero();
+}
+
+std::string InstanceSpec::ref() const {
+  std::string r = provider + "/" + instance_type;
+  if (!zone.empty()) {
+    r += "@" + zone;
+  } else if (!region.empty()) {
+    r += "@" + region;
+  }
+  return r;
+}
+
+PriceSpec InstanceSpec::price_defaults() const {
+  PriceSpec p;
+  p.on_demand_usd_per_hour = on_demand_usd_per_hour;
+  p.spot_usd_per_hour = spot_usd_per_hour;
+  if (spot_usd_per_hour) p.spot_profile = PriceProfile(*spot_usd_per_hour);
+  p.billing = billing;
+  return p;
+}
+
+void InstanceCatalog::load(const std::string& path, const GpuCatalog* gpus) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec))
+    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "cannot open instance catalog");
+  load(in, path, gpus);
+}
+
+void InstanceCatalog::load(std::istream& in, const std::string& label, const GpuCatalog* gpus) {
+  csv::Reader reader(in, label, true);
+  csv::Row row;
+  if (!reader.next(row)) throw ConfigError(ErrorCode::EmptyFile, SourceMark{label, 0, 0}, "", "no header line");
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < row.fields.size(); ++i) {
+    const std::string& name = row.fields[i].text;
+    if (std::find(catalog_columns().begin(), catalog_columns().end(), name) == catalog_columns().end()) {
+      const std::string hint = did_you_mean(name, catalog_columns());
+      csv::fail(ErrorCode::UnknownKey, label, row.line, row.fields[i].column, name,
+                "unknown column '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+    }
+    if (!index.emplace(name, i).second)
+      csv::fail(ErrorCode::Duplicate, label, row.line, row.fields[i].column, name, "column '" + name + "' appears twice");
+  }
+  for (const std::string& c : required_columns())
+    if (!index.count(c)) csv::fail(ErrorCode::MissingKey, label, row.line, 1, c, "missing required column '" + c + "'");
+  const std::size_t columns = row.fields.size();
+
+  std::vector<InstanceSpec> parsed;
+  std::vector<int> lines;
+  while (reader.next(row)) {
+    if (row.fields.size() != columns)
+      csv::fail(ErrorCode::WrongType, label, row.line, row.fields.size() > columns ? row.fields[columns].column : 1, "",
+                "expected " + std::to_string(columns) + " fields (as the header), got " + std::to_string(row.fields.size()));
+    const RowReader r(row, index, label);
+    InstanceSpec s = parse_row(r, gpus);
+    auto same = [&](const InstanceSpec& o) { return key_of(o) == key_of(s); };
+    if (std::any_of(entries_.begin(), entries_.end(), same) || std::any_of(parsed.begin(), parsed.end(), same))
+      r.fail(ErrorCode::Duplicate, "instance_type",
+             "'" + s.ref() + "' (snapshot '" + s.snapshot + "') is already in the catalog");
+    parsed.push_back(std::move(s));
+  }
+  for (InstanceSpec& s : parsed) entries_.push_back(std::move(s));
+}
+
+void InstanceCatalog::add(InstanceSpec spec) {
+  for (const InstanceSpec& e : entries_)
+    if (key_of(e) == key_of(spec)) throw std::invalid_argument("InstanceCatalog::add: '" + spec.ref() + "' is already in the catalog");
+  entries_.push_back(std::move(spec));
+}
+
+const InstanceSpec* InstanceCatalog::find(std::string_view provider, std::string_view instance_type,
+                                          std::string_view where) const {
+  const std::string p = lower(provider);
+  const InstanceSpec* best = nullptr;
+  for (const InstanceSpec& e : entries_) {
+    if (e.provider != p || e.instance_type != instance_type) continue;
+    if (!where.empty() && e.region != where && e.zone != where) continue;
+    if (best == nullptr) {
+      best = &e;
+      continue;
+    }
+    // Newer snapshot first (ISO dates sort as text; "" is oldest), then region-level prices.
+    if (e.snapshot > best->snapshot || (e.snapshot == best->snapshot && e.zone.empty() && !best->zone.empty())) best = &e;
+  }
+  return best;
+}
+
+const InstanceSpec* InstanceCatalog::find_ref(std::string_view ref) const {
+  const auto slash = ref.find('/');
+  if (slash == std::string_view::npos || slash == 0) return nullptr;
+  std::string_view type = ref.substr(slash + 1);
+  std::string_view where;
+  if (const auto at = type.rfind('@'); at != std::string_view::npos) {
+    where = type.substr(at + 1);
+    type = type.substr(0, at);
+  }
+  return find(ref.substr(0, slash), type, where);
+}
+
+std::vector<std::string> InstanceCatalog::refs() const {
+  std::vector<std::string> out;
+  for (const InstanceSpec& e : entries_) {
+    std::string r = e.provider + "/" + e.instance_type;
+    if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+namespace {
+std::string unknown_instance_message(const InstanceCatalog& c, std::string_view ref) {
+  std::string msg = "unknown instance '" + std::string(ref) + "'";
+  std::string_view base = ref.substr(0, ref.rfind('@'));
+  if (c.find_ref(base) != nullptr) return msg + ": no entry in that region or zone";
+  const std::string hint = did_you_mean(base, c.refs());
+  if (!hint.empty()) return msg + "; did you mean '" + hint + "'?";
+  if (ref.find('/') == std::string_view::npos) return msg + " (write provider/instance_type, e.g. aws/p4d.24xlarge)";
+  return msg + " (see gcsim instances)";
+}
+}  // namespace
+
+const InstanceSpec& InstanceCatalog::lookup(std::string_view ref) const {
+  if (const InstanceSpec* s = find_ref(ref)) return *s;
+  throw Error(unknown_instance_message(*this, ref));
+}
+
+const InstanceSpec& InstanceCatalog::lookup(const config::ConfigNode& node) const {
+  const std::string ref = config::read_string(node);
+  if (const InstanceSpec* s = find_ref(ref)) return *s;
+  node.fail(ErrorCode::UnknownName, unknown_instance_message(*this, ref));
+}
+
+std::string bundled_instance_dir(const std::string& catalog_dir) {
+  return (std::filesystem::path(catalog_dir) / "instances").string();
+}
+
+InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatalog* gpus) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw ConfigError(ErrorCode::FileNotFound, SourceMark{dir, 0, 0}, "", "no instance catalog folder");
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().extension() == ".csv") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  InstanceCatalog catalog;
+  for (const std::string& f : files) catalog.load(f, gpus);
+  return catalog;
+}
+
+std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const std::vector<std::string>& comments) {
+  std::string out;
+  for (const std::string& c : comments) out += "# " + c + "\n";
+  const auto& cols = catalog_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + cols[i];
+  out += "\n";
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  for (const InstanceSpec& s : entries) {
+    const std::vector<std::string> cells{
+        s.provider,
+        s.instance_type,
+        s.gpu,
+        std::to_string(s.gpus),
+        s.vcpus > 0 ? std::to_string(s.vcpus) : "",
+        s.memory_bytes > 0 ? format_number(s.memory_bytes / gib) + "GiB" : "",
+        s.local_storage_bytes > 0 ? format_number(s.local_storage_bytes / 1e9) + "GB" : "",
+        s.network_bytes_per_s > 0 ? format_number(s.network_bytes_per_s * 8 / 1e9) + "Gbps" : "",
+        s.region,
+        s.zone,
+        format_number(s.on_demand_usd_per_hour),
+        s.spot_usd_per_hour ? format_number(*s.spot_usd_per_hour) : "",
+        format_billing_compact(s.billing),
+        s.spot_notice > sim::SimTime::zero() ? format_number(s.spot_notice.seconds()) + "s" : "",
+        std::string(instance_market_kind_name(s.market_kind)),
+        s.price_assumed ? "1" : "0",
+        s.snapshot,
+        s.source};
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv::escape(cells[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib) {
+  const std::string a = lower(accelerator);
+  if (a == "a100") return memory_mib >= 81920 ? "A100-80GB-SXM" : "A100-40GB-SXM";
+  if (a == "a100-80gb") return "A100-80GB-SXM";
+  if (a == "h100" || a == "h100-mega") return "H100-SXM";
+  if (a == "h200") return "H200";
+  if (a == "b200") return "B200";
+  if (a == "v100") return memory_mib >= 32768 ? "V100-SXM2-32GB" : "V100-SXM2-16GB";
+  if (a == "v100-32gb") return "V100-SXM2-32GB";
+  if (a == "t4") return "T4";
+  if (a == "a10g") return "A10G";
+  if (a == "a10") return "A10";
+  if (a == "l4") return "L4";
+  if (a == "l40s") return "L40S";
+  if (a == "a6000" || a == "rtxa6000") return "RTX-A6000";
+  if (a == "gh200") return "GH200";
+  return "";
+}
+
+ImportResult import_skypilot(std::istream& in, std::string_view provider_in, const std::string& label) {
+  const std::string provider = lower(provider_in);
+  if (provider != "aws" && provider != "gcp" && provider != "lambda")
+    throw Error("import_skypilot: provider must be aws, gcp or lambda, got '" + std::string(provider_in) + "'");
+  csv::Reader reader(in, label, false);
+  csv::Row row;
+  if (!reader.next(row)) throw ConfigError(ErrorCode::EmptyFile, SourceMark{label, 0, 0}, "", "no header line");
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < row.fields.size(); ++i) index.emplace(row.fields[i].text, i);
+  std::vector<std::string> required{"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "Region"};
+  if (provider != "lambda") required.push_back("AvailabilityZone");
+  for (const std::string& c : required)
+    if (!index.count(c))
+      csv::fail(ErrorCode::MissingKey, label, row.line, 1, c,
+                "missing column '" + c + "' of the SkyPilot " + provider + " layout");
+
+  ImportResult result;
+  auto skip = [&](const std::string& reason) { ++result.report.skipped[reason]; };
+  std::vector<SkyRow> rows;
+  while (reader.next(row)) {
+    ++result.report.rows;
+    const RowReader r(row, index, label);
+    SkyRow s;
+    s.line = row.line;
+    s.type = r.text("InstanceType");
+    s.accelerator = r.text("AcceleratorName");
+    s.region = r.text("Region");
+    s.zone = r.text("AvailabilityZone");
+    s.count = r.quantity("AcceleratorCount", units::parse_number, "8.0");
+    s.vcpus = r.quantity("vCPUs", units::parse_number, "96.0");
+    s.memory_gib = r.quantity("MemoryGiB", units::parse_number, "1152.0");
+    s.gpu_memory_mib = gpu_memory_mib(r.text("GpuInfo"));
+    if (!r.text("Price").empty()) s.price = r.quantity("Price", units::parse_number, "32.7726");
+    if (!r.text("SpotPrice").empty()) s.spot = r.quantity("SpotPrice", units::parse_number, "6.7915");
+    rows.push_back(std::move(s));
+  }
+
+  auto make = [&](const SkyRow& host, const std::string& gpu, int count, double price, std::optional<double> spot) {
+    InstanceSpec s;
+    s.provider = provider;
+    s.instance_type = host.type;
+    s.gpu = gpu;
+    s.gpus = count;
+    s.vcpus = static_cast<int>(std::lround(host.vcpus));
+    s.memory_bytes = host.memory_gib * 1024.0 * 1024.0 * 1024.0;
+    s.region = host.region;
+    s.zone = host.zone;
+    s.on_demand_usd_per_hour = price;
+    s.spot_usd_per_hour = spot;
+    s.billing = default_billing(provider);
+    s.spot_notice = spot ? default_spot_notice(provider) : sim::SimTime::zero();
+    s.source = "skypilot-org/skypilot-catalog " + provider + "/vms.csv via " + label + " line " + std::to_string(host.line);
+    result.instances.push_back(std::move(s));
+  };
+
+  // GCP: accelerator rows (no InstanceType) by (zone, name, count), consumed by host rows.
+  std::map<std::tuple<std::string, std::string, int>, const SkyRow*> accel;
+  std::set<const SkyRow*> used;
+  if (provider == "gcp")
+    for (const SkyRow& s : rows)
+      if (s.type.empty() && !s.accelerator.empty())
+        accel.emplace(std::make_tuple(s.zone, s.accelerator, static_cast<int>(std::lround(s.count))), &s);
+
+  for (const SkyRow& s : rows) {
+    if (provider == "gcp" && s.type.empty()) continue;  // accelerator rows: counted below
+    if (!s.price) {
+      skip("no on-demand price");
+      continue;
+    }
+    std::string accelerator = s.accelerator;
+    double count = s.count;
+    const SkyRow* gcp_accel = nullptr;
+    if (provider == "gcp" && accelerator.empty()) {
+      const auto fixed = gcp_fixed_gpus(s.type);
+      if (!fixed) {
+        skip("no GPU (CPU-only machine type)");
+        continue;
+      }
+      const auto it = accel.find(std::make_tuple(s.zone, fixed->first, fixed->second));
+      if (it == accel.end() || !it->second->price) {
+        skip("GCP host row without its accelerator row in the same zone");
+        continue;
+      }
+      gcp_accel = it->second;
+      accelerator = fixed->first;
+      count = fixed->second;
+    }
+    if (accelerator.empty()) {
+      skip("no GPU (CPU-only machine type)");
+      continue;
+    }
+    const std::string gpu = skypilot_gpu_name(accelerator, s.gpu_memory_mib);
+    if (gpu.empty()) {
+      skip("GPU not in our catalog");
+      ++result.report.unknown_gpus[accelerator];
+      continue;
+    }
+    if (count < 1 || count != std::floor(count) || count > 64) {
+      skip("fractional or out-of-range GPU count");
+      continue;
+    }
+    double price = *s.price;
+    std::optional<double> spot = s.spot;
+    if (gcp_accel != nullptr) {
+      used.insert(gcp_accel);
+      price += *gcp_accel->price;
+      spot = s.spot && gcp_accel->spot ? std::optional<double>(*s.spot + *gcp_accel->spot) : std::nullopt;
+    }
+    make(s, gpu, static_cast<int>(count), price, spot);
+  }
+  if (provider == "gcp") {
+    for (const SkyRow& s : rows) {
+      if (!s.type.empty() || used.count(&s)) continue;
+      if (s.accelerator.empty()) {
+        skip("no GPU (CPU-only machine type)");
+      } else if (skypilot_gpu_name(s.accelerator, s.gpu_memory_mib).empty()) {
+        skip("GPU not in our catalog");
+        ++result.report.unknown_gpus[s.accelerator];
+      } else {
+        skip("GCP accelerator row with no fixed-GPU host row in the same zone (e.g. GPUs attached to N1 VMs)");
+      }
+    }
+  }
+  result.report.merged = used.size();
+  result.report.imported = result.instances.size();
+  return result;
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,126 @@
+// Instance catalogs: cloud and platform offerings a node type may name instead of spelling
+// out its hardware (provider, instance type, GPU model and count, vCPUs, memory, local
+// storage, network, region/zone, on-demand and spot prices, billing, with the source and
+// snapshot date of every price). The bundled catalog is scenarios/catalog/instances/*.csv;
+// the file format (every column) is in docs/pricing.md. An importer reads the public
+// SkyPilot catalog layout (skypilot-org/skypilot-catalog, catalogs/v7/{aws,gcp,lambda}/vms.csv).
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/gpu/gpu_catalog.hpp"
+#include "models/pricing/billing.hpp"
+#include "models/pricing/price_spec.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models {
+
+// How an offering is sold: a standard cloud instance; a marketplace of per-host prices with
+// interruptible bids (Vast.ai-style); a subscription of prepaid units converted to an hourly
+// equivalent (Colab-style compute units); a lease per node per month (DGX Cloud-style).
+enum class InstanceMarketKind { Standard, Marketplace, Subscription, Lease };
+std::string_view instance_market_kind_name(InstanceMarketKind k);  // "standard", "marketplace", ...
+
+struct InstanceSpec {
+  std::string provider;       // lower-case id: aws, gcp, azure, lambda, alibaba, tencent, vast, colab, dgx-cloud
+  std::string instance_type;  // the provider's name: p4d.24xlarge
+  std::string gpu;            // a name in the GPU catalog (canonical once loaded against one)
+  std::string region;         // "" when the price holds in every region or is not regional
+  std::string zone;           // "" for a region-level (list) price
+  int gpus = 1;
+  int vcpus = 0;                     // 0 = not given
+  double memory_bytes = 0;           // host memory; 0 = not given
+  double local_storage_bytes = 0;    // instance-local NVMe/SSD; 0 = none or not given
+  double network_bytes_per_s = 0;    // per node; 0 = not given
+  double on_demand_usd_per_hour = 0; // per node
+  std::optional<double> spot_usd_per_hour;  // per node; interruptible bid price on marketplaces
+  BillingRule billing;
+  sim::SimTime spot_notice;          // warning before a spot reclaim (0 = none or not known)
+  InstanceMarketKind market_kind = InstanceMarketKind::Standard;
+  bool price_assumed = false;        // true when the price is not public: an assumption
+  std::string snapshot;              // date of the price: YYYY-MM-DD, YYYY-MM, YYYY or "" (unknown)
+  std::string source;                // where the figures come from
+
+  double on_demand_usd_per_gpu_hour() const { return on_demand_usd_per_hour / gpus; }
+  // "aws/p4d.24xlarge@us-east-1" (the zone instead of the region when there is one).
+  std::string ref() const;
+  // Prices and billing as defaults for a node type's price: block (parse_price's `defaults`).
+  PriceSpec price_defaults() const;
+};
+
+// Spot reclaim notice by provider: AWS 2 min, GCP and Azure 30 s (spot_interruption_facts.csv
+// sources); zero for the others (not published).
+sim::SimTime default_spot_notice(std::string_view provider);
+
+class InstanceCatalog {
+ public:
+  // Reads a catalog file (docs/pricing.md). With `gpus`, every gpu must resolve there
+  // (UnknownName with did-you-mean) and is stored under its canonical name. The file is
+  // checked whole before the catalog changes. Errors: ConfigError at file:line:column with
+  // the column name as key path (FileNotFound, MissingKey/UnknownKey in the header,
+  // WrongType/BadUnit/OutOfRange in cells, Duplicate entries).
+  void load(const std::string& path, const GpuCatalog* gpus = nullptr);
+  void load(std::istream& in, const std::string& label, const GpuCatalog* gpus = nullptr);
+  // Adds one entry; std::invalid_argument when an entry with the same provider, type, region,
+  // zone and snapshot exists.
+  void add(InstanceSpec spec);
+
+  // The best match: same provider (case-insensitive) and type, and `where` equal to the
+  // region or the zone when not empty. Among several, the most recent snapshot wins, then a
+  // region-level price (no zone), then the first loaded. nullptr when none.
+  const InstanceSpec* find(std::string_view provider, std::string_view instance_type, std::string_view where = "") const;
+  // "aws/p4d.24xlarge" or "aws/p4d.24xlarge@us-east-1" (or @zone); nullptr when none.
+  const InstanceSpec* find_ref(std::string_view ref) const;
+  // find_ref, or gcsim::Error "unknown instance ...; did you mean ...?".
+  const InstanceSpec& lookup(std::string_view ref) const;
+  // The same from a scenario value: ConfigError(UnknownName) at the node.
+  const InstanceSpec& lookup(const config::ConfigNode& node) const;
+  // Every "provider/type" once, in catalog order (for did-you-mean and listings).
+  std::vector<std::string> refs() const;
+
+  const std::vector<InstanceSpec>& list() const { return entries_; }
+
+ private:
+  std::vector<InstanceSpec> entries_;
+};
+
+// Loads every *.csv in `dir` in name order (the bundled scenarios/catalog/instances).
+InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatalog* gpus);
+// The bundled folder under a catalog folder (LoadOptions::catalog_dir): "<dir>/instances".
+std::string bundled_instance_dir(const std::string& catalog_dir);
+
+// Our catalog format for `entries`, with `comments` written first as `# ` lines.
+std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const std::vector<std::string>& comments);
+
+// What the importer kept and what it skipped, by reason; nothing is dropped silently.
+struct ImportReport {
+  std::size_t rows = 0;       // data rows read
+  std::size_t imported = 0;   // instances produced
+  std::size_t merged = 0;     // GCP accelerator rows folded into their host row's price
+  std::map<std::string, std::size_t> skipped;       // reason -> rows
+  std::map<std::string, std::size_t> unknown_gpus;  // accelerator name -> rows (also in skipped)
+};
+struct ImportResult {
+  std::vector<InstanceSpec> instances;
+  ImportReport report;
+};
+
+// Imports a SkyPilot catalog vms.csv of `provider` (aws, gcp or lambda; columns located by
+// header name, layouts in ../shared/data/skypilot_catalog_schema.csv). GpuInfo's Python-dict
+// text gives each GPU's memory (SizeInMiB), which with the accelerator name picks our GPU
+// (A100 + 40960 MiB -> A100-40GB-SXM). GCP prices GPUs as separate accelerator rows (empty
+// InstanceType): each is added to the host row of its fixed-GPU machine type (a2, a3, g2) in
+// the same zone, as SkyPilot does. Rows with GPUs we do not know, CPU-only rows and
+// unpaired rows are skipped and counted. Malformed input: ConfigError at label:line:column.
+ImportResult import_skypilot(std::istream& in, std::string_view provider, const std::string& label);
+// Our GPU name for a SkyPilot accelerator name and per-GPU memory (0 = unknown); "" if none.
+std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib);
+
+}  // namespace gcsim::models

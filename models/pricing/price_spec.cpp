@@ -1,0 +1,274 @@
+// Parsing of markets, price blocks and spot price profiles; see price_spec.hpp.
+#include "models/pricing/price_spec.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include "models/pricing/csv.hpp"
+#include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
+#include "sim/units.hpp"
+
+namespace gcsim::models {
+namespace {
+
+using config::ConfigNode;
+using config::MapReader;
+
+const std::vector<std::string>& upfront_names() {
+  static const std::vector<std::string> names{"none", "partial", "all"};
+  return names;
+}
+
+// Checks a profile's points and period the way PriceProfile requires them.
+void check_profile(const std::vector<PricePoint>& points, sim::SimTime repeat, const std::vector<const ConfigNode*>& at_nodes,
+                   const ConfigNode* repeat_node, const std::string& label, const std::vector<std::pair<int, int>>& at_marks) {
+  auto fail_at = [&](std::size_t i, ErrorCode code, const std::string& detail) {
+    if (i < at_nodes.size() && at_nodes[i] != nullptr) at_nodes[i]->fail(code, detail);
+    csv::fail(code, label, at_marks[i].first, at_marks[i].second, "time", detail);
+  };
+  if (points.front().at != sim::SimTime::zero()) fail_at(0, ErrorCode::OutOfRange, "the first price point must be at 0");
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (!(points[i].at > points[i - 1].at))
+      fail_at(i, ErrorCode::OutOfRange, "price points must be in strictly increasing time order");
+  if (repeat > sim::SimTime::zero() && !(repeat > points.back().at)) {
+    const std::string detail = "repeat (" + units::format_duration_s(repeat.seconds()) +
+                               ") must be longer than the last point's time (" +
+                               units::format_duration_s(points.back().at.seconds()) + ")";
+    if (repeat_node != nullptr) repeat_node->fail(ErrorCode::OutOfRange, detail);
+    fail_at(points.size() - 1, ErrorCode::OutOfRange, detail);
+  }
+}
+
+// MissingKey for `key` of the map `node`, with the key in the path as MapReader::required
+// reports it, and `why` telling which other value makes it required.
+[[noreturn]] void fail_missing(const ConfigNode& node, std::string_view key, const std::string& why) {
+  throw ConfigError(ErrorCode::MissingKey, node.mark(), config::join_key_path(node.path(), key),
+                    "missing required key '" + std::string(key) + "'" + (why.empty() ? "" : " (" + why + ")"));
+}
+
+// A constant positive-or-zero price; read_usd_per_hour already refuses negatives.
+double read_price(const ConfigNode& n) { return config::read_usd_per_hour(n); }
+
+ReservedTerms parse_reserved(const ConfigNode& node) {
+  MapReader r(node, {"term", "upfront", "upfront_usd", "per_hour"});
+  ReservedTerms t;
+  t.term = config::read_duration(r.required("term"), sim::SimTime::from_ns(1));
+  const std::string up = r.has("upfront") ? config::read_enum(*r.optional("upfront"), upfront_names()) : "none";
+  t.upfront = up == "none" ? Upfront::None : up == "partial" ? Upfront::Partial : Upfront::All;
+  const ConfigNode* amount = r.optional("upfront_usd");
+  const ConfigNode* hourly = r.optional("per_hour");
+  if (amount != nullptr) t.upfront_usd = config::read_usd(*amount);
+  if (hourly != nullptr) t.usd_per_hour = read_price(*hourly);
+  switch (t.upfront) {
+    case Upfront::None:
+      if (amount != nullptr) amount->fail(ErrorCode::Conflict, "upfront_usd needs upfront: partial or all");
+      if (hourly == nullptr) fail_missing(node, "per_hour", "a no-upfront reservation is paid by the hour");
+      break;
+    case Upfront::Partial:
+      if (amount == nullptr) fail_missing(node, "upfront_usd", "upfront: partial");
+      if (hourly == nullptr) fail_missing(node, "per_hour", "upfront: partial");
+      break;
+    case Upfront::All:
+      if (amount == nullptr) fail_missing(node, "upfront_usd", "upfront: all");
+      if (hourly != nullptr && t.usd_per_hour > 0)
+        hourly->fail(ErrorCode::Conflict, "an all-upfront reservation has no hourly charge");
+      break;
+  }
+  r.finish();
+  return t;
+}
+
+}  // namespace
+
+std::string_view market_name(Market m) {
+  switch (m) {
+    case Market::OnDemand: return "on_demand";
+    case Market::Spot: return "spot";
+    case Market::Reserved: return "reserved";
+    case Market::Owned: return "owned";
+  }
+  return "unknown";
+}
+
+const std::vector<std::string>& market_names() {
+  static const std::vector<std::string> names{"on_demand", "spot", "reserved", "owned"};
+  return names;
+}
+
+std::optional<Market> market_from_name(std::string_view name) {
+  if (name == "on_demand") return Market::OnDemand;
+  if (name == "spot") return Market::Spot;
+  if (name == "reserved") return Market::Reserved;
+  if (name == "owned") return Market::Owned;
+  return std::nullopt;
+}
+
+Market parse_market(const ConfigNode& node) { return *market_from_name(config::read_enum(node, market_names())); }
+
+std::string_view upfront_name(Upfront u) {
+  switch (u) {
+    case Upfront::None: return "none";
+    case Upfront::Partial: return "partial";
+    case Upfront::All: return "all";
+  }
+  return "unknown";
+}
+
+double PriceSpec::usd_per_hour_at(sim::SimTime t) const {
+  switch (market) {
+    case Market::OnDemand: return on_demand_usd_per_hour;
+    case Market::Spot: return spot_profile.empty() ? 0 : spot_profile.usd_per_hour_at(t);
+    case Market::Reserved: return reserved_effective_usd_per_hour();
+    case Market::Owned: return 0;
+  }
+  return 0;
+}
+
+PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, sim::SimTime repeat) {
+  csv::Reader reader(in, label, true);
+  csv::Row row;
+  if (!reader.next(row)) csv::fail(ErrorCode::EmptyFile, label, 0, 0, "", "no header 'time,usd_per_hour'");
+  static const char* const header[] = {"time", "usd_per_hour"};
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (i >= row.fields.size() || row.fields[i].text != header[i])
+      csv::fail(ErrorCode::MissingKey, label, row.line, i < row.fields.size() ? row.fields[i].column : 1, header[i],
+                "the header must be 'time,usd_per_hour'");
+  }
+  if (row.fields.size() > 2)
+    csv::fail(ErrorCode::UnknownKey, label, row.line, row.fields[2].column, row.fields[2].text,
+              "unknown column '" + row.fields[2].text + "'; the header must be 'time,usd_per_hour'");
+  std::vector<PricePoint> points;
+  std::vector<std::pair<int, int>> marks;
+  while (reader.next(row)) {
+    if (row.fields.size() != 2)
+      csv::fail(ErrorCode::WrongType, label, row.line, row.fields.size() > 2 ? row.fields[2].column : row.fields[0].column, "",
+                "expected 2 fields (time,usd_per_hour), got " + std::to_string(row.fields.size()));
+    PricePoint p;
+    try {
+      p.at = sim::SimTime::from_ns(units::parse_duration_ns(row.fields[0].text));
+    } catch (const units::UnitError& e) {
+      csv::fail(e.kind() == units::UnitError::Kind::NotANumber ? ErrorCode::WrongType : ErrorCode::BadUnit, label, row.line,
+                row.fields[0].column, "time", std::string(e.what()) + " (write a duration such as 0h or 30m)");
+    }
+    try {
+      p.usd_per_hour = units::parse_usd_per_hour(row.fields[1].text);
+    } catch (const units::UnitError& e) {
+      csv::fail(e.kind() == units::UnitError::Kind::NotANumber ? ErrorCode::WrongType : ErrorCode::BadUnit, label, row.line,
+                row.fields[1].column, "usd_per_hour", e.what());
+    }
+    if (p.at < sim::SimTime::zero())
+      csv::fail(ErrorCode::OutOfRange, label, row.line, row.fields[0].column, "time", "a time must not be negative");
+    if (p.usd_per_hour < 0)
+      csv::fail(ErrorCode::OutOfRange, label, row.line, row.fields[1].column, "usd_per_hour", "a price must not be negative");
+    points.push_back(p);
+    marks.emplace_back(row.line, row.fields[0].column);
+  }
+  if (points.empty()) csv::fail(ErrorCode::EmptyFile, label, row.line, 0, "", "no price rows after the header");
+  check_profile(points, repeat, {}, nullptr, label, marks);
+  return PriceProfile(std::move(points), repeat);
+}
+
+PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base_dir) {
+  MapReader r(node, {"points", "file", "repeat"});
+  const ConfigNode* points_node = r.optional("points");
+  const ConfigNode* file_node = r.optional("file");
+  const ConfigNode* repeat_node = r.optional("repeat");
+  sim::SimTime repeat = sim::SimTime::zero();
+  if (repeat_node != nullptr) repeat = config::read_duration(*repeat_node, sim::SimTime::from_ns(1));
+  r.finish();
+  if (points_node != nullptr && file_node != nullptr)
+    file_node->fail(ErrorCode::Conflict, "give points or file, not both");
+  if (points_node == nullptr && file_node == nullptr)
+    fail_missing(node, "points", "or 'file'");
+  if (file_node != nullptr) {
+    const std::string file = config::read_string(*file_node);
+    std::filesystem::path path(file);
+    if (path.is_relative() && !base_dir.empty()) path = std::filesystem::path(base_dir) / path;
+    std::ifstream in(path, std::ios::binary);
+    std::error_code ec;
+    if (!in || std::filesystem::is_directory(path, ec))
+      file_node->fail(ErrorCode::FileNotFound, "cannot open price trace '" + path.string() + "'");
+    return read_price_profile_csv(in, path.string(), repeat);
+  }
+  if (!points_node->is_sequence() || points_node->size() == 0)
+    points_node->fail(ErrorCode::WrongType, "points must be a non-empty list of {at, price}");
+  std::vector<PricePoint> points;
+  std::vector<const ConfigNode*> at_nodes;
+  for (const ConfigNode& item : points_node->items()) {
+    MapReader pr(item, {"at", "price"});
+    const ConfigNode& at = pr.required("at");
+    PricePoint p;
+    p.at = config::read_duration(at);
+    p.usd_per_hour = read_price(pr.required("price"));
+    pr.finish();
+    points.push_back(p);
+    at_nodes.push_back(&at);
+  }
+  check_profile(points, repeat, at_nodes, repeat_node, "", {});
+  return PriceProfile(std::move(points), repeat);
+}
+
+PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule& provider_default,
+                      const std::string& base_dir, const PriceSpec* defaults) {
+  MapReader r(block, {"on_demand_per_hour", "spot_per_hour", "spot_profile", "max_per_hour", "reserved", "billing"});
+  PriceSpec p;
+  p.market = market;
+  p.billing = defaults != nullptr ? defaults->billing : provider_default;
+  const ConfigNode* on_demand = r.optional("on_demand_per_hour");
+  const ConfigNode* spot = r.optional("spot_per_hour");
+  const ConfigNode* profile = r.optional("spot_profile");
+  const ConfigNode* max = r.optional("max_per_hour");
+  const ConfigNode* reserved = r.optional("reserved");
+  const ConfigNode* billing = r.optional("billing");
+  r.finish();
+
+  const std::string on_market = " on a pool with market: " + std::string(market_name(market));
+  if (market == Market::Owned) {
+    // An owned pool's cost is its ownership: block; a price here would be silently unused.
+    for (const ConfigNode* n : {on_demand, spot, profile, max, reserved, billing})
+      if (n != nullptr)
+        n->fail(ErrorCode::Conflict, "owned nodes are priced by their ownership: block, not by price:" );
+    return p;
+  }
+  if (market != Market::Spot) {
+    for (const ConfigNode* n : {spot, profile, max})
+      if (n != nullptr) n->fail(ErrorCode::Conflict, "spot prices and bids apply to market: spot, not" + on_market);
+  }
+  if (market != Market::Reserved && reserved != nullptr)
+    reserved->fail(ErrorCode::Conflict, "reserved terms apply to market: reserved, not" + on_market);
+
+  if (on_demand != nullptr) {
+    p.on_demand_usd_per_hour = read_price(*on_demand);
+  } else if (defaults != nullptr) {
+    p.on_demand_usd_per_hour = defaults->on_demand_usd_per_hour;
+  } else if (market == Market::OnDemand) {
+    fail_missing(block, "on_demand_per_hour", "market: on_demand");
+  }
+  if (billing != nullptr) p.billing = parse_billing(*billing);
+
+  if (market == Market::Spot) {
+    if (spot != nullptr && profile != nullptr)
+      profile->fail(ErrorCode::Conflict, "give spot_per_hour or spot_profile, not both");
+    if (spot != nullptr) {
+      p.spot_usd_per_hour = read_price(*spot);
+      p.spot_profile = PriceProfile(*p.spot_usd_per_hour);
+    } else if (profile != nullptr) {
+      p.spot_profile = parse_price_profile(*profile, base_dir);
+    } else if (defaults != nullptr && defaults->spot_usd_per_hour) {
+      p.spot_usd_per_hour = defaults->spot_usd_per_hour;
+      p.spot_profile = PriceProfile(*p.spot_usd_per_hour);
+    } else {
+      fail_missing(block, "spot_per_hour", "or 'spot_profile', for market: spot");
+    }
+    if (max != nullptr) p.max_usd_per_hour = read_price(*max);
+  }
+  if (market == Market::Reserved) {
+    if (reserved == nullptr) fail_missing(block, "reserved", "market: reserved");
+    p.reserved = parse_reserved(*reserved);
+  }
+  return p;
+}
+
+}  // namespace gcsim::models

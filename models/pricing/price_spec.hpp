@@ -1,0 +1,79 @@
+// A node pool's market and its `price:` block: what a node costs per hour on demand, on the
+// spot market (a constant, or a PriceProfile given inline or as a CSV trace), under a
+// reserved/committed term, and how its use is billed (billing.hpp). Owned pools are priced
+// by their `ownership:` block instead (tco.hpp). Format: docs/pricing.md.
+//
+//   market: spot                    # on_demand | spot | reserved | owned
+//   price: {on_demand_per_hour: 32.77, spot_per_hour: 0.92, max_per_hour: 1.2, billing: per_second}
+//   price: {spot_profile: {points: [{at: 0h, price: 0.92}, {at: 4h, price: 1.4}], repeat: 7d}}
+//   price: {spot_profile: {file: prices.csv, repeat: 7d}}        # CSV: time,usd_per_hour
+//   price: {reserved: {term: 3y, upfront: all, upfront_usd: 500000}}
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/pricing/billing.hpp"
+#include "models/pricing/price_profile.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models {
+
+enum class Market { OnDemand, Spot, Reserved, Owned };
+std::string_view market_name(Market m);  // "on_demand", "spot", "reserved", "owned"
+const std::vector<std::string>& market_names();
+std::optional<Market> market_from_name(std::string_view name);
+// `market:`; UnknownName with did-you-mean.
+Market parse_market(const config::ConfigNode& node);
+
+enum class Upfront { None, Partial, All };
+std::string_view upfront_name(Upfront u);  // "none", "partial", "all"
+
+// A reservation or commitment: paid for the whole term whether the nodes are used or not.
+struct ReservedTerms {
+  sim::SimTime term;           // typically 1y or 3y (a year is 8,760 h)
+  Upfront upfront = Upfront::None;
+  double upfront_usd = 0;      // paid once per node at the start of the term
+  double usd_per_hour = 0;     // recurring, per node, for every hour of the term
+  double term_hours() const { return term.seconds() / 3600.0; }
+  // upfront / term hours + recurring: 3y all-upfront $X -> X / 26,280 per hour.
+  double effective_usd_per_hour() const { return upfront_usd / term_hours() + usd_per_hour; }
+};
+
+struct PriceSpec {
+  Market market = Market::OnDemand;
+  double on_demand_usd_per_hour = 0;       // per node; the reference price on every rented market
+  std::optional<double> spot_usd_per_hour; // the constant spot price when given as one
+  PriceProfile spot_profile;               // spot: the price over time (constant when spot_per_hour)
+  std::optional<double> max_usd_per_hour;  // spot bid / max price: above it the node is reclaimed
+  std::optional<ReservedTerms> reserved;   // reserved market only
+  BillingRule billing;
+
+  // The reserved price per hour (0 when not reserved).
+  double reserved_effective_usd_per_hour() const { return reserved ? reserved->effective_usd_per_hour() : 0; }
+  // The hourly price of a node at time t on this pool's market (owned: 0, see tco.hpp).
+  double usd_per_hour_at(sim::SimTime t) const;
+};
+
+// Parses a `price:` block for a pool on `market`. `provider_default` is the billing rule used
+// when the block has no `billing:` key; `base_dir` resolves `spot_profile.file` (relative
+// paths are relative to the scenario file's folder). `defaults`, when given (a catalog
+// instance the node type names), supplies on_demand_per_hour and spot_per_hour the block
+// leaves out. Strict: unknown keys; missing prices (MissingKey); keys that do not apply to the
+// market (Conflict: spot_profile on an owned pool, reserved on a spot pool, ...); both
+// spot_per_hour and spot_profile (Conflict); bad profiles (OutOfRange). A null block reads
+// as empty.
+PriceSpec parse_price(const config::ConfigNode& price_block, Market market, const BillingRule& provider_default,
+                      const std::string& base_dir, const PriceSpec* defaults = nullptr);
+
+// A `spot_profile:` value on its own ({points: [...], repeat: 7d} or {file: x.csv, repeat: 7d}).
+PriceProfile parse_price_profile(const config::ConfigNode& node, const std::string& base_dir);
+// A price trace in CSV: header `time,usd_per_hour`, then rows such as `0h,0.92` / `30m,1.4`
+// (times with a unit, from 0, strictly increasing; prices >= 0, "$0.92/h" accepted). `#`
+// comment lines allowed. Errors name label:line:column and the column.
+PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, sim::SimTime repeat);
+
+}  // namespace gcsim::models

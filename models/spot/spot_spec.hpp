@@ -1,0 +1,192 @@
+// What a spot node type's `interruptions:` and `availability:` values describe, parsed into
+// validated specs (docs/spot.md): the interruption process of a pool (Poisson, Weibull,
+// replay of a recorded skypilot-spot trace, or price-driven), an optional zone-wide
+// correlated process, the pool's availability (recurring windows or a capacity trace), the
+// providers' default notice times and the AWS Spot Instance Advisor's interruption bands.
+//
+// External timelines are profiles (STYLE 6): a trace becomes a CapacityProfile, a
+// piecewise-constant node count with change points, like PriceProfile for prices.
+//
+// Sources: notice times from /work/shared/data/spot_interruption_facts.csv (AWS "Spot
+// Instance interruption notices", 2 min; GCP Compute API Scheduling.skipGuestOsShutdown,
+// 30 s for Spot VMs; Azure Scheduled Events "Preempt", 30 s minimum). Advisor bands: AWS
+// Spot Instance Advisor data feed (spot-advisor-data.json, "ranges"), as bundled in
+// scenarios/catalog/aws_spot_advisor_gpu.csv. Traces: skypilot-org/spot-traces (Wu et al.,
+// "Can't Be Late", NSDI 2024).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models {
+
+// ---------------------------------------------------------------------------------------
+// Capacity profiles: how many nodes a pool may hold, piecewise constant over time.
+
+struct CapacityPoint {
+  sim::SimTime at;   // from the start of the run (or of each period)
+  int capacity = 0;  // nodes, >= 0
+};
+
+class CapacityProfile {
+ public:
+  CapacityProfile() = default;
+  // `points` strictly increasing in time, the first at 0, consecutive capacities differing;
+  // `period` zero for none, else greater than the last point's time.
+  CapacityProfile(std::vector<CapacityPoint> points, sim::SimTime period);
+
+  bool empty() const { return points_.empty(); }
+  const std::vector<CapacityPoint>& points() const { return points_; }
+  sim::SimTime period() const { return period_; }
+
+  int capacity_at(sim::SimTime t) const;             // t >= 0; the profile must not be empty
+  sim::SimTime next_change_after(sim::SimTime t) const;  // SimTime::max() when none
+
+ private:
+  sim::SimTime fold(sim::SimTime t) const;
+  std::size_t index_at(sim::SimTime folded) const;
+
+  std::vector<CapacityPoint> points_;
+  sim::SimTime period_;
+};
+
+// A skypilot-spot trace file: {"metadata": {"gap_seconds": G}, "data": [v0, v1, ...]} (an
+// optional "prices" list, present in some files, is accepted and ignored). data[k] is the
+// number of instances up at tick k, at k * G from the trace's start.
+struct SpotTrace {
+  std::string file;
+  sim::SimTime gap;
+  std::vector<int> values;
+  sim::SimTime length() const { return gap * static_cast<std::int64_t>(values.size()); }
+};
+
+// Reads and validates a trace. Throws ConfigError: FileNotFound, Syntax (with the trace's
+// line and column), UnknownKey, MissingKey, WrongType, OutOfRange (negative or non-integer
+// counts, a gap that is not positive, an empty data list).
+SpotTrace read_spot_trace(const std::string& path);
+
+// The trace as a profile in simulation time: simulation time t reads the trace at
+// `start + t` (start < the trace's length). Without `loop` the last value holds after the
+// trace ends; with it the trace repeats with period length().
+CapacityProfile trace_profile(const SpotTrace& trace, sim::SimTime start, bool loop);
+
+// ---------------------------------------------------------------------------------------
+// Interruptions.
+
+enum class InterruptionProcess { None, Poisson, Weibull, Trace, Price };
+std::string_view interruption_process_name(InterruptionProcess p);  // "none", "poisson", ...
+
+// Zone-wide events: a Poisson process of events, each taking ceil(fraction x up nodes).
+struct CorrelatedSpec {
+  double rate_per_s = 0;  // events per second, > 0
+  double fraction = 0;    // (0, 1]
+};
+
+struct InterruptionSpec {
+  InterruptionProcess process = InterruptionProcess::None;
+  double rate_per_s = 0;              // poisson: per node, per second of up time (>= 0)
+  double weibull_shape = 0;           // weibull: k > 0
+  sim::SimTime weibull_scale;         // weibull: lambda > 0
+  CapacityProfile trace;              // trace: nodes the pool may hold (change points)
+  std::string trace_file;             // trace: the resolved path, for reports
+  sim::SimTime trace_start;           // trace: the trace instant at simulation time 0
+  bool loop = false;                  // trace: repeat it
+  std::optional<CorrelatedSpec> correlated;
+
+  bool price_driven() const { return process == InterruptionProcess::Price; }
+};
+
+// The AWS Spot Instance Advisor's band per (region, instance type), read from the bundled
+// CSV (scenarios/catalog/aws_spot_advisor_gpu.csv; '#' lines are comments).
+struct AdvisorEntry {
+  std::string region;
+  std::string instance;
+  int savings_pct = 0;  // savings against on-demand over the trailing month
+  int band = 0;         // 0 "<5%", 1 "5-10%", 2 "10-15%", 3 "15-20%", 4 ">20%"
+};
+
+class SpotAdvisor {
+ public:
+  // Throws ConfigError: FileNotFound, Syntax (a row with the wrong number of fields, with
+  // line and column), WrongType / OutOfRange (a bad band or savings), Duplicate.
+  static SpotAdvisor load(const std::string& csv_path);
+
+  const std::vector<AdvisorEntry>& entries() const { return entries_; }
+  const AdvisorEntry* find(std::string_view region, std::string_view instance) const;
+  // The band's Poisson rate (advisor_band_rate_per_s); throws ConfigError(UnknownName) with
+  // a did-you-mean when the pair is not listed.
+  double advisor_rate_per_s(std::string_view region, std::string_view instance) const;
+
+ private:
+  std::vector<AdvisorEntry> entries_;
+  std::string file_;
+};
+
+// The bundled advisor, `<catalog_dir>/aws_spot_advisor_gpu.csv`.
+SpotAdvisor load_bundled_spot_advisor(const std::string& catalog_dir);
+
+inline constexpr int ADVISOR_BANDS = 5;
+// The probability p that an instance is interrupted within a month that a band stands for:
+// the band's midpoint (2.5%, 7.5%, 12.5%, 17.5%) and 22.5% for the open ">20%" band.
+double advisor_band_monthly_probability(int band);
+// lambda = -ln(1 - p) / 730 h: the Poisson rate whose chance of at least one interruption
+// in a 730-hour month is p.
+double advisor_band_rate_per_s(int band);
+
+// Parses an `interruptions:` value:
+//   {process: poisson, rate: 0.05/h} | {process: poisson, advisor: {region: R, instance: I}}
+//   {process: weibull, shape: 0.7, scale: 20h}
+//   {process: trace, file: F, start: 0h, loop: false}   (F relative to base_dir)
+//   {process: price} | {process: none}
+// each with an optional correlated: {rate: 0.01/h, fraction: 50%}. Keys of another process
+// are Conflict errors. `advisor` may be null when no advisor catalog is loaded; an
+// `advisor:` key then fails with UnknownName.
+InterruptionSpec parse_interruptions(const config::ConfigNode& node, const std::string& base_dir,
+                                     const SpotAdvisor* advisor = nullptr);
+
+// ---------------------------------------------------------------------------------------
+// Availability: how many nodes the pool can supply (bring up) at a time.
+
+// In force when (t - from) mod every < to - from: a window may wrap past the period's end.
+struct AvailabilityWindow {
+  sim::SimTime every;            // period, > 0
+  sim::SimTime from;             // [0, every)
+  sim::SimTime to;               // (from, from + every]
+  double available_fraction = 1;  // [0, 1] of the pool's count
+};
+
+struct AvailabilitySpec {
+  std::vector<AvailabilityWindow> windows;  // the first window in force wins
+  double otherwise_fraction = 1;            // outside every window
+  CapacityProfile profile;                  // from a trace file: absolute node counts
+  std::string trace_file;
+
+  bool always() const { return windows.empty() && profile.empty(); }
+  // Nodes the pool can hold at t: floor(fraction x count) for windows, min(count, value)
+  // for a trace, count when always().
+  int capacity_at(sim::SimTime t, int count) const;
+  // The next instant after t at which capacity_at may change; SimTime::max() when never.
+  sim::SimTime next_change_after(sim::SimTime t) const;
+};
+
+// floor(fraction x count), with a 1e-9 guard so that 0.29 x 100 gives 29.
+int nodes_of_fraction(double fraction, int count);
+
+// Parses an `availability:` value:
+//   {windows: [{every: 1w, from: 3d12h, to: 3d18h, available: 100%}, ...], otherwise: 25%}
+//   {file: F, start: 0h, loop: false}
+AvailabilitySpec parse_availability(const config::ConfigNode& node, const std::string& base_dir);
+
+// ---------------------------------------------------------------------------------------
+// Notice before a node is taken, by provider: "aws" 120 s, "gcp" 30 s, "azure" 30 s
+// (case-insensitive); zero for any other provider.
+sim::SimTime default_notice(std::string_view provider);
+const std::vector<std::string>& spot_providers();  // {"aws", "gcp", "azure"}
+
+}  // namespace gcsim::models

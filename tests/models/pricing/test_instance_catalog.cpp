@@ -1,0 +1,324 @@
+// Instance catalogs: the bundled files (every named platform, every GPU resolves), lookups
+// with did-you-mean, the file format's validation branches, and the SkyPilot importer on
+// the example rows of skypilot_catalog_schema.csv.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "models/gpu/gpu_catalog.hpp"
+#include "models/pricing/instance_catalog.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/errors.hpp"
+
+using gcsim::ConfigError;
+using gcsim::ErrorCode;
+using gcsim::models::InstanceCatalog;
+using gcsim::models::InstanceSpec;
+namespace m = gcsim::models;
+namespace sim = gcsim::sim;
+
+namespace {
+
+const std::string CATALOG_DIR = GCSIM_SOURCE_DIR "/scenarios/catalog";
+const std::string FIXTURES = GCSIM_SOURCE_DIR "/tests/fixtures/pricing";
+
+const m::GpuCatalog& gpus() {
+  static const m::GpuCatalog catalog = [] {
+    m::GpuCatalog c;
+    c.add_from(gcsim::config::load_yaml_file(CATALOG_DIR + "/gpus.yaml").root);
+    return c;
+  }();
+  return catalog;
+}
+
+const InstanceCatalog& bundled() {
+  static const InstanceCatalog catalog = m::load_instance_catalog_dir(m::bundled_instance_dir(CATALOG_DIR), &gpus());
+  return catalog;
+}
+
+const std::string HEADER =
+    "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,spot_per_hour,"
+    "billing,spot_notice,market_kind,price_assumed,snapshot,source\n";
+
+ConfigError load_error(const std::string& text) {
+  std::istringstream in(text);
+  InstanceCatalog c;
+  try {
+    c.load(in, "i.csv", &gpus());
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("no ConfigError for\n" << text);
+  throw std::logic_error("unreachable");
+}
+
+m::ImportResult import_file(const std::string& name, const std::string& provider) {
+  std::ifstream in(FIXTURES + "/" + name);
+  REQUIRE(in);
+  return m::import_skypilot(in, provider, name);
+}
+
+}  // namespace
+
+TEST_CASE("the bundled instance catalog has every named platform and resolves every GPU", "[unit][pricing]") {
+  const InstanceCatalog& c = bundled();
+  REQUIRE(c.list().size() >= 60);
+  std::set<std::string> providers;
+  for (const InstanceSpec& s : c.list()) {
+    INFO(s.ref());
+    providers.insert(s.provider);
+    CHECK(gpus().find(s.gpu) != nullptr);
+    CHECK(gpus().find(s.gpu)->name == s.gpu);
+    CHECK(s.gpus >= 1);
+    CHECK(s.on_demand_usd_per_hour > 0);
+    CHECK_FALSE(s.source.empty());
+    if (s.spot_usd_per_hour) CHECK(*s.spot_usd_per_hour < s.on_demand_usd_per_hour);
+  }
+  for (const char* p : {"aws", "gcp", "azure", "lambda", "alibaba", "tencent", "vast", "colab", "dgx-cloud"}) {
+    INFO(p);
+    CHECK(providers.count(p) == 1);
+  }
+  auto has = [&](const std::string& provider, const std::string& prefix) {
+    return std::any_of(c.list().begin(), c.list().end(), [&](const InstanceSpec& s) {
+      return s.provider == provider && s.instance_type.rfind(prefix, 0) == 0;
+    });
+  };
+  for (const char* family : {"p3.", "p4d.", "p5.", "g4dn.", "g5."}) CHECK(has("aws", family));
+  CHECK(has("azure", "Standard_ND"));
+  // Every row of the reference price file is there: 46 rows, one of them split in two.
+  std::size_t from_data = 0;
+  for (const InstanceSpec& s : c.list())
+    if (s.source.find("skypilot-org") == 0 || s.source.find("tsaol/") == 0 || s.source.find("DSHydro") == 0 ||
+        s.source.find("https://rmmartins") == 0)
+      ++from_data;
+  CHECK(from_data == 47);
+  // Platforms without public prices are marked as assumptions.
+  for (const InstanceSpec& s : c.list())
+    if (s.provider == "alibaba" || s.provider == "tencent" || s.provider == "vast" || s.provider == "colab") {
+      INFO(s.ref());
+      CHECK(s.price_assumed);
+      CHECK(s.source.find("ASSUMPTION") != std::string::npos);
+    }
+}
+
+TEST_CASE("platform semantics in the bundled catalog", "[unit][pricing]") {
+  const InstanceCatalog& c = bundled();
+  const InstanceSpec& dgx = c.lookup("dgx-cloud/dgx-h100-8");
+  CHECK(dgx.market_kind == m::InstanceMarketKind::Lease);
+  CHECK(dgx.on_demand_usd_per_hour == Approx(36999.0 / 730));  // $36,999/month over 730 h
+  CHECK(m::billed_time(dgx.billing, sim::hours(1)) == sim::hours(730));
+  const InstanceSpec& vast = c.lookup("vast/host-1x-a100-80gb");
+  CHECK(vast.market_kind == m::InstanceMarketKind::Marketplace);
+  REQUIRE(vast.spot_usd_per_hour);
+  CHECK(*vast.spot_usd_per_hour == Approx(0.75));
+  const InstanceSpec& colab = c.lookup("colab/pro-a100");
+  CHECK(colab.market_kind == m::InstanceMarketKind::Subscription);
+  CHECK(colab.on_demand_usd_per_hour == Approx(11.77 * 0.0999));
+  CHECK(c.lookup("lambda/gpu_8x_h100_sxm5").billing.granularity == sim::minutes(1));
+  CHECK(c.lookup("azure/Standard_ND96isr_H100_v5").billing.minimum == sim::minutes(5));
+  const InstanceSpec& p4d_spot = c.lookup("aws/p4d.24xlarge@use1-az1");
+  CHECK(p4d_spot.spot_notice == sim::minutes(2));
+  CHECK(p4d_spot.billing.minimum == sim::seconds(60));
+}
+
+TEST_CASE("instance lookups: newest price first, zones, did-you-mean", "[unit][pricing]") {
+  const InstanceCatalog& c = bundled();
+  // Two us-east-1 prices: the 2026-01-21 list price wins over the older per-AZ row.
+  const InstanceSpec& p4d = c.lookup("aws/p4d.24xlarge");
+  CHECK(p4d.on_demand_usd_per_hour == 21.957642);
+  CHECK(p4d.snapshot == "2026-01-21");
+  CHECK(c.lookup("AWS/p4d.24xlarge@us-east-1").on_demand_usd_per_hour == 21.957642);
+  const InstanceSpec& az = c.lookup("aws/p4d.24xlarge@use1-az1");
+  CHECK(az.on_demand_usd_per_hour == 32.7726);
+  CHECK(*az.spot_usd_per_hour == 6.7915);
+  CHECK(*c.lookup("aws/p4d.24xlarge@us-west-2").spot_usd_per_hour == 10.507);
+  CHECK(c.find("aws", "p4d.24xlarge", "eu-north-1") == nullptr);
+  CHECK(c.find_ref("p4d.24xlarge") == nullptr);
+  try {
+    c.lookup("aws/p4d.24xlrage");
+    FAIL("no error");
+  } catch (const gcsim::Error& e) {
+    CHECK(std::string(e.what()).find("did you mean 'aws/p4d.24xlarge'") != std::string::npos);
+  }
+  CHECK_THROWS_AS(c.lookup("aws/p4d.24xlarge@mars-1"), gcsim::Error);
+  const auto doc = gcsim::config::load_yaml_string("instance: lambda/gpu_8x_h100_sxm\n", "s.yaml");
+  try {
+    c.lookup(*doc.root.find("instance"));
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(e.key_path() == "instance");
+    CHECK(e.detail().find("lambda/gpu_8x_h100_sxm5") != std::string::npos);
+  }
+  const m::PriceSpec d = az.price_defaults();
+  CHECK(d.on_demand_usd_per_hour == 32.7726);
+  CHECK(d.spot_profile.usd_per_hour_at(sim::hours(1)) == 6.7915);
+}
+
+TEST_CASE("catalog files round-trip through format_catalog_csv", "[unit][pricing]") {
+  const std::string text = m::format_catalog_csv(bundled().list(), {"round trip", "second line"});
+  CHECK(text.rfind("# round trip\n# second line\nprovider,", 0) == 0);
+  std::istringstream in(text);
+  InstanceCatalog again;
+  again.load(in, "rt.csv", &gpus());
+  REQUIRE(again.list().size() == bundled().list().size());
+  for (std::size_t i = 0; i < again.list().size(); ++i) {
+    const InstanceSpec& a = again.list()[i];
+    const InstanceSpec& b = bundled().list()[i];
+    INFO(b.ref());
+    CHECK(a.ref() == b.ref());
+    CHECK(a.on_demand_usd_per_hour == Approx(b.on_demand_usd_per_hour));
+    CHECK(a.spot_usd_per_hour.has_value() == b.spot_usd_per_hour.has_value());
+    CHECK(a.memory_bytes == Approx(b.memory_bytes));
+    CHECK(a.billing.granularity == b.billing.granularity);
+    CHECK(a.billing.minimum == b.billing.minimum);
+    CHECK(a.spot_notice == b.spot_notice);
+    CHECK(a.market_kind == b.market_kind);
+    CHECK(a.price_assumed == b.price_assumed);
+    CHECK(a.source == b.source);
+  }
+}
+
+TEST_CASE("catalog file errors name file, line, column and column", "[unit][pricing]") {
+  const std::string good = "aws,x.large,A100-40GB-SXM,8,96,1152GiB,,,us-east-1,,32.77,,,,standard,0,2026-01-21,test\n";
+  {
+    std::istringstream in(HEADER + good);
+    InstanceCatalog c;
+    c.load(in, "i.csv", &gpus());
+    REQUIRE(c.list().size() == 1);
+    CHECK(c.list()[0].memory_bytes == 1152.0 * 1024 * 1024 * 1024);
+    CHECK(c.list()[0].billing.minimum == sim::seconds(60));  // the provider default
+  }
+  struct Case {
+    std::string text;
+    ErrorCode code;
+    std::string column;
+  };
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string row = good;
+    row.replace(row.find(from), from.size(), to);
+    return HEADER + row;
+  };
+  const Case cases[] = {
+      {"provider,instance_typ,gpu\n", ErrorCode::UnknownKey, "instance_typ"},
+      {"provider,gpu,gpus,on_demand_per_hour,source\n", ErrorCode::MissingKey, "instance_type"},
+      {"provider,provider\n", ErrorCode::Duplicate, "provider"},
+      {with("A100-40GB-SXM", "A100-40G-SXM"), ErrorCode::UnknownName, "gpu"},
+      {with(",8,96", ",0,96"), ErrorCode::OutOfRange, "gpus"},
+      {with(",8,96", ",8.5,96"), ErrorCode::WrongType, "gpus"},
+      {with("1152GiB", "1152"), ErrorCode::BadUnit, "memory"},
+      {with("32.77", "lots"), ErrorCode::WrongType, "on_demand_per_hour"},
+      {with("32.77", ""), ErrorCode::MissingKey, "on_demand_per_hour"},
+      {with(",standard,", ",spotty,"), ErrorCode::UnknownName, "market_kind"},
+      {with("standard,0", "standard,yes"), ErrorCode::WrongType, "price_assumed"},
+      {with("2026-01-21", "Jan 2026"), ErrorCode::WrongType, "snapshot"},
+      {with(",test\n", ",\n"), ErrorCode::MissingKey, "source"},
+      {with("aws,", "AWS,"), ErrorCode::WrongType, "provider"},
+      {with(",,,standard", ",per_fortnight,,standard"), ErrorCode::BadUnit, "billing"},
+      {with(",,standard", ",2,standard"), ErrorCode::BadUnit, "spot_notice"},
+      {HEADER + good + good, ErrorCode::Duplicate, "instance_type"},
+      {HEADER + "aws,x\n", ErrorCode::WrongType, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    const ConfigError e = load_error(c.text);
+    CHECK(e.code() == c.code);
+    CHECK(e.key_path() == c.column);
+    CHECK(e.mark().file == "i.csv");
+  }
+  const ConfigError e = load_error(with("1152GiB", "1152"));
+  CHECK(e.mark().line == 2);
+  CHECK(e.mark().column == static_cast<int>(good.find("1152GiB")) + 1);
+  CHECK(load_error("# only a comment\n").code() == ErrorCode::EmptyFile);
+  InstanceCatalog c;
+  CHECK_THROWS_AS(c.load(FIXTURES + "/no_such.csv"), ConfigError);
+  InstanceSpec s;
+  s.provider = "aws";
+  s.instance_type = "t";
+  c.add(s);
+  CHECK_THROWS_AS(c.add(s), std::invalid_argument);
+}
+
+TEST_CASE("SkyPilot importer: AWS layout, GPU memory from GpuInfo, skipped rows reported", "[unit][pricing]") {
+  const m::ImportResult r = import_file("skypilot_aws.csv", "aws");
+  CHECK(r.report.rows == 5);
+  REQUIRE(r.report.imported == 3);
+  const InstanceSpec& p4d = r.instances[0];
+  CHECK(p4d.instance_type == "p4d.24xlarge");
+  CHECK(p4d.gpu == "A100-40GB-SXM");  // A100 + 40960 MiB
+  CHECK(p4d.gpus == 8);
+  CHECK(p4d.vcpus == 96);
+  CHECK(p4d.memory_bytes == 1152.0 * 1024 * 1024 * 1024);
+  CHECK(p4d.on_demand_usd_per_hour == 32.7726);
+  CHECK(*p4d.spot_usd_per_hour == 6.7915);
+  CHECK(p4d.region == "us-east-1");
+  CHECK(p4d.zone == "use1-az1");
+  CHECK(p4d.billing.minimum == sim::seconds(60));
+  CHECK(p4d.spot_notice == sim::minutes(2));
+  CHECK(r.instances[1].gpu == "A100-80GB-SXM");  // A100 + 81920 MiB
+  CHECK(r.instances[2].gpu == "A10G");
+  CHECK_FALSE(r.instances[2].spot_usd_per_hour);
+  CHECK(r.report.skipped.at("no GPU (CPU-only machine type)") == 1);
+  CHECK(r.report.skipped.at("GPU not in our catalog") == 1);
+  CHECK(r.report.unknown_gpus.at("Inferentia2") == 1);
+  // Everything it produces loads back against the GPU catalog.
+  std::istringstream in(m::format_catalog_csv(r.instances, {"imported"}));
+  InstanceCatalog c;
+  c.load(in, "imported.csv", &gpus());
+  CHECK(c.list().size() == 3);
+}
+
+TEST_CASE("SkyPilot importer: GCP accelerator rows add to their host row", "[unit][pricing]") {
+  const m::ImportResult r = import_file("skypilot_gcp.csv", "gcp");
+  CHECK(r.report.rows == 5);
+  REQUIRE(r.report.imported == 1);
+  CHECK(r.report.merged == 1);
+  const InstanceSpec& a2 = r.instances[0];
+  CHECK(a2.instance_type == "a2-highgpu-8g");
+  CHECK(a2.gpu == "A100-40GB-SXM");
+  CHECK(a2.gpus == 8);
+  CHECK(a2.on_demand_usd_per_hour == Approx(5.91582 + 29.38848));  // host + 8 A100s
+  CHECK(*a2.spot_usd_per_hour == Approx(2.36604 + 11.75544));
+  CHECK(a2.spot_notice == sim::seconds(30));
+  CHECK(r.report.unknown_gpus.at("tpu-v6e-8") == 1);
+  CHECK(r.report.skipped.at("no GPU (CPU-only machine type)") == 1);
+  CHECK(r.report.skipped.count(
+            "GCP accelerator row with no fixed-GPU host row in the same zone (e.g. GPUs attached to N1 VMs)") == 1);
+}
+
+TEST_CASE("SkyPilot importer: Lambda layout and malformed input", "[unit][pricing]") {
+  const m::ImportResult r = import_file("skypilot_lambda.csv", "lambda");
+  REQUIRE(r.instances.size() == 1);
+  CHECK(r.instances[0].gpu == "H100-SXM");
+  CHECK(r.instances[0].on_demand_usd_per_hour == 23.92);
+  CHECK_FALSE(r.instances[0].spot_usd_per_hour);
+  CHECK(r.instances[0].billing.granularity == sim::minutes(1));
+
+  std::istringstream missing("InstanceType,AcceleratorName,vCPUs,MemoryGiB,Price,Region\n");
+  try {
+    m::import_skypilot(missing, "lambda", "x.csv");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::MissingKey);
+    CHECK(e.key_path() == "AcceleratorCount");
+  }
+  std::istringstream bad("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region\nx,H100,8,2,8,cheap,r\n");
+  try {
+    m::import_skypilot(bad, "lambda", "x.csv");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.key_path() == "Price");
+    CHECK(e.mark().line == 2);
+  }
+  std::istringstream any("a\n");
+  CHECK_THROWS_AS(m::import_skypilot(any, "azure", "x.csv"), gcsim::Error);
+  CHECK(m::skypilot_gpu_name("V100", 32768) == "V100-SXM2-32GB");
+  CHECK(m::skypilot_gpu_name("K80", 12288).empty());
+  for (const char* name : {"A100", "A100-80GB", "H100", "H200", "B200", "V100", "T4", "A10G", "A10", "L4", "L40S", "A6000", "GH200"})
+    CHECK(gpus().find(m::skypilot_gpu_name(name, 0)) != nullptr);
+}
