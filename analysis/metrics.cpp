@@ -95,6 +95,7 @@ Metrics compute_metrics(const TraceData& trace) {
   if (gpu_s.total_gpu_s > 0) m.gpu_utilization = gpu_s.allocated_gpu_s / gpu_s.total_gpu_s;
 
   std::map<std::string, double> by_bottleneck;
+  double exposed_h = 0, input_h = 0, breakdown_h = 0;
   for (const JobRecord& j : trace.jobs) {
     if (!std::isfinite(j.model.samples)) continue;
     m.samples_total += j.model.samples;
@@ -103,6 +104,20 @@ Metrics compute_metrics(const TraceData& trace) {
     const double gpu_h = j.gpus_held * (until - j.start_s) / 3600.0;
     m.model_gpu_hours += gpu_h;
     by_bottleneck[j.model.bottleneck.empty() ? "unknown" : j.model.bottleneck] += gpu_h;
+    const ModelRecord& r = j.model;
+    if (std::isfinite(r.comm_exposed_s) && std::isfinite(r.compute_s) && r.step_time_s > 0) {
+      // The GPU's own time: compute + exposed communication (the bubble and tensor-parallel
+      // traffic are inside comm_exposed_s or negligible here); what the input adds beyond it
+      // is waiting for data.
+      const double gpu_s = r.compute_s + r.comm_exposed_s;
+      exposed_h += gpu_h * std::min(1.0, r.comm_exposed_s / r.step_time_s);
+      input_h += gpu_h * std::clamp((r.input_s - gpu_s) / r.step_time_s, 0.0, 1.0);
+      breakdown_h += gpu_h;
+    }
+  }
+  if (breakdown_h > 0) {
+    m.comm_exposed_share = exposed_h / breakdown_h;
+    m.input_wait_share = input_h / breakdown_h;
   }
   if (m.model_gpu_hours > 0) m.goodput_samples_per_gpu_hour = m.samples_total / m.model_gpu_hours;
   m.bottleneck_gpu_hours.assign(by_bottleneck.begin(), by_bottleneck.end());

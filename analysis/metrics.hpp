@@ -70,6 +70,9 @@ struct Metrics {
   double model_gpu_hours = 0;               // GPU-hours those jobs held
   double goodput_samples_per_gpu_hour = NOT_A_NUMBER;  // samples_total / model_gpu_hours
   std::vector<std::pair<std::string, double>> bottleneck_gpu_hours;  // by bottleneck name, sorted
+  // Shares of their step time, weighted by GPU-hours held (traces with the breakdown only):
+  double comm_exposed_share = NOT_A_NUMBER;  // exposed gradient all-reduce / step time
+  double input_wait_share = NOT_A_NUMBER;    // max(0, input - GPU time) / step time: GPUs waiting for data
 
   // Interruptions and checkpoints (docs/checkpoints.md). GPU-hours of all jobs' runs.
   std::int64_t jobs_interrupted = 0;  // interrupted and not running at the end

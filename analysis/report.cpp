@@ -336,6 +336,10 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
     line(out, "goodput", format_count(m.goodput_samples_per_gpu_hour, 0), "samples per GPU-hour held");
     for (const auto& [name, hours] : m.bottleneck_gpu_hours)
       line(out, "bound by " + name, format_percent(hours / m.model_gpu_hours), "of their GPU-hours");
+    if (std::isfinite(m.comm_exposed_share)) {
+      line(out, "exposed communication", format_percent(m.comm_exposed_share), "of step time (GPU-hour weighted)");
+      line(out, "waiting for input", format_percent(m.input_wait_share), "of step time (GPU-hour weighted)");
+    }
   }
 
   out += "\n  " + pad_right("", LABEL_WIDTH);

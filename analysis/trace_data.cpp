@@ -206,6 +206,14 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
     m.f64("samples_per_s", models, &ModelRecord::samples_per_s);
     m.f64("step_time_s", models, &ModelRecord::step_time_s);
     m.str("bottleneck", models, &ModelRecord::bottleneck);
+    if (r.has_column("jobs", "compute_s")) {  // the step breakdown, added later in schema 1
+      TableColumns b(r, path, "jobs", {"compute_s", "input_s", "comm_s", "comm_exposed_s", "memory_per_gpu_bytes"});
+      b.f64("compute_s", models, &ModelRecord::compute_s);
+      b.f64("input_s", models, &ModelRecord::input_s);
+      b.f64("comm_s", models, &ModelRecord::comm_s);
+      b.f64("comm_exposed_s", models, &ModelRecord::comm_exposed_s);
+      b.f64("memory_per_gpu_bytes", models, &ModelRecord::memory_per_gpu_bytes);
+    }
     for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].model = std::move(models[i]);
   }
   if (r.has_column("jobs", "interruptions")) {

@@ -98,6 +98,12 @@ struct ModelRecord {
   double samples_per_s = std::numeric_limits<double>::quiet_NaN();  // whole job, on its placement
   double step_time_s = std::numeric_limits<double>::quiet_NaN();
   std::string bottleneck;
+  // The breakdown of step_time_s, per micro-step (docs/trace-format.md).
+  double compute_s = std::numeric_limits<double>::quiet_NaN();       // GPU compute
+  double input_s = std::numeric_limits<double>::quiet_NaN();         // input pipeline (overlaps the GPU)
+  double comm_s = std::numeric_limits<double>::quiet_NaN();          // gradient all-reduce, whole
+  double comm_exposed_s = std::numeric_limits<double>::quiet_NaN();  // not hidden behind backward
+  double memory_per_gpu_bytes = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct JobRecord {

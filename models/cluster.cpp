@@ -150,6 +150,15 @@ void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
   schedule_finish(j);
 }
 
+void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
+  Job& j = jobs_[id];
+  assert(j.status == JobStatus::Running && !j.driven && at >= engine_.now());
+  accrue(j);
+  j.progress_at = at;
+  engine_.cancel(j.finish_event);
+  schedule_finish(j);
+}
+
 void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   const bool restart = j.started_once;
   j.status = JobStatus::Running;
@@ -188,6 +197,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   // A restart resumes from its last checkpoint, after restoring it; every start pulls the
   // container image first.
   j.work_done = j.ckpt_work;
+  j.run_start_work = j.work_done;
   j.progress_s = 0;
   sim::SimTime overhead = j.image_pull;
   if (restart && j.checkpoint && j.ckpt_work > 0) overhead += j.checkpoint->restore_time;
@@ -332,9 +342,17 @@ void Cluster::stop_job(Job& j) {
   if (!j.driven) engine_.cancel(j.finish_event);
   // Work past the last committed checkpoint is lost; a job without checkpoints loses all.
   const double saved = j.checkpoint ? std::min(j.ckpt_work, j.work_done) : 0.0;
-  const double lost = j.driven ? 0.0 : j.work_done - saved;
-  j.lost_work += lost;
-  if (j.rate > 0) j.lost_gpu_s += lost / j.rate * j.gpus_held();
+  j.stopped_work = j.work_done;
+  if (j.driven) {
+    // Network-driven steps are not checkpointed: the whole run is redone.
+    const double run_s = (engine_.now() - j.run_start).seconds();
+    j.lost_work += run_s;
+    j.lost_gpu_s += run_s * j.gpus_held();
+  } else {
+    const double lost = j.work_done - saved;
+    j.lost_work += lost;
+    if (j.rate > 0) j.lost_gpu_s += lost / j.rate * j.gpus_held();
+  }
   j.work_done = saved;
   j.ckpt_work = saved;
   release_nodes(j);

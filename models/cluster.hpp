@@ -60,6 +60,9 @@ class Cluster final : public NodeEventSink {
   // progress resumes at max(now, Job::progress_at) + delay and the finish event moves
   // accordingly. Not for driven jobs.
   void delay_progress(std::uint32_t job, sim::SimTime delay);
+  // The job makes no progress until `at` (>= now; earlier or later than set before), for a
+  // hold whose end is only predicted (staging that shares its source tier). Not for driven jobs.
+  void hold_progress_until(std::uint32_t job, sim::SimTime at);
   // The speed a job gets on a node type when nothing else slows it down (work units per
   // second); for model-described jobs, the step-time model's samples per second.
   double nominal_rate(Job& job, int node_type) const;

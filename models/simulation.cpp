@@ -9,13 +9,16 @@
 #include "models/network/collectives.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/network/job_traffic.hpp"
+#include "models/network/model_traffic.hpp"
 #include "models/topology/topology.hpp"
 #include "models/pricing/budgets.hpp"
 #include "models/pricing/cost_meter.hpp"
+#include "models/pricing/ledger.hpp"
 #include "models/spot/spot_market.hpp"
 #include "models/register_builtins.hpp"
 #include "models/storage/storage_coupling.hpp"
 #include "models/trace_recorder.hpp"
+#include "models/workload/model_speeds.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"
 
@@ -50,15 +53,18 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   const auto wall_start = std::chrono::steady_clock::now();
   const auto* entry = builtins().schedulers.find(scenario.scheduler.policy);
   sim::Engine engine;
+  Ledger ledger;
   Cluster cluster(engine, scenario, expand_workload(scenario, options.replication),
                   entry->factory(scenario.scheduler));
-  Ledger ledger;
+  // Model-described jobs' speeds: first to see a job start, before the models that change them.
+  ModelSpeeds speeds(scenario, cluster);
   CostMeter costs(scenario, cluster, ledger);
   std::unique_ptr<BudgetWatcher> budgets;
   if (!scenario.budgets.empty()) budgets = std::make_unique<BudgetWatcher>(engine, scenario, cluster, ledger, costs);
   std::unique_ptr<TraceRecorder> recorder;
   if (trace)
-    recorder = std::make_unique<TraceRecorder>(*trace, scenario, options.replication, cluster, costs, ledger, budgets.get());
+    recorder = std::make_unique<TraceRecorder>(*trace, scenario, options.replication, cluster, costs, speeds, ledger,
+                                               budgets.get());
 
   // Spot pools: interruptions, availability and replacements, each from its own streams.
   std::unique_ptr<SpotMarket> market;
@@ -72,6 +78,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   std::unique_ptr<network::FlowNetwork> net;
   std::unique_ptr<network::CollectiveRunner> collectives;
   std::unique_ptr<network::JobTraffic> traffic;
+  std::unique_ptr<network::ModelTraffic> model_traffic;
   std::unique_ptr<network::FlowRecorder> flow_recorder;
   if (scenario.network) {
     std::vector<topology::NodeGroup> groups;
@@ -82,12 +89,14 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
     engine.add_resource_model(net.get());
     collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
     traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);
+    model_traffic = std::make_unique<network::ModelTraffic>(engine, cluster, speeds, *collectives, *topo);
     if (trace && scenario.output.flows) flow_recorder = std::make_unique<network::FlowRecorder>(*trace, *net);
   }
 
-  // Readers of a shared storage tier divide its bandwidth; staged datasets delay progress.
+  // Readers of a shared storage tier divide its bandwidth, staging copies among them;
+  // stored and read data is charged to the ledger.
   std::unique_ptr<StorageCoupling> storage;
-  if (scenario.storage) storage = std::make_unique<StorageCoupling>(scenario, cluster);
+  if (scenario.storage) storage = std::make_unique<StorageCoupling>(scenario, engine, cluster, speeds, ledger);
 
   cluster.start();
   if (budgets) budgets->start();
@@ -106,6 +115,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   }
   s.total_cost_usd = costs.total_cost_usd();
   s.busy_cost_usd = costs.busy_cost_usd();
+  s.storage_cost_usd = storage ? storage->cost_usd() : 0.0;
   for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
   for (const Job& j : cluster.jobs()) {
     s.interruptions += static_cast<std::size_t>(j.interruptions);

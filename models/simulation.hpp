@@ -30,6 +30,9 @@ struct RunSummary {
   std::size_t jobs_never_started = 0;
   double total_cost_usd = 0;
   double busy_cost_usd = 0;
+  // Storage charges posted to the run's ledger: stored data, transfer and requests
+  // (docs/storage.md, "Costs"); part of total_cost_usd, like every ledger charge.
+  double storage_cost_usd = 0;
   std::array<double, CHARGE_CATEGORIES> cost_by_category_usd{};
   std::size_t interruptions = 0;   // job runs ended by a lost node or a budget stop
   double lost_gpu_h = 0;           // GPU-hours of work redone

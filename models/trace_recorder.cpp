@@ -44,8 +44,9 @@ std::vector<Column> utilization_columns() {
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication,
-                             Cluster& cluster, const CostMeter& costs, Ledger& ledger, BudgetWatcher* budgets)
-    : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs),
+                             Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
+                             BudgetWatcher* budgets)
+    : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
       events_(file.add_table("events", event_columns(), 16384)),
       utilization_(file.add_table("utilization", utilization_columns(), 16384)),
       ledger_(file.add_table("ledger", ledger_columns(), 16384)),
@@ -144,6 +145,11 @@ void TraceRecorder::write_jobs() {
                {"samples_per_s", ColumnType::F64},
                {"step_time_s", ColumnType::F64},
                {"bottleneck", ColumnType::Str},
+               {"compute_s", ColumnType::F64},
+               {"input_s", ColumnType::F64},
+               {"comm_s", ColumnType::F64},
+               {"comm_exposed_s", ColumnType::F64},
+               {"memory_per_gpu_bytes", ColumnType::F64},
                {"team", ColumnType::Str},
                {"interruptions", ColumnType::I32},
                {"checkpoints", ColumnType::I32},
@@ -179,16 +185,23 @@ void TraceRecorder::write_jobs() {
         .f64(13, modelled ? j.samples_per_s : NaN)
         .f64(14, modelled ? j.step_s : NaN)
         .str(15, modelled && j.bottleneck >= 0 ? bottleneck_name(static_cast<Bottleneck>(j.bottleneck)) : std::string_view());
+    // The breakdown behind the last speed (per micro-step, like step_time_s).
+    const StepEstimate* e = modelled ? speeds_.estimate(j.id) : nullptr;
+    t.f64(16, e ? e->compute_s : NaN)
+        .f64(17, e ? e->input_s : NaN)
+        .f64(18, e ? e->comm_s : NaN)
+        .f64(19, e ? e->comm_exposed_s : NaN)
+        .f64(20, e ? speeds_.memory_per_gpu_bytes(j.id) : NaN);
     // GPU-seconds held, over every run; a run still going at the end counts to the end.
     double held = j.held_gpu_s;
     if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpus_held();
-    t.str(16, j.team >= 0 ? std::string_view(scenario_.workload.teams[static_cast<std::size_t>(j.team)]) : std::string_view())
-        .i32(17, j.interruptions)
-        .i32(18, j.checkpoints)
-        .f64(19, held)
-        .f64(20, j.lost_gpu_s)
-        .f64(21, j.checkpoint_gpu_s)
-        .f64(22, j.restart_gpu_s);
+    t.str(21, j.team >= 0 ? std::string_view(scenario_.workload.teams[static_cast<std::size_t>(j.team)]) : std::string_view())
+        .i32(22, j.interruptions)
+        .i32(23, j.checkpoints)
+        .f64(24, held)
+        .f64(25, j.lost_gpu_s)
+        .f64(26, j.checkpoint_gpu_s)
+        .f64(27, j.restart_gpu_s);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "models/cluster.hpp"
 #include "models/pricing/budgets.hpp"
 #include "models/pricing/cost_meter.hpp"
+#include "models/workload/model_speeds.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
@@ -30,7 +31,7 @@ inline constexpr std::int64_t TRACE_SCHEMA = 2;
 class TraceRecorder {
  public:
   TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication, Cluster& cluster,
-                const CostMeter& costs, Ledger& ledger, BudgetWatcher* budgets);
+                const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger, BudgetWatcher* budgets);
 
   // Root attributes known only after the run; call before TraceFile::commit().
   void finish(double wall_clock_s);
@@ -48,6 +49,7 @@ class TraceRecorder {
   std::uint64_t replication_;
   const Cluster& cluster_;
   const CostMeter& costs_;
+  const ModelSpeeds& speeds_;
   trace::Table& events_;
   trace::Table& utilization_;
   trace::Table& ledger_;

@@ -155,17 +155,33 @@ std::vector<std::vector<Send>> decompose(const CollectiveSpec& spec, const topol
   return steps;
 }
 
-void CollectiveRunner::start(const CollectiveSpec& spec, std::uint64_t tag, DoneFn fn, void* context) {
-  std::uint32_t id;
+std::uint32_t CollectiveRunner::take_run() {
   if (!free_runs_.empty()) {
-    id = free_runs_.back();
+    const std::uint32_t id = free_runs_.back();
     free_runs_.pop_back();
-  } else {
-    id = static_cast<std::uint32_t>(runs_.size());
-    runs_.emplace_back();
+    return id;
   }
+  runs_.emplace_back();
+  return static_cast<std::uint32_t>(runs_.size() - 1);
+}
+
+std::uint32_t CollectiveRunner::start(const CollectiveSpec& spec, std::uint64_t tag, DoneFn fn, void* context) {
+  const std::uint32_t id = take_run();
+  runs_[id].steps = decompose(spec, topo_);
+  launch(id, tag, fn, context);
+  return id;
+}
+
+std::uint32_t CollectiveRunner::start(const std::vector<std::vector<Send>>& steps, std::uint64_t tag, DoneFn fn,
+                                      void* context) {
+  const std::uint32_t id = take_run();
+  runs_[id].steps = steps;
+  launch(id, tag, fn, context);
+  return id;
+}
+
+void CollectiveRunner::launch(std::uint32_t id, std::uint64_t tag, DoneFn fn, void* context) {
   Run& run = runs_[id];
-  run.steps = decompose(spec, topo_);
   run.step = 0;
   run.tag = tag;
   run.fn = fn;
@@ -183,16 +199,28 @@ void CollectiveRunner::start(const CollectiveSpec& spec, std::uint64_t tag, Done
   start_step(id);
 }
 
+void CollectiveRunner::cancel(std::uint32_t id) {
+  Run& run = runs_[id];
+  if (!run.live) return;
+  for (const FlowId f : run.flows) net_.cancel_flow(f);
+  run.flows.clear();
+  run.live = false;
+  free_runs_.push_back(id);
+  --running_;
+}
+
 void CollectiveRunner::start_step(std::uint32_t id) {
   Run& run = runs_[id];
   const auto& sends = run.steps[run.step];
   run.pending = sends.size();
+  run.flows.clear();
   for (std::size_t i = 0; i < sends.size(); ++i) {
-    const std::uint64_t hash = run.tag * 0x9e3779b97f4a7c15ULL ^ (run.step << 20) ^ i;
+    const std::uint64_t hash = collective_flow_hash(run.tag, run.step, i);
     // The flow's tag carries the run slot (low 32 bits, what on_flow_done needs) and the
     // collective's own tag (high bits), so flow observers can tell whose traffic it is.
     const std::uint64_t flow_tag = std::uint64_t{id} | (run.tag << 32);
-    net_.start_flow(topo_.route(sends[i].src, sends[i].dst, hash), sends[i].bytes, flow_tag, FlowCallback{&on_flow_done, this});
+    run.flows.push_back(net_.start_flow(topo_.route(sends[i].src, sends[i].dst, hash), sends[i].bytes, flow_tag,
+                                        FlowCallback{&on_flow_done, this}));
   }
 }
 
@@ -200,6 +228,7 @@ void CollectiveRunner::on_flow_done(void* context, const FlowDone& done) {
   auto* self = static_cast<CollectiveRunner*>(context);
   const auto id = static_cast<std::uint32_t>(done.tag);
   Run& run = self->runs_[id];
+  if (!run.live) return;  // cancelled
   if (--run.pending > 0) return;
   if (++run.step < run.steps.size()) {
     self->start_step(id);

@@ -54,6 +54,13 @@ struct Send {
   double bytes;
 };
 
+// The ECMP hash of send `index` of phase `step` of a collective run with `tag`: which of
+// the equal-cost paths it takes (Topology::route). Public so that a caller can predict a
+// collective's paths.
+inline std::uint64_t collective_flow_hash(std::uint64_t tag, std::size_t step, std::size_t index) {
+  return tag * 0x9e3779b97f4a7c15ULL ^ (static_cast<std::uint64_t>(step) << 20) ^ index;
+}
+
 // The phases of a collective: steps[k] are the sends of step k, all concurrent.
 std::vector<std::vector<Send>> decompose(const CollectiveSpec& spec, const topology::Topology& topo);
 
@@ -67,13 +74,22 @@ class CollectiveRunner {
   CollectiveRunner& operator=(const CollectiveRunner&) = delete;
 
   // Starts a collective now; fn(context, tag, finish) is called when its last flow ends
-  // (at once, from inside start(), when there is nothing to send).
-  void start(const CollectiveSpec& spec, std::uint64_t tag, DoneFn fn, void* context);
+  // (at once, from inside start(), when there is nothing to send). Returns the run's slot,
+  // valid for cancel() until fn is called.
+  std::uint32_t start(const CollectiveSpec& spec, std::uint64_t tag, DoneFn fn, void* context);
+  // The same with phases decomposed once by the caller: a caller repeating one collective
+  // keeps them, and a reused slot copies them into storage it already has, so steady-state
+  // repetitions allocate nothing.
+  std::uint32_t start(const std::vector<std::vector<Send>>& steps, std::uint64_t tag, DoneFn fn, void* context);
+  // Stops a running collective: the flows of its current phase are removed from the
+  // network and fn is never called.
+  void cancel(std::uint32_t run);
   std::size_t running() const { return running_; }
 
  private:
   struct Run {
     std::vector<std::vector<Send>> steps;
+    std::vector<FlowId> flows;  // the current phase's
     std::size_t step = 0;
     std::size_t pending = 0;
     std::uint64_t tag = 0;
@@ -82,6 +98,8 @@ class CollectiveRunner {
     bool live = false;
   };
   static void on_flow_done(void* context, const FlowDone& done);
+  std::uint32_t take_run();
+  void launch(std::uint32_t run, std::uint64_t tag, DoneFn fn, void* context);
   void start_step(std::uint32_t run);
 
   sim::Engine& engine_;

@@ -22,6 +22,17 @@ JobTraffic::JobTraffic(sim::Engine& engine, models::Cluster& cluster, Collective
   cluster.job_started.connect([this](const models::Job& j) {
     if (j.comm) on_start(j);
   });
+  // A run that loses its nodes stops sending; a restart begins again from the first step.
+  cluster.job_stopped.connect([this](const models::Job& j) {
+    if (j.comm) on_stop(j);
+  });
+}
+
+void JobTraffic::on_stop(const models::Job& j) {
+  Run& run = runs_[j.id];
+  engine_.cancel(run.next);
+  if (run.in_flight) runner_.cancel(run.slot);
+  run.in_flight = false;
 }
 
 void JobTraffic::on_start(const models::Job& j) {
@@ -44,22 +55,25 @@ void JobTraffic::on_start(const models::Job& j) {
   run.collective.algorithm = c.algorithm == "tree"   ? CollectiveAlgorithm::Tree
                              : j.nodes_count > 1     ? CollectiveAlgorithm::HierarchicalRing
                                                      : CollectiveAlgorithm::Ring;
-  engine_.schedule_after<&JobTraffic::on_compute_done>(run.compute, this, j.id);
+  run.next = engine_.schedule_after<&JobTraffic::on_compute_done>(run.compute, this, j.id);
 }
 
 void JobTraffic::on_compute_done(std::uint64_t job) {
-  runner_.start(runs_[job].collective, job, &JobTraffic::on_collective_done, this);
+  Run& run = runs_[job];
+  run.in_flight = true;
+  run.slot = runner_.start(run.collective, job, &JobTraffic::on_collective_done, this);
 }
 
 void JobTraffic::on_collective_done(void* self, std::uint64_t job, sim::SimTime) {
   auto* t = static_cast<JobTraffic*>(self);
   Run& run = t->runs_[job];
+  run.in_flight = false;
   if (--run.steps_left > 0) {
-    t->engine_.schedule_after<&JobTraffic::on_compute_done>(run.compute, t, job);
+    run.next = t->engine_.schedule_after<&JobTraffic::on_compute_done>(run.compute, t, job);
     return;
   }
   // End through an event: the collective may complete inside the network's advance.
-  t->engine_.schedule_after<&JobTraffic::on_finish>(sim::SimTime::zero(), t, job);
+  run.next = t->engine_.schedule_after<&JobTraffic::on_finish>(sim::SimTime::zero(), t, job);
 }
 
 FlowRecorder::FlowRecorder(trace::TraceFile& file, FlowNetwork& net)

@@ -25,10 +25,15 @@ class JobTraffic {
     std::int64_t steps_left = 0;
     sim::SimTime compute;  // per simulated step
     CollectiveSpec collective;
+    sim::EventId next;               // the pending compute-done or finish event
+    std::uint32_t slot = 0;          // the collective in flight, when in_flight
+    bool in_flight = false;
   };
+  void on_stop(const models::Job& job);
   void on_start(const models::Job& job);
   void on_compute_done(std::uint64_t job);
   void on_finish(std::uint64_t job) { cluster_.finish_job(static_cast<std::uint32_t>(job)); }
+
   static void on_collective_done(void* self, std::uint64_t job, sim::SimTime finish);
 
   sim::Engine& engine_;

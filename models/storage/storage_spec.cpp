@@ -147,9 +147,14 @@ double storage_cost_usd(const StorageTierSpec& t, double bytes, double duration_
   return bytes / 1e9 * t.usd_per_gb_month * duration_s / (HOURS_PER_MONTH * 3600.0);
 }
 
-double read_cost_usd(const StorageTierSpec& t, double bytes, double file_bytes) {
+ReadCost read_cost(const StorageTierSpec& t, double bytes, double file_bytes) {
   const double requests = file_bytes > 0 ? bytes / file_bytes : 0;
-  return requests / 1000.0 * t.usd_per_1k_requests + bytes / 1e9 * (t.transfer_usd_per_gb + t.retrieval_usd_per_gb);
+  return ReadCost{requests / 1000.0 * t.usd_per_1k_requests, bytes / 1e9 * t.transfer_usd_per_gb,
+                  bytes / 1e9 * t.retrieval_usd_per_gb};
+}
+
+double read_cost_usd(const StorageTierSpec& t, double bytes, double file_bytes) {
+  return read_cost(t, bytes, file_bytes).total_usd();
 }
 
 double staging_time_s(const StorageTierSpec& from, const StorageTierSpec& to, double bytes, double file_bytes,

@@ -57,7 +57,16 @@ inline constexpr double HOURS_PER_MONTH = 730;
 
 // Storing `bytes` for `duration_s`.
 double storage_cost_usd(const StorageTierSpec& tier, double bytes, double duration_s);
-// Reading `bytes` out of the tier in files of `file_bytes`: requests, transfer, retrieval.
+// Reading `bytes` out of the tier in files of `file_bytes` (one GET-class request per
+// file), by kind of charge.
+struct ReadCost {
+  double requests_usd = 0;   // bytes / file size requests at request_price per 1000
+  double transfer_usd = 0;   // bytes/1e9 · transfer_price
+  double retrieval_usd = 0;  // bytes/1e9 · retrieval price (archives)
+  double total_usd() const { return requests_usd + transfer_usd + retrieval_usd; }
+};
+ReadCost read_cost(const StorageTierSpec& tier, double bytes, double file_bytes);
+// The total of read_cost().
 double read_cost_usd(const StorageTierSpec& tier, double bytes, double file_bytes);
 
 // Staging a dataset from `from` to local NVMe `to`: time (retrieval delay + bytes at the

@@ -83,6 +83,8 @@ struct Job {
   double checkpoint_gpu_s = 0;     // GPU-seconds paused writing checkpoints
   double restart_gpu_s = 0;        // GPU-seconds restoring and pulling images
   double held_gpu_s = 0;           // GPU-seconds held over all runs (ended runs)
+  double run_start_work = 0;       // work_done when the current (or last) run started
+  double stopped_work = 0;         // work_done when the last stopped run ended, before the rollback
 };
 
 }  // namespace gcsim::models

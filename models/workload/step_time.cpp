@@ -99,6 +99,12 @@ double alpha_beta_all_reduce_s(double bytes, int ranks, const HardwareContext& h
   return intra + inter;
 }
 
+double gradient_sync_bytes(const TrainingSpec& job) {
+  const double split = static_cast<double>(job.parallel.tensor) * job.parallel.pipeline;
+  const double bytes = job.figures().params / split * gradient_bytes_per_param(job.precision);
+  return job.parallel.zero_stage >= 3 ? 1.5 * bytes : bytes;  // parameter all-gathers in fwd and bwd
+}
+
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
   const ModelFigures f = job.figures();
   const ParallelismSpec& par = job.parallel;
@@ -124,8 +130,7 @@ StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, c
 
   // Gradient synchronisation once per optimizer step, hidden behind the last micro-step's
   // backward pass (2/3 of its compute) as far as it goes.
-  double sync_bytes = params_local * gradient_bytes_per_param(job.precision);
-  if (par.zero_stage >= 3) sync_bytes *= 1.5;  // parameter all-gathers in fwd and bwd (ZeRO §7)
+  const double sync_bytes = gradient_sync_bytes(job);
   double sync_s = 0;
   if (par.data > 1) {
     sync_s = hw.all_reduce ? hw.all_reduce(sync_bytes, par.data, hw) : alpha_beta_all_reduce_s(sync_bytes, par.data, hw, cal);

@@ -107,6 +107,12 @@ struct StepEstimate {
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw,
                            const Calibration& cal = default_calibration());
 
+// Bytes each data-parallel rank all-reduces per optimizer step: the local parameters'
+// gradients (2 B each in 16-bit precisions, 4 B in fp32/tf32), x1.5 with ZeRO-3 for the
+// parameter all-gathers (Rajbhandari et al. 2020, section 7). What HardwareContext::all_reduce
+// is asked for, and what the network model sends for a job's gradient synchronisation.
+double gradient_sync_bytes(const TrainingSpec& job);
+
 // The alpha-beta all-reduce the model uses when HardwareContext::all_reduce is empty:
 // one flat ring inside a node; across nodes reduce-scatter inside, ring between nodes on
 // 1/k of the data per GPU (all NICs in parallel), all-gather inside.

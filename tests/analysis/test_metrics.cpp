@@ -218,3 +218,32 @@ TEST_CASE("JSON strings are escaped", "[unit]") {
   a.scenario_name = "say \"hi\"\n";
   CHECK_THAT(format_json(Metrics{}, a), Catch::Contains("\"scenario_name\": \"say \\\"hi\\\"\\n\""));
 }
+
+TEST_CASE("the step breakdown gives the GPU-hour weighted shares of step time", "[model]") {
+  TraceData d = hand_built();
+  // J1 (4 GPUs x 2 h = 8 GPU-h): step 1.0 s = compute 0.6 + exposed comm 0.4, input 0.2.
+  // J3 (4 GPUs x 4 h = 16 GPU-h): step 1.0 s, GPU time 0.5 + 0.1, input 1.0: 0.4 waiting.
+  // exposed: (8 x 0.4 + 16 x 0.1) / 24 = 0.2; waiting: (8 x 0 + 16 x 0.4) / 24 = 0.2667.
+  auto model = [](double compute, double input, double exposed) {
+    ModelRecord r;
+    r.samples = 100;
+    r.samples_per_s = 1;
+    r.step_time_s = 1.0;
+    r.bottleneck = "compute";
+    r.compute_s = compute;
+    r.input_s = input;
+    r.comm_s = exposed;
+    r.comm_exposed_s = exposed;
+    r.memory_per_gpu_bytes = 1e9;
+    return r;
+  };
+  d.jobs[0].model = model(0.6, 0.2, 0.4);
+  d.jobs[2].model = model(0.5, 1.0, 0.1);
+  const Metrics m = compute_metrics(d);
+  CHECK(m.comm_exposed_share == Approx(0.2));
+  CHECK(m.input_wait_share == Approx(16 * 0.4 / 24));
+  const std::string report = format_report(d, m);
+  CHECK(report.find("exposed communication") != std::string::npos);
+  // Without the breakdown (older traces) the shares are undefined.
+  CHECK(std::isnan(compute_metrics(hand_built()).comm_exposed_share));
+}

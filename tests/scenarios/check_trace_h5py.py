@@ -22,6 +22,9 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
         assert f[name].chunks is not None, f"/{name} is not chunked"
         assert f[name].compression == "gzip", f"/{name} is not compressed"
     jobs = f["jobs"][:]
+    for column in ("samples_per_s", "step_time_s", "bottleneck", "compute_s", "input_s", "comm_s",
+                   "comm_exposed_s", "memory_per_gpu_bytes"):
+        assert column in f["jobs"].dtype.names, f"/jobs lacks {column}"
     assert len(jobs) == 502, len(jobs)
     status = h5py.check_enum_dtype(f["jobs"].dtype["status"])
     assert set(status) == {"completed", "running", "never_started", "interrupted"}, status

@@ -130,3 +130,93 @@ workload:
     CHECK(e.key_path() == "workload.jobs[0].dataset.access");
   }
 }
+
+TEST_CASE("jobs staging at once share the source tier", "[scenario][storage]") {
+  test::TempDir dir("storage-stage-share");
+  // Alone: 100 MB from NFS at 10 MB/s: 10 s, then 1000 samples from the node's NVMe at
+  // 10 MB/s / 100 KB = 100/s: 10 s more.
+  const auto alone = run_yaml(scenario("one", 1, 2, model_job("A", 1000, "nfs", ", access: stage")), dir);
+  CHECK(job(alone, "A").end_s == Approx(20.0).epsilon(1e-9));
+  // Two on two nodes, both copying at once: 5 MB/s each, 20 s; then each reads its own
+  // node's NVMe for 10 s.
+  const auto two = run_yaml(scenario("two", 1, 2, model_job("A", 1000, "nfs", ", access: stage") +
+                                                      model_job("B", 1000, "nfs", ", access: stage")), dir);
+  CHECK(job(two, "A").start_s == 0.0);
+  CHECK(job(two, "A").end_s == Approx(30.0).epsilon(1e-9));
+  CHECK(job(two, "B").end_s == Approx(30.0).epsilon(1e-9));
+}
+
+TEST_CASE("a staging copy and a streaming reader slow each other down", "[scenario][storage]") {
+  test::TempDir dir("storage-stage-stream");
+  // A copies 100 MB while B streams: 5 MB/s each. A's copy ends at 20 s, then A reads its
+  // NVMe for 10 s: 30 s. B reads 1000 samples at 50/s by 20 s, its last 500 alone at 100/s:
+  // 25 s.
+  const auto t = run_yaml(scenario("mixed", 1, 2, model_job("A", 1000, "nfs", ", access: stage") +
+                                                      model_job("B", 1500, "nfs")), dir);
+  CHECK(job(t, "A").end_s == Approx(30.0).epsilon(1e-9));
+  CHECK(job(t, "B").end_s == Approx(25.0).epsilon(1e-9));
+}
+
+TEST_CASE("a job waits for a copy of its dataset already under way on its node", "[scenario][storage]") {
+  test::TempDir dir("storage-stage-wait");
+  // One 2-GPU node. A copies the dataset (10 s alone: B does not copy it again, nor load
+  // the tier); B starts with it and waits for the copy. From 10 s both read the node's
+  // 10 MB/s NVMe at 50 samples/s: 1000 samples in 20 s.
+  const auto t = run_yaml(scenario("wait", 2, 1, model_job("A", 1000, "nfs", ", access: stage") +
+                                                     model_job("B", 1000, "nfs", ", access: stage")), dir);
+  CHECK(job(t, "B").start_s == 0.0);
+  CHECK(job(t, "A").end_s == Approx(30.0).epsilon(1e-9));
+  CHECK(job(t, "B").end_s == Approx(30.0).epsilon(1e-9));
+}
+
+TEST_CASE("stored data and reads are charged to the run", "[scenario][storage]") {
+  // A 1 TiB dataset of 1 MiB files on an object store for the whole run (730 h, one
+  // 730-hour month): 1.0995e12 B / 1e9 x $0.023 = $25.29 stored. The job reads it once:
+  // 2^20 GET requests x $0.0004 / 1000 = $0.4194, and 1.0995 GB-thousands x $0.09 = $98.95
+  // of transfer.
+  const std::string yaml = R"(name: costs
+horizon: 730h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 1}}
+storage:
+  tiers:
+    - {name: s3, kind: object-store, read: 100GB/s, stream: 100MB/s, latency: 20ms, price: 0.023/GB-month,
+       request_price: 0.0004, transfer_price: 0.09/GB}
+workload:
+  jobs:
+    - {name: A, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, decode: gpu, samples: 1048576,
+       dataset: {name: big, samples: 1048576, size: 1TiB, file_size: 1MiB, tier: s3}}
+)";
+  const auto r = models::run_simulation(test::scenario_from_yaml(yaml), nullptr);
+  REQUIRE(r.jobs_completed == 1);
+  const double tib = 1099511627776.0;
+  const double stored = tib / 1e9 * 0.023;
+  const double requests = 1048576 * 0.0004 / 1000;
+  const double transfer = tib / 1e9 * 0.09;
+  CHECK(stored == Approx(25.29).epsilon(1e-3));
+  CHECK(requests == Approx(0.4194).epsilon(1e-3));
+  CHECK(r.storage_cost_usd == Approx(stored + requests + transfer).epsilon(1e-12));
+}
+
+TEST_CASE("a staged copy is charged on the node's NVMe while kept", "[scenario][storage]") {
+  // 100 MB staged from NFS ($0.30/GB-month, no read charges) to NVMe ($0.10/GB-month) at
+  // t = 0 and kept until the end of the run at 730 h: 0.1 GB x $0.10 on the node plus
+  // 0.1 GB x $0.30 for the dataset on NFS = $0.04.
+  const std::string yaml = R"(name: copy
+horizon: 730h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 1}}
+storage:
+  tiers:
+    - {name: nfs, kind: shared-fs, read: 10MB/s, price: 0.30/GB-month}
+    - {name: nvme, kind: local-nvme, read: 10MB/s, write: 1GB/s, capacity: 1TB, price: 0.10/GB-month}
+workload:
+  jobs:
+)" + model_job("A", 1000, "nfs", ", access: stage");
+  const auto r = models::run_simulation(test::scenario_from_yaml(yaml), nullptr);
+  CHECK(r.storage_cost_usd == Approx(0.1 * 0.10 + 0.1 * 0.30).epsilon(1e-12));
+}

@@ -1,0 +1,73 @@
+// Gradient synchronisation of model-described jobs on the network (docs/network.md, "Model
+// jobs on the network"). When a scenario has a `network:` section, a running model job with
+// data-parallel degree > 1 sends its gradient all-reduce as flows over its real GPUs:
+// each of its tensor x pipeline data-parallel groups runs a ring all-reduce (hierarchical
+// when the group spans nodes) of gradient_sync_bytes(), NCCL-calibrated (collectives.hpp).
+// The measured time replaces the alpha-beta term of the step-time model
+// (ModelSpeeds::set_all_reduce_s), so jobs that share links slow each other down.
+//
+// Cheap by sampling, as JobTraffic does: a job of N optimizer steps sends one collective
+// ("probe") of k = ceil(N / PROBES) steps' bytes every k optimizer steps of its current
+// step time, so the load it puts on each link over time is the real job's (same bytes, same
+// duty cycle) with at most about PROBES collectives per job. A probe that took T_sim gives
+// the per-step time T = (T_sim - L)/k + L, L its path latencies (counted once per phase per
+// real step, as an unscaled collective would). At start, before the first probe returns,
+// the job runs at the uncontended time of its collective on the topology (each flow at the
+// smallest capacity / crossings of its links among its phase's flows), so a job alone on
+// the network never runs at an alpha-beta speed. Speeds follow contention one probe late.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/cluster.hpp"
+#include "models/network/collectives.hpp"
+#include "models/topology/topology.hpp"
+#include "models/workload/model_speeds.hpp"
+#include "sim/engine.hpp"
+
+namespace gcsim::network {
+
+class ModelTraffic {
+ public:
+  // At most about this many collectives are sent per job.
+  static constexpr std::int64_t PROBES = 200;
+
+  // Subscribes to the cluster's job signals; construct after `speeds`.
+  ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models::ModelSpeeds& speeds, CollectiveRunner& runner,
+               const topology::Topology& topo);
+  ModelTraffic(const ModelTraffic&) = delete;
+  ModelTraffic& operator=(const ModelTraffic&) = delete;
+
+  // Probes sent so far (all jobs).
+  std::uint64_t probes_sent() const { return probes_sent_; }
+
+ private:
+  struct Run {
+    std::vector<std::vector<Send>> steps;  // one probe: k optimizer steps' bytes
+    double scale = 1;                      // k
+    double latency_s = 0;                  // L
+    std::uint32_t collective = 0;          // the runner's slot while in flight
+    bool in_flight = false;
+    sim::SimTime sent;
+    sim::EventId next;
+  };
+  void on_start(const models::Job& job);
+  void on_finish(const models::Job& job);
+  void on_probe(std::uint64_t job);
+  static void on_probe_done(void* self, std::uint64_t job, sim::SimTime finish);
+  // The phases' uncontended time on an empty network (see the header comment); also sets L.
+  double uncontended_s(std::uint64_t job, Run& run);
+
+  sim::Engine& engine_;
+  models::Cluster& cluster_;
+  models::ModelSpeeds& speeds_;
+  CollectiveRunner& runner_;
+  const topology::Topology& topo_;
+  std::vector<std::int32_t> slot_of_;  // by job id: index into runs_, -1 = none
+  std::vector<Run> runs_;
+  std::vector<std::uint32_t> crossings_;  // scratch, by link
+  std::uint64_t probes_sent_ = 0;
+};
+
+}  // namespace gcsim::network
