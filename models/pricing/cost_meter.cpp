@@ -96,11 +96,13 @@ void CostMeter::close_session(std::uint32_t n, sim::SimTime at) {
   node_up_s_[n] += used.seconds();
   double bill = 0;
   if (rented(t.price.market)) {
-    // The billed time's rounding (and minimum) at the price in force at the end.
+    // The billed time's rounding (and minimum) at the last price the node ran at (a price
+    // that changes at `at` itself, as a price-driven interruption's does, was never paid).
     const sim::SimTime billed = billed_time(t.price.billing, used);
     const double rounding_h = (billed - used).seconds() / 3600.0;
+    const sim::SimTime last = at > session_start_[n] ? at - sim::SimTime::from_ns(1) : at;
     if (t.price.market == Market::Spot)
-      bill = t.price.spot_profile.cost_usd(session_start_[n], at) + rounding_h * t.price.spot_profile.usd_per_hour_at(at);
+      bill = t.price.spot_profile.cost_usd(session_start_[n], at) + rounding_h * t.price.spot_profile.usd_per_hour_at(last);
     else
       bill = t.price.on_demand_usd_per_hour * billed.seconds() / 3600.0;
   } else {

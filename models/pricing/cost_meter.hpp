@@ -4,7 +4,7 @@
 //   rented (on demand, spot): a node is billed from when it comes up to when it goes (or the
 //     run ends), at its market's price (a spot price may change: the integral of the
 //     profile), on the billed time of its billing rule (granularity, minimum); the rounding
-//     is billed at the price in force at the end.
+//     is billed at the last price the node ran at.
 //   reserved: the effective hourly price (upfront spread over the term, plus recurring) for
 //     every hour of the run, used or not.
 //   owned: F + E(u) per hour (tco.hpp): fixed costs and idle power always, busy power for

@@ -1,0 +1,204 @@
+// Whole runs on every market: what the ledger charges, computed by hand in the comments
+// (docs/pricing.md "Billing in a run", docs/checkpoints.md "Budgets").
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "analysis/trace_data.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+
+namespace {
+
+std::map<std::string, double> by_category(const analysis::TraceData& t) {
+  std::map<std::string, double> m;
+  for (const auto& c : t.ledger) m[c.category] += c.usd;
+  return m;
+}
+
+double ledger_total(const analysis::TraceData& t) {
+  double s = 0;
+  for (const auto& c : t.ledger) s += c.usd;
+  return s;
+}
+
+const analysis::JobRecord& job(const analysis::TraceData& t, const std::string& name) {
+  for (const auto& j : t.jobs)
+    if (j.name == name) return j;
+  FAIL("no job " << name);
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("Reserved capacity is billed whether used or not", "[scenario][pricing]") {
+  // Two 8-GPU nodes reserved at $3/h (no upfront), 10 h: 2 x 3 x 10 = $60 in all. One job of
+  // 1 GPU for 2 h pays its share, 3 / 8 x 2 = $0.75; the other $59.25 is idle reservation.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: reserved
+horizon: 10h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: r, gpu: A100-40GB-SXM, gpus: 8, count: 2, market: reserved,
+       price: {on_demand_per_hour: 32.77, reserved: {term: 1y, upfront: none, per_hour: 3}}}
+workload:
+  jobs:
+    - {name: A, gpus: 1, duration: 2h}
+)", dir);
+  const auto cat = by_category(t);
+  CHECK(cat.at("reserved") == Approx(60.0).epsilon(1e-12));
+  CHECK(job(t, "A").cost_usd == Approx(0.75).epsilon(1e-12));
+  double idle = 0;
+  for (const auto& c : t.ledger)
+    if (!c.busy) idle += c.usd;
+  CHECK(idle == Approx(59.25).epsilon(1e-12));
+  CHECK(ledger_total(t) == Approx(60.0).epsilon(1e-12));
+}
+
+TEST_CASE("Owned nodes: fixed costs always, busy power only while jobs run", "[scenario][pricing]") {
+  // capex $87,600 over 1y = $10/h; power 1 kW busy, 200 W idle, PUE 1, $0.50/kWh:
+  // E_busy = $0.50/h, E_idle = $0.10/h. One 8-GPU job for 4 h of a 10 h run:
+  //   busy (F + E_busy) x 4 = $42;  idle (F + E_idle) x 6 = $60.60;  total $102.60.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: owned
+horizon: 10h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: o, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: owned,
+       ownership: {capex: 87600, depreciation: 1y, power_busy: 1kW, power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 4h}
+)", dir);
+  CHECK(by_category(t).at("ownership") == Approx(102.6).epsilon(1e-12));
+  CHECK(job(t, "A").cost_usd == Approx(42.0).epsilon(1e-12));
+  REQUIRE(t.pools.size() == 1);
+  CHECK(t.pools[0].fixed_usd_per_hour == Approx(10.0));
+  CHECK(t.pools[0].energy_busy_usd_per_hour == Approx(0.5));
+}
+
+TEST_CASE("A spot price profile is replayed exactly: crossings take the pool, billing follows the price",
+          "[scenario][pricing][spot]") {
+  // Spot price $1/h, $3/h from 2h, $1/h again from 3h; max (bid) $2/h: the node is taken at
+  // 2h (no notice) and back at 3h. Billed per minute; the run ends at 5h 0m 30s.
+  //   session 1 [0, 2h):            $1 x 2 h                        = $2
+  //   session 2 [3h, 5h 0m 30s):    used 2h 0m 30s, billed 2h 1m x $1 = $2.016667
+  // The job (1 GPU, 30m, submitted at 2h30m) waits for the node, runs 3h-3h30 at $1/h: $0.50.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: price
+horizon: 18030s
+run_until: horizon
+cluster:
+  node_types:
+    - name: s
+      gpu: V100-SXM2-16GB
+      gpus: 1
+      count: 1
+      market: spot
+      price:
+        max_per_hour: 2
+        billing: per_minute
+        spot_profile: {points: [{at: 0h, price: 1}, {at: 2h, price: 3}, {at: 3h, price: 1}]}
+      interruptions: {process: price}
+      notice: 0s
+workload:
+  jobs:
+    - {name: A, submit: 150m, gpus: 1, duration: 30m}
+)", dir);
+  CHECK(ledger_total(t) == Approx(2.0 + 121.0 / 60).epsilon(1e-12));
+  CHECK(job(t, "A").start_s == Approx(3 * 3600.0));
+  CHECK(job(t, "A").cost_usd == Approx(0.5).epsilon(1e-12));
+  REQUIRE(t.nodes.size() == 1);
+  CHECK(t.nodes[0].interruptions == 1);
+  CHECK(t.nodes[0].up_time_s == Approx(2 * 3600.0 + 2 * 3600.0 + 30));
+}
+
+TEST_CASE("Billing minimums: a short spot session pays the provider's minimum", "[scenario][pricing][spot]") {
+  // AWS bills per second with a 60 s minimum. The price rises above the bid 20 s into the
+  // run: the first session is billed 60 s at $3.60/h = $0.06. Back at 1h (price $3.60 again),
+  // the second session [1h, 2h) is 3600 s = $3.60.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: minimum
+horizon: 2h
+run_until: horizon
+cluster:
+  node_types:
+    - name: s
+      gpu: V100-SXM2-16GB
+      gpus: 1
+      count: 1
+      provider: aws
+      market: spot
+      price:
+        max_per_hour: 4
+        spot_profile: {points: [{at: 0s, price: 3.6}, {at: 20s, price: 5}, {at: 1h, price: 3.6}]}
+      interruptions: {process: price}
+      notice: 0s
+workload:
+  jobs:
+    - {name: A, submit: 90m, gpus: 1, duration: 1m}
+)", dir);
+  CHECK(ledger_total(t) == Approx(0.06 + 3.6).epsilon(1e-12));
+}
+
+TEST_CASE("Budgets: stop_new holds a team's queued jobs once its spend reaches the limit",
+          "[scenario][budgets]") {
+  // Two 1-GPU nodes at $4/h; team a runs A1 and A2 (3 h each) from 0; A3 (1 h) arrives at
+  // 1h and queues. Spend = 2 x $4 x t: checks every 30m see $4, $8, $12. Alert at 50% ($5)
+  // at 1h; the $10 limit is seen at 1h30 ($12): A3 is held and never starts; A1, A2 finish.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: budget
+horizon: 6h
+cluster:
+  node_types:
+    - {name: n, gpu: V100-SXM2-16GB, gpus: 1, count: 2, price: {on_demand_per_hour: 4}}
+workload:
+  jobs:
+    - {name: A1, gpus: 1, duration: 3h, team: a}
+    - {name: A2, gpus: 1, duration: 3h, team: a}
+    - {name: A3, submit: 1h, gpus: 1, duration: 1h, team: a}
+budgets:
+  - {team: a, limit: $10, action: stop_new, alert_at: 50%, check_every: 30m}
+)", dir);
+  REQUIRE(t.budget_events.size() == 2);
+  CHECK(t.budget_events[0].kind == "alert");
+  CHECK(t.budget_events[0].time_s == Approx(3600));
+  CHECK(t.budget_events[0].spent_usd == Approx(8));
+  CHECK(t.budget_events[1].kind == "limit_reached");
+  CHECK(t.budget_events[1].time_s == Approx(5400));
+  CHECK(t.budget_events[1].spent_usd == Approx(12));
+  CHECK(job(t, "A1").status == analysis::JobStatus::Completed);
+  CHECK(job(t, "A3").status == analysis::JobStatus::NeverStarted);
+  CHECK(t.attrs.end_s == Approx(6 * 3600));  // held work keeps the run to its horizon
+}
+
+TEST_CASE("Budgets: stop_running checkpoints a running job, then stops it with nothing lost",
+          "[scenario][budgets]") {
+  // One 1-GPU node at $4/h; job B (10 h, checkpoint every 1h, write 3m) of team b; limit $6,
+  // checked every 30m: at 1h30 the spend is $6. B then writes a last checkpoint (1h30-1h33)
+  // of its 1h27m of work and stops: interrupted, nothing lost, 2 checkpoints.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: budget-stop
+horizon: 10h
+cluster:
+  node_types:
+    - {name: n, gpu: V100-SXM2-16GB, gpus: 1, count: 1, price: {on_demand_per_hour: 4}}
+workload:
+  jobs:
+    - {name: B, gpus: 1, duration: 10h, team: b, checkpoint: {every: 1h, write_time: 3m}}
+budgets:
+  - {team: b, limit: 6, action: stop_running, check_every: 30m}
+)", dir);
+  const auto& B = job(t, "B");
+  CHECK(B.status == analysis::JobStatus::Interrupted);
+  CHECK(B.resilience.interruptions == 1);
+  CHECK(B.resilience.checkpoints == 2);
+  CHECK(B.resilience.gpu_s_lost == 0);
+  CHECK(B.resilience.gpu_s_held == Approx(93 * 60.0));
+  CHECK(B.cost_usd == Approx(4 * 93.0 / 60).epsilon(1e-12));
+  REQUIRE(t.budget_events.size() == 1);
+  CHECK(t.budget_events[0].time_s == Approx(5400));
+}
