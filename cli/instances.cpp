@@ -36,11 +36,6 @@ struct InstanceCommands {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 int cmd_instances(const InstanceCommands& c, const std::string& catalog_dir) {
   models::GpuCatalog gpus;
   gpus.add_from(config::load_yaml_file(catalog_dir + "/gpus.yaml").root);
@@ -58,7 +53,7 @@ int cmd_instances(const InstanceCommands& c, const std::string& catalog_dir) {
               "spot", "$/GPU-h", "billing", "where");
   std::size_t shown = 0, assumed = 0;
   for (const models::InstanceSpec& s : catalog.list()) {
-    if (!c.provider.empty() && s.provider != lower(c.provider)) continue;
+    if (!c.provider.empty() && s.provider != ascii_lower(c.provider)) continue;
     if (!gpu_filter.empty() && s.gpu != gpu_filter) continue;
     char spot[32] = "-";
     if (s.spot_usd_per_hour) std::snprintf(spot, sizeof spot, "%.4g", *s.spot_usd_per_hour);

@@ -9,6 +9,12 @@
 
 namespace gcsim {
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 std::string_view error_code_name(ErrorCode code) {
   switch (code) {
     case ErrorCode::FileNotFound: return "file-not-found";
@@ -53,12 +59,6 @@ std::string format_message(ErrorCode code, const SourceMark& mark, const std::st
   return out;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, the most
 // common typo: "gupz"). Stops early once every cell of a row exceeds `limit`.
 std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t limit) {
@@ -95,7 +95,7 @@ ConfigError::ConfigError(ErrorCode code, SourceMark mark, std::string key_path, 
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   if (word.empty()) return "";
-  const std::string w = lower(word);
+  const std::string w = ascii_lower(word);
   // A third of the word's length: "gpuz" -> 1 edit, "node_typse" -> 3. Shorter words get
   // one edit, so "x" does not match every one-letter key.
   const std::size_t limit = std::max<std::size_t>(1, w.size() / 3);
@@ -103,7 +103,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   const std::string* best = nullptr;
   for (const std::string& c : candidates) {
     if (c.empty()) continue;
-    const std::size_t d = edit_distance(w, lower(c), limit);
+    const std::size_t d = edit_distance(w, ascii_lower(c), limit);
     // Strictly better only: ties keep the earliest candidate, which is the caller's
     // (deterministic) order, typically declaration order of the keys.
     if (d < best_distance) {

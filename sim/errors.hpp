@@ -61,4 +61,7 @@ class ConfigError : public Error {
 // Closest candidate by edit distance, or "" when none is plausibly meant.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+// ASCII lower case ("AWS" -> "aws"), for case-insensitive names.
+std::string ascii_lower(std::string_view s);
+
 }  // namespace gcsim

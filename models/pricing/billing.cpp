@@ -41,12 +41,6 @@
 namespace gcsim::models {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 BillingRule rule(sim::SimTime granularity, sim::SimTime minimum) { return BillingRule{granularity, minimum}; }
 
 const std::vector<std::string>& rule_names() {
@@ -99,12 +93,12 @@ double billed_usd(const BillingRule& r, double usd_per_hour, sim::SimTime used) 
 bool known_billing_provider(std::string_view provider) {
   static const char* const known[] = {"aws",  "gcp",     "azure", "lambda", "alibaba",
                                       "tencent", "vast", "colab", "dgx-cloud"};
-  const std::string p = lower(provider);
+  const std::string p = ascii_lower(provider);
   return std::find(std::begin(known), std::end(known), p) != std::end(known);
 }
 
 BillingRule default_billing(std::string_view provider) {
-  const std::string p = lower(provider);
+  const std::string p = ascii_lower(provider);
   if (p == "aws" || p == "gcp") return rule(sim::seconds(1), sim::seconds(60));
   if (p == "azure") return rule(sim::seconds(1), sim::minutes(5));
   if (p == "lambda") return per_minute_billing();

@@ -20,12 +20,6 @@
 namespace gcsim::models {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Our catalog's columns, in the order we write them.
 const std::vector<std::string>& catalog_columns() {
   static const std::vector<std::string> cols{
@@ -265,7 +259,7 @@ std::string_view instance_market_kind_name(InstanceMarketKind k) {
 }
 
 sim::SimTime default_spot_notice(std::string_view provider) {
-  const std::string p = lower(provider);
+  const std::string p = ascii_lower(provider);
   if (p == "aws") return sim::minutes(2);
   if (p == "gcp" || p == "azure") return sim::seconds(30);
   return sim::SimTime::zero();
@@ -342,7 +336,7 @@ void InstanceCatalog::add(InstanceSpec spec) {
 
 const InstanceSpec* InstanceCatalog::find(std::string_view provider, std::string_view instance_type,
                                           std::string_view where) const {
-  const std::string p = lower(provider);
+  const std::string p = ascii_lower(provider);
   const InstanceSpec* best = nullptr;
   for (const InstanceSpec& e : entries_) {
     if (e.provider != p || e.instance_type != instance_type) continue;
@@ -452,7 +446,7 @@ std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const s
 }
 
 std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib) {
-  const std::string a = lower(accelerator);
+  const std::string a = ascii_lower(accelerator);
   if (a == "a100") return memory_mib >= 81920 ? "A100-80GB-SXM" : "A100-40GB-SXM";
   if (a == "a100-80gb") return "A100-80GB-SXM";
   if (a == "h100" || a == "h100-mega") return "H100-SXM";
@@ -471,7 +465,7 @@ std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib) {
 }
 
 ImportResult import_skypilot(std::istream& in, std::string_view provider_in, const std::string& label) {
-  const std::string provider = lower(provider_in);
+  const std::string provider = ascii_lower(provider_in);
   if (provider != "aws" && provider != "gcp" && provider != "lambda")
     throw Error("import_skypilot: provider must be aws, gcp or lambda, got '" + std::string(provider_in) + "'");
   csv::Reader reader(in, label, false);

@@ -32,12 +32,6 @@ using config::MapReader;
 constexpr double HOURS_PER_MONTH = 730;  // 8,760 / 12, as cloud price sheets and units.md use
 constexpr int MAX_TRACE_VALUE = 1'000'000;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string resolve(const std::string& base_dir, const std::string& file) {
   const std::filesystem::path p(file);
   if (p.is_absolute() || base_dir.empty()) return p.lexically_normal().string();
@@ -709,7 +703,7 @@ const std::vector<std::string>& spot_providers() {
 }
 
 sim::SimTime default_notice(std::string_view provider) {
-  const std::string p = lower(provider);
+  const std::string p = ascii_lower(provider);
   if (p == "aws") return sim::seconds(120);
   if (p == "gcp" || p == "azure") return sim::seconds(30);
   return sim::SimTime::zero();

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "sim/errors.hpp"
 #include "sim/units.hpp"
 
 namespace gcsim::config {
@@ -78,12 +79,6 @@ std::string range_text(std::int64_t min, std::int64_t max) {
   if (has_min) return "at least " + std::to_string(min);
   if (has_max) return "at most " + std::to_string(max);
   return "an integer";
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -184,7 +179,7 @@ std::string read_enum(const ConfigNode& n, const std::vector<std::string>& allow
 bool read_bool(const ConfigNode& n) {
   const std::string& text = scalar_text(n, "true or false");
   reject_quoted(n, "true or false");
-  const std::string v = lower(text);
+  const std::string v = ascii_lower(text);
   if (v == "true" || v == "yes" || v == "on") return true;
   if (v == "false" || v == "no" || v == "off") return false;
   n.fail(ErrorCode::WrongType, "expected true or false, got '" + text + "'");
