@@ -57,7 +57,13 @@ Metrics compute_metrics(const TraceData& trace) {
   Metrics m;
   m.end_s = trace.attrs.end_s;
 
-  for (const NodeRecord& n : trace.nodes) m.total_cost_usd += n.cost_usd;
+  // Every charge is in the ledger (node bills and charges of no node, such as storage);
+  // traces without one (schema 1) have only node bills.
+  if (!trace.ledger.empty()) {
+    for (const ChargeRecord& c : trace.ledger) m.total_cost_usd += c.usd;
+  } else {
+    for (const NodeRecord& n : trace.nodes) m.total_cost_usd += n.cost_usd;
+  }
 
   std::vector<double> waits;
   std::vector<double> jcts;

@@ -48,7 +48,7 @@ struct PoolMetrics {
 struct Metrics {
   double end_s = 0;  // integration window is [0, end_s]
 
-  double total_cost_usd = 0;              // sum of node cost_usd
+  double total_cost_usd = 0;              // sum of /ledger (schema 1: of node cost_usd)
   double busy_cost_usd = 0;               // sum of job cost_usd
   double idle_cost_usd = 0;               // total - busy
   double cost_per_completed_job_usd = NOT_A_NUMBER;  // total / jobs_completed

@@ -202,6 +202,8 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   sim::SimTime overhead = j.image_pull;
   if (restart && j.checkpoint && j.ckpt_work > 0) overhead += j.checkpoint->restore_time;
   j.restart_gpu_s += overhead.seconds() * j.gpus_held();
+  j.overhead_until = j.run_start + overhead;
+  j.write_until = sim::SimTime::zero();
   j.progress_at = j.run_start + overhead;
   j.rate = nominal_rate(j, p.node_type);
   j.driven = j.comm != nullptr;
@@ -290,6 +292,7 @@ void Cluster::on_checkpoint(std::uint64_t arg) {
   if (c.pause) {
     delay_progress(j.id, c.write_time);
     j.checkpoint_gpu_s += c.write_time.seconds() * j.gpus_held();
+    j.write_until = engine_.now() + c.write_time;
   }
   engine_.schedule_at<&Cluster::on_checkpoint_done>(engine_.now() + c.write_time, this, arg, PRIORITY_STATE);
 }
@@ -317,8 +320,12 @@ void Cluster::begin_last_checkpoint(Job& j, sim::SimTime stop_at) {
   // No progress from now on: the run ends at stop_at.
   j.progress_at = std::max(now, j.progress_at);
   delay_progress(j.id, std::max(stop_at, j.progress_at) - j.progress_at + sim::SimTime::from_ns(1));
+  // The write, and the wait after it until the run ends, are checkpoint time (stop_job
+  // adds the wait); a regular write this one cuts short counts only to now.
+  if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
   j.checkpoint_gpu_s += j.checkpoint->write_time.seconds() * j.gpus_held();
   j.last_ckpt_done_at = now + j.checkpoint->write_time;
+  j.write_until = j.last_ckpt_done_at;
   engine_.schedule_at<&Cluster::on_last_checkpoint_done>(j.last_ckpt_done_at, this, event_arg(j), PRIORITY_STATE);
 }
 
@@ -339,6 +346,13 @@ void Cluster::stop_job(Job& j) {
   accrue(j);
   // A last checkpoint that completes at this very instant counts.
   if (j.stopping && engine_.now() >= j.last_ckpt_done_at) commit_last_checkpoint(j);
+  // Overheads were counted whole when they began: a run that ends during one counts only
+  // the part it spent; after a last checkpoint, the wait for the node to go counts as
+  // checkpoint time (the GPUs are held, making no progress, because of the interruption).
+  const sim::SimTime now = engine_.now();
+  if (j.overhead_until > now) j.restart_gpu_s -= (j.overhead_until - now).seconds() * j.gpus_held();
+  if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
+  if (j.stopping && now > j.last_ckpt_done_at) j.checkpoint_gpu_s += (now - j.last_ckpt_done_at).seconds() * j.gpus_held();
   if (!j.driven) engine_.cancel(j.finish_event);
   // Work past the last committed checkpoint is lost; a job without checkpoints loses all.
   const double saved = j.checkpoint ? std::min(j.ckpt_work, j.work_done) : 0.0;

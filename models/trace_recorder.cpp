@@ -50,7 +50,8 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
       events_(file.add_table("events", event_columns(), 16384)),
       utilization_(file.add_table("utilization", utilization_columns(), 16384)),
       ledger_(file.add_table("ledger", ledger_columns(), 16384)),
-      node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0) {
+      node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
+      first_up_s_(cluster.nodes().size(), 0.0) {
   ledger.charged.connect([this](const Charge& c) {
     ledger_.begin_row()
         .f64(0, c.time.seconds())
@@ -89,12 +90,15 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
   cluster.node_down.connect([this](std::uint32_t n) {
     event(EventKind::NodeDown, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
-    ++node_downs_[n];
+    // A node the market cannot supply at the start is down from t = 0: not an interruption.
+    if (cluster_.now() > sim::SimTime::zero()) ++node_downs_[n];
+    else first_up_s_[n] = NaN;
     last_down_s_[n] = cluster_.now().seconds();
   });
   cluster.node_up.connect([this](std::uint32_t n) {
     event(EventKind::NodeUp, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
+    if (std::isnan(first_up_s_[n])) first_up_s_[n] = cluster_.now().seconds();
   });
   cluster.job_finished.connect([this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Finish, j.end, j.id, static_cast<std::int32_t>(n));
@@ -233,7 +237,7 @@ void TraceRecorder::write_nodes() {
         .str(2, type.gpu.name)
         .i32(3, type.gpus)
         .f64(4, type.price.on_demand_usd_per_hour)
-        .f64(5, 0.0)
+        .f64(5, first_up_s_[n])
         .f64(6, nodes[n].up ? cluster_.end_time().seconds() : last_down_s_[n])
         .f64(7, costs_.node_cost_usd(static_cast<std::uint32_t>(n)))
         .enum8(8, static_cast<std::uint8_t>(type.price.market))

@@ -56,6 +56,7 @@ class TraceRecorder {
   trace::Table* budget_events_ = nullptr;
   std::vector<int> node_downs_;
   std::vector<double> last_down_s_;
+  std::vector<double> first_up_s_;  // NaN while a node down from the start has not come up
   // The utilization row for the current instant is held back until time moves on, so that
   // several changes at one instant give one row.
   bool util_pending_ = false;
