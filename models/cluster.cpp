@@ -406,6 +406,8 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
     // A job that finishes before the node goes just finishes.
     const double left_s = std::max(0.0, j.work_total - j.work_done) / j.rate;
     if (std::max(now, j.progress_at) + sim::SimTime::from_seconds(left_s) <= down_at) return;
+    // Still restoring or pulling: there is nothing new to save yet.
+    if (j.progress_at > now && j.work_done <= j.ckpt_work) return;
     if (now + j.checkpoint->write_time <= down_at) begin_last_checkpoint(j, down_at);
   });
 }
