@@ -294,7 +294,33 @@ void Cluster::on_checkpoint(std::uint64_t arg) {
     j.checkpoint_gpu_s += c.write_time.seconds() * j.gpus_held();
     j.write_until = engine_.now() + c.write_time;
   }
-  engine_.schedule_at<&Cluster::on_checkpoint_done>(engine_.now() + c.write_time, this, arg, PRIORITY_STATE);
+  j.ckpt_done_at = engine_.now() + c.write_time;
+  j.ckpt_event = engine_.schedule_at<&Cluster::on_checkpoint_done>(j.ckpt_done_at, this, arg, PRIORITY_STATE);
+  if (!c.tier.empty()) checkpoint_started.emit(j);
+}
+
+void Cluster::move_checkpoint_write(std::uint32_t id, sim::SimTime done_at) {
+  Job& j = jobs_[id];
+  assert(j.status == JobStatus::Running && j.checkpoint && done_at >= engine_.now());
+  if (done_at == j.ckpt_done_at) return;
+  const double gpus = j.gpus_held();
+  if (j.stopping) {
+    // A last checkpoint: progress stays stopped until the run ends either way.
+    j.checkpoint_gpu_s += (done_at - j.last_ckpt_done_at).seconds() * gpus;
+    j.last_ckpt_done_at = done_at;
+    j.write_until = done_at;
+    engine_.cancel(j.ckpt_event);
+    j.ckpt_event = engine_.schedule_at<&Cluster::on_last_checkpoint_done>(done_at, this, event_arg(j), PRIORITY_STATE);
+  } else {
+    if (j.checkpoint->pause) {
+      j.checkpoint_gpu_s += (done_at - j.ckpt_done_at).seconds() * gpus;
+      j.write_until = done_at;
+      hold_progress_until(id, done_at);
+    }
+    engine_.cancel(j.ckpt_event);
+    j.ckpt_event = engine_.schedule_at<&Cluster::on_checkpoint_done>(done_at, this, event_arg(j), PRIORITY_STATE);
+  }
+  j.ckpt_done_at = done_at;
 }
 
 void Cluster::on_checkpoint_done(std::uint64_t arg) {
@@ -326,7 +352,11 @@ void Cluster::begin_last_checkpoint(Job& j, sim::SimTime stop_at) {
   j.checkpoint_gpu_s += j.checkpoint->write_time.seconds() * j.gpus_held();
   j.last_ckpt_done_at = now + j.checkpoint->write_time;
   j.write_until = j.last_ckpt_done_at;
-  engine_.schedule_at<&Cluster::on_last_checkpoint_done>(j.last_ckpt_done_at, this, event_arg(j), PRIORITY_STATE);
+  j.ckpt_done_at = j.last_ckpt_done_at;
+  engine_.cancel(j.ckpt_event);  // a regular write in progress is abandoned
+  j.ckpt_event = engine_.schedule_at<&Cluster::on_last_checkpoint_done>(j.last_ckpt_done_at, this, event_arg(j),
+                                                                        PRIORITY_STATE);
+  if (!j.checkpoint->tier.empty()) checkpoint_started.emit(j);
 }
 
 void Cluster::on_last_checkpoint_done(std::uint64_t arg) {
@@ -355,7 +385,12 @@ void Cluster::stop_job(Job& j) {
   if (j.stopping && now > j.last_ckpt_done_at) j.checkpoint_gpu_s += (now - j.last_ckpt_done_at).seconds() * j.gpus_held();
   if (!j.driven) engine_.cancel(j.finish_event);
   // Work past the last committed checkpoint is lost; a job without checkpoints loses all.
-  const double saved = j.checkpoint ? std::min(j.ckpt_work, j.work_done) : 0.0;
+  double saved = j.checkpoint ? std::min(j.ckpt_work, j.work_done) : 0.0;
+  // A checkpoint on the node's own NVMe does not outlive the run: the next one starts
+  // elsewhere (or on a replacement) without it.
+  if (j.checkpoint && !j.checkpoint->tier.empty() && scenario_.storage &&
+      scenario_.storage->find(j.checkpoint->tier)->kind == TierKind::LocalNvme)
+    saved = 0;
   j.stopped_work = j.work_done;
   if (j.driven) {
     // Network-driven steps are not checkpointed: the whole run is redone.
@@ -461,7 +496,14 @@ void Cluster::hold_team(int team, bool stop_running) {
 }
 
 void Cluster::on_budget_stop(std::uint64_t arg) {
-  if (Job* j = live(arg)) stop_job(*j);
+  Job* j = live(arg);
+  if (!j) return;
+  // The last checkpoint may take longer than alone when its tier is shared: wait for it.
+  if (j->stopping && engine_.now() < j->last_ckpt_done_at) {
+    engine_.schedule_at<&Cluster::on_budget_stop>(j->last_ckpt_done_at, this, arg, PRIORITY_STATE + 1);
+    return;
+  }
+  stop_job(*j);
 }
 
 void Cluster::release_team(int team) {

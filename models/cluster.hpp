@@ -82,6 +82,10 @@ class Cluster final : public NodeEventSink {
 
   // Budgets: hold a team's queued jobs (and, with stop_running, stop its running ones after
   // a checkpoint) until release_team.
+  // The checkpoint write in progress now ends at `done_at` (>= now): its commit, and a
+  // paused job's progress, move with it.
+  void move_checkpoint_write(std::uint32_t job, sim::SimTime done_at);
+
   void hold_team(int team, bool stop_running);
   void release_team(int team);
   bool team_held(int team) const { return team >= 0 && static_cast<std::size_t>(team) < held_teams_.size() && held_teams_[static_cast<std::size_t>(team)]; }
@@ -95,6 +99,10 @@ class Cluster final : public NodeEventSink {
   // last run lost. Emitted before the job's nodes go down.
   sim::Signal<const Job&> job_stopped;
   sim::Signal<const Job&> checkpoint_written;  // committed at now; Job::ckpt_work is what it saved
+  // A checkpoint write to a storage tier began (CheckpointSpec::tier set); it is expected
+  // to end at Job::ckpt_done_at. The storage model moves that with move_checkpoint_write as
+  // the tier's bandwidth is shared.
+  sim::Signal<const Job&> checkpoint_started;
   sim::Signal<std::uint32_t, sim::SimTime> node_noticed;
   sim::Signal<std::uint32_t> node_down;
   sim::Signal<std::uint32_t> node_up;

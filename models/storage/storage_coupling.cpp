@@ -58,6 +58,13 @@ StorageCoupling::StorageCoupling(const Scenario& scenario, sim::Engine& engine, 
   cluster.job_started.connect([this](const Job& j) { on_started(j); });
   cluster.job_finished.connect([this](const Job& j) { on_finished(j); });
   cluster.job_stopped.connect([this](const Job& j) { on_stopped(j); });
+  write_group_.assign(cluster.jobs().size(), -1);
+  ckpt_stored_since_.assign(cluster.jobs().size(), sim::SimTime::max());
+  cluster.checkpoint_started.connect([this](const Job& j) { on_checkpoint_started(j); });
+  cluster.checkpoint_written.connect([this](const Job& j) {
+    if (write_group_[j.id] >= 0) end_write(j.id);
+    if (!j.checkpoint->tier.empty() && ckpt_stored_since_[j.id].is_max()) ckpt_stored_since_[j.id] = engine_.now();
+  });
   cluster.node_down.connect([this](std::uint32_t n) { on_node_down(n); });
   cluster.run_ended.connect([this](sim::SimTime end) { on_run_ended(end); });
   speeds.on_demand_changed([this](std::uint32_t job) { return demand_changed(job); });
@@ -70,7 +77,7 @@ const StagingCache* StorageCoupling::staging_cache(std::uint32_t node) const {
 double StorageCoupling::read_bytes_per_s(std::uint32_t job) const {
   if (job >= group_of_.size() || group_of_[job] < 0) return 0;
   for (const Reader& r : groups_[static_cast<std::size_t>(group_of_[job])].readers)
-    if (r.job == job) return r.rate;
+    if (r.job == job && !r.writing) return r.rate;
   return 0;
 }
 
@@ -226,7 +233,7 @@ void StorageCoupling::on_staged(std::uint64_t id) {
   stagings_.erase(it);
   const std::size_t source_group = static_cast<std::size_t>(group_of_[job]);
   auto& readers = groups_[source_group].readers;
-  readers.erase(std::find_if(readers.begin(), readers.end(), [&](const Reader& r) { return r.job == job; }));
+  readers.erase(std::find_if(readers.begin(), readers.end(), [&](const Reader& r) { return r.job == job && !r.writing; }));
   group_of_[job] = -1;
   const sim::SimTime now = engine_.now();
   const Job& j = cluster_.jobs()[job];
@@ -268,7 +275,42 @@ void StorageCoupling::leave(std::uint32_t job) {
   if (group_of_[job] < 0) return;
   Group& g = groups_[static_cast<std::size_t>(group_of_[job])];
   group_of_[job] = -1;
-  const auto it = std::find_if(g.readers.begin(), g.readers.end(), [&](const Reader& r) { return r.job == job; });
+  const auto it = std::find_if(g.readers.begin(), g.readers.end(), [&](const Reader& r) { return r.job == job && !r.writing; });
+  assert(it != g.readers.end());
+  g.readers.erase(it);
+  recompute(g);
+}
+
+// A checkpoint write shares the tier it goes to with its readers and other writers (a
+// local-nvme tier: the node's NVMe), like a staging copy: large files at the tier's write
+// bandwidth, capped per stream; it ends when its bytes have moved at the shares it got.
+void StorageCoupling::on_checkpoint_started(const Job& j) {
+  if (write_group_[j.id] >= 0) end_write(j.id);  // a regular write cut short by a last one
+  const StorageSpec& storage = *scenario_.storage;
+  const StorageTierSpec* tier = storage.find(j.checkpoint->tier);
+  const auto tier_index = static_cast<std::size_t>(tier - storage.tiers.data());
+  const double write_bps = tier->write_bytes_per_s > 0 ? tier->write_bytes_per_s : tier->read_bytes_per_s;
+  Reader w;
+  w.job = j.id;
+  w.writing = true;
+  w.bandwidth = write_bps;
+  w.cap = tier->stream_bytes_per_s > 0 ? std::min(write_bps, tier->stream_bytes_per_s) : write_bps;
+  w.demand = w.cap;
+  w.remaining = j.checkpoint->size_bytes;
+  w.updated = engine_.now();
+  Group& g = group_for(tier_index, shared(tier->kind) ? -1 : static_cast<std::int64_t>(cluster_.nodes_of(j)[0]));
+  // Kept in job order (a job's writer after its reader): the order speed changes are made in.
+  const auto at = std::upper_bound(g.readers.begin(), g.readers.end(), j.id,
+                                   [](std::uint32_t id, const Reader& r) { return id < r.job; });
+  g.readers.insert(at, w);
+  write_group_[j.id] = static_cast<std::int32_t>(&g - groups_.data());
+  recompute(g);
+}
+
+void StorageCoupling::end_write(std::uint32_t job) {
+  Group& g = groups_[static_cast<std::size_t>(write_group_[job])];
+  write_group_[job] = -1;
+  const auto it = std::find_if(g.readers.begin(), g.readers.end(), [&](const Reader& r) { return r.job == job && r.writing; });
   assert(it != g.readers.end());
   g.readers.erase(it);
   recompute(g);
@@ -309,6 +351,7 @@ void StorageCoupling::on_finished(const Job& j) {
 // nodes, and jobs that waited for it start their own copy), and it leaves its group.
 void StorageCoupling::on_stopped(const Job& j) {
   if (j.id >= group_of_.size()) return;
+  if (write_group_[j.id] >= 0) end_write(j.id);  // a write in progress is abandoned
   const sim::SimTime now = engine_.now();
   // Jobs waiting for another job's copy just stop waiting.
   for (Staging& s : stagings_) s.waiters.erase(std::remove(s.waiters.begin(), s.waiters.end(), j.id), s.waiters.end());
@@ -318,7 +361,7 @@ void StorageCoupling::on_stopped(const Job& j) {
     double moved = 0;
     if (s->copying && group_of_[j.id] >= 0) {
       for (const Reader& r : groups_[static_cast<std::size_t>(group_of_[j.id])].readers)
-        if (r.job == j.id)
+        if (r.job == j.id && !r.writing)
           moved = s->bytes * static_cast<double>(s->nodes.size()) -
                   std::max(0.0, r.remaining - r.rate * (now - r.updated).seconds());
     }
@@ -383,6 +426,14 @@ void StorageCoupling::on_node_down(std::uint32_t n) {
 
 void StorageCoupling::on_run_ended(sim::SimTime end) {
   const StorageSpec& storage = *scenario_.storage;
+  // Checkpoints on a tier are kept from their first commit to the end of the run (a new
+  // one replaces the last: one checkpoint's size is stored).
+  for (const Job& j : cluster_.jobs()) {
+    if (ckpt_stored_since_[j.id].is_max()) continue;
+    const StorageTierSpec& tier = *storage.find(j.checkpoint->tier);
+    charge(end, -1, -1, static_cast<std::int32_t>(j.id), ChargeCategory::Storage,
+           storage_cost_usd(tier, j.checkpoint->size_bytes, (end - ckpt_stored_since_[j.id]).seconds()));
+  }
   // What running jobs read (or copied) up to the end, and local datasets held until then.
   for (const Job& j : cluster_.jobs()) {
     if (j.status != JobStatus::Running) continue;
@@ -391,7 +442,7 @@ void StorageCoupling::on_run_ended(sim::SimTime end) {
       double moved = 0;
       if (s->copying) {
         for (const Reader& r : groups_[static_cast<std::size_t>(group_of_[j.id])].readers)
-          if (r.job == j.id)
+          if (r.job == j.id && !r.writing)
             moved = s->bytes * static_cast<double>(s->nodes.size()) -
                     std::max(0.0, r.remaining - r.rate * (end - r.updated).seconds());
       }
@@ -437,7 +488,7 @@ void StorageCoupling::recompute(Group& g) {
   const sim::SimTime now = engine_.now();
   auto& rs = g.readers;
   for (Reader& r : rs) {
-    if (r.staging) {
+    if (r.staging || r.writing) {
       r.remaining = std::max(0.0, r.remaining - r.rate * (now - r.updated).seconds());
       r.updated = now;
       continue;
@@ -463,6 +514,11 @@ void StorageCoupling::recompute(Group& g) {
     --n;
   }
   for (const Reader& r : rs) {  // by job id: deterministic order of speed changes
+    if (r.writing) {
+      const sim::SimTime done = now + sim::SimTime::from_ns(static_cast<std::int64_t>(std::ceil(r.remaining / r.rate * 1e9)));
+      cluster_.move_checkpoint_write(r.job, done);
+      continue;
+    }
     if (r.staging) {
       // The copy ends when its bytes have moved at this rate (rounded up to the ns, so it
       // never ends before its last byte); the job and its waiters hold until then.

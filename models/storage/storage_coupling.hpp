@@ -66,6 +66,7 @@ class StorageCoupling {
     double cap = 0;           // C_j
     double rate = 0;          // current share, bytes/s
     bool staging = false;     // a staging copy, not a streaming job
+    bool writing = false;     // a checkpoint write (a job may also be a reader of the tier)
     double remaining = 0;     // a copy: bytes left as of `updated`
     sim::SimTime updated = sim::SimTime::zero();
   };
@@ -100,6 +101,8 @@ class StorageCoupling {
   void on_started(const Job& job);
   void on_finished(const Job& job);
   void on_stopped(const Job& job);
+  void on_checkpoint_started(const Job& job);
+  void end_write(std::uint32_t job);  // removes its checkpoint writer, if any, and re-shares
   void on_node_down(std::uint32_t node);
   void on_run_ended(sim::SimTime end);
   void on_retrieved(std::uint64_t job);
@@ -133,6 +136,8 @@ class StorageCoupling {
   std::vector<std::int32_t> group_of_;          // by job id: index into groups_, -1 = none
   std::vector<std::string> pinned_;             // by job id: the dataset it pinned ("" = none)
   std::vector<std::int32_t> stream_tier_;       // by job id: tier it streams from, -1 = none
+  std::vector<std::int32_t> write_group_;       // by job id: group its checkpoint write is in, -1 = none
+  std::vector<sim::SimTime> ckpt_stored_since_; // by job id: first checkpoint commit (stored from then)
   std::vector<Staging> stagings_;               // copies in progress, in start order
   std::vector<Copy> copies_;                    // on NVMe, in staging order
   std::vector<std::size_t> order_;              // scratch for recompute

@@ -75,6 +75,8 @@ struct Job {
   sim::SimTime last_ckpt_done_at;  // when the last checkpoint before a stop is committed
   sim::SimTime overhead_until;     // end of the restore and image pull of the current run
   sim::SimTime write_until;        // end of the checkpoint write (pause) in progress
+  sim::SimTime ckpt_done_at;       // when the write in progress commits
+  sim::EventId ckpt_event;         // its commit event
   std::uint32_t incarnation = 0;   // bumped at every start and stop: stale events ignore themselves
   bool noticed = false;            // a node it holds will be taken
   bool stopping = false;           // writing a last checkpoint before it stops

@@ -23,7 +23,7 @@ double ledger_total(const analysis::TraceData& t) {
   return s;
 }
 
-const analysis::JobRecord& job(const analysis::TraceData& t, const std::string& name) {
+const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name) {
   for (const auto& j : t.jobs)
     if (j.name == name) return j;
   FAIL("no job " << name);
@@ -49,7 +49,7 @@ workload:
 )", dir);
   const auto cat = by_category(t);
   CHECK(cat.at("reserved") == Approx(60.0).epsilon(1e-12));
-  CHECK(job(t, "A").cost_usd == Approx(0.75).epsilon(1e-12));
+  CHECK(job_named(t, "A").cost_usd == Approx(0.75).epsilon(1e-12));
   double idle = 0;
   for (const auto& c : t.ledger)
     if (!c.busy) idle += c.usd;
@@ -74,7 +74,7 @@ workload:
     - {name: A, gpus: 8, duration: 4h}
 )", dir);
   CHECK(by_category(t).at("ownership") == Approx(102.6).epsilon(1e-12));
-  CHECK(job(t, "A").cost_usd == Approx(42.0).epsilon(1e-12));
+  CHECK(job_named(t, "A").cost_usd == Approx(42.0).epsilon(1e-12));
   REQUIRE(t.pools.size() == 1);
   CHECK(t.pools[0].fixed_usd_per_hour == Approx(10.0));
   CHECK(t.pools[0].energy_busy_usd_per_hour == Approx(0.5));
@@ -109,8 +109,8 @@ workload:
     - {name: A, submit: 150m, gpus: 1, duration: 30m}
 )", dir);
   CHECK(ledger_total(t) == Approx(2.0 + 121.0 / 60).epsilon(1e-12));
-  CHECK(job(t, "A").start_s == Approx(3 * 3600.0));
-  CHECK(job(t, "A").cost_usd == Approx(0.5).epsilon(1e-12));
+  CHECK(job_named(t, "A").start_s == Approx(3 * 3600.0));
+  CHECK(job_named(t, "A").cost_usd == Approx(0.5).epsilon(1e-12));
   REQUIRE(t.nodes.size() == 1);
   CHECK(t.nodes[0].interruptions == 1);
   CHECK(t.nodes[0].up_time_s == Approx(2 * 3600.0 + 2 * 3600.0 + 30));
@@ -170,8 +170,8 @@ budgets:
   CHECK(t.budget_events[1].kind == "limit_reached");
   CHECK(t.budget_events[1].time_s == Approx(5400));
   CHECK(t.budget_events[1].spent_usd == Approx(12));
-  CHECK(job(t, "A1").status == analysis::JobStatus::Completed);
-  CHECK(job(t, "A3").status == analysis::JobStatus::NeverStarted);
+  CHECK(job_named(t, "A1").status == analysis::JobStatus::Completed);
+  CHECK(job_named(t, "A3").status == analysis::JobStatus::NeverStarted);
   CHECK(t.attrs.end_s == Approx(6 * 3600));  // held work keeps the run to its horizon
 }
 
@@ -192,7 +192,7 @@ workload:
 budgets:
   - {team: b, limit: 6, action: stop_running, check_every: 30m}
 )", dir);
-  const auto& B = job(t, "B");
+  const auto& B = job_named(t, "B");
   CHECK(B.status == analysis::JobStatus::Interrupted);
   CHECK(B.resilience.interruptions == 1);
   CHECK(B.resilience.checkpoints == 2);
@@ -201,4 +201,36 @@ budgets:
   CHECK(B.cost_usd == Approx(4 * 93.0 / 60).epsilon(1e-12));
   REQUIRE(t.budget_events.size() == 1);
   CHECK(t.budget_events[0].time_s == Approx(5400));
+}
+
+TEST_CASE("Checkpoint writes share their tier: two at once take twice as long", "[scenario][storage][spot]") {
+  // 100 GB checkpoints to a 1 GB/s shared file system: 100 s alone. Two 10 h jobs on two
+  // nodes checkpoint every hour at the same instants, so each write gets 0.5 GB/s: 200 s.
+  // 9 checkpoints each (none at the end): alone 10h + 900 s; together 10h + 1800 s.
+  const std::string head = R"(name: ckpt-share
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: V100-SXM2-16GB, gpus: 1, count: 2, price: {on_demand_per_hour: 1}}
+storage:
+  tiers: [{name: nfs, kind: shared-fs, read: 1GB/s, write: 1GB/s, price: 0.1/GB-month}]
+workload:
+  jobs:
+)";
+  const std::string job = "{gpus: 1, duration: 10h, checkpoint: {every: 1h, size: 100GB, tier: nfs}}";
+  test::TempDir dir;
+  const auto alone = test::run_yaml(head + "    - {name: A, " + job.substr(1) + "\n", dir);
+  CHECK(job_named(alone, "A").end_s == Approx(36000 + 900).epsilon(1e-12));
+  CHECK(job_named(alone, "A").resilience.gpu_s_checkpoint == Approx(900).epsilon(1e-9));
+  test::TempDir dir2;
+  const auto both = test::run_yaml(head + "    - {name: A, " + job.substr(1) + "\n    - {name: B, " + job.substr(1) + "\n", dir2);
+  CHECK(job_named(both, "A").end_s == Approx(36000 + 1800).epsilon(1e-12));
+  CHECK(job_named(both, "B").end_s == Approx(36000 + 1800).epsilon(1e-12));
+  CHECK(job_named(both, "A").resilience.gpu_s_checkpoint == Approx(1800).epsilon(1e-9));
+  // The checkpoint is stored from its first commit (1h 1m 40s) to the end of the run (10h
+  // 15m): 100 GB x $0.1/GB-month x 33,200 s / (730 x 3600 s) = $0.12633.
+  double storage = 0;
+  for (const auto& c : alone.ledger)
+    if (c.category == "storage") storage += c.usd;
+  CHECK(storage == Approx(100 * 0.1 * (36900.0 - 3700.0) / (730 * 3600)).epsilon(1e-9));
 }
