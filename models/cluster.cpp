@@ -212,6 +212,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
     schedule_checkpoint(j);
   }
   job_started.emit(j);
+  if (restart && j.checkpoint && j.ckpt_work > 0) restore_started.emit(j);
 }
 
 void Cluster::refresh_view(std::uint32_t n) {

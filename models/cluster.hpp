@@ -99,6 +99,7 @@ class Cluster final : public NodeEventSink {
   // last run lost. Emitted before the job's nodes go down.
   sim::Signal<const Job&> job_stopped;
   sim::Signal<const Job&> checkpoint_written;  // committed at now; Job::ckpt_work is what it saved
+  sim::Signal<const Job&> restore_started;     // a restart began restoring its checkpoint (after job_started)
   // A checkpoint write to a storage tier began (CheckpointSpec::tier set); it is expected
   // to end at Job::ckpt_done_at. The storage model moves that with move_checkpoint_write as
   // the tier's bandwidth is shared.

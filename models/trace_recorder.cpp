@@ -19,7 +19,7 @@ constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 std::vector<Column> event_columns() {
   return {{"time_s", ColumnType::F64},
           {"kind", ColumnType::Enum8,
-           {"submit", "start", "finish", "end_of_run", "stop", "checkpoint", "notice", "node_down", "node_up"}},
+           {"submit", "start", "finish", "end_of_run", "stop", "checkpoint", "notice", "node_down", "node_up", "restore"}},
           {"job", ColumnType::I64},
           {"node", ColumnType::I32}};
 }
@@ -86,6 +86,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
     utilization(now);
   });
   cluster.checkpoint_written.connect([this](const Job& j) { event(EventKind::Checkpoint, cluster_.now(), j.id, -1); });
+  cluster.restore_started.connect([this](const Job& j) { event(EventKind::Restore, cluster_.now(), j.id, -1); });
   cluster.node_noticed.connect([this](std::uint32_t n, sim::SimTime) { event(EventKind::Notice, cluster_.now(), -1, static_cast<std::int32_t>(n)); });
   cluster.node_down.connect([this](std::uint32_t n) {
     event(EventKind::NodeDown, cluster_.now(), -1, static_cast<std::int32_t>(n));

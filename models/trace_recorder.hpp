@@ -24,6 +24,7 @@ enum class EventKind : std::uint8_t {
   Notice = 6,      // a node will be taken (job -1)
   NodeDown = 7,    // a node was taken (job -1)
   NodeUp = 8,      // a node (or its replacement) came up (job -1)
+  Restore = 9,     // a restart began restoring the job's last checkpoint (node -1)
 };
 
 inline constexpr std::int64_t TRACE_SCHEMA = 2;
