@@ -453,13 +453,27 @@ double parse_fraction(std::string_view text) {
   return to_double(s.number, text);
 }
 
-double parse_rate_per_s(std::string_view text) {
+namespace {
+// "amount/unit" split at the last '/', both parts trimmed; MissingUnit (with `missing`, a
+// hint such as "missing period ...: write e.g. 8%/y") when there is no '/'.
+struct PerUnit {
+  std::string_view amount;
+  std::string_view unit;
+};
+PerUnit split_per_unit(std::string_view text, const std::string& missing_what, const char* example) {
   const std::string_view t = trim(text);
   const std::size_t slash = t.rfind('/');
   if (slash == std::string_view::npos)
-    throw UnitError("missing period in " + quote(t) + ": write a rate as e.g. 0.05/h, 1/d or 2/w", Kind::MissingUnit);
-  const double count = parse_number(t.substr(0, slash));
-  std::string period(trim(t.substr(slash + 1)));
+    throw UnitError("missing " + missing_what + " in " + quote(t) + ": write e.g. " + example, Kind::MissingUnit);
+  return {trim(t.substr(0, slash)), trim(t.substr(slash + 1))};
+}
+}  // namespace
+
+double parse_rate_per_s(std::string_view text) {
+  const std::string_view t = trim(text);
+  const PerUnit parts = split_per_unit(t, "period", "0.05/h, 1/d or 2/w");
+  const double count = parse_number(parts.amount);
+  std::string period(parts.unit);
   // "0.05/h" means per one hour; "1/2h" would be ambiguous to a reader, so only a bare unit.
   if (period.empty() || (period.front() >= '0' && period.front() <= '9') || period.front() == '.')
     throw UnitError("the period of " + quote(t) + " must be a bare unit: write e.g. 0.05/h or 1.2/d", Kind::BadUnit);
@@ -468,29 +482,23 @@ double parse_rate_per_s(std::string_view text) {
 }
 
 double parse_usd_per_kwh(std::string_view text) {
-  const std::string_view t = trim(text);
-  const std::size_t slash = t.rfind('/');
-  if (slash == std::string_view::npos)
-    throw UnitError("missing energy unit in " + quote(t) + ": write e.g. $0.12/kWh", Kind::MissingUnit);
-  const std::string_view unit = trim(t.substr(slash + 1));
+  const PerUnit parts = split_per_unit(text, "energy unit", "$0.12/kWh");
+  const std::string_view unit = parts.unit;
   double kwh = 0;
   if (unit == "kWh") kwh = 1;
   else if (unit == "MWh") kwh = 1000;
   else if (unit == "Wh") kwh = 0.001;
   else throw UnitError("unknown energy unit " + quote(unit) + "; write e.g. $0.12/kWh (units: Wh, kWh, MWh)", Kind::BadUnit);
-  return checked(parse_usd_impl(t.substr(0, slash)) / kwh, text);
+  return checked(parse_usd_impl(parts.amount) / kwh, text);
 }
 
 double parse_fraction_per_year(std::string_view text) {
-  const std::string_view t = trim(text);
-  const std::size_t slash = t.rfind('/');
-  if (slash == std::string_view::npos)
-    throw UnitError("missing period in " + quote(t) + ": write e.g. 8%/y", Kind::MissingUnit);
-  const std::string_view period = trim(t.substr(slash + 1));
+  const PerUnit parts = split_per_unit(text, "period", "8%/y");
+  const std::string_view period = parts.unit;
   const UnitFactor* p = find_unit(PRICE_PERIODS_H, period);
   if (p == nullptr || p->factor < 24)
     throw UnitError("unknown period " + quote(period) + "; write e.g. 8%/y or 0.7%/mo (a day or longer)", Kind::BadUnit);
-  return checked(parse_fraction(t.substr(0, slash)) * 8760.0 / p->factor, text);
+  return checked(parse_fraction(parts.amount) * 8760.0 / p->factor, text);
 }
 
 std::string format_duration_s(double seconds) {
