@@ -274,6 +274,17 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const
   const ConfigNode* price = r.optional("price");
   if (!price && !instance && market != Market::Owned)
     n.fail(ErrorCode::MissingKey, "a node type needs its price (e.g. {on_demand_per_hour: 32.77}) or a catalog instance");
+  if (!price) {
+    // Without a price: block, what the market needs must come from the catalog instance.
+    const ConfigNode& at = instance ? *n.find("instance") : n;
+    if (market == Market::Spot && !defaults.spot_usd_per_hour)
+      at.fail(ErrorCode::MissingKey, "market: spot needs a spot price: give price: {spot_per_hour: ...} or " +
+                                         std::string(instance ? "name a zone with one (e.g. " + instance->provider + "/" +
+                                                                    instance->instance_type + "@<zone>; `gcsim instances`)"
+                                                              : "a catalog instance with one"));
+    if (market == Market::Reserved)
+      n.fail(ErrorCode::MissingKey, "market: reserved needs price: {reserved: {term, upfront, ...}}");
+  }
   static const ConfigNode empty_block;
   t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, base_dir,
                         instance ? &defaults : nullptr);

@@ -265,3 +265,61 @@ TEST_CASE("a user GPU catalog adds GPUs, relative to the scenario file", "[unit]
     CHECK(e.code() == ErrorCode::FileNotFound);
   }
 }
+
+TEST_CASE("markets, instances, checkpoints and budgets: what the loader refuses", "[unit][scenario-loader]") {
+  SECTION("a catalog instance fills in the hardware and the prices") {
+    std::string yaml = with("      gpu: A100-40GB-SXM\n      gpus: 8\n      cpu_cores: 96\n      memory: 1152GiB\n",
+                            "      instance: aws/p4d.24xlarge\n");
+    const std::string price = "      price: {on_demand_per_hour: 32.77}\n";
+    yaml.erase(yaml.find(price), price.size());
+    const auto s = scenario_from_yaml(yaml);
+    const auto& t = s.cluster.node_types[0];
+    CHECK(t.gpus == 8);
+    CHECK(t.gpu.name.rfind("A100", 0) == 0);
+    CHECK(t.price.on_demand_usd_per_hour > 0);
+    CHECK(t.provider == "aws");
+  }
+  SECTION("misspelt instance") {
+    const auto e = error_of(with("gpu: A100-40GB-SXM", "instance: aws/p4d.24xlarg"));
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(std::string(e.what()).find("did you mean 'aws/p4d.24xlarge'") != std::string::npos);
+  }
+  SECTION("spot without a spot price names the node type's place") {
+    const auto e = error_of(with("      price: {on_demand_per_hour: 32.77}\n", "      market: spot\n"));
+    CHECK(e.code() == ErrorCode::MissingKey);
+    CHECK(e.mark().line > 0);
+  }
+  SECTION("interruptions on an on-demand pool") {
+    const auto e = error_of(with("      count: 2\n", "      count: 2\n      interruptions: {process: poisson, rate: 0.1/h}\n"));
+    CHECK(e.code() == ErrorCode::Conflict);
+    CHECK(e.key_path() == "cluster.node_types[0].interruptions");
+  }
+  SECTION("a Poisson rate needs its period") {
+    const auto e = error_of(with("      price: {on_demand_per_hour: 32.77}\n",
+                                 "      market: spot\n      price: {spot_per_hour: 9}\n"
+                                 "      interruptions: {process: poisson, rate: 0.05}\n"));
+    CHECK(e.code() == ErrorCode::BadUnit);
+  }
+  SECTION("ownership on a rented pool") {
+    const auto e = error_of(with("      count: 2\n", "      count: 2\n      ownership: {capex: 1, depreciation: 3y, electricity: 0.1/kWh}\n"));
+    CHECK(e.code() == ErrorCode::Conflict);
+  }
+  SECTION("a checkpoint needs a write time or a size and tier") {
+    const auto e = error_of(with("duration: 6h}", "duration: 6h, checkpoint: {every: 1h}}"));
+    CHECK(e.code() == ErrorCode::MissingKey);
+  }
+  SECTION("a checkpoint tier that the scenario lacks") {
+    const auto e = error_of(with("duration: 6h}", "duration: 6h, checkpoint: {every: 1h, size: 10GB, tier: nfs}}"));
+    CHECK(e.code() == ErrorCode::UnknownName);
+  }
+  SECTION("a budget for a team no job names, with did-you-mean") {
+    const auto e = error_of(with("duration: 6h}", "duration: 6h, team: vision}") + "budgets:\n  - {team: visoin, limit: 10}\n");
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(e.key_path() == "budgets[0].team");
+    CHECK(std::string(e.what()).find("did you mean 'vision'") != std::string::npos);
+  }
+  SECTION("a budget action misspelt") {
+    const auto e = error_of(with("duration: 6h}", "duration: 6h, team: v}") + "budgets:\n  - {team: v, limit: 10, action: stop}\n");
+    CHECK(e.code() == ErrorCode::UnknownName);
+  }
+}
