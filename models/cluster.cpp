@@ -257,7 +257,10 @@ void Cluster::schedule_checkpoint(Job& j) {
     // Young/Daly for the pool it runs on: its nodes' interruption rates add up.
     const double rate = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)].interruption_rate_per_s *
                         static_cast<double>(j.nodes_count);
-    j.ckpt_every = rate > 0 ? sim::SimTime::from_seconds(daly_interval_s(c.write_time.seconds(), 1.0 / rate))
+    // At least a second: a free (zero-time) write would otherwise ask for checkpoints
+    // without end at one instant.
+    j.ckpt_every = rate > 0 ? std::max(sim::seconds(1), sim::SimTime::from_seconds(
+                                                           daly_interval_s(c.write_time.seconds(), 1.0 / rate)))
                             : sim::SimTime::max();
   } else {
     j.ckpt_every = c.every;
