@@ -50,9 +50,9 @@ TraceData run_a() {
              {"spot", "spot", "A100", 8, 1, 32.77, 0, 0, 0, "", NAN_S}};
   d.nodes = {{0, "own", "A100", 8, 0, 0, 36000, 140.0, "owned", 36000, 40 * 3600.0, 0},
              {1, "spot", "A100", 8, 12.0, 0, 36000, 120.0, "spot", 36000, 48 * 3600.0, 2}};
-  d.jobs = {{1, "J1", 0, 0, 18000, 8, 8, "own", 0, 1, 70.0, JobStatus::Completed, {}, resilience(0, 40, 0, 0, 0)},
-            {2, "J2", 0, 0, 21600, 8, 8, "spot", 1, 1, 48.0, JobStatus::Completed, {}, resilience(1, 32, 4, 2, 2)},
-            {3, "J3", 25200, 25200, NAN_S, 8, 8, "spot", 1, 1, 24.0, JobStatus::Interrupted, {},
+  d.jobs = {{1, "J1", 0, 0, 18000, 8, 8, "own", 0, 1, 70.0, JobStatus::Completed, ModelRecord(), resilience(0, 40, 0, 0, 0)},
+            {2, "J2", 0, 0, 21600, 8, 8, "spot", 1, 1, 48.0, JobStatus::Completed, ModelRecord(), resilience(1, 32, 4, 2, 2)},
+            {3, "J3", 25200, 25200, NAN_S, 8, 8, "spot", 1, 1, 24.0, JobStatus::Interrupted, ModelRecord(),
              resilience(1, 16, 16, 0, 0)}};
   d.utilization = {{0, 16, 16}, {7200, 8, 16}, {14400, 16, 16}, {18000, 8, 16},
                    {21600, 0, 16}, {25200, 8, 16}, {32400, 0, 16}};
@@ -70,9 +70,9 @@ TraceData run_b() {
   d.pools = {{"od", "on_demand", "A100", 8, 2, 10.0, 0, 0, 0, "", NAN_S}};
   d.nodes = {{0, "od", "A100", 8, 10.0, 0, 36000, 100.0, "on_demand", 36000, 56 * 3600.0, 0},
              {1, "od", "A100", 8, 10.0, 0, 36000, 100.0, "on_demand", 36000, 32 * 3600.0, 0}};
-  d.jobs = {{1, "J1", 0, 0, 18000, 8, 8, "od", 0, 1, 50.0, JobStatus::Completed, {}, resilience(0, 40, 0, 0, 0)},
-            {2, "J2", 0, 0, 14400, 8, 8, "od", 1, 1, 40.0, JobStatus::Completed, {}, resilience(0, 32, 0, 0, 0)},
-            {3, "J3", 25200, 25200, 32400, 8, 8, "od", 0, 1, 20.0, JobStatus::Completed, {}, resilience(0, 16, 0, 0, 0)}};
+  d.jobs = {{1, "J1", 0, 0, 18000, 8, 8, "od", 0, 1, 50.0, JobStatus::Completed, ModelRecord(), resilience(0, 40, 0, 0, 0)},
+            {2, "J2", 0, 0, 14400, 8, 8, "od", 1, 1, 40.0, JobStatus::Completed, ModelRecord(), resilience(0, 32, 0, 0, 0)},
+            {3, "J3", 25200, 25200, 32400, 8, 8, "od", 0, 1, 20.0, JobStatus::Completed, ModelRecord(), resilience(0, 16, 0, 0, 0)}};
   d.utilization = {{0, 16, 16}, {14400, 8, 16}, {18000, 0, 16}, {25200, 8, 16}, {32400, 0, 16}};
   d.ledger = {{0, 0, -1, -1, "compute_busy", 110.0, true}, {0, 0, -1, -1, "compute_idle", 90.0, false}};
   return d;

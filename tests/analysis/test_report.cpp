@@ -60,9 +60,9 @@ TraceData owned_and_spot() {
   d.nodes = {{0, "own-a100", "A100", 8, 0, 0, 36000, 140.0, "owned", 36000, 8 * 5 * 3600.0, 0},
              {1, "spot-p4d", "A100", 8, 12.0, 0, 36000, 120.0, "spot", 36000, 8 * 6 * 3600.0, 2}};
   d.jobs = {
-      {1, "J1", 0, 0, 18000, 8, 8, "own-a100", 0, 1, 70.0, JobStatus::Completed, {}, resilience("vision", 0, 40, 0, 0, 0)},
-      {2, "J2", 0, 0, 21600, 8, 8, "spot-p4d", 1, 1, 48.0, JobStatus::Completed, {}, resilience("nlp", 1, 32, 4, 2, 2)},
-      {3, "J3", 25200, 25200, NAN_S, 8, 8, "spot-p4d", 1, 1, 24.0, JobStatus::Interrupted, {},
+      {1, "J1", 0, 0, 18000, 8, 8, "own-a100", 0, 1, 70.0, JobStatus::Completed, ModelRecord(), resilience("vision", 0, 40, 0, 0, 0)},
+      {2, "J2", 0, 0, 21600, 8, 8, "spot-p4d", 1, 1, 48.0, JobStatus::Completed, ModelRecord(), resilience("nlp", 1, 32, 4, 2, 2)},
+      {3, "J3", 25200, 25200, NAN_S, 8, 8, "spot-p4d", 1, 1, 24.0, JobStatus::Interrupted, ModelRecord(),
        resilience("nlp", 1, 16, 16, 0, 0)},
   };
   // 0: J1 + J2 | 2 h: J1 | 4 h: J1 + J2 | 5 h: J2 | 6 h: none | 7 h: J3 | 9 h: none  (88 GPU-h)
