@@ -85,6 +85,8 @@ struct Run {
     return s;
   }
   const models::Job& job(std::size_t i = 0) const { return cluster.jobs()[i]; }
+  // Runs to the end with node 0 taken at `down_at` after `notice`, back `back_after` later.
+  Run& interrupted(SimTime down_at, SimTime notice, SimTime back_after);
 };
 
 const std::string ONE_NODE = R"(name: spot
@@ -98,16 +100,21 @@ workload:
 
 double hours_of(SimTime t) { return t.seconds() / 3600; }
 
+Run& Run::interrupted(SimTime down_at, SimTime notice, SimTime back_after) {
+  ScriptedMarket m{engine, cluster, {}};
+  m.interrupt(0, down_at, notice, back_after);
+  cluster.start();
+  m.start();
+  engine.run();
+  return *this;
+}
+
 }  // namespace
 
 TEST_CASE("An interrupted job without checkpoints loses all its work and starts over", "[model][spot]") {
   // 10 h job; node taken at 3h (notice 2m), back at 4h: the job reruns 4h-14h.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 10h}\n");
-  ScriptedMarket m{run.engine, run.cluster, {}};
-  m.interrupt(0, hours(3), minutes(2), hours(1));
-  run.cluster.start();
-  m.start();
-  run.engine.run();
+  run.interrupted(hours(3), minutes(2), hours(1));
   const auto& A = run.job();
   CHECK(A.status == JobStatus::Completed);
   CHECK(A.start == SimTime::zero());
@@ -125,11 +132,7 @@ TEST_CASE("Checkpoints every hour: lost work is what followed the last one", "[m
   // 2h24m, saved 2h, lost 24m. Run 2 from 3h: restore 3m, then 8h of work with 7 checkpoints
   // (after 1..7 h of progress; none at the end): 3h03 + 8h + 21m = 11h24m.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 10h, checkpoint: {every: 1h, write_time: 3m, restore_time: 3m}}\n");
-  ScriptedMarket m{run.engine, run.cluster, {}};
-  m.interrupt(0, minutes(150), minutes(2), minutes(30));
-  run.cluster.start();
-  m.start();
-  run.engine.run();
+  run.interrupted(minutes(150), minutes(2), minutes(30));
   const auto& A = run.job();
   CHECK(A.end == minutes(11 * 60 + 24));
   CHECK(A.lost_gpu_s == Approx(24 * 60.0));
@@ -143,11 +146,7 @@ TEST_CASE("A last checkpoint that fits in the notice saves everything", "[model]
   // 2h + (2h25 - 2h06) = 2h19m, all saved. Run 2 from 3h: restore 3m, 7h41m of work with 7
   // checkpoints: 3h03 + 7h41 + 21m = 11h05m.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 10h, checkpoint: {every: 1h, write_time: 3m, restore_time: 3m}}\n");
-  ScriptedMarket m{run.engine, run.cluster, {}};
-  m.interrupt(0, minutes(150), minutes(5), minutes(30));
-  run.cluster.start();
-  m.start();
-  run.engine.run();
+  run.interrupted(minutes(150), minutes(5), minutes(30));
   const auto& A = run.job();
   CHECK(A.lost_gpu_s == 0);
   CHECK(A.end == minutes(11 * 60 + 5));
@@ -157,11 +156,7 @@ TEST_CASE("A last checkpoint that fits in the notice saves everything", "[model]
 TEST_CASE("A write that ends exactly when the node goes still counts", "[model][spot]") {
   // Notice 3m = write 3m: the last checkpoint commits at 2h30, the instant the node goes.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 10h, checkpoint: {every: 1h, write_time: 3m, restore_time: 3m}}\n");
-  ScriptedMarket m{run.engine, run.cluster, {}};
-  m.interrupt(0, minutes(150), minutes(3), minutes(30));
-  run.cluster.start();
-  m.start();
-  run.engine.run();
+  run.interrupted(minutes(150), minutes(3), minutes(30));
   const auto& A = run.job();
   // Work at 2h27 = 2h21m saved: run 2 needs 7h39m + 7 checkpoints: 3h03 + 7h39 + 21m.
   CHECK(A.lost_gpu_s == 0);
@@ -171,11 +166,7 @@ TEST_CASE("A write that ends exactly when the node goes still counts", "[model][
 TEST_CASE("A job that would finish within the notice just finishes", "[model][spot]") {
   // 2h job, notice at 1h55 for 2h05: it ends at 2h, before the node goes.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 2h, checkpoint: {every: 10h, write_time: 3m}}\n");
-  ScriptedMarket m{run.engine, run.cluster, {}};
-  m.interrupt(0, minutes(125), minutes(10), minutes(30));
-  run.cluster.start();
-  m.start();
-  run.engine.run();
+  run.interrupted(minutes(125), minutes(10), minutes(30));
   CHECK(run.job().end == hours(2));
   CHECK(run.job().interruptions == 0);
 }
@@ -184,11 +175,7 @@ TEST_CASE("Queued jobs wait while the node is down; a noticed node takes no new 
   // A (1h) runs 0-1h. The node is noticed at 1h (down at 1h10, back at 2h10): B, queued since
   // 30m, cannot start on a noticed node and waits for 2h10.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 1h}\n    - {name: B, submit: 30m, gpus: 1, duration: 1h}\n");
-  ScriptedMarket m{run.engine, run.cluster, {}};
-  m.interrupt(0, minutes(70), minutes(10), hours(1));
-  run.cluster.start();
-  m.start();
-  run.engine.run();
+  run.interrupted(minutes(70), minutes(10), hours(1));
   CHECK(run.job(0).end == hours(1));
   CHECK(run.job(1).start == minutes(130));
   CHECK(run.job(1).interruptions == 0);
