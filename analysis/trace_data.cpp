@@ -22,13 +22,17 @@ class TableColumns {
   TableColumns(const TraceReader& r, std::string path, std::string table, const std::vector<std::string>& names)
       : path_(std::move(path)), table_(std::move(table)), cols_(r.read_columns(table_, names)) {}
 
+  // Each column is moved into the records once and then freed, so the peak is the records
+  // plus the columns not yet consumed.
   template <typename Record>
   void f64(const std::string& column, std::vector<Record>& records, double Record::*field) {
     if (auto it = cols_.f64.find(column); it != cols_.f64.end()) {
       for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = it->second[i];
+      cols_.f64.erase(it);
     } else {
       const std::vector<std::int64_t>& v = ints(column, "a number");
       for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = static_cast<double>(v[i]);
+      cols_.ints.erase(column);
     }
   }
 
@@ -36,6 +40,7 @@ class TableColumns {
   void integer(const std::string& column, std::vector<Record>& records, Int Record::*field) {
     const std::vector<std::int64_t>& v = ints(column, "an integer");
     for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = static_cast<Int>(v[i]);
+    cols_.ints.erase(column);
   }
 
   template <typename Record>
@@ -185,9 +190,19 @@ std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const st
 
 std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
   std::vector<JobRecord> jobs(r.rows("jobs"));
-  TableColumns c(r, path, "jobs",
-                 {"job_id", "name", "submit_s", "start_s", "end_s", "gpus", "gpus_held", "node_type", "first_node",
-                  "nodes", "cost_usd", "status"});
+  // One pass over the table for every column this trace has: reading a column decompresses
+  // every chunk of the table, so separate passes would each pay for all of it.
+  const bool has_model = r.has_column("jobs", "samples");
+  const bool has_breakdown = has_model && r.has_column("jobs", "compute_s");  // added later in schema 1
+  const bool has_resilience = r.has_column("jobs", "interruptions");        // schema 2
+  std::vector<std::string> names{"job_id", "name", "submit_s", "start_s", "end_s", "gpus", "gpus_held", "node_type",
+                                 "first_node", "nodes", "cost_usd", "status"};
+  if (has_model) names.insert(names.end(), {"samples", "samples_per_s", "step_time_s", "bottleneck"});
+  if (has_breakdown) names.insert(names.end(), {"compute_s", "input_s", "comm_s", "comm_exposed_s", "memory_per_gpu_bytes"});
+  if (has_resilience)
+    names.insert(names.end(), {"team", "interruptions", "checkpoints", "gpu_s_held", "gpu_s_lost", "gpu_s_checkpoint",
+                               "gpu_s_restart"});
+  TableColumns c(r, path, "jobs", names);
   c.integer("job_id", jobs, &JobRecord::job_id);
   c.str("name", jobs, &JobRecord::name);
   c.f64("submit_s", jobs, &JobRecord::submit_s);
@@ -199,41 +214,31 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   c.integer("first_node", jobs, &JobRecord::first_node);
   c.integer("nodes", jobs, &JobRecord::nodes);
   c.f64("cost_usd", jobs, &JobRecord::cost_usd);
-  if (r.has_column("jobs", "samples")) {
+  if (has_model) {
     std::vector<ModelRecord> models(jobs.size());
-    TableColumns m(r, path, "jobs", {"samples", "samples_per_s", "step_time_s", "bottleneck"});
-    m.f64("samples", models, &ModelRecord::samples);
-    m.f64("samples_per_s", models, &ModelRecord::samples_per_s);
-    m.f64("step_time_s", models, &ModelRecord::step_time_s);
-    m.str("bottleneck", models, &ModelRecord::bottleneck);
-    if (r.has_column("jobs", "compute_s")) {  // the step breakdown, added later in schema 1
-      TableColumns b(r, path, "jobs", {"compute_s", "input_s", "comm_s", "comm_exposed_s", "memory_per_gpu_bytes"});
-      b.f64("compute_s", models, &ModelRecord::compute_s);
-      b.f64("input_s", models, &ModelRecord::input_s);
-      b.f64("comm_s", models, &ModelRecord::comm_s);
-      b.f64("comm_exposed_s", models, &ModelRecord::comm_exposed_s);
-      b.f64("memory_per_gpu_bytes", models, &ModelRecord::memory_per_gpu_bytes);
+    c.f64("samples", models, &ModelRecord::samples);
+    c.f64("samples_per_s", models, &ModelRecord::samples_per_s);
+    c.f64("step_time_s", models, &ModelRecord::step_time_s);
+    c.str("bottleneck", models, &ModelRecord::bottleneck);
+    if (has_breakdown) {
+      c.f64("compute_s", models, &ModelRecord::compute_s);
+      c.f64("input_s", models, &ModelRecord::input_s);
+      c.f64("comm_s", models, &ModelRecord::comm_s);
+      c.f64("comm_exposed_s", models, &ModelRecord::comm_exposed_s);
+      c.f64("memory_per_gpu_bytes", models, &ModelRecord::memory_per_gpu_bytes);
     }
     for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].model = std::move(models[i]);
   }
-  if (r.has_column("jobs", "interruptions")) {
+  if (has_resilience) {
     std::vector<ResilienceRecord> res(jobs.size());
-    TableColumns m(r, path, "jobs",
-                   {"team", "interruptions", "checkpoints", "gpu_s_held", "gpu_s_lost", "gpu_s_checkpoint", "gpu_s_restart"});
-    m.str("team", res, &ResilienceRecord::team);
-    m.integer("interruptions", res, &ResilienceRecord::interruptions);
-    m.integer("checkpoints", res, &ResilienceRecord::checkpoints);
-    m.f64("gpu_s_held", res, &ResilienceRecord::gpu_s_held);
-    m.f64("gpu_s_lost", res, &ResilienceRecord::gpu_s_lost);
-    m.f64("gpu_s_checkpoint", res, &ResilienceRecord::gpu_s_checkpoint);
-    m.f64("gpu_s_restart", res, &ResilienceRecord::gpu_s_restart);
+    c.str("team", res, &ResilienceRecord::team);
+    c.integer("interruptions", res, &ResilienceRecord::interruptions);
+    c.integer("checkpoints", res, &ResilienceRecord::checkpoints);
+    c.f64("gpu_s_held", res, &ResilienceRecord::gpu_s_held);
+    c.f64("gpu_s_lost", res, &ResilienceRecord::gpu_s_lost);
+    c.f64("gpu_s_checkpoint", res, &ResilienceRecord::gpu_s_checkpoint);
+    c.f64("gpu_s_restart", res, &ResilienceRecord::gpu_s_restart);
     for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].resilience = std::move(res[i]);
-  } else {
-    // Schema 1: one run per job, held from start to end (or to the end of the run).
-    const double end_s = r.attribute_double("end_s");
-    for (auto& j : jobs)
-      if (j.status == JobStatus::Completed || j.status == JobStatus::Running)
-        j.resilience.gpu_s_held = ((j.status == JobStatus::Completed ? j.end_s : end_s) - j.start_s) * j.gpus_held;
   }
 
   // Statuses are matched by label, not by value, so a reordered enum still reads right.
@@ -254,6 +259,13 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
                   std::to_string(v) + (label.empty() ? "" : " ('" + label + "')"));
     }
     jobs[i].status = static_cast<JobStatus>(status_of_value[v]);
+  }
+  if (!has_resilience) {
+    // Schema 1: one run per job, held from start to end (or to the end of the run).
+    const double end_s = r.attribute_double("end_s");
+    for (auto& j : jobs)
+      if (j.status == JobStatus::Completed || j.status == JobStatus::Running)
+        j.resilience.gpu_s_held = ((j.status == JobStatus::Completed ? j.end_s : end_s) - j.start_s) * j.gpus_held;
   }
   return jobs;
 }

@@ -89,7 +89,26 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
     }
   }
 
-  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  // Submit order, stable: sort indices, then move each job about once (a Job is a few
+  // hundred bytes; sorting the jobs themselves moves each O(log n) times).
+  std::vector<std::uint32_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return jobs[a].submit < jobs[b].submit; });
+  // Apply the permutation in place, cycle by cycle: position i takes jobs[order[i]].
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    Job held = std::move(jobs[start]);
+    std::size_t i = start;
+    while (order[i] != start) {
+      const std::size_t from = order[i];
+      jobs[i] = std::move(jobs[from]);
+      order[i] = static_cast<std::uint32_t>(i);
+      i = from;
+    }
+    jobs[i] = std::move(held);
+    order[i] = static_cast<std::uint32_t>(i);
+  }
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<std::uint32_t>(i);
   return jobs;
 }
