@@ -203,14 +203,7 @@ std::string format_comparison_json(const std::vector<ComparedRun>& runs) {
     o.string("trace", r.trace_path);
     o.string("scenario", r.attrs.scenario_name);
     o.string("label", labels[i]);
-    o.string("scenario_file", r.attrs.scenario_file);
-    o.string("gcsim_version", r.attrs.gcsim_version);
-    o.integer("seed", r.attrs.seed);
-    o.integer("replication", r.attrs.replication);
-    o.integer("trace_schema", r.attrs.trace_schema);
-    o.number("horizon_s", r.attrs.horizon_s);
-    o.number("end_s", r.metrics.end_s);
-    o.number("wall_clock_s", r.attrs.wall_clock_s);
+    append_run_json(o, r.attrs, r.metrics);
     append_metrics_json(o, r.metrics, r.budgets);
     items.push_back(o.finish());
   }

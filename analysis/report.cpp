@@ -358,6 +358,12 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
 std::string format_json(const Metrics& m, const TraceAttributes& a, std::span<const TeamBudget> budgets) {
   JsonObject j;
   j.string("scenario_name", a.scenario_name);
+  append_run_json(j, a, m);
+  append_metrics_json(j, m, budgets);
+  return j.finish() + "\n";
+}
+
+void append_run_json(JsonObject& j, const TraceAttributes& a, const Metrics& m) {
   j.string("scenario_file", a.scenario_file);
   j.string("gcsim_version", a.gcsim_version);
   j.integer("seed", a.seed);
@@ -366,8 +372,6 @@ std::string format_json(const Metrics& m, const TraceAttributes& a, std::span<co
   j.number("horizon_s", a.horizon_s);
   j.number("end_s", m.end_s);
   j.number("wall_clock_s", a.wall_clock_s);
-  append_metrics_json(j, m, budgets);
-  return j.finish() + "\n";
 }
 
 void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBudget> budgets) {

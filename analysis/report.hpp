@@ -48,6 +48,9 @@ std::string json_array(const std::vector<std::string>& items, int depth);
 
 // Every metric key of format_json() after the identity keys, appended to `object`.
 void append_metrics_json(JsonObject& object, const Metrics& metrics, std::span<const TeamBudget> budgets);
+// The run's identity (scenario file, version, seed, replication, schema, horizon, end, wall
+// clock), the keys the single-run and comparison JSON share.
+void append_run_json(JsonObject& object, const TraceAttributes& attrs, const Metrics& metrics);
 
 // A JSON string literal, quotes included: escapes quotes, backslashes and control
 // characters, and replaces invalid UTF-8 with U+FFFD so the output is always valid JSON.
