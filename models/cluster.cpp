@@ -10,6 +10,7 @@
 #include <bit>
 
 #include "models/event_priorities.hpp"
+#include "models/scheduler/placement.hpp"
 #include "models/workload/checkpoint_interval.hpp"
 #include "models/workload/job_speed.hpp"
 #include "sim/check.hpp"
@@ -24,11 +25,10 @@ constexpr double DONE_TOLERANCE = 1e-9;
 
 Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs,
                  std::unique_ptr<Scheduler> policy)
-    : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)) {
+    : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)),
+      types_(node_type_views(scenario.cluster)) {
   for (std::size_t t = 0; t < scenario.cluster.node_types.size(); ++t) {
     const auto& nt = scenario.cluster.node_types[t];
-    types_.push_back(NodeTypeView{nt.gpus, nt.count, static_cast<std::uint32_t>(nodes_.size()),
-                                  nt.price.on_demand_usd_per_hour / nt.gpus});
     for (int i = 0; i < nt.count; ++i) {
       NodeState node;
       node.type = static_cast<std::uint16_t>(t);
