@@ -1,12 +1,16 @@
 // `gcsim estimate`: the step-time model's answer for each model-described job on each node
-// type of the scenario that can hold it, without running the cluster. The first row of a
-// job is the node type it would get (placement order); the others are for comparison.
+// type of the scenario that can hold it, without running the cluster. One row per eligible
+// type, in the scenario's order; `would_run_on` marks the type the scheduler's placement
+// (models/scheduler/placement.hpp, best fit) gives the job when it is alone on an idle
+// cluster, and the other rows are for comparison. In a run, other jobs may take that type's
+// nodes first.
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "analysis/report.hpp"
 #include "cli/commands.hpp"
+#include "models/scheduler/placement.hpp"
 #include "models/workload/job_speed.hpp"
 #include "models/workload/workload.hpp"
 
@@ -32,16 +36,17 @@ std::string gib(double bytes) {
 int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& options) {
   const models::Scenario s = models::load_scenario_file(file, options);
   std::vector<Row> rows;
+  const std::vector<models::NodeTypeView> types = models::node_type_views(s.cluster);
   for (const auto& job : s.workload.jobs) {
     if (!job.training) continue;
     const std::uint64_t eligible = models::eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training);
-    bool first = true;
+    const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible});
     for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
       if (!(eligible >> t & 1)) continue;
       const auto& type = s.cluster.node_types[t];
       const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
-      rows.push_back({&job, &type, models::estimate_job(*job.training, hw, type.price.on_demand_usd_per_hour, type.gpus), first});
-      first = false;
+      const auto e = models::estimate_job(*job.training, hw, type.price.on_demand_usd_per_hour, type.gpus);
+      rows.push_back({&job, &type, e, static_cast<int>(t) == placed});
     }
   }
   if (rows.empty()) throw Error(file + ": no job is described by a model (model: ...); nothing to estimate");
@@ -86,7 +91,8 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
       out << line;
     }
     out << "\nstep: one micro-step of one GPU; compute, input and exposed communication are its parts (docs/step-time.md).\n"
-           "The first row of each job is the node type it would get; costs charge its GPUs' share of the node price.\n";
+           "Rows without \"(comparison)\" are the node type a job alone on the idle cluster is placed on; costs charge\n"
+           "its GPUs' share of the node price.\n";
   }
   std::cout << out.str();
   return 0;

@@ -1,21 +1,23 @@
-// The cluster model (see cluster.hpp). Event priorities at one instant: arrivals and
-// finishes first (0), then one scheduling pass (10) that sees all of them, then the end of
-// the run (20), so a job finishing exactly at the horizon counts as completed.
+// The cluster model (see cluster.hpp). Event priorities at one instant (event_priorities.hpp):
+// arrivals and finishes first, then controllers, then one scheduling pass that sees all of
+// them, then the end of the run, so a job finishing exactly at the horizon counts as
+// completed. Every transition checks the state it starts from, in every build
+// (sim/check.hpp): an invalid decision or a second stop of a run is an InternalError, not
+// a corrupted count.
 #include "models/cluster.hpp"
 
 #include <algorithm>
 #include <bit>
-#include <cassert>
 
+#include "models/event_priorities.hpp"
+#include "models/scheduler/placement.hpp"
 #include "models/workload/checkpoint_interval.hpp"
 #include "models/workload/job_speed.hpp"
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 
 namespace {
-constexpr int PRIORITY_STATE = 0;
-constexpr int PRIORITY_SCHEDULE = 10;
-constexpr int PRIORITY_END = 20;
 constexpr std::uint32_t NO_JOB = 0xffffffffu;
 // Work within this of the total counts as done (float noise of rate x time).
 constexpr double DONE_TOLERANCE = 1e-9;
@@ -23,11 +25,10 @@ constexpr double DONE_TOLERANCE = 1e-9;
 
 Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs,
                  std::unique_ptr<Scheduler> policy)
-    : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)) {
+    : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)),
+      types_(node_type_views(scenario.cluster)) {
   for (std::size_t t = 0; t < scenario.cluster.node_types.size(); ++t) {
     const auto& nt = scenario.cluster.node_types[t];
-    types_.push_back(NodeTypeView{nt.gpus, nt.count, static_cast<std::uint32_t>(nodes_.size()),
-                                  nt.price.on_demand_usd_per_hour / nt.gpus});
     for (int i = 0; i < nt.count; ++i) {
       NodeState node;
       node.type = static_cast<std::uint16_t>(t);
@@ -82,7 +83,10 @@ void Cluster::on_schedule(std::uint64_t) {
   if (decisions_.placements.empty()) return;
   placed_.assign(queue_.size(), 0);
   for (const Placement& p : decisions_.placements) {
-    assert(p.queue_index < queue_.size() && !placed_[p.queue_index]);
+    GCSIM_CHECK(p.queue_index < queue_.size(), "the policy placed queue entry " + std::to_string(p.queue_index) +
+                                                   " of a queue of " + std::to_string(queue_.size()));
+    GCSIM_CHECK(!placed_[p.queue_index],
+                "the policy placed job '" + jobs_[queue_[p.queue_index].job].name + "' twice in one pass");
     placed_[p.queue_index] = 1;
     start_job(jobs_[queue_[p.queue_index].job], p, decisions_);
   }
@@ -124,9 +128,16 @@ void Cluster::accrue(Job& j) {
   j.progress_at = now;
 }
 
+void Cluster::check_running(const Job& j, const char* what) const {
+  GCSIM_CHECK(j.status == JobStatus::Running, std::string(what) + ": job '" + j.name + "' is not running (status " +
+                                                  std::to_string(static_cast<int>(j.status)) + ")");
+}
+
 void Cluster::set_rate(std::uint32_t id, double units_per_s) {
+  GCSIM_CHECK(id < jobs_.size(), "set_rate: no job " + std::to_string(id));
   Job& j = jobs_[id];
-  assert(j.status == JobStatus::Running && units_per_s > 0);
+  check_running(j, "set_rate");
+  GCSIM_CHECK(units_per_s > 0, "set_rate: job '" + j.name + "' given a rate of " + std::to_string(units_per_s));
   accrue(j);
   j.rate = units_per_s;
   engine_.cancel(j.finish_event);
@@ -142,8 +153,11 @@ void Cluster::set_model_speed(std::uint32_t id, double samples_per_s, double ste
 }
 
 void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
+  GCSIM_CHECK(id < jobs_.size(), "delay_progress: no job " + std::to_string(id));
   Job& j = jobs_[id];
-  assert(j.status == JobStatus::Running && !j.driven && delay >= sim::SimTime::zero());
+  check_running(j, "delay_progress");
+  GCSIM_CHECK(!j.driven && delay >= sim::SimTime::zero(),
+              "delay_progress: job '" + j.name + "' is driven or the delay is negative");
   accrue(j);
   j.progress_at = std::max(engine_.now(), j.progress_at) + delay;
   engine_.cancel(j.finish_event);
@@ -151,15 +165,43 @@ void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
 }
 
 void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
+  GCSIM_CHECK(id < jobs_.size(), "hold_progress_until: no job " + std::to_string(id));
   Job& j = jobs_[id];
-  assert(j.status == JobStatus::Running && !j.driven && at >= engine_.now());
+  check_running(j, "hold_progress_until");
+  GCSIM_CHECK(!j.driven && at >= engine_.now(),
+              "hold_progress_until: job '" + j.name + "' is driven or the time is past");
   accrue(j);
   j.progress_at = at;
   engine_.cancel(j.finish_event);
   schedule_finish(j);
 }
 
+void Cluster::check_placement(const Job& j, const Placement& p, const Decisions& d) const {
+  // Messages are built only when a check fails: this runs at every start.
+  auto who = [&] { return "the policy's placement of job '" + j.name + "'"; };
+  GCSIM_CHECK(j.status == JobStatus::Queued, who() + ": the job is not queued");
+  GCSIM_CHECK(p.node_type >= 0 && p.node_type < 64 && static_cast<std::size_t>(p.node_type) < types_.size(),
+              who() + ": no node type " + std::to_string(p.node_type));
+  GCSIM_CHECK(j.eligible_types >> p.node_type & 1,
+              who() + ": the job cannot run on node type " + std::to_string(p.node_type));
+  GCSIM_CHECK(p.count >= 1 && p.first <= d.nodes.size() && p.count <= d.nodes.size() - p.first,
+              who() + ": nodes [" + std::to_string(p.first) + ", +" + std::to_string(p.count) + ") of a list of " +
+                  std::to_string(d.nodes.size()));
+  GCSIM_CHECK(p.gpus_per_node >= 1 && static_cast<long>(p.gpus_per_node) * p.count >= j.gpus,
+              who() + ": " + std::to_string(p.count) + " x " + std::to_string(p.gpus_per_node) +
+                  " GPUs for a job of " + std::to_string(j.gpus));
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const std::uint32_t n = d.nodes[p.first + i];
+    GCSIM_CHECK(n < nodes_.size(), who() + ": no node " + std::to_string(n));
+    GCSIM_CHECK(nodes_[n].type == p.node_type, who() + ": node " + std::to_string(n) + " is not of the type it names");
+    GCSIM_CHECK(view_nodes_[n].gpus_free >= p.gpus_per_node,
+                who() + ": node " + std::to_string(n) + " has " + std::to_string(view_nodes_[n].gpus_free) +
+                    " GPUs free (down and noticed nodes have none), not " + std::to_string(p.gpus_per_node));
+  }
+}
+
 void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
+  check_placement(j, p, d);
   const bool restart = j.started_once;
   j.status = JobStatus::Running;
   j.run_start = engine_.now();
@@ -176,7 +218,9 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const std::uint32_t n = d.nodes[p.first + i];
     NodeState& node = nodes_[n];
-    assert(view_nodes_[n].gpus_free >= p.gpus_per_node);
+    // Checked again here: the same node listed twice in one placement passes check_placement.
+    GCSIM_CHECK(view_nodes_[n].gpus_free >= p.gpus_per_node,
+                "the policy's placement of job '" + j.name + "' takes node " + std::to_string(n) + " twice");
     // The lowest free GPUs; whole-node jobs take them all, so the mask is the same on every node.
     std::uint64_t mask = 0;
     for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
@@ -224,6 +268,10 @@ void Cluster::release_nodes(Job& j) {
   const double run_s = (engine_.now() - j.run_start).seconds();
   for (std::uint32_t n : nodes_of(j)) {
     NodeState& node = nodes_[n];
+    // A run releases its GPUs once: a second release would count them free twice.
+    const std::uint32_t lowest = node.first_gpu + static_cast<std::uint32_t>(std::countr_zero(j.gpu_mask));
+    GCSIM_CHECK((node.busy_mask & j.gpu_mask) == j.gpu_mask && gpu_job_[lowest] == j.id,
+                "job '" + j.name + "' releases GPUs of node " + std::to_string(n) + " it does not hold");
     node.busy_gpu_s += run_s * j.gpus_per_node_held;
     node.busy_mask &= ~j.gpu_mask;
     for (int g = 0; g < node.gpus; ++g)
@@ -231,6 +279,7 @@ void Cluster::release_nodes(Job& j) {
     refresh_view(n);
   }
   allocated_gpus_ -= j.gpus_held();
+  GCSIM_CHECK(allocated_gpus_ >= 0 && running_ > 0, "job '" + j.name + "': more GPUs or runs released than taken");
   --running_;
   j.held_gpu_s += run_s * j.gpus_held();
 }
@@ -238,14 +287,17 @@ void Cluster::release_nodes(Job& j) {
 template <class F>
 void Cluster::for_each_job_on(std::uint32_t n, F&& f) {
   // The jobs on a node, each once, in GPU order; collected first because f may release them.
+  // The list is taken out of scratch_jobs_ while f runs, so that a call made from inside f
+  // (through a signal) gets a list of its own instead of overwriting this one.
   const NodeState& node = nodes_[n];
-  scratch_jobs_.clear();
+  std::vector<std::uint32_t> ids = std::move(scratch_jobs_);
+  ids.clear();
   for (int g = 0; g < node.gpus; ++g) {
     const std::uint32_t id = gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)];
-    if (id != NO_JOB && std::find(scratch_jobs_.begin(), scratch_jobs_.end(), id) == scratch_jobs_.end())
-      scratch_jobs_.push_back(id);
+    if (id != NO_JOB && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
-  for (std::uint32_t id : scratch_jobs_) f(jobs_[id]);
+  for (std::uint32_t id : ids) f(jobs_[id]);
+  scratch_jobs_ = std::move(ids);
 }
 
 // ---- Checkpoints ----
@@ -304,8 +356,11 @@ void Cluster::on_checkpoint(std::uint64_t arg) {
 }
 
 void Cluster::move_checkpoint_write(std::uint32_t id, sim::SimTime done_at) {
+  GCSIM_CHECK(id < jobs_.size(), "move_checkpoint_write: no job " + std::to_string(id));
   Job& j = jobs_[id];
-  assert(j.status == JobStatus::Running && j.checkpoint && done_at >= engine_.now());
+  check_running(j, "move_checkpoint_write");
+  GCSIM_CHECK(j.checkpoint && done_at >= engine_.now(),
+              "move_checkpoint_write: job '" + j.name + "' has no checkpoints or the time is past");
   if (done_at == j.ckpt_done_at) return;
   const double gpus = j.gpus_held();
   if (j.stopping) {
@@ -377,6 +432,9 @@ void Cluster::commit_last_checkpoint(Job& j) {
 // ---- Interruptions ----
 
 void Cluster::stop_job(Job& j) {
+  // A run ends once: stopping a job that is not running would release its GPUs, count an
+  // interruption and bill the run a second time (the re-entrant budget of issue 9).
+  check_running(j, "stop_job");
   accrue(j);
   // A last checkpoint that completes at this very instant counts.
   if (j.stopping && engine_.now() >= j.last_ckpt_done_at) commit_last_checkpoint(j);
@@ -454,7 +512,11 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
 void Cluster::down(std::uint32_t n) {
   NodeState& node = nodes_[n];
   if (!node.up) return;
-  for_each_job_on(n, [&](Job& j) { stop_job(j); });
+  // Re-checked for each job: an observer of an earlier job's stop may have stopped (or,
+  // through a controller misusing a signal, otherwise moved) a later one already.
+  for_each_job_on(n, [&](Job& j) {
+    if (j.status == JobStatus::Running) stop_job(j);
+  });
   node.up = false;
   node.noticed = false;
   up_gpus_ -= node.gpus;
@@ -478,6 +540,7 @@ void Cluster::up(std::uint32_t n) {
 
 void Cluster::hold_team(int team, bool stop_running) {
   if (team < 0) return;
+  GCSIM_CHECK(static_cast<std::size_t>(team) < held_teams_.size(), "hold_team: no team " + std::to_string(team));
   held_teams_[static_cast<std::size_t>(team)] = 1;
   std::size_t w = 0;
   for (std::size_t r = 0; r < queue_.size(); ++r) {
@@ -492,7 +555,7 @@ void Cluster::hold_team(int team, bool stop_running) {
     if (j.checkpoint && !j.driven) {
       const sim::SimTime at = engine_.now() + j.checkpoint->write_time;
       begin_last_checkpoint(j, at);
-      engine_.schedule_at<&Cluster::on_budget_stop>(at, this, event_arg(j), PRIORITY_STATE + 1);
+      engine_.schedule_at<&Cluster::on_budget_stop>(at, this, event_arg(j), PRIORITY_BUDGET_STOP);
     } else {
       stop_job(j);
     }
@@ -504,7 +567,7 @@ void Cluster::on_budget_stop(std::uint64_t arg) {
   if (!j) return;
   // The last checkpoint may take longer than alone when its tier is shared: wait for it.
   if (j->stopping && engine_.now() < j->last_ckpt_done_at) {
-    engine_.schedule_at<&Cluster::on_budget_stop>(j->last_ckpt_done_at, this, arg, PRIORITY_STATE + 1);
+    engine_.schedule_at<&Cluster::on_budget_stop>(j->last_ckpt_done_at, this, arg, PRIORITY_BUDGET_STOP);
     return;
   }
   stop_job(*j);
@@ -523,12 +586,15 @@ void Cluster::release_team(int team) {
 }
 
 void Cluster::finish_job(std::uint32_t id) {
-  assert(jobs_[id].driven && jobs_[id].status == JobStatus::Running);
+  GCSIM_CHECK(id < jobs_.size(), "finish_job: no job " + std::to_string(id));
+  check_running(jobs_[id], "finish_job");
+  GCSIM_CHECK(jobs_[id].driven, "finish_job: job '" + jobs_[id].name + "' is not driven; its own finish event ends it");
   on_finish(id);
 }
 
 void Cluster::on_finish(std::uint64_t id) {
   Job& j = jobs_[id];
+  check_running(j, "finish");
   accrue(j);
   j.status = JobStatus::Completed;
   j.end = engine_.now();

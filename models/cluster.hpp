@@ -1,9 +1,10 @@
 // The cluster as the simulation runs it: nodes with free GPUs, the job queue, and the
 // events that move jobs through it (arrival, start, checkpoint, interruption, finish, end
-// of run). It asks the scheduling policy for decisions and applies them. Markets take nodes
-// away and give them back through NodeEventSink (models/spot); budgets hold and stop a
-// team's jobs. Accounting and tracing are observers: they subscribe to the signals below;
-// the cluster never calls them.
+// of run). It asks the scheduling policy for decisions, checks them and applies them.
+// Markets take nodes away and give them back through NodeEventSink (models/spot);
+// controllers (budgets) hold and stop a team's jobs, from events of their own, never from
+// inside one of the signals below (docs/engine.md, "Controllers"). Accounting and tracing
+// are observers: they subscribe to the signals below; the cluster never calls them.
 #pragma once
 
 #include <cstdint>
@@ -80,12 +81,12 @@ class Cluster final : public NodeEventSink {
   void down(std::uint32_t node) override;
   void up(std::uint32_t node) override;
 
-  // Budgets: hold a team's queued jobs (and, with stop_running, stop its running ones after
-  // a checkpoint) until release_team.
   // The checkpoint write in progress now ends at `done_at` (>= now): its commit, and a
   // paused job's progress, move with it.
   void move_checkpoint_write(std::uint32_t job, sim::SimTime done_at);
 
+  // Budgets: hold a team's queued jobs (and, with stop_running, stop its running ones after
+  // a checkpoint) until release_team. For controllers, from an event of their own.
   void hold_team(int team, bool stop_running);
   void release_team(int team);
   bool team_held(int team) const { return team >= 0 && static_cast<std::size_t>(team) < held_teams_.size() && held_teams_[static_cast<std::size_t>(team)]; }
@@ -121,6 +122,11 @@ class Cluster final : public NodeEventSink {
   void release_nodes(Job& job);
   void refresh_view(std::uint32_t node);
   void stop_job(Job& job);                    // ends its run now; back to the queue (or held)
+  // InternalError unless the job is running (what: the operation, for the message).
+  void check_running(const Job& job, const char* what) const;
+  // InternalError unless the placement names a queued job, existing nodes of the type it
+  // names, and no more GPUs on each than it has free.
+  void check_placement(const Job& job, const Placement& p, const Decisions& d) const;
   void enqueue(const Job& job);               // into queue_ or held_, in submit order
   void schedule_checkpoint(Job& job);
   void begin_last_checkpoint(Job& job, sim::SimTime stop_at);

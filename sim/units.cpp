@@ -258,8 +258,10 @@ constexpr std::array<DurationUnit, 30> DURATION_UNITS{{
 }};
 
 // Price periods, in hours: "$60/d" is 2.5 USD/h. A month is 730 h (8760 / 12), the
-// convention of cloud price sheets.
-constexpr std::array<UnitFactor, 19> PRICE_PERIODS_H{{
+// convention of cloud price sheets. There is no GPU-hour here: the engine knows no GPUs,
+// and a price per GPU-hour is per node only once multiplied by the node's GPUs, which the
+// model layer does where it reads node prices (models/pricing/price_spec.cpp).
+constexpr std::array<UnitFactor, 17> PRICE_PERIODS_H{{
     {"s", 1.0 / 3600},
     {"sec", 1.0 / 3600},
     {"min", 1.0 / 60},
@@ -277,8 +279,6 @@ constexpr std::array<UnitFactor, 19> PRICE_PERIODS_H{{
     {"y", 8760},
     {"yr", 8760},
     {"year", 8760},
-    {"GPUh", 1},
-    {"GPU-h", 1},
 }};
 
 // A dollar amount: [-]$?[-]digits with optional thousands separators, fraction, exponent,

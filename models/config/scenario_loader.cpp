@@ -286,7 +286,7 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const
       n.fail(ErrorCode::MissingKey, "market: reserved needs price: {reserved: {term, upfront, ...}}");
   }
   static const ConfigNode empty_block;
-  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, base_dir,
+  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, base_dir, t.gpus,
                         instance ? &defaults : nullptr);
   t.price.market = market;
 

@@ -3,13 +3,10 @@
 
 #include <algorithm>
 
-namespace gcsim::models {
+#include "models/event_priorities.hpp"
+#include "sim/check.hpp"
 
-namespace {
-// After the cluster's own events at an instant (0) and before its scheduling pass (10), so
-// a stop_new hold applies to the pass that would start the team's next job.
-constexpr int PRIORITY_BUDGET = 5;
-}  // namespace
+namespace gcsim::models {
 
 BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Cluster& cluster, Ledger& ledger,
                              const CostMeter& costs)
@@ -52,9 +49,9 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
 void BudgetWatcher::start() {
   for (std::size_t b = 0; b < states_.size(); ++b) {
     const BudgetSpec& spec = scenario_.budgets[b];
-    engine_.schedule_at<&BudgetWatcher::on_check>(spec.check_every, this, b, PRIORITY_BUDGET);
+    engine_.schedule_at<&BudgetWatcher::on_check>(spec.check_every, this, b, PRIORITY_CONTROL);
     if (spec.period > sim::SimTime::zero())
-      engine_.schedule_at<&BudgetWatcher::on_period>(spec.period, this, b, PRIORITY_BUDGET);
+      engine_.schedule_at<&BudgetWatcher::on_period>(spec.period, this, b, PRIORITY_CONTROL);
   }
 }
 
@@ -76,15 +73,28 @@ void BudgetWatcher::check(std::size_t b, double spent_total) {
   if (s.reached || spent < spec.limit_usd) return;
   s.reached = true;
   event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::LimitReached, spent, spec.limit_usd});
-  if (spec.action == BudgetAction::StopNew) cluster_.hold_team(s.team, false);
-  if (spec.action == BudgetAction::StopRunning) cluster_.hold_team(s.team, true);
+  // A controller acts through the engine, never from inside the signal that told it: this
+  // may run inside the ledger's `charged`, itself inside the cluster's job_stopped while
+  // Cluster::down walks a node's jobs. The hold runs once those are done, at this instant.
+  if (spec.action != BudgetAction::Alert)
+    engine_.schedule_at<&BudgetWatcher::on_limit>(engine_.now(), this, action_arg(b, s.period), PRIORITY_CONTROL);
+}
+
+void BudgetWatcher::on_limit(std::uint64_t arg) {
+  const std::size_t b = static_cast<std::size_t>(arg >> 32);
+  GCSIM_CHECK(b < states_.size(),
+              "a budget action for budget " + std::to_string(b) + " of " + std::to_string(states_.size()));
+  const State& s = states_[b];
+  // A period that began since the limit was reached releases the team: the hold is void.
+  if (cluster_.ended() || s.period != static_cast<std::uint32_t>(arg)) return;
+  cluster_.hold_team(s.team, scenario_.budgets[b].action == BudgetAction::StopRunning);
 }
 
 void BudgetWatcher::on_check(std::uint64_t b) {
   if (cluster_.ended()) return;
   check(b, team_spend_usd(states_[b].team));
   engine_.schedule_at<&BudgetWatcher::on_check>(engine_.now() + scenario_.budgets[b].check_every, this, b,
-                                                PRIORITY_BUDGET);
+                                                PRIORITY_CONTROL);
 }
 
 void BudgetWatcher::on_period(std::uint64_t b) {
@@ -95,10 +105,11 @@ void BudgetWatcher::on_period(std::uint64_t b) {
   s.baseline_usd = spend;
   s.alerted = false;
   s.reached = false;
+  ++s.period;
   cluster_.release_team(s.team);
   event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::PeriodStart, spent,
                          scenario_.budgets[b].limit_usd});
-  engine_.schedule_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b, PRIORITY_BUDGET);
+  engine_.schedule_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b, PRIORITY_CONTROL);
 }
 
 }  // namespace gcsim::models

@@ -5,6 +5,10 @@
 // charge of the team (posted part only, cheap) and every `check_every` (in full). At the
 // limit: alert (an event), stop_new (hold the team's queued jobs) or stop_running (also stop
 // its running jobs after a checkpoint) until the next period begins.
+//
+// A controller, not only an observer: it acts on the cluster, and it does so from an event
+// of its own at the instant it saw the limit (PRIORITY_CONTROL, models/event_priorities.hpp),
+// never from inside the ledger's or the cluster's signals (docs/engine.md, "Controllers").
 #pragma once
 
 #include <cstdint>
@@ -44,6 +48,10 @@ class BudgetWatcher {
  private:
   void on_check(std::uint64_t budget);
   void on_period(std::uint64_t budget);
+  void on_limit(std::uint64_t arg);  // the action of a reached limit: hold (and stop) the team
+  static std::uint64_t action_arg(std::size_t budget, std::uint32_t period) {
+    return std::uint64_t{budget} << 32 | period;
+  }
   void check(std::size_t budget, double spent_total);
 
   struct State {
@@ -51,6 +59,7 @@ class BudgetWatcher {
     double baseline_usd = 0;  // team spend when the period began
     bool alerted = false;
     bool reached = false;
+    std::uint32_t period = 0;  // periods begun: an action of an earlier one is void
   };
 
   sim::Engine& engine_;

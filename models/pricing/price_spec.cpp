@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "models/pricing/csv.hpp"
@@ -15,6 +17,9 @@ namespace {
 
 using config::ConfigNode;
 using config::MapReader;
+
+// "$4/GPUh": the period of a price per GPU starts with this (then an optional '-').
+constexpr std::string_view PER_GPU = "GPU";
 
 const std::vector<std::string>& upfront_names() {
   static const std::vector<std::string> names{"none", "partial", "all"};
@@ -48,10 +53,25 @@ void check_profile(const std::vector<PricePoint>& points, sim::SimTime repeat, c
                     "missing required key '" + std::string(key) + "'" + (why.empty() ? "" : " (" + why + ")"));
 }
 
-// A constant positive-or-zero price; read_usd_per_hour already refuses negatives.
-double read_price(const ConfigNode& n) { return config::read_usd_per_hour(n); }
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
 
-ReservedTerms parse_reserved(const ConfigNode& node) {
+// The price period of a price per GPU ("h" of "$4/GPUh" or "$4/GPU-h"), or nullopt when
+// the text is not one. An empty period ("$4/GPU") is a per-GPU price without its period.
+std::optional<std::string_view> per_gpu_period(std::string_view text) {
+  const std::size_t slash = text.rfind('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view period = trim(text.substr(slash + 1));
+  if (!period.starts_with(PER_GPU)) return std::nullopt;
+  period.remove_prefix(PER_GPU.size());
+  if (!period.empty() && period.front() == '-') period.remove_prefix(1);
+  return period;
+}
+
+ReservedTerms parse_reserved(const ConfigNode& node, int gpus_per_node) {
   MapReader r(node, {"term", "upfront", "upfront_usd", "per_hour"});
   ReservedTerms t;
   t.term = config::read_duration(r.required("term"), sim::SimTime::from_ns(1));
@@ -60,7 +80,7 @@ ReservedTerms parse_reserved(const ConfigNode& node) {
   const ConfigNode* amount = r.optional("upfront_usd");
   const ConfigNode* hourly = r.optional("per_hour");
   if (amount != nullptr) t.upfront_usd = config::read_usd(*amount);
-  if (hourly != nullptr) t.usd_per_hour = read_price(*hourly);
+  if (hourly != nullptr) t.usd_per_hour = read_node_usd_per_hour(*hourly, gpus_per_node);
   switch (t.upfront) {
     case Upfront::None:
       if (amount != nullptr) amount->fail(ErrorCode::Conflict, "upfront_usd needs upfront: partial or all");
@@ -81,6 +101,37 @@ ReservedTerms parse_reserved(const ConfigNode& node) {
 }
 
 }  // namespace
+
+double parse_node_usd_per_hour(std::string_view text, int gpus_per_node) {
+  const std::string_view t = trim(text);
+  const std::optional<std::string_view> period = per_gpu_period(t);
+  if (!period) return units::parse_usd_per_hour(t);
+  if (period->empty())
+    throw units::UnitError("'" + std::string(t) + "' is a price per GPU without its period: write e.g. $4/GPUh",
+                           units::UnitError::Kind::BadUnit);
+  const std::string per_hour = std::string(t.substr(0, t.rfind('/'))) + "/" + std::string(*period);
+  try {
+    return units::parse_usd_per_hour(per_hour) * gpus_per_node;
+  } catch (const units::UnitError& e) {
+    throw units::UnitError("in the price per GPU '" + std::string(t) + "': " + e.what(), e.kind());
+  }
+}
+
+double read_node_usd_per_hour(const ConfigNode& n, int gpus_per_node) {
+  // Per node: the engine's own reader, unchanged (quoted numbers, signs, messages).
+  if (!n.is_scalar() || !per_gpu_period(trim(n.scalar()))) return config::read_usd_per_hour(n);
+  double usd = 0;
+  try {
+    usd = parse_node_usd_per_hour(n.scalar(), gpus_per_node);
+  } catch (const units::UnitError& e) {
+    n.fail(e.kind() == units::UnitError::Kind::NotANumber  ? ErrorCode::WrongType
+           : e.kind() == units::UnitError::Kind::OutOfRange ? ErrorCode::OutOfRange
+                                                            : ErrorCode::BadUnit,
+           e.what());
+  }
+  if (!(usd >= 0)) n.fail(ErrorCode::OutOfRange, "'" + n.scalar() + "' must not be negative");
+  return usd;
+}
 
 std::string_view market_name(Market m) {
   switch (m) {
@@ -126,7 +177,8 @@ double PriceSpec::usd_per_hour_at(sim::SimTime t) const {
   return 0;
 }
 
-PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, sim::SimTime repeat) {
+PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, sim::SimTime repeat,
+                                    int gpus_per_node) {
   csv::Reader reader(in, label, true);
   csv::Row row;
   if (!reader.next(row)) csv::fail(ErrorCode::EmptyFile, label, 0, 0, "", "no header 'time,usd_per_hour'");
@@ -153,7 +205,7 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
                 row.fields[0].column, "time", std::string(e.what()) + " (write a duration such as 0h or 30m)");
     }
     try {
-      p.usd_per_hour = units::parse_usd_per_hour(row.fields[1].text);
+      p.usd_per_hour = parse_node_usd_per_hour(row.fields[1].text, gpus_per_node);
     } catch (const units::UnitError& e) {
       csv::fail(e.kind() == units::UnitError::Kind::NotANumber ? ErrorCode::WrongType : ErrorCode::BadUnit, label, row.line,
                 row.fields[1].column, "usd_per_hour", e.what());
@@ -170,7 +222,7 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
   return PriceProfile(std::move(points), repeat);
 }
 
-PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base_dir) {
+PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base_dir, int gpus_per_node) {
   MapReader r(node, {"points", "file", "repeat"});
   const ConfigNode* points_node = r.optional("points");
   const ConfigNode* file_node = r.optional("file");
@@ -190,7 +242,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base
     std::error_code ec;
     if (!in || std::filesystem::is_directory(path, ec))
       file_node->fail(ErrorCode::FileNotFound, "cannot open price trace '" + path.string() + "'");
-    return read_price_profile_csv(in, path.string(), repeat);
+    return read_price_profile_csv(in, path.string(), repeat, gpus_per_node);
   }
   if (!points_node->is_sequence() || points_node->size() == 0)
     points_node->fail(ErrorCode::WrongType, "points must be a non-empty list of {at, price}");
@@ -201,7 +253,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base
     const ConfigNode& at = pr.required("at");
     PricePoint p;
     p.at = config::read_duration(at);
-    p.usd_per_hour = read_price(pr.required("price"));
+    p.usd_per_hour = read_node_usd_per_hour(pr.required("price"), gpus_per_node);
     pr.finish();
     points.push_back(p);
     at_nodes.push_back(&at);
@@ -211,7 +263,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base
 }
 
 PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule& provider_default,
-                      const std::string& base_dir, const PriceSpec* defaults) {
+                      const std::string& base_dir, int gpus_per_node, const PriceSpec* defaults) {
   MapReader r(block, {"on_demand_per_hour", "spot_per_hour", "spot_profile", "max_per_hour", "reserved", "billing"});
   PriceSpec p;
   p.market = market;
@@ -240,7 +292,7 @@ PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule&
     reserved->fail(ErrorCode::Conflict, "reserved terms apply to market: reserved, not" + on_market);
 
   if (on_demand != nullptr) {
-    p.on_demand_usd_per_hour = read_price(*on_demand);
+    p.on_demand_usd_per_hour = read_node_usd_per_hour(*on_demand, gpus_per_node);
   } else if (defaults != nullptr) {
     p.on_demand_usd_per_hour = defaults->on_demand_usd_per_hour;
   } else if (market == Market::OnDemand) {
@@ -252,21 +304,21 @@ PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule&
     if (spot != nullptr && profile != nullptr)
       profile->fail(ErrorCode::Conflict, "give spot_per_hour or spot_profile, not both");
     if (spot != nullptr) {
-      p.spot_usd_per_hour = read_price(*spot);
+      p.spot_usd_per_hour = read_node_usd_per_hour(*spot, gpus_per_node);
       p.spot_profile = PriceProfile(*p.spot_usd_per_hour);
     } else if (profile != nullptr) {
-      p.spot_profile = parse_price_profile(*profile, base_dir);
+      p.spot_profile = parse_price_profile(*profile, base_dir, gpus_per_node);
     } else if (defaults != nullptr && defaults->spot_usd_per_hour) {
       p.spot_usd_per_hour = defaults->spot_usd_per_hour;
       p.spot_profile = PriceProfile(*p.spot_usd_per_hour);
     } else {
       fail_missing(block, "spot_per_hour", "or 'spot_profile', for market: spot");
     }
-    if (max != nullptr) p.max_usd_per_hour = read_price(*max);
+    if (max != nullptr) p.max_usd_per_hour = read_node_usd_per_hour(*max, gpus_per_node);
   }
   if (market == Market::Reserved) {
     if (reserved == nullptr) fail_missing(block, "reserved", "market: reserved");
-    p.reserved = parse_reserved(*reserved);
+    p.reserved = parse_reserved(*reserved, gpus_per_node);
   }
   return p;
 }

@@ -8,6 +8,10 @@
 //   price: {spot_profile: {points: [{at: 0h, price: 0.92}, {at: 4h, price: 1.4}], repeat: 7d}}
 //   price: {spot_profile: {file: prices.csv, repeat: 7d}}        # CSV: time,usd_per_hour
 //   price: {reserved: {term: 3y, upfront: all, upfront_usd: 500000}}
+//   price: {on_demand_per_hour: $4/GPUh}   # per GPU: times the node type's GPUs
+//
+// Every price here is per node. A price per GPU ("$4/GPUh") is converted where it is read,
+// by the node type's GPUs per node: the engine's units (sim/units.hpp) know no GPUs.
 #pragma once
 
 #include <optional>
@@ -58,7 +62,16 @@ struct PriceSpec {
   double usd_per_hour_at(sim::SimTime t) const;
 };
 
-// Parses a `price:` block for a pool on `market`. `provider_default` is the billing rule used
+// A node's price per hour from text: per node ("$32/h", "36999/mo", bare = per hour) or per
+// GPU ("$4/GPUh", "$96/GPU-d": "GPU", an optional '-', then any price period of
+// docs/units.md), the latter multiplied by gpus_per_node. Throws units::UnitError
+// (BadUnit for "$4/GPU", a per-GPU price without its period).
+double parse_node_usd_per_hour(std::string_view text, int gpus_per_node);
+// The same for a config value: ConfigError wrong-type, bad-unit or out-of-range (< 0) at `n`.
+double read_node_usd_per_hour(const config::ConfigNode& n, int gpus_per_node);
+
+// Parses a `price:` block for a pool on `market` whose nodes have `gpus_per_node` GPUs (by
+// which every per-GPU price is multiplied). `provider_default` is the billing rule used
 // when the block has no `billing:` key; `base_dir` resolves `spot_profile.file` (relative
 // paths are relative to the scenario file's folder). `defaults`, when given (a catalog
 // instance the node type names), supplies on_demand_per_hour and spot_per_hour the block
@@ -67,13 +80,15 @@ struct PriceSpec {
 // spot_per_hour and spot_profile (Conflict); bad profiles (OutOfRange). A null block reads
 // as empty.
 PriceSpec parse_price(const config::ConfigNode& price_block, Market market, const BillingRule& provider_default,
-                      const std::string& base_dir, const PriceSpec* defaults = nullptr);
+                      const std::string& base_dir, int gpus_per_node, const PriceSpec* defaults = nullptr);
 
 // A `spot_profile:` value on its own ({points: [...], repeat: 7d} or {file: x.csv, repeat: 7d}).
-PriceProfile parse_price_profile(const config::ConfigNode& node, const std::string& base_dir);
+PriceProfile parse_price_profile(const config::ConfigNode& node, const std::string& base_dir, int gpus_per_node);
 // A price trace in CSV: header `time,usd_per_hour`, then rows such as `0h,0.92` / `30m,1.4`
-// (times with a unit, from 0, strictly increasing; prices >= 0, "$0.92/h" accepted). `#`
-// comment lines allowed. Errors name label:line:column and the column.
-PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, sim::SimTime repeat);
+// (times with a unit, from 0, strictly increasing; prices >= 0, "$0.92/h" and "$0.1/GPUh"
+// accepted, the latter times gpus_per_node). `#` comment lines allowed. Errors name
+// label:line:column and the column.
+PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, sim::SimTime repeat,
+                                    int gpus_per_node);
 
 }  // namespace gcsim::models

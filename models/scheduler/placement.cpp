@@ -1,7 +1,31 @@
 // Placement shared by the policies (see placement.hpp).
 #include "models/scheduler/placement.hpp"
 
+#include "models/config/scenario.hpp"
+
 namespace gcsim::models {
+
+std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
+  std::vector<NodeTypeView> types;
+  std::uint32_t first = 0;
+  for (const NodeTypeSpec& nt : cluster.node_types) {
+    types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus});
+    first += static_cast<std::uint32_t>(nt.count);
+  }
+  return types;
+}
+
+int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job) {
+  std::vector<NodeView> nodes;
+  for (std::size_t t = 0; t < types.size(); ++t)
+    nodes.insert(nodes.end(), static_cast<std::size_t>(types[t].count),
+                 NodeView{static_cast<std::uint16_t>(t), types[t].gpus_per_node});
+  const ClusterView idle{sim::SimTime::zero(), types, nodes};
+  PlacementPlanner planner;
+  planner.reset(idle);
+  Decisions d;
+  return planner.try_place(job, 0, d) ? d.placements.front().node_type : -1;
+}
 
 void PlacementPlanner::reset(const ClusterView& cluster) {
   cluster_ = &cluster;

@@ -13,10 +13,10 @@
 #include "models/spot/spot_market.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <functional>
 
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
@@ -56,7 +56,7 @@ SpotMarket::SpotMarket(sim::Engine& engine, std::uint64_t seed, std::uint64_t re
 }
 
 void SpotMarket::start() {
-  assert(!started_);
+  GCSIM_CHECK(!started_, "SpotMarket::start called twice");
   started_ = true;
   for (std::size_t p = 0; p < pools_.size(); ++p)
     engine_.schedule_at<&SpotMarket::on_start>(engine_.now(), this, p, PRIORITY_START);
@@ -246,14 +246,16 @@ void SpotMarket::start_own_process(std::size_t p, std::uint32_t i) {
 void SpotMarket::on_own_notice(std::uint64_t arg) {
   const std::size_t p = pool_of(arg);
   const std::uint32_t i = node_of(arg);
-  assert(pools_[p].nodes[i].phase == Phase::Up);
+  GCSIM_CHECK(pools_[p].nodes[i].phase == Phase::Up,
+              "a notice for a node of pool '" + pools_[p].spec.name + "' that is not up");
   give_notice(p, i, pools_[p].nodes[i].own_down_at);
 }
 
 void SpotMarket::give_notice(std::size_t p, std::uint32_t i, sim::SimTime down_at) {
   Pool& pool = pools_[p];
   Node& n = pool.nodes[i];
-  assert(n.phase == Phase::Up && down_at >= engine_.now());
+  GCSIM_CHECK(n.phase == Phase::Up && down_at >= engine_.now(),
+              "a notice for a node of pool '" + pool.spec.name + "' that is not up, or for a past instant");
   engine_.cancel(n.own_notice);
   n.phase = Phase::Noticed;
   --pool.up_live;
@@ -268,7 +270,7 @@ void SpotMarket::on_down(std::uint64_t arg) {
   const std::uint32_t i = node_of(arg);
   Pool& pool = pools_[p];
   Node& n = pool.nodes[i];
-  assert(n.phase == Phase::Noticed);
+  GCSIM_CHECK(n.phase == Phase::Noticed, "a node of pool '" + pool.spec.name + "' goes down without a notice");
   n.phase = Phase::Waiting;
   --pool.noticed;
   ++pool.counters.interruptions;
@@ -282,7 +284,8 @@ void SpotMarket::on_up(std::uint64_t arg) {
   const std::size_t p = pool_of(arg);
   const std::uint32_t i = node_of(arg);
   Pool& pool = pools_[p];
-  assert(pool.nodes[i].phase == Phase::Provisioning);
+  GCSIM_CHECK(pool.nodes[i].phase == Phase::Provisioning,
+              "a node of pool '" + pool.spec.name + "' comes up without being provisioned");
   pool.nodes[i].phase = Phase::Up;
   --pool.provisioning;
   ++pool.up_live;

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "support/scenario_support.hpp"
 
@@ -31,6 +33,21 @@ Result run_gcsim(const std::string& args) {
   while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   const int status = ::pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// The node types `gcsim estimate --json` marks would_run_on, in output order.
+std::vector<std::string> types_it_would_run_on(const std::string& json) {
+  std::vector<std::string> types;
+  std::istringstream in(json);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"would_run_on\": true") == std::string::npos) continue;
+    const std::string key = "\"node_type\": \"";
+    const std::size_t at = line.find(key);
+    REQUIRE(at != std::string::npos);
+    const std::size_t from = at + key.size();
+    types.push_back(line.substr(from, line.find('"', from) - from));
+  }
+  return types;
 }
 
 }  // namespace
@@ -94,9 +111,55 @@ TEST_CASE("gcsim estimate answers A100 vs H100 vs T4 for ResNet-50", "[scenario]
   for (const char* key : {"\"jobs\"", "\"samples_per_s\"", "\"step_time_s\"", "\"bottleneck\"", "\"cost_per_epoch_usd\"",
                           "\"gpu_memory_bytes\"", "\"p4d-a100\"", "\"p5-h100\"", "\"g4dn-t4\""})
     CHECK(r.output.find(key) != std::string::npos);
+  // Three 8-GPU types of one node each and an 8-GPU job: every node fits it exactly, and
+  // placement breaks the tie by the lowest node index, so the first type is the one it
+  // runs on; the other two rows are for comparison.
+  CHECK(types_it_would_run_on(r.output) == std::vector<std::string>{"p4d-a100"});
   const auto text = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml");
   CHECK(text.code == 0);
   CHECK(run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml").code == 2);  // no model jobs
+}
+
+TEST_CASE("gcsim estimate names the node type the run places the job on", "[scenario][cli]") {
+  // The review's probe 3: node types big (8 GPUs) and small (1 GPU), one node each, and a
+  // 1-GPU ResNet-50 job. Placement is best fit: the node with the fewest free GPUs that
+  // suffice, so small (1 free) beats big (8 free) although big is listed first.
+  gcsim::test::TempDir dir("cli-est");
+  const std::string yaml = dir.file("est.yaml");
+  std::ofstream(yaml) << R"(name: est
+horizon: 1d
+cluster:
+  node_types:
+    - {name: big, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 32}}
+    - {name: small, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 12, count: 1, price: {on_demand_per_hour: 4}}
+workload:
+  jobs:
+    - {name: r, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, samples: 100000}
+)";
+  const auto e = run_gcsim("estimate " + yaml + " --json");
+  INFO(e.output);
+  REQUIRE(e.code == 0);
+  CHECK(types_it_would_run_on(e.output) == std::vector<std::string>{"small"});
+  const auto text = run_gcsim("estimate " + yaml);
+  REQUIRE(text.code == 0);
+  // The text rows say the same: big's row is the comparison, small's is not.
+  std::istringstream rows(text.output);
+  int compared = 0;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.rfind("r ", 0) != 0) continue;  // the job's rows start with its name
+    const bool comparison = line.find("(comparison)") != std::string::npos;
+    CHECK(comparison == (line.find(" big ") != std::string::npos));
+    compared += 1;
+  }
+  CHECK(compared == 2);
+
+  const std::string out = dir.file("out");
+  const auto r = run_gcsim("run " + yaml + " -o " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const auto trace = gcsim::analysis::read_trace(out + "/est.h5");
+  REQUIRE(trace.jobs.size() == 1);
+  CHECK(trace.jobs[0].node_type == "small");
 }
 
 TEST_CASE("gcsim flows replays the parking lot", "[scenario][cli]") {

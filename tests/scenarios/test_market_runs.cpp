@@ -57,6 +57,29 @@ workload:
   CHECK(ledger_total(t) == Approx(60.0).epsilon(1e-12));
 }
 
+TEST_CASE("A price per GPU-hour bills the whole node: $4/GPUh on 8 GPUs is $32/h", "[scenario][pricing]") {
+  // The review's probe 2: one 8-GPU node at $4 per GPU-hour and one 8-GPU job for the 1 h
+  // horizon: 8 GPU-hours x $4 = $32.00, all of it the job's (busy). Read as $4 per
+  // node-hour, it was billed $4.00.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: gpuh
+horizon: 1h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: "$4/GPUh"}}
+workload:
+  jobs:
+    - {name: a, gpus: 8, duration: 1h}
+)", dir);
+  CHECK(ledger_total(t) == Approx(32.0).epsilon(1e-12));
+  CHECK(job_named(t, "a").cost_usd == Approx(32.0).epsilon(1e-12));
+  REQUIRE(t.nodes.size() == 1);
+  CHECK(t.nodes[0].price_usd_per_hour == Approx(32.0).epsilon(1e-15));
+  REQUIRE(t.pools.size() == 1);
+  CHECK(t.pools[0].on_demand_usd_per_hour == Approx(32.0).epsilon(1e-15));
+}
+
 TEST_CASE("Owned nodes: fixed costs always, busy power only while jobs run", "[scenario][pricing]") {
   // capex $87,600 over 1y = $10/h; power 1 kW busy, 200 W idle, PUE 1, $0.50/kWh:
   // E_busy = $0.50/h, E_idle = $0.10/h. One 8-GPU job for 4 h of a 10 h run:

@@ -24,10 +24,11 @@ namespace {
 
 const std::string FIXTURES = GCSIM_SOURCE_DIR "/tests/fixtures/pricing";
 
-// Parses `price: {...}` (the text after "price: ") on `market` with AWS's default billing.
+// Parses `price: {...}` (the text after "price: ") on `market` with AWS's default billing,
+// for a node of 8 GPUs (prices per node: the per-GPU ones are in test_gpu_hour_prices.cpp).
 PriceSpec price(const std::string& block, Market market = Market::OnDemand) {
   const auto doc = gcsim::config::load_yaml_string("price: " + block + "\n", "s.yaml");
-  return m::parse_price(*doc.root.find("price"), market, m::default_billing("aws"), FIXTURES);
+  return m::parse_price(*doc.root.find("price"), market, m::default_billing("aws"), FIXTURES, 8);
 }
 
 ConfigError price_error(const std::string& block, Market market = Market::OnDemand) {
@@ -183,7 +184,7 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
   }
   SECTION("owned pools take no price, and a null block reads as empty") {
     const auto doc = gcsim::config::load_yaml_string("price:\n", "s.yaml");
-    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Owned, m::default_billing("aws"), "");
+    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Owned, m::default_billing("aws"), "", 8);
     CHECK(p.usd_per_hour_at(sim::hours(1)) == 0);
   }
   SECTION("a catalog instance supplies the prices the block leaves out") {
@@ -192,7 +193,7 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     d.spot_usd_per_hour = 6.7915;
     d.billing = m::per_minute_billing();
     const auto doc = gcsim::config::load_yaml_string("price: {}\n", "s.yaml");
-    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Spot, m::default_billing("aws"), "", &d);
+    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Spot, m::default_billing("aws"), "", 8, &d);
     CHECK(p.on_demand_usd_per_hour == 32.7726);
     CHECK(p.usd_per_hour_at(sim::hours(1)) == 6.7915);
     CHECK(p.billing.granularity == sim::minutes(1));
@@ -262,7 +263,7 @@ TEST_CASE("spot price traces: CSV errors name file, line, column and column name
   auto error = [](const std::string& text) {
     std::istringstream in(text);
     try {
-      m::read_price_profile_csv(in, "p.csv", SimTime::zero());
+      m::read_price_profile_csv(in, "p.csv", SimTime::zero(), 8);
     } catch (const ConfigError& e) {
       return e;
     }
