@@ -80,12 +80,12 @@ class Cluster final : public NodeEventSink {
   void down(std::uint32_t node) override;
   void up(std::uint32_t node) override;
 
-  // Budgets: hold a team's queued jobs (and, with stop_running, stop its running ones after
-  // a checkpoint) until release_team.
   // The checkpoint write in progress now ends at `done_at` (>= now): its commit, and a
   // paused job's progress, move with it.
   void move_checkpoint_write(std::uint32_t job, sim::SimTime done_at);
 
+  // Budgets: hold a team's queued jobs (and, with stop_running, stop its running ones after
+  // a checkpoint) until release_team.
   void hold_team(int team, bool stop_running);
   void release_team(int team);
   bool team_held(int team) const { return team >= 0 && static_cast<std::size_t>(team) < held_teams_.size() && held_teams_[static_cast<std::size_t>(team)]; }
