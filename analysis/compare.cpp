@@ -18,10 +18,6 @@ namespace {
 constexpr std::size_t LABEL_WIDTH = 26;
 constexpr std::size_t MIN_COLUMN_WIDTH = 12;
 
-// The ledger categories in the order metrics lists them; others follow in first-seen order.
-constexpr std::array<const char*, 7> CATEGORY_ORDER = {"compute_busy", "compute_idle", "reserved", "ownership",
-                                                       "storage",      "egress",       "requests"};
-
 struct Row {
   std::string label;
   std::vector<double> values;  // one per run, NaN where undefined
@@ -29,15 +25,6 @@ struct Row {
   bool lower_is_better = false;
   std::vector<std::string> text;  // rows that are text, not numbers (values unused)
 };
-
-std::string pad_right(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
-std::string pad_left(const std::string& s, std::size_t width) {
-  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
-}
 
 // Which cells of a row get a '*': the lowest shown values, when at least two runs have a
 // value and not all shown values are equal.
@@ -59,9 +46,10 @@ std::vector<bool> lowest_marks(const std::vector<double>& values, const std::vec
   return marks;
 }
 
+// The ledger categories in report order; others (from a newer trace) follow in first-seen order.
 std::vector<std::string> category_names(const std::vector<ComparedRun>& runs) {
   std::vector<std::string> names;
-  for (const char* c : CATEGORY_ORDER)
+  for (std::string_view c : CATEGORY_REPORT_ORDER)
     for (const ComparedRun& r : runs)
       if (std::any_of(r.metrics.cost_by_category_usd.begin(), r.metrics.cost_by_category_usd.end(),
                       [&](const auto& e) { return e.first == c; })) {

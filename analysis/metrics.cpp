@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <limits>
 #include <string>
@@ -131,11 +132,10 @@ Metrics compute_metrics(const TraceData& trace) {
   m.gpu_hours_useful = std::max(0.0, m.gpu_hours_held - m.gpu_hours_lost - m.gpu_hours_checkpoint - m.gpu_hours_restart);
   if (m.gpu_hours_useful > 0) m.cost_per_useful_gpu_hour_usd = m.total_cost_usd / m.gpu_hours_useful;
 
-  // The ledger by category, in the order the trace's enum lists them.
   if (!trace.ledger.empty()) {
-    std::map<std::string, double> by_category;
+    std::map<std::string, double, std::less<>> by_category;
     for (const ChargeRecord& c : trace.ledger) by_category[c.category] += c.usd;
-    for (const char* name : {"compute_busy", "compute_idle", "reserved", "ownership", "storage", "egress", "requests"})
+    for (std::string_view name : CATEGORY_REPORT_ORDER)
       if (auto it = by_category.find(name); it != by_category.end()) m.cost_by_category_usd.emplace_back(name, it->second);
   }
 

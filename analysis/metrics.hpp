@@ -4,11 +4,14 @@
 // name says. Undefined quantities (no completed job, no GPU-hour) are NaN.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +20,14 @@
 namespace gcsim::analysis {
 
 inline constexpr double NOT_A_NUMBER = std::numeric_limits<double>::quiet_NaN();
+
+// The order reports list the ledger's categories in: compute, then capacity paid whether
+// used or not, then storage. Not the trace's value order (trace::schema::LEDGER_CATEGORIES).
+inline constexpr std::array<std::string_view, 7> CATEGORY_REPORT_ORDER = {
+    "compute_busy", "compute_idle", "reserved", "ownership", "storage", "egress", "requests"};
+static_assert(std::is_permutation(CATEGORY_REPORT_ORDER.begin(), CATEGORY_REPORT_ORDER.end(),
+                                  trace::schema::LEDGER_CATEGORIES.begin(), trace::schema::LEDGER_CATEGORIES.end()),
+              "every ledger category has a place in reports");
 
 // Mean and percentiles of a sample; NaN when the sample is empty.
 struct Distribution {
@@ -83,8 +94,8 @@ struct Metrics {
   double gpu_hours_restart = 0;       // restoring, pulling images
   double gpu_hours_useful = 0;        // held - lost - checkpoint - restart
   double cost_per_useful_gpu_hour_usd = NOT_A_NUMBER;  // total / useful
-  // The ledger by category (compute_busy, compute_idle, storage, ...), in category order;
-  // empty for traces without a ledger.
+  // The ledger by category, in CATEGORY_REPORT_ORDER; categories without a charge are left
+  // out, and the whole is empty for traces without a ledger.
   std::vector<std::pair<std::string, double>> cost_by_category_usd;
   std::vector<PoolMetrics> pools;
   std::int64_t budget_alerts = 0;

@@ -24,15 +24,6 @@ std::string group_thousands(std::string digits) {
   return digits;
 }
 
-std::string pad_right(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
-std::string pad_left(const std::string& s, std::size_t width) {
-  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
-}
-
 constexpr std::size_t LABEL_WIDTH = 24;
 constexpr std::size_t VALUE_WIDTH = 14;
 
@@ -115,6 +106,15 @@ std::string format_count(double value, int decimals) {
   const std::string int_part = fixed.substr(0, dot);
   const std::string frac_part = dot == std::string::npos ? "" : fixed.substr(dot);
   return (value < 0 ? "-" : "") + group_thousands(int_part) + frac_part;
+}
+
+std::string pad_right(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
 }
 
 std::string format_percent(double fraction) {

@@ -72,4 +72,9 @@ std::string format_count(double value, int decimals);
 // 0.305 -> "30.5%"; "n/a" for NaN and infinities.
 std::string format_percent(double fraction);
 
+// Text columns: `s` padded with spaces to `width` characters, left- or right-aligned
+// (bytes, so UTF-8 labels pad short); longer text is left whole.
+std::string pad_right(std::string s, std::size_t width);
+std::string pad_left(const std::string& s, std::size_t width);
+
 }  // namespace gcsim::analysis

@@ -3,6 +3,9 @@
 // plus one table's columns (about 300 MB for a million-job trace).
 #include "analysis/trace_data.hpp"
 
+#include <initializer_list>
+#include <span>
+#include <string_view>
 #include <utility>
 
 #include "sim/errors.hpp"
@@ -12,92 +15,129 @@ namespace gcsim::analysis {
 
 namespace {
 
+namespace schema = trace::schema;
 using trace::TraceReader;
+
+// A column name of table T, checked against the trace schema when compiled: a reader can
+// ask only for columns the writer has.
+template <const schema::Table& T>
+struct Name {
+  consteval Name(const char* name) : text(schema::column(T, name)) {}  // NOLINT: implicit on purpose
+  std::string_view text;
+};
 
 // One table's columns, read in a single pass (the trace is compressed by chunks of rows,
 // and decompression, not conversion, is what reading costs), then moved field by field
 // into the records.
+template <const schema::Table& T>
 class TableColumns {
  public:
-  TableColumns(const TraceReader& r, std::string path, std::string table, const std::vector<std::string>& names)
-      : path_(std::move(path)), table_(std::move(table)), cols_(r.read_columns(table_, names)) {}
+  TableColumns(const TraceReader& r, std::string path, std::span<const Name<T>> names)
+      : path_(std::move(path)), cols_(r.read_columns(std::string(T.name), strings(names))) {}
+  TableColumns(const TraceReader& r, std::string path, std::initializer_list<Name<T>> names)
+      : TableColumns(r, std::move(path), std::span<const Name<T>>(names.begin(), names.size())) {}
 
   // Each column is moved into the records once and then freed, so the peak is the records
   // plus the columns not yet consumed.
   template <typename Record>
-  void f64(const std::string& column, std::vector<Record>& records, double Record::*field) {
-    if (auto it = cols_.f64.find(column); it != cols_.f64.end()) {
+  void f64(Name<T> column, std::vector<Record>& records, double Record::*field) {
+    const std::string name(column.text);
+    if (auto it = cols_.f64.find(name); it != cols_.f64.end()) {
       for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = it->second[i];
       cols_.f64.erase(it);
     } else {
       const std::vector<std::int64_t>& v = ints(column, "a number");
       for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = static_cast<double>(v[i]);
-      cols_.ints.erase(column);
+      cols_.ints.erase(name);
     }
   }
 
   template <typename Record, typename Int>
-  void integer(const std::string& column, std::vector<Record>& records, Int Record::*field) {
+  void integer(Name<T> column, std::vector<Record>& records, Int Record::*field) {
     const std::vector<std::int64_t>& v = ints(column, "an integer");
     for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = static_cast<Int>(v[i]);
-    cols_.ints.erase(column);
+    cols_.ints.erase(std::string(column.text));
   }
 
   template <typename Record>
-  void str(const std::string& column, std::vector<Record>& records, std::string Record::*field) {
-    auto it = cols_.str.find(column);
+  void str(Name<T> column, std::vector<Record>& records, std::string Record::*field) {
+    auto it = cols_.str.find(std::string(column.text));
     if (it == cols_.str.end()) wrong_type(column, "a string");
     for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = std::move(it->second[i]);
     cols_.str.erase(it);  // free the emptied strings early
   }
 
-  const std::vector<std::int64_t>& ints(const std::string& column, const char* wanted) const {
-    auto it = cols_.ints.find(column);
+  const std::vector<std::int64_t>& ints(Name<T> column, const char* wanted) const {
+    auto it = cols_.ints.find(std::string(column.text));
     if (it == cols_.ints.end()) wrong_type(column, wanted);
     return it->second;
   }
 
+  // An enum column as its labels ("" for a value without one).
+  std::vector<std::string> labels(const TraceReader& r, Name<T> column) const {
+    const std::vector<std::string> labels = r.enum_labels(std::string(T.name), std::string(column.text));
+    const std::vector<std::int64_t>& v = ints(column, "an enum");
+    std::vector<std::string> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      out[i] = v[i] >= 0 && static_cast<std::size_t>(v[i]) < labels.size() ? labels[static_cast<std::size_t>(v[i])] : "";
+    return out;
+  }
+
  private:
-  [[noreturn]] void wrong_type(const std::string& column, const char* wanted) const {
-    throw Error("trace '" + path_ + "': column '" + column + "' of table '/" + table_ + "' is not " + wanted);
+  static std::vector<std::string> strings(std::span<const Name<T>> names) {
+    std::vector<std::string> out;
+    for (const Name<T>& n : names) out.emplace_back(n.text);
+    return out;
+  }
+
+  [[noreturn]] void wrong_type(Name<T> column, const char* wanted) const {
+    throw Error("trace '" + path_ + "': column '" + std::string(column.text) + "' of table '/" + std::string(T.name) +
+                "' is not " + wanted);
   }
 
   std::string path_;
-  std::string table_;
   trace::Columns cols_;
 };
+
+template <const schema::Table& T>
+bool has_column(const TraceReader& r, Name<T> column) {
+  return r.has_column(std::string(T.name), std::string(column.text));
+}
+bool has_table(const TraceReader& r, const schema::Table& table) { return r.has_table(std::string(table.name)); }
+std::size_t rows(const TraceReader& r, const schema::Table& table) { return r.rows(std::string(table.name)); }
 
 std::string optional_string(const TraceReader& r, const std::string& name) {
   return r.has_attribute(name) ? r.attribute_string(name) : std::string();
 }
 
 TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
+  namespace at = schema::attribute;
   TraceAttributes a;
-  if (!r.has_attribute("trace_schema")) {
-    throw Error("trace '" + path + "': not a gcsim trace (no root attribute 'trace_schema')");
+  if (!r.has_attribute(at::TRACE_SCHEMA)) {
+    throw Error("trace '" + path + "': not a gcsim trace (no root attribute '" + at::TRACE_SCHEMA + "')");
   }
-  a.trace_schema = r.attribute_int("trace_schema");
+  a.trace_schema = r.attribute_int(at::TRACE_SCHEMA);
   if (a.trace_schema < 1 || a.trace_schema > TRACE_SCHEMA) {
     throw Error("trace '" + path + "': trace schema " + std::to_string(a.trace_schema) +
                 " is not supported (this gcsim reads schema " + std::to_string(TRACE_SCHEMA) + ")");
   }
-  a.gcsim_version = optional_string(r, "gcsim_version");
-  a.scenario_name = optional_string(r, "scenario_name");
-  a.scenario_file = optional_string(r, "scenario_file");
-  a.scenario_yaml = optional_string(r, "scenario_yaml");
-  a.gpu_catalog_yaml = optional_string(r, "gpu_catalog_yaml");
-  a.seed = r.attribute_int("seed");
-  a.replication = r.attribute_int("replication");
-  a.horizon_s = r.attribute_double("horizon_s");
-  a.end_s = r.attribute_double("end_s");
-  a.wall_clock_s = r.has_attribute("wall_clock_s") ? r.attribute_double("wall_clock_s") : 0.0;
+  a.gcsim_version = optional_string(r, at::GCSIM_VERSION);
+  a.scenario_name = optional_string(r, at::SCENARIO_NAME);
+  a.scenario_file = optional_string(r, at::SCENARIO_FILE);
+  a.scenario_yaml = optional_string(r, at::SCENARIO_YAML);
+  a.gpu_catalog_yaml = optional_string(r, at::GPU_CATALOG_YAML);
+  a.seed = r.attribute_int(at::SEED);
+  a.replication = r.attribute_int(at::REPLICATION);
+  a.horizon_s = r.attribute_double(at::HORIZON_S);
+  a.end_s = r.attribute_double(at::END_S);
+  a.wall_clock_s = r.has_attribute(at::WALL_CLOCK_S) ? r.attribute_double(at::WALL_CLOCK_S) : 0.0;
   return a;
 }
 
 std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path) {
-  std::vector<NodeRecord> nodes(r.rows("nodes"));
-  TableColumns c(r, path, "nodes",
-                 {"node_id", "node_type", "gpu", "gpus", "price_usd_per_hour", "up_s", "down_s", "cost_usd"});
+  std::vector<NodeRecord> nodes(rows(r, schema::NODES));
+  TableColumns<schema::NODES> c(r, path,
+                                {"node_id", "node_type", "gpu", "gpus", "price_usd_per_hour", "up_s", "down_s", "cost_usd"});
   c.integer("node_id", nodes, &NodeRecord::node_id);
   c.str("node_type", nodes, &NodeRecord::node_type);
   c.str("gpu", nodes, &NodeRecord::gpu);
@@ -106,12 +146,10 @@ std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path
   c.f64("up_s", nodes, &NodeRecord::up_s);
   c.f64("down_s", nodes, &NodeRecord::down_s);
   c.f64("cost_usd", nodes, &NodeRecord::cost_usd);
-  if (r.has_column("nodes", "market")) {
-    TableColumns m(r, path, "nodes", {"market", "up_time_s", "interruptions", "busy_gpu_s"});
-    const std::vector<std::string> labels = r.enum_labels("nodes", "market");
-    const std::vector<std::int64_t>& v = m.ints("market", "an enum");
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      nodes[i].market = v[i] >= 0 && static_cast<std::size_t>(v[i]) < labels.size() ? labels[static_cast<std::size_t>(v[i])] : "";
+  if (has_column<schema::NODES>(r, "market")) {
+    TableColumns<schema::NODES> m(r, path, {"market", "up_time_s", "interruptions", "busy_gpu_s"});
+    std::vector<std::string> market = m.labels(r, "market");
+    for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].market = std::move(market[i]);
     m.f64("up_time_s", nodes, &NodeRecord::up_time_s);
     m.integer("interruptions", nodes, &NodeRecord::interruptions);
     m.f64("busy_gpu_s", nodes, &NodeRecord::busy_gpu_s);
@@ -121,88 +159,79 @@ std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path
   return nodes;
 }
 
-// An enum column as its labels.
-std::vector<std::string> enum_strings(const TraceReader& r, TableColumns& c, const std::string& table,
-                                      const std::string& column) {
-  const std::vector<std::string> labels = r.enum_labels(table, column);
-  const std::vector<std::int64_t>& v = c.ints(column, "an enum");
-  std::vector<std::string> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i)
-    out[i] = v[i] >= 0 && static_cast<std::size_t>(v[i]) < labels.size() ? labels[static_cast<std::size_t>(v[i])] : "";
-  return out;
-}
-
 std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path) {
-  if (!r.has_table("ledger")) return {};
-  std::vector<ChargeRecord> rows(r.rows("ledger"));
-  TableColumns c(r, path, "ledger", {"time_s", "pool", "node", "job", "category", "usd", "busy"});
-  c.f64("time_s", rows, &ChargeRecord::time_s);
-  c.integer("pool", rows, &ChargeRecord::pool);
-  c.integer("node", rows, &ChargeRecord::node);
-  c.integer("job", rows, &ChargeRecord::job);
-  c.f64("usd", rows, &ChargeRecord::usd);
-  const std::vector<std::string> cat = enum_strings(r, c, "ledger", "category");
-  const std::vector<std::string> busy = enum_strings(r, c, "ledger", "busy");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    rows[i].category = cat[i];
-    rows[i].busy = busy[i] == "busy";
+  if (!has_table(r, schema::LEDGER)) return {};
+  std::vector<ChargeRecord> charges(rows(r, schema::LEDGER));
+  TableColumns<schema::LEDGER> c(r, path, {"time_s", "pool", "node", "job", "category", "usd", "busy"});
+  c.f64("time_s", charges, &ChargeRecord::time_s);
+  c.integer("pool", charges, &ChargeRecord::pool);
+  c.integer("node", charges, &ChargeRecord::node);
+  c.integer("job", charges, &ChargeRecord::job);
+  c.f64("usd", charges, &ChargeRecord::usd);
+  std::vector<std::string> cat = c.labels(r, "category");
+  const std::vector<std::string> busy = c.labels(r, "busy");
+  for (std::size_t i = 0; i < charges.size(); ++i) {
+    charges[i].category = std::move(cat[i]);
+    charges[i].busy = busy[i] == schema::LEDGER_BUSY[1];
   }
-  return rows;
+  return charges;
 }
 
 std::vector<PoolRecord> read_pools(const TraceReader& r, const std::string& path) {
-  if (!r.has_table("pools")) return {};
-  std::vector<PoolRecord> rows(r.rows("pools"));
-  TableColumns c(r, path, "pools",
-                 {"name", "market", "gpu", "gpus_per_node", "count", "on_demand_usd_per_hour", "fixed_usd_per_hour",
-                  "energy_idle_usd_per_hour", "energy_busy_usd_per_hour", "compare_to", "compare_usd_per_gpu_hour"});
-  c.str("name", rows, &PoolRecord::name);
-  c.str("gpu", rows, &PoolRecord::gpu);
-  c.integer("gpus_per_node", rows, &PoolRecord::gpus_per_node);
-  c.integer("count", rows, &PoolRecord::count);
-  c.f64("on_demand_usd_per_hour", rows, &PoolRecord::on_demand_usd_per_hour);
-  c.f64("fixed_usd_per_hour", rows, &PoolRecord::fixed_usd_per_hour);
-  c.f64("energy_idle_usd_per_hour", rows, &PoolRecord::energy_idle_usd_per_hour);
-  c.f64("energy_busy_usd_per_hour", rows, &PoolRecord::energy_busy_usd_per_hour);
-  c.str("compare_to", rows, &PoolRecord::compare_to);
-  c.f64("compare_usd_per_gpu_hour", rows, &PoolRecord::compare_usd_per_gpu_hour);
-  const std::vector<std::string> market = enum_strings(r, c, "pools", "market");
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].market = market[i];
-  return rows;
+  if (!has_table(r, schema::POOLS)) return {};
+  std::vector<PoolRecord> pools(rows(r, schema::POOLS));
+  TableColumns<schema::POOLS> c(r, path,
+                                {"name", "market", "gpu", "gpus_per_node", "count", "on_demand_usd_per_hour",
+                                 "fixed_usd_per_hour", "energy_idle_usd_per_hour", "energy_busy_usd_per_hour",
+                                 "compare_to", "compare_usd_per_gpu_hour"});
+  c.str("name", pools, &PoolRecord::name);
+  c.str("gpu", pools, &PoolRecord::gpu);
+  c.integer("gpus_per_node", pools, &PoolRecord::gpus_per_node);
+  c.integer("count", pools, &PoolRecord::count);
+  c.f64("on_demand_usd_per_hour", pools, &PoolRecord::on_demand_usd_per_hour);
+  c.f64("fixed_usd_per_hour", pools, &PoolRecord::fixed_usd_per_hour);
+  c.f64("energy_idle_usd_per_hour", pools, &PoolRecord::energy_idle_usd_per_hour);
+  c.f64("energy_busy_usd_per_hour", pools, &PoolRecord::energy_busy_usd_per_hour);
+  c.str("compare_to", pools, &PoolRecord::compare_to);
+  c.f64("compare_usd_per_gpu_hour", pools, &PoolRecord::compare_usd_per_gpu_hour);
+  std::vector<std::string> market = c.labels(r, "market");
+  for (std::size_t i = 0; i < pools.size(); ++i) pools[i].market = std::move(market[i]);
+  return pools;
 }
 
 std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const std::string& path) {
-  if (!r.has_table("budget_events")) return {};
-  std::vector<BudgetEventRecord> rows(r.rows("budget_events"));
-  TableColumns c(r, path, "budget_events", {"time_s", "team", "kind", "spent_usd", "limit_usd", "action"});
-  c.f64("time_s", rows, &BudgetEventRecord::time_s);
-  c.str("team", rows, &BudgetEventRecord::team);
-  c.f64("spent_usd", rows, &BudgetEventRecord::spent_usd);
-  c.f64("limit_usd", rows, &BudgetEventRecord::limit_usd);
-  const std::vector<std::string> kind = enum_strings(r, c, "budget_events", "kind");
-  const std::vector<std::string> action = enum_strings(r, c, "budget_events", "action");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    rows[i].kind = kind[i];
-    rows[i].action = action[i];
+  if (!has_table(r, schema::BUDGET_EVENTS)) return {};
+  std::vector<BudgetEventRecord> events(rows(r, schema::BUDGET_EVENTS));
+  TableColumns<schema::BUDGET_EVENTS> c(r, path, {"time_s", "team", "kind", "spent_usd", "limit_usd", "action"});
+  c.f64("time_s", events, &BudgetEventRecord::time_s);
+  c.str("team", events, &BudgetEventRecord::team);
+  c.f64("spent_usd", events, &BudgetEventRecord::spent_usd);
+  c.f64("limit_usd", events, &BudgetEventRecord::limit_usd);
+  std::vector<std::string> kind = c.labels(r, "kind");
+  std::vector<std::string> action = c.labels(r, "action");
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    events[i].kind = std::move(kind[i]);
+    events[i].action = std::move(action[i]);
   }
-  return rows;
+  return events;
 }
 
 std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
-  std::vector<JobRecord> jobs(r.rows("jobs"));
+  using Jobs = TableColumns<schema::JOBS>;
+  std::vector<JobRecord> jobs(rows(r, schema::JOBS));
   // One pass over the table for every column this trace has: reading a column decompresses
   // every chunk of the table, so separate passes would each pay for all of it.
-  const bool has_model = r.has_column("jobs", "samples");
-  const bool has_breakdown = has_model && r.has_column("jobs", "compute_s");  // added later in schema 1
-  const bool has_resilience = r.has_column("jobs", "interruptions");        // schema 2
-  std::vector<std::string> names{"job_id", "name", "submit_s", "start_s", "end_s", "gpus", "gpus_held", "node_type",
-                                 "first_node", "nodes", "cost_usd", "status"};
+  const bool has_model = has_column<schema::JOBS>(r, "samples");
+  const bool has_breakdown = has_model && has_column<schema::JOBS>(r, "compute_s");  // added later in schema 1
+  const bool has_resilience = has_column<schema::JOBS>(r, "interruptions");        // schema 2
+  std::vector<Name<schema::JOBS>> names{"job_id",     "name",  "submit_s", "start_s",  "end_s",  "gpus",
+                                        "gpus_held",  "node_type", "first_node", "nodes", "cost_usd", "status"};
   if (has_model) names.insert(names.end(), {"samples", "samples_per_s", "step_time_s", "bottleneck"});
   if (has_breakdown) names.insert(names.end(), {"compute_s", "input_s", "comm_s", "comm_exposed_s", "memory_per_gpu_bytes"});
   if (has_resilience)
     names.insert(names.end(), {"team", "interruptions", "checkpoints", "gpu_s_held", "gpu_s_lost", "gpu_s_checkpoint",
                                "gpu_s_restart"});
-  TableColumns c(r, path, "jobs", names);
+  Jobs c(r, path, names);
   c.integer("job_id", jobs, &JobRecord::job_id);
   c.str("name", jobs, &JobRecord::name);
   c.f64("submit_s", jobs, &JobRecord::submit_s);
@@ -242,14 +271,11 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   }
 
   // Statuses are matched by label, not by value, so a reordered enum still reads right.
-  const std::vector<std::string> labels = r.enum_labels("jobs", "status");
+  const std::vector<std::string> labels = r.enum_labels(std::string(schema::JOBS.name), std::string(schema::column(schema::JOBS, "status")));
   std::vector<int> status_of_value(labels.size(), -1);
-  for (std::size_t v = 0; v < labels.size(); ++v) {
-    if (labels[v] == "completed") status_of_value[v] = static_cast<int>(JobStatus::Completed);
-    if (labels[v] == "running") status_of_value[v] = static_cast<int>(JobStatus::Running);
-    if (labels[v] == "never_started") status_of_value[v] = static_cast<int>(JobStatus::NeverStarted);
-    if (labels[v] == "interrupted") status_of_value[v] = static_cast<int>(JobStatus::Interrupted);
-  }
+  for (std::size_t v = 0; v < labels.size(); ++v)
+    for (std::size_t s = 0; s < schema::JOB_STATUSES.size(); ++s)
+      if (labels[v] == schema::JOB_STATUSES[s]) status_of_value[v] = static_cast<int>(s);
   const std::vector<std::int64_t>& values = c.ints("status", "an enum");
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::int64_t v = values[i];
@@ -262,7 +288,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   }
   if (!has_resilience) {
     // Schema 1: one run per job, held from start to end (or to the end of the run).
-    const double end_s = r.attribute_double("end_s");
+    const double end_s = r.attribute_double(schema::attribute::END_S);
     for (auto& j : jobs)
       if (j.status == JobStatus::Completed || j.status == JobStatus::Running)
         j.resilience.gpu_s_held = ((j.status == JobStatus::Completed ? j.end_s : end_s) - j.start_s) * j.gpus_held;
@@ -272,19 +298,19 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
 
 std::vector<EventRecord> read_events(const TraceReader& r, const std::string& path,
                                      std::vector<std::string>& kind_labels) {
-  std::vector<EventRecord> events(r.rows("events"));
-  TableColumns c(r, path, "events", {"time_s", "kind", "job", "node"});
+  std::vector<EventRecord> events(rows(r, schema::EVENTS));
+  TableColumns<schema::EVENTS> c(r, path, {"time_s", "kind", "job", "node"});
   c.f64("time_s", events, &EventRecord::time_s);
   c.integer("job", events, &EventRecord::job);
   c.integer("node", events, &EventRecord::node);
   c.integer("kind", events, &EventRecord::kind);
-  kind_labels = r.enum_labels("events", "kind");
+  kind_labels = r.enum_labels(std::string(schema::EVENTS.name), std::string(schema::column(schema::EVENTS, "kind")));
   return events;
 }
 
 std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std::string& path) {
-  std::vector<UtilizationSample> samples(r.rows("utilization"));
-  TableColumns c(r, path, "utilization", {"time_s", "allocated_gpus", "total_gpus"});
+  std::vector<UtilizationSample> samples(rows(r, schema::UTILIZATION));
+  TableColumns<schema::UTILIZATION> c(r, path, {"time_s", "allocated_gpus", "total_gpus"});
   c.f64("time_s", samples, &UtilizationSample::time_s);
   c.integer("allocated_gpus", samples, &UtilizationSample::allocated_gpus);
   c.integer("total_gpus", samples, &UtilizationSample::total_gpus);
@@ -313,13 +339,8 @@ const std::string& event_kind_label(const TraceData& trace, const EventRecord& e
 }
 
 const char* job_status_name(JobStatus status) {
-  switch (status) {
-    case JobStatus::Completed: return "completed";
-    case JobStatus::Running: return "running";
-    case JobStatus::NeverStarted: return "never_started";
-    case JobStatus::Interrupted: return "interrupted";
-  }
-  return "?";
+  const auto i = static_cast<std::size_t>(status);
+  return i < schema::JOB_STATUSES.size() ? schema::JOB_STATUSES[i].data() : "?";  // labels are literals
 }
 
 }  // namespace gcsim::analysis

@@ -1,5 +1,5 @@
-// A gcsim trace (schema 1, docs/trace-format.md) read back into plain typed records:
-// the one place analysis touches HDF5. Metrics, reports and plots take a TraceData,
+// A gcsim trace (docs/trace-format.md; its names and labels in models/trace/schema.hpp) read
+// back into plain typed records: the one place analysis touches HDF5. Metrics, reports and plots take a TraceData,
 // so tests can build one by hand without any file.
 #pragma once
 
@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "models/trace/schema.hpp"
+
 namespace gcsim::analysis {
 
-// The trace schema this code reads; a trace with a newer one is refused. Schema 1 traces
-// (before the ledger, pools and interruptions) still read: the new tables come back empty.
-inline constexpr std::int64_t TRACE_SCHEMA = 2;
+// The trace schema this code reads (the writer's); a trace with a newer one is refused.
+// Schema 1 traces (before the ledger, pools and interruptions) still read: the new tables
+// come back empty.
+inline constexpr std::int64_t TRACE_SCHEMA = trace::schema::VERSION;
 
 struct TraceAttributes {
   std::string gcsim_version;
@@ -43,7 +46,9 @@ struct NodeRecord {
   std::int32_t interruptions = 0;
 };
 
+// In the order of the schema's /jobs.status labels.
 enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Interrupted = 3 };
+static_assert(trace::schema::JOB_STATUSES.size() == 4);
 
 // Interruptions and checkpoints of a job (schema 2; zeros in older traces). GPU-seconds.
 struct ResilienceRecord {

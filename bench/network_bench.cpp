@@ -1,4 +1,4 @@
-// The flow-level network benchmark of issue 5: 20,000 flows between uniformly random
+// The flow-level network benchmark (docs/network.md, "Benchmark"): 20,000 flows between uniformly random
 // distinct hosts of a two-level fat tree (16 leaves x 16 hosts, 4 spines, every leaf
 // linked once to every spine: 4:1 oversubscribed), all links 10 Gb/s per direction and
 // 1 us, sizes log-uniform in [1 MB, 1 GB], Poisson arrivals over 60 s, fixed seed.

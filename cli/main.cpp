@@ -88,7 +88,7 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
   std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle); GPU utilization %.1f%%\n", m.total_cost_usd,
               m.busy_cost_usd, m.idle_cost_usd, 100.0 * m.gpu_utilization);
   if (r.storage_cost_usd > 0)
-    std::printf("  storage: $%.2f (stored data, transfers and requests; not in the total above)\n", r.storage_cost_usd);
+    std::printf("  storage: $%.2f (stored data, transfers and requests; part of the total above)\n", r.storage_cost_usd);
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
   std::printf("  trace: %s\n", trace_path.c_str());

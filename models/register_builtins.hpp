@@ -1,6 +1,7 @@
 // The registries of built-in components, filled explicitly (static self-registration gets
-// dropped by linkers). Scheduling policies today; interruption processes, fabrics and
-// pricing schemes register here as they arrive.
+// dropped by linkers). Only scheduling policies register here: interruption processes,
+// fabrics and pricing schemes are still chosen by fixed enums in their spec readers
+// (spot_spec.cpp, topology_spec.cpp, price_spec.cpp).
 #pragma once
 
 #include <memory>

@@ -17,7 +17,8 @@
 #include "models/spot/spot_market.hpp"
 #include "models/register_builtins.hpp"
 #include "models/storage/storage_coupling.hpp"
-#include "models/trace_recorder.hpp"
+#include "models/trace/network_tables.hpp"
+#include "models/trace/trace_recorder.hpp"
 #include "models/workload/model_speeds.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"
@@ -79,7 +80,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   std::unique_ptr<network::CollectiveRunner> collectives;
   std::unique_ptr<network::JobTraffic> traffic;
   std::unique_ptr<network::ModelTraffic> model_traffic;
-  std::unique_ptr<network::FlowRecorder> flow_recorder;
+  std::unique_ptr<FlowRecorder> flow_recorder;
   if (scenario.network) {
     std::vector<topology::NodeGroup> groups;
     for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
@@ -90,7 +91,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
     collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
     traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);
     model_traffic = std::make_unique<network::ModelTraffic>(engine, cluster, speeds, *collectives, *topo);
-    if (trace && scenario.output.flows) flow_recorder = std::make_unique<network::FlowRecorder>(*trace, *net);
+    if (trace && scenario.output.flows) flow_recorder = std::make_unique<FlowRecorder>(*trace, *net);
   }
 
   // Readers of a shared storage tier divide its bandwidth, staging copies among them;
@@ -102,7 +103,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   if (budgets) budgets->start();
   if (market) market->start();
   engine.run();
-  if (trace && net) network::write_link_table(*trace, *topo, *net, cluster.end_time());
+  if (trace && net) write_link_table(*trace, *topo, *net, cluster.end_time());
 
   RunSummary s;
   s.end_s = cluster.end_time().seconds();

@@ -76,47 +76,4 @@ void JobTraffic::on_collective_done(void* self, std::uint64_t job, sim::SimTime)
   run.next = t->engine_.schedule_after<&JobTraffic::on_finish>(sim::SimTime::zero(), t, job);
 }
 
-FlowRecorder::FlowRecorder(trace::TraceFile& file, FlowNetwork& net)
-    : table_(file.add_table("flows", {{"flow_id", trace::ColumnType::I64},
-                                      {"job", trace::ColumnType::I64},
-                                      {"bytes", trace::ColumnType::F64},
-                                      {"start_s", trace::ColumnType::F64},
-                                      {"finish_s", trace::ColumnType::F64}},
-                            16384)) {
-  net.finished.connect([this](const FlowDone& d) {
-    const std::uint64_t job = d.tag >> 32;
-    table_.begin_row()
-        .i64(0, static_cast<std::int64_t>(d.id))
-        .i64(1, job == 0xffffffffULL ? -1 : static_cast<std::int64_t>(job))
-        .f64(2, d.bytes)
-        .f64(3, d.start.seconds())
-        .f64(4, d.finish.seconds());
-  });
-}
-
-void write_link_table(trace::TraceFile& file, const topology::Topology& topo, const FlowNetwork& net, sim::SimTime end) {
-  using trace::ColumnType;
-  trace::Table& t = file.add_table("links", {{"link_id", ColumnType::I32},
-                                             {"name", ColumnType::Str},
-                                             {"kind", ColumnType::Str},
-                                             {"bytes_per_s", ColumnType::F64},
-                                             {"latency_s", ColumnType::F64},
-                                             {"bytes", ColumnType::F64},
-                                             {"busy_s", ColumnType::F64},
-                                             {"utilization", ColumnType::F64}});
-  const auto& links = topo.links();
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const LinkStats s = net.link_stats(static_cast<LinkId>(i), end);
-    t.begin_row()
-        .i32(0, static_cast<std::int32_t>(i))
-        .str(1, links[i].name)
-        .str(2, topology::link_kind_name(links[i].kind))
-        .f64(3, links[i].bytes_per_s)
-        .f64(4, links[i].latency.seconds())
-        .f64(5, s.bytes)
-        .f64(6, s.busy.seconds())
-        .f64(7, s.utilization);
-  }
-}
-
 }  // namespace gcsim::network

@@ -12,7 +12,6 @@
 #include "models/network/collectives.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/topology/topology.hpp"
-#include "sim/trace/table_writer.hpp"
 
 namespace gcsim::network {
 
@@ -42,18 +41,5 @@ class JobTraffic {
   const topology::Topology& topo_;
   std::vector<Run> runs_;  // by job id
 };
-
-// The /flows table: one row per flow as it finishes (the job is the collective's tag, -1
-// for flows not sent by a job's collective). Connects to the network's finished signal.
-class FlowRecorder {
- public:
-  FlowRecorder(trace::TraceFile& file, FlowNetwork& net);
-
- private:
-  trace::Table& table_;
-};
-
-// The /links table: per link, its capacity and what it carried over the run.
-void write_link_table(trace::TraceFile& file, const topology::Topology& topo, const FlowNetwork& net, sim::SimTime end);
 
 }  // namespace gcsim::network

@@ -56,13 +56,6 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
   });
 }
 
-double CostMeter::node_bill_usd(double usd_per_hour, double seconds) {
-  // Per-second billing: a started second is a billed second. The small tolerance keeps a
-  // whole number of seconds that picked up float noise from being rounded up.
-  const double billed = std::ceil(seconds - 1e-9);
-  return usd_per_hour * std::max(0.0, billed) / 3600.0;
-}
-
 double CostMeter::busy_usd(std::uint32_t node, sim::SimTime from, sim::SimTime to) const {
   const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[node].type];
   if (t.price.market == Market::Spot) return t.price.spot_profile.cost_usd(from, to);

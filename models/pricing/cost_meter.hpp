@@ -39,9 +39,6 @@ class CostMeter {
   // What a running job's current run has cost so far and is not yet posted (budgets).
   double running_cost_usd(const Job& job, sim::SimTime now) const;
 
-  // Per-second on-demand bill of one node, the foundation's rule (kept for reports).
-  static double node_bill_usd(double usd_per_hour, double seconds);
-
  private:
   // A node's price per hour when its share is used by jobs, integrated over [from, to).
   double busy_usd(std::uint32_t node, sim::SimTime from, sim::SimTime to) const;

@@ -55,8 +55,8 @@ struct InstanceSpec {
   PriceSpec price_defaults() const;
 };
 
-// Spot reclaim notice by provider: AWS 2 min, GCP and Azure 30 s (spot_interruption_facts.csv
-// sources); zero for the others (not published).
+// Spot reclaim notice by provider: AWS 2 min, GCP and Azure 30 s (the providers' documentation,
+// docs/spot.md "Notice defaults"); zero for the others (not published).
 sim::SimTime default_spot_notice(std::string_view provider);
 
 class InstanceCatalog {
@@ -113,7 +113,7 @@ struct ImportResult {
 };
 
 // Imports a SkyPilot catalog vms.csv of `provider` (aws, gcp or lambda; columns located by
-// header name, layouts in ../shared/data/skypilot_catalog_schema.csv). GpuInfo's Python-dict
+// header name; layouts of skypilot-org/skypilot-catalog catalogs/v7/<provider>/vms.csv). GpuInfo's Python-dict
 // text gives each GPU's memory (SizeInMiB), which with the accelerator name picks our GPU
 // (A100 + 40960 MiB -> A100-40GB-SXM). GCP prices GPUs as separate accelerator rows (empty
 // InstanceType): each is added to the host row of its fixed-GPU machine type (a2, a3, g2) in

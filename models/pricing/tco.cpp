@@ -11,7 +11,7 @@
 //     results); 0.5 is the middle.
 // Cross-check: 8 × A100 SXM (400 W) with 128 cores gives 3,200 + 712 = 3.9 kW busy, below the
 // DGX A100's 6.5 kW maximum system power (NVIDIA datasheet, a supply rating that also covers
-// NVSwitches and fan headroom), which the example uses as power_busy.
+// NVSwitches and fan headroom), which the worked example in docs/pricing.md uses as power_busy.
 #include "models/pricing/tco.hpp"
 
 #include <algorithm>

@@ -7,7 +7,7 @@
 // External timelines are profiles (STYLE 6): a trace becomes a CapacityProfile, a
 // piecewise-constant node count with change points, like PriceProfile for prices.
 //
-// Sources: notice times from /work/shared/data/spot_interruption_facts.csv (AWS "Spot
+// Sources: notice times from the providers' documentation (AWS "Spot
 // Instance interruption notices", 2 min; GCP Compute API Scheduling.skipGuestOsShutdown,
 // 30 s for Spot VMs; Azure Scheduled Events "Preempt", 30 s minimum). Advisor bands: AWS
 // Spot Instance Advisor data feed (spot-advisor-data.json, "ranges"), as bundled in

@@ -1,6 +1,6 @@
 // The trace file: named tables (HDF5 compound datasets, chunked and deflate-compressed,
 // one row per record) plus attributes on the root group. This layer is generic: it knows
-// columns and rows, not jobs or GPUs; models/trace_recorder.* defines gcsim's tables.
+// columns and rows, not jobs or GPUs; models/trace/ defines gcsim's tables.
 //
 // Nothing half-written is ever left behind: the file is written to "<path>.tmp" and
 // renamed to <path> by commit(); a TraceFile destroyed without commit() deletes its

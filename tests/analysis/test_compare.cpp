@@ -29,6 +29,7 @@
 
 #include "analysis/compare.hpp"
 #include "analysis/report.hpp"
+#include "support/python.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim::analysis;
@@ -186,10 +187,7 @@ TEST_CASE("the comparison JSON lists each run with its trace, scenario and metri
                                 "        \"compute_idle\": 90\n      },\n"));
   CHECK(j.substr(j.size() - 12) == "    }\n  ]\n}\n");
 
-  if (std::system("/usr/bin/python3 -c 'import json' >/dev/null 2>&1") != 0) {
-    WARN("skipped the Python check: /usr/bin/python3 is not available");
-    return;
-  }
+  if (!gcsim::test::python_with("json")) return;
   gcsim::test::TempDir dir("compare-json");
   std::ofstream(dir.file("runs.json")) << j;
   std::ofstream(dir.file("check.py")) << R"(import json, sys

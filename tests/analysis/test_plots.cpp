@@ -1,5 +1,6 @@
 // Plots: three non-empty PNG files from gnuplot, for a small run, a large one (binned
-// and quantile-reduced paths) and an empty one; no temporary files left behind.
+// and quantile-reduced paths) and an empty one; no temporary files left behind. Smoke
+// tests ([smoke]): they check that the files are drawn, not what they show.
 
 #include <catch2/catch.hpp>
 
@@ -47,7 +48,7 @@ void check_plots(const TraceData& d) {
 
 }  // namespace
 
-TEST_CASE("plots of a small run are three PNG files", "[model][plot]") {
+TEST_CASE("plots of a small run are three PNG files", "[smoke][plot][.slow]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   TraceData d;
   d.attrs.scenario_name = "it's_small";  // a quote and an underscore in titles
@@ -62,7 +63,7 @@ TEST_CASE("plots of a small run are three PNG files", "[model][plot]") {
   check_plots(d);
 }
 
-TEST_CASE("plots of a large run are reduced before plotting", "[model][plot]") {
+TEST_CASE("plots of a large run are reduced before plotting", "[smoke][plot][.slow]") {
   TraceData d;
   d.attrs.end_s = 30 * 86400.0;
   d.nodes = {{0, "n", "H100", 8, 30.0, 0, d.attrs.end_s, 30.0 * 720}};
@@ -77,7 +78,7 @@ TEST_CASE("plots of a large run are reduced before plotting", "[model][plot]") {
   check_plots(d);
 }
 
-TEST_CASE("plots of an empty run still draw", "[model][plot]") {
+TEST_CASE("plots of an empty run still draw", "[smoke][plot][.slow]") {
   TraceData d;
   check_plots(d);
 }

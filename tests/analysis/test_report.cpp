@@ -37,6 +37,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trace_data.hpp"
+#include "support/python.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim::analysis;
@@ -251,11 +252,7 @@ TEST_CASE("the JSON summary carries the new figures under their keys", "[unit]")
 }
 
 TEST_CASE("the JSON summary parses with Python's json module", "[unit]") {
-  // Optional: only where /usr/bin/python3 exists.
-  if (std::system("/usr/bin/python3 -c 'import json' >/dev/null 2>&1") != 0) {
-    WARN("skipped: /usr/bin/python3 is not available");
-    return;
-  }
+  if (!gcsim::test::python_with("json")) return;
   gcsim::test::TempDir dir("report-json");
   const TraceData d = owned_and_spot();
   std::ofstream(dir.file("run.json")) << format_json(compute_metrics(d), d.attrs, team_budgets(d));

@@ -139,13 +139,6 @@ workload:
   CHECK(run.costs.total_cost_usd() == Approx(170.0).epsilon(1e-12));
 }
 
-TEST_CASE("per-second billing rounds a started second up", "[unit][pricing]") {
-  CHECK(models::CostMeter::node_bill_usd(3600.0, 10.0) == 10.0);
-  CHECK(models::CostMeter::node_bill_usd(3600.0, 10.2) == 11.0);
-  CHECK(models::CostMeter::node_bill_usd(3600.0, 0.0) == 0.0);
-  CHECK(models::CostMeter::node_bill_usd(32.77, 3600.0) == Approx(32.77).epsilon(1e-15));
-}
-
 TEST_CASE("generated workloads are reproducible and streams are independent", "[model][workload]") {
   const std::string base = CLUSTER + R"(seed: 11
 workload:

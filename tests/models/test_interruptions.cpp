@@ -200,7 +200,7 @@ double mean_completion_h(const std::string& checkpoint, double mtbf_h, int reps,
 }
 }  // namespace
 
-TEST_CASE("Poisson interruptions: mean completion time matches the Young/Daly first-order model", "[model][spot]") {
+TEST_CASE("Poisson interruptions: mean completion time matches the Young/Daly first-order model", "[model][spot][.slow]") {
   // W = 100 h, tau = 1 h, delta = R = 3 m, M = 20 h:
   //   T = W (1 + delta/tau + (tau/2 + R)/M) = 100 (1 + 0.05 + 0.55/20) = 107.75 h.
   // Daly's exact expectation for exponential failures, W/tau segments of tau + delta each:
@@ -216,7 +216,7 @@ TEST_CASE("Poisson interruptions: mean completion time matches the Young/Daly fi
   CHECK(std::abs(mean - daly) < 0.5);
 }
 
-TEST_CASE("every: optimal lands within a few percent of the best fixed interval", "[model][spot]") {
+TEST_CASE("every: optimal lands within a few percent of the best fixed interval", "[model][spot][.slow]") {
   // delta = 3 m, M = 5 h: Young sqrt(2 delta M) = 0.707 h; Daly 0.707 x (1 + sqrt(0.005)/3 + 0.005/9) - 0.05 = 0.674 h. The sweep uses common
   // random numbers (same seeds) so the comparison is between intervals, not between draws.
   const double mtbf_h = 5;

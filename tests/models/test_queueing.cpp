@@ -87,10 +87,10 @@ TEST_CASE("Erlang C formula against hand-computed values", "[unit][queueing]") {
   CHECK(erlang_c_wait(1, 0.5, 1.0) == Approx(1.0).epsilon(1e-12));
 }
 
-TEST_CASE("FIFO 1-GPU jobs on a 4-GPU node match M/M/4 (Erlang C)", "[model][queueing]") {
+TEST_CASE("FIFO 1-GPU jobs on a 4-GPU node match M/M/4 (Erlang C)", "[model][queueing][.slow]") {
   check_mmc(4, 3.0, 1.0, 60000, 12);  // rho = 0.75, Wq = 0.5094 h
 }
 
-TEST_CASE("FIFO 1-GPU jobs on a 1-GPU node match M/M/1", "[model][queueing]") {
+TEST_CASE("FIFO 1-GPU jobs on a 1-GPU node match M/M/1", "[model][queueing][.slow]") {
   check_mmc(1, 0.5, 1.0, 40000, 12);  // rho = 0.5, Wq = 1 h
 }

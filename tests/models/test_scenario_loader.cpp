@@ -132,7 +132,13 @@ TEST_CASE("bad scenarios are refused with code, key path and position", "[unit][
     CHECK(e.mark().line == 11);
   }
   SECTION("wrong type: a map where a list is expected") {
-    CHECK(error_of(with("  jobs:\n", "  jobs: {}\n  x:\n")).code() != ErrorCode::Syntax);
+    // One job written as a map instead of a list of one.
+    const auto e = error_of(with("  jobs:\n    - {name: a, submit: 0h, gpus: 8, duration: 6h}\n",
+                                 "  jobs: {name: a, submit: 0h, gpus: 8, duration: 6h}\n"));
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.key_path() == "workload.jobs");
+    CHECK(e.mark().line == 14);
+    CHECK(e.mark().column == 9);
   }
   SECTION("zero and negative counts") {
     CHECK(error_of(with("count: 2", "count: 0")).code() == ErrorCode::OutOfRange);
@@ -274,10 +280,15 @@ TEST_CASE("markets, instances, checkpoints and budgets: what the loader refuses"
     yaml.erase(yaml.find(price), price.size());
     const auto s = scenario_from_yaml(yaml);
     const auto& t = s.cluster.node_types[0];
-    CHECK(t.gpus == 8);
-    CHECK(t.gpu.name.rfind("A100", 0) == 0);
-    CHECK(t.price.on_demand_usd_per_hour > 0);
-    CHECK(t.provider == "aws");
+    // The catalog's own row, not figures retyped here.
+    const models::InstanceSpec& row = test::bundled_catalogs().instances.lookup("aws/p4d.24xlarge");
+    CHECK(t.instance == row.ref());
+    CHECK(t.provider == row.provider);
+    CHECK(t.gpus == row.gpus);
+    CHECK(t.gpu.name == row.gpu);
+    CHECK(t.price.on_demand_usd_per_hour == row.on_demand_usd_per_hour);
+    CHECK(t.memory_bytes == row.memory_bytes);
+    CHECK(t.cpu_cores == row.vcpus);
   }
   SECTION("misspelt instance") {
     const auto e = error_of(with("gpu: A100-40GB-SXM", "instance: aws/p4d.24xlarg"));

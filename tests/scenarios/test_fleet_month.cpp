@@ -82,7 +82,7 @@ void check_ledger(const analysis::TraceData& t) {
 
 }  // namespace
 
-TEST_CASE("fleet-month: owned, on-demand and spot see the same month of work", "[scenario]") {
+TEST_CASE("fleet-month: owned, on-demand and spot see the same month of work", "[scenario][.slow]") {
   test::TempDir dir("fleet-month");
   const auto owned_s = load_example("owned-a100.yaml");
   const auto on_demand_s = load_example("on-demand-p4d.yaml");
@@ -202,7 +202,7 @@ TEST_CASE("fleet-month: owned, on-demand and spot see the same month of work", "
   }
 }
 
-TEST_CASE("fleet-month: the spot run is reproducible bit for bit", "[scenario]") {
+TEST_CASE("fleet-month: the spot run is reproducible bit for bit", "[scenario][.slow]") {
   // Interruptions draw from streams named after the pool and node (docs/spot.md,
   // "Determinism and streams"), jobs from streams named after the generator: the same file
   // and seed give the same trace, byte for byte (run_to_trace pins the wall clock).

@@ -14,9 +14,9 @@ using test::run_yaml;
 
 namespace {
 
-// Four DGX-A100-like nodes (8 GPUs on an NVSwitch, 300 GB/s per GPU; one 400 Gb/s NIC):
-// n-0 and n-2 hang off S1, n-1 and n-3 off S2; one core link joins the switches. A job on
-// n-0,n-1 and a job on n-2,n-3 meet only on the core.
+// Four DGX-A100-like nodes (8 GPUs on an NVSwitch, 300 GB/s per GPU; one 400 Gb/s NIC) on
+// two switches joined by one core link (test::two_switch_network): a job on n-0,n-1 and a
+// job on n-2,n-3 meet only on the core.
 std::string fabric(const std::string& name, const std::string& core, const std::string& nics) {
   return "name: " + name + R"(
 horizon: 10d
@@ -24,16 +24,7 @@ cluster:
   node_types:
     - {name: n, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 128, count: 4, price: {on_demand_per_hour: 32},
        nvlink: nvswitch, nics: )" + nics + R"(}
-network:
-  fabric: explicit
-  hosts: [n-0, n-1, n-2, n-3]
-  links:
-    - {name: a0, between: [n-0, S1], bandwidth: 1TB/s, latency: 0us}
-    - {name: a2, between: [n-2, S1], bandwidth: 1TB/s, latency: 0us}
-    - {name: b1, between: [n-1, S2], bandwidth: 1TB/s, latency: 0us}
-    - {name: b3, between: [n-3, S2], bandwidth: 1TB/s, latency: 0us}
-    - {name: core, between: [S1, S2], bandwidth: )" + core + R"(, latency: 0us}
-workload:
+)" + test::two_switch_network("1TB/s", core) + R"(workload:
   jobs:
 )";
 }

@@ -19,24 +19,15 @@ using test::run_yaml;
 
 namespace {
 
-// Four 1-GPU nodes: n-0 and n-2 hang off switch S1, n-1 and n-3 off S2, and one core link
-// joins the switches, so a job on n-0,n-1 and a job on n-2,n-3 share it. Every link and NIC
-// runs at 1 GB/s per direction with no fabric latency.
+// Four 1-GPU nodes on two switches joined by one core link (test::two_switch_network), so
+// a job on n-0,n-1 and a job on n-2,n-3 share it. Every link and NIC runs at 1 GB/s per
+// direction with no fabric latency.
 const std::string FABRIC = R"(horizon: 10h
 cluster:
   node_types:
     - {name: n, gpu: A100-40GB-SXM, gpus: 1, count: 4, price: {on_demand_per_hour: 1},
        nics: {count: 1, speed: 8Gbps, rdma: true}}
-network:
-  fabric: explicit
-  hosts: [n-0, n-1, n-2, n-3]
-  links:
-    - {name: a0, between: [n-0, S1], bandwidth: 1GB/s, latency: 0us}
-    - {name: a2, between: [n-2, S1], bandwidth: 1GB/s, latency: 0us}
-    - {name: b1, between: [n-1, S2], bandwidth: 1GB/s, latency: 0us}
-    - {name: b3, between: [n-3, S2], bandwidth: 1GB/s, latency: 0us}
-    - {name: core, between: [S1, S2], bandwidth: 1GB/s, latency: 0us}
-)";
+)" + test::two_switch_network("1GB/s", "1GB/s");
 
 double end_of(const analysis::TraceData& t, const std::string& name) {
   for (const auto& j : t.jobs)

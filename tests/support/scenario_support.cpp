@@ -36,6 +36,18 @@ analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir) {
   return run_to_trace(s, dir.file(s.name + ".h5"));
 }
 
+std::string two_switch_network(const std::string& edge, const std::string& core) {
+  return "network:\n"
+         "  fabric: explicit\n"
+         "  hosts: [n-0, n-1, n-2, n-3]\n"
+         "  links:\n"
+         "    - {name: a0, between: [n-0, S1], bandwidth: " + edge + ", latency: 0us}\n"
+         "    - {name: a2, between: [n-2, S1], bandwidth: " + edge + ", latency: 0us}\n"
+         "    - {name: b1, between: [n-1, S2], bandwidth: " + edge + ", latency: 0us}\n"
+         "    - {name: b3, between: [n-3, S2], bandwidth: " + edge + ", latency: 0us}\n"
+         "    - {name: core, between: [S1, S2], bandwidth: " + core + ", latency: 0us}\n";
+}
+
 TempDir::TempDir(const std::string& name) {
   static int counter = 0;
   path_ = std::filesystem::path(GCSIM_BINARY_DIR) / "test-tmp" /

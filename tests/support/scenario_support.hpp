@@ -50,6 +50,11 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// A `network:` section: hosts n-0 and n-2 hang off switch S1, n-1 and n-3 off S2, each on
+// its own link of `edge` bandwidth, and one `core` link joins the switches, so a job on
+// n-0,n-1 and a job on n-2,n-3 meet only on the core. No link latency.
+std::string two_switch_network(const std::string& edge, const std::string& core);
+
 // Parses inline YAML and runs it into "<dir>/<name>.h5".
 analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 

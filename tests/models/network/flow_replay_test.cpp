@@ -1,4 +1,4 @@
-// Flow replay on the parking-lot fabric, finish times computed by hand; CSV errors.
+// Flow replay on a parking-lot fabric (data/parking_lot.yaml), finish times computed by hand; CSV errors.
 #include <catch2/catch.hpp>
 
 #include <fstream>

@@ -1,4 +1,4 @@
-// Ownership costs by hand: the example node, cost per delivered GPU-hour, the
+// Ownership costs by hand: the worked example of docs/pricing.md (a DGX A100-class node), cost per delivered GPU-hour, the
 // break-even utilization against renting, the host power model, and the parser's branches.
 #include <catch2/catch.hpp>
 
@@ -37,7 +37,7 @@ ConfigError ownership_error(const std::string& block) {
 
 }  // namespace
 
-TEST_CASE("TCO of the issue's example node, by hand", "[model][pricing]") {
+TEST_CASE("TCO of the worked example node, by hand", "[model][pricing]") {
   const OwnershipSpec s = ownership(EXAMPLE);
   CHECK(s.capex_usd == 200000);
   CHECK(s.power_busy_w == 6500);

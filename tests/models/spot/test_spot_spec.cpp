@@ -377,7 +377,7 @@ TEST_CASE("The advisor catalog and its band -> rate rule", "[unit][spot]") {
 }
 
 TEST_CASE("Notice defaults per provider", "[unit][spot]") {
-  // spot_interruption_facts.csv: AWS 2 minutes; GCP Spot VMs 30 s; Azure Preempt >= 30 s.
+  // The providers' documentation (docs/spot.md, "Notice defaults"): AWS 2 minutes; GCP Spot VMs 30 s; Azure Preempt >= 30 s.
   CHECK(gcsim::models::default_notice("aws") == seconds(120));
   CHECK(gcsim::models::default_notice("AWS") == seconds(120));
   CHECK(gcsim::models::default_notice("gcp") == seconds(30));

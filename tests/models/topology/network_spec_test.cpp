@@ -1,4 +1,4 @@
-// The `network:` section and node-internals keys: the shapes as written, and every
+// The `network:` section and node-internals keys: the documented shapes (docs/network.md) as written, and every
 // validation branch by its error code.
 #include <catch2/catch.hpp>
 
@@ -62,7 +62,7 @@ const std::string EXPLICIT =
 
 }  // namespace
 
-TEST_CASE("network spec: the issue's leaf-spine and node type parse as written", "[unit][network]") {
+TEST_CASE("network spec: a leaf-spine and a node type parse as written", "[unit][network]") {
   const NetworkSpec s = parse(
       "  fabric: leaf-spine\n"
       "  nodes_per_leaf: 2\n"

@@ -238,7 +238,7 @@ TEST_CASE("Estimate row: throughput, memory and cost per epoch", "[model][step]"
 
 TEST_CASE("ResNet-50 on 8xA100 vs 8xH100 vs 8xT4 (the bundled estimate example)", "[model][step]") {
   // scenarios/examples/estimate_resnet50.yaml: AWS p4d.24xlarge, p5.48xlarge, g4dn.metal
-  // (on-demand us-east-1, cloud_gpu_prices.csv), physical cores = vCPUs / 2.
+  // (on-demand us-east-1, scenarios/catalog/instances/aws.csv), physical cores = vCPUs / 2.
   struct Node {
     const char* gpu;
     int cores;

@@ -1,4 +1,4 @@
-// parse_training: the issue's YAML as written, the amount of work in each form, and every
+// parse_training: model-described jobs (docs/step-time.md) as written, the amount of work in each form, and every
 // validation branch (REQUIRE_THROWS_AS + the stable error code).
 #include <catch2/catch.hpp>
 
@@ -42,7 +42,7 @@ const std::string RN50 = "{name: rn50, model: resnet50, precision: amp, batch_pe
 
 }  // namespace
 
-TEST_CASE("The issue's jobs parse as written", "[unit][training]") {
+TEST_CASE("Model-described jobs parse as written", "[unit][training]") {
   const std::string yaml = R"(
 workload:
   jobs:
@@ -61,7 +61,7 @@ workload:
       gpus: 16
       samples: 50M
 )";
-  const auto doc = gcsim::config::load_yaml_string(yaml, "issue.yaml");
+  const auto doc = gcsim::config::load_yaml_string(yaml, "jobs.yaml");
   const auto& jobs = doc.root.find("workload")->find("jobs")->items();
   std::vector<TrainingSpec> specs;
   for (const auto& j : jobs) {

@@ -1,5 +1,5 @@
 // gcsim's trace tables (see trace_recorder.hpp and docs/trace-format.md).
-#include "models/trace_recorder.hpp"
+#include "models/trace/trace_recorder.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,45 +11,28 @@
 namespace gcsim::models {
 
 namespace {
-using trace::Column;
-using trace::ColumnType;
+namespace schema = trace::schema;
+using schema::EventKind;
 
 constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<Column> event_columns() {
-  return {{"time_s", ColumnType::F64},
-          {"kind", ColumnType::Enum8,
-           {"submit", "start", "finish", "end_of_run", "stop", "checkpoint", "notice", "node_down", "node_up", "restore"}},
-          {"job", ColumnType::I64},
-          {"node", ColumnType::I32}};
-}
-std::vector<Column> ledger_columns() {
-  std::vector<std::string> categories;
-  for (int c = 0; c < CHARGE_CATEGORIES; ++c) categories.emplace_back(charge_category_name(static_cast<ChargeCategory>(c)));
-  return {{"time_s", ColumnType::F64}, {"pool", ColumnType::I32},  {"node", ColumnType::I32},
-          {"job", ColumnType::I64},    {"category", ColumnType::Enum8, categories},
-          {"usd", ColumnType::F64},    {"busy", ColumnType::Enum8, {"idle", "busy"}}};
-}
-std::vector<Column> budget_event_columns() {
-  return {{"time_s", ColumnType::F64},
-          {"team", ColumnType::Str},
-          {"kind", ColumnType::Enum8, {"alert", "limit_reached", "period_start"}},
-          {"spent_usd", ColumnType::F64},
-          {"limit_usd", ColumnType::F64},
-          {"action", ColumnType::Enum8, {"alert", "stop_new", "stop_running"}}};
-}
-std::vector<Column> utilization_columns() {
-  return {{"time_s", ColumnType::F64}, {"allocated_gpus", ColumnType::I32}, {"total_gpus", ColumnType::I32}};
-}
+// The model's enums are written by value, so each value must be its label's index in the
+// schema (the labels themselves are compared in tests/models/test_trace_schema.cpp).
+static_assert(schema::LEDGER_CATEGORIES.size() == CHARGE_CATEGORIES);
+static_assert(static_cast<std::size_t>(JobStatus::Interrupted) + 1 == schema::JOB_STATUSES.size());
+static_assert(static_cast<std::size_t>(Market::Owned) + 1 == schema::MARKETS.size());
+static_assert(static_cast<std::size_t>(BudgetEventKind::PeriodStart) + 1 == schema::BUDGET_EVENT_KINDS.size());
+static_assert(static_cast<std::size_t>(BudgetAction::StopRunning) + 1 == schema::BUDGET_ACTIONS.size());
+static_assert(static_cast<std::size_t>(EventKind::Restore) + 1 == schema::EVENT_KINDS.size());
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication,
                              Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
                              BudgetWatcher* budgets)
     : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
-      events_(file.add_table("events", event_columns(), 16384)),
-      utilization_(file.add_table("utilization", utilization_columns(), 16384)),
-      ledger_(file.add_table("ledger", ledger_columns(), 16384)),
+      events_(add_table(file, schema::EVENTS, 16384)),
+      utilization_(add_table(file, schema::UTILIZATION, 16384)),
+      ledger_(add_table(file, schema::LEDGER, 16384)),
       node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
       first_up_s_(cluster.nodes().size(), 0.0) {
   ledger.charged.connect([this](const Charge& c) {
@@ -63,7 +46,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
         .enum8(6, c.busy ? 1 : 0);
   });
   if (budgets) {
-    budget_events_ = &file.add_table("budget_events", budget_event_columns(), 1024);
+    budget_events_ = &add_table(file, schema::BUDGET_EVENTS, 1024);
     budgets->event.connect([this](const BudgetEvent& e) {
       budget_events_->begin_row()
           .f64(0, e.time.seconds())
@@ -133,36 +116,7 @@ void TraceRecorder::flush_utilization() {
 }
 
 void TraceRecorder::write_jobs() {
-  trace::Table& t = file_.add_table(
-      "jobs", {{"job_id", ColumnType::I64},
-               {"name", ColumnType::Str},
-               {"submit_s", ColumnType::F64},
-               {"start_s", ColumnType::F64},
-               {"end_s", ColumnType::F64},
-               {"gpus", ColumnType::I32},
-               {"gpus_held", ColumnType::I32},
-               {"node_type", ColumnType::Str},
-               {"first_node", ColumnType::I32},
-               {"nodes", ColumnType::I32},
-               {"cost_usd", ColumnType::F64},
-               {"status", ColumnType::Enum8, {"completed", "running", "never_started", "interrupted"}},
-               {"samples", ColumnType::F64},
-               {"samples_per_s", ColumnType::F64},
-               {"step_time_s", ColumnType::F64},
-               {"bottleneck", ColumnType::Str},
-               {"compute_s", ColumnType::F64},
-               {"input_s", ColumnType::F64},
-               {"comm_s", ColumnType::F64},
-               {"comm_exposed_s", ColumnType::F64},
-               {"memory_per_gpu_bytes", ColumnType::F64},
-               {"team", ColumnType::Str},
-               {"interruptions", ColumnType::I32},
-               {"checkpoints", ColumnType::I32},
-               {"gpu_s_held", ColumnType::F64},
-               {"gpu_s_lost", ColumnType::F64},
-               {"gpu_s_checkpoint", ColumnType::F64},
-               {"gpu_s_restart", ColumnType::F64}},
-      16384);
+  trace::Table& t = add_table(file_, schema::JOBS, 16384);
   for (const Job& j : cluster_.jobs()) {
     const bool started = j.started_once;
     t.begin_row()
@@ -211,18 +165,7 @@ void TraceRecorder::write_jobs() {
 }
 
 void TraceRecorder::write_nodes() {
-  trace::Table& t = file_.add_table("nodes", {{"node_id", ColumnType::I32},
-                                              {"node_type", ColumnType::Str},
-                                              {"gpu", ColumnType::Str},
-                                              {"gpus", ColumnType::I32},
-                                              {"price_usd_per_hour", ColumnType::F64},
-                                              {"up_s", ColumnType::F64},
-                                              {"down_s", ColumnType::F64},
-                                              {"cost_usd", ColumnType::F64},
-                                              {"market", ColumnType::Enum8, {"on_demand", "spot", "reserved", "owned"}},
-                                              {"up_time_s", ColumnType::F64},
-                                              {"interruptions", ColumnType::I32},
-                                              {"busy_gpu_s", ColumnType::F64}});
+  trace::Table& t = add_table(file_, schema::NODES);
   const auto& nodes = cluster_.nodes();
   // GPU-seconds held on each node; runs still going at the end count to the end.
   std::vector<double> busy_gpu_s(nodes.size());
@@ -249,18 +192,7 @@ void TraceRecorder::write_nodes() {
 }
 
 void TraceRecorder::write_pools() {
-  trace::Table& t = file_.add_table("pools", {{"name", ColumnType::Str},
-                                              {"market", ColumnType::Enum8, {"on_demand", "spot", "reserved", "owned"}},
-                                              {"gpu", ColumnType::Str},
-                                              {"gpus_per_node", ColumnType::I32},
-                                              {"count", ColumnType::I32},
-                                              {"instance", ColumnType::Str},
-                                              {"on_demand_usd_per_hour", ColumnType::F64},
-                                              {"fixed_usd_per_hour", ColumnType::F64},
-                                              {"energy_idle_usd_per_hour", ColumnType::F64},
-                                              {"energy_busy_usd_per_hour", ColumnType::F64},
-                                              {"compare_to", ColumnType::Str},
-                                              {"compare_usd_per_gpu_hour", ColumnType::F64}});
+  trace::Table& t = add_table(file_, schema::POOLS);
   for (const NodeTypeSpec& p : scenario_.cluster.node_types) {
     double fixed = 0, e_idle = 0, e_busy = 0;
     if (p.price.market == Market::Reserved) fixed = p.price.reserved_effective_usd_per_hour();
@@ -289,19 +221,20 @@ void TraceRecorder::finish(double wall_clock_s) {
   write_jobs();
   write_nodes();
   write_pools();
-  file_.set_attribute("trace_schema", TRACE_SCHEMA);
-  file_.set_attribute("gcsim_version", std::string_view(VERSION));
-  file_.set_attribute("scenario_name", std::string_view(scenario_.name));
-  file_.set_attribute("scenario_file", std::string_view(scenario_.source_file));
-  file_.set_attribute("scenario_yaml", std::string_view(scenario_.source_text));
-  file_.set_attribute("gpu_catalog_yaml", std::string_view(scenario_.gpu_catalog_yaml));
-  file_.set_attribute("seed", static_cast<std::int64_t>(scenario_.seed));
-  file_.set_attribute("replication", static_cast<std::int64_t>(replication_));
-  file_.set_attribute("horizon_s", scenario_.horizon.seconds());
-  file_.set_attribute("end_s", cluster_.end_time().seconds());
-  file_.set_attribute("run_until", std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
-  file_.set_attribute("scheduler", std::string_view(scenario_.scheduler.policy));
-  file_.set_attribute("wall_clock_s", wall_clock_s);
+  namespace at = schema::attribute;
+  file_.set_attribute(at::TRACE_SCHEMA, schema::VERSION);
+  file_.set_attribute(at::GCSIM_VERSION, std::string_view(VERSION));
+  file_.set_attribute(at::SCENARIO_NAME, std::string_view(scenario_.name));
+  file_.set_attribute(at::SCENARIO_FILE, std::string_view(scenario_.source_file));
+  file_.set_attribute(at::SCENARIO_YAML, std::string_view(scenario_.source_text));
+  file_.set_attribute(at::GPU_CATALOG_YAML, std::string_view(scenario_.gpu_catalog_yaml));
+  file_.set_attribute(at::SEED, static_cast<std::int64_t>(scenario_.seed));
+  file_.set_attribute(at::REPLICATION, static_cast<std::int64_t>(replication_));
+  file_.set_attribute(at::HORIZON_S, scenario_.horizon.seconds());
+  file_.set_attribute(at::END_S, cluster_.end_time().seconds());
+  file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
+  file_.set_attribute(at::SCHEDULER, std::string_view(scenario_.scheduler.policy));
+  file_.set_attribute(at::WALL_CLOCK_S, wall_clock_s);
 }
 
 }  // namespace gcsim::models

@@ -1,6 +1,8 @@
-// Writes gcsim's trace tables (docs/trace-format.md) as an observer of the cluster: /events
-// and /utilization as things happen, /jobs and /nodes and the root attributes when the run
-// ends. The trace file itself (HDF5, temp-file-then-rename) is sim/trace's business.
+// Writes gcsim's trace tables (docs/trace-format.md) as an observer of the cluster: /events,
+// /utilization, /ledger and /budget_events as things happen, /jobs, /nodes, /pools and the
+// root attributes when the run ends. The network's tables are written next door
+// (network_tables.hpp). Names, columns and labels come from schema.hpp, which analysis/
+// reads with; the trace file itself (HDF5, temp-file-then-rename) is sim/trace's business.
 #pragma once
 
 #include <cstdint>
@@ -9,25 +11,13 @@
 #include "models/cluster.hpp"
 #include "models/pricing/budgets.hpp"
 #include "models/pricing/cost_meter.hpp"
+#include "models/trace/schema.hpp"
+#include "models/trace/schema_tables.hpp"
 #include "models/workload/model_speeds.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
 
-enum class EventKind : std::uint8_t {
-  Submit = 0,
-  Start = 1,
-  Finish = 2,
-  EndOfRun = 3,
-  Stop = 4,        // a run ended without finishing (interruption, budget stop); one row per node
-  Checkpoint = 5,  // a checkpoint committed (node -1)
-  Notice = 6,      // a node will be taken (job -1)
-  NodeDown = 7,    // a node was taken (job -1)
-  NodeUp = 8,      // a node (or its replacement) came up (job -1)
-  Restore = 9,     // a restart began restoring the job's last checkpoint (node -1)
-};
-
-inline constexpr std::int64_t TRACE_SCHEMA = 2;
 
 class TraceRecorder {
  public:
@@ -38,7 +28,7 @@ class TraceRecorder {
   void finish(double wall_clock_s);
 
  private:
-  void event(EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node);
+  void event(trace::schema::EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node);
   void utilization(sim::SimTime t);
   void flush_utilization();
   void write_jobs();

@@ -1,0 +1,181 @@
+// The trace's contract, shared by its writer (models/trace/) and its reader (analysis/):
+// the schema version, every table's name and columns (name, type, enum labels), and the
+// enum labels in value order. Standard library only, so analysis/ includes it without
+// linking models/ (docs/engine.md, "Trace schema"); docs/trace-format.md says what each
+// column means.
+//
+// Columns are listed in the order the writer lays them out; readers find them by name,
+// and column() makes a name that is not in the schema a compile error.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace gcsim::trace::schema {
+
+// Changes only when an existing field changes meaning or type; added columns and labels
+// keep it (docs/trace-format.md, "Conventions").
+inline constexpr std::int64_t VERSION = 2;
+
+enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8 };
+
+struct Column {
+  std::string_view name;
+  Type type;
+  std::span<const std::string_view> labels = {};  // Enum8 only: label i has value i
+};
+
+struct Table {
+  std::string_view name;  // the dataset under the root: "jobs" is /jobs
+  std::span<const Column> columns;
+};
+
+// A column's name, checked against the table at compile time.
+consteval std::string_view column(const Table& table, std::string_view name) {
+  for (const Column& c : table.columns)
+    if (c.name == name) return c.name;
+  throw "not a column of this table in the trace schema";  // not a constant: a compile error
+}
+
+// ---- Root attributes ----
+
+namespace attribute {
+inline constexpr const char* TRACE_SCHEMA = "trace_schema";  // VERSION when written
+inline constexpr const char* GCSIM_VERSION = "gcsim_version";
+inline constexpr const char* SCENARIO_NAME = "scenario_name";
+inline constexpr const char* SCENARIO_FILE = "scenario_file";
+inline constexpr const char* SCENARIO_YAML = "scenario_yaml";        // the exact scenario text
+inline constexpr const char* GPU_CATALOG_YAML = "gpu_catalog_yaml";  // the GPU entries used
+inline constexpr const char* SEED = "seed";
+inline constexpr const char* REPLICATION = "replication";
+inline constexpr const char* HORIZON_S = "horizon_s";
+inline constexpr const char* END_S = "end_s";
+inline constexpr const char* RUN_UNTIL = "run_until";  // "done" or "horizon"
+inline constexpr const char* SCHEDULER = "scheduler";
+inline constexpr const char* WALL_CLOCK_S = "wall_clock_s";
+}  // namespace attribute
+
+// ---- Enum labels, in value order ----
+
+// /events.kind. Later schemas append kinds, so readers keep the raw value.
+enum class EventKind : std::uint8_t {
+  Submit = 0,
+  Start = 1,
+  Finish = 2,
+  EndOfRun = 3,
+  Stop = 4,        // a run ended without finishing (interruption, budget stop); one row per node
+  Checkpoint = 5,  // a checkpoint committed (node -1)
+  Notice = 6,      // a node will be taken (job -1)
+  NodeDown = 7,    // a node was taken (job -1)
+  NodeUp = 8,      // a node (or its replacement) came up (job -1)
+  Restore = 9,     // a restart began restoring the job's last checkpoint (node -1)
+};
+inline constexpr std::array<std::string_view, 10> EVENT_KINDS = {
+    "submit", "start", "finish", "end_of_run", "stop", "checkpoint", "notice", "node_down", "node_up", "restore"};
+
+// /jobs.status (the values of models::JobStatus a finished run can have).
+inline constexpr std::array<std::string_view, 4> JOB_STATUSES = {"completed", "running", "never_started",
+                                                                 "interrupted"};
+
+// /ledger.category, in the value order of models::ChargeCategory.
+inline constexpr std::array<std::string_view, 7> LEDGER_CATEGORIES = {
+    "compute_busy", "compute_idle", "storage", "egress", "requests", "ownership", "reserved"};
+// /ledger.busy
+inline constexpr std::array<std::string_view, 2> LEDGER_BUSY = {"idle", "busy"};
+
+// /nodes.market and /pools.market, in the value order of models::Market.
+inline constexpr std::array<std::string_view, 4> MARKETS = {"on_demand", "spot", "reserved", "owned"};
+
+// /budget_events.kind and .action
+inline constexpr std::array<std::string_view, 3> BUDGET_EVENT_KINDS = {"alert", "limit_reached", "period_start"};
+inline constexpr std::array<std::string_view, 3> BUDGET_ACTIONS = {"alert", "stop_new", "stop_running"};
+
+// ---- Tables ----
+
+namespace detail {
+using T = Type;
+inline constexpr Column EVENTS[] = {
+    {"time_s", T::F64}, {"kind", T::Enum8, EVENT_KINDS}, {"job", T::I64}, {"node", T::I32}};
+inline constexpr Column UTILIZATION[] = {{"time_s", T::F64}, {"allocated_gpus", T::I32}, {"total_gpus", T::I32}};
+inline constexpr Column LEDGER[] = {{"time_s", T::F64}, {"pool", T::I32},
+                                    {"node", T::I32},   {"job", T::I64},
+                                    {"category", T::Enum8, LEDGER_CATEGORIES}, {"usd", T::F64},
+                                    {"busy", T::Enum8, LEDGER_BUSY}};
+inline constexpr Column BUDGET_EVENTS[] = {{"time_s", T::F64},
+                                           {"team", T::Str},
+                                           {"kind", T::Enum8, BUDGET_EVENT_KINDS},
+                                           {"spent_usd", T::F64},
+                                           {"limit_usd", T::F64},
+                                           {"action", T::Enum8, BUDGET_ACTIONS}};
+inline constexpr Column JOBS[] = {{"job_id", T::I64},
+                                  {"name", T::Str},
+                                  {"submit_s", T::F64},
+                                  {"start_s", T::F64},
+                                  {"end_s", T::F64},
+                                  {"gpus", T::I32},
+                                  {"gpus_held", T::I32},
+                                  {"node_type", T::Str},
+                                  {"first_node", T::I32},
+                                  {"nodes", T::I32},
+                                  {"cost_usd", T::F64},
+                                  {"status", T::Enum8, JOB_STATUSES},
+                                  {"samples", T::F64},
+                                  {"samples_per_s", T::F64},
+                                  {"step_time_s", T::F64},
+                                  {"bottleneck", T::Str},
+                                  {"compute_s", T::F64},
+                                  {"input_s", T::F64},
+                                  {"comm_s", T::F64},
+                                  {"comm_exposed_s", T::F64},
+                                  {"memory_per_gpu_bytes", T::F64},
+                                  {"team", T::Str},
+                                  {"interruptions", T::I32},
+                                  {"checkpoints", T::I32},
+                                  {"gpu_s_held", T::F64},
+                                  {"gpu_s_lost", T::F64},
+                                  {"gpu_s_checkpoint", T::F64},
+                                  {"gpu_s_restart", T::F64}};
+inline constexpr Column NODES[] = {{"node_id", T::I32},
+                                   {"node_type", T::Str},
+                                   {"gpu", T::Str},
+                                   {"gpus", T::I32},
+                                   {"price_usd_per_hour", T::F64},
+                                   {"up_s", T::F64},
+                                   {"down_s", T::F64},
+                                   {"cost_usd", T::F64},
+                                   {"market", T::Enum8, MARKETS},
+                                   {"up_time_s", T::F64},
+                                   {"interruptions", T::I32},
+                                   {"busy_gpu_s", T::F64}};
+inline constexpr Column POOLS[] = {{"name", T::Str},
+                                   {"market", T::Enum8, MARKETS},
+                                   {"gpu", T::Str},
+                                   {"gpus_per_node", T::I32},
+                                   {"count", T::I32},
+                                   {"instance", T::Str},
+                                   {"on_demand_usd_per_hour", T::F64},
+                                   {"fixed_usd_per_hour", T::F64},
+                                   {"energy_idle_usd_per_hour", T::F64},
+                                   {"energy_busy_usd_per_hour", T::F64},
+                                   {"compare_to", T::Str},
+                                   {"compare_usd_per_gpu_hour", T::F64}};
+inline constexpr Column LINKS[] = {{"link_id", T::I32},     {"name", T::Str},  {"kind", T::Str},
+                                   {"bytes_per_s", T::F64}, {"latency_s", T::F64}, {"bytes", T::F64},
+                                   {"busy_s", T::F64},      {"utilization", T::F64}};
+inline constexpr Column FLOWS[] = {
+    {"flow_id", T::I64}, {"job", T::I64}, {"bytes", T::F64}, {"start_s", T::F64}, {"finish_s", T::F64}};
+}  // namespace detail
+
+inline constexpr Table EVENTS{"events", detail::EVENTS};
+inline constexpr Table UTILIZATION{"utilization", detail::UTILIZATION};
+inline constexpr Table LEDGER{"ledger", detail::LEDGER};
+inline constexpr Table BUDGET_EVENTS{"budget_events", detail::BUDGET_EVENTS};  // only with budgets:
+inline constexpr Table JOBS{"jobs", detail::JOBS};
+inline constexpr Table NODES{"nodes", detail::NODES};
+inline constexpr Table POOLS{"pools", detail::POOLS};
+inline constexpr Table LINKS{"links", detail::LINKS};  // only with a network: section
+inline constexpr Table FLOWS{"flows", detail::FLOWS};  // only with output: {flows: true}
+
+}  // namespace gcsim::trace::schema

@@ -1,0 +1,34 @@
+// Schema tables as trace-file tables (see schema_tables.hpp).
+#include "models/trace/schema_tables.hpp"
+
+#include <string>
+
+namespace gcsim::models {
+
+namespace {
+trace::ColumnType column_type(trace::schema::Type t) {
+  using trace::schema::Type;
+  switch (t) {
+    case Type::F64: return trace::ColumnType::F64;
+    case Type::I64: return trace::ColumnType::I64;
+    case Type::I32: return trace::ColumnType::I32;
+    case Type::Str: return trace::ColumnType::Str;
+    case Type::Enum8: return trace::ColumnType::Enum8;
+  }
+  return trace::ColumnType::F64;  // unreachable: every Type is listed
+}
+}  // namespace
+
+std::vector<trace::Column> trace_columns(const trace::schema::Table& table) {
+  std::vector<trace::Column> out;
+  out.reserve(table.columns.size());
+  for (const trace::schema::Column& c : table.columns)
+    out.push_back({std::string(c.name), column_type(c.type), std::vector<std::string>(c.labels.begin(), c.labels.end())});
+  return out;
+}
+
+trace::Table& add_table(trace::TraceFile& file, const trace::schema::Table& table, std::size_t chunk_rows) {
+  return file.add_table(std::string(table.name), trace_columns(table), chunk_rows);
+}
+
+}  // namespace gcsim::models
