@@ -354,6 +354,9 @@ class PlainReader {
   };
   template <class T>
   static std::vector<T> exact(std::vector<T>& buffer) {
+    // A long list (a table of jobs or routes) keeps its buffer: copying it would cost more
+    // than its slack.
+    if (buffer.size() >= 4096) return std::exchange(buffer, std::vector<T>());
     std::vector<T> out;
     out.reserve(buffer.size());
     std::move(buffer.begin(), buffer.end(), std::back_inserter(out));
