@@ -57,6 +57,7 @@ fuzz: deps
 bench: build
 	$(BUILD)/bench/engine_bench
 	@if [ -x $(BUILD)/bench/network_bench ]; then $(BUILD)/bench/network_bench; fi
+	@if [ -x $(BUILD)/bench/load_bench ]; then $(BUILD)/bench/load_bench --dir $(BUILD)/load-bench; fi
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz out fuzz-out

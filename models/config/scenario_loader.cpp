@@ -18,6 +18,7 @@
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "models/workload/workload.hpp"
+#include "sim/config/csv_table.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
@@ -728,7 +729,9 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
   {
     MapReader w(r.required("workload"), {"jobs", "generators"});
     std::set<std::string> names;
-    if (const ConfigNode* jobs = w.optional("jobs")) {
+    if (const ConfigNode* jobs_given = w.optional("jobs")) {
+      const ConfigNode jobs_table = config::read_table(*jobs_given);  // inline, or {file: jobs.csv}
+      const ConfigNode* jobs = &jobs_table;
       if (!jobs->is_sequence()) jobs->fail(ErrorCode::WrongType, "jobs must be a list");
       for (std::size_t i = 0; i < jobs->size(); ++i) {
         s.workload.jobs.push_back(read_job(jobs->at(i), i, s, catalogs));

@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "sim/config/csv_table.hpp"
 #include "sim/units.hpp"
 
 namespace gcsim::topology {
@@ -121,7 +125,8 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
   if (s.hosts.empty()) hosts_node.fail(ErrorCode::OutOfRange, "an explicit fabric needs at least one host");
   s.host_count = static_cast<int>(s.hosts.size());
 
-  const ConfigNode& links_node = r.required("links");
+  // Inline, or {file: links.csv} (sim/config/csv_table.hpp); `between` is "a;b" there.
+  const ConfigNode links_node = config::read_table(r.required("links"), {"between"});
   if (!links_node.is_sequence()) links_node.fail(ErrorCode::WrongType, "links must be a list of maps");
   if (links_node.size() == 0) links_node.fail(ErrorCode::OutOfRange, "an explicit fabric needs at least one link");
   std::set<std::string> link_names;
@@ -145,8 +150,15 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
     s.links.push_back(std::move(l));
   }
 
-  if (const ConfigNode* routes = r.optional("routes")) {
+  if (const ConfigNode* routes_given = r.optional("routes")) {
+    const ConfigNode routes_table = config::read_table(*routes_given, {"links"});  // or {file: routes.csv}
+    const ConfigNode* routes = &routes_table;
     if (!routes->is_sequence()) routes->fail(ErrorCode::WrongType, "routes must be a list of {from, to, links}");
+    // Indexed once: a full table of 256 hosts has 65,280 routes, and a linear search per
+    // hop made checking them slower than loading the file.
+    std::unordered_set<std::string_view> host_set(s.hosts.begin(), s.hosts.end());
+    std::unordered_map<std::string_view, std::size_t> link_index;
+    for (std::size_t i = 0; i < s.links.size(); ++i) link_index.emplace(s.links[i].name, i);
     std::set<std::pair<std::string, std::string>> pairs;
     for (const ConfigNode& item : routes->items()) {
       MapReader rr(item);
@@ -157,7 +169,7 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
       route.to = config::read_string(to);
       for (const auto* end : {&from, &to}) {
         const std::string name = config::read_string(*end);
-        if (std::find(s.hosts.begin(), s.hosts.end(), name) == s.hosts.end()) {
+        if (host_set.count(name) == 0) {
           const std::string hint = did_you_mean(name, s.hosts);
           end->fail(ErrorCode::UnknownName, "'" + name + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
         }
@@ -171,17 +183,18 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
       std::string at = route.from;
       for (const ConfigNode& ln : links.items()) {
         const std::string name = config::read_string(ln);
-        const auto it = std::find_if(s.links.begin(), s.links.end(), [&](const ExplicitLinkSpec& l) { return l.name == name; });
-        if (it == s.links.end()) {
+        const auto found = link_index.find(name);
+        if (found == link_index.end()) {
           std::vector<std::string> names;
           for (const auto& l : s.links) names.push_back(l.name);
           const std::string hint = did_you_mean(name, names);
           ln.fail(ErrorCode::UnknownName, "no link named '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
         }
-        if (it->a == at) {
-          at = it->b;
-        } else if (it->b == at) {
-          at = it->a;
+        const ExplicitLinkSpec& link = s.links[found->second];
+        if (link.a == at) {
+          at = link.b;
+        } else if (link.b == at) {
+          at = link.a;
         } else {
           ln.fail(ErrorCode::Infeasible, "link '" + name + "' does not touch '" + at + "', where the route has reached");
         }

@@ -40,6 +40,17 @@ const std::string& ConfigNode::scalar() const {
   return scalar_;
 }
 
+std::string ConfigNode::path() const {
+  if (!parent_path_) return segment_;
+  if (index_segment_) return *parent_path_ + segment_;
+  return join_key_path(*parent_path_, segment_);
+}
+
+namespace {
+const std::vector<ConfigNode> NO_ITEMS;
+const std::vector<std::pair<std::string, ConfigNode>> NO_ENTRIES;
+}  // namespace
+
 std::size_t ConfigNode::size() const { return items().size(); }
 
 const ConfigNode& ConfigNode::at(std::size_t i) const {
@@ -52,12 +63,12 @@ const ConfigNode& ConfigNode::at(std::size_t i) const {
 
 const std::vector<ConfigNode>& ConfigNode::items() const {
   if (kind_ != Kind::Sequence) fail(ErrorCode::WrongType, "expected a list, got " + describe(*this));
-  return items_;
+  return children_ ? children_->items : NO_ITEMS;
 }
 
 const std::vector<std::pair<std::string, ConfigNode>>& ConfigNode::entries() const {
   if (kind_ != Kind::Map) fail(ErrorCode::WrongType, "expected a map, got " + describe(*this));
-  return entries_;
+  return children_ ? children_->entries : NO_ENTRIES;
 }
 
 const ConfigNode* ConfigNode::find(std::string_view key) const {
@@ -67,23 +78,25 @@ const ConfigNode* ConfigNode::find(std::string_view key) const {
   return nullptr;
 }
 
-const SourceMark& ConfigNode::key_mark(std::size_t i) const {
+SourceMark ConfigNode::key_mark(std::size_t i) const {
   const auto& all = entries();
   if (i >= all.size())
     fail(ErrorCode::OutOfRange, "entry " + std::to_string(i) + " beyond a map of " + std::to_string(all.size()) +
                                     " entries");
-  return i < key_marks_.size() ? key_marks_[i] : all[i].second.mark();
+  if (i >= children_->key_marks.size()) return all[i].second.mark();
+  const LineColumn& at = children_->key_marks[i];
+  return SourceMark{file_ ? *file_ : std::string(), at.line, at.column};
 }
 
-void ConfigNode::fail(ErrorCode code, std::string detail) const {
-  throw ConfigError(code, mark_, path_, std::move(detail));
-}
+void ConfigNode::fail(ErrorCode code, std::string detail) const { throw ConfigError(code, mark(), path(), std::move(detail)); }
 
 ConfigNode ConfigNode::make_null(SourceMark mark, std::string path) {
   ConfigNode n;
   n.kind_ = Kind::Null;
-  n.mark_ = std::move(mark);
-  n.path_ = std::move(path);
+  n.line_ = mark.line;
+  n.column_ = mark.column;
+  n.file_ = std::make_shared<const std::string>(std::move(mark.file));
+  n.segment_ = std::move(path);
   return n;
 }
 
@@ -98,23 +111,30 @@ ConfigNode ConfigNode::make_scalar(std::string text, bool quoted, SourceMark mar
 ConfigNode ConfigNode::make_sequence(std::vector<ConfigNode> items, SourceMark mark, std::string path) {
   ConfigNode n = make_null(std::move(mark), std::move(path));
   n.kind_ = Kind::Sequence;
-  n.items_ = std::move(items);
+  auto c = std::make_shared<Children>();
+  c->items = std::move(items);
+  n.children_ = std::move(c);
   return n;
 }
 
 ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries, SourceMark mark,
                                 std::string path) {
-  ConfigNode n = make_null(std::move(mark), std::move(path));
-  n.kind_ = Kind::Map;
-  n.entries_ = std::move(entries);
-  return n;
+  return make_map(std::move(entries), {}, std::move(mark), std::move(path));
 }
 
 ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries,
                                 std::vector<SourceMark> key_marks, SourceMark mark, std::string path) {
-  ConfigNode n = make_map(std::move(entries), std::move(mark), std::move(path));
-  // A mismatched list would attach marks to the wrong keys; fall back to value marks.
-  if (key_marks.size() == n.entries_.size()) n.key_marks_ = std::move(key_marks);
+  ConfigNode n = make_null(std::move(mark), std::move(path));
+  n.kind_ = Kind::Map;
+  auto c = std::make_shared<Children>();
+  // A mismatched list would attach marks to the wrong keys; fall back to value marks. The
+  // marks are kept as positions in this node's file: builders give keys of one file.
+  if (key_marks.size() == entries.size()) {
+    c->key_marks.reserve(key_marks.size());
+    for (const SourceMark& m : key_marks) c->key_marks.push_back({m.line, m.column});
+  }
+  c->entries = std::move(entries);
+  n.children_ = std::move(c);
   return n;
 }
 

@@ -27,9 +27,13 @@ class ConfigNode {
   bool is_map() const { return kind_ == Kind::Map; }
   std::string_view kind_name() const;  // "null", "scalar", "list", "map"
 
-  const SourceMark& mark() const { return mark_; }
+  // Returned by value: a node keeps its line and column and shares its file name with the
+  // rest of its document, since a per-node copy of the name cost an allocation per node.
+  SourceMark mark() const { return SourceMark{file_ ? *file_ : std::string(), line_, column_}; }
   // Dotted path from the document root: "cluster.node_types[0].gpus" ("" for the root).
-  const std::string& path() const { return path_; }
+  // Built on demand (it is needed for errors and a few records): a node keeps only its
+  // own key or index and shares its parent's path with its siblings.
+  std::string path() const;
 
   // The scalar's text; throws ConfigError(WrongType) naming this node when not a scalar.
   const std::string& scalar() const;
@@ -46,7 +50,7 @@ class ConfigNode {
   const ConfigNode* find(std::string_view key) const;
   // Where the i-th key itself is written (its value's mark when the builder gave none), so
   // that an unknown key is reported at the key, not at its value on the next line.
-  const SourceMark& key_mark(std::size_t i) const;
+  SourceMark key_mark(std::size_t i) const;
 
   // Throws ConfigError(code) at this node's position and path.
   [[noreturn]] void fail(ErrorCode code, std::string detail) const;
@@ -62,14 +66,30 @@ class ConfigNode {
                              std::vector<SourceMark> key_marks, SourceMark mark, std::string path);
 
  private:
+  friend struct NodeAccess;  // the loaders' builders (sim/config/node_access.hpp)
+
+  struct LineColumn {
+    int line = 0;
+    int column = 0;
+  };
+  // A list's or map's contents, shared (immutable) between copies of the node; a scalar
+  // has none, which keeps the node small.
+  struct Children {
+    std::vector<ConfigNode> items;
+    std::vector<std::pair<std::string, ConfigNode>> entries;
+    std::vector<LineColumn> key_marks;  // empty, or one per entry (in file_)
+  };
+
   Kind kind_ = Kind::Null;
-  SourceMark mark_;
-  std::string path_;
-  std::string scalar_;
   bool quoted_ = false;
-  std::vector<ConfigNode> items_;
-  std::vector<std::pair<std::string, ConfigNode>> entries_;
-  std::vector<SourceMark> key_marks_;  // empty, or one per entry
+  bool index_segment_ = false;  // segment_ is "[i]", joined without a dot
+  int line_ = 0;
+  int column_ = 0;
+  std::shared_ptr<const std::string> file_;         // one per document
+  std::shared_ptr<const std::string> parent_path_;  // null: segment_ is the whole path
+  std::string segment_;
+  std::string scalar_;
+  std::shared_ptr<const Children> children_;
 };
 
 // Dotted key paths: join_key_path("cluster", "gpus") == "cluster.gpus",
@@ -86,11 +106,14 @@ struct ConfigDocument {
 
 // Reads and parses a YAML file. Throws ConfigError: FileNotFound, EmptyFile (nothing but
 // whitespace/comments), Syntax (with yaml-cpp's line/column; also several documents in
-// one file), TooDeep (nesting > MAX_DEPTH, or more than MAX_NODES nodes once aliases are
-// expanded), Duplicate (a key repeated in one map), WrongType (a list or map as a key).
-// Nothing else escapes: any other failure inside yaml-cpp becomes Syntax.
+// one file), TooDeep (nesting > MAX_DEPTH, or aliases that expand to more than
+// MAX_ALIAS_NODES nodes or MAX_ALIAS_BYTES of text in all), Duplicate (a key repeated in
+// one map), WrongType (a list or map as a key). Nothing else escapes: any other failure
+// inside yaml-cpp becomes Syntax. The size of what is written out is bounded only by the
+// file size limit: a 200,000-job list is an honest file, "billion laughs" is not.
 inline constexpr int MAX_DEPTH = 64;
-inline constexpr std::size_t MAX_NODES = 1'000'000;
+inline constexpr std::size_t MAX_ALIAS_NODES = 1'000'000;
+inline constexpr std::size_t MAX_ALIAS_BYTES = 64u * 1024u * 1024u;
 ConfigDocument load_yaml_file(const std::string& path);
 // The same for text in memory; `file` is the label used in messages.
 ConfigDocument load_yaml_string(std::string text, std::string file);

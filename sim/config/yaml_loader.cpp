@@ -30,13 +30,14 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/node_access.hpp"
+#include "sim/config/yaml_plain.hpp"
 
 namespace gcsim::config {
 
 namespace {
 
 constexpr std::size_t MAX_FILE_BYTES = 256u * 1024u * 1024u;  // a scenario is kilobytes
-constexpr std::size_t MAX_TEXT_BYTES = 128u * 1024u * 1024u;  // scalars + paths after alias expansion
 
 SourceMark to_mark(const std::string& file, const YAML::Mark& m) {
   if (m.is_null() || m.line < 0 || m.column < 0) return SourceMark{file, 0, 0};
@@ -208,7 +209,8 @@ PreScan pre_scan(const std::string& text, const std::string& file) {
 // consuming the token, forever.
 class Builder : public YAML::EventHandler {
  public:
-  Builder(const std::string& file, const std::string& text) : file_(file), text_(text) {}
+  Builder(const std::string& file, FileName file_name, const std::string& text)
+      : file_(file), file_name_(std::move(file_name)), text_(text) {}
 
   bool has_root() const { return root_.has_value(); }
   const ConfigNode& root() const { return *root_; }
@@ -271,8 +273,7 @@ class Builder : public YAML::EventHandler {
       mark = stack_.back().key_mark;
     std::string path = next_path();
     check_depth(mark, path, static_cast<int>(stack_.size()));
-    charge_node(path.size());
-    add(ConfigNode::make_null(std::move(mark), std::move(path)), anchor);
+    add(NodeAccess::null(file_name_, mark.line, mark.column, std::move(path)), anchor);
   }
 
   void on_scalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, const std::string& value) {
@@ -281,14 +282,13 @@ class Builder : public YAML::EventHandler {
     SourceMark mark = to_mark(file_, m);
     if (tag == "!") check_quote_closed(m, mark, expecting_key() ? stack_.back().path : next_path());
     if (expecting_key()) {
-      set_key(value, std::move(mark));
-      if (anchor != 0) anchors_[anchor] = ConfigNode::make_scalar(value, quoted, to_mark(file_, m), "");
+      set_key(value, mark);
+      if (anchor != 0) anchors_[anchor] = NodeAccess::scalar(value, quoted, file_name_, mark.line, mark.column, "");
       return;
     }
     std::string path = next_path();
     check_depth(mark, path, static_cast<int>(stack_.size()));
-    charge_node(path.size() + value.size());
-    add(ConfigNode::make_scalar(value, quoted, std::move(mark), std::move(path)), anchor);
+    add(NodeAccess::scalar(value, quoted, file_name_, mark.line, mark.column, std::move(path)), anchor);
   }
 
   void on_alias(const YAML::Mark& m, YAML::anchor_t anchor) {
@@ -314,10 +314,10 @@ class Builder : public YAML::EventHandler {
     SourceMark mark;
     std::string path;
     YAML::anchor_t anchor = 0;
-    std::size_t built_at_start = 0;
+    std::size_t expanded_at_start = 0;
     std::vector<ConfigNode> items;
     std::vector<std::pair<std::string, ConfigNode>> entries;
-    std::vector<SourceMark> key_marks;
+    NodeAccess::KeyMarks key_marks;
     std::unordered_map<std::string, int> seen;  // key -> line of its first occurrence
     bool have_key = false;
     std::string key;
@@ -347,7 +347,6 @@ class Builder : public YAML::EventHandler {
       const std::string where = first->second > 0 ? " (first at line " + std::to_string(first->second) + ")" : "";
       throw ConfigError(ErrorCode::Duplicate, mark, join_key_path(top.path, key), "duplicate key '" + key + "'" + where);
     }
-    charge(0, key.size());
     top.key = key;
     top.key_mark = std::move(mark);
     top.have_key = true;
@@ -361,8 +360,7 @@ class Builder : public YAML::EventHandler {
     f.path = next_path();
     f.anchor = anchor;
     check_depth(f.mark, f.path, static_cast<int>(stack_.size()));
-    charge_node(f.path.size());
-    f.built_at_start = built_;
+    f.expanded_at_start = expanded_;
     if (anchor != 0) open_anchors_.insert(anchor);
     stack_.push_back(std::move(f));
   }
@@ -371,12 +369,15 @@ class Builder : public YAML::EventHandler {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
     ConfigNode node = f.kind == ConfigNode::Kind::Sequence
-                          ? ConfigNode::make_sequence(std::move(f.items), std::move(f.mark), std::move(f.path))
-                          : ConfigNode::make_map(std::move(f.entries), std::move(f.key_marks), std::move(f.mark),
-                                                 std::move(f.path));
+                          ? NodeAccess::sequence(std::move(f.items), file_name_, f.mark.line, f.mark.column,
+                                                 std::move(f.path))
+                          : NodeAccess::map(std::move(f.entries), std::move(f.key_marks), file_name_, f.mark.line,
+                                            f.mark.column, std::move(f.path));
     if (f.anchor != 0) {
       open_anchors_.erase(f.anchor);
-      charge(built_ - f.built_at_start + 1, 0);  // the stored copy costs memory too
+      // The stored copy holds the alias expansions inside it a second time; what is
+      // written out in the file is not charged (the file size bounds it).
+      charge(expanded_ - f.expanded_at_start, 0);
     }
     add(std::move(node), f.anchor);
   }
@@ -392,40 +393,44 @@ class Builder : public YAML::EventHandler {
       top.items.push_back(std::move(node));
     } else {
       top.entries.emplace_back(top.key, std::move(node));
-      top.key_marks.push_back(top.key_mark);
+      top.key_marks.push_back(NodeAccess::position(top.key_mark.line, top.key_mark.column));
       top.have_key = false;
     }
   }
 
+  // An alias's expansion: a copy with the paths of its new place (marks stay where the text
+  // is written). Every node made here is charged to the alias budget.
   ConfigNode reroot(const ConfigNode& src, std::string path, int depth) {
-    check_depth(src.mark(), path, depth);
+    const SourceMark at = src.mark();
+    check_depth(at, path, depth);
+    const FileName& file = NodeAccess::file(src);
     switch (src.kind()) {
       case ConfigNode::Kind::Null:
-        charge_node(path.size());
-        return ConfigNode::make_null(src.mark(), std::move(path));
+        charge_expanded(path.size());
+        return NodeAccess::null(file, at.line, at.column, std::move(path));
       case ConfigNode::Kind::Scalar:
-        charge_node(path.size() + src.scalar().size());
-        return ConfigNode::make_scalar(src.scalar(), src.quoted(), src.mark(), std::move(path));
+        charge_expanded(path.size() + src.scalar().size());
+        return NodeAccess::scalar(src.scalar(), src.quoted(), file, at.line, at.column, std::move(path));
       case ConfigNode::Kind::Sequence: {
-        charge_node(path.size());
+        charge_expanded(path.size());
         std::vector<ConfigNode> items;
         items.reserve(src.size());
         for (std::size_t i = 0; i < src.size(); ++i) items.push_back(reroot(src.at(i), join_index_path(path, i), depth + 1));
-        return ConfigNode::make_sequence(std::move(items), src.mark(), std::move(path));
+        return NodeAccess::sequence(std::move(items), file, at.line, at.column, std::move(path));
       }
       case ConfigNode::Kind::Map: {
-        charge_node(path.size());
-        std::vector<std::pair<std::string, ConfigNode>> entries;
-        std::vector<SourceMark> key_marks;
-        for (std::size_t i = 0; i < src.entries().size(); ++i) {
-          const auto& [key, value] = src.entries()[i];
+        charge_expanded(path.size());
+        NodeAccess::Entries entries;
+        entries.reserve(src.entries().size());
+        for (const auto& [key, value] : src.entries()) {
+          charge_expanded(key.size());
           entries.emplace_back(key, reroot(value, join_key_path(path, key), depth + 1));
-          key_marks.push_back(src.key_mark(i));
         }
-        return ConfigNode::make_map(std::move(entries), std::move(key_marks), src.mark(), std::move(path));
+        return NodeAccess::map(std::move(entries), NodeAccess::key_marks(src), file, at.line, at.column,
+                               std::move(path));
       }
     }
-    return ConfigNode::make_null(src.mark(), std::move(path));
+    return NodeAccess::null(file, at.line, at.column, std::move(path));
   }
 
   void check_depth(const SourceMark& mark, const std::string& path, int depth) const {
@@ -464,32 +469,34 @@ class Builder : public YAML::EventHandler {
            at.front() == '!' || at.front() == '&';
   }
 
-  // A node of the tree. Counted apart from the budget so that an anchored node's stored
-  // copy is charged for its own nodes only, not again for the copies nested in it.
-  void charge_node(std::size_t bytes) {
-    ++built_;
+  // Only what aliases expand to is charged: a node written out in the file costs at least
+  // a byte of it, so the file size limit already bounds those, while "billion laughs"
+  // turns a few hundred bytes into 9^10 nodes and "&a [*a]" would never end.
+  void charge_expanded(std::size_t bytes) {
+    ++expanded_;
     charge(1, bytes);
   }
 
   void charge(std::size_t nodes, std::size_t bytes) {
-    nodes_ += nodes;
-    bytes_ += bytes;
-    if (nodes_ > MAX_NODES || bytes_ > MAX_TEXT_BYTES)
+    alias_nodes_ += nodes;
+    alias_bytes_ += bytes;
+    if (alias_nodes_ > MAX_ALIAS_NODES || alias_bytes_ > MAX_ALIAS_BYTES)
       throw ConfigError(ErrorCode::TooDeep, SourceMark{file_, 0, 0}, "",
-                        "document too large once aliases are expanded (more than " + std::to_string(MAX_NODES) +
-                            " nodes or " + std::to_string(MAX_TEXT_BYTES >> 20) + " MiB of text)");
+                        "aliases expand to more than " + std::to_string(MAX_ALIAS_NODES) + " nodes or " +
+                            std::to_string(MAX_ALIAS_BYTES >> 20) + " MiB of text (an alias bomb?)");
   }
 
   const std::string& file_;
+  FileName file_name_;
   const std::string& text_;
   std::vector<Frame> stack_;
   std::optional<ConfigNode> root_;
   std::unordered_map<YAML::anchor_t, ConfigNode> anchors_;
   std::unordered_set<YAML::anchor_t> open_anchors_;
   std::optional<ConfigError> error_;
-  std::size_t built_ = 0;
-  std::size_t nodes_ = 0;
-  std::size_t bytes_ = 0;
+  std::size_t expanded_ = 0;  // nodes made by alias expansion so far
+  std::size_t alias_nodes_ = 0;
+  std::size_t alias_bytes_ = 0;
 };
 
 // Sees only where a second document starts.
@@ -529,13 +536,15 @@ void guarded(const std::string& file, F&& parse) {
 
 }  // namespace
 
-ConfigDocument load_yaml_string(std::string text, std::string file) {
+namespace detail {
+
+ConfigDocument load_yaml_string_full(std::string text, std::string file) {
   const PreScan scan = pre_scan(text, file);
   ConfigDocument doc;
   guarded(file, [&] {
     std::istringstream in(text);
     YAML::Parser parser(in);
-    Builder builder(file, text);
+    Builder builder(file, std::make_shared<const std::string>(file), text);
     const bool got_document = parser.HandleNextDocument(builder);
     builder.rethrow_deferred();
     if (!got_document || !builder.has_root() || (builder.root().is_null() && !scan.has_content)) {
@@ -557,6 +566,23 @@ ConfigDocument load_yaml_string(std::string text, std::string file) {
   doc.file = std::move(file);
   doc.text = std::move(text);
   return doc;
+}
+
+}  // namespace detail
+
+ConfigDocument load_yaml_string(std::string text, std::string file) {
+  // Most scenarios, and every large one we generate, stay within the plain subset; the
+  // rest, and every error, go to yaml-cpp (see yaml_plain.hpp).
+  if (text.size() <= MAX_FILE_BYTES) {
+    if (std::optional<ConfigNode> root = detail::parse_plain_yaml(text, std::make_shared<const std::string>(file))) {
+      ConfigDocument doc;
+      doc.root = std::move(*root);
+      doc.file = std::move(file);
+      doc.text = std::move(text);
+      return doc;
+    }
+  }
+  return detail::load_yaml_string_full(std::move(text), std::move(file));
 }
 
 ConfigDocument load_yaml_file(const std::string& path) {

@@ -5,18 +5,23 @@
 //
 //   make fuzz                              # builds with clang into build-fuzz, runs 60 s
 //   GCSIM_FUZZ_YAML_ONLY=1 build-fuzz/tests/fuzz/scenario_fuzz ...   # config layer only
+//
+// Also differential: whenever the loader's fast path (sim/config/yaml_plain.hpp) accepts
+// an input, yaml-cpp must accept it too and build the same tree; a difference aborts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "models/config/scenario_loader.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/reader.hpp"
+#include "sim/config/yaml_plain.hpp"
 #include "sim/errors.hpp"
 
 namespace {
@@ -73,6 +78,40 @@ void exercise(const gcsim::config::ConfigNode& n, int budget_left) {
   for (const auto& item : n.items()) exercise(item, budget_left - 1);
 }
 
+bool same_tree(const gcsim::config::ConfigNode& a, const gcsim::config::ConfigNode& b) {
+  const auto ma = a.mark();
+  const auto mb = b.mark();
+  if (a.kind() != b.kind() || ma.line != mb.line || ma.column != mb.column || a.path() != b.path()) return false;
+  if (a.is_scalar()) return a.scalar() == b.scalar() && a.quoted() == b.quoted();
+  if (a.is_sequence()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same_tree(a.at(i), b.at(i))) return false;
+  }
+  if (a.is_map()) {
+    if (a.entries().size() != b.entries().size()) return false;
+    for (std::size_t i = 0; i < a.entries().size(); ++i) {
+      if (a.entries()[i].first != b.entries()[i].first || a.key_mark(i).line != b.key_mark(i).line ||
+          a.key_mark(i).column != b.key_mark(i).column || !same_tree(a.entries()[i].second, b.entries()[i].second))
+        return false;
+    }
+  }
+  return true;
+}
+
+void check_fast_path(const std::string& text) {
+  const auto fast = gcsim::config::detail::parse_plain_yaml(text, std::make_shared<const std::string>("fuzz.yaml"));
+  if (!fast) return;
+  try {
+    const auto full = gcsim::config::detail::load_yaml_string_full(text, "fuzz.yaml");
+    if (same_tree(*fast, full.root)) return;
+    std::fprintf(stderr, "scenario_fuzz: the fast path and yaml-cpp build different trees\n");
+  } catch (const gcsim::Error& e) {
+    std::fprintf(stderr, "scenario_fuzz: the fast path accepts what yaml-cpp refuses: %s\n", e.what());
+  }
+  std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -89,6 +128,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
+  check_fast_path(text);
   try {
     gcsim::config::ConfigDocument doc = gcsim::config::load_yaml_string(std::move(text), "fuzz.yaml");
     // Bounded, so that an alias-expanded tree of a million nodes does not make a slow unit.

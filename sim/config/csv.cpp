@@ -1,9 +1,9 @@
 // CSV reading with positions; see csv.hpp.
-#include "models/pricing/csv.hpp"
+#include "sim/config/csv.hpp"
 
 #include <utility>
 
-namespace gcsim::models::csv {
+namespace gcsim::config::csv {
 namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -45,6 +45,7 @@ bool Reader::next(Row& row) {
     Field f;
     f.column = column_base + static_cast<int>(i);
     if (i < line.size() && line[i] == '"') {
+      f.quoted = true;
       const int quote_line = cur_line, quote_column = column_base + static_cast<int>(i);
       ++i;
       for (;;) {
@@ -109,4 +110,4 @@ std::string escape(std::string_view field) {
   return out;
 }
 
-}  // namespace gcsim::models::csv
+}  // namespace gcsim::config::csv

@@ -1,0 +1,52 @@
+// A small CSV reader and writer for every CSV input: price catalogs and price traces, and
+// the tables a scenario may give as {file: x.csv} (csv_table.hpp). RFC 4180 quoting:
+// fields in double quotes may hold commas, newlines and doubled quotes ""). Every field
+// keeps the line and column where it starts, so that errors can name file:line:column.
+// Lines whose first character is '#' are comments when the reader is asked to skip them;
+// blank lines are always skipped. No CSV library is available on the build machines.
+#pragma once
+
+#include <istream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/errors.hpp"
+
+namespace gcsim::config::csv {
+
+struct Field {
+  std::string text;  // unquoted, surrounding blanks trimmed (blanks inside quotes kept)
+  int column = 1;    // 1-based column of the field's first character
+  bool quoted = false;  // written in double quotes
+};
+
+struct Row {
+  int line = 0;  // 1-based line where the row starts
+  std::vector<Field> fields;
+};
+
+class Reader {
+ public:
+  // `label` names the input in errors (a path, or "<stdin>").
+  Reader(std::istream& in, std::string label, bool hash_comments);
+  // The next non-blank, non-comment row; false at the end. Throws ConfigError(Syntax) for a
+  // quote that is never closed or text after a closing quote.
+  bool next(Row& row);
+  const std::string& label() const { return label_; }
+
+ private:
+  std::istream& in_;
+  std::string label_;
+  bool hash_comments_;
+  int line_ = 0;
+};
+
+// Throws ConfigError(code) at label:line:column, with the column's name as the key path.
+[[noreturn]] void fail(ErrorCode code, const std::string& label, int line, int column, std::string_view column_name,
+                       const std::string& detail);
+
+// Quotes a field when it holds a comma, a quote, a newline or leading/trailing blanks.
+std::string escape(std::string_view field);
+
+}  // namespace gcsim::config::csv

@@ -1,0 +1,387 @@
+// The plain-subset YAML reader (see yaml_plain.hpp). One pass over the text, line by
+// line, building ConfigNodes directly; positions are 1-based like yaml-cpp's marks plus
+// one: a block map is marked at its first key, a block list at its first '-', a flow
+// collection at its bracket, a scalar at its first character (the quote, when quoted),
+// and an empty value ("key:" with nothing under it) at its key.
+//
+// Whatever this reader is not sure to read exactly as yaml-cpp would, it gives up on, so
+// the subset is kept deliberately small: plain scalars may not hold ':' or quotes, flow
+// collections must close on their line, keys are plain words ([A-Za-z0-9_][A-Za-z0-9_./-]*).
+#include "sim/config/yaml_plain.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace gcsim::config::detail {
+
+namespace {
+
+struct GiveUp {};
+
+bool is_key_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_key_char(char c) { return is_key_start(c) || c == '-' || c == '.' || c == '/'; }
+bool is_null_word(std::string_view s) { return s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+class PlainReader {
+ public:
+  PlainReader(std::string_view text, const FileName& file) : t_(text), file_(file) {}
+
+  ConfigNode document() {
+    if (!seek_content() || indent_ != 0) give_up();
+    // Directives and document markers belong to the full parser.
+    if (t_[p_] == '%' || t_.substr(p_, 3) == "---" || t_.substr(p_, 3) == "...") give_up();
+    ConfigNode root = block_node(0, NodePlace::root(), 0);
+    if (has_line_) give_up();  // text left at a lower indentation than it should be
+    return root;
+  }
+
+ private:
+  [[noreturn]] static void give_up() { throw GiveUp{}; }
+
+  char at(std::size_t i) const { return i < t_.size() ? t_[i] : '\n'; }
+  bool at_line_end(std::size_t i) const { return i >= t_.size() || t_[i] == '\n'; }
+  int column() const { return static_cast<int>(p_ - line_start_) + 1; }
+
+  void skip_spaces() {
+    while (p_ < t_.size() && t_[p_] == ' ') ++p_;
+  }
+
+  // After a value: only blanks and a comment may follow on its line. Leaves p_ at the
+  // start of the next line.
+  void finish_line() {
+    skip_spaces();
+    if (p_ < t_.size() && t_[p_] == '#') {
+      if (p_ > line_start_ && t_[p_ - 1] != ' ') give_up();  // "x#y" is text, not a comment
+      while (p_ < t_.size() && t_[p_] != '\n') ++p_;
+    }
+    if (p_ < t_.size() && t_[p_] != '\n') give_up();
+    if (p_ < t_.size()) ++p_;
+    ++line_;
+    line_start_ = p_;
+  }
+
+  // Moves to the first character of the next line that holds content (skipping blank and
+  // comment-only lines), and records its indentation. p_ must be at a line's start.
+  bool seek_content() {
+    for (;;) {
+      std::size_t i = p_;
+      while (i < t_.size() && t_[i] == ' ') ++i;
+      if (i >= t_.size()) {
+        p_ = i;
+        has_line_ = false;
+        return false;
+      }
+      const char c = t_[i];
+      if (c == '\n' || c == '#') {
+        while (i < t_.size() && t_[i] != '\n') ++i;
+        p_ = i < t_.size() ? i + 1 : i;
+        ++line_;
+        line_start_ = p_;
+        continue;
+      }
+      if (c == '\t' || c == '\r') give_up();
+      indent_ = i - p_;
+      p_ = i;
+      has_line_ = true;
+      return true;
+    }
+  }
+
+  bool is_sequence_item(std::size_t i) const { return at(i) == '-' && (at(i + 1) == ' ' || at_line_end(i + 1)); }
+
+  // The length of a "key:" at i (key chars, then ':' and a blank or the line's end), or 0.
+  std::size_t key_length(std::size_t i) const {
+    if (!is_key_start(at(i))) return 0;
+    std::size_t j = i + 1;
+    while (is_key_char(at(j))) ++j;
+    if (at(j) != ':' || !(at(j + 1) == ' ' || at_line_end(j + 1))) return 0;
+    return j - i;
+  }
+
+  static void check_depth(int depth) {
+    if (depth > MAX_DEPTH) give_up();
+  }
+
+  // A block node whose first character is at p_, in column `indent` (0-based).
+  ConfigNode block_node(std::size_t indent, NodePlace place, int depth) {
+    check_depth(depth);
+    if (is_sequence_item(p_)) return block_sequence(indent, std::move(place), depth);
+    if (key_length(p_) > 0) return block_map(indent, std::move(place), depth);
+    give_up();  // a scalar or flow collection on a line of its own
+  }
+
+  ConfigNode block_map(std::size_t indent, NodePlace place, int depth) {
+    check_depth(depth);
+    const int line = line_;
+    const int col = column();
+    const SharedPath mine = place.shared();
+    Scratch& scratch = scratch_[static_cast<std::size_t>(depth)];
+    NodeAccess::Entries& entries = scratch.entries;
+    NodeAccess::KeyMarks& key_marks = scratch.key_marks;
+    entries.clear();
+    key_marks.clear();
+    std::vector<std::string_view>& keys = scratch.keys;
+    keys.clear();               // views of the text: they do not move
+    std::unordered_set<std::string_view> many_keys;  // for maps too long to scan
+    for (;;) {
+      const std::size_t n = key_length(p_);
+      if (n == 0) give_up();
+      const std::string_view key = t_.substr(p_, n);
+      if (is_null_word(key)) give_up();  // a null key: the full parser refuses it
+      // A duplicate is reported by the full parser.
+      if (keys.size() < 16) {
+        for (const std::string_view k : keys)
+          if (k == key) give_up();
+      } else {
+        if (many_keys.empty()) many_keys.insert(keys.begin(), keys.end());
+        if (!many_keys.insert(key).second) give_up();
+      }
+      keys.push_back(key);
+      const int key_line = line_;
+      const int key_col = column();
+      p_ += n + 1;
+      skip_spaces();
+      NodePlace child = NodePlace::key(mine, key);
+      if (at_line_end(p_) || t_[p_] == '#') {
+        finish_line();
+        seek_content();
+        if (has_line_ && (indent_ > indent || (indent_ == indent && is_sequence_item(p_)))) {
+          entries.emplace_back(std::string(key), block_node(indent_, std::move(child), depth + 1));
+        } else {
+          check_depth(depth + 1);
+          entries.emplace_back(std::string(key), NodeAccess::null(file_, key_line, key_col, std::move(child)));
+        }
+      } else {
+        entries.emplace_back(std::string(key), inline_value(std::move(child), depth + 1));
+        finish_line();
+        seek_content();
+      }
+      key_marks.push_back(NodeAccess::position(key_line, key_col));
+      if (!has_line_ || indent_ < indent) break;
+      if (indent_ > indent || is_sequence_item(p_)) give_up();  // misplaced: the full parser says why
+    }
+    return NodeAccess::map(exact(entries), exact(key_marks), file_, line, col, std::move(place));
+  }
+
+  ConfigNode block_sequence(std::size_t indent, NodePlace place, int depth) {
+    check_depth(depth);
+    const int line = line_;
+    const int col = column();
+    const SharedPath mine = place.shared();
+    std::vector<ConfigNode>& items = scratch_[static_cast<std::size_t>(depth)].items;
+    items.clear();
+    for (;;) {
+      NodePlace child = NodePlace::item(mine, items.size());
+      ++p_;  // the '-'
+      skip_spaces();
+      if (at_line_end(p_) || t_[p_] == '#') {
+        finish_line();
+        seek_content();
+        if (!has_line_ || indent_ <= indent) give_up();  // an empty item
+        items.push_back(block_node(indent_, std::move(child), depth + 1));
+      } else if (is_sequence_item(p_)) {
+        give_up();  // "- - x"
+      } else if (key_length(p_) > 0) {
+        items.push_back(block_map(p_ - line_start_, std::move(child), depth + 1));
+      } else {
+        items.push_back(inline_value(std::move(child), depth + 1));
+        finish_line();
+        seek_content();
+        if (has_line_ && indent_ > indent) give_up();
+      }
+      if (!has_line_ || indent_ < indent) break;
+      if (indent_ > indent) give_up();
+      if (!is_sequence_item(p_)) break;  // the next key of the map this list is the value of
+    }
+    return NodeAccess::sequence(exact(items), file_, line, col, std::move(place));
+  }
+
+  // A value written after "key: " or "- ", on the same line.
+  ConfigNode inline_value(NodePlace place, int depth) {
+    check_depth(depth);
+    switch (t_[p_]) {
+      case '[': return flow_sequence(std::move(place), depth);
+      case '{': return flow_map(std::move(place), depth);
+      case '"':
+      case '\'': return quoted(std::move(place));
+      default: return plain(std::move(place), false);
+    }
+  }
+
+  ConfigNode quoted(NodePlace place) {
+    const char q = t_[p_];
+    const int col = column();
+    std::string text;
+    std::size_t i = p_ + 1;
+    for (;; ++i) {
+      if (at_line_end(i)) give_up();  // continues on the next line
+      const char c = t_[i];
+      if (c == '\\' && q == '"') give_up();  // escapes
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) give_up();
+      if (c == q) {
+        if (q == '\'' && at(i + 1) == '\'') {
+          text += '\'';
+          ++i;
+          continue;
+        }
+        break;
+      }
+      text += c;
+    }
+    p_ = i + 1;
+    // Something glued to the closing quote ("a"b) is not ours to judge.
+    if (!(at_line_end(p_) || t_[p_] == ' ' || t_[p_] == ',' || t_[p_] == ']' || t_[p_] == '}')) give_up();
+    return NodeAccess::scalar(std::move(text), true, file_, line_, col, std::move(place));
+  }
+
+  // A plain scalar: to the line's end (or a comment) in block context; to the next
+  // ',', ']' or '}' in a flow collection.
+  ConfigNode plain(NodePlace place, bool flow) {
+    const std::size_t begin = p_;
+    const char first = t_[p_];
+    // Indicators: anchors, aliases, tags, block scalars, directives, reserved characters.
+    if (std::string_view("?:,[]{}#&*!|>'\"%@` ").find(first) != std::string_view::npos) give_up();
+    if (first == '-' && !((at(p_ + 1) >= '0' && at(p_ + 1) <= '9') || at(p_ + 1) == '.')) give_up();
+    std::size_t end = p_;
+    std::size_t i = p_;
+    for (; !at_line_end(i); ++i) {
+      const char c = t_[i];
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) give_up();
+      if (c == ':' || c == '"' || c == '\'') give_up();
+      if (c == '#' && t_[i - 1] == ' ') break;
+      if (flow) {
+        if (c == ',' || c == ']' || c == '}') break;
+        if (c == '[' || c == '{' || c == '#') give_up();
+      }
+      if (c != ' ') end = i + 1;
+    }
+    p_ = end;
+    const std::string_view text = t_.substr(begin, end - begin);
+    const int col = static_cast<int>(begin - line_start_) + 1;
+    if (is_null_word(text)) return NodeAccess::null(file_, line_, col, std::move(place));
+    return NodeAccess::scalar(std::string(text), false, file_, line_, col, std::move(place));
+  }
+
+  // Inside a flow collection, after an item: blanks, then ',' (and more) or the closer.
+  bool next_flow_item(char closer) {
+    skip_spaces();
+    if (at_line_end(p_)) give_up();
+    if (t_[p_] == closer) {
+      ++p_;
+      return false;
+    }
+    if (t_[p_] != ',') give_up();
+    ++p_;
+    skip_spaces();
+    if (at_line_end(p_) || t_[p_] == closer || t_[p_] == ',') give_up();  // multi-line, or "[a, ]"
+    return true;
+  }
+
+  ConfigNode flow_value(NodePlace place, int depth) {
+    check_depth(depth);
+    switch (t_[p_]) {
+      case '[': return flow_sequence(std::move(place), depth);
+      case '{': return flow_map(std::move(place), depth);
+      case '"':
+      case '\'': return quoted(std::move(place));
+      default: return plain(std::move(place), true);
+    }
+  }
+
+  ConfigNode flow_sequence(NodePlace place, int depth) {
+    const int col = column();
+    const SharedPath mine = place.shared();
+    std::vector<ConfigNode>& items = scratch_[static_cast<std::size_t>(depth)].items;
+    items.clear();
+    ++p_;
+    skip_spaces();
+    if (at_line_end(p_)) give_up();
+    if (t_[p_] == ']') {
+      ++p_;
+    } else {
+      do {
+        items.push_back(flow_value(NodePlace::item(mine, items.size()), depth + 1));
+        if (at(p_) == ':') give_up();  // "[a: 1]", a one-pair map
+      } while (next_flow_item(']'));
+    }
+    return NodeAccess::sequence(exact(items), file_, line_, col, std::move(place));
+  }
+
+  ConfigNode flow_map(NodePlace place, int depth) {
+    const int col = column();
+    const SharedPath mine = place.shared();
+    Scratch& scratch = scratch_[static_cast<std::size_t>(depth)];
+    NodeAccess::Entries& entries = scratch.entries;
+    NodeAccess::KeyMarks& key_marks = scratch.key_marks;
+    entries.clear();
+    key_marks.clear();
+    ++p_;
+    skip_spaces();
+    if (at_line_end(p_)) give_up();
+    if (t_[p_] == '}') {
+      ++p_;
+    } else {
+      do {
+        const std::size_t n = key_length(p_);
+        if (n == 0 || at(p_ + n + 1) != ' ') give_up();
+        const std::string_view key = t_.substr(p_, n);
+        if (is_null_word(key)) give_up();
+        for (const auto& e : entries)
+          if (e.first == key) give_up();
+        key_marks.push_back(NodeAccess::position(line_, column()));
+        p_ += n + 1;
+        skip_spaces();
+        if (at_line_end(p_) || t_[p_] == ',' || t_[p_] == '}') give_up();  // "{a: }"
+        entries.emplace_back(std::string(key), flow_value(NodePlace::key(mine, key), depth + 1));
+      } while (next_flow_item('}'));
+    }
+    return NodeAccess::map(exact(entries), exact(key_marks), file_, line_, col, std::move(place));
+  }
+
+  // Lists and maps are collected in a buffer per depth, reused from one to the next, and
+  // moved into a vector of the exact size: one allocation per list or map, no slack.
+  struct Scratch {
+    std::vector<ConfigNode> items;
+    NodeAccess::Entries entries;
+    NodeAccess::KeyMarks key_marks;
+    std::vector<std::string_view> keys;  // views of the text: they do not move
+  };
+  template <class T>
+  static std::vector<T> exact(std::vector<T>& buffer) {
+    // A long list (a table of jobs or routes) keeps its buffer: copying it would cost more
+    // than its slack.
+    if (buffer.size() >= 4096) return std::exchange(buffer, std::vector<T>());
+    std::vector<T> out;
+    out.reserve(buffer.size());
+    std::move(buffer.begin(), buffer.end(), std::back_inserter(out));
+    buffer.clear();
+    return out;
+  }
+
+  std::string_view t_;
+  const FileName& file_;
+  std::vector<Scratch> scratch_ = std::vector<Scratch>(static_cast<std::size_t>(MAX_DEPTH) + 2);
+  std::size_t p_ = 0;
+  std::size_t line_start_ = 0;
+  int line_ = 1;
+  std::size_t indent_ = 0;  // of the line at p_, when has_line_
+  bool has_line_ = false;
+};
+
+}  // namespace
+
+std::optional<ConfigNode> parse_plain_yaml(std::string_view text, const FileName& file) {
+  try {
+    return PlainReader(text, file).document();
+  } catch (const GiveUp&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace gcsim::config::detail

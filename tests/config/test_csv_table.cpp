@@ -1,0 +1,168 @@
+// CSV tables ({file: x.csv} for links, routes and jobs): the rows become the same list of
+// maps as inline YAML, with marks into the CSV, and every refusal of read_table has a case
+// here; the section readers' own checks then report errors at the CSV's file:line:column.
+#include <catch2/catch.hpp>
+
+#include "support/scenario_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/topology/topology_spec.hpp"
+#include "sim/config/csv_table.hpp"
+#include "sim/config/reader.hpp"
+
+using gcsim::ConfigError;
+using gcsim::ErrorCode;
+using gcsim::config::ConfigNode;
+using gcsim::config::load_yaml_string;
+using gcsim::config::read_table;
+using gcsim::test::config_error;
+using gcsim::test::TempDir;
+
+namespace {
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// `table: {file: <name>}` in a scenario written (in name only) inside `dir`.
+ConfigNode table_node(const TempDir& dir, const std::string& value) {
+  return *load_yaml_string("table: " + value + "\n", dir.file("s.yaml")).root.find("table");
+}
+
+}  // namespace
+
+TEST_CASE("an inline table is returned as it is", "[unit]") {
+  const auto doc = load_yaml_string("t:\n  - {a: 1}\n  - {a: 2}\n", "s.yaml");
+  const ConfigNode t = read_table(*doc.root.find("t"));
+  REQUIRE(t.size() == 2);
+  CHECK(t.at(1).find("a")->mark().line == 3);
+  CHECK(&t.at(0) == &doc.root.find("t")->at(0));  // shared, not copied
+  // Not a {file:} map: handed on for the section reader to refuse.
+  CHECK(read_table(*load_yaml_string("t: 5\n", "s.yaml").root.find("t")).is_scalar());
+}
+
+TEST_CASE("a CSV table becomes a list of maps with marks into the CSV", "[unit]") {
+  TempDir dir("csv-table");
+  write(dir.file("r.csv"), "# routes\nfrom,to,links,note\nh0, h1 ,a;b; c,\n\n\"h1\",h0,\"c;b\",x\n");
+  const ConfigNode t = read_table(table_node(dir, "{file: r.csv}"), {"links"});
+  REQUIRE(t.is_sequence());
+  REQUIRE(t.size() == 2);
+  const ConfigNode& r0 = t.at(0);
+  CHECK(r0.path() == "table[0]");
+  CHECK(r0.mark().file == (dir.path() / "r.csv").lexically_normal().string());
+  CHECK(r0.mark().line == 3);
+  CHECK(r0.find("to")->scalar() == "h1");
+  CHECK(r0.find("to")->mark().column == 5);
+  CHECK(r0.find("note") == nullptr);  // an empty cell leaves the key out
+  const ConfigNode& links = *r0.find("links");
+  REQUIRE(links.is_sequence());
+  REQUIRE(links.size() == 3);
+  CHECK(links.at(2).scalar() == "c");
+  CHECK(links.at(2).path() == "table[0].links[2]");
+  CHECK(links.at(1).mark().column == 11);
+  CHECK(t.at(1).mark().line == 5);  // blank and comment lines keep their line numbers
+  CHECK(t.at(1).find("from")->quoted());
+  CHECK(t.at(1).find("links")->size() == 2);
+  CHECK(t.at(1).key_mark(0).line == 2);  // keys are marked at the header
+  // An unknown column is reported at its header cell by the section's MapReader.
+  const ConfigError e = config_error([&] {
+    gcsim::config::MapReader r(t.at(1), {"from", "to", "links"});
+    r.finish();
+  });
+  CHECK(e.code() == ErrorCode::UnknownKey);
+  CHECK(e.mark().line == 2);
+  CHECK(e.mark().column == 15);
+}
+
+TEST_CASE("read_table refuses bad tables, each at its place", "[unit]") {
+  TempDir dir("csv-table-errors");
+  auto error = [&](const std::string& csv, const std::string& value = "{file: t.csv}") {
+    write(dir.file("t.csv"), csv);
+    return config_error([&] { (void)read_table(table_node(dir, value), {"links"}); });
+  };
+  SECTION("a key beside file") { CHECK(error("a\n1\n", "{file: t.csv, sep: ';'}").code() == ErrorCode::UnknownKey); }
+  SECTION("missing file, and a directory") {
+    const ConfigError e = error("a\n", "{file: nowhere.csv}");
+    CHECK(e.code() == ErrorCode::FileNotFound);
+    CHECK(e.mark().file == dir.file("s.yaml"));  // at the scenario's `file:` value
+    CHECK(e.key_path() == "table.file");
+    std::filesystem::create_directories(dir.path() / "d.csv");
+    CHECK(error("a\n", "{file: d.csv}").code() == ErrorCode::FileNotFound);
+  }
+  SECTION("no header") {
+    CHECK(error("").code() == ErrorCode::EmptyFile);
+    CHECK(error("# only a comment\n\n").code() == ErrorCode::EmptyFile);
+  }
+  SECTION("bad header cells") {
+    const ConfigError empty = error("a,,b\n1,2,3\n");
+    CHECK(empty.code() == ErrorCode::Syntax);
+    CHECK(empty.mark().line == 1);
+    CHECK(empty.mark().column == 3);
+    CHECK(error("a,b c\n").code() == ErrorCode::Syntax);
+  }
+  SECTION("an open quote") { CHECK(error("a,b\n\"x,1\n").code() == ErrorCode::Syntax); }
+  SECTION("a column twice") {
+    const ConfigError e = error("a,b,a\n");
+    CHECK(e.code() == ErrorCode::Duplicate);
+    CHECK(e.mark().column == 5);
+  }
+  SECTION("more cells than the header") {
+    const ConfigError e = error("a,b\n1,2\n1,2,3\n");
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.mark().line == 3);
+    CHECK(e.mark().column == 5);
+    CHECK(e.mark().file.find("t.csv") != std::string::npos);
+  }
+  SECTION("an empty list item") {
+    const ConfigError e = error("links\na;;b\n");
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.key_path() == "table[0].links[1]");
+    CHECK(e.mark().column == 3);
+  }
+}
+
+TEST_CASE("an explicit fabric's links and routes may be CSV files, checked as inline ones", "[unit]") {
+  TempDir dir("csv-fabric");
+  write(dir.file("links.csv"), "name,between,bandwidth,latency\nl0,h0;sw,10Gbps,1us\nl1,sw;h1,10Gbps,\n");
+  write(dir.file("routes.csv"), "from,to,links\nh0,h1,l0;l1\nh1,h0,l1;l0\n");
+  const std::string net = "network:\n  fabric: explicit\n  hosts: [h0, h1]\n  links: {file: links.csv}\n";
+  auto parse = [&](const std::string& yaml) {
+    const auto doc = load_yaml_string(yaml, dir.file("s.yaml"));
+    return gcsim::topology::parse_network_spec(*doc.root.find("network"));
+  };
+  const auto spec = parse(net + "  routes: {file: routes.csv}\n");
+  REQUIRE(spec.links.size() == 2);
+  CHECK(spec.links[1].a == "sw");
+  CHECK(spec.routes.size() == 2);
+  CHECK(spec.routes[1].links == std::vector<std::string>{"l1", "l0"});
+
+  write(dir.file("bad.csv"), "from,to,links\nh0,h1,l0;l2\n");
+  const ConfigError e = config_error([&] { parse(net + "  routes: {file: bad.csv}\n"); });
+  CHECK(e.code() == ErrorCode::UnknownName);  // "no link named 'l2'; did you mean 'l0'?"
+  CHECK(e.mark().file == (dir.path() / "bad.csv").lexically_normal().string());
+  CHECK(e.mark().line == 2);
+  CHECK(e.mark().column == 10);
+  CHECK(e.key_path() == "network.routes[0].links[1]");
+}
+
+TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {
+  TempDir dir("csv-jobs");
+  write(dir.file("jobs.csv"), "name,gpus,duration,submit\nj0,1,2h,\nj1,2,30m,10m\n");
+  const std::string head =
+      "name: csv-jobs\nhorizon: 1d\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n";
+  const auto s = gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: jobs.csv}\n", dir.file("s.yaml"));
+  REQUIRE(s.workload.jobs.size() == 2);
+  CHECK(s.workload.jobs[1].name == "j1");
+  CHECK(s.workload.jobs[1].gpus == 2);
+
+  write(dir.file("bad.csv"), "name,gpus,duration\nj0,1,2h\nj0,0,1h\n");
+  const ConfigError e = config_error([&] {
+    gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: bad.csv}\n", dir.file("s.yaml"));
+  });
+  CHECK(e.code() == ErrorCode::OutOfRange);  // gpus: 0
+  CHECK(e.mark().line == 3);
+  CHECK(e.mark().column == 4);
+  CHECK(e.key_path() == "workload.jobs[1].gpus");
+}

@@ -1,0 +1,186 @@
+// The loader's fast path (sim/config/yaml_plain.hpp) against yaml-cpp: wherever the fast
+// path accepts a text, both must build the same tree (kinds, scalars, quoting, marks, key
+// marks, paths); everything it gives up on still loads or fails exactly as before. Also
+// the alias guard: it bounds what aliases expand to, not the size of an honest file.
+#include <catch2/catch.hpp>
+
+#include "support/scenario_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "sim/config/config_node.hpp"
+#include "sim/config/yaml_plain.hpp"
+
+using gcsim::ErrorCode;
+using gcsim::config::ConfigNode;
+using gcsim::config::load_yaml_string;
+using gcsim::test::config_error;
+namespace detail = gcsim::config::detail;
+
+namespace {
+
+// "" when equal, else where they first differ.
+std::string difference(const ConfigNode& a, const ConfigNode& b) {
+  const auto ma = a.mark();
+  const auto mb = b.mark();
+  const std::string at = a.path() + " (" + std::to_string(ma.line) + ":" + std::to_string(ma.column) + "): ";
+  if (a.kind() != b.kind()) return at + "kind " + std::string(a.kind_name()) + " vs " + std::string(b.kind_name());
+  if (ma.file != mb.file || ma.line != mb.line || ma.column != mb.column)
+    return at + "mark vs " + std::to_string(mb.line) + ":" + std::to_string(mb.column);
+  if (a.path() != b.path()) return at + "path vs " + b.path();
+  if (a.is_scalar() && (a.scalar() != b.scalar() || a.quoted() != b.quoted()))
+    return at + "scalar '" + a.scalar() + "' vs '" + b.scalar() + "'";
+  if (a.is_sequence()) {
+    if (a.size() != b.size()) return at + "size";
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (auto d = difference(a.at(i), b.at(i)); !d.empty()) return d;
+  }
+  if (a.is_map()) {
+    if (a.entries().size() != b.entries().size()) return at + "entries";
+    for (std::size_t i = 0; i < a.entries().size(); ++i) {
+      if (a.entries()[i].first != b.entries()[i].first) return at + "key " + a.entries()[i].first;
+      if (a.key_mark(i).line != b.key_mark(i).line || a.key_mark(i).column != b.key_mark(i).column)
+        return at + "key mark of " + a.entries()[i].first;
+      if (auto d = difference(a.entries()[i].second, b.entries()[i].second); !d.empty()) return d;
+    }
+  }
+  return "";
+}
+
+// Whether the fast path took the text; when it did, the trees must be equal.
+bool fast_path_agrees(const std::string& text) {
+  const auto fast = detail::parse_plain_yaml(text, std::make_shared<const std::string>("t.yaml"));
+  if (!fast) return false;
+  const auto full = detail::load_yaml_string_full(text, "t.yaml");
+  INFO(text);
+  CHECK(difference(*fast, full.root) == "");
+  return true;
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string job_list(int jobs) {
+  std::string text = "workload:\n  jobs:\n";
+  for (int i = 0; i < jobs; ++i)
+    text += "    - {name: j" + std::to_string(i) + ", gpus: 1, duration: 2h, submit: 10m}\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("the fast path builds yaml-cpp's tree for the plain subset", "[unit]") {
+  const char* const texts[] = {
+      "a: 1\nb:\n  c: x y\n  d:\n  - p\n  - {q: 1, r: [s, \"t\"]}\n  - name: n\n    v: 2\ne: []\nf: {}\ng: ~\nh: null\n",
+      "- a\n- b: 1\n  c: 2\n-   x: 3\n",
+      "# lead\nname: demo   # trailing\n\ncluster:\n  # inside\n  spare:\nworkload: [a, b]\n",
+      "a: 'it''s'\nb: \"q q\"\nc: ''\nd: \"\"\ne: -1.5\nf: $200,000\ng: [$200, 000]\nh: x#y\n",
+      "a:\n- x\n- y\nb: 2\n",
+      "- a:\n  - x\n  b: 1\n- c\n",
+      "k: {a: [1, [2, [3]]], b: {c: {}}}\n",
+      "a:\n  b:\n    c: 1\n  d: 2\ne: 3\n",
+      "prices: {on_demand_per_hour: \"$4/GPUh\", spot: 1.2/h}\n",
+      "list: [~, null, NULL, Null, 'null']\n",
+  };
+  for (const char* t : texts) CHECK(fast_path_agrees(t));
+}
+
+TEST_CASE("the fast path gives up on what it does not read, and errors are yaml-cpp's", "[unit]") {
+  const char* const texts[] = {
+      "a: &x [1]\nb: *x\n", "a: !!str 5\n", "a: |\n  text\n", "a: >\n  text\n", "a: [1,\n  2]\n",
+      "a: \"x\\ty\"\n",      "a:\tb\n",      "a: 1\r\n",      "---\na: 1\n",     "%YAML 1.2\n---\na: 1\n",
+      "a: b: c\n",           "a: 4:1\n",     "? k\n: v\n",    "a: 1\na: 2\n",    "a:\n  - x\n  y: 1\n",
+      "a: x\n  y\n",          "- - x\n",      "[1, 2]\n",      "42\n",            "a: [1, ]\n",
+      "{a: 1}\n",             "a: {b: }\n",   "null: 1\n",     "a: \"open\n",     "a: caf\xc3\xa9\n",
+      "",                     "# only\n",     "  a: 1\n",      "a: [x]y\n",       "a: 'q'x\n",
+  };
+  for (const char* t : texts) {
+    INFO(t);
+    CHECK_FALSE(detail::parse_plain_yaml(t, std::make_shared<const std::string>("t.yaml")).has_value());
+  }
+  // The same errors, codes and positions as before the fast path existed.
+  const auto e = config_error([] { load_yaml_string("a:\n  - x\n  y: 1\n", "s.yaml"); });
+  CHECK(e.code() == ErrorCode::Syntax);
+  CHECK(config_error([] { load_yaml_string("a: 1\na: 2\n", "d.yaml"); }).code() == ErrorCode::Duplicate);
+  CHECK(config_error([] { load_yaml_string("null: 1\n", "k.yaml"); }).code() == ErrorCode::WrongType);
+}
+
+TEST_CASE("nesting: the fast path takes 64 levels and leaves 65 to the guard", "[unit]") {
+  auto brackets = [](int n) { return "a: " + std::string(n, '[') + "1" + std::string(n, ']') + "\n"; };
+  CHECK(fast_path_agrees(brackets(gcsim::config::MAX_DEPTH - 1)));
+  CHECK_FALSE(detail::parse_plain_yaml(brackets(gcsim::config::MAX_DEPTH), std::make_shared<const std::string>("t"))
+                  .has_value());
+  CHECK(config_error([&] { load_yaml_string(brackets(gcsim::config::MAX_DEPTH), "t.yaml"); }).code() ==
+        ErrorCode::TooDeep);
+}
+
+TEST_CASE("every scenario and catalog in the tree loads the same by both paths", "[unit]") {
+  int fast = 0;
+  int files = 0;
+  for (const char* dir : {"scenarios", "tests"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(GCSIM_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() != ".yaml") continue;
+      ++files;
+      const std::string text = read_file(entry.path());
+      INFO(entry.path().string());
+      const auto full = [&] {
+        try {
+          return std::optional(detail::load_yaml_string_full(text, "t.yaml"));
+        } catch (const gcsim::ConfigError&) {
+          return std::optional<gcsim::config::ConfigDocument>();
+        }
+      }();
+      if (const auto quick = detail::parse_plain_yaml(text, std::make_shared<const std::string>("t.yaml"))) {
+        ++fast;
+        REQUIRE(full.has_value());
+        CHECK(difference(*quick, full->root) == "");
+      }
+    }
+  }
+  CHECK(files >= 10);
+  CHECK(fast >= files / 2);  // the examples are in the subset: the fast path is what runs
+}
+
+TEST_CASE("a 200,000-job list loads (the guard counts alias expansions, not written nodes)", "[unit]") {
+  const std::string text = job_list(200'000);
+  const auto doc = load_yaml_string(text, "jobs.yaml");
+  const ConfigNode& jobs = *doc.root.find("workload")->find("jobs");
+  REQUIRE(jobs.size() == 200'000);
+  const ConfigNode& last = jobs.at(199'999);
+  CHECK(last.path() == "workload.jobs[199999]");
+  CHECK(last.find("submit")->path() == "workload.jobs[199999].submit");
+  CHECK(last.find("submit")->scalar() == "10m");
+  CHECK(last.mark().line == 200'002);
+  CHECK(last.mark().column == 7);
+  CHECK(last.find("gpus")->mark().column == 29);  // "    - {name: j199999, gpus: 1, ..."
+  CHECK(last.key_mark(1).column == 23);
+}
+
+TEST_CASE("aliases may expand to MAX_ALIAS_NODES nodes, no more", "[unit]") {
+  // An anchored list of 1000 items, then n aliases of it: n * 1001 expanded nodes.
+  auto text = [](int aliases) {
+    std::string t = "base: &b [";
+    for (int i = 0; i < 1000; ++i) t += i ? ", x" : "x";
+    t += "]\nuses:\n";
+    for (int i = 0; i < aliases; ++i) t += "  - *b\n";
+    return t;
+  };
+  CHECK(load_yaml_string(text(900), "t.yaml").root.find("uses")->size() == 900);
+  CHECK(config_error([&] { load_yaml_string(text(1000), "t.yaml"); }).code() == ErrorCode::TooDeep);
+}
+
+TEST_CASE("an honest file of more than MAX_ALIAS_NODES nodes loads through yaml-cpp too", "[.slow]") {
+  // One alias sends the whole file to yaml-cpp; its 1.2 million written nodes are not charged.
+  const std::string text = "x: &x 1\ny: *x\n" + job_list(200'000);
+  const auto doc = detail::load_yaml_string_full(text, "jobs.yaml");
+  CHECK(doc.root.find("workload")->find("jobs")->size() == 200'000);
+}
