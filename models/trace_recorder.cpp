@@ -43,10 +43,10 @@ std::vector<Column> utilization_columns() {
 }
 }  // namespace
 
-TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication,
-                             Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
+TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed,
+                             std::uint64_t replication, Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
                              BudgetWatcher* budgets)
-    : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
+    : file_(file), scenario_(scenario), seed_(seed), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
       events_(file.add_table("events", event_columns(), 16384)),
       utilization_(file.add_table("utilization", utilization_columns(), 16384)),
       ledger_(file.add_table("ledger", ledger_columns(), 16384)),
@@ -295,7 +295,7 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute("scenario_file", std::string_view(scenario_.source_file));
   file_.set_attribute("scenario_yaml", std::string_view(scenario_.source_text));
   file_.set_attribute("gpu_catalog_yaml", std::string_view(scenario_.gpu_catalog_yaml));
-  file_.set_attribute("seed", static_cast<std::int64_t>(scenario_.seed));
+  file_.set_attribute("seed", static_cast<std::int64_t>(seed_));
   file_.set_attribute("replication", static_cast<std::int64_t>(replication_));
   file_.set_attribute("horizon_s", scenario_.horizon.seconds());
   file_.set_attribute("end_s", cluster_.end_time().seconds());

@@ -31,7 +31,8 @@ inline constexpr std::int64_t TRACE_SCHEMA = 2;
 
 class TraceRecorder {
  public:
-  TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication, Cluster& cluster,
+  TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed, std::uint64_t replication,
+                Cluster& cluster,
                 const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger, BudgetWatcher* budgets);
 
   // Root attributes known only after the run; call before TraceFile::commit().
@@ -47,6 +48,7 @@ class TraceRecorder {
 
   trace::TraceFile& file_;
   const Scenario& scenario_;
+  std::uint64_t seed_;
   std::uint64_t replication_;
   const Cluster& cluster_;
   const CostMeter& costs_;
