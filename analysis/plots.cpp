@@ -5,15 +5,21 @@
 // its stderr goes to a side file that ends up in the error message.
 #include "analysis/plots.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 #include <utility>
@@ -21,6 +27,7 @@
 #include <gnuplot-iostream.h>
 
 #include "analysis/metrics.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::analysis {
@@ -51,12 +58,6 @@ TimeUnit time_unit_for(double span_s) {
   if (span_s < 2 * 3600.0) return {60.0, "minutes"};
   if (span_s < 3 * 86400.0) return {3600.0, "hours"};
   return {86400.0, "days"};
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // gnuplot single-quoted strings: a quote is written twice, nothing else is special.
@@ -94,56 +95,105 @@ class SigpipeBlock {
   sigset_t old_{};
 };
 
-std::string read_small_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// The first 2000 bytes gnuplot wrote to its stderr file.
+std::string read_small_file(int fd) {
+  std::string text(2001, '\0');
+  const ssize_t n = pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   if (text.size() > 2000) text = text.substr(0, 2000) + "...";
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
 }
 
+// A gnuplot child whose stdin is a pipe from us and whose stdout and stderr are the two
+// given descriptors. gnuplot writes the PNG to its stdout (no `set output` file), so it
+// never opens a path: the PNG and the error text land in files AtomicFile created (fresh
+// names, O_EXCL | O_NOFOLLOW), and no shell is involved.
+class GnuplotProcess {
+ public:
+  GnuplotProcess(int stdout_fd, int stderr_fd) {
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // dup2 onto 0, 1 and 2 clears close-on-exec there; every other descriptor of ours
+    // (the originals included) is close-on-exec and does not reach gnuplot.
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
+    char* argv[] = {const_cast<char*>(GNUPLOT), nullptr};
+    const int rc = posix_spawnp(&pid_, GNUPLOT, &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[0]);
+    if (rc != 0) {
+      close(pipe_fds[1]);
+      throw std::runtime_error(std::string(GNUPLOT) + ": " + std::strerror(rc));
+    }
+    input_ = fdopen(pipe_fds[1], "w");
+    if (input_ == nullptr) {
+      close(pipe_fds[1]);
+      const int err = errno;
+      wait();  // its input is closed: it exits
+      throw std::runtime_error(std::string("fdopen: ") + std::strerror(err));
+    }
+  }
+  // Reached with the child still running only when plotting failed: stop it rather than
+  // wait for an end of input that may never come.
+  ~GnuplotProcess() {
+    if (pid_ > 0) kill(pid_, SIGKILL);
+    wait();
+  }
+  GnuplotProcess(const GnuplotProcess&) = delete;
+  GnuplotProcess& operator=(const GnuplotProcess&) = delete;
+
+  // Handed to Gnuplot, which fcloses it when destroyed: gnuplot then sees end of input.
+  FILE* input() const { return input_; }
+  void wait() {
+    if (pid_ <= 0) return;
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* input_ = nullptr;
+};
+
 // Runs one gnuplot session: `draw` writes the plot commands and data after the terminal
-// and output are set. Returns the final PNG path.
+// is set. Returns the final PNG path.
 template <typename Draw>
 std::string plot_png(const fs::path& dir, const std::string& name, Draw&& draw) {
   const fs::path final_path = dir / (name + ".png");
-  const fs::path tmp_path = dir / (name + ".png.tmp");
-  const fs::path err_path = dir / (name + ".gnuplot-stderr.tmp");
-  std::error_code ec;
-  fs::remove(tmp_path, ec);
-  const auto cleanup = [&] {
-    fs::remove(tmp_path, ec);
-    fs::remove(err_path, ec);
-  };
+  sim::AtomicFile png(final_path.string());
+  sim::AtomicFile errors((dir / (name + ".gnuplot-stderr")).string());  // never committed
   {
     SigpipeBlock block;
     try {
-      Gnuplot gp(shell_quote(GNUPLOT) + " 2>" + shell_quote(err_path.string()));
-      gp << "set terminal pngcairo noenhanced size 1000,600 font 'sans,10'\n";
-      gp << "set output " << gp_quote(tmp_path.string()) << "\n";
-      gp << "set grid\n";
-      draw(gp);
-      gp << "unset output\n";
-      gp << "exit\n";
-      // ~Gnuplot flushes and waits for gnuplot to exit (pclose), so the PNG is complete.
+      GnuplotProcess process(png.fd(), errors.fd());
+      {
+        Gnuplot gp(process.input());
+        gp << "set terminal pngcairo noenhanced size 1000,600 font 'sans,10'\n";
+        gp << "set output\n";  // standard output: the PNG file
+        gp << "set grid\n";
+        draw(gp);
+        gp << "unset output\n";
+        gp << "exit\n";
+      }  // ~Gnuplot flushes and closes the pipe
+      process.wait();  // gnuplot has exited: the PNG is complete
     } catch (const std::exception& e) {
-      cleanup();
       throw Error(std::string("gnuplot failed to start for '") + final_path.string() + "': " + e.what());
     }
   }
-  const bool ok = fs::is_regular_file(tmp_path, ec) && fs::file_size(tmp_path, ec) > 0 && !ec;
+  struct stat st {};
+  const bool ok = fstat(png.fd(), &st) == 0 && st.st_size > 0;
   if (!ok) {
-    const std::string stderr_text = read_small_file(err_path);
-    cleanup();
+    const std::string stderr_text = read_small_file(errors.fd());
     throw Error("gnuplot failed to write '" + final_path.string() + "' (gnuplot: " + GNUPLOT + ")" +
                 (stderr_text.empty() ? "" : ": " + stderr_text));
   }
-  fs::rename(tmp_path, final_path, ec);
-  if (ec) {
-    cleanup();
-    throw Error("cannot rename '" + tmp_path.string() + "' to '" + final_path.string() + "': " + ec.message());
-  }
-  fs::remove(err_path, ec);
+  png.commit();
   return final_path.string();
 }
 

@@ -12,7 +12,8 @@ namespace gcsim::analysis {
 
 // Writes gpus_over_time.png, cost_over_time.png and wait_time_cdf.png into `dir`, which
 // must exist (the front end makes output folders), and returns their paths. Each file
-// appears only when complete (written as "<name>.png.tmp", then renamed). Throws
+// appears only when complete (written to a fresh "<name>.png.<hex>.tmp", sim/atomic_file.hpp,
+// then renamed). Throws
 // gcsim::Error("gnuplot failed ...") when gnuplot is missing or leaves no PNG.
 std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir);
 

@@ -26,7 +26,4 @@ struct InstanceCommands;
 std::shared_ptr<InstanceCommands> add_instance_commands(CLI::App& app);
 int run_instance_commands(const InstanceCommands& commands, const std::string& catalog_dir);
 
-// Writes `text` to `path` through "<path>.tmp" and a rename, so no half-written file is left.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace gcsim::cli

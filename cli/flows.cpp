@@ -8,27 +8,10 @@
 #include "cli/commands.hpp"
 #include "models/network/flow_replay.hpp"
 #include "models/topology/topology_spec.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::cli {
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + tmp + "'");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error("cannot write '" + tmp + "'");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "'");
-  }
-}
 
 int cmd_flows(const std::string& scenario, const std::string& flows_csv, const std::string& out_csv) {
   const config::ConfigDocument doc = config::load_yaml_file(scenario);
@@ -43,7 +26,7 @@ int cmd_flows(const std::string& scenario, const std::string& flows_csv, const s
   if (out_csv.empty()) {
     std::cout << out.str();
   } else {
-    write_file_atomically(out_csv, out.str());
+    sim::write_file_atomically(out_csv, out.str());
   }
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "models/gpu/gpu_catalog.hpp"
 #include "models/pricing/instance_catalog.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/errors.hpp"
 
@@ -24,7 +25,6 @@ namespace gcsim::cli {
 struct InstanceCommands;
 std::shared_ptr<InstanceCommands> add_instance_commands(CLI::App& app);
 int run_instance_commands(const InstanceCommands& commands, const std::string& catalog_dir);
-void write_file_atomically(const std::string& path, const std::string& text);
 
 struct InstanceCommands {
   CLI::App* instances = nullptr;
@@ -90,7 +90,7 @@ int cmd_catalog_import(const InstanceCommands& c) {
   if (c.out_csv.empty() || c.out_csv == "-") {
     std::cout << text;
   } else {
-    write_file_atomically(c.out_csv, text);
+    sim::write_file_atomically(c.out_csv, text);
   }
   std::fprintf(stderr, "%s: %zu rows, %zu instances imported", c.in_csv.c_str(), r.report.rows, r.report.imported);
   if (r.report.merged > 0) std::fprintf(stderr, " (%zu GCP accelerator rows merged)", r.report.merged);

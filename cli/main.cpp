@@ -64,12 +64,12 @@ int cmd_validate(const std::string& file) {
 
 int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
             std::uint64_t replication, bool plots, bool quiet) {
-  models::Scenario s = models::load_scenario_file(file, load_options());
-  if (seed) s.seed = *seed;
+  const models::Scenario s = models::load_scenario_file(file, load_options());
   make_output_dir(out_dir);
   const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
   auto trace = trace::TraceFile::create(trace_path);
   models::RunOptions options;
+  options.seed = seed;
   options.replication = replication;
   const models::RunSummary r = models::run_simulation(s, trace.get(), options);
   trace->commit();
@@ -80,7 +80,7 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
   if (plots) pngs = analysis::write_plots(data, out_dir);
   if (quiet) return 0;
   std::printf("gcsim %s: scenario '%s' (seed %llu, replication %llu)\n", VERSION, s.name.c_str(),
-              static_cast<unsigned long long>(s.seed), static_cast<unsigned long long>(replication));
+              static_cast<unsigned long long>(models::run_seed(s, options)), static_cast<unsigned long long>(replication));
   std::printf("  simulated %s in %.3f s wall clock (%llu events)\n", analysis::format_duration(r.end_s).c_str(),
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
   std::printf("  jobs: %zu completed, %zu running at the end, %zu never started (of %zu)\n", r.jobs_completed,

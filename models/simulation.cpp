@@ -22,6 +22,7 @@
 #include "models/workload/model_speeds.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"
+#include "sim/errors.hpp"
 
 namespace gcsim::models {
 
@@ -53,9 +54,13 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
 RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const auto* entry = builtins().schedulers.find(scenario.scheduler.policy);
+  // The loader checks the name; a Scenario built by hand may not have been through it.
+  if (entry == nullptr)
+    throw Error("scenario '" + scenario.name + "': unknown scheduler policy '" + scenario.scheduler.policy + "'");
   sim::Engine engine;
   Ledger ledger;
-  Cluster cluster(engine, scenario, expand_workload(scenario, options.replication),
+  const std::uint64_t seed = run_seed(scenario, options);
+  Cluster cluster(engine, scenario, expand_workload(scenario, seed, options.replication),
                   entry->factory(scenario.scheduler));
   // Model-described jobs' speeds: first to see a job start, before the models that change them.
   ModelSpeeds speeds(scenario, cluster);
@@ -64,13 +69,13 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   if (!scenario.budgets.empty()) budgets = std::make_unique<BudgetWatcher>(engine, scenario, cluster, ledger, costs);
   std::unique_ptr<TraceRecorder> recorder;
   if (trace)
-    recorder = std::make_unique<TraceRecorder>(*trace, scenario, options.replication, cluster, costs, speeds, ledger,
-                                               budgets.get());
+    recorder = std::make_unique<TraceRecorder>(*trace, scenario, seed, options.replication, cluster, costs, speeds,
+                                               ledger, budgets.get());
 
   // Spot pools: interruptions, availability and replacements, each from its own streams.
   std::unique_ptr<SpotMarket> market;
   if (std::vector<SpotPoolSpec> pools = spot_pools(scenario); !pools.empty()) {
-    market = std::make_unique<SpotMarket>(engine, scenario.seed, options.replication, std::move(pools), cluster);
+    market = std::make_unique<SpotMarket>(engine, seed, options.replication, std::move(pools), cluster);
   }
 
   // The network exists only when the scenario describes one; its flows share links by

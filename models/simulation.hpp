@@ -13,7 +13,11 @@
 
 namespace gcsim::models {
 
+// What differs between runs of one Scenario, so that a seed sweep shares one const
+// Scenario between runs instead of copying it. Every random stream derives from
+// (seed, replication, stream name).
 struct RunOptions {
+  std::optional<std::uint64_t> seed;  // default: the scenario's `seed`
   std::uint64_t replication = 0;
   // Wall-clock run time is the one attribute that differs between identical runs; tests
   // of bit-for-bit reproducibility pin it.
@@ -38,6 +42,15 @@ struct RunSummary {
   double lost_gpu_h = 0;           // GPU-hours of work redone
 };
 
+// Reentrant: runs in other threads at the same time share nothing with this one but the
+// const Scenario (and the catalogs it points into), which only reading touches. An
+// exception (gcsim::Error, InternalError) ends this run alone; the trace is then not
+// committed and its temporary file goes when the caller destroys it.
 RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options = {});
+
+// The seed a run of `scenario` with `options` uses.
+inline std::uint64_t run_seed(const Scenario& scenario, const RunOptions& options) {
+  return options.seed.value_or(scenario.seed);
+}
 
 }  // namespace gcsim::models

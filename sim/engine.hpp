@@ -35,7 +35,8 @@ class Engine {
 
   SimTime now() const { return now_; }
 
-  // Schedules fn(context, arg) at time t (t >= now(); an earlier t aborts, in every build).
+  // Schedules fn(context, arg) at time t (t >= now(); an earlier t throws InternalError, in
+  // every build).
   // Lower priority values, in [-32768, 32767], run first among events at the same instant.
   // schedule_after saturates: a delay of SimTime::max() means "never".
   EventId schedule_at(SimTime t, EventFn fn, void* context, std::uint64_t arg = 0, int priority = 0);
@@ -65,6 +66,11 @@ class Engine {
   // Runs events in order until the queue and all models are exhausted, stop() is called,
   // or the next event lies after `until`. now() ends at the last handled instant (or at
   // `until` if the run stopped because the next event lies beyond it and until != max()).
+  //
+  // Exceptions: whatever a handler or resource model throws, and InternalError from a
+  // broken invariant, leave run() unchanged. The engine is then unusable (the event that
+  // threw was half handled; a later run() throws InternalError) but its destruction is
+  // clean, and it owns nothing outside itself, so the exception ends this run alone.
   void run(SimTime until = SimTime::max());
   // Makes run() return after the current event.
   void stop() { stop_requested_ = true; }
@@ -111,6 +117,7 @@ class Engine {
     // scheduled in between, and only if that one landed in the same slot.
     std::uint64_t sequence_state;
   };
+  void run_events(SimTime until);
   void heap_push(const HeapEntry& e);
   void heap_pop();
   void sift_down_from(std::size_t start, HeapEntry e);
@@ -143,6 +150,7 @@ class Engine {
   // pop plus a push: "handle one, schedule the next" costs one pass over the heap.
   bool top_consumed_ = false;
   bool stop_requested_ = false;
+  bool failed_ = false;  // an exception escaped run()
 };
 
 }  // namespace gcsim::sim

@@ -3,15 +3,19 @@
 #include "sim/errors.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstddef>
 #include <utility>
 
 namespace gcsim {
 
+// Not std::tolower: that follows the C locale, which a program embedding gcsim may set
+// (in Turkish, 'I' lowers to a dotless i), and reading the locale from many threads at
+// once is not guaranteed safe. Names are ASCII: only 'A'..'Z' change.
 std::string ascii_lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
   return out;
 }
 

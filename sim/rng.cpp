@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <string>
+
+#include "sim/check.hpp"
 
 namespace gcsim::sim {
 namespace {
@@ -15,12 +17,15 @@ constexpr double TWO_PI = 6.283185307179586476925286766559;
 constexpr std::uint64_t GOLDEN_GAMMA = 0x9e3779b97f4a7c15ULL;
 
 // Precondition violations are programming errors (specs validate user input before any
-// stream is drawn from): report and abort in every build type.
-[[noreturn, gnu::cold]] void internal_error(const char* what, double value) {
-  std::fprintf(stderr, "gcsim internal error: RngStream::%s (%.17g)\n", what, value);
-  std::fflush(stderr);
-  std::abort();
+// stream is drawn from): they throw InternalError in every build type (sim/check.hpp),
+// which ends the run that drew, not the process. The message is built off the hot path.
+[[gnu::cold, gnu::noinline]] std::string with_value(const char* what, double value) {
+  char figure[32];
+  std::snprintf(figure, sizeof figure, "%.17g", value);
+  return std::string("RngStream::") + what + " (" + figure + ")";
 }
+
+#define GCSIM_RNG_CHECK(cond, what, value) GCSIM_CHECK(cond, with_value(what, value))
 
 // splitmix64's output function: a bijection on 64 bits with full avalanche.
 constexpr std::uint64_t mix64(std::uint64_t z) {
@@ -71,20 +76,20 @@ std::uint64_t RngStream::next_u64() {
 double RngStream::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 double RngStream::uniform(double lo, double hi) {
-  if (!(lo < hi)) internal_error("uniform: needs lo < hi; lo =", lo);
+  GCSIM_RNG_CHECK(lo < hi, "uniform: needs lo < hi; lo =", lo);
   const double x = lo + (hi - lo) * uniform01();
   // Rounding can land exactly on hi when hi - lo is large relative to lo.
   return x < hi ? x : std::nextafter(hi, lo);
 }
 
 double RngStream::exponential(double mean) {
-  if (!(mean > 0.0)) internal_error("exponential: mean must be > 0", mean);
+  GCSIM_RNG_CHECK(mean > 0.0, "exponential: mean must be > 0", mean);
   // 1 - u lies in (0, 1], so the log is finite.
   return -mean * std::log(1.0 - uniform01());
 }
 
 double RngStream::normal(double mean, double stddev) {
-  if (!(stddev >= 0.0)) internal_error("normal: stddev must be >= 0", stddev);
+  GCSIM_RNG_CHECK(stddev >= 0.0, "normal: stddev must be >= 0", stddev);
   if (has_spare_) {
     has_spare_ = false;
     return mean + stddev * spare_normal_;
@@ -97,14 +102,14 @@ double RngStream::normal(double mean, double stddev) {
 }
 
 double RngStream::lognormal(double median, double sigma) {
-  if (!(median > 0.0)) internal_error("lognormal: median must be > 0", median);
-  if (!(sigma >= 0.0)) internal_error("lognormal: sigma must be >= 0", sigma);
+  GCSIM_RNG_CHECK(median > 0.0, "lognormal: median must be > 0", median);
+  GCSIM_RNG_CHECK(sigma >= 0.0, "lognormal: sigma must be >= 0", sigma);
   return median * std::exp(sigma * normal(0.0, 1.0));
 }
 
 double RngStream::weibull(double shape, double scale) {
-  if (!(shape > 0.0)) internal_error("weibull: shape must be > 0", shape);
-  if (!(scale > 0.0)) internal_error("weibull: scale must be > 0", scale);
+  GCSIM_RNG_CHECK(shape > 0.0, "weibull: shape must be > 0", shape);
+  GCSIM_RNG_CHECK(scale > 0.0, "weibull: scale must be > 0", scale);
   // Inverse CDF: scale * (-ln(1 - u))^(1/shape), with the power written as exp(log / shape).
   const double e = -std::log(1.0 - uniform01());
   return scale * std::exp(std::log(e) / shape);
@@ -113,14 +118,11 @@ double RngStream::weibull(double shape, double scale) {
 std::size_t RngStream::weighted_index(std::span<const double> weights) {
   double total = 0.0;
   for (const double w : weights) {
-    if (!(w >= 0.0) || !std::isfinite(w)) {
-      internal_error("weighted_index: weight must be finite, >= 0", w);
-    }
+    GCSIM_RNG_CHECK(w >= 0.0 && std::isfinite(w), "weighted_index: weight must be finite, >= 0", w);
     total += w;
   }
-  if (!(total > 0.0) || !std::isfinite(total)) {
-    internal_error("weighted_index: weights must sum to a finite value > 0", total);
-  }
+  GCSIM_RNG_CHECK(total > 0.0 && std::isfinite(total), "weighted_index: weights must sum to a finite value > 0",
+                  total);
   const double target = uniform01() * total;
   double cumulative = 0.0;
   std::size_t last_positive = 0;
@@ -135,7 +137,7 @@ std::size_t RngStream::weighted_index(std::span<const double> weights) {
 }
 
 std::uint64_t RngStream::uniform_int(std::uint64_t n) {
-  if (n == 0) internal_error("uniform_int: n must be > 0", 0.0);
+  GCSIM_RNG_CHECK(n != 0, "uniform_int: n must be > 0", 0.0);
   // Lemire, "Fast random integer generation in an interval" (2019): the high word of
   // x * n, rejecting the few low words that would make some results more likely.
   __extension__ typedef unsigned __int128 U128;
@@ -150,5 +152,7 @@ std::uint64_t RngStream::uniform_int(std::uint64_t n) {
   }
   return static_cast<std::uint64_t>(m >> 64);
 }
+
+#undef GCSIM_RNG_CHECK
 
 }  // namespace gcsim::sim

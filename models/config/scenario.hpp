@@ -159,8 +159,7 @@ enum class RunUntil { Done, Horizon };
 
 struct Scenario {
   std::string name;
-  std::uint64_t seed = 0;
-  std::uint64_t replication = 0;
+  std::uint64_t seed = 0;  // the default; a run may override it (RunOptions::seed)
   sim::SimTime horizon;
   RunUntil run_until = RunUntil::Done;
   ClusterSpec cluster;

@@ -97,7 +97,9 @@ class Topology {
   const std::vector<Vertex>& hosts() const { return hosts_; }
 
   // The links a flow from src to dst crosses (empty when src == dst). `flow_hash` picks
-  // among equal-cost paths. Throws gcsim::Error when dst is unreachable.
+  // among equal-cost paths. Throws gcsim::Error when dst is unreachable. The span stays
+  // valid as long as the topology (cached paths are never erased, and unordered_map
+  // nodes do not move). Fills caches: see "one run, one thread" below.
   std::span<const LinkId> route(Vertex src, Vertex dst, std::uint64_t flow_hash) const;
   // Number of equal-cost candidates (saturating); 0 when unreachable.
   std::uint64_t path_count(Vertex src, Vertex dst) const;
@@ -128,6 +130,12 @@ class Topology {
   std::vector<Vertex> hosts_;
   std::unordered_map<std::string, Vertex> by_name_;
   std::unordered_map<std::uint64_t, std::vector<LinkId>> explicit_routes_;
+  // One run, one thread. route(), path_count() and table_to() fill these caches although
+  // they are const, so a Topology must not be used from two threads at once, even
+  // through const references. Each run builds its own (run_simulation, from the
+  // scenario's immutable NetworkSpec) and runs on one thread, so runs in parallel never
+  // share one; a caller that wants one topology for many threads must copy it per thread.
+  // (A lock on every route() would cost the flow-start path for a case no caller has.)
   mutable std::unordered_map<Vertex, DstTable> tables_;
   mutable std::unordered_map<std::uint64_t, std::vector<LinkId>> path_cache_;
 };

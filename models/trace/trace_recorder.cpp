@@ -26,10 +26,10 @@ static_assert(static_cast<std::size_t>(BudgetAction::StopRunning) + 1 == schema:
 static_assert(static_cast<std::size_t>(EventKind::Restore) + 1 == schema::EVENT_KINDS.size());
 }  // namespace
 
-TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication,
-                             Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
+TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed,
+                             std::uint64_t replication, Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
                              BudgetWatcher* budgets)
-    : file_(file), scenario_(scenario), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
+    : file_(file), scenario_(scenario), seed_(seed), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
       events_(add_table(file, schema::EVENTS, 16384)),
       utilization_(add_table(file, schema::UTILIZATION, 16384)),
       ledger_(add_table(file, schema::LEDGER, 16384)),
@@ -228,7 +228,7 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::SCENARIO_FILE, std::string_view(scenario_.source_file));
   file_.set_attribute(at::SCENARIO_YAML, std::string_view(scenario_.source_text));
   file_.set_attribute(at::GPU_CATALOG_YAML, std::string_view(scenario_.gpu_catalog_yaml));
-  file_.set_attribute(at::SEED, static_cast<std::int64_t>(scenario_.seed));
+  file_.set_attribute(at::SEED, static_cast<std::int64_t>(seed_));
   file_.set_attribute(at::REPLICATION, static_cast<std::int64_t>(replication_));
   file_.set_attribute(at::HORIZON_S, scenario_.horizon.seconds());
   file_.set_attribute(at::END_S, cluster_.end_time().seconds());

@@ -21,7 +21,8 @@ namespace gcsim::models {
 
 class TraceRecorder {
  public:
-  TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t replication, Cluster& cluster,
+  TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed, std::uint64_t replication,
+                Cluster& cluster,
                 const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger, BudgetWatcher* budgets);
 
   // Root attributes known only after the run; call before TraceFile::commit().
@@ -37,6 +38,7 @@ class TraceRecorder {
 
   trace::TraceFile& file_;
   const Scenario& scenario_;
+  std::uint64_t seed_;
   std::uint64_t replication_;
   const Cluster& cluster_;
   const CostMeter& costs_;

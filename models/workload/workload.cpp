@@ -23,7 +23,7 @@ std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Pr
   return mask;
 }
 
-std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
+std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uint64_t replication) {
   std::vector<Job> jobs;
   std::size_t total = s.workload.jobs.size();
   for (const auto& g : s.workload.generators) total += static_cast<std::size_t>(g.count);
@@ -57,10 +57,10 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t replication) {
 
   for (const auto& g : s.workload.generators) {
     const std::string prefix = "workload.generators." + g.name + ".";
-    sim::RngStream arrival(s.seed, replication, prefix + "arrival");
-    sim::RngStream gpus(s.seed, replication, prefix + "gpus");
-    sim::RngStream size(s.seed, replication, prefix + (g.duration ? "duration" : "work"));
-    sim::RngStream efficiency(s.seed, replication, prefix + "efficiency");
+    sim::RngStream arrival(seed, replication, prefix + "arrival");
+    sim::RngStream gpus(seed, replication, prefix + "gpus");
+    sim::RngStream size(seed, replication, prefix + (g.duration ? "duration" : "work"));
+    sim::RngStream efficiency(seed, replication, prefix + "efficiency");
     const int width = static_cast<int>(std::to_string(g.count).size());
     sim::SimTime t = g.start;
     for (std::int64_t i = 0; i < g.count; ++i) {

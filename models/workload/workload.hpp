@@ -12,7 +12,11 @@
 
 namespace gcsim::models {
 
-std::vector<Job> expand_workload(const Scenario& scenario, std::uint64_t replication);
+std::vector<Job> expand_workload(const Scenario& scenario, std::uint64_t seed, std::uint64_t replication);
+// With the scenario's own seed.
+inline std::vector<Job> expand_workload(const Scenario& scenario, std::uint64_t replication) {
+  return expand_workload(scenario, scenario.seed, replication);
+}
 
 // Node types (bit per type index) that can ever hold a job of `gpus` GPUs: enough GPUs on
 // one node or enough whole nodes of the type; for jobs with a precision, a GPU that has it;

@@ -16,12 +16,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <stdexcept>
-#include <system_error>
 #include <unordered_set>
 
+#include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/hdf5_support.hpp"
 
@@ -315,27 +314,39 @@ class Hdf5Table final : public Table {
 
 class Hdf5TraceFile final : public TraceFile {
  public:
-  explicit Hdf5TraceFile(const std::string& final_path) : final_path_(final_path), tmp_path_(final_path + ".tmp") {
+  // The temporary file is created by AtomicFile (a fresh name, O_EXCL | O_NOFOLLOW) and
+  // HDF5 then opens that name with truncation. Between the two, only someone allowed to
+  // rename entries in the destination folder could swap the name for something else; the
+  // device/inode check below then refuses the file before a byte is written to it.
+  explicit Hdf5TraceFile(const std::string& final_path) : final_path_(final_path), temp_(final_path) {
     detail::silence_hdf5_errors();
     Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     // Strong close: H5Fclose fails loudly rather than leaving the file open behind a
     // forgotten handle, so commit() never renames a file that was not fully written.
+    // sec2 (plain POSIX I/O, HDF5's default) is named so that the handle check below
+    // may read the descriptor as an int.
     if (!fcpl.valid() || !fapl.valid() || H5Pset_obj_track_times(fcpl.get(), false) < 0 ||
-        H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0) {
+        H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_sec2(fapl.get()) < 0) {
       throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot set up HDF5 file properties"));
     }
-    file_ = Hid(H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
-    if (!file_.valid()) throw Error(with_hdf5_detail("cannot create trace file '" + tmp_path_ + "'"));
+    file_ = Hid(H5Fcreate(temp_.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+    if (!file_.valid()) throw Error(with_hdf5_detail("cannot create trace file '" + temp_.temp_path() + "'"));
+    void* handle = nullptr;
+    if (H5Fget_vfd_handle(file_.get(), H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
+        !sim::same_file(*static_cast<int*>(handle), temp_.fd())) {
+      file_.reset();
+      throw Error(with_hdf5_detail("trace '" + final_path_ + "': the temporary file '" + temp_.temp_path() +
+                                   "' was replaced while it was being opened"));
+    }
   }
 
   ~Hdf5TraceFile() override {
     if (committed_) return;
     for (auto& t : tables_) t->abandon();
     file_.reset();
-    std::error_code ec;
-    std::filesystem::remove(tmp_path_, ec);  // best effort: a destructor must not throw
     detail::take_hdf5_error();
+    // ~AtomicFile removes the temporary file.
   }
 
   Table& add_table(const std::string& name, std::vector<Column> columns, std::size_t chunk_rows) override {
@@ -363,10 +374,8 @@ class Hdf5TraceFile final : public TraceFile {
   void commit() override {
     check_open();
     for (auto& t : tables_) t->close();
-    if (!file_.reset()) throw Error(with_hdf5_detail("cannot close trace file '" + tmp_path_ + "'"));
-    std::error_code ec;
-    std::filesystem::rename(tmp_path_, final_path_, ec);
-    if (ec) throw Error("cannot rename '" + tmp_path_ + "' to '" + final_path_ + "': " + ec.message());
+    if (!file_.reset()) throw Error(with_hdf5_detail("cannot close trace file '" + temp_.temp_path() + "'"));
+    temp_.commit();  // fsync, rename over final_path_; on failure the temporary file is gone
     committed_ = true;
   }
 
@@ -395,7 +404,7 @@ class Hdf5TraceFile final : public TraceFile {
   }
 
   std::string final_path_;
-  std::string tmp_path_;
+  sim::AtomicFile temp_;  // declared before file_: HDF5 closes its handle first
   Hid file_;
   std::vector<std::unique_ptr<Hdf5Table>> tables_;
   bool committed_ = false;

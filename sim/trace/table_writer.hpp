@@ -2,9 +2,11 @@
 // one row per record) plus attributes on the root group. This layer is generic: it knows
 // columns and rows, not jobs or GPUs; models/trace/ defines gcsim's tables.
 //
-// Nothing half-written is ever left behind: the file is written to "<path>.tmp" and
-// renamed to <path> by commit(); a TraceFile destroyed without commit() deletes its
-// temporary file. Rows are buffered per table and appended in chunks, so a run of
+// Nothing half-written is ever left behind: the file is written to a fresh temporary
+// name, "<path>.<16 random hex digits>.tmp", created exclusively and never through a
+// link (sim/atomic_file.hpp), and renamed to <path> by commit(); a TraceFile destroyed
+// without commit() deletes its temporary file. Runs writing into one folder at once
+// never share a temporary file. Rows are buffered per table and appended in chunks, so a run of
 // millions of events keeps bounded memory. Object timestamps are disabled, so the same
 // rows and attributes give the same bytes.
 #pragma once
@@ -47,7 +49,8 @@ class Table {
 
 class TraceFile {
  public:
-  // Creates "<final_path>.tmp" (truncating any stale one). Throws gcsim::Error on failure.
+  // Creates a fresh temporary file next to final_path (see above; an existing file or link
+  // is never reused). Throws gcsim::Error on failure.
   static std::unique_ptr<TraceFile> create(const std::string& final_path);
   virtual ~TraceFile() = default;
 

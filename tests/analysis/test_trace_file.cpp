@@ -159,17 +159,27 @@ TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
   CHECK(who[rows - 1] == "n99");
 }
 
+// Temporary files of the trace "t.h5" in `dir`: "t.h5.<16 hex digits>.tmp" (sim/atomic_file.hpp).
+static int temp_files(const gcsim::test::TempDir& dir) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    const std::string name = e.path().filename().string();
+    n += name.size() == 25 && name.rfind("t.h5.", 0) == 0 && name.ends_with(".tmp");
+  }
+  return n;
+}
+
 TEST_CASE("a trace file appears only on commit", "[unit]") {
   gcsim::test::TempDir dir;
   const std::string path = dir.file("t.h5");
   SECTION("committed") {
     auto f = TraceFile::create(path);
     f->add_table("a", {{"v", ColumnType::I32}}).begin_row().i32(0, 1);
-    CHECK(fs::exists(path + ".tmp"));
+    CHECK(temp_files(dir) == 1);
     CHECK_FALSE(fs::exists(path));
     f->commit();
     CHECK(fs::exists(path));
-    CHECK_FALSE(fs::exists(path + ".tmp"));
+    CHECK(temp_files(dir) == 0);
     CHECK_THROWS_AS(f->commit(), std::logic_error);
     f.reset();
     CHECK(fs::exists(path));  // destroying a committed file keeps it
@@ -178,15 +188,16 @@ TEST_CASE("a trace file appears only on commit", "[unit]") {
     {
       auto f = TraceFile::create(path);
       f->add_table("a", {{"v", ColumnType::I32}}).begin_row().i32(0, 1);
-      CHECK(fs::exists(path + ".tmp"));
+      CHECK(temp_files(dir) == 1);
     }
-    CHECK_FALSE(fs::exists(path + ".tmp"));
+    CHECK(temp_files(dir) == 0);
     CHECK_FALSE(fs::exists(path));
   }
-  SECTION("a stale temporary file is replaced") {
+  SECTION("a stale temporary file is neither reused nor touched") {
     std::ofstream(path + ".tmp") << "garbage";
     write_sample_file(path);
     CHECK(TraceReader::open(path)->rows("things") == 10);
+    CHECK(read_bytes(path + ".tmp") == "garbage");
   }
   SECTION("an existing trace is replaced on commit") {
     std::ofstream(path) << "old";
@@ -214,7 +225,7 @@ TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
     try {
       TraceFile::create(dir.file("no/such/dir/t.h5"));
     } catch (const gcsim::Error& e) {
-      CHECK_THAT(e.what(), Catch::Contains("no/such/dir/t.h5.tmp"));
+      CHECK_THAT(e.what(), Catch::Contains("no/such/dir/t.h5"));
     }
   }
   auto f = TraceFile::create(dir.file("t.h5"));

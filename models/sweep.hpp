@@ -1,0 +1,66 @@
+// Many simulations in one process: run_many() runs a list of runs on a pool of threads
+// and returns one outcome per run, in the order given. Built on load_scenario() and
+// run_simulation(): the catalogs are loaded once by the caller and only read; each run
+// owns its engine, models, random streams and trace. A run that throws (a user error, an
+// InternalError from a broken invariant, anything else) ends alone: its outcome holds the
+// message, which names the scenario, seed and replication, and the other runs go on.
+// (docs/engine.md, "Many simulations in one process".)
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/config/scenario.hpp"
+#include "models/config/scenario_loader.hpp"
+#include "models/simulation.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::models {
+
+struct RunSpec {
+  // Exactly one of the two: a scenario already loaded (shared, read-only, by any number
+  // of runs: a seed sweep loads it once), or a parsed document that the run loads against
+  // the shared catalogs (its validation errors are then that run's failure).
+  std::shared_ptr<const Scenario> scenario;
+  std::optional<config::ConfigDocument> document;
+  RunOptions options;  // seed (default: the scenario's), replication, pinned wall clock
+  // The trace goes to "<output_stem>.h5"; no trace when empty. The folder must exist
+  // (the front end makes folders). Two runs of one call may not share a stem.
+  std::string output_stem;
+};
+
+enum class RunFailure {
+  None,
+  User,      // gcsim::Error: the scenario or its files (exit code 2 in the CLI)
+  Internal,  // InternalError or any other exception: a bug in gcsim (exit code 1)
+};
+
+struct RunOutcome {
+  std::string scenario;  // the scenario's name, or its file when it did not load
+  std::uint64_t seed = 0;
+  std::uint64_t replication = 0;
+  std::string trace_path;             // the committed trace; empty on failure or without a stem
+  std::optional<RunSummary> summary;  // set when the run succeeded
+  RunFailure failure = RunFailure::None;
+  // "scenario 'NAME' (seed S, replication R): WHAT" (or "scenario file 'F': WHAT").
+  std::string error;
+  std::exception_ptr exception;  // the original exception, to rethrow if wanted
+  bool ok() const { return failure == RunFailure::None; }
+};
+
+// "<folder>/<name>-seed<S>-rep<R>": a stem that differs for every (scenario, seed,
+// replication), so a sweep into one folder cannot overwrite its own outputs.
+std::string output_stem(const std::string& folder, const Scenario& scenario, const RunOptions& options);
+
+// Runs every spec, at most `threads` at once (<= 0: one per hardware thread). Throws
+// gcsim::Error before running anything when a spec is malformed (neither or both of
+// scenario and document) or two specs share an output stem; never throws for a failing
+// run. When HDF5 is not built thread-safe (GCSIM_HDF5_THREADSAFE 0, see CMakeLists.txt),
+// runs that write traces run one at a time.
+std::vector<RunOutcome> run_many(const Catalogs& catalogs, std::vector<RunSpec> runs, int threads);
+
+}  // namespace gcsim::models

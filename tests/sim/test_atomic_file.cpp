@@ -1,0 +1,168 @@
+// AtomicFile: fresh temporary names created exclusively (never reused, never followed
+// through a link), the rename on commit, cleanup on every failure path; and the trace
+// file built on it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/atomic_file.hpp"
+#include "sim/errors.hpp"
+#include "sim/trace/table_writer.hpp"
+
+namespace fs = std::filesystem;
+using gcsim::sim::AtomicFile;
+
+namespace {
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh folder under the build tree, removed afterwards.
+struct Folder {
+  fs::path path;
+  explicit Folder(const std::string& name)
+      : path(fs::path(GCSIM_BINARY_DIR) / "test-tmp" / (name + "-" + std::to_string(getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~Folder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  // Every entry but the given one(s): what a failed or finished write left behind.
+  std::set<std::string> entries() const {
+    std::set<std::string> out;
+    for (const auto& e : fs::directory_iterator(path)) out.insert(e.path().filename().string());
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("AtomicFile writes a temporary file and renames it on commit", "[unit]") {
+  Folder dir("atomic-commit");
+  const std::string target = dir.file("out.csv");
+  {
+    AtomicFile f(target);
+    CHECK(f.temp_path() != target);
+    CHECK(f.temp_path().rfind(target + ".", 0) == 0);  // next to the destination
+    CHECK(fs::exists(f.temp_path()));
+    CHECK_FALSE(fs::exists(target));
+    f.write("a,b\n");
+    f.write("1,2\n");
+    f.commit();
+    CHECK(f.committed());
+    CHECK_FALSE(fs::exists(f.temp_path()));
+  }
+  CHECK(read_bytes(target) == "a,b\n1,2\n");
+  CHECK(dir.entries() == std::set<std::string>{"out.csv"});
+  // Replacing: the old file is replaced whole.
+  gcsim::sim::write_file_atomically(target, "new\n");
+  CHECK(read_bytes(target) == "new\n");
+  CHECK(dir.entries() == std::set<std::string>{"out.csv"});
+}
+
+TEST_CASE("AtomicFile removes its temporary file when not committed", "[unit]") {
+  Folder dir("atomic-abandon");
+  const std::string target = dir.file("out.csv");
+  std::string temp;
+  {
+    AtomicFile f(target);
+    temp = f.temp_path();
+    f.write("half");
+  }
+  CHECK_FALSE(fs::exists(temp));
+  CHECK(dir.entries().empty());
+  {
+    AtomicFile f(target);
+    f.discard();
+    f.discard();  // idempotent
+    CHECK_THROWS_AS(f.write("x"), gcsim::Error);
+    CHECK_THROWS_AS(f.commit(), gcsim::Error);
+  }
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("AtomicFile never reuses a name: each file gets a fresh one", "[unit]") {
+  Folder dir("atomic-unique");
+  const std::string target = dir.file("trace.h5");
+  std::set<std::string> names;
+  std::vector<std::unique_ptr<AtomicFile>> open;
+  for (int i = 0; i < 64; ++i) {
+    open.push_back(std::make_unique<AtomicFile>(target));
+    names.insert(open.back()->temp_path());
+  }
+  CHECK(names.size() == 64);  // 64 writers of one destination at once, 64 temporary files
+}
+
+TEST_CASE("AtomicFile refuses a missing or unwritable folder with gcsim::Error", "[unit]") {
+  CHECK_THROWS_AS(AtomicFile("/nonexistent/gcsim/out.csv"), gcsim::Error);
+  CHECK_THROWS_AS(AtomicFile(""), gcsim::Error);
+  if (geteuid() != 0) {  // root writes anywhere
+    Folder dir("atomic-readonly");
+    fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+    CHECK_THROWS_AS(AtomicFile(dir.file("out.csv")), gcsim::Error);
+    fs::permissions(dir.path, fs::perms::owner_all);
+  }
+}
+
+TEST_CASE("a rename that fails leaves no temporary file", "[unit]") {
+  Folder dir("atomic-rename");
+  // The destination is a non-empty folder: rename() over it fails.
+  fs::create_directories(dir.path / "busy" / "inside");
+  {
+    AtomicFile f(dir.file("busy"));
+    f.write("x");
+    CHECK_THROWS_AS(f.commit(), gcsim::Error);
+  }
+  CHECK(dir.entries() == std::set<std::string>{"busy"});
+}
+
+TEST_CASE("a link planted at the old temporary name of a trace is not followed", "[unit]") {
+  // Until 2026-12 a trace was written to "<trace>.tmp", opened with truncation: a link
+  // planted there made gcsim truncate and overwrite whatever it pointed to.
+  Folder dir("atomic-symlink");
+  const std::string victim = dir.file("victim.txt");
+  gcsim::sim::write_file_atomically(victim, "precious\n");
+  const std::string trace_path = dir.file("run.h5");
+  fs::create_symlink(victim, trace_path + ".tmp");
+  {
+    auto trace = gcsim::trace::TraceFile::create(trace_path);
+    trace->set_attribute("seed", std::int64_t{1});
+    trace->commit();
+  }
+  CHECK(read_bytes(victim) == "precious\n");
+  CHECK(fs::is_symlink(trace_path + ".tmp"));  // left alone
+  CHECK(fs::is_regular_file(trace_path));
+  CHECK_FALSE(fs::is_symlink(trace_path));
+  CHECK(dir.entries() == std::set<std::string>{"victim.txt", "run.h5", "run.h5.tmp"});
+
+  // A link at the destination itself is replaced by the rename, not written through.
+  const std::string csv = dir.file("out.csv");
+  fs::create_symlink(victim, csv);
+  gcsim::sim::write_file_atomically(csv, "new\n");
+  CHECK(read_bytes(victim) == "precious\n");
+  CHECK_FALSE(fs::is_symlink(csv));
+  CHECK(read_bytes(csv) == "new\n");
+}
+
+TEST_CASE("a trace not committed leaves nothing behind", "[unit]") {
+  Folder dir("atomic-trace-abandon");
+  {
+    auto trace = gcsim::trace::TraceFile::create(dir.file("run.h5"));
+    trace->set_attribute("seed", std::int64_t{1});
+  }
+  CHECK(dir.entries().empty());
+}
