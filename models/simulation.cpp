@@ -85,7 +85,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
     for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
     topo = topology::build_topology(*scenario.network, groups);
     net = std::make_unique<network::FlowNetwork>(engine);
-    topo->install(*net);
+    net->add_links(*topo);
     engine.add_resource_model(net.get());
     collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
     traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);

@@ -42,9 +42,11 @@
 #include <span>
 #include <vector>
 
+#include "models/topology/link_id.hpp"
+
 namespace gcsim::network {
 
-using LinkId = std::uint32_t;
+using topology::LinkId;
 using SolverFlow = std::uint32_t;  // a slot in the solver, reused after remove_flow
 
 class MaxMinSolver {
