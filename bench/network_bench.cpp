@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
 
   gcsim::sim::Engine engine;
   FlowNetwork net(engine);
-  topo.install(net);
+  net.add_links(topo);
   engine.add_resource_model(&net);
   net.finished.connect([&flows](const FlowDone& d) { flows[d.tag].finish = d.finish; });
   Driver driver{&net, &flows};

@@ -16,7 +16,9 @@
 #include "models/pricing/ledger.hpp"
 #include "models/spot/spot_market.hpp"
 #include "models/register_builtins.hpp"
+#include "models/storage/storage_cost_meter.hpp"
 #include "models/storage/storage_coupling.hpp"
+#include "models/storage/storage_tiers.hpp"
 #include "models/trace/network_tables.hpp"
 #include "models/trace/trace_recorder.hpp"
 #include "models/workload/model_speeds.hpp"
@@ -91,7 +93,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
     for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
     topo = topology::build_topology(*scenario.network, groups);
     net = std::make_unique<network::FlowNetwork>(engine);
-    topo->install(*net);
+    net->add_links(*topo);
     engine.add_resource_model(net.get());
     collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
     traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);
@@ -99,10 +101,18 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
     if (trace && scenario.output.flows) flow_recorder = std::make_unique<FlowRecorder>(*trace, *net);
   }
 
-  // Readers of a shared storage tier divide its bandwidth, staging copies among them;
-  // stored and read data is charged to the ledger.
+  // Readers, staging copies and checkpoint writes of a storage device share its time (a
+  // resource model of the engine, like the network); stored and read data is charged by
+  // an observer of the storage model.
+  std::unique_ptr<StorageTiers> tiers;
   std::unique_ptr<StorageCoupling> storage;
-  if (scenario.storage) storage = std::make_unique<StorageCoupling>(scenario, engine, cluster, speeds, ledger);
+  std::unique_ptr<StorageCostMeter> storage_costs;
+  if (scenario.storage) {
+    tiers = std::make_unique<StorageTiers>(engine);
+    engine.add_resource_model(tiers.get());
+    storage = std::make_unique<StorageCoupling>(scenario, engine, cluster, speeds, *tiers);
+    storage_costs = std::make_unique<StorageCostMeter>(scenario, engine, cluster, *storage, ledger);
+  }
 
   cluster.start();
   if (budgets) budgets->start();
@@ -121,7 +131,7 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   }
   s.total_cost_usd = costs.total_cost_usd();
   s.busy_cost_usd = costs.busy_cost_usd();
-  s.storage_cost_usd = storage ? storage->cost_usd() : 0.0;
+  s.storage_cost_usd = storage_costs ? storage_costs->cost_usd() : 0.0;
   for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
   for (const Job& j : cluster.jobs()) {
     s.interruptions += static_cast<std::size_t>(j.interruptions);

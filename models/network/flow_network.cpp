@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/topology/topology.hpp"
+
 namespace gcsim::network {
 
 namespace {
@@ -47,6 +49,11 @@ LinkId FlowNetwork::add_link(double bytes_per_s, sim::SimTime latency) {
   link_busy_since_ns_.push_back(0);
   link_active_.push_back(0);
   return id;
+}
+
+void FlowNetwork::add_links(const topology::Topology& topo) {
+  assert(link_count() == 0);
+  for (const topology::LinkResource& l : topo.links()) add_link(l.bytes_per_s, l.latency);
 }
 
 FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, std::uint64_t tag,

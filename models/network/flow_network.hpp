@@ -33,6 +33,10 @@
 #include "sim/signal.hpp"
 #include "sim/time.hpp"
 
+namespace gcsim::topology {
+class Topology;
+}
+
 namespace gcsim::network {
 
 // (generation << 32) | slot: unique for the model's life, stale after the flow ends.
@@ -66,6 +70,9 @@ class FlowNetwork final : public sim::ResourceModel {
   // A directed link resource (a full-duplex cable is two; a half-duplex one is one
   // resource that both directions' paths name). bytes_per_s > 0, latency >= 0.
   LinkId add_link(double bytes_per_s, sim::SimTime latency);
+  // Adds every link resource of `topo` in its order, so the topology's link ids name the
+  // same links here; the network must have no links yet.
+  void add_links(const topology::Topology& topo);
   std::size_t link_count() const { return capacity_.size(); }
   double link_capacity(LinkId l) const { return capacity_[l]; }
   sim::SimTime link_latency(LinkId l) const { return latency_[l]; }

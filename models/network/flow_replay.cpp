@@ -140,7 +140,7 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
 
   sim::Engine engine;
   FlowNetwork net(engine);
-  topo.install(net);
+  net.add_links(topo);
   engine.add_resource_model(&net);
   net.finished.connect([&rows](const FlowDone& d) { rows[d.tag].finish = d.finish; });
   Replay replay{&engine, &net, &rows};

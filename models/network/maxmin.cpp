@@ -1,4 +1,5 @@
-// Max-min fair sharing by progressive filling; see maxmin.hpp for the model and sources.
+// Weighted, capped max-min fair sharing by progressive filling; see maxmin.hpp for the
+// model and sources.
 #include "models/network/maxmin.hpp"
 
 #include <algorithm>
@@ -13,13 +14,14 @@ bool heap_after(double a_share, LinkId a_link, double b_share, LinkId b_link) {
 }
 }  // namespace
 
-LinkId MaxMinSolver::add_link(double capacity_bytes_per_s) {
-  assert(capacity_bytes_per_s > 0);
+LinkId MaxMinSolver::add_link(double capacity) {
+  assert(capacity > 0);
   const auto id = static_cast<LinkId>(links_.size());
-  links_.push_back(Link{capacity_bytes_per_s, {}});
+  links_.push_back(Link{capacity, {}});
   link_seen_epoch_.push_back(0);
   link_dirty_epoch_.push_back(0);
   link_free_.push_back(0);
+  link_weight_.push_back(0);
   link_open_.push_back(0);
   link_version_.push_back(0);
   link_local_.push_back(0);
@@ -34,8 +36,8 @@ void MaxMinSolver::mark_dirty(LinkId l) {
   }
 }
 
-SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path) {
-  assert(!path.empty());
+SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path, double weight, double cap) {
+  assert(!path.empty() && weight > 0 && cap > 0);
   SolverFlow f;
   if (!free_flows_.empty()) {
     f = free_flows_.back();
@@ -43,20 +45,28 @@ SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path) {
   } else {
     f = static_cast<SolverFlow>(flows_.size());
     flows_.emplace_back();
+    flow_pos_.emplace_back();
+    flow_weight_.push_back(1.0);
+    flow_cap_.push_back(NO_CAP);
     flow_seen_epoch_.push_back(0);
     flow_frozen_epoch_.push_back(0);
   }
   Flow& flow = flows_[f];
   flow.links.assign(path.begin(), path.end());
-  flow.pos.resize(path.size());
+  std::vector<std::uint32_t>& pos = flow_pos_[f];
+  pos.resize(path.size());
+  flow_weight_[f] = weight;
+  flow_cap_[f] = cap;
+  shaped_count_ += is_shaped(weight, cap);
   flow.rate = 0;
+  flow.level = 0;
   flow.active = true;
   flow.solved = false;
   for (std::uint32_t i = 0; i < path.size(); ++i) {
     const LinkId l = path[i];
     assert(l < links_.size());
     auto& entries = links_[l].entries;
-    flow.pos[i] = static_cast<std::uint32_t>(entries.size());
+    pos[i] = static_cast<std::uint32_t>(entries.size());
     entries.push_back(Entry{f, i});
     mark_dirty(l);
   }
@@ -64,33 +74,53 @@ SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path) {
   return f;
 }
 
+void MaxMinSolver::forget(SolverFlow f) {
+  // A flow never solved took no part in the old sharing: its leaving sets no threshold.
+  Flow& flow = flows_[f];
+  if (flow.solved) removed_min_level_ = std::min(removed_min_level_, flow.level);
+  flow.solved = false;
+}
+
+void MaxMinSolver::set_cap(SolverFlow f, double cap) {
+  assert(is_active(f) && cap > 0);
+  Flow& flow = flows_[f];
+  if (cap == flow_cap_[f]) return;
+  // As a removal and an arrival on the same path: the old level bounds what stays.
+  forget(f);
+  shaped_count_ -= is_shaped(flow_weight_[f], flow_cap_[f]);
+  flow_cap_[f] = cap;
+  shaped_count_ += is_shaped(flow_weight_[f], cap);
+  for (const LinkId l : flow.links) mark_dirty(l);
+}
+
 void MaxMinSolver::remove_flow(SolverFlow f) {
   assert(is_active(f));
+  forget(f);
   Flow& flow = flows_[f];
-  // A flow never solved took no part in the old sharing: its removal sets no threshold.
-  if (flow.solved) removed_min_rate_ = std::min(removed_min_rate_, flow.rate);
+  shaped_count_ -= is_shaped(flow_weight_[f], flow_cap_[f]);
   for (std::uint32_t i = 0; i < flow.links.size(); ++i) {
     const LinkId l = flow.links[i];
     auto& entries = links_[l].entries;
-    const std::uint32_t p = flow.pos[i];
+    const std::uint32_t p = flow_pos_[f][i];
     const Entry moved = entries.back();
     entries[p] = moved;
-    flows_[moved.flow].pos[moved.index_in_flow] = p;
+    flow_pos_[moved.flow][moved.index_in_flow] = p;
     entries.pop_back();
     mark_dirty(l);
   }
   flow.active = false;
-  flow.solved = false;
   flow.rate = 0;
   free_flows_.push_back(f);
   --active_count_;
 }
 
+template <bool Shaped>
 void MaxMinSolver::collect_component(LinkId seed) {
-  // Also sets each reached link's residual capacity (c_l less the rates that are kept)
-  // and its count of crossings to refill, in the one pass over its entries.
+  // Also sets each reached link's residual capacity (c_l less the rates that are kept),
+  // its count and weight of crossings to refill, in the one pass over its entries.
   comp_links_.clear();
   comp_flows_.clear();
+  capped_.clear();
   stack_.clear();
   link_seen_epoch_[seed] = epoch_;
   stack_.push_back(seed);
@@ -98,16 +128,20 @@ void MaxMinSolver::collect_component(LinkId seed) {
     const LinkId l = stack_.back();
     stack_.pop_back();
     double free = links_[l].capacity;
+    double weight = 0;
     std::uint32_t open = 0;
     for (const Entry& e : links_[l].entries) {
       const Flow& g = flows_[e.flow];
       if (flow_seen_epoch_[e.flow] != epoch_) {
-        if (g.solved && g.rate < keep_below_) {  // keeps its rate; see maxmin.hpp
+        if (g.solved && g.level < keep_below_) {  // keeps its rate; see maxmin.hpp
           free -= g.rate;
           continue;
         }
         flow_seen_epoch_[e.flow] = epoch_;
         comp_flows_.push_back(e.flow);
+        if constexpr (Shaped) {
+          if (flow_cap_[e.flow] != NO_CAP) capped_.push_back(e.flow);
+        }
         for (const LinkId m : g.links) {
           if (link_seen_epoch_[m] != epoch_) {
             link_seen_epoch_[m] = epoch_;
@@ -115,10 +149,12 @@ void MaxMinSolver::collect_component(LinkId seed) {
           }
         }
       }
+      if constexpr (Shaped) weight += flow_weight_[e.flow];
       ++open;
     }
     if (open == 0) continue;  // only the seed can be left with no flow to refill
     link_free_[l] = std::max(0.0, free);
+    if constexpr (Shaped) link_weight_[l] = weight;
     link_open_[l] = open;
     comp_links_.push_back(l);
   }
@@ -138,31 +174,52 @@ void MaxMinSolver::heap_pop() {
   heap_.pop_back();
 }
 
-void MaxMinSolver::fill_component() {
-  if (comp_links_.size() <= SCAN_MAX_LINKS) {
-    fill_scan();
-  } else {
-    fill_heap();
+template <bool Shaped, class OnLink>
+void MaxMinSolver::freeze(SolverFlow f, double level, double rate, OnLink on_link) {
+  flow_frozen_epoch_[f] = epoch_;
+  Flow& flow = flows_[f];
+  flow.rate = rate;
+  flow.level = level;
+  flow.solved = true;
+  for (const LinkId m : flow.links) {
+    link_free_[m] -= rate;
+    if constexpr (Shaped) link_weight_[m] -= flow_weight_[f];
+    on_link(m, --link_open_[m]);
   }
 }
 
-void MaxMinSolver::freeze_at(LinkId l, double share, std::size_t& unfrozen) {
+template <bool Shaped, class OnLink>
+void MaxMinSolver::freeze_link(LinkId l, double level, std::size_t& unfrozen, OnLink on_link) {
   for (const Entry& e : links_[l].entries) {
     // Skip flows already frozen, and flows outside the refill (they keep their rate).
     if (flow_frozen_epoch_[e.flow] == epoch_ || flow_seen_epoch_[e.flow] != epoch_) continue;
-    flow_frozen_epoch_[e.flow] = epoch_;
     --unfrozen;
-    Flow& flow = flows_[e.flow];
-    flow.rate = share;
-    flow.solved = true;
-    for (const LinkId m : flow.links) {
-      link_free_[m] -= share;
-      --link_open_[m];
-      ++link_version_[m];
+    if constexpr (Shaped) {
+      // min: rounding must not carry a flow past its cap, reached at about this level.
+      freeze<Shaped>(e.flow, level, std::min(flow_cap_[e.flow], flow_weight_[e.flow] * level), on_link);
+    } else {
+      freeze<Shaped>(e.flow, level, level, on_link);
     }
   }
 }
 
+void MaxMinSolver::sort_capped() {
+  next_capped_ = 0;
+  if (capped_.empty()) return;
+  std::sort(capped_.begin(), capped_.end(), [this](SolverFlow a, SolverFlow b) {
+    const double la = flow_cap_[a] / flow_weight_[a], lb = flow_cap_[b] / flow_weight_[b];
+    return la < lb || (la == lb && a < b);
+  });
+}
+
+double MaxMinSolver::next_cap_level() {
+  while (next_capped_ < capped_.size() && flow_frozen_epoch_[capped_[next_capped_]] == epoch_) ++next_capped_;
+  if (next_capped_ == capped_.size()) return NO_CAP;
+  const SolverFlow f = capped_[next_capped_];
+  return flow_cap_[f] / flow_weight_[f];
+}
+
+template <bool Shaped>
 void MaxMinSolver::fill_scan() {
   // Small components (the common case: a partial refill touches a few dozen to a few
   // hundred links): a linear argmin over a dense array of shares per bottleneck beats a
@@ -174,8 +231,20 @@ void MaxMinSolver::fill_scan() {
   for (std::size_t i = 0; i < n; ++i) {
     const LinkId l = comp_links_[i];
     link_local_[l] = static_cast<std::uint32_t>(i);
-    scan_share_[i] = link_free_[l] / link_open_[l];
+    scan_share_[i] = link_free_[l] / link_weight<Shaped>(l);
   }
+  const auto on_link = [this, &n](LinkId m, std::uint32_t open) {
+    const std::uint32_t i = link_local_[m];
+    if (open > 0) {
+      scan_share_[i] = link_free_[m] / link_weight<Shaped>(m);
+    } else {
+      --n;
+      scan_share_[i] = scan_share_[n];
+      comp_links_[i] = comp_links_[n];
+      link_local_[comp_links_[i]] = i;
+    }
+  };
+  if constexpr (Shaped) sort_capped();
   double level = 0;
   std::size_t unfrozen = comp_flows_.size();
   while (unfrozen > 0 && n > 0) {
@@ -184,46 +253,38 @@ void MaxMinSolver::fill_scan() {
       const double s = scan_share_[i];
       if (s < scan_share_[best] || (s == scan_share_[best] && comp_links_[i] < comp_links_[best])) best = i;
     }
-    const LinkId bottleneck = comp_links_[best];
-    const double share = std::max(level, scan_share_[best]);
-    level = share;
-    for (const Entry& e : links_[bottleneck].entries) {
-      if (flow_frozen_epoch_[e.flow] == epoch_ || flow_seen_epoch_[e.flow] != epoch_) continue;
-      flow_frozen_epoch_[e.flow] = epoch_;
-      --unfrozen;
-      Flow& flow = flows_[e.flow];
-      flow.rate = share;
-      flow.solved = true;
-      for (const LinkId m : flow.links) {
-        link_free_[m] -= share;
-        const std::uint32_t open = --link_open_[m];
-        const std::uint32_t i = link_local_[m];
-        if (open > 0) {
-          scan_share_[i] = link_free_[m] / open;
-        } else {
-          --n;
-          scan_share_[i] = scan_share_[n];
-          comp_links_[i] = comp_links_[n];
-          link_local_[comp_links_[i]] = i;
-        }
+    if constexpr (Shaped) {
+      const double cap_level = next_cap_level();
+      if (cap_level <= scan_share_[best]) {
+        level = std::max(level, cap_level);
+        --unfrozen;
+        const SolverFlow f = capped_[next_capped_++];
+        freeze<Shaped>(f, level, flow_cap_[f], on_link);
+        continue;
       }
     }
+    level = std::max(level, scan_share_[best]);
+    freeze_link<Shaped>(comp_links_[best], level, unfrozen, on_link);
   }
 }
 
+template <bool Shaped>
 void MaxMinSolver::fill_heap() {
   // Every link with unfrozen flows sits in the heap exactly once. Freezing flows at level
-  // s only raises the other links' shares ((c - k s)/(n - k) >= c/n when c/n >= s), so a
+  // s only raises the other links' shares ((c - w s)/(W - w) >= c/W when c/W >= s), so a
   // key in the heap is a lower bound of its link's share: a popped link whose version
-  // moved is re-keyed and pushed back instead of being pushed on every change.
+  // moved is re-keyed and pushed back instead of being pushed on every change. A cap
+  // level at or below the top key comes before every link.
   heap_.clear();
   for (const LinkId l : comp_links_) {
     ++link_version_[l];
-    heap_.push_back(HeapItem{link_free_[l] / link_open_[l], l, link_version_[l]});
+    heap_.push_back(HeapItem{link_free_[l] / link_weight<Shaped>(l), l, link_version_[l]});
   }
   std::make_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) {
     return heap_after(a.share, a.link, b.share, b.link);
   });
+  const auto on_link = [this](LinkId m, std::uint32_t) { ++link_version_[m]; };
+  if constexpr (Shaped) sort_capped();
   // Shares are non-decreasing from one bottleneck to the next; clamping at the last level
   // keeps rounding from ever producing a smaller (or negative) share. Stop as soon as
   // every flow is frozen: the links left in the heap decide nothing.
@@ -231,52 +292,98 @@ void MaxMinSolver::fill_heap() {
   std::size_t unfrozen = comp_flows_.size();
   while (unfrozen > 0 && !heap_.empty()) {
     const HeapItem top = heap_.front();
+    if constexpr (Shaped) {
+      const double cap_level = next_cap_level();
+      if (cap_level <= top.share) {
+        level = std::max(level, cap_level);
+        --unfrozen;
+        const SolverFlow f = capped_[next_capped_++];
+        freeze<Shaped>(f, level, flow_cap_[f], on_link);
+        continue;
+      }
+    }
     heap_pop();
     const LinkId l = top.link;
     if (link_open_[l] == 0) continue;
-    const double share = std::max(level, link_free_[l] / link_open_[l]);
+    const double share = std::max(level, link_free_[l] / link_weight<Shaped>(l));
     if (top.version != link_version_[l] && share > top.share) {
       heap_push(HeapItem{share, l, link_version_[l]});
       continue;
     }
     level = share;
-    freeze_at(l, share, unfrozen);
+    freeze_link<Shaped>(l, share, unfrozen, on_link);
   }
 }
 
+template <bool Shaped>
 double MaxMinSolver::refill_threshold() {
-  double theta = removed_min_rate_;
+  // Unshaped, an old flow is only its rate (its level too, at weight 1): sorting doubles
+  // is the cheaper part of an arrival.
+  auto& old = [this]() -> auto& {
+    if constexpr (Shaped) {
+      return old_scratch_;
+    } else {
+      return rates_scratch_;
+    }
+  }();
+  double theta = removed_min_level_;
   for (const LinkId l : dirty_links_) {
     // y_l: water-fill the link with its old flows at their old rates and the new ones
-    // rising together.
-    rates_scratch_.clear();
-    std::uint32_t fresh = 0;
+    // rising together, in levels.
+    old.clear();
+    double fresh = 0;  // W_new
     for (const Entry& e : links_[l].entries) {
       const Flow& g = flows_[e.flow];
-      if (g.solved) {
-        rates_scratch_.push_back(g.rate);
+      if constexpr (Shaped) {
+        if (g.solved) {
+          old.push_back(OldFlow{g.level, g.rate, flow_weight_[e.flow]});
+        } else {
+          fresh += flow_weight_[e.flow];
+        }
       } else {
-        ++fresh;
+        if (g.solved) {
+          old.push_back(g.rate);
+        } else {
+          fresh += 1.0;
+        }
       }
     }
     if (fresh == 0) continue;
-    std::sort(rates_scratch_.begin(), rates_scratch_.end());
+    std::sort(old.begin(), old.end(), [](const auto& a, const auto& b) { return level_of(a) < level_of(b); });
     double free = links_[l].capacity;
-    std::size_t rising = rates_scratch_.size() + fresh;
+    double rising = fresh;
+    for (const auto& g : old) rising += weight_of(g);
     double y = -1;
-    for (const double r : rates_scratch_) {
-      const double share = free / static_cast<double>(rising);
-      if (share <= r) {
+    for (const auto& g : old) {
+      const double share = free / rising;
+      if (share <= level_of(g)) {
         y = share;
         break;
       }
-      free -= r;
-      --rising;
+      free -= rate_of(g);
+      rising -= weight_of(g);
     }
-    if (y < 0) y = std::max(0.0, free) / static_cast<double>(fresh);
+    if (y < 0) y = std::max(0.0, free) / fresh;
     theta = std::min(theta, y);
   }
   return theta;
+}
+
+template <bool Shaped>
+void MaxMinSolver::solve_dirty() {
+  keep_below_ = full_refill_ ? -1.0 : refill_threshold<Shaped>() * (1.0 - 1e-9);
+  full_refill_ = false;
+  removed_min_level_ = std::numeric_limits<double>::infinity();
+  for (const LinkId seed : dirty_links_) {
+    if (link_seen_epoch_[seed] == epoch_) continue;
+    collect_component<Shaped>(seed);
+    if (comp_links_.size() <= SCAN_MAX_LINKS) {
+      fill_scan<Shaped>();
+    } else {
+      fill_heap<Shaped>();
+    }
+    touched_.insert(touched_.end(), comp_flows_.begin(), comp_flows_.end());
+  }
 }
 
 std::span<const SolverFlow> MaxMinSolver::solve() {
@@ -292,14 +399,10 @@ std::span<const SolverFlow> MaxMinSolver::solve() {
     epoch_ = 1;
   }
   ++recomputations_;
-  keep_below_ = full_refill_ ? -1.0 : refill_threshold() * (1.0 - 1e-9);
-  full_refill_ = false;
-  removed_min_rate_ = std::numeric_limits<double>::infinity();
-  for (const LinkId seed : dirty_links_) {
-    if (link_seen_epoch_[seed] == epoch_) continue;
-    collect_component(seed);
-    fill_component();
-    touched_.insert(touched_.end(), comp_flows_.begin(), comp_flows_.end());
+  if (shaped_count_ > 0) {
+    solve_dirty<true>();
+  } else {
+    solve_dirty<false>();
   }
   flows_recomputed_ += touched_.size();
   dirty_links_.clear();

@@ -7,7 +7,6 @@
 #include <queue>
 
 #include "models/gpu/gpu_spec.hpp"
-#include "models/network/flow_network.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::topology {
@@ -72,11 +71,6 @@ LinkId Topology::add_cable(Vertex a, Vertex b, double bytes_per_s, sim::SimTime 
   tables_.clear();
   path_cache_.clear();
   return first;
-}
-
-void Topology::install(network::FlowNetwork& net) const {
-  assert(net.link_count() == 0);
-  for (const LinkResource& l : links_) net.add_link(l.bytes_per_s, l.latency);
 }
 
 std::optional<Vertex> Topology::find(std::string_view name) const {

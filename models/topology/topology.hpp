@@ -2,7 +2,7 @@
 // NICs, NVSwitches and fabric switches as vertices of a Boost.Graph adjacency_list; links
 // as directed edges. A full-duplex cable is two directed edges with one link resource
 // each; a half-duplex cable is two edges naming one shared resource. Link resources are
-// numbered densely, so install() hands them to a FlowNetwork with the same ids.
+// numbered densely, so FlowNetwork::add_links gives them the same ids there.
 //
 // Routing: least cost, where every hop costs HOP_COST and a PCIe hop one unit more, so
 // paths are shortest in hops and, among those, prefer NVLink/NVSwitch to PCIe. Equal-cost
@@ -23,17 +23,11 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "models/network/maxmin.hpp"
+#include "models/topology/link_id.hpp"
 #include "models/topology/topology_spec.hpp"
 #include "sim/time.hpp"
 
-namespace gcsim::network {
-class FlowNetwork;
-}
-
 namespace gcsim::topology {
-
-using network::LinkId;
 
 enum class VertexKind { Gpu, PcieSwitch, Cpu, Nic, NvSwitch, Leaf, Spine, Core, Switch, Host };
 std::string_view vertex_kind_name(VertexKind k);
@@ -77,8 +71,6 @@ class Topology {
   std::size_t vertex_count() const { return boost::num_vertices(g_); }
   const VertexProps& vertex(Vertex v) const { return g_[v]; }
   const std::vector<LinkResource>& links() const { return links_; }
-  // Adds every link resource to `net` in order; the network must have no links yet.
-  void install(network::FlowNetwork& net) const;
 
   // Named endpoints: explicit hosts, generated hosts "h0".., nodes' GPUs "<node>/gpu<i>".
   std::optional<Vertex> find(std::string_view name) const;

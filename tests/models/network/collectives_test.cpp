@@ -34,7 +34,7 @@ Topology switch_hosts(int n, double bytes_per_s, std::int64_t latency_ns) {
 std::int64_t run_collective(const Topology& topo, const CollectiveSpec& spec, bool competing = false) {
   Engine engine;
   FlowNetwork net(engine);
-  topo.install(net);
+  net.add_links(topo);
   engine.add_resource_model(&net);
   CollectiveRunner runner(engine, net, topo);
   if (competing) net.start_flow(topo.route(topo.hosts()[0], topo.hosts()[1], 0), 1e12);

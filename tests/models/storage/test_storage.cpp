@@ -1,22 +1,23 @@
 // Storage tiers: the parser's branches, IOPS-bound vs bandwidth-bound reads, contention on
-// a shared tier computed by hand (through the engine), LRU staging and the cost functions.
+// a device computed by hand (StorageTiers through the engine), LRU staging and the cost
+// functions.
 #include <catch2/catch.hpp>
 
 #include <map>
 #include <string>
 
-#include "models/storage/shared_tier.hpp"
 #include "models/storage/staging_cache.hpp"
 #include "models/storage/storage_spec.hpp"
+#include "models/storage/storage_tiers.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/engine.hpp"
 #include "sim/errors.hpp"
 
 using gcsim::ConfigError;
 using gcsim::ErrorCode;
-using gcsim::models::SharedTier;
 using gcsim::models::StagingCache;
 using gcsim::models::StorageSpec;
+using gcsim::models::StorageTiers;
 using gcsim::models::TierKind;
 using gcsim::sim::Engine;
 using gcsim::sim::SimTime;
@@ -48,13 +49,30 @@ ErrorCode storage_error(const std::string& yaml) {
 
 std::string one_tier(const std::string& fields) { return "tiers:\n  - {name: t, " + fields + "}\n"; }
 
-// Records completion instants of transfers.
-struct Recorder {
-  Engine* engine;
-  std::map<SharedTier::TransferId, double> done_at_s;
-  SharedTier::Callback callback() {
-    return [this](SharedTier::TransferId id) { done_at_s[id] = engine->now().seconds(); };
+// One device of a tier (read 100 MB/s, write 50 MB/s) in an engine, with its transfers
+// started at engine instants; records when each copy ends and ends it there, as the
+// storage coupling does.
+struct Tier {
+  static constexpr double READ = 100e6, WRITE = 50e6;
+  Engine engine;
+  StorageTiers tiers{engine};
+  std::uint32_t device = tiers.device(0, -1);
+  std::map<StorageTiers::TransferId, double> done_at_s;
+  Tier() {
+    engine.add_resource_model(&tiers);
+    tiers.copy_done.connect([this](StorageTiers::TransferId id) {
+      done_at_s[id] = engine.now().seconds();
+      tiers.end(id);
+      tiers.reshare(device);
+    });
   }
+  // A copy of `bytes` out of the tier (bandwidth READ), capped at `cap` bytes/s.
+  StorageTiers::TransferId copy(double bytes, double cap = READ, std::uint32_t job = 0) {
+    const auto id = tiers.start(device, StorageTiers::Kind::Copy, job, READ, cap, bytes);
+    tiers.reshare(device);
+    return id;
+  }
+  double rate(StorageTiers::TransferId id) const { return tiers.transfer(id).work.rate; }
 };
 
 }  // namespace
@@ -122,68 +140,104 @@ TEST_CASE("Small files are IOPS-bound, large files bandwidth-bound", "[unit][sto
   CHECK(gcsim::models::read_throughput_bytes_per_s(*s.find("s3"), 1e6, 1) == Approx(1e6 / 0.03));
 }
 
-TEST_CASE("Two readers of a shared tier halve each other's rate", "[model][storage]") {
-  Engine engine;
-  SharedTier tier(engine, 100e6, 50e6);  // 100 MB/s read, 50 MB/s write
-  engine.add_resource_model(&tier);
-  Recorder rec{&engine, {}};
+TEST_CASE("Transfers on one storage device share its time (max-min)", "[model][storage]") {
+  Tier t;
 
   SECTION("together from the start: 100 MB each at 50 MB/s, both done at 2 s") {
-    const auto a = tier.start_transfer(100e6, 0, rec.callback());
-    const auto b = tier.start_transfer(100e6, 0, rec.callback());
-    CHECK(tier.rate_bytes_per_s(a) == Approx(50e6));
-    engine.run();
-    CHECK(rec.done_at_s.at(a) == Approx(2.0));
-    CHECK(rec.done_at_s.at(b) == Approx(2.0));
-    CHECK(tier.active() == 0);
+    const auto a = t.copy(100e6);
+    const auto b = t.copy(100e6, Tier::READ, 1);
+    CHECK(t.rate(a) == Approx(50e6));
+    t.engine.run();
+    CHECK(t.done_at_s.at(a) == Approx(2.0));
+    CHECK(t.done_at_s.at(b) == Approx(2.0));
+    CHECK(t.tiers.transfers_on(t.device).empty());
   }
   SECTION("staggered: A 150 MB at 0 s, B 50 MB at 0.5 s") {
     // A alone for 0.5 s (50 MB), then 50 MB/s each: B done at 1.5 s with A at 50 MB left,
     // then A alone at 100 MB/s: done at 2.0 s.
-    SharedTier::TransferId a = tier.start_transfer(150e6, 0, rec.callback());
-    SharedTier::TransferId b = 0;
+    const auto a = t.copy(150e6);
+    StorageTiers::TransferId b = StorageTiers::NONE;
     struct Start {
-      SharedTier* tier;
-      Recorder* rec;
-      SharedTier::TransferId* id;
+      Tier* t;
+      StorageTiers::TransferId* id;
       static void fire(void* self, std::uint64_t) {
         auto* s = static_cast<Start*>(self);
-        *s->id = s->tier->start_transfer(50e6, 0, s->rec->callback());
+        *s->id = s->t->copy(50e6, Tier::READ, 1);
       }
-    } start{&tier, &rec, &b};
-    engine.schedule_at(SimTime::from_seconds(0.5), &Start::fire, &start);
-    engine.run();
-    CHECK(rec.done_at_s.at(b) == Approx(1.5));
-    CHECK(rec.done_at_s.at(a) == Approx(2.0));
+    } start{&t, &b};
+    t.engine.schedule_at(SimTime::from_seconds(0.5), &Start::fire, &start);
+    t.engine.run();
+    CHECK(t.done_at_s.at(b) == Approx(1.5));
+    CHECK(t.done_at_s.at(a) == Approx(2.0));
   }
-  SECTION("a capped reader leaves the rest to the other (max-min)") {
-    const auto capped = tier.start_transfer(20e6, 20e6, rec.callback());
-    const auto free = tier.start_transfer(80e6, 0, rec.callback());
-    CHECK(tier.rate_bytes_per_s(capped) == Approx(20e6));
-    CHECK(tier.rate_bytes_per_s(free) == Approx(80e6));
-    engine.run();
-    CHECK(rec.done_at_s.at(capped) == Approx(1.0));
-    CHECK(rec.done_at_s.at(free) == Approx(1.0));
+  SECTION("a capped transfer leaves the rest to the other") {
+    const auto capped = t.copy(20e6, 20e6);
+    const auto free = t.copy(80e6, Tier::READ, 1);
+    CHECK(t.rate(capped) == Approx(20e6));
+    CHECK(t.rate(free) == Approx(80e6));
+    t.engine.run();
+    CHECK(t.done_at_s.at(capped) == Approx(1.0));
+    CHECK(t.done_at_s.at(free) == Approx(1.0));
+  }
+  SECTION("a reader's demand caps it like a per-stream limit") {
+    // A read demanding 30 MB/s and a copy: the read takes 0.3 of the device time, the copy
+    // the 0.7 left (70 MB/s). When the demand rises to 80 MB/s, both get half.
+    const auto r = t.tiers.start(t.device, StorageTiers::Kind::Read, 0, Tier::READ, Tier::READ, 0);
+    t.tiers.set_demand(r, 30e6);
+    const auto c = t.copy(70e6, Tier::READ, 1);
+    CHECK(t.rate(r) == Approx(30e6));
+    CHECK(t.rate(c) == Approx(70e6));
+    t.tiers.set_demand(r, 80e6);
+    t.tiers.reshare(t.device);
+    CHECK(t.rate(r) == Approx(50e6));
+    CHECK(t.rate(c) == Approx(50e6));
+    CHECK(t.tiers.transfer(r).demand == 80e6);
   }
   SECTION("a checkpoint writer slows a reader: half the device time each") {
-    const auto r = tier.start_transfer(50e6, 0, SharedTier::Direction::Read, rec.callback());
-    const auto w = tier.start_transfer(50e6, 0, SharedTier::Direction::Write, rec.callback());
-    CHECK(tier.rate_bytes_per_s(r) == Approx(50e6));
-    CHECK(tier.rate_bytes_per_s(w) == Approx(25e6));
-    engine.run();
-    // The reader finishes at 1 s; the writer has 25 MB left and then writes alone at 50 MB/s.
-    CHECK(rec.done_at_s.at(r) == Approx(1.0));
-    CHECK(rec.done_at_s.at(w) == Approx(1.5));
+    // Reads use the device at 100 MB/s, writes at 50 MB/s: with half the time each, the
+    // copy reads 50 MB/s (done at 1 s) and the write writes 25 MB/s; then alone at 50 MB/s
+    // it writes its last 25 MB by 1.5 s.
+    const auto r = t.copy(50e6);
+    const auto w = t.tiers.start(t.device, StorageTiers::Kind::Write, 1, Tier::WRITE, Tier::WRITE, 50e6);
+    t.tiers.reshare(t.device);
+    CHECK(t.rate(r) == Approx(50e6));
+    CHECK(t.rate(w) == Approx(25e6));
+    CHECK(t.tiers.transfer(w).work.finish == SimTime::from_seconds(2.0));  // predicted at 25 MB/s
+    t.engine.run();
+    CHECK(t.done_at_s.at(r) == Approx(1.0));
+    CHECK(t.tiers.transfer(w).work.finish == SimTime::from_seconds(1.5));
+    CHECK(t.done_at_s.count(w) == 0);  // a write's end is its owner's event
   }
-  SECTION("cancel frees the bandwidth") {
-    const auto a = tier.start_transfer(100e6, 0, rec.callback());
-    const auto b = tier.start_transfer(100e6, 0, rec.callback());
-    CHECK(tier.cancel(b));
-    CHECK_FALSE(tier.cancel(b));
-    CHECK(tier.rate_bytes_per_s(a) == Approx(100e6));
-    engine.run();
-    CHECK(rec.done_at_s.at(a) == Approx(1.0));
-    CHECK(rec.done_at_s.count(b) == 0);
+  SECTION("ending a transfer frees the device") {
+    const auto a = t.copy(100e6);
+    const auto b = t.copy(100e6, Tier::READ, 1);
+    t.tiers.end(b);
+    t.tiers.reshare(t.device);
+    CHECK(t.rate(a) == Approx(100e6));
+    t.engine.run();
+    CHECK(t.done_at_s.at(a) == Approx(1.0));
+    CHECK(t.done_at_s.count(b) == 0);
+  }
+  SECTION("a job's transfers are listed by job, its write after its read") {
+    const auto w0 = t.tiers.start(t.device, StorageTiers::Kind::Write, 0, Tier::WRITE, Tier::WRITE, 1e6);
+    const auto r1 = t.tiers.start(t.device, StorageTiers::Kind::Read, 1, Tier::READ, Tier::READ, 0);
+    const auto r0 = t.tiers.start(t.device, StorageTiers::Kind::Read, 0, Tier::READ, Tier::READ, 0);
+    const auto on = t.tiers.reshare(t.device);
+    REQUIRE(on.size() == 3);
+    CHECK(on[0] == r0);
+    CHECK(on[1] == w0);
+    CHECK(on[2] == r1);
+  }
+  SECTION("devices are separate resources") {
+    const std::uint32_t nvme0 = t.tiers.device(1, 0), nvme1 = t.tiers.device(1, 1);
+    CHECK(nvme0 != nvme1);
+    CHECK(t.tiers.device(1, 0) == nvme0);
+    const auto a = t.tiers.start(nvme0, StorageTiers::Kind::Read, 0, 10e6, 10e6, 0);
+    const auto b = t.tiers.start(nvme1, StorageTiers::Kind::Read, 1, 10e6, 10e6, 0);
+    t.tiers.reshare(nvme0);
+    t.tiers.reshare(nvme1);
+    CHECK(t.rate(a) == Approx(10e6));
+    CHECK(t.rate(b) == Approx(10e6));
   }
 }
 

@@ -32,7 +32,7 @@ NetworkSpec leaf_spine(int per_leaf, int leaves, int spines) {
 double transfer_s(const Topology& topo, Vertex a, Vertex b, double bytes) {
   gcsim::sim::Engine engine;
   FlowNetwork net(engine);
-  topo.install(net);
+  net.add_links(topo);
   engine.add_resource_model(&net);
   double finish = -1;
   net.finished.connect([&](const FlowDone& d) { finish = d.finish.seconds(); });
