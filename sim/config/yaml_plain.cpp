@@ -158,7 +158,7 @@ class PlainReader {
           entries.emplace_back(std::string(key), NodeAccess::null(file_, key_line, key_col, std::move(child)));
         }
       } else {
-        entries.emplace_back(std::string(key), inline_value(std::move(child), depth + 1));
+        entries.emplace_back(std::string(key), value(std::move(child), depth + 1, false));
         finish_line();
         seek_content();
       }
@@ -190,7 +190,7 @@ class PlainReader {
       } else if (key_length(p_) > 0) {
         items.push_back(block_map(p_ - line_start_, std::move(child), depth + 1));
       } else {
-        items.push_back(inline_value(std::move(child), depth + 1));
+        items.push_back(value(std::move(child), depth + 1, false));
         finish_line();
         seek_content();
         if (has_line_ && indent_ > indent) give_up();
@@ -202,15 +202,16 @@ class PlainReader {
     return NodeAccess::sequence(exact(items), file_, line, col, std::move(place));
   }
 
-  // A value written after "key: " or "- ", on the same line.
-  ConfigNode inline_value(NodePlace place, int depth) {
+  // A value written on the same line: after "key: " or "- " (in_flow false), or inside a
+  // flow collection (in_flow true: a plain scalar there also ends at ',', ']' and '}').
+  ConfigNode value(NodePlace place, int depth, bool in_flow) {
     check_depth(depth);
     switch (t_[p_]) {
       case '[': return flow_sequence(std::move(place), depth);
       case '{': return flow_map(std::move(place), depth);
       case '"':
       case '\'': return quoted(std::move(place));
-      default: return plain(std::move(place), false);
+      default: return plain(std::move(place), in_flow);
     }
   }
 
@@ -283,16 +284,6 @@ class PlainReader {
     return true;
   }
 
-  ConfigNode flow_value(NodePlace place, int depth) {
-    check_depth(depth);
-    switch (t_[p_]) {
-      case '[': return flow_sequence(std::move(place), depth);
-      case '{': return flow_map(std::move(place), depth);
-      case '"':
-      case '\'': return quoted(std::move(place));
-      default: return plain(std::move(place), true);
-    }
-  }
 
   ConfigNode flow_sequence(NodePlace place, int depth) {
     const int col = column();
@@ -306,7 +297,7 @@ class PlainReader {
       ++p_;
     } else {
       do {
-        items.push_back(flow_value(NodePlace::item(mine, items.size()), depth + 1));
+        items.push_back(value(NodePlace::item(mine, items.size()), depth + 1, true));
         if (at(p_) == ':') give_up();  // "[a: 1]", a one-pair map
       } while (next_flow_item(']'));
     }
@@ -338,7 +329,7 @@ class PlainReader {
         p_ += n + 1;
         skip_spaces();
         if (at_line_end(p_) || t_[p_] == ',' || t_[p_] == '}') give_up();  // "{a: }"
-        entries.emplace_back(std::string(key), flow_value(NodePlace::key(mine, key), depth + 1));
+        entries.emplace_back(std::string(key), value(NodePlace::key(mine, key), depth + 1, true));
       } while (next_flow_item('}'));
     }
     return NodeAccess::map(exact(entries), exact(key_marks), file_, line_, col, std::move(place));

@@ -127,52 +127,31 @@ TEST_CASE("finish_job of a job whose progress the cluster runs itself is refused
 }
 
 TEST_CASE("A policy's invalid decision is refused with InternalError", "[model][cluster][scheduler]") {
-  SECTION("the same queue entry placed twice") {
-    models::Decisions d;
-    d.placements = {{0, 0, 1, 1, 0}, {0, 1, 1, 1, 0}};
-    d.nodes = {0, 0};
-    Fixture f(std::make_unique<ScriptedPolicy>(d));
-    f.cluster.start();
-    CHECK_THROWS_AS(f.engine.run(), InternalError);
-  }
-  SECTION("a queue index past the queue") {
-    models::Decisions d;
-    d.placements = {{7, 0, 1, 1, 0}};
-    d.nodes = {0};
-    Fixture f(std::make_unique<ScriptedPolicy>(d));
-    f.cluster.start();
-    CHECK_THROWS_AS(f.engine.run(), InternalError);
-  }
-  SECTION("more GPUs than the node has free") {
-    models::Decisions d;
-    d.placements = {{0, 0, 1, 3, 0}};
-    d.nodes = {0};
-    Fixture f(std::make_unique<ScriptedPolicy>(d));
-    f.cluster.start();
-    CHECK_THROWS_AS(f.engine.run(), InternalError);
-  }
-  SECTION("a node that does not exist") {
-    models::Decisions d;
-    d.placements = {{0, 0, 1, 1, 0}};
-    d.nodes = {5};
-    Fixture f(std::make_unique<ScriptedPolicy>(d));
-    f.cluster.start();
-    CHECK_THROWS_AS(f.engine.run(), InternalError);
-  }
-  SECTION("a node list shorter than the placement") {
-    models::Decisions d;
-    d.placements = {{0, 0, 2, 1, 0}};
-    d.nodes = {0};
-    Fixture f(std::make_unique<ScriptedPolicy>(d));
-    f.cluster.start();
-    CHECK_THROWS_AS(f.engine.run(), InternalError);
-  }
-  SECTION("a node of another type than the placement names") {
-    models::Decisions d;
-    d.placements = {{0, 0, 1, 1, 3}};
-    d.nodes = {0};
-    Fixture f(std::make_unique<ScriptedPolicy>(d));
-    f.cluster.start();
-    CHECK_THROWS_AS(f.engine.run(), InternalError);
+  using Placements = decltype(models::Decisions::placements);
+  using Nodes = decltype(models::Decisions::nodes);
+  struct Case {
+    const char* what;
+    Placements placements;
+    Nodes nodes;
+  };
+  // Each placement is {queue index, first node, node count, GPUs per node, node type}; the
+  // cluster has one node (type 0) of 2 GPUs and two queued 1-GPU jobs.
+  const Case cases[] = {
+      {"the same queue entry placed twice", {{0, 0, 1, 1, 0}, {0, 1, 1, 1, 0}}, {0, 0}},
+      {"a queue index past the queue", {{7, 0, 1, 1, 0}}, {0}},
+      {"more GPUs than the node has free", {{0, 0, 1, 3, 0}}, {0}},
+      {"a node that does not exist", {{0, 0, 1, 1, 0}}, {5}},
+      {"a node list shorter than the placement", {{0, 0, 2, 1, 0}}, {0}},
+      {"a node of another type than the placement names", {{0, 0, 1, 1, 3}}, {0}},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      models::Decisions d;
+      d.placements = c.placements;
+      d.nodes = c.nodes;
+      Fixture f(std::make_unique<ScriptedPolicy>(d));
+      f.cluster.start();
+      CHECK_THROWS_AS(f.engine.run(), InternalError);
+    }
   }
 }

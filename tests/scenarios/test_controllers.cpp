@@ -9,17 +9,7 @@
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
-
-namespace {
-
-const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name) {
-  for (const auto& j : t.jobs)
-    if (j.name == name) return j;
-  FAIL("no job " << name);
-  throw;
-}
-
-}  // namespace
+using test::job_named;
 
 TEST_CASE("A budget reached while a node goes down stops each job once and bills it once", "[scenario][budgets]") {
   // The review's probe 1. One spot node of 2 GPUs whose price is $1/h, except $5/h during

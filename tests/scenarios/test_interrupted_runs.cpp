@@ -7,15 +7,9 @@
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
+using test::job_named;
 
 namespace {
-
-const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name) {
-  for (const auto& j : t.jobs)
-    if (j.name == name) return j;
-  FAIL("no job " << name);
-  throw;
-}
 
 // A spot pool whose price exceeds its $2 bid during [from, to): every node is taken at
 // `from` (no notice) and back at `to` (no provisioning delay).

@@ -8,6 +8,7 @@
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
+using test::job_named;
 
 namespace {
 
@@ -21,13 +22,6 @@ double ledger_total(const analysis::TraceData& t) {
   double s = 0;
   for (const auto& c : t.ledger) s += c.usd;
   return s;
-}
-
-const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name) {
-  for (const auto& j : t.jobs)
-    if (j.name == name) return j;
-  FAIL("no job " << name);
-  throw;
 }
 
 }  // namespace

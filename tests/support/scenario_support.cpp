@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+
 #include "models/simulation.hpp"
 #include "sim/trace/table_writer.hpp"
 
@@ -34,6 +36,13 @@ analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& p
 analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir) {
   const auto s = scenario_from_yaml(yaml);
   return run_to_trace(s, dir.file(s.name + ".h5"));
+}
+
+const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name) {
+  for (const auto& j : t.jobs)
+    if (j.name == name) return j;
+  FAIL("no job " << name);
+  throw;  // FAIL throws; this only tells the compiler
 }
 
 std::string two_switch_network(const std::string& edge, const std::string& core) {

@@ -58,4 +58,7 @@ std::string two_switch_network(const std::string& edge, const std::string& core)
 // Parses inline YAML and runs it into "<dir>/<name>.h5".
 analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 
+// The trace's /jobs row of the job called `name`; fails the test when there is none.
+const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name);
+
 }  // namespace gcsim::test
