@@ -17,8 +17,8 @@
 
 #include "models/cluster.hpp"
 #include "models/config/scenario.hpp"
+#include "models/coupling/storage_coupling.hpp"
 #include "models/pricing/ledger.hpp"
-#include "models/storage/storage_coupling.hpp"
 #include "sim/engine.hpp"
 
 namespace gcsim::models {

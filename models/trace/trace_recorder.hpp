@@ -11,9 +11,9 @@
 #include "models/accounting/cost_meter.hpp"
 #include "models/cluster.hpp"
 #include "models/controllers/budgets.hpp"
+#include "models/coupling/model_speeds.hpp"
 #include "models/trace/schema.hpp"
 #include "models/trace/schema_tables.hpp"
-#include "models/workload/model_speeds.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
