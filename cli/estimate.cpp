@@ -10,9 +10,9 @@
 
 #include "analysis/report.hpp"
 #include "cli/commands.hpp"
+#include "models/config/cluster_spec.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/workload/job_speed.hpp"
-#include "models/workload/workload.hpp"
 
 namespace gcsim::cli {
 

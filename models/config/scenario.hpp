@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "models/config/cluster_spec.hpp"
 #include "models/gpu/gpu_spec.hpp"
-#include "models/pricing/price_spec.hpp"
-#include "models/pricing/tco.hpp"
-#include "models/spot/spot_spec.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
+#include "models/workload/checkpoint_spec.hpp"
+#include "models/workload/comm_spec.hpp"
 #include "models/workload/distribution.hpp"
 #include "models/workload/training.hpp"
 #include "sim/errors.hpp"
@@ -21,72 +21,8 @@
 
 namespace gcsim::models {
 
-// A spot pool's market (docs/spot.md): how its nodes are interrupted, when it can supply
-// nodes, the notice before a node goes and the time to bring a replacement up.
-struct SpotPoolConfig {
-  InterruptionSpec interruptions;
-  AvailabilitySpec availability;
-  sim::SimTime notice;
-  sim::SimTime provisioning;
-};
-
-struct NodeTypeSpec {
-  std::string name;
-  std::string instance;        // the catalog instance it names ("aws/p4d.24xlarge"), or ""
-  std::string provider;        // billing and notice defaults; "" for none
-  GpuSpec gpu;                 // resolved from the catalog
-  int gpus = 0;                // per node
-  int cpu_cores = 0;
-  double memory_bytes = 0;
-  int count = 0;               // nodes of this type
-  PriceSpec price;             // market, prices, billing (models/pricing/price_spec.hpp)
-  std::optional<OwnershipSpec> ownership;  // owned pools
-  std::string compare_to;      // owned: the cloud alternative for break-even ("aws/p4d.24xlarge")
-  double compare_usd_per_gpu_hour = 0;     // its on-demand price per GPU-hour (0 when none)
-  std::optional<SpotPoolConfig> spot;      // spot pools
-  // Mean interruptions per node-second of its market (0: never interrupted); what
-  // `checkpoint: {every: optimal}` plans for.
-  double interruption_rate_per_s = 0;
-  topology::NodeInternalsSpec internals;  // PCIe, NVLink, NICs (resolved against the GPU)
-  SourceMark mark;
-  std::string path;            // "cluster.node_types[0]"
-};
-
-struct ClusterSpec {
-  std::vector<NodeTypeSpec> node_types;
-  int total_gpus() const;
-  int total_nodes() const;
-};
-
 struct SchedulerSpec {
   std::string policy = "fifo";
-};
-
-// Communication a job declares when no workload model derives it (docs/network.md, "Jobs
-// on the network"): every `every` of compute, one collective of `bytes` over the job's
-// GPUs, which the job waits for. Simulated in at most `simulated_steps` steps, each
-// standing for a whole number of real steps (compute and bytes scaled together).
-struct CommSpec {
-  std::string collective = "allreduce";  // allreduce | reduce_scatter | allgather | broadcast | alltoall
-  std::string algorithm = "ring";        // ring | tree
-  double bytes = 0;
-  sim::SimTime every;
-  std::int64_t simulated_steps = 200;
-};
-
-// When and how a job saves its state (docs/spot.md, "Checkpoints"). Every `every` of
-// progress (or the Young/Daly optimum for the pool it runs on), the job writes a checkpoint
-// taking `write_time`, pausing training unless `pause` is false; a restart restores the
-// last committed one in `restore_time`. Times are given, or derived from `size_bytes` and a
-// storage tier's bandwidth.
-struct CheckpointSpec {
-  bool optimal = false;
-  sim::SimTime every;
-  sim::SimTime write_time;
-  sim::SimTime restore_time;
-  double size_bytes = 0;   // 0 when the times are given
-  std::string tier;        // storage tier written to; empty when the times are given
-  bool pause = true;
 };
 
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.

@@ -17,7 +17,6 @@
 #include "models/register_builtins.hpp"
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
-#include "models/workload/workload.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/config/reader.hpp"
 
@@ -650,21 +649,9 @@ std::string gpu_catalog_yaml(const ClusterSpec& c) {
 
 }  // namespace
 
-int ClusterSpec::total_gpus() const {
-  int n = 0;
-  for (const auto& t : node_types) n += t.gpus * t.count;
-  return n;
-}
-
 int WorkloadSpec::team_index(std::string_view team) const {
   const auto it = std::lower_bound(teams.begin(), teams.end(), team);
   return it != teams.end() && *it == team ? static_cast<int>(it - teams.begin()) : -1;
-}
-
-int ClusterSpec::total_nodes() const {
-  int n = 0;
-  for (const auto& t : node_types) n += t.count;
-  return n;
 }
 
 Catalogs load_bundled_catalogs(const LoadOptions& options) {

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
-#include "models/config/scenario.hpp"
 #include "models/storage/storage_spec.hpp"
+#include "models/workload/checkpoint_spec.hpp"
 
 namespace gcsim::models {
 

@@ -1,6 +1,7 @@
 // What the storage models of a run read from a job's training spec: the bytes per sample
 // as the step-time model reads them, the dataset's size and its key on a tier. Shared by
-// the coupling (storage_coupling.hpp) and the cost meter (storage_cost_meter.hpp).
+// the coupling (models/coupling/storage_coupling.hpp) and the cost meter
+// (models/accounting/storage_cost_meter.hpp).
 #pragma once
 
 #include <string>

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/accounting/cost_meter.hpp"
 #include "models/cluster.hpp"
-#include "models/pricing/budgets.hpp"
-#include "models/pricing/cost_meter.hpp"
+#include "models/controllers/budgets.hpp"
+#include "models/coupling/model_speeds.hpp"
 #include "models/trace/schema.hpp"
 #include "models/trace/schema_tables.hpp"
-#include "models/workload/model_speeds.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {

@@ -6,14 +6,13 @@
 #include <string>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/workload/checkpoint_spec.hpp"
+#include "models/workload/comm_spec.hpp"
 #include "models/workload/training.hpp"
 #include "sim/engine.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
-
-struct CommSpec;
-struct CheckpointSpec;
 
 // Interrupted: it ran, lost its nodes (spot interruption, budget stop) and was not running
 // when the run ended.

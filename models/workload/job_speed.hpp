@@ -4,7 +4,10 @@
 // so an estimate and a run of the same job agree.
 #pragma once
 
-#include "models/config/scenario.hpp"
+#include <optional>
+
+#include "models/config/cluster_spec.hpp"
+#include "models/storage/storage_spec.hpp"
 #include "models/workload/step_time.hpp"
 
 namespace gcsim::models {

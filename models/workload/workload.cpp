@@ -5,23 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "models/workload/memory_fit.hpp"
 #include "sim/rng.hpp"
 
 namespace gcsim::models {
-
-std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
-                                  const TrainingSpec* training) {
-  std::uint64_t mask = 0;
-  for (std::size_t t = 0; t < cluster.node_types.size() && t < 64; ++t) {
-    const auto& nt = cluster.node_types[t];
-    if (precision && !nt.gpu.supports(*precision)) continue;
-    if (training && !check_memory_fit(*training, nt.gpu).fits) continue;
-    const long nodes = gpus <= nt.gpus ? 1 : (gpus + nt.gpus - 1) / nt.gpus;
-    if (nodes <= nt.count) mask |= std::uint64_t{1} << t;
-  }
-  return mask;
-}
 
 std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uint64_t replication) {
   std::vector<Job> jobs;

@@ -18,10 +18,4 @@ inline std::vector<Job> expand_workload(const Scenario& scenario, std::uint64_t 
   return expand_workload(scenario, scenario.seed, replication);
 }
 
-// Node types (bit per type index) that can ever hold a job of `gpus` GPUs: enough GPUs on
-// one node or enough whole nodes of the type; for jobs with a precision, a GPU that has it;
-// for model-described jobs, GPU memory that fits the model (memory_fit.hpp).
-std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
-                                  const TrainingSpec* training = nullptr);
-
 }  // namespace gcsim::models

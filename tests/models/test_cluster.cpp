@@ -2,8 +2,8 @@
 // finish and dollar is computed by hand in the comments.
 #include <catch2/catch.hpp>
 
+#include "models/accounting/cost_meter.hpp"
 #include "models/cluster.hpp"
-#include "models/pricing/cost_meter.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "models/accounting/cost_meter.hpp"
 #include "models/cluster.hpp"
-#include "models/pricing/cost_meter.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/checkpoint_interval.hpp"
 #include "models/workload/workload.hpp"

@@ -11,8 +11,8 @@
 
 #include <cmath>
 
+#include "models/accounting/cost_meter.hpp"
 #include "models/cluster.hpp"
-#include "models/pricing/cost_meter.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"

@@ -1,5 +1,5 @@
 // Budgets (see budgets.hpp).
-#include "models/pricing/budgets.hpp"
+#include "models/controllers/budgets.hpp"
 
 #include <algorithm>
 

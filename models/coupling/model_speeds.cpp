@@ -1,5 +1,5 @@
 // Live step-time estimates of running model-described jobs (see model_speeds.hpp).
-#include "models/workload/model_speeds.hpp"
+#include "models/coupling/model_speeds.hpp"
 
 #include <cassert>
 

@@ -1,5 +1,5 @@
 // Compute billing (see cost_meter.hpp).
-#include "models/pricing/cost_meter.hpp"
+#include "models/accounting/cost_meter.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Jobs on the network (see job_traffic.hpp).
-#include "models/network/job_traffic.hpp"
+#include "models/coupling/job_traffic.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // jobs on the network"). When a scenario has a `network:` section, a running model job with
 // data-parallel degree > 1 sends its gradient all-reduce as flows over its real GPUs:
 // each of its tensor x pipeline data-parallel groups runs a ring all-reduce (hierarchical
-// when the group spans nodes) of gradient_sync_bytes(), NCCL-calibrated (collectives.hpp).
+// when the group spans nodes) of gradient_sync_bytes(), NCCL-calibrated (models/network/collectives.hpp).
 // The measured time replaces the alpha-beta term of the step-time model
 // (ModelSpeeds::set_all_reduce_s), so jobs that share links slow each other down.
 //
@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "models/cluster.hpp"
+#include "models/coupling/model_speeds.hpp"
 #include "models/network/collectives.hpp"
 #include "models/topology/topology.hpp"
-#include "models/workload/model_speeds.hpp"
 #include "sim/engine.hpp"
 
 namespace gcsim::network {

@@ -1,7 +1,7 @@
 // What storage costs in a run, as an observer (STYLE.md point 5): it subscribes to the
 // storage coupling's signals (reads ended, copies read and dropped) and the cluster's
 // checkpoint and end-of-run signals, and posts the charges to the ledger when they become
-// known (prices in storage_spec.hpp):
+// known (prices in models/storage/storage_spec.hpp):
 //  * datasets on their shared tier for the whole run (at the end of the run), charged once
 //    per dataset to the job that names it (no job when several do);
 //  * staged copies on each node's NVMe from the start of the copy until evicted, lost with
@@ -17,8 +17,8 @@
 
 #include "models/cluster.hpp"
 #include "models/config/scenario.hpp"
+#include "models/coupling/storage_coupling.hpp"
 #include "models/pricing/ledger.hpp"
-#include "models/storage/storage_coupling.hpp"
 #include "sim/engine.hpp"
 
 namespace gcsim::models {

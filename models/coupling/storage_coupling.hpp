@@ -4,7 +4,7 @@
 // tier, holding its GPUs without progress until the copy ends, and jobs on the same nodes
 // that need the same dataset wait for that copy; a checkpoint write goes to its tier.
 // Reads, copies and writes are transfers of the StorageTiers resource model, which shares
-// each device's time by max-min fairness (storage_tiers.hpp); this class turns jobs into
+// each device's time by max-min fairness (models/storage/storage_tiers.hpp); this class turns jobs into
 // transfers, their shares into speeds (through ModelSpeeds) and predicted ends (through
 // Cluster::hold_progress_until and Cluster::move_checkpoint_write), and keeps the staging
 // caches, pins and waiters. An observer of the cluster's job signals.
@@ -31,9 +31,9 @@
 
 #include "models/cluster.hpp"
 #include "models/config/scenario.hpp"
+#include "models/coupling/model_speeds.hpp"
 #include "models/storage/staging_cache.hpp"
 #include "models/storage/storage_tiers.hpp"
-#include "models/workload/model_speeds.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"
 

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/accounting/cost_meter.hpp"
 #include "models/cluster.hpp"
-#include "models/pricing/cost_meter.hpp"
 #include "models/pricing/ledger.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"

@@ -1,5 +1,5 @@
 // Model jobs' gradient synchronisation on the network (see model_traffic.hpp).
-#include "models/network/model_traffic.hpp"
+#include "models/coupling/model_traffic.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,6 @@
 // Compute billing as an observer of the cluster: every node's bill by its market, posted to
-// the cost ledger (ledger.hpp) as it becomes known (docs/pricing.md, "Billing in a run").
+// the cost ledger (models/pricing/ledger.hpp) as it becomes known (docs/pricing.md,
+// "Billing in a run").
 //
 //   rented (on demand, spot): a node is billed from when it comes up to when it goes (or the
 //     run ends), at its market's price (a spot price may change: the integral of the
@@ -7,8 +8,8 @@
 //     is billed at the last price the node ran at.
 //   reserved: the effective hourly price (upfront spread over the term, plus recurring) for
 //     every hour of the run, used or not.
-//   owned: F + E(u) per hour (tco.hpp): fixed costs and idle power always, busy power for
-//     the GPUs jobs hold.
+//   owned: F + E(u) per hour (models/pricing/tco.hpp): fixed costs and idle power always,
+//     busy power for the GPUs jobs hold.
 // A job's run is charged when it ends (finish, interruption, budget stop, end of run), one
 // charge per node it held: its GPUs' share of the node's price over the run (rented:
 // ComputeBusy; reserved and owned: their category, busy). What a node's bill holds beyond

@@ -34,7 +34,7 @@ class ModelSpeeds {
   // model-described or never started.
   const HardwareContext* context(std::uint32_t job) const;
   const StepEstimate* estimate(std::uint32_t job) const;
-  // GPU memory per GPU at the job's batch and ZeRO stage (memory_fit.hpp); 0 when unknown.
+  // GPU memory per GPU at the job's batch and ZeRO stage (models/workload/memory_fit.hpp); 0 when unknown.
   double memory_per_gpu_bytes(std::uint32_t job) const;
 
   // The read rate the job's storage gives it (bytes/s, whole job; 0 = not limiting).

@@ -1,5 +1,5 @@
 // Jobs as readers, copiers and writers of the storage tiers (see storage_coupling.hpp).
-#include "models/storage/storage_coupling.hpp"
+#include "models/coupling/storage_coupling.hpp"
 
 #include <algorithm>
 #include <cassert>

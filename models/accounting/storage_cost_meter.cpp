@@ -1,5 +1,5 @@
 // Storage charges from the storage model's signals (see storage_cost_meter.hpp).
-#include "models/storage/storage_cost_meter.hpp"
+#include "models/accounting/storage_cost_meter.hpp"
 
 #include <algorithm>
 #include <string>

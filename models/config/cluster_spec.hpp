@@ -1,0 +1,65 @@
+// The cluster as a scenario describes it: its node types (hardware, count, market, spot
+// pool, internals) and the spec-level feasibility predicate the loader and the workload
+// expansion share. Built by scenario_loader, part of the validated Scenario (scenario.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "models/pricing/price_spec.hpp"
+#include "models/pricing/tco.hpp"
+#include "models/spot/spot_spec.hpp"
+#include "models/topology/topology_spec.hpp"
+#include "models/workload/training.hpp"
+#include "sim/errors.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models {
+
+// A spot pool's market (docs/spot.md): how its nodes are interrupted, when it can supply
+// nodes, the notice before a node goes and the time to bring a replacement up.
+struct SpotPoolConfig {
+  InterruptionSpec interruptions;
+  AvailabilitySpec availability;
+  sim::SimTime notice;
+  sim::SimTime provisioning;
+};
+
+struct NodeTypeSpec {
+  std::string name;
+  std::string instance;        // the catalog instance it names ("aws/p4d.24xlarge"), or ""
+  std::string provider;        // billing and notice defaults; "" for none
+  GpuSpec gpu;                 // resolved from the catalog
+  int gpus = 0;                // per node
+  int cpu_cores = 0;
+  double memory_bytes = 0;
+  int count = 0;               // nodes of this type
+  PriceSpec price;             // market, prices, billing (models/pricing/price_spec.hpp)
+  std::optional<OwnershipSpec> ownership;  // owned pools
+  std::string compare_to;      // owned: the cloud alternative for break-even ("aws/p4d.24xlarge")
+  double compare_usd_per_gpu_hour = 0;     // its on-demand price per GPU-hour (0 when none)
+  std::optional<SpotPoolConfig> spot;      // spot pools
+  // Mean interruptions per node-second of its market (0: never interrupted); what
+  // `checkpoint: {every: optimal}` plans for.
+  double interruption_rate_per_s = 0;
+  topology::NodeInternalsSpec internals;  // PCIe, NVLink, NICs (resolved against the GPU)
+  SourceMark mark;
+  std::string path;            // "cluster.node_types[0]"
+};
+
+struct ClusterSpec {
+  std::vector<NodeTypeSpec> node_types;
+  int total_gpus() const;
+  int total_nodes() const;
+};
+
+// Node types (bit per type index) that can ever hold a job of `gpus` GPUs: enough GPUs on
+// one node or enough whole nodes of the type; for jobs with a precision, a GPU that has it;
+// for model-described jobs, GPU memory that fits the model (models/workload/memory_fit.hpp).
+std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
+                                  const TrainingSpec* training = nullptr);
+
+}  // namespace gcsim::models
