@@ -21,6 +21,10 @@
 
 namespace gcsim::units {
 
+// The month of cloud price sheets: 8,760 h / 12. Every "per month" figure (price periods,
+// storage per GB-month, monthly billing, monthly interruption chances) uses this one.
+inline constexpr std::int64_t HOURS_PER_MONTH = 730;
+
 class UnitError : public std::invalid_argument {
  public:
   // Lets the config layer pick the error code: NotANumber -> wrong-type, MissingUnit and

@@ -74,7 +74,7 @@ std::string compact_duration(sim::SimTime t) {
 BillingRule per_second_billing() { return rule(sim::seconds(1), sim::SimTime::zero()); }
 BillingRule per_minute_billing() { return rule(sim::minutes(1), sim::SimTime::zero()); }
 BillingRule per_hour_billing() { return rule(sim::hours(1), sim::SimTime::zero()); }
-BillingRule per_month_billing() { return rule(sim::hours(HOURS_PER_BILLING_MONTH), sim::SimTime::zero()); }
+BillingRule per_month_billing() { return rule(sim::hours(units::HOURS_PER_MONTH), sim::SimTime::zero()); }
 
 sim::SimTime billed_time(const BillingRule& r, sim::SimTime used) {
   if (used <= sim::SimTime::zero()) return sim::SimTime::zero();
@@ -102,7 +102,7 @@ BillingRule default_billing(std::string_view provider) {
   if (p == "aws" || p == "gcp") return rule(sim::seconds(1), sim::seconds(60));
   if (p == "azure") return rule(sim::seconds(1), sim::minutes(5));
   if (p == "lambda") return per_minute_billing();
-  if (p == "dgx-cloud") return rule(sim::hours(HOURS_PER_BILLING_MONTH), sim::hours(HOURS_PER_BILLING_MONTH));
+  if (p == "dgx-cloud") return rule(sim::hours(units::HOURS_PER_MONTH), sim::hours(units::HOURS_PER_MONTH));
   return per_second_billing();  // alibaba, tencent, vast, colab, and unknown providers
 }
 
@@ -127,7 +127,7 @@ std::string describe_billing(const BillingRule& r) {
     out = "per minute";
   } else if (r.granularity == sim::hours(1)) {
     out = "per hour";
-  } else if (r.granularity == sim::hours(HOURS_PER_BILLING_MONTH)) {
+  } else if (r.granularity == sim::hours(units::HOURS_PER_MONTH)) {
     out = "per month (730h)";
   } else {
     out = "per " + compact_duration(r.granularity);

@@ -18,7 +18,6 @@ struct BillingRule {
   sim::SimTime minimum = sim::SimTime::zero();  // the least billed for any non-zero use
 };
 
-inline constexpr std::int64_t HOURS_PER_BILLING_MONTH = 730;  // 8,760 / 12, as price sheets use
 
 // Named rules: per second (no minimum), per minute, per hour, per month (730 h).
 BillingRule per_second_billing();

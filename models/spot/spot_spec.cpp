@@ -29,7 +29,6 @@ namespace {
 using config::ConfigNode;
 using config::MapReader;
 
-constexpr double HOURS_PER_MONTH = 730;  // 8,760 / 12, as cloud price sheets and units.md use
 constexpr int MAX_TRACE_VALUE = 1'000'000;
 
 std::string resolve(const std::string& base_dir, const std::string& file) {
@@ -496,7 +495,7 @@ double advisor_band_monthly_probability(int band) {
 }
 
 double advisor_band_rate_per_s(int band) {
-  return -std::log1p(-advisor_band_monthly_probability(band)) / (HOURS_PER_MONTH * 3600.0);
+  return -std::log1p(-advisor_band_monthly_probability(band)) / (static_cast<double>(units::HOURS_PER_MONTH) * 3600.0);
 }
 
 SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {

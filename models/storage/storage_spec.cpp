@@ -144,7 +144,7 @@ double read_throughput_bytes_per_s(const StorageTierSpec& t, double file_bytes, 
 }
 
 double storage_cost_usd(const StorageTierSpec& t, double bytes, double duration_s) {
-  return bytes / 1e9 * t.usd_per_gb_month * duration_s / (HOURS_PER_MONTH * 3600.0);
+  return bytes / 1e9 * t.usd_per_gb_month * duration_s / (static_cast<double>(units::HOURS_PER_MONTH) * 3600.0);
 }
 
 ReadCost read_cost(const StorageTierSpec& t, double bytes, double file_bytes) {

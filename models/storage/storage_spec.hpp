@@ -53,8 +53,6 @@ StorageSpec parse_storage(const config::ConfigNode& section);
 // flight, alone on the tier (see the header comment).
 double read_throughput_bytes_per_s(const StorageTierSpec& tier, double file_bytes, int concurrency = 1);
 
-inline constexpr double HOURS_PER_MONTH = 730;
-
 // Storing `bytes` for `duration_s`.
 double storage_cost_usd(const StorageTierSpec& tier, double bytes, double duration_s);
 // Reading `bytes` out of the tier in files of `file_bytes` (one GET-class request per
