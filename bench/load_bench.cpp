@@ -1,4 +1,4 @@
-// Loading benchmark (issue 9, "large scenarios load at disk speed"): generates two large
+// Loading benchmark (large scenarios load at disk speed): generates two large
 // scenarios, then times, in the same run, reading their bytes and loading them into the
 // config tree (sim/config), and reports both speeds and their ratio.
 //

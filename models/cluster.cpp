@@ -433,7 +433,7 @@ void Cluster::commit_last_checkpoint(Job& j) {
 
 void Cluster::stop_job(Job& j) {
   // A run ends once: stopping a job that is not running would release its GPUs, count an
-  // interruption and bill the run a second time (the re-entrant budget of issue 9).
+  // interruption and bill the run a second time (a budget reacting inside a signal did).
   check_running(j, "stop_job");
   accrue(j);
   // A last checkpoint that completes at this very instant counts.

@@ -124,10 +124,7 @@ double read_node_usd_per_hour(const ConfigNode& n, int gpus_per_node) {
   try {
     usd = parse_node_usd_per_hour(n.scalar(), gpus_per_node);
   } catch (const units::UnitError& e) {
-    n.fail(e.kind() == units::UnitError::Kind::NotANumber  ? ErrorCode::WrongType
-           : e.kind() == units::UnitError::Kind::OutOfRange ? ErrorCode::OutOfRange
-                                                            : ErrorCode::BadUnit,
-           e.what());
+    config::fail_unit(n, e);
   }
   if (!(usd >= 0)) n.fail(ErrorCode::OutOfRange, "'" + n.scalar() + "' must not be negative");
   return usd;

@@ -47,16 +47,6 @@ void reject_quoted_number(const ConfigNode& n, std::string_view expected) {
   reject_quoted(n, expected);
 }
 
-[[noreturn]] void fail_unit(const ConfigNode& n, const units::UnitError& e) {
-  switch (e.kind()) {
-    case units::UnitError::Kind::NotANumber: n.fail(ErrorCode::WrongType, e.what());
-    case units::UnitError::Kind::MissingUnit:
-    case units::UnitError::Kind::BadUnit: n.fail(ErrorCode::BadUnit, e.what());
-    case units::UnitError::Kind::OutOfRange: n.fail(ErrorCode::OutOfRange, e.what());
-  }
-  n.fail(ErrorCode::BadUnit, e.what());
-}
-
 std::string format_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.10g", v);
@@ -110,6 +100,16 @@ double read_quantity(const ConfigNode& n, std::string_view expected, Sign sign, 
 }
 
 }  // namespace
+
+[[noreturn]] void fail_unit(const ConfigNode& n, const units::UnitError& e) {
+  switch (e.kind()) {
+    case units::UnitError::Kind::NotANumber: n.fail(ErrorCode::WrongType, e.what());
+    case units::UnitError::Kind::MissingUnit:
+    case units::UnitError::Kind::BadUnit: n.fail(ErrorCode::BadUnit, e.what());
+    case units::UnitError::Kind::OutOfRange: n.fail(ErrorCode::OutOfRange, e.what());
+  }
+  n.fail(ErrorCode::BadUnit, e.what());
+}
 
 // ---------------------------------------------------------------------------------------
 MapReader::MapReader(const ConfigNode& node) : node_(node) {

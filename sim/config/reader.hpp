@@ -13,6 +13,7 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/time.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::config {
 
@@ -50,6 +51,11 @@ double read_double(const ConfigNode& n, double min, double max);      // plain n
 // A plain number or count (as read_double) that must be greater than zero.
 double read_positive(const ConfigNode& n);
 double read_fraction(const ConfigNode& n);                            // 0.45 or 45% -> [0,1]
+
+// Fails at `n` with the error code a unit error stands for (not-a-number -> wrong-type,
+// missing or bad unit -> bad-unit, out of range -> out-of-range): the one mapping, for
+// readers of their own built on sim/units.hpp.
+[[noreturn]] void fail_unit(const ConfigNode& n, const units::UnitError& e);
 
 // Quantities with units (sim/units.hpp). A bare number is BadUnit unless noted.
 sim::SimTime read_duration(const ConfigNode& n, sim::SimTime min = sim::SimTime::zero());  // 30m, 6h, 1.5d, 250ms
