@@ -67,12 +67,10 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
   const models::Scenario s = models::load_scenario_file(file, load_options());
   make_output_dir(out_dir);
   const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
-  auto trace = trace::TraceFile::create(trace_path);
   models::RunOptions options;
   options.seed = seed;
   options.replication = replication;
-  const models::RunSummary r = models::run_simulation(s, trace.get(), options);
-  trace->commit();
+  const models::RunSummary r = models::run_simulation_to(s, trace_path, options);
 
   const analysis::TraceData data = analysis::read_trace(trace_path);
   const analysis::Metrics m = analysis::compute_metrics(data);

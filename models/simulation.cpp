@@ -143,4 +143,11 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   return s;
 }
 
+RunSummary run_simulation_to(const Scenario& scenario, const std::string& trace_path, const RunOptions& options) {
+  auto trace = trace::TraceFile::create(trace_path);  // destroyed uncommitted on an exception
+  RunSummary summary = run_simulation(scenario, trace.get(), options);
+  trace->commit();
+  return summary;
+}
+
 }  // namespace gcsim::models

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "models/config/scenario.hpp"
 #include "models/pricing/ledger.hpp"
@@ -47,6 +48,11 @@ struct RunSummary {
 // exception (gcsim::Error, InternalError) ends this run alone; the trace is then not
 // committed and its temporary file goes when the caller destroys it.
 RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options = {});
+
+// One run into a trace at `trace_path`: the trace is written to a temporary file and takes
+// its name only once the run has ended well (sim/atomic_file.hpp); on any exception
+// nothing is left at `trace_path` and the temporary file is removed.
+RunSummary run_simulation_to(const Scenario& scenario, const std::string& trace_path, const RunOptions& options = {});
 
 // The seed a run of `scenario` with `options` uses.
 inline std::uint64_t run_seed(const Scenario& scenario, const RunOptions& options) {

@@ -63,11 +63,7 @@ void run_one(const Catalogs& catalogs, RunSpec& spec, RunOutcome& out) {
     std::unique_lock<std::mutex> serial;
     if (!GCSIM_HDF5_THREADSAFE) serial = std::unique_lock<std::mutex>(serial_hdf5_mutex());
     const std::string path = spec.output_stem + ".h5";
-    // Destroyed without commit() on any exception: its temporary file goes with it.
-    auto trace = trace::TraceFile::create(path);
-    RunSummary summary = run_simulation(*scenario, trace.get(), spec.options);
-    trace->commit();
-    out.summary = std::move(summary);
+    out.summary = run_simulation_to(*scenario, path, spec.options);
     out.trace_path = path;
   } catch (const InternalError& e) {
     record_failure(out, label, RunFailure::Internal, e.what());

@@ -24,12 +24,10 @@ models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& 
 }
 
 analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication) {
-  auto file = trace::TraceFile::create(path);
   models::RunOptions o;
   o.replication = replication;
   o.fixed_wall_clock_s = 0.0;
-  models::run_simulation(s, file.get(), o);
-  file->commit();
+  models::run_simulation_to(s, path, o);
   return analysis::read_trace(path);
 }
 
