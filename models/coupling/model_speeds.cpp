@@ -1,10 +1,10 @@
 // Live step-time estimates of running model-described jobs (see model_speeds.hpp).
 #include "models/coupling/model_speeds.hpp"
 
-#include <cassert>
 
 #include "models/workload/job_speed.hpp"
 #include "models/workload/memory_fit.hpp"
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 
@@ -50,7 +50,7 @@ void ModelSpeeds::on_started(const Job& j) {
 
 void ModelSpeeds::set_storage_read(std::uint32_t job, double bytes_per_s) {
   Entry& e = entries_[static_cast<std::size_t>(slot_of_[job])];
-  assert(e.hw);
+  GCSIM_CHECK(e.hw, "ModelSpeeds: the job has no hardware context (it is not a model job that started)");
   e.hw->storage_read_bytes_per_s = bytes_per_s;
   refresh(job);
 }
@@ -58,7 +58,7 @@ void ModelSpeeds::set_storage_read(std::uint32_t job, double bytes_per_s) {
 void ModelSpeeds::set_all_reduce_s(std::uint32_t job, double seconds) {
   const auto slot = static_cast<std::size_t>(slot_of_[job]);
   Entry& e = entries_[slot];
-  assert(e.hw && seconds >= 0);
+  GCSIM_CHECK(e.hw && seconds >= 0, "ModelSpeeds: a job without a hardware context, or a negative all-reduce time");
   e.all_reduce_s = seconds;
   // The hook reads the measured time each time the model asks (entries_ never moves).
   if (!e.hw->all_reduce)
@@ -69,7 +69,7 @@ void ModelSpeeds::set_all_reduce_s(std::uint32_t job, double seconds) {
 
 StepEstimate ModelSpeeds::unlimited_by_storage(std::uint32_t job) {
   Entry& e = entries_[static_cast<std::size_t>(slot_of_[job])];
-  assert(e.hw);
+  GCSIM_CHECK(e.hw, "ModelSpeeds: the job has no hardware context (it is not a model job that started)");
   HardwareContext& hw = *e.hw;
   // Estimated with storage out of the picture, then put back: no copy of the context.
   const double read = hw.storage_read_bytes_per_s;

@@ -2,10 +2,10 @@
 #include "models/coupling/storage_coupling.hpp"
 
 #include <algorithm>
-#include <cassert>
 
 #include "models/storage/storage_datasets.hpp"
 #include "models/workload/job_speed.hpp"
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 namespace {
@@ -28,7 +28,7 @@ double tier_bandwidth(const StorageTierSpec& tier, double file_bytes) {
 StorageCoupling::StorageCoupling(const Scenario& scenario, sim::Engine& engine, Cluster& cluster, ModelSpeeds& speeds,
                                  StorageTiers& tiers)
     : scenario_(scenario), engine_(engine), cluster_(cluster), speeds_(speeds), tiers_(tiers) {
-  assert(scenario.storage);
+  GCSIM_CHECK(scenario.storage, "StorageCoupling needs a scenario with a storage section");
   for (std::size_t i = 0; i < scenario.storage->tiers.size(); ++i)
     if (scenario.storage->tiers[i].kind == TierKind::LocalNvme) {
       local_tier_ = i;
@@ -110,7 +110,7 @@ bool StorageCoupling::reserve(const Job& j, const std::string& key, double bytes
       for (const std::string& evicted : c.insert(key, bytes)) {
         const auto it = std::find_if(copies_.begin(), copies_.end(),
                                      [&](const StagedCopy& x) { return x.node == n && x.key == evicted; });
-        assert(it != copies_.end());
+        GCSIM_CHECK(it != copies_.end(), "a staging copy that ended is not among the copies under way");
         drop_copy(it, now);
       }
       copies_.push_back(StagedCopy{n, key, bytes, now, static_cast<std::int32_t>(j.id)});
@@ -183,7 +183,7 @@ void StorageCoupling::on_staged(TransferId copy) {
   const std::uint32_t job = tiers_.transfer(copy).job;
   const std::uint32_t source_device = tiers_.transfer(copy).device;
   const auto it = std::find_if(stagings_.begin(), stagings_.end(), [&](const Staging& s) { return s.job == job; });
-  assert(it != stagings_.end() && read_[job] == copy);
+  GCSIM_CHECK(it != stagings_.end() && read_[job] == copy, "a job's staging copy is not the one it waits for");
   const Staging done = std::move(*it);
   stagings_.erase(it);
   tiers_.end(copy);  // the source is re-shared last, as the copy's readers move to NVMe

@@ -2,7 +2,9 @@
 #include "models/storage/storage_tiers.hpp"
 
 #include <algorithm>
-#include <cassert>
+#include <string>
+
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 
@@ -15,7 +17,7 @@ std::uint32_t StorageTiers::device(std::size_t tier, std::int64_t node) {
 
 StorageTiers::TransferId StorageTiers::start(std::uint32_t device, Kind kind, std::uint32_t job, double bandwidth,
                                              double cap, double bytes) {
-  assert(device < devices_.size() && bandwidth > 0 && cap > 0);
+  GCSIM_CHECK(device < devices_.size() && bandwidth > 0 && cap > 0, "StorageTiers::start: no such device, or a zero bandwidth or cap");
   // Ids are not reused (a few per job run), so a copy_done handler that ends a copy and
   // starts another never sees its id come back as due.
   const auto id = static_cast<TransferId>(transfers_.size());
@@ -41,7 +43,7 @@ StorageTiers::TransferId StorageTiers::start(std::uint32_t device, Kind kind, st
 
 void StorageTiers::end(TransferId id) {
   Transfer& t = transfers_[id];
-  assert(t.live);
+  GCSIM_CHECK(t.live, "StorageTiers::end: transfer " + std::to_string(id) + " has already ended");
   solver_.remove_flow(t.flow);
   auto& on = devices_[t.device].transfers;
   on.erase(std::find(on.begin(), on.end(), id));
@@ -54,7 +56,7 @@ void StorageTiers::end(TransferId id) {
 
 void StorageTiers::set_demand(TransferId id, double demand_bytes_per_s) {
   Transfer& t = transfers_[id];
-  assert(t.live && demand_bytes_per_s > 0);
+  GCSIM_CHECK(t.live && demand_bytes_per_s > 0, "StorageTiers::set_demand: transfer " + std::to_string(id) + " has ended, or the demand is not positive");
   t.demand = demand_bytes_per_s;
   solver_.set_cap(t.flow, std::min(t.demand, t.cap) / t.bandwidth);
 }
