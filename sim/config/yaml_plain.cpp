@@ -33,6 +33,9 @@ class PlainReader {
   PlainReader(std::string_view text, const FileName& file) : t_(text), file_(file) {}
 
   ConfigNode document() {
+    // A NUL or a carriage return (a line break of its own to YAML, even inside a comment)
+    // belongs to the full parser: this reader knows only '\n' lines of plain text.
+    if (t_.find_first_of(std::string_view("\0\r", 2)) != std::string_view::npos) give_up();
     if (!seek_content() || indent_ != 0) give_up();
     // Directives and document markers belong to the full parser.
     if (t_[p_] == '%' || t_.substr(p_, 3) == "---" || t_.substr(p_, 3) == "...") give_up();
