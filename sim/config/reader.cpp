@@ -121,6 +121,13 @@ MapReader::MapReader(const ConfigNode& node, std::initializer_list<std::string_v
   finish();
 }
 
+MapReader::MapReader(const ConfigNode& node, KeyTable keys) : MapReader(node) {
+  for (const KeySpec& k : keys) known_.emplace_back(k.name);
+  finish();
+  for (const KeySpec& k : keys)
+    if (k.required) (void)required(k.name);
+}
+
 const ConfigNode& MapReader::required(std::string_view key) {
   if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
   const ConfigNode* found = node_.is_null() ? nullptr : node_.find(key);

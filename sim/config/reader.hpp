@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/time.hpp"
 #include "sim/units.hpp"
 
@@ -26,6 +27,9 @@ class MapReader {
   // misspelt required key is reported as the typo it is ("unknown key 'gpuz'; did you mean
   // 'gpus'?") rather than as a missing key.
   MapReader(const ConfigNode& node, std::initializer_list<std::string_view> keys);
+  // The same, with the keys of a self-describing table (key_table.hpp); a key marked
+  // required there and absent here is MissingKey at once.
+  MapReader(const ConfigNode& node, KeyTable keys);
 
   // Every key asked for here becomes "known" (for did-you-mean), present or not.
   const ConfigNode& required(std::string_view key);  // MissingKey when absent

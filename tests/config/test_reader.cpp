@@ -73,6 +73,25 @@ TEST_CASE("MapReader with declared keys refuses unknown ones at once", "[unit]")
   REQUIRE_THROWS_AS(MapReader(t, {"gpu"}), ConfigError);
 }
 
+TEST_CASE("MapReader with a key table: unknown keys first, then required ones", "[unit]") {
+  static constexpr c::KeySpec keys[] = {
+      {.name = "name", .type = "text", .required = true},
+      {.name = "gpus", .type = "integer", .default_value = "`1`", .range = ">= 1", .help = "GPUs"},
+  };
+  const ConfigDocument ok = load_yaml_string("t:\n  name: a\n", "k.yaml");
+  CHECK_NOTHROW(MapReader(*ok.root.find("t"), c::KeyTable(keys)));
+  const ConfigDocument typo = load_yaml_string("t:\n  name: a\n  gpuz: 2\n", "k.yaml");
+  const ConfigError e = config_error([&] { MapReader r(*typo.root.find("t"), c::KeyTable(keys)); });
+  CHECK(e.code() == ErrorCode::UnknownKey);
+  CHECK(e.detail().find("'gpus'") != std::string::npos);
+  const ConfigDocument missing = load_yaml_string("t:\n  gpus: 2\n", "k.yaml");
+  const ConfigError m = config_error([&] { MapReader r(*missing.root.find("t"), c::KeyTable(keys)); });
+  CHECK(m.code() == ErrorCode::MissingKey);
+  CHECK(m.key_path() == "t.name");
+  CHECK(c::find_key(keys, "gpus")->default_value == "`1`");
+  CHECK(c::find_key(keys, "gpu") == nullptr);
+}
+
 TEST_CASE("MapReader lists the valid keys when none is close", "[unit]") {
   const ConfigDocument doc = load_yaml_string("scheduler: fcfs\nzzzzzz: 1\n", "m.yaml");
   MapReader r(doc.root);
