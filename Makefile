@@ -13,7 +13,7 @@ PACKAGES := cmake ninja-build g++ make pkg-config \
   libhdf5-dev hdf5-tools libcli11-dev catch2 libgnuplot-iostream-dev gnuplot-nox \
   libyaml-cpp-dev python3-h5py python3-numpy
 
-.PHONY: all deps configure build run test test-fast sanitize fuzz bench clean
+.PHONY: fuzz-build fuzz-explore all deps configure build run test test-fast sanitize fuzz bench clean
 
 all: build
 
@@ -47,12 +47,23 @@ test-fast: build
 sanitize: deps
 	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="-DGCSIM_SANITIZE=ON -DGCSIM_BUILD_BENCH=OFF"
 
-fuzz: deps
+# make fuzz: a reproducible check (seed FUZZ_SEED, FUZZ_RUNS inputs from the kept corpus),
+# the same inputs on every machine, as CI runs it. make fuzz-explore: a fresh random seed
+# for FUZZ_SECONDS, to look for new findings (keep each in tests/fuzz/corpus with its fix).
+FUZZ_CORPUS = $(wildcard scenarios/examples tests/fuzz/corpus)
+fuzz-build: deps
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCSIM_FUZZ=ON -DGCSIM_BUILD_BENCH=OFF
 	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz
+
+fuzz: fuzz-build
+	rm -rf fuzz-out/corpus && mkdir -p fuzz-out/corpus
+	build-fuzz/tests/fuzz/scenario_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-20000} -max_len=8192 \
+	  fuzz-out/corpus $(FUZZ_CORPUS)
+
+fuzz-explore: fuzz-build
 	mkdir -p fuzz-out/corpus
-	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 \
-	  fuzz-out/corpus $(wildcard scenarios/examples scenarios/regression tests/fuzz/corpus)
+	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-600} -max_len=8192 \
+	  fuzz-out/corpus $(FUZZ_CORPUS)
 
 bench: build
 	$(BUILD)/bench/engine_bench
