@@ -1,6 +1,7 @@
 // `gcsim instances [--provider P] [--gpu G]`: the bundled instance catalog; and
 // `gcsim catalog import --from skypilot-aws|skypilot-gcp|skypilot-lambda IN.csv -o OUT.csv`:
 // converts a SkyPilot vms.csv into our catalog format (docs/pricing.md).
+#include <filesystem>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -103,6 +104,7 @@ int cmd_catalog_import(const InstanceCommands& c) {
   if (c.out_csv.empty() || c.out_csv == "-") {
     std::cout << text;
   } else {
+    sim::remove_stale_temp_files(std::filesystem::path(c.out_csv).parent_path().string());
     sim::write_file_atomically(c.out_csv, text);
   }
   std::fprintf(stderr, "%s: %zu rows, %zu instances imported", c.in_csv.c_str(), r.report.rows, r.report.imported);

@@ -24,6 +24,7 @@
 #include "models/config/scenario_loader.hpp"
 #include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/units.hpp"
@@ -52,6 +53,7 @@ void make_output_dir(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) throw Error("cannot create output folder '" + dir + "': " + ec.message());
+  sim::remove_stale_temp_files(dir);  // what a killed run into this folder left
 }
 
 int cmd_validate(const std::string& file) {
@@ -163,6 +165,7 @@ CLI::Validator unsigned_64() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sim::install_temp_file_cleanup();  // Ctrl-C, kill: no half-written file stays behind
   CLI::App app{"gcsim: a discrete-event simulator of GPU cluster cost and throughput"};
   app.set_version_flag("--version", std::string("gcsim ") + VERSION);
   app.require_subcommand(1);

@@ -1,6 +1,8 @@
 // The generic HDF5 trace layer: TraceFile/Table written and read back through
 // TraceReader, the temporary-file protocol, reproducible bytes, and reader errors.
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "support/scenario_support.hpp"
@@ -159,12 +161,14 @@ TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
   CHECK(who[rows - 1] == "n99");
 }
 
-// Temporary files of the trace "t.h5" in `dir`: "t.h5.<16 hex digits>.tmp" (sim/atomic_file.hpp).
+// Temporary files of the trace "t.h5" in `dir`: "t.h5.<pid>.<8 hex>.<16 hex>.tmp"
+// (sim/atomic_file.hpp).
 static int temp_files(const gcsim::test::TempDir& dir) {
   int n = 0;
+  const std::string prefix = "t.h5." + std::to_string(getpid()) + ".";
   for (const auto& e : fs::directory_iterator(dir.path())) {
     const std::string name = e.path().filename().string();
-    n += name.size() == 25 && name.rfind("t.h5.", 0) == 0 && name.ends_with(".tmp");
+    n += name.size() == prefix.size() + 8 + 1 + 16 + 4 && name.rfind(prefix, 0) == 0 && name.ends_with(".tmp");
   }
   return n;
 }

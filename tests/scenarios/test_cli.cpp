@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/atomic_file.hpp"
 #include "support/scenario_support.hpp"
 
 namespace fs = std::filesystem;
@@ -99,6 +101,30 @@ TEST_CASE("seeds and replications are whole numbers from 0 to 2^64-1, read exact
   const auto top = run_gcsim("run --no-plots --seed 18446744073709551615 -o " + dir.file("top") + " " + quickstart);
   CHECK(top.code == 0);
   CHECK(top.output.find("(seed 18446744073709551615, replication 0)") != std::string::npos);
+}
+
+TEST_CASE("a run into a folder removes what a killed run there left", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-stale");
+  const std::string out = dir.file("out");
+  fs::create_directories(out);
+  // A temporary name of this machine (taken from a real one) whose process is gone.
+  std::string host;
+  {
+    gcsim::sim::AtomicFile probe((fs::path(out) / "probe").string());
+    const std::string t = probe.temp_path();
+    host = t.substr(t.size() - 4 - 17 - 8, 8);
+  }
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  REQUIRE(::waitpid(child, nullptr, 0) == child);
+  const fs::path stale = fs::path(out) / ("quickstart.h5." + std::to_string(child) + "." + host + ".00000000deadbeef.tmp");
+  std::ofstream(stale) << "half a trace";
+  REQUIRE(fs::exists(stale));
+  const auto r = run_gcsim("run -q --no-plots -o " + out + " " GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml");
+  CHECK(r.code == 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(fs::path(out) / "quickstart.h5"));
 }
 
 TEST_CASE("gcsim instances refuses a provider the catalog does not have", "[scenario][cli]") {
