@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <hdf5.h>
 
 #include "support/scenario_support.hpp"
 #include <chrono>
@@ -303,4 +304,40 @@ TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
     CHECK_THROWS_AS(r->attribute_double("title"), gcsim::Error);
     CHECK_THAT(message_of([&] { r->attribute_int("nope"); }), Catch::Contains(path) && Catch::Contains("nope"));
   }
+}
+
+// Every table chunk is deflated in zlib's format, whose Adler-32 trailer the reader
+// checks: a flipped bit in a number column's data is an error, never a silently different
+// figure. (Variable-length strings live in HDF5's global heap, which has no checksum.)
+TEST_CASE("a flipped bit in a table chunk is reported, not read as data", "[unit]") {
+  gcsim::test::TempDir dir("trace-checksum");
+  const std::string path = dir.file("t.h5");
+  {
+    auto file = TraceFile::create(path);
+    auto& t = file->add_table("numbers", {{"x", ColumnType::F64}}, 4096);
+    for (int i = 0; i < 4096; ++i) t.begin_row().f64(0, std::sin(0.001 * i));  // incompressible enough
+    file->commit();
+  }
+  // Where the chunk is in the file, from HDF5 itself.
+  haddr_t chunk_at = HADDR_UNDEF;
+  hsize_t chunk_size = 0;
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hid_t d = H5Dopen2(f, "numbers", H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    unsigned filter_mask = 0;
+    hsize_t offset[1] = {0};
+    const hid_t space = H5Dget_space(d);
+    REQUIRE(H5Dget_chunk_info(d, space, 0, offset, &filter_mask, &chunk_at, &chunk_size) >= 0);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+  }
+  REQUIRE(chunk_size > 100);
+  std::string bytes = read_bytes(path);
+  bytes[static_cast<std::size_t>(chunk_at + chunk_size / 2)] ^= 0x10;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  const auto reader = TraceReader::open(path);
+  REQUIRE_THROWS_AS(reader->column_f64("numbers", "x"), gcsim::Error);
 }
