@@ -1,6 +1,7 @@
 // The generic HDF5 trace layer: TraceFile/Table written and read back through
 // TraceReader, the temporary-file protocol, reproducible bytes, and reader errors.
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -340,4 +341,50 @@ TEST_CASE("a flipped bit in a table chunk is reported, not read as data", "[unit
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   const auto reader = TraceReader::open(path);
   REQUIRE_THROWS_AS(reader->column_f64("numbers", "x"), gcsim::Error);
+}
+
+TEST_CASE("a table that declares more rows than its file can hold is refused before any allocation", "[unit]") {
+  gcsim::test::TempDir dir("trace-declared-rows");
+  const std::string path = dir.file("crafted.h5");
+  {
+    // Two billion rows of 16 bytes declared, none written: a few KB on disk.
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hsize_t dims[1] = {2000000000};
+    const hsize_t chunk[1] = {1024};
+    const hid_t space = H5Screate_simple(1, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    REQUIRE(H5Pset_chunk(dcpl, 1, chunk) >= 0);
+    const hid_t type = H5Tcreate(H5T_COMPOUND, 16);
+    H5Tinsert(type, "x", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "y", 8, H5T_NATIVE_DOUBLE);
+    const hid_t d = H5Dcreate2(f, "t", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    H5Dclose(d);
+    H5Tclose(type);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  REQUIRE(fs::file_size(path) < 100000);
+  const auto reader = TraceReader::open(path);
+  const gcsim::Error e = [&] {
+    try {
+      (void)reader->column_f64("t", "x");
+    } catch (const gcsim::Error& err) {
+      return err;
+    }
+    FAIL("no error");
+    throw std::logic_error("unreachable");
+  }();
+  CHECK(std::string(e.what()).find("declares 2000000000 rows") != std::string::npos);
+  CHECK_THROWS_AS(reader->rows("t"), gcsim::Error);
+}
+
+TEST_CASE("only regular files are opened as traces: a FIFO or a device would block or never end", "[unit]") {
+  gcsim::test::TempDir dir("trace-fifo");
+  const std::string fifo = dir.file("pipe.h5");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_AS(TraceReader::open(fifo), gcsim::Error);  // before the check: blocked in H5Fis_hdf5
+  CHECK_THROWS_AS(TraceReader::open("/dev/zero"), gcsim::Error);
 }
