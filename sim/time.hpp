@@ -34,25 +34,38 @@ class SimTime {
   constexpr bool is_max() const { return ns_ == std::numeric_limits<std::int64_t>::max(); }
 
   constexpr auto operator<=>(const SimTime&) const = default;
-  constexpr SimTime operator+(SimTime o) const { return SimTime(ns_ + o.ns_); }
-  constexpr SimTime operator-(SimTime o) const { return SimTime(ns_ - o.ns_); }
-  constexpr SimTime& operator+=(SimTime o) { ns_ += o.ns_; return *this; }
-  constexpr SimTime& operator-=(SimTime o) { ns_ -= o.ns_; return *this; }
-  constexpr SimTime operator*(std::int64_t k) const { return SimTime(ns_ * k); }
-
-  // Saturating addition for "now + delay" where delay may be max() ("never").
-  constexpr SimTime saturating_add(SimTime d) const {
-    if (d.ns_ > 0 && ns_ > std::numeric_limits<std::int64_t>::max() - d.ns_) return max();
-    return SimTime(ns_ + d.ns_);
+  // Arithmetic saturates at max() and min() instead of wrapping: a sum past about 292
+  // years is "never" (max()), never a time in the past. A time 290 years out plus an hour
+  // is never, not an instant before the run began (docs/units.md, "Limits").
+  constexpr SimTime operator+(SimTime o) const {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(ns_, o.ns_, &r)) return o.ns_ > 0 ? max() : min();
+    return SimTime(r);
   }
+  constexpr SimTime operator-(SimTime o) const {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(ns_, o.ns_, &r)) return o.ns_ < 0 ? max() : min();
+    return SimTime(r);
+  }
+  constexpr SimTime& operator+=(SimTime o) { return *this = *this + o; }
+  constexpr SimTime& operator-=(SimTime o) { return *this = *this - o; }
+  constexpr SimTime operator*(std::int64_t k) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(ns_, k, &r)) return (ns_ > 0) == (k > 0) ? max() : min();
+    return SimTime(r);
+  }
+
+  // "now + delay" where delay may be max() ("never"): the same as operator+, which
+  // saturates; kept for the call sites that say so.
+  constexpr SimTime saturating_add(SimTime d) const { return *this + d; }
 
  private:
   constexpr explicit SimTime(std::int64_t ns) : ns_(ns) {}
   std::int64_t ns_ = 0;
 };
 
-constexpr SimTime seconds(std::int64_t s) { return SimTime::from_ns(s * NS_PER_S); }
-constexpr SimTime minutes(std::int64_t m) { return seconds(m * 60); }
-constexpr SimTime hours(std::int64_t h) { return seconds(h * 3600); }
+constexpr SimTime seconds(std::int64_t s) { return SimTime::from_ns(NS_PER_S) * s; }
+constexpr SimTime minutes(std::int64_t m) { return seconds(1) * (m * 60); }
+constexpr SimTime hours(std::int64_t h) { return seconds(1) * (h * 3600); }
 
 }  // namespace gcsim::sim
