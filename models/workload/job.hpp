@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/scheduler/scheduler.hpp"
 #include "models/workload/checkpoint_spec.hpp"
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/training.hpp"
@@ -17,6 +18,14 @@ namespace gcsim::models {
 // Interrupted: it ran, lost its nodes (spot interruption, budget stop) and was not running
 // when the run ended.
 enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Interrupted = 3, Queued = 4, Future = 5 };
+
+// Why a run ended without finishing.
+enum class StopReason : std::uint8_t {
+  None,       // not stopped (yet)
+  NodeLoss,   // a node it held went down
+  Budget,     // a budget stopped its team
+  Preempted,  // the scheduling policy preempted it (Job::preempt_reason says why)
+};
 
 struct Job {
   std::uint32_t id = 0;
@@ -43,7 +52,7 @@ struct Job {
   sim::SimTime run_start;          // start of the current (or last) run on nodes
   bool started_once = false;
   int node_type = -1;
-  std::uint32_t nodes_offset = 0;  // into Cluster::held_nodes()
+  std::uint32_t nodes_offset = 0;  // into the allocator's list of held nodes (Cluster::nodes_of)
   std::uint32_t nodes_count = 0;
   int gpus_per_node_held = 0;      // GPUs held on each of its nodes
   std::uint64_t gpu_mask = 0;      // which GPUs (bit = local index) it holds on each node
@@ -79,7 +88,11 @@ struct Job {
   std::uint32_t incarnation = 0;   // bumped at every start and stop: stale events ignore themselves
   bool noticed = false;            // a node it holds will be taken
   bool stopping = false;           // writing a last checkpoint before it stops
-  int interruptions = 0;           // runs ended by losing a node or a budget stop
+  int interruptions = 0;           // runs ended before finishing: node loss, budget stop, preemption
+  int preemptions = 0;             // of those, by the scheduling policy
+  // The last (or, while a planned stop waits for its last checkpoint, the coming) stop's cause.
+  StopReason stop_reason = StopReason::None;
+  PreemptReason preempt_reason = PreemptReason::Unspecified;  // when stop_reason is Preempted
   int checkpoints = 0;             // committed
   double lost_work = 0;            // work units redone because a run ended past its checkpoint
   double lost_gpu_s = 0;           // GPU-seconds of that work
