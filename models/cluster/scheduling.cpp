@@ -59,18 +59,16 @@ void Cluster::validate(const Decisions& d) {
   auto who = [&] { return "policy '" + policy + "'"; };
   const std::span<const QueuedJob> waiting = queue_.waiting();
   // Placements: each queue entry once (the rest is checked as each one starts).
-  std::vector<std::uint8_t>& placed = placed_;
-  if (!d.placements.empty()) placed.assign(waiting.size(), 0);
+  if (!d.placements.empty()) placed_.assign(waiting.size(), 0);
   for (const Placement& p : d.placements) {
     GCSIM_CHECK(p.queue_index < waiting.size(), who() + " placed queue entry " + std::to_string(p.queue_index) +
                                                     " of a queue of " + std::to_string(waiting.size()));
-    GCSIM_CHECK(!placed[p.queue_index],
+    GCSIM_CHECK(!placed_[p.queue_index],
                 who() + " placed job '" + jobs_[waiting[p.queue_index].job].name + "' twice in one pass");
-    placed[p.queue_index] = 1;
+    placed_[p.queue_index] = 1;
   }
   // Preemptions: of running jobs, each once, not already on their way out.
-  std::vector<std::uint32_t>& ids = preempt_ids_;
-  ids.clear();
+  preempt_ids_.clear();
   for (const Preemption& p : d.preemptions) {
     GCSIM_CHECK(p.job < jobs_.size(), who() + " preempted job " + std::to_string(p.job) + ", which does not exist");
     const Job& j = jobs_[p.job];
@@ -78,11 +76,11 @@ void Cluster::validate(const Decisions& d) {
     GCSIM_CHECK(!j.stopping, who() + " preempted job '" + j.name + "', which is already stopping after a checkpoint");
     GCSIM_CHECK(p.mode != PreemptMode::CheckpointFirst || (j.checkpoint && !j.driven),
                 who() + " preempted job '" + j.name + "' checkpoint-first, but it writes no checkpoints");
-    ids.push_back(p.job);
+    preempt_ids_.push_back(p.job);
   }
-  std::sort(ids.begin(), ids.end());
-  const auto twice = std::adjacent_find(ids.begin(), ids.end());
-  GCSIM_CHECK(twice == ids.end(), who() + " preempted job '" + jobs_[*twice].name + "' twice in one pass");
+  std::sort(preempt_ids_.begin(), preempt_ids_.end());
+  const auto twice = std::adjacent_find(preempt_ids_.begin(), preempt_ids_.end());
+  GCSIM_CHECK(twice == preempt_ids_.end(), who() + " preempted job '" + jobs_[*twice].name + "' twice in one pass");
   GCSIM_CHECK(d.wake_at > engine_.now(), who() + " asked to be woken at " + std::to_string(d.wake_at.seconds()) +
                                              " s, not after now (" + std::to_string(engine_.now().seconds()) + " s)");
 }
