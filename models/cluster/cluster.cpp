@@ -63,8 +63,6 @@ void Cluster::on_arrival(std::uint64_t id) {
 
 double Cluster::start_rate(Job& j) {
   if (j.training) {
-    GCSIM_CHECK(rates_ != nullptr, "job '" + j.name + "' is model-described but the cluster has no rate provider "
-                                   "(construct ModelSpeeds on it)");
     const ModelSpeed s = rates_->start_speed(j);
     j.samples_per_s = s.samples_per_s;
     j.step_s = s.step_s;
@@ -160,6 +158,8 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
               who() + ": no node type " + std::to_string(p.node_type));
   GCSIM_CHECK(j.eligible_types >> p.node_type & 1,
               who() + ": the job cannot run on node type " + std::to_string(p.node_type));
+  GCSIM_CHECK(!j.training || rates_ != nullptr,
+              "job '" + j.name + "' is model-described but the cluster has no rate provider (construct ModelSpeeds on it)");
   alloc_.allocate(j, p, d, scenario_.scheduler.policy);
   const bool restart = j.started_once;
   j.status = JobStatus::Running;

@@ -1,11 +1,14 @@
 // The cluster's parts on their own: the node allocator refuses what it cannot do without
 // changing anything; the job queue keeps submit order across holds and requeues; the
-// checkpoint controller writes and commits at the times computed by hand below.
+// checkpoint controller writes and commits at the times computed by hand below; a model
+// job's starting speed comes from its one rate provider.
 #include <catch2/catch.hpp>
 
 #include "models/cluster/cluster.hpp"
 #include "models/cluster/job_queue.hpp"
 #include "models/cluster/node_allocator.hpp"
+#include "models/coupling/model_speeds.hpp"
+#include "models/workload/job_speed.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/check.hpp"
@@ -151,4 +154,38 @@ TEST_CASE("CheckpointController: periodic writes pause the job and commit on tim
   CHECK(a.end == sim::hours(5) + sim::minutes(24));
   CHECK(a.checkpoints == 4);
   CHECK(a.checkpoint_gpu_s == Approx(4 * 360.0 * 4).epsilon(1e-12));
+}
+
+TEST_CASE("A model job starts at the speed its rate provider estimates, and needs one", "[model][cluster]") {
+  // ResNet-50 on 8 A100s: the speed is estimate_step() on the placement's hardware context,
+  // computed once (by ModelSpeeds) and recorded on the job with its step figures.
+  const models::Scenario s = test::scenario_from_yaml(
+      TWO_NODES + "    - {name: rn50, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 10M}\n");
+  const models::NodeTypeSpec& type = s.cluster.node_types[0];
+  SECTION("with ModelSpeeds") {
+    sim::Engine engine;
+    models::Cluster c(engine, s, models::expand_workload(s, 0), std::make_unique<models::FifoScheduler>());
+    models::ModelSpeeds speeds(s, c);
+    double started_at = 0;
+    c.job_started.connect([&](const models::Job& j) { started_at = j.rate; });
+    c.start();
+    engine.run();
+    const models::Job& j = c.jobs()[0];
+    const models::StepEstimate e = models::estimate_step(*j.training, models::hardware_context(type, 8, *j.training, s.storage));
+    REQUIRE(e.samples_per_s > 0);
+    CHECK(started_at == e.samples_per_s);
+    CHECK(j.samples_per_s == e.samples_per_s);
+    CHECK(j.step_s == e.step_s);
+    CHECK(speeds.estimate(0)->samples_per_s == e.samples_per_s);
+    // 10M samples at that speed, to the nanosecond (rounded as schedule_finish rounds).
+    CHECK(j.end == sim::SimTime::from_seconds(10e6 / e.samples_per_s));
+  }
+  SECTION("without a rate provider: refused before it takes its GPUs") {
+    sim::Engine engine;
+    models::Cluster c(engine, s, models::expand_workload(s, 0), std::make_unique<models::FifoScheduler>());
+    c.start();
+    CHECK_THROWS_AS(engine.run(), InternalError);
+    CHECK(c.allocated_gpus() == 0);
+    CHECK(c.jobs()[0].status == models::JobStatus::Queued);
+  }
 }
