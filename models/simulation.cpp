@@ -7,7 +7,7 @@
 
 #include "models/accounting/cost_meter.hpp"
 #include "models/accounting/storage_cost_meter.hpp"
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/controllers/budgets.hpp"
 #include "models/coupling/job_traffic.hpp"
 #include "models/coupling/model_speeds.hpp"

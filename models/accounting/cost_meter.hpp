@@ -19,7 +19,7 @@
 
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/pricing/ledger.hpp"
 
 namespace gcsim::models {

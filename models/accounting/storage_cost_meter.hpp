@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/config/scenario.hpp"
 #include "models/coupling/storage_coupling.hpp"
 #include "models/pricing/ledger.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "models/accounting/cost_meter.hpp"
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/pricing/ledger.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/network/collectives.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/topology/topology.hpp"

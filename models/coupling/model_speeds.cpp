@@ -1,7 +1,6 @@
 // Live step-time estimates of running model-described jobs (see model_speeds.hpp).
 #include "models/coupling/model_speeds.hpp"
 
-
 #include "models/workload/job_speed.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "sim/check.hpp"
@@ -15,9 +14,7 @@ ModelSpeeds::ModelSpeeds(const Scenario& scenario, Cluster& cluster) : scenario_
       slot_of_[j.id] = static_cast<std::int32_t>(entries_.size());
       entries_.emplace_back();
     }
-  cluster.job_started.connect([this](const Job& j) {
-    if (j.training) on_started(j);
-  });
+  cluster.set_rate_provider(*this);
 }
 
 const HardwareContext* ModelSpeeds::context(std::uint32_t job) const {
@@ -37,15 +34,16 @@ double ModelSpeeds::memory_per_gpu_bytes(std::uint32_t job) const {
   return entries_[static_cast<std::size_t>(slot_of_[job])].memory_bytes;
 }
 
-void ModelSpeeds::on_started(const Job& j) {
+ModelSpeed ModelSpeeds::start_speed(const Job& j) {
+  GCSIM_CHECK(j.id < slot_of_.size() && slot_of_[j.id] >= 0, "ModelSpeeds: job '" + j.name + "' is not model-described");
   Entry& e = entries_[static_cast<std::size_t>(slot_of_[j.id])];
   const TrainingSpec& t = *j.training;
   const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)];
-  // The same context Cluster::nominal_rate estimated the starting speed with.
   e.hw = hardware_context(type, j.gpus, t, scenario_.storage);
   e.all_reduce_s = -1;
   e.memory_bytes = memory_per_gpu(t, t.batch_per_gpu, t.parallel.zero_stage).total();
-  refresh(j.id);
+  e.estimate = estimate_step(t, *e.hw);
+  return ModelSpeed{e.estimate.samples_per_s, e.estimate.step_s, static_cast<int>(e.estimate.bottleneck)};
 }
 
 void ModelSpeeds::set_storage_read(std::uint32_t job, double bytes_per_s) {
@@ -85,7 +83,7 @@ void ModelSpeeds::refresh(std::uint32_t job) {
   e.estimate = estimate_step(*j.training, *e.hw);
   if (j.status != JobStatus::Running) return;
   if (e.estimate.samples_per_s != j.samples_per_s || e.estimate.step_s != j.step_s)
-    cluster_.set_model_speed(job, e.estimate.samples_per_s, e.estimate.step_s, static_cast<int>(e.estimate.bottleneck));
+    cluster_.set_model_speed(job, ModelSpeed{e.estimate.samples_per_s, e.estimate.step_s, static_cast<int>(e.estimate.bottleneck)});
 }
 
 }  // namespace gcsim::models

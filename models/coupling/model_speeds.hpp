@@ -1,6 +1,7 @@
 // The live step-time estimate of every running model-described job: the one place a run
 // turns a job's hardware context into its speed. At start a job gets the context of its
-// placement (hardware_context(), as Cluster::nominal_rate and `gcsim estimate` build it);
+// placement (hardware_context(), as `gcsim estimate` builds it): the cluster asks for its
+// starting speed here (ModelSpeeds is the cluster's RateProvider), so it is estimated once;
 // the models that share hardware between jobs then replace one input each and ask for a
 // new estimate:
 //   storage contention (StorageCoupling)    the read rate the job gets from its tier
@@ -9,8 +10,8 @@
 // Each change re-runs estimate_step() on the job's context and applies the new speed
 // through Cluster::set_model_speed, which keeps the progress made so far. The last
 // estimate (breakdown, memory per GPU) stays readable for the trace after the job ends.
-// An observer of the cluster: construct it before the models that use it, so that it sees
-// a job start first.
+// Construct it on the cluster before the models that use it (it registers itself as the
+// cluster's rate provider).
 #pragma once
 
 #include <cstdint>
@@ -18,17 +19,21 @@
 #include <optional>
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
+#include "models/cluster/rate_provider.hpp"
 #include "models/config/scenario.hpp"
 #include "models/workload/step_time.hpp"
 
 namespace gcsim::models {
 
-class ModelSpeeds {
+class ModelSpeeds final : public RateProvider {
  public:
   ModelSpeeds(const Scenario& scenario, Cluster& cluster);
   ModelSpeeds(const ModelSpeeds&) = delete;
   ModelSpeeds& operator=(const ModelSpeeds&) = delete;
+
+  // RateProvider: builds the job's context on its placement and returns its estimate.
+  ModelSpeed start_speed(const Job& job) override;
 
   // The job's current context and last estimate; nullptr for jobs that are not
   // model-described or never started.
@@ -58,7 +63,6 @@ class ModelSpeeds {
     double memory_bytes = 0;
     double all_reduce_s = -1;  // < 0: not measured, the alpha-beta term applies
   };
-  void on_started(const Job& job);
   void refresh(std::uint32_t job);
 
   const Scenario& scenario_;

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/coupling/model_speeds.hpp"
 #include "models/network/collectives.hpp"
 #include "models/topology/topology.hpp"

@@ -352,7 +352,7 @@ void StorageCoupling::share(std::uint32_t device) {
       }
       case Kind::Read: {
         // At or above its demand storage does not limit the job: it runs as if alone, so a
-        // lone job's speed is exactly the one Cluster::nominal_rate gives.
+        // lone job's speed is exactly the one it started at (ModelSpeeds::start_speed).
         const bool limited = t.work.rate < t.demand * (1 - 1e-12) && t.work.rate < t.cap;
         speeds_.set_storage_read(t.job, limited ? t.work.rate : t.cap);
         break;

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/config/scenario.hpp"
 #include "models/coupling/model_speeds.hpp"
 #include "models/storage/staging_cache.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/accounting/cost_meter.hpp"
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/controllers/budgets.hpp"
 #include "models/coupling/model_speeds.hpp"
 #include "models/trace/schema.hpp"

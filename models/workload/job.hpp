@@ -1,11 +1,17 @@
-// A job as the simulation runs it: what was asked (from a JobSpec or a generator draw)
-// and what happened (status, times, placement). Jobs live in one vector indexed by id.
+// A job as the simulation runs it, in records owned by the parts that change them:
+//   JobRequest     what was asked (from a JobSpec or a generator draw); set once, by the workload
+//   JobRun         the current run: status, placement, progress (the Cluster and its NodeAllocator)
+//   JobCheckpoint  checkpoint state of the run (models/cluster/checkpoint_controller.hpp)
+//   JobStats       times and totals over all runs, which accounting and the trace read
+// A Job is all four, so observers read fields by name; a part that needs one record can
+// take it alone. Jobs live in one vector indexed by id.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/scheduler/scheduler.hpp"
 #include "models/workload/checkpoint_spec.hpp"
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/training.hpp"
@@ -18,7 +24,15 @@ namespace gcsim::models {
 // when the run ended.
 enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Interrupted = 3, Queued = 4, Future = 5 };
 
-struct Job {
+// Why a run ended without finishing.
+enum class StopReason : std::uint8_t {
+  None,       // not stopped (yet)
+  NodeLoss,   // a node it held went down
+  Budget,     // a budget stopped its team
+  Preempted,  // the scheduling policy preempted it (Job::preempt_reason says why)
+};
+
+struct JobRequest {
   std::uint32_t id = 0;
   std::string name;
   sim::SimTime submit;
@@ -35,15 +49,14 @@ struct Job {
   const CheckpointSpec* checkpoint = nullptr;
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
+};
 
-  // What happened.
+struct JobRun {
   JobStatus status = JobStatus::Future;
-  sim::SimTime start;              // first start
-  sim::SimTime end;
   sim::SimTime run_start;          // start of the current (or last) run on nodes
   bool started_once = false;
   int node_type = -1;
-  std::uint32_t nodes_offset = 0;  // into Cluster::held_nodes()
+  std::uint32_t nodes_offset = 0;  // into the allocator's list of held nodes (Cluster::nodes_of)
   std::uint32_t nodes_count = 0;
   int gpus_per_node_held = 0;      // GPUs held on each of its nodes
   std::uint64_t gpu_mask = 0;      // which GPUs (bit = local index) it holds on each node
@@ -63,31 +76,44 @@ struct Job {
   double rate = 0;
   sim::SimTime progress_at;
   sim::EventId finish_event;
+  double progress_s = 0;           // seconds of progress in the current run
+  sim::SimTime overhead_until;     // end of the restore and image pull of the current run
+  std::uint32_t incarnation = 0;   // bumped at every start and stop: stale events ignore themselves
+  bool noticed = false;            // a node it holds will be taken
+  // The last (or, while a planned stop waits for its last checkpoint, the coming) stop's cause.
+  StopReason stop_reason = StopReason::None;
+  PreemptReason preempt_reason = PreemptReason::Unspecified;  // when stop_reason is Preempted
+  double run_start_work = 0;       // work_done when the current (or last) run started
+  double stopped_work = 0;         // work_done when the last stopped run ended, before the rollback
+};
 
-  // Checkpoints and interruptions (docs/spot.md). progress_s counts seconds of progress in
-  // the current run; a checkpoint saves work_done as ckpt_work, which a restart resumes from.
+// Checkpoints (docs/spot.md): a checkpoint saves work_done as ckpt_work, which a restart
+// resumes from.
+struct JobCheckpoint {
   sim::SimTime ckpt_every;         // resolved at each start (Young/Daly for `optimal`)
-  double progress_s = 0;
   double ckpt_due_s = 0;           // progress_s at which the next checkpoint starts
   double ckpt_work = 0;            // work saved by the last committed checkpoint
   double pending_ckpt_work = 0;    // work a checkpoint being written will save
   sim::SimTime last_ckpt_done_at;  // when the last checkpoint before a stop is committed
-  sim::SimTime overhead_until;     // end of the restore and image pull of the current run
   sim::SimTime write_until;        // end of the checkpoint write (pause) in progress
   sim::SimTime ckpt_done_at;       // when the write in progress commits
   sim::EventId ckpt_event;         // its commit event
-  std::uint32_t incarnation = 0;   // bumped at every start and stop: stale events ignore themselves
-  bool noticed = false;            // a node it holds will be taken
   bool stopping = false;           // writing a last checkpoint before it stops
-  int interruptions = 0;           // runs ended by losing a node or a budget stop
+};
+
+struct JobStats {
+  sim::SimTime start;              // first start
+  sim::SimTime end;
+  int interruptions = 0;           // runs ended before finishing: node loss, budget stop, preemption
+  int preemptions = 0;             // of those, by the scheduling policy
   int checkpoints = 0;             // committed
   double lost_work = 0;            // work units redone because a run ended past its checkpoint
   double lost_gpu_s = 0;           // GPU-seconds of that work
   double checkpoint_gpu_s = 0;     // GPU-seconds paused writing checkpoints
   double restart_gpu_s = 0;        // GPU-seconds restoring and pulling images
   double held_gpu_s = 0;           // GPU-seconds held over all runs (ended runs)
-  double run_start_work = 0;       // work_done when the current (or last) run started
-  double stopped_work = 0;         // work_done when the last stopped run ended, before the rollback
 };
+
+struct Job : JobRequest, JobRun, JobCheckpoint, JobStats {};
 
 }  // namespace gcsim::models

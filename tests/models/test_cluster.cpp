@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/accounting/cost_meter.hpp"
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine.hpp"

@@ -3,7 +3,7 @@
 // jobs once even when an observer of the stops changes the cluster from inside the signal.
 #include <catch2/catch.hpp>
 
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/check.hpp"

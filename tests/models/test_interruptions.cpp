@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "models/accounting/cost_meter.hpp"
-#include "models/cluster.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/checkpoint_interval.hpp"
 #include "models/workload/workload.hpp"

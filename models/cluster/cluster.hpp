@@ -1,17 +1,26 @@
-// The cluster as the simulation runs it: nodes with free GPUs, the job queue, and the
-// events that move jobs through it (arrival, start, checkpoint, interruption, finish, end
-// of run). It asks the scheduling policy for decisions, checks them and applies them.
-// Markets take nodes away and give them back through NodeEventSink (models/spot);
-// controllers (budgets) hold and stop a team's jobs, from events of their own, never from
-// inside one of the signals below (docs/engine.md, "Controllers"). Accounting and tracing
-// are observers: they subscribe to the signals below; the cluster never calls them.
+// The cluster as the simulation runs it: a façade over the parts that each keep one thing
+//   NodeAllocator         nodes, who holds which GPU, the node view (node_allocator.hpp)
+//   JobQueue              waiting and held jobs in submit order, team holds (job_queue.hpp)
+//   CheckpointController  periodic and last checkpoints, commits (checkpoint_controller.hpp)
+//   interruptions         a market's notice / down / up (NodeEventSink, interruptions.cpp)
+// and of the job lifecycle it drives itself: arrival, start, progress, stop, finish, end
+// of run. It asks the scheduling policy for decisions (models/scheduler/scheduler.hpp),
+// checks them and applies them. Controllers (budgets) hold and stop a team's jobs from
+// events of their own, never from inside one of the signals below (docs/engine.md,
+// "Controllers"). Accounting and tracing are observers: they subscribe to the signals
+// below; the cluster never calls them.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "models/cluster/checkpoint_controller.hpp"
+#include "models/cluster/job_queue.hpp"
+#include "models/cluster/node_allocator.hpp"
+#include "models/cluster/rate_provider.hpp"
 #include "models/config/scenario.hpp"
 #include "models/scheduler/scheduler.hpp"
 #include "models/spot/node_events.hpp"
@@ -21,18 +30,6 @@
 
 namespace gcsim::models {
 
-struct NodeState {
-  std::uint16_t type = 0;
-  int gpus = 0;
-  std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs are taken; free counts live in the scheduler's view
-  bool up = true;               // placeable and billed (a market may take it down)
-  bool noticed = false;         // up, but will be taken at down_at: no new jobs
-  sim::SimTime up_since;
-  sim::SimTime down_at;
-  std::uint32_t first_gpu = 0;  // index of its GPU 0 in the cluster-wide GPU numbering
-  double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it
-};
-
 class Cluster final : public NodeEventSink {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
@@ -41,22 +38,23 @@ class Cluster final : public NodeEventSink {
   void start();
 
   const std::vector<Job>& jobs() const { return jobs_; }
-  const std::vector<NodeState>& nodes() const { return nodes_; }
+  const std::vector<NodeState>& nodes() const { return alloc_.nodes(); }
   const std::vector<NodeTypeView>& types() const { return types_; }
-  std::span<const std::uint32_t> nodes_of(const Job& j) const {
-    return {held_nodes_.data() + j.nodes_offset, j.nodes_count};
-  }
-  int total_gpus() const { return total_gpus_; }
-  int up_gpus() const { return up_gpus_; }  // GPUs of nodes that are up
-  int allocated_gpus() const { return allocated_gpus_; }
+  std::span<const std::uint32_t> nodes_of(const Job& j) const { return alloc_.nodes_of(j); }
+  int total_gpus() const { return alloc_.total_gpus(); }
+  int up_gpus() const { return alloc_.up_gpus(); }  // GPUs of nodes that are up
+  int allocated_gpus() const { return alloc_.allocated_gpus(); }
   bool ended() const { return ended_; }
 
+  // The source of model-described jobs' starting speeds (ModelSpeeds registers itself).
+  // Required before a model-described job starts.
+  void set_rate_provider(RateProvider& rates) { rates_ = &rates; }
   // Changes a running job's speed (work units per second, > 0) from now on: its progress so
   // far is kept and its finish event moves accordingly.
   void set_rate(std::uint32_t job, double units_per_s);
   // set_rate for a model-described job, also recording the step-time figures behind the
   // new speed (Job::samples_per_s, step_s, bottleneck) so the trace shows the final ones.
-  void set_model_speed(std::uint32_t job, double samples_per_s, double step_s, int bottleneck);
+  void set_model_speed(std::uint32_t job, const ModelSpeed& speed);
   // The job holds its GPUs but makes no progress for `delay` more (staging its data):
   // progress resumes at max(now, Job::progress_at) + delay and the finish event moves
   // accordingly. Not for driven jobs.
@@ -64,9 +62,6 @@ class Cluster final : public NodeEventSink {
   // The job makes no progress until `at` (>= now; earlier or later than set before), for a
   // hold whose end is only predicted (staging that shares its source tier). Not for driven jobs.
   void hold_progress_until(std::uint32_t job, sim::SimTime at);
-  // The speed a job gets on a node type when nothing else slows it down (work units per
-  // second); for model-described jobs, the step-time model's samples per second.
-  double nominal_rate(Job& job, int node_type) const;
   // Ends a job whose progress a driver runs (Job::comm): releases its nodes as a finish
   // event would. Call at the instant it finishes.
   void finish_job(std::uint32_t job);
@@ -89,15 +84,15 @@ class Cluster final : public NodeEventSink {
   // a checkpoint) until release_team. For controllers, from an event of their own.
   void hold_team(int team, bool stop_running);
   void release_team(int team);
-  bool team_held(int team) const { return team >= 0 && static_cast<std::size_t>(team) < held_teams_.size() && held_teams_[static_cast<std::size_t>(team)]; }
+  bool team_held(int team) const { return queue_.team_held(team); }
 
   // Signals, in the order things happen at one instant.
   sim::Signal<const Job&> job_submitted;
   sim::Signal<const Job&> job_started;  // every run, restarts too; Job::gpu_mask names its GPUs on each node
   sim::Signal<const Job&> job_finished;
-  // A run ended without finishing (interruption, budget stop): the job left its nodes
-  // (nodes_of still names them) and is queued or held again. Job::lost_work says what the
-  // last run lost. Emitted before the job's nodes go down.
+  // A run ended without finishing (interruption, budget stop, preemption: Job::stop_reason):
+  // the job left its nodes (nodes_of still names them) and is queued or held again.
+  // Job::lost_work says what the last run lost. Emitted before the job's nodes go down.
   sim::Signal<const Job&> job_stopped;
   sim::Signal<const Job&> checkpoint_written;  // committed at now; Job::ckpt_work is what it saved
   sim::Signal<const Job&> restore_started;     // a restart began restoring its checkpoint (after job_started)
@@ -111,32 +106,41 @@ class Cluster final : public NodeEventSink {
   sim::Signal<sim::SimTime> run_ended;  // jobs still running/queued have their final status
 
  private:
+  friend class CheckpointController;
+
+  // Lifecycle.
   void on_arrival(std::uint64_t job);
   void on_finish(std::uint64_t job);
-  void on_schedule(std::uint64_t);
   void on_end(std::uint64_t);
-  void request_schedule();
   void start_job(Job& job, const Placement& p, const Decisions& d);
+  void stop_job(Job& job, StopReason why);  // ends its run now; back to the queue (or held)
+  QueuedJob queue_entry(const Job& j) const;
+  void add_running(const Job& j);
+  void remove_running(const Job& j);
+  void requeue(const Job& j) { queue_.requeue(queue_entry(j)); }
+  // Progress.
+  double start_rate(Job& j);
   void schedule_finish(Job& job);
   void accrue(Job& job);
-  void release_nodes(Job& job);
-  void refresh_view(std::uint32_t node);
-  void stop_job(Job& job);                    // ends its run now; back to the queue (or held)
+  // Scheduling passes (scheduling.cpp).
+  void request_schedule();
+  void on_schedule(std::uint64_t);
+  void on_wake(std::uint64_t);
+  void build_running_view();
+  void refresh_prices();
+  // InternalError naming the policy for an invalid decision; flags the placed entries in placed_.
+  void validate(const Decisions& d);
+  void preempt(Job& j, const Preemption& p);
+  // A stop planned for a time (a budget's or a policy's, after a last checkpoint).
+  void on_planned_stop(std::uint64_t arg);
+  void plan_stop_after_checkpoint(Job& j, StopReason why);
+
   // InternalError unless the job is running (what: the operation, for the message).
   void check_running(const Job& job, const char* what) const;
-  // InternalError unless the placement names a queued job, existing nodes of the type it
-  // names, and no more GPUs on each than it has free.
-  void check_placement(const Job& job, const Placement& p, const Decisions& d) const;
-  void enqueue(const Job& job);               // into queue_ or held_, in submit order
-  void schedule_checkpoint(Job& job);
-  void begin_last_checkpoint(Job& job, sim::SimTime stop_at);
-  void on_checkpoint(std::uint64_t arg);
-  void on_checkpoint_done(std::uint64_t arg);
-  void on_last_checkpoint_done(std::uint64_t arg);
-  void commit_last_checkpoint(Job& job);
-  void on_budget_stop(std::uint64_t arg);
   Job* live(std::uint64_t arg);               // the job an event names, if still in the same run
   static std::uint64_t event_arg(const Job& j) { return std::uint64_t{j.id} << 32 | j.incarnation; }
+  // Calls f on each job holding GPUs of node n, each once, in GPU order; collected first
+  // because f may release them.
   template <class F>
   void for_each_job_on(std::uint32_t node, F&& f);
 
@@ -144,26 +148,27 @@ class Cluster final : public NodeEventSink {
   const Scenario& scenario_;
   std::vector<Job> jobs_;
   std::unique_ptr<Scheduler> policy_;
+  RateProvider* rates_ = nullptr;
+  NodeAllocator alloc_;
+  JobQueue queue_;
+  CheckpointController checkpoints_;
   std::vector<NodeTypeView> types_;
-  std::vector<NodeState> nodes_;
-  std::vector<NodeView> view_nodes_;  // what policies see; kept current at every start and finish
-  std::vector<QueuedJob> queue_;
-  std::vector<QueuedJob> held_;              // queued jobs of held teams
-  std::vector<std::uint8_t> held_teams_;
-  std::vector<std::uint32_t> gpu_job_;       // per GPU (NodeState::first_gpu + local): job id, or NO_JOB
+  std::vector<RunningJob> running_view_;     // scratch: running jobs, for policies that want them
+  std::vector<std::uint32_t> running_nodes_;
   std::vector<std::uint32_t> scratch_jobs_;
-  std::vector<std::uint32_t> held_nodes_;
   Decisions decisions_;
   std::vector<std::uint8_t> placed_;  // scratch: queue entries placed this pass
+  std::vector<std::uint32_t> preempt_ids_;  // scratch: the jobs a pass preempts
   std::size_t next_arrival_ = 0;
-  std::size_t running_ = 0;
-  int total_gpus_ = 0;
-  int up_gpus_ = 0;
-  int allocated_gpus_ = 0;
+  std::vector<std::uint32_t> running_;       // ids of running jobs (unordered)
+  std::vector<std::int32_t> running_pos_;    // by job id: index into running_, -1 when not running
   bool schedule_pending_ = false;
+  bool woken_ = false;                // this pass is a wake-up the policy asked for
   bool ended_ = false;
   sim::SimTime end_time_;
   sim::EventId end_event_;
+  sim::SimTime wake_at_ = sim::SimTime::max();
+  sim::EventId wake_event_;
 };
 
 }  // namespace gcsim::models

@@ -1,0 +1,335 @@
+// The cluster façade and the job lifecycle (see cluster.hpp): arrivals, starts, progress,
+// stops, finishes and the end of the run; scheduling passes are in scheduling.cpp, a
+// market's node events in interruptions.cpp. Event priorities at one instant
+// (event_priorities.hpp): arrivals and finishes first, then controllers, then one
+// scheduling pass that sees all of them, then the end of the run, so a job finishing
+// exactly at the horizon counts as completed. Every transition checks the state it starts
+// from, in every build (sim/check.hpp): an invalid decision or a second stop of a run is
+// an InternalError, not a corrupted count.
+#include "models/cluster/cluster.hpp"
+
+#include <algorithm>
+
+#include "models/event_priorities.hpp"
+#include "models/scheduler/placement.hpp"
+#include "sim/check.hpp"
+
+namespace gcsim::models {
+
+Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs,
+                 std::unique_ptr<Scheduler> policy)
+    : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)),
+      alloc_(scenario.cluster), queue_(scenario.workload.teams.size()), checkpoints_(engine, scenario, *this),
+      types_(node_type_views(scenario.cluster)) {
+  for (std::size_t t = 0; t < types_.size(); ++t) types_[t].market = scenario.cluster.node_types[t].price.market;
+  running_pos_.assign(jobs_.size(), -1);
+  placed_.reserve(1024);
+  scratch_jobs_.reserve(64);
+}
+
+void Cluster::start() {
+  if (!jobs_.empty()) engine_.schedule_at<&Cluster::on_arrival>(jobs_[0].submit, this, 0, PRIORITY_STATE);
+  end_event_ = engine_.schedule_at<&Cluster::on_end>(scenario_.horizon, this, 0, PRIORITY_END);
+}
+
+QueuedJob Cluster::queue_entry(const Job& j) const {
+  QueuedJob q{j.id, j.gpus, j.submit, j.eligible_types};
+  q.team = j.team;
+  q.restarts = j.interruptions;
+  q.attained_gpu_s = j.held_gpu_s;
+  // A waiting duration job resumes from its last committed checkpoint (driven jobs redo
+  // the whole run: their ckpt_work stays 0).
+  if (j.has_duration && !j.training) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt_work);
+  q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
+  return q;
+}
+
+void Cluster::on_arrival(std::uint64_t id) {
+  Job& j = jobs_[id];
+  j.status = JobStatus::Queued;
+  queue_.arrive(queue_entry(j));
+  job_submitted.emit(j);
+  // One arrival event is pending at a time: the next job's is scheduled from this one, so
+  // a million-job workload does not fill the event queue up front.
+  next_arrival_ = id + 1;
+  if (next_arrival_ < jobs_.size()) {
+    const sim::SimTime t = jobs_[next_arrival_].submit;
+    if (t <= scenario_.horizon) engine_.schedule_at<&Cluster::on_arrival>(t, this, next_arrival_, PRIORITY_STATE);
+  }
+  request_schedule();
+}
+
+// ---- Progress ----
+
+double Cluster::start_rate(Job& j) {
+  if (j.training) {
+    const ModelSpeed s = rates_->start_speed(j);
+    j.samples_per_s = s.samples_per_s;
+    j.step_s = s.step_s;
+    j.bottleneck = s.bottleneck;
+    return s.samples_per_s;
+  }
+  if (j.has_duration) return 1.0;
+  const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)];
+  return j.gpus * type.gpu.peak_flop_per_s(j.precision) * j.efficiency;
+}
+
+void Cluster::schedule_finish(Job& j) {
+  const double remaining_s = std::max(0.0, j.work_total - j.work_done) / j.rate;
+  // A duration job's remaining time is an exact number of nanoseconds: keep it exact.
+  const sim::SimTime left = j.has_duration && j.work_done == 0 ? j.duration : sim::SimTime::from_seconds(remaining_s);
+  // Progress starts at progress_at, which is in the future while a job stages its data.
+  const sim::SimTime from = std::max(engine_.now(), j.progress_at);
+  j.finish_event = engine_.schedule_at<&Cluster::on_finish>(from.saturating_add(std::max(left, sim::SimTime::zero())),
+                                                            this, j.id, PRIORITY_STATE);
+}
+
+void Cluster::accrue(Job& j) {
+  const sim::SimTime now = engine_.now();
+  if (now <= j.progress_at) return;  // not progressing yet (staging) or already up to date
+  const double dt = (now - j.progress_at).seconds();
+  j.work_done = std::min(j.work_total, j.work_done + j.rate * dt);
+  j.progress_s += dt;
+  j.progress_at = now;
+}
+
+void Cluster::check_running(const Job& j, const char* what) const {
+  GCSIM_CHECK(j.status == JobStatus::Running, std::string(what) + ": job '" + j.name + "' is not running (status " +
+                                                  std::to_string(static_cast<int>(j.status)) + ")");
+}
+
+void Cluster::set_rate(std::uint32_t id, double units_per_s) {
+  GCSIM_CHECK(id < jobs_.size(), "set_rate: no job " + std::to_string(id));
+  Job& j = jobs_[id];
+  check_running(j, "set_rate");
+  GCSIM_CHECK(units_per_s > 0, "set_rate: job '" + j.name + "' given a rate of " + std::to_string(units_per_s));
+  accrue(j);
+  j.rate = units_per_s;
+  engine_.cancel(j.finish_event);
+  schedule_finish(j);
+}
+
+void Cluster::set_model_speed(std::uint32_t id, const ModelSpeed& s) {
+  GCSIM_CHECK(id < jobs_.size(), "set_model_speed: no job " + std::to_string(id));
+  Job& j = jobs_[id];
+  j.samples_per_s = s.samples_per_s;
+  j.step_s = s.step_s;
+  j.bottleneck = s.bottleneck;
+  if (s.samples_per_s != j.rate) set_rate(id, s.samples_per_s);
+}
+
+void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
+  GCSIM_CHECK(id < jobs_.size(), "delay_progress: no job " + std::to_string(id));
+  Job& j = jobs_[id];
+  check_running(j, "delay_progress");
+  GCSIM_CHECK(!j.driven && delay >= sim::SimTime::zero(),
+              "delay_progress: job '" + j.name + "' is driven or the delay is negative");
+  accrue(j);
+  j.progress_at = std::max(engine_.now(), j.progress_at) + delay;
+  engine_.cancel(j.finish_event);
+  schedule_finish(j);
+}
+
+void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
+  GCSIM_CHECK(id < jobs_.size(), "hold_progress_until: no job " + std::to_string(id));
+  Job& j = jobs_[id];
+  check_running(j, "hold_progress_until");
+  GCSIM_CHECK(!j.driven && at >= engine_.now(),
+              "hold_progress_until: job '" + j.name + "' is driven or the time is past");
+  accrue(j);
+  j.progress_at = at;
+  engine_.cancel(j.finish_event);
+  schedule_finish(j);
+}
+
+void Cluster::move_checkpoint_write(std::uint32_t id, sim::SimTime done_at) {
+  GCSIM_CHECK(id < jobs_.size(), "move_checkpoint_write: no job " + std::to_string(id));
+  Job& j = jobs_[id];
+  check_running(j, "move_checkpoint_write");
+  checkpoints_.move_write(j, done_at);
+}
+
+// ---- Starts, stops, finishes ----
+
+void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
+  auto who = [&] { return "policy '" + scenario_.scheduler.policy + "', placement of job '" + j.name + "'"; };
+  GCSIM_CHECK(j.status == JobStatus::Queued, who() + ": the job is not queued");
+  GCSIM_CHECK(p.node_type >= 0 && p.node_type < 64 && static_cast<std::size_t>(p.node_type) < types_.size(),
+              who() + ": no node type " + std::to_string(p.node_type));
+  GCSIM_CHECK(j.eligible_types >> p.node_type & 1,
+              who() + ": the job cannot run on node type " + std::to_string(p.node_type));
+  GCSIM_CHECK(!j.training || rates_ != nullptr,
+              "job '" + j.name + "' is model-described but the cluster has no rate provider (construct ModelSpeeds on it)");
+  alloc_.allocate(j, p, d, scenario_.scheduler.policy);
+  const bool restart = j.started_once;
+  j.status = JobStatus::Running;
+  j.run_start = engine_.now();
+  if (!restart) j.start = j.run_start;
+  j.started_once = true;
+  ++j.incarnation;
+  j.noticed = false;
+  j.stopping = false;
+  add_running(j);
+  j.work_total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
+  // A restart resumes from its last checkpoint, after restoring it; every start pulls the
+  // container image first.
+  j.work_done = j.ckpt_work;
+  j.run_start_work = j.work_done;
+  j.progress_s = 0;
+  sim::SimTime overhead = j.image_pull;
+  if (restart && j.checkpoint && j.ckpt_work > 0) overhead += j.checkpoint->restore_time;
+  j.restart_gpu_s += overhead.seconds() * j.gpus_held();
+  j.overhead_until = j.run_start + overhead;
+  j.write_until = sim::SimTime::zero();
+  j.progress_at = j.run_start + overhead;
+  j.rate = start_rate(j);
+  j.driven = j.comm != nullptr;
+  if (!j.driven) {
+    schedule_finish(j);
+    checkpoints_.on_run_started(j);
+  }
+  job_started.emit(j);
+  if (restart && j.checkpoint && j.ckpt_work > 0) restore_started.emit(j);
+}
+
+void Cluster::stop_job(Job& j, StopReason why) {
+  // A run ends once: stopping a job that is not running would release its GPUs, count an
+  // interruption and bill the run a second time (a budget reacting inside a signal did).
+  check_running(j, "stop_job");
+  accrue(j);
+  // Overheads were counted whole when they began: a run that ends during one counts only
+  // the part it spent (the checkpoint controller does the same for its writes).
+  const sim::SimTime now = engine_.now();
+  const double saved = checkpoints_.on_run_stopped(j);
+  if (j.overhead_until > now) j.restart_gpu_s -= (j.overhead_until - now).seconds() * j.gpus_held();
+  if (!j.driven) engine_.cancel(j.finish_event);
+  j.stopped_work = j.work_done;
+  const double run_s = (now - j.run_start).seconds();
+  if (j.driven) {
+    // Network-driven steps are not checkpointed: the whole run is redone.
+    j.lost_work += run_s;
+    j.lost_gpu_s += run_s * j.gpus_held();
+  } else {
+    const double lost = j.work_done - saved;
+    j.lost_work += lost;
+    if (j.rate > 0) j.lost_gpu_s += lost / j.rate * j.gpus_held();
+  }
+  j.work_done = saved;
+  j.ckpt_work = saved;
+  alloc_.release(j, run_s);
+  remove_running(j);
+  j.held_gpu_s += run_s * j.gpus_held();
+  j.status = JobStatus::Queued;
+  ++j.incarnation;
+  ++j.interruptions;
+  if (why == StopReason::Preempted) ++j.preemptions;
+  j.stop_reason = why;
+  j.noticed = false;
+  j.stopping = false;
+  job_stopped.emit(j);
+  requeue(j);
+  request_schedule();
+}
+
+void Cluster::finish_job(std::uint32_t id) {
+  GCSIM_CHECK(id < jobs_.size(), "finish_job: no job " + std::to_string(id));
+  check_running(jobs_[id], "finish_job");
+  GCSIM_CHECK(jobs_[id].driven, "finish_job: job '" + jobs_[id].name + "' is not driven; its own finish event ends it");
+  on_finish(id);
+}
+
+void Cluster::on_finish(std::uint64_t id) {
+  Job& j = jobs_[id];
+  check_running(j, "finish");
+  accrue(j);
+  j.status = JobStatus::Completed;
+  j.end = engine_.now();
+  j.work_done = j.work_total;
+  j.progress_at = j.end;
+  ++j.incarnation;  // pending checkpoint events of this run are void
+  const double run_s = (engine_.now() - j.run_start).seconds();
+  alloc_.release(j, run_s);
+  remove_running(j);
+  j.held_gpu_s += run_s * j.gpus_held();
+  job_finished.emit(j);
+  if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && next_arrival_ >= jobs_.size()) {
+    engine_.cancel(end_event_);
+    end_event_ = engine_.schedule_at<&Cluster::on_end>(engine_.now(), this, 0, PRIORITY_END);
+    return;
+  }
+  request_schedule();
+}
+
+void Cluster::on_end(std::uint64_t) {
+  ended_ = true;
+  end_time_ = engine_.now();
+  for (Job& j : jobs_) {
+    if (j.status == JobStatus::Queued || j.status == JobStatus::Future)
+      j.status = j.started_once ? JobStatus::Interrupted : JobStatus::NeverStarted;
+  }
+  run_ended.emit(end_time_);
+  engine_.stop();
+}
+
+void Cluster::add_running(const Job& j) {
+  running_pos_[j.id] = static_cast<std::int32_t>(running_.size());
+  running_.push_back(j.id);
+}
+
+void Cluster::remove_running(const Job& j) {
+  GCSIM_CHECK(running_pos_[j.id] >= 0, "job '" + j.name + "': a run ended that never started");
+  const auto at = static_cast<std::size_t>(running_pos_[j.id]);
+  running_[at] = running_.back();
+  running_pos_[running_[at]] = static_cast<std::int32_t>(at);
+  running_.pop_back();
+  running_pos_[j.id] = -1;
+}
+
+Job* Cluster::live(std::uint64_t arg) {
+  Job& j = jobs_[arg >> 32];
+  if (j.status != JobStatus::Running || j.incarnation != static_cast<std::uint32_t>(arg)) return nullptr;
+  return &j;
+}
+
+// ---- Planned stops: budgets and checkpoint-first preemptions ----
+
+void Cluster::plan_stop_after_checkpoint(Job& j, StopReason why) {
+  // Write one now and end the run when it is done.
+  const sim::SimTime at = engine_.now() + j.checkpoint->write_time;
+  checkpoints_.begin_last(j, at);
+  j.stop_reason = why;
+  engine_.schedule_at<&Cluster::on_planned_stop>(
+      at, this, event_arg(j), why == StopReason::Preempted ? PRIORITY_PREEMPT_STOP : PRIORITY_BUDGET_STOP);
+}
+
+void Cluster::on_planned_stop(std::uint64_t arg) {
+  Job* j = live(arg);
+  if (!j) return;
+  // The last checkpoint may take longer than alone when its tier is shared: wait for it.
+  if (j->stopping && engine_.now() < j->last_ckpt_done_at) {
+    engine_.schedule_at<&Cluster::on_planned_stop>(
+        j->last_ckpt_done_at, this, arg,
+        j->stop_reason == StopReason::Preempted ? PRIORITY_PREEMPT_STOP : PRIORITY_BUDGET_STOP);
+    return;
+  }
+  stop_job(*j, j->stop_reason);
+}
+
+void Cluster::hold_team(int team, bool stop_running) {
+  if (team < 0) return;
+  queue_.hold_team(team);
+  if (!stop_running) return;
+  for (Job& j : jobs_) {
+    if (j.team != team || j.status != JobStatus::Running || j.stopping) continue;
+    if (j.checkpoint && !j.driven) plan_stop_after_checkpoint(j, StopReason::Budget);
+    else stop_job(j, StopReason::Budget);
+  }
+}
+
+void Cluster::release_team(int team) {
+  if (team < 0 || !team_held(team)) return;
+  queue_.release_team(team);
+  request_schedule();
+}
+
+}  // namespace gcsim::models

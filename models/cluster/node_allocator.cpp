@@ -1,0 +1,144 @@
+// Nodes and GPU ownership (see node_allocator.hpp).
+#include "models/cluster/node_allocator.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "sim/check.hpp"
+
+namespace gcsim::models {
+
+namespace {
+constexpr std::uint32_t NO_JOB = 0xffffffffu;
+}  // namespace
+
+NodeAllocator::NodeAllocator(const ClusterSpec& cluster) {
+  for (std::size_t t = 0; t < cluster.node_types.size(); ++t) {
+    const auto& nt = cluster.node_types[t];
+    for (int i = 0; i < nt.count; ++i) {
+      NodeState node;
+      node.type = static_cast<std::uint16_t>(t);
+      node.gpus = nt.gpus;
+      node.first_gpu = static_cast<std::uint32_t>(total_gpus_ + nt.gpus * i);
+      nodes_.push_back(node);
+      view_.push_back(NodeView{static_cast<std::uint16_t>(t), nt.gpus, NodeStatus::Up});
+    }
+    total_gpus_ += nt.gpus * nt.count;
+  }
+  up_gpus_ = total_gpus_;
+  gpu_job_.assign(static_cast<std::size_t>(total_gpus_), NO_JOB);
+}
+
+void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std::string_view policy) {
+  // Messages are built only when a check fails: this runs at every start.
+  auto who = [&] { return "policy '" + std::string(policy) + "', placement of job '" + j.name + "'"; };
+  GCSIM_CHECK(p.count >= 1 && p.first <= d.nodes.size() && p.count <= d.nodes.size() - p.first,
+              who() + ": nodes [" + std::to_string(p.first) + ", +" + std::to_string(p.count) + ") of a list of " +
+                  std::to_string(d.nodes.size()));
+  GCSIM_CHECK(p.gpus_per_node >= 1 && static_cast<long>(p.gpus_per_node) * p.count >= j.gpus,
+              who() + ": " + std::to_string(p.count) + " x " + std::to_string(p.gpus_per_node) +
+                  " GPUs for a job of " + std::to_string(j.gpus));
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const std::uint32_t n = d.nodes[p.first + i];
+    GCSIM_CHECK(n < nodes_.size(), who() + ": no node " + std::to_string(n));
+    GCSIM_CHECK(nodes_[n].type == p.node_type, who() + ": node " + std::to_string(n) + " is not of the type it names");
+    GCSIM_CHECK(view_[n].gpus_free >= p.gpus_per_node,
+                who() + ": node " + std::to_string(n) + " has " + std::to_string(view_[n].gpus_free) +
+                    " GPUs free (down and noticed nodes have none), not " + std::to_string(p.gpus_per_node));
+    for (std::uint32_t k = 0; k < i; ++k)
+      GCSIM_CHECK(d.nodes[p.first + k] != n, who() + ": takes node " + std::to_string(n) + " twice");
+  }
+  j.node_type = p.node_type;
+  j.gpus_per_node_held = p.gpus_per_node;
+  j.nodes_offset = static_cast<std::uint32_t>(held_nodes_.size());
+  j.nodes_count = p.count;
+  j.gpu_mask = 0;
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const std::uint32_t n = d.nodes[p.first + i];
+    NodeState& node = nodes_[n];
+    // The lowest free GPUs; whole-node jobs take them all, so the mask is the same on every node.
+    std::uint64_t mask = 0;
+    for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
+      if (!(node.busy_mask >> g & 1)) {
+        mask |= std::uint64_t{1} << g;
+        ++taken;
+      }
+    node.busy_mask |= mask;
+    for (int g = 0; g < node.gpus; ++g)
+      if (mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = j.id;
+    refresh_view(n);
+    j.gpu_mask = mask;
+    held_nodes_.push_back(n);
+  }
+  allocated_gpus_ += j.gpus_held();
+}
+
+void NodeAllocator::release(const Job& j, double run_s) {
+  const auto held = nodes_of(j);
+  // Checked on every node before any is freed: a refused release changes nothing.
+  for (std::uint32_t n : held) {
+    const NodeState& node = nodes_[n];
+    const std::uint32_t lowest = node.first_gpu + static_cast<std::uint32_t>(std::countr_zero(j.gpu_mask));
+    GCSIM_CHECK(j.gpu_mask != 0 && (node.busy_mask & j.gpu_mask) == j.gpu_mask && gpu_job_[lowest] == j.id,
+                "job '" + j.name + "' releases GPUs of node " + std::to_string(n) + " it does not hold");
+  }
+  GCSIM_CHECK(allocated_gpus_ >= j.gpus_held(), "job '" + j.name + "': more GPUs released than taken");
+  for (std::uint32_t n : held) {
+    NodeState& node = nodes_[n];
+    node.busy_gpu_s += run_s * j.gpus_per_node_held;
+    node.busy_mask &= ~j.gpu_mask;
+    for (int g = 0; g < node.gpus; ++g)
+      if (j.gpu_mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = NO_JOB;
+    refresh_view(n);
+  }
+  allocated_gpus_ -= j.gpus_held();
+}
+
+void NodeAllocator::jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) const {
+  const NodeState& node = nodes_[n];
+  out.clear();
+  for (int g = 0; g < node.gpus; ++g) {
+    const std::uint32_t id = gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)];
+    if (id != NO_JOB && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
+}
+
+bool NodeAllocator::notice(std::uint32_t n, sim::SimTime down_at) {
+  NodeState& node = nodes_[n];
+  if (!node.up || node.noticed) return false;
+  node.noticed = true;
+  node.down_at = down_at;
+  refresh_view(n);
+  return true;
+}
+
+bool NodeAllocator::down(std::uint32_t n) {
+  NodeState& node = nodes_[n];
+  if (!node.up) return false;
+  node.up = false;
+  node.noticed = false;
+  up_gpus_ -= node.gpus;
+  refresh_view(n);
+  return true;
+}
+
+bool NodeAllocator::up(std::uint32_t n, sim::SimTime now) {
+  NodeState& node = nodes_[n];
+  if (node.up) return false;
+  node.up = true;
+  node.noticed = false;
+  node.up_since = now;
+  up_gpus_ += node.gpus;
+  refresh_view(n);
+  return true;
+}
+
+void NodeAllocator::refresh_view(std::uint32_t n) {
+  const NodeState& node = nodes_[n];
+  NodeView& v = view_[n];
+  v.status = !node.up ? NodeStatus::Down : node.noticed ? NodeStatus::Noticed : NodeStatus::Up;
+  v.gpus_free = v.status == NodeStatus::Up ? node.gpus - std::popcount(node.busy_mask) : 0;
+}
+
+}  // namespace gcsim::models

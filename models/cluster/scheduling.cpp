@@ -1,0 +1,134 @@
+// The cluster's scheduling passes (see cluster.hpp and models/scheduler/scheduler.hpp).
+// A pass runs at PRIORITY_SCHEDULE, once per instant however many arrivals, finishes, stops
+// and holds asked for one, and at the wake-up times the policy asks for. The policy's
+// decisions are all checked before any is applied; then placements start in order (each
+// checked again against the capacity the earlier ones left), then preemptions stop their
+// jobs, which puts them back in the queue and asks for another pass at the same instant
+// (which sees the GPUs an immediate preemption freed).
+#include <algorithm>
+
+#include "models/cluster/cluster.hpp"
+#include "models/event_priorities.hpp"
+#include "sim/check.hpp"
+
+namespace gcsim::models {
+
+void Cluster::request_schedule() {
+  if (schedule_pending_) return;
+  schedule_pending_ = true;
+  engine_.schedule_at<&Cluster::on_schedule>(engine_.now(), this, 0, PRIORITY_SCHEDULE);
+}
+
+void Cluster::on_wake(std::uint64_t) {
+  wake_at_ = sim::SimTime::max();
+  woken_ = true;
+  request_schedule();
+}
+
+void Cluster::on_schedule(std::uint64_t) {
+  schedule_pending_ = false;
+  const bool woken = woken_;
+  woken_ = false;
+  // With nobody waiting there is nothing to place; a policy is still called at the
+  // wake-up it asked for.
+  if (queue_.waiting().empty() && !woken) return;
+  refresh_prices();
+  running_view_.clear();
+  running_nodes_.clear();
+  if (policy_->wants_running_jobs()) build_running_view();
+  const ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_};
+  decisions_.clear();
+  policy_->schedule(view, queue_.waiting(), decisions_);
+  validate(decisions_);
+  if (!decisions_.wake_at.is_max()) {
+    if (!wake_at_.is_max()) engine_.cancel(wake_event_);
+    wake_at_ = decisions_.wake_at;
+    wake_event_ = engine_.schedule_at<&Cluster::on_wake>(wake_at_, this, 0, PRIORITY_SCHEDULE);
+  }
+  if (!decisions_.placements.empty()) {
+    // validate() flagged the placed entries in placed_.
+    const std::span<const QueuedJob> waiting = queue_.waiting();
+    for (const Placement& p : decisions_.placements) start_job(jobs_[waiting[p.queue_index].job], p, decisions_);
+    queue_.remove_waiting(placed_);
+  }
+  for (const Preemption& p : decisions_.preemptions) preempt(jobs_[p.job], p);
+}
+
+void Cluster::validate(const Decisions& d) {
+  const std::string& policy = scenario_.scheduler.policy;
+  auto who = [&] { return "policy '" + policy + "'"; };
+  const std::span<const QueuedJob> waiting = queue_.waiting();
+  // Placements: each queue entry once (the rest is checked as each one starts).
+  if (!d.placements.empty()) placed_.assign(waiting.size(), 0);
+  for (const Placement& p : d.placements) {
+    GCSIM_CHECK(p.queue_index < waiting.size(), who() + " placed queue entry " + std::to_string(p.queue_index) +
+                                                    " of a queue of " + std::to_string(waiting.size()));
+    GCSIM_CHECK(!placed_[p.queue_index],
+                who() + " placed job '" + jobs_[waiting[p.queue_index].job].name + "' twice in one pass");
+    placed_[p.queue_index] = 1;
+  }
+  // Preemptions: of running jobs, each once, not already on their way out.
+  preempt_ids_.clear();
+  for (const Preemption& p : d.preemptions) {
+    GCSIM_CHECK(p.job < jobs_.size(), who() + " preempted job " + std::to_string(p.job) + ", which does not exist");
+    const Job& j = jobs_[p.job];
+    GCSIM_CHECK(j.status == JobStatus::Running, who() + " preempted job '" + j.name + "', which is not running");
+    GCSIM_CHECK(!j.stopping, who() + " preempted job '" + j.name + "', which is already stopping after a checkpoint");
+    GCSIM_CHECK(p.mode != PreemptMode::CheckpointFirst || (j.checkpoint && !j.driven),
+                who() + " preempted job '" + j.name + "' checkpoint-first, but it writes no checkpoints");
+    preempt_ids_.push_back(p.job);
+  }
+  std::sort(preempt_ids_.begin(), preempt_ids_.end());
+  const auto twice = std::adjacent_find(preempt_ids_.begin(), preempt_ids_.end());
+  GCSIM_CHECK(twice == preempt_ids_.end(), who() + " preempted job '" + jobs_[*twice].name + "' twice in one pass");
+  GCSIM_CHECK(d.wake_at > engine_.now(), who() + " asked to be woken at " + std::to_string(d.wake_at.seconds()) +
+                                             " s, not after now (" + std::to_string(engine_.now().seconds()) + " s)");
+}
+
+void Cluster::preempt(Job& j, const Preemption& p) {
+  j.preempt_reason = p.reason;
+  if (p.mode == PreemptMode::CheckpointFirst) plan_stop_after_checkpoint(j, StopReason::Preempted);
+  else stop_job(j, StopReason::Preempted);
+}
+
+void Cluster::refresh_prices() {
+  const sim::SimTime now = engine_.now();
+  for (std::size_t t = 0; t < types_.size(); ++t) {
+    const NodeTypeSpec& nt = scenario_.cluster.node_types[t];
+    types_[t].usd_per_gpu_hour_now = nt.price.usd_per_hour_at(now) / nt.gpus;
+  }
+}
+
+void Cluster::build_running_view() {
+  const sim::SimTime now = engine_.now();
+  for (std::uint32_t id : running_) {
+    const Job& j = jobs_[id];
+    RunningJob r;
+    static_cast<QueuedJob&>(r) = queue_entry(j);
+    const double run_s = (now - j.run_start).seconds();
+    r.attained_gpu_s = j.held_gpu_s + run_s * j.gpus_held();
+    if (j.driven) {
+      r.remaining_s = UNKNOWN;
+    } else {
+      // Progress to now, without booking it (a view changes nothing).
+      const double done =
+          std::min(j.work_total, j.work_done + (now > j.progress_at ? j.rate * (now - j.progress_at).seconds() : 0.0));
+      const double left = j.work_total - done;
+      r.remaining_s = j.has_duration && !j.training ? left : left / j.rate;
+    }
+    r.node_type = j.node_type;
+    r.first = static_cast<std::uint32_t>(running_nodes_.size());
+    r.count = j.nodes_count;
+    r.gpus_per_node = j.gpus_per_node_held;
+    r.since = j.run_start;
+    r.stopping = j.stopping;
+    const auto nodes = alloc_.nodes_of(j);
+    running_nodes_.insert(running_nodes_.end(), nodes.begin(), nodes.end());
+    running_view_.push_back(r);
+  }
+  // In job id order, whatever order the runs started and ended in.
+  std::sort(running_view_.begin(), running_view_.end(),
+            [](const RunningJob& a, const RunningJob& b) { return a.job < b.job; });
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,285 @@
+// The scheduler contract (models/scheduler/scheduler.hpp) with small policies defined here:
+// preemption in both modes, with finish times and lost work computed by hand; a wake-up
+// asked for and delivered at exactly its time; invalid decisions refused with an
+// InternalError that leaves the cluster as it was.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <functional>
+
+#include "models/cluster/cluster.hpp"
+#include "models/scheduler/placement.hpp"
+#include "models/workload/workload.hpp"
+#include "sim/check.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+using models::JobStatus;
+
+namespace {
+
+// One node of 2 GPUs. A (2 GPUs, 10 h, a checkpoint every hour: 3 min to write, 3 min to
+// restore) from 0; B (2 GPUs, 1 h) arrives at 2h30.
+const std::string TWO_JOBS = R"(name: contract
+horizon: 2d
+run_until: horizon
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 2}}
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 2, duration: 10h, checkpoint: {every: 1h, write_time: 3m, restore_time: 3m}}
+    - {name: B, submit: 150m, gpus: 2, duration: 1h}
+)";
+
+// Shortest remaining time first, with preemption: waiting jobs are placed in order of
+// remaining time; when the shortest does not fit, the running job with the most time left,
+// if it has more than that one, is preempted (once per pass, not while it stops).
+class ShortestRemaining final : public models::Scheduler {
+ public:
+  explicit ShortestRemaining(models::PreemptMode mode) : mode_(mode) {}
+  bool wants_running_jobs() const override { return true; }
+  void schedule(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
+                models::Decisions& out) override {
+    ++calls;
+    std::vector<std::uint32_t> order(queue.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return queue[a].remaining_s < queue[b].remaining_s; });
+    planner_.reset(cluster);
+    for (std::uint32_t i : order) {
+      if (planner_.try_place(queue[i], i, out)) continue;
+      const models::RunningJob* longest = nullptr;
+      for (const auto& r : cluster.running)
+        if (!r.stopping && (!longest || r.remaining_s > longest->remaining_s)) longest = &r;
+      if (longest && longest->remaining_s > queue[i].remaining_s) {
+        seen_remaining_s = longest->remaining_s;
+        seen_attained_gpu_s = longest->attained_gpu_s;
+        out.preemptions.push_back({longest->job, models::PreemptReason::Priority, mode_});
+      }
+      break;
+    }
+  }
+  int calls = 0;
+  double seen_remaining_s = -1;
+  double seen_attained_gpu_s = -1;
+
+ private:
+  models::PreemptMode mode_;
+  models::PlacementPlanner planner_;
+};
+
+// Returns what `decide` writes, after placing what fits in submit order.
+class Scripted final : public models::Scheduler {
+ public:
+  using Decide = std::function<void(const models::ClusterView&, std::span<const models::QueuedJob>, models::Decisions&)>;
+  explicit Scripted(Decide decide) : decide_(std::move(decide)) {}
+  bool wants_running_jobs() const override { return true; }
+  void schedule(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
+                models::Decisions& out) override {
+    planner_.reset(cluster);
+    for (std::uint32_t i = 0; i < queue.size(); ++i)
+      if (!planner_.try_place(queue[i], i, out)) break;
+    decide_(cluster, queue, out);
+  }
+
+ private:
+  Decide decide_;
+  models::PlacementPlanner planner_;
+};
+
+struct Fixture {
+  models::Scenario scenario;
+  sim::Engine engine;
+  models::Scheduler* policy;
+  models::Cluster cluster;
+  Fixture(const std::string& yaml, std::unique_ptr<models::Scheduler> p)
+      : scenario(test::scenario_from_yaml(yaml)), policy(p.get()),
+        cluster(engine, scenario, models::expand_workload(scenario, 0), std::move(p)) {}
+  const models::Job& job(std::size_t i) const { return cluster.jobs()[i]; }
+};
+
+sim::SimTime hm(int h, int m) { return sim::hours(h) + sim::minutes(m); }
+
+}  // namespace
+
+TEST_CASE("A checkpoint-first preemption saves the work and stops once the checkpoint is written",
+          "[model][cluster][scheduler]") {
+  // A: checkpoints begin at 1h and 2h03 (3 min writes pause it) and commit at 1h03, 2h06.
+  // At 2h30 B arrives and does not fit; A has 10h - 2h24 = 7h36 left, B 1h: A is preempted
+  // and writes a last checkpoint of its 2h24 of work, committed at 2h33, when it stops.
+  // B runs 2h33-3h33. A restarts at 3h33, restores for 3 min, then needs 7h36 of work with
+  // 7 more checkpoints (at progress 1h..7h): 3h36 + 7h36 + 21m = 11h33. Nothing is lost;
+  // checkpoint time is 2 + 1 + 7 writes of 3 min on 2 GPUs.
+  Fixture f(TWO_JOBS, std::make_unique<ShortestRemaining>(models::PreemptMode::CheckpointFirst));
+  f.cluster.start();
+  f.engine.run();
+  const auto& policy = static_cast<const ShortestRemaining&>(*f.policy);
+  CHECK(policy.seen_remaining_s == Approx(7 * 3600.0 + 36 * 60).epsilon(1e-12));
+  CHECK(policy.seen_attained_gpu_s == Approx(2.5 * 3600 * 2).epsilon(1e-12));  // 2h30 on 2 GPUs
+  const models::Job& a = f.job(0);
+  const models::Job& b = f.job(1);
+  CHECK(b.start == hm(2, 33));
+  CHECK(b.end == hm(3, 33));
+  CHECK(a.status == JobStatus::Completed);
+  CHECK(a.end == hm(11, 33));
+  CHECK(a.interruptions == 1);
+  CHECK(a.preemptions == 1);
+  CHECK(a.stop_reason == models::StopReason::Preempted);
+  CHECK(a.preempt_reason == models::PreemptReason::Priority);
+  CHECK(a.lost_work == Approx(0.0).margin(1e-9));
+  CHECK(a.checkpoints == 10);
+  CHECK(a.checkpoint_gpu_s == Approx(10 * 180.0 * 2).epsilon(1e-12));
+  CHECK(a.held_gpu_s == Approx((2 * 3600.0 + 33 * 60 + 8 * 3600.0) * 2).epsilon(1e-12));
+  CHECK(f.cluster.allocated_gpus() == 0);
+}
+
+TEST_CASE("An immediate preemption loses the work since the last commit", "[model][cluster][scheduler]") {
+  // At 2h30 A has done 2h24 of work; its last commit (2h06) saved 2h: 24 min are lost, on
+  // 2 GPUs. The stop asks for a second pass at 2h30, which starts B (2h30-3h30). A restarts
+  // at 3h30, restores until 3h33 and needs 8h of work with 7 checkpoints: 3h33 + 8h + 21m.
+  Fixture f(TWO_JOBS, std::make_unique<ShortestRemaining>(models::PreemptMode::Immediate));
+  std::vector<sim::SimTime> stops;
+  f.cluster.job_stopped.connect([&](const models::Job& j) {
+    CHECK(j.stop_reason == models::StopReason::Preempted);
+    stops.push_back(f.cluster.now());
+  });
+  f.cluster.start();
+  f.engine.run();
+  const models::Job& a = f.job(0);
+  const models::Job& b = f.job(1);
+  REQUIRE(stops.size() == 1);
+  CHECK(stops[0] == hm(2, 30));
+  CHECK(b.start == hm(2, 30));
+  CHECK(b.end == hm(3, 30));
+  CHECK(a.end == hm(11, 54));
+  CHECK(a.lost_work == Approx(24 * 60.0).epsilon(1e-9));
+  CHECK(a.lost_gpu_s == Approx(24 * 60.0 * 2).epsilon(1e-9));
+  CHECK(a.checkpoints == 9);
+  CHECK(a.preemptions == 1);
+}
+
+TEST_CASE("A policy that asks to be woken at T is called at exactly T", "[model][cluster][scheduler]") {
+  // A 1-GPU job from 0 to 1h; the first pass asks for a wake-up at 5h. Passes: 0 (arrival),
+  // none at 1h (nothing waits), 5h (the wake-up, with nothing waiting). A later request
+  // replaces a pending one: the 5h pass asks for 7h30, and is called then too.
+  const std::string yaml = R"(name: wake
+horizon: 10h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 2}}
+workload:
+  jobs:
+    - {name: A, gpus: 1, duration: 1h}
+)";
+  std::vector<sim::SimTime> calls;
+  Fixture f(yaml, std::make_unique<Scripted>([&](const models::ClusterView& v, auto, models::Decisions& out) {
+    calls.push_back(v.now);
+    if (calls.size() == 1) out.wake_at = sim::hours(5);
+    if (calls.size() == 2) out.wake_at = hm(7, 30);
+  }));
+  f.cluster.start();
+  f.engine.run();
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[0] == sim::SimTime::zero());
+  CHECK(calls[1] == sim::hours(5));
+  CHECK(calls[2] == hm(7, 30));
+  CHECK(f.job(0).end == sim::hours(1));
+}
+
+TEST_CASE("The view shows running jobs, node states and prices now", "[model][cluster][scheduler]") {
+  // At B's arrival (2h30) A runs on node 0 since 0 with 7h36 left; the node is up with no
+  // GPU free; the on-demand pool's price is $2/h / 2 GPUs = $1 per GPU-hour.
+  bool checked = false;
+  Fixture f(TWO_JOBS, std::make_unique<Scripted>([&](const models::ClusterView& v, auto queue, models::Decisions&) {
+    if (v.now != hm(2, 30)) return;
+    checked = true;
+    REQUIRE(v.running.size() == 1);
+    const models::RunningJob& r = v.running[0];
+    CHECK(r.job == 0);
+    CHECK(r.since == sim::SimTime::zero());
+    CHECK(r.count == 1);
+    CHECK(v.running_nodes[r.first] == 0);
+    CHECK(r.gpus_per_node == 2);
+    CHECK(r.can_checkpoint);
+    CHECK(r.remaining_s == Approx(7 * 3600.0 + 36 * 60).epsilon(1e-12));
+    REQUIRE(queue.size() == 1);
+    CHECK(queue[0].remaining_s == Approx(3600.0).epsilon(1e-15));
+    CHECK(queue[0].restarts == 0);
+    CHECK(v.nodes[0].status == models::NodeStatus::Up);
+    CHECK(v.nodes[0].gpus_free == 0);
+    CHECK(v.types[0].market == models::Market::OnDemand);
+    CHECK(v.types[0].usd_per_gpu_hour_now == Approx(1.0).epsilon(1e-15));
+  }));
+  f.cluster.start();
+  f.engine.run();
+  CHECK(checked);
+}
+
+TEST_CASE("Invalid preemptions and wake-ups are refused with InternalError", "[model][cluster][scheduler]") {
+  using Decide = Scripted::Decide;
+  struct Case {
+    const char* what;
+    Decide decide;
+  };
+  // Each acts at B's arrival (2h30), when A runs and B waits.
+  auto at_b = [](std::function<void(const models::ClusterView&, models::Decisions&)> f) -> Decide {
+    return [f](const models::ClusterView& v, auto, models::Decisions& out) {
+      if (v.now == sim::hours(2) + sim::minutes(30)) f(v, out);
+    };
+  };
+  using models::PreemptMode;
+  using models::PreemptReason;
+  const Case cases[] = {
+      {"preempting a job that is not running",
+       at_b([](auto&, models::Decisions& out) { out.preemptions.push_back({1, PreemptReason::Priority, PreemptMode::Immediate}); })},
+      {"preempting a job that does not exist",
+       at_b([](auto&, models::Decisions& out) { out.preemptions.push_back({99, PreemptReason::Priority, PreemptMode::Immediate}); })},
+      {"preempting the same job twice in one pass",
+       at_b([](auto&, models::Decisions& out) {
+         out.preemptions.push_back({0, PreemptReason::Priority, PreemptMode::CheckpointFirst});
+         out.preemptions.push_back({0, PreemptReason::Priority, PreemptMode::Immediate});
+       })},
+      {"waking at now", at_b([](const models::ClusterView& v, models::Decisions& out) { out.wake_at = v.now; })},
+      {"waking in the past",
+       at_b([](const models::ClusterView& v, models::Decisions& out) { out.wake_at = v.now - sim::minutes(1); })},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      Fixture f(TWO_JOBS, std::make_unique<Scripted>(c.decide));
+      f.cluster.start();
+      CHECK_THROWS_AS(f.engine.run(), InternalError);
+      // Refused before anything changed: A still runs on both GPUs, B still waits.
+      CHECK(f.engine.now() == hm(2, 30));
+      CHECK(f.job(0).status == JobStatus::Running);
+      CHECK_FALSE(f.job(0).stopping);
+      CHECK(f.job(0).interruptions == 0);
+      CHECK(f.job(1).status == JobStatus::Queued);
+      CHECK(f.cluster.allocated_gpus() == 2);
+    }
+  }
+}
+
+TEST_CASE("A checkpoint-first preemption of a job without checkpoints is refused", "[model][cluster][scheduler]") {
+  const std::string yaml = R"(name: nockpt
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 2}}
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 2, duration: 10h}
+    - {name: B, submit: 1h, gpus: 2, duration: 1h}
+)";
+  Fixture f(yaml, std::make_unique<Scripted>([](const models::ClusterView& v, auto, models::Decisions& out) {
+    if (v.now == sim::hours(1)) {
+      CHECK_FALSE(v.running[0].can_checkpoint);
+      out.preemptions.push_back({0, models::PreemptReason::Priority, models::PreemptMode::CheckpointFirst});
+    }
+  }));
+  f.cluster.start();
+  CHECK_THROWS_AS(f.engine.run(), InternalError);
+  CHECK(f.job(0).status == JobStatus::Running);
+  CHECK(f.cluster.allocated_gpus() == 2);
+}
