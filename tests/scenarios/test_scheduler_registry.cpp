@@ -117,7 +117,7 @@ TEST_CASE("scheduler: the policy and its parameters, defaults when absent", "[un
   CHECK(copy.scheduler.params == s.scheduler.params);
 }
 
-TEST_CASE("fifo with first-fit loads and runs; best-fit stays the default", "[scenario][scheduler]") {
+TEST_CASE("fifo with first-fit loads and runs, and best-fit stays the default", "[scenario][scheduler]") {
   test::TempDir dir("placement");
   const auto first = test::run_yaml(two_nodes("scheduler: {policy: fifo, placement: first-fit}\n"), dir);
   CHECK(test::job_named(first, "C").start_s == Approx(2 * 3600.0));
@@ -174,7 +174,7 @@ TEST_CASE("scheduler: every bad key or name is refused at its place", "[unit][sc
   }
 }
 
-TEST_CASE("a test's own policy loads and runs from its registry; the builtins never see it", "[scenario][scheduler]") {
+TEST_CASE("a test's own policy loads and runs from its registry, and the builtins never see it", "[scenario][scheduler]") {
   models::Builtins mine;
   models::register_builtins(mine);
   mine.schedulers.add_policy(newest_first_policy());
@@ -192,8 +192,14 @@ TEST_CASE("a test's own policy loads and runs from its registry; the builtins ne
                            "    - {name: a, submit: 0h, gpus: 1, duration: 1h}\n"
                            "    - {name: b, submit: 0h, gpus: 1, duration: 1h}\n"
                            "    - {name: c, submit: 0h, gpus: 1, duration: 1h}\n";
-  const models::Scenario s =
-      models::load_scenario(config::load_yaml_string(yaml, "lifo.yaml"), test::bundled_catalogs(), mine.schedulers);
+  const auto load_mine = [&](const std::string& text) {
+    return models::load_scenario(config::load_yaml_string(text, "lifo.yaml"), test::bundled_catalogs(), mine.schedulers);
+  };
+  const auto depth_replaced_by = [&](const std::string& to) {
+    std::string text = yaml;
+    return text.replace(text.find("depth: 3"), 8, to);
+  };
+  const models::Scenario s = load_mine(yaml);
   CHECK(s.scheduler.policy == "test-newest-first");
 
   test::TempDir dir("lifo");
@@ -206,18 +212,11 @@ TEST_CASE("a test's own policy loads and runs from its registry; the builtins ne
   CHECK(test::job_named(t, "a").start_s == Approx(7200.0));
 
   // Its key is validated by its own entry.
-  const auto bad = test::config_error([&] {
-    models::load_scenario(config::load_yaml_string(std::string(yaml).replace(yaml.find("depth: 3"), 8, "depth: 0"), "lifo.yaml"),
-                          test::bundled_catalogs(), mine.schedulers);
-  });
+  const auto bad = test::config_error([&] { load_mine(depth_replaced_by("depth: 0")); });
   CHECK(bad.code() == ErrorCode::OutOfRange);
   CHECK(bad.key_path() == "scheduler.depth");
   // And FIFO's key is not its key.
-  const auto other = test::config_error([&] {
-    models::load_scenario(
-        config::load_yaml_string(std::string(yaml).replace(yaml.find("depth: 3"), 8, "placement: first-fit"), "lifo.yaml"),
-        test::bundled_catalogs(), mine.schedulers);
-  });
+  const auto other = test::config_error([&] { load_mine(depth_replaced_by("placement: first-fit")); });
   CHECK(other.code() == ErrorCode::UnknownKey);
   CHECK_THAT(other.detail(), Catch::Matchers::Contains("depth"));
 
@@ -227,7 +226,7 @@ TEST_CASE("a test's own policy loads and runs from its registry; the builtins ne
   CHECK_THROWS_AS(models::run_simulation(s, models::builtins().schedulers, nullptr), Error);
 }
 
-TEST_CASE("a hand-built spec without parameters runs with the policy's defaults", "[unit][scheduler]") {
+TEST_CASE("a hand-built spec without parameters gets the policy's defaults", "[unit][scheduler]") {
   models::SchedulerSpec spec;  // policy fifo, params null
   CHECK(models::builtins().schedulers.make(spec) != nullptr);
   spec.policy = "fifoo";
@@ -236,12 +235,14 @@ TEST_CASE("a hand-built spec without parameters runs with the policy's defaults"
   models::Builtins mine;
   models::register_builtins(mine);
   mine.schedulers.add_policy(newest_first_policy());
-  const auto lifo = models::load_scenario(
-      config::load_yaml_string("name: x\nhorizon: 1h\ncluster: {node_types: [{name: n1, gpu: A100-40GB-SXM, gpus: 1, count: 1, "
-                               "price: {on_demand_per_hour: 2}}]}\nscheduler: {policy: test-newest-first}\n"
-                               "workload: {jobs: [{name: a, submit: 0h, gpus: 1, duration: 1h}]}\n",
-                               "x.yaml"),
-      test::bundled_catalogs(), mine.schedulers);
+  const std::string yaml = "name: x\n"
+                           "horizon: 1h\n"
+                           "cluster:\n"
+                           "  node_types:\n"
+                           "    - {name: n1, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: {on_demand_per_hour: 2}}\n"
+                           "scheduler: {policy: test-newest-first}\n"
+                           "workload: {jobs: [{name: a, submit: 0h, gpus: 1, duration: 1h}]}\n";
+  const auto lifo = models::load_scenario(config::load_yaml_string(yaml, "x.yaml"), test::bundled_catalogs(), mine.schedulers);
   models::SchedulerSpec mixed = lifo.scheduler;
   mixed.policy = "fifo";
   CHECK_THROWS_AS(mine.schedulers.make(mixed), InternalError);
