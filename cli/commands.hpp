@@ -20,6 +20,11 @@ int cmd_flows(const std::string& scenario, const std::string& flows_csv, const s
 // throughput, memory, bottleneck and cost on every node type that can hold it.
 int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptions& options);
 
+// `gcsim policies`: every scheduling policy and placement strategy of `registry`, with its
+// description and each policy's keys (type, default, range, help), printed from the
+// registry itself so the listing cannot drift from what the loader accepts.
+int cmd_policies(const models::SchedulerRegistry& registry);
+
 // `gcsim instances` and `gcsim catalog import` (cli/instances.cpp): registered on `app`;
 // run_instance_commands runs the one chosen and returns its exit code, or -1 for neither.
 struct InstanceCommands;

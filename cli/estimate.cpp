@@ -1,8 +1,8 @@
 // `gcsim estimate`: the step-time model's answer for each model-described job on each node
 // type of the scenario that can hold it, without running the cluster. One row per eligible
-// type, in the scenario's order; `would_run_on` marks the type the scheduler's placement
-// (models/scheduler/placement.hpp, best fit) gives the job when it is alone on an idle
-// cluster, and the other rows are for comparison. In a run, other jobs may take that type's
+// type, in the scenario's order; `would_run_on` marks the type the scenario's own policy and
+// placement strategy (models/scheduler/placement.hpp) give the job when it is alone on an
+// idle cluster, and the other rows are for comparison. In a run, other jobs may take that type's
 // nodes first.
 #include <cstdio>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "models/config/cluster_spec.hpp"
 #include "models/scheduler/placement.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 #include "models/workload/job_speed.hpp"
 
 namespace gcsim::cli {
@@ -40,7 +41,8 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
   for (const auto& job : s.workload.jobs) {
     if (!job.training) continue;
     const std::uint64_t eligible = models::eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training);
-    const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible});
+    const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible},
+                                                         *options.schedulers.make(s.scheduler));
     for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
       if (!(eligible >> t & 1)) continue;
       const auto& type = s.cluster.node_types[t];

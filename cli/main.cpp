@@ -45,7 +45,9 @@ std::string data_dir() {
   return GCSIM_SOURCE_DIR;
 }
 
-models::LoadOptions load_options() { return {(fs::path(data_dir()) / "scenarios" / "catalog").string()}; }
+models::LoadOptions load_options() {
+  return {(fs::path(data_dir()) / "scenarios" / "catalog").string(), models::builtins().schedulers};
+}
 
 std::string default_scenario() { return (fs::path(data_dir()) / "scenarios" / "examples" / "quickstart.yaml").string(); }
 
@@ -68,13 +70,14 @@ int cmd_validate(const std::string& file) {
 
 int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
             std::uint64_t replication, bool plots, bool quiet) {
-  const models::Scenario s = models::load_scenario_file(file, load_options());
+  const models::LoadOptions load = load_options();
+  const models::Scenario s = models::load_scenario_file(file, load);
   make_output_dir(out_dir);
   const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
   models::RunOptions options;
   options.seed = seed;
   options.replication = replication;
-  const models::RunSummary r = models::run_simulation_to(s, trace_path, options);
+  const models::RunSummary r = models::run_simulation_to(s, load.schedulers, trace_path, options);
 
   const analysis::TraceData data = analysis::read_trace(trace_path);
   const analysis::Metrics m = analysis::compute_metrics(data);
@@ -212,6 +215,8 @@ int main(int argc, char** argv) {
   estimate->add_option("scenario", estimate_file, "Scenario file")->required();
   estimate->add_flag("--json", estimate_json, "Print JSON");
 
+  auto* policies = app.add_subcommand("policies", "List the scheduling policies and placement strategies, with their keys");
+
   const auto instance_commands = cli::add_instance_commands(app);
 
   try {
@@ -237,6 +242,7 @@ int main(int argc, char** argv) {
     if (*validate) return cmd_validate(validate_file);
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();
+    if (*policies) return cli::cmd_policies(models::builtins().schedulers);
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options());
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;

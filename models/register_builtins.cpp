@@ -2,12 +2,18 @@
 #include "models/register_builtins.hpp"
 
 #include "models/scheduler/fifo.hpp"
+#include "models/scheduler/placement.hpp"
 
 namespace gcsim::models {
 
 void register_builtins(Builtins& b) {
-  b.schedulers.add("fifo", "strict first-in first-out: the head job waits for room and nothing overtakes it",
-                   [](const SchedulerSpec&) { return std::make_unique<FifoScheduler>(); });
+  b.schedulers.add_placement("best-fit",
+                             "one node with the fewest free GPUs that suffice (lowest index on ties), else whole free "
+                             "nodes of one type",
+                             [] { return std::make_unique<BestFitPlacement>(); });
+  b.schedulers.add_placement("first-fit", "the lowest-index node with enough free GPUs, else whole free nodes of one type",
+                             [] { return std::make_unique<FirstFitPlacement>(); });
+  b.schedulers.add_policy(fifo_policy());
 }
 
 const Builtins& builtins() {
@@ -18,7 +24,5 @@ const Builtins& builtins() {
   }();
   return instance;
 }
-
-std::vector<std::string> scheduler_names() { return builtins().schedulers.names(); }
 
 }  // namespace gcsim::models

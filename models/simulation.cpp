@@ -16,7 +16,7 @@
 #include "models/network/collectives.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/pricing/ledger.hpp"
-#include "models/register_builtins.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 #include "models/spot/spot_market.hpp"
 #include "models/storage/storage_tiers.hpp"
 #include "models/topology/topology.hpp"
@@ -53,17 +53,21 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
 }
 }  // namespace
 
-RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options) {
+RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& schedulers, trace::TraceFile* trace,
+                          const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const auto* entry = builtins().schedulers.find(scenario.scheduler.policy);
   // The loader checks the name; a Scenario built by hand may not have been through it.
-  if (entry == nullptr)
-    throw Error("scenario '" + scenario.name + "': unknown scheduler policy '" + scenario.scheduler.policy + "'");
+  std::unique_ptr<Scheduler> policy;
+  try {
+    policy = schedulers.make(scenario.scheduler);
+  } catch (const Error& e) {
+    throw Error("scenario '" + scenario.name + "': " + e.what());
+  }
   sim::Engine engine;
   Ledger ledger;
   const std::uint64_t seed = run_seed(scenario, options);
   Cluster cluster(engine, scenario, expand_workload(scenario, seed, options.replication),
-                  entry->factory(scenario.scheduler));
+                  std::move(policy));
   // Model-described jobs' speeds: first to see a job start, before the models that change them.
   ModelSpeeds speeds(scenario, cluster);
   CostMeter costs(scenario, cluster, ledger);
@@ -143,9 +147,10 @@ RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, con
   return s;
 }
 
-RunSummary run_simulation_to(const Scenario& scenario, const std::string& trace_path, const RunOptions& options) {
+RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
+                             const RunOptions& options) {
   auto trace = trace::TraceFile::create(trace_path);  // destroyed uncommitted on an exception
-  RunSummary summary = run_simulation(scenario, trace.get(), options);
+  RunSummary summary = run_simulation(scenario, schedulers, trace.get(), options);
   trace->commit();
   return summary;
 }

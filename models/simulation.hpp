@@ -14,6 +14,8 @@
 
 namespace gcsim::models {
 
+class SchedulerRegistry;
+
 // What differs between runs of one Scenario, so that a seed sweep shares one const
 // Scenario between runs instead of copying it. Every random stream derives from
 // (seed, replication, stream name).
@@ -46,13 +48,17 @@ struct RunSummary {
 // Reentrant: runs in other threads at the same time share nothing with this one but the
 // const Scenario (and the catalogs it points into), which only reading touches. An
 // exception (gcsim::Error, InternalError) ends this run alone; the trace is then not
-// committed and its temporary file goes when the caller destroys it.
-RunSummary run_simulation(const Scenario& scenario, trace::TraceFile* trace, const RunOptions& options = {});
+// committed and its temporary file goes when the caller destroys it. The scheduling policy
+// is built from scenario.scheduler by `schedulers`, the registry the scenario was loaded
+// against (an unknown policy is an Error).
+RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& schedulers, trace::TraceFile* trace,
+                          const RunOptions& options = {});
 
 // One run into a trace at `trace_path`: the trace is written to a temporary file and takes
 // its name only once the run has ended well (sim/atomic_file.hpp); on any exception
 // nothing is left at `trace_path` and the temporary file is removed.
-RunSummary run_simulation_to(const Scenario& scenario, const std::string& trace_path, const RunOptions& options = {});
+RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
+                             const RunOptions& options = {});
 
 // The seed a run of `scenario` with `options` uses.
 inline std::uint64_t run_seed(const Scenario& scenario, const RunOptions& options) {

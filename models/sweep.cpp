@@ -42,14 +42,14 @@ void record_failure(RunOutcome& o, const std::string& label, RunFailure kind, co
   o.exception = std::current_exception();
 }
 
-void run_one(const Catalogs& catalogs, RunSpec& spec, RunOutcome& out) {
+void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunSpec& spec, RunOutcome& out) {
   out.replication = spec.options.replication;
   // Until the scenario is known, the message names the file the document came from.
   std::string label = spec.document ? "scenario file '" + spec.document->file + "'" : std::string("scenario");
   try {
     std::shared_ptr<const Scenario> scenario = spec.scenario;
     if (!scenario) {
-      scenario = std::make_shared<const Scenario>(load_scenario(std::move(*spec.document), catalogs));
+      scenario = std::make_shared<const Scenario>(load_scenario(std::move(*spec.document), catalogs, schedulers));
       spec.document.reset();
     }
     out.scenario = scenario->name;
@@ -57,13 +57,13 @@ void run_one(const Catalogs& catalogs, RunSpec& spec, RunOutcome& out) {
     label = run_label(out);
 
     if (spec.output_stem.empty()) {
-      out.summary = run_simulation(*scenario, nullptr, spec.options);
+      out.summary = run_simulation(*scenario, schedulers, nullptr, spec.options);
       return;
     }
     std::unique_lock<std::mutex> serial;
     if (!GCSIM_HDF5_THREADSAFE) serial = std::unique_lock<std::mutex>(serial_hdf5_mutex());
     const std::string path = spec.output_stem + ".h5";
-    out.summary = run_simulation_to(*scenario, path, spec.options);
+    out.summary = run_simulation_to(*scenario, schedulers, path, spec.options);
     out.trace_path = path;
   } catch (const InternalError& e) {
     record_failure(out, label, RunFailure::Internal, e.what());
@@ -85,7 +85,8 @@ std::string output_stem(const std::string& folder, const Scenario& scenario, con
          std::to_string(options.replication);
 }
 
-std::vector<RunOutcome> run_many(const Catalogs& catalogs, std::vector<RunSpec> runs, int threads) {
+std::vector<RunOutcome> run_many(const Catalogs& catalogs, const SchedulerRegistry& schedulers, std::vector<RunSpec> runs,
+                                 int threads) {
   std::set<std::string> stems;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunSpec& r = runs[i];
@@ -106,7 +107,7 @@ std::vector<RunOutcome> run_many(const Catalogs& catalogs, std::vector<RunSpec> 
   // run_one catches everything, so nothing escapes a worker (which would terminate).
   const auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < runs.size();) {
-      run_one(catalogs, runs[i], outcomes[i]);
+      run_one(catalogs, schedulers, runs[i], outcomes[i]);
     }
   };
   if (workers <= 1) {

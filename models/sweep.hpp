@@ -1,6 +1,6 @@
 // Many simulations in one process: run_many() runs a list of runs on a pool of threads
 // and returns one outcome per run, in the order given. Built on load_scenario() and
-// run_simulation(): the catalogs are loaded once by the caller and only read; each run
+// run_simulation(): the catalogs and the scheduler registry are the caller's, only read; each run
 // owns its engine, models, random streams and trace. A run that throws (a user error, an
 // InternalError from a broken invariant, anything else) ends alone: its outcome holds the
 // message, which names the scenario, seed and replication, and the other runs go on.
@@ -60,7 +60,9 @@ std::string output_stem(const std::string& folder, const Scenario& scenario, con
 // gcsim::Error before running anything when a spec is malformed (neither or both of
 // scenario and document) or two specs share an output stem; never throws for a failing
 // run. When HDF5 is not built thread-safe (GCSIM_HDF5_THREADSAFE 0, see CMakeLists.txt),
-// runs that write traces run one at a time.
-std::vector<RunOutcome> run_many(const Catalogs& catalogs, std::vector<RunSpec> runs, int threads);
+// runs that write traces run one at a time. Documents are loaded, and every run's policy is
+// built, against `schedulers`.
+std::vector<RunOutcome> run_many(const Catalogs& catalogs, const SchedulerRegistry& schedulers, std::vector<RunSpec> runs,
+                                 int threads);
 
 }  // namespace gcsim::models

@@ -1,11 +1,15 @@
 // Name -> description + factory, filled explicitly by a register_builtins() call (static
-// self-registration gets dropped by linkers). An unknown name lists the valid ones.
+// self-registration gets dropped by linkers). An unknown name lists the valid ones. A name
+// registered twice is a bug in whoever fills the registry (InternalError), not a user's: a
+// second entry silently replacing the first would change what a scenario means.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "sim/check.hpp"
 
 namespace gcsim::sim {
 
@@ -19,7 +23,8 @@ class Registry {
   };
 
   void add(std::string name, std::string description, Factory factory) {
-    entries_[std::move(name)] = Entry{std::move(description), std::move(factory)};
+    const auto [it, added] = entries_.try_emplace(std::move(name), Entry{std::move(description), std::move(factory)});
+    if (!added) throw InternalError("registry: '" + it->first + "' is registered twice");
   }
   const Entry* find(const std::string& name) const {
     auto it = entries_.find(name);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,8 +22,14 @@
 
 namespace gcsim::models {
 
+struct SchedulerParams;  // models/scheduler/scheduler_registry.hpp
+
+// The `scheduler:` section (models/config/scheduler_reader.hpp): the policy's name and the
+// parameters its registry entry parsed, immutable and shared by copies of the spec. Null
+// params (a spec built by hand) mean the policy's defaults.
 struct SchedulerSpec {
   std::string policy = "fifo";
+  std::shared_ptr<const SchedulerParams> params;
 };
 
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.

@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "models/config/scheduler_reader.hpp"
 #include "models/pricing/billing.hpp"
-#include "models/register_builtins.hpp"
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "sim/config/csv_table.hpp"
@@ -669,10 +669,10 @@ GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
   config::ConfigDocument doc = config::load_yaml_file(path);
-  return load_scenario(std::move(doc), load_bundled_catalogs(options));
+  return load_scenario(std::move(doc), load_bundled_catalogs(options), options.schedulers);
 }
 
-Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled) {
+Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers) {
   const ConfigNode& root = document.root;
   if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
   MapReader r(root, {"name", "seed", "horizon", "run_until", "catalogs", "cluster", "network", "storage", "scheduler",
@@ -707,11 +707,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
   if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net);
   if (const ConfigNode* storage = r.optional("storage")) s.storage = parse_storage(*storage);
 
-  if (const ConfigNode* sched = r.optional("scheduler")) {
-    MapReader sr(*sched, {"policy"});
-    if (const ConfigNode* policy = sr.optional("policy")) s.scheduler.policy = config::read_enum(*policy, scheduler_names());
-    sr.finish();
-  }
+  s.scheduler = read_scheduler(r.optional("scheduler"), schedulers);
 
   {
     MapReader w(r.required("workload"), {"jobs", "generators"});

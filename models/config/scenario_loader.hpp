@@ -14,9 +14,14 @@
 
 namespace gcsim::models {
 
-// The bundled catalog folder (scenarios/catalog) used when a scenario names none.
+class SchedulerRegistry;
+
+// The bundled catalog folder (scenarios/catalog) used when a scenario names none, and the
+// registry a scenario's `scheduler:` names are resolved against (the front end passes
+// builtins().schedulers; a test may pass its own).
 struct LoadOptions {
   std::string catalog_dir;  // where gpus.yaml (and later catalogs) are found
+  const SchedulerRegistry& schedulers;
 };
 
 // The bundled catalogs a scenario resolves names against; scenarios may add files.
@@ -33,8 +38,8 @@ Catalogs load_bundled_catalogs(const LoadOptions& options);
 
 // Reads, parses and validates a scenario. Throws ConfigError (file:line:col, key path).
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options);
-// Validates an already parsed document against a given catalog (the fuzzer's entry point;
-// reads no files unless the document names extra catalog files).
-Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled);
+// Validates an already parsed document against a given catalog and scheduler registry (the
+// fuzzer's entry point; reads no files unless the document names extra catalog files).
+Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers);
 
 }  // namespace gcsim::models

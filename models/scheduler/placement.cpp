@@ -1,4 +1,4 @@
-// Placement shared by the policies (see placement.hpp).
+// Placement strategies (see placement.hpp).
 #include "models/scheduler/placement.hpp"
 
 #include "models/config/scenario.hpp"
@@ -15,50 +15,35 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
   return types;
 }
 
-int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job) {
+int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy) {
   std::vector<NodeView> nodes;
   for (std::size_t t = 0; t < types.size(); ++t)
     nodes.insert(nodes.end(), static_cast<std::size_t>(types[t].count),
                  NodeView{static_cast<std::uint16_t>(t), types[t].gpus_per_node});
   const ClusterView idle{sim::SimTime::zero(), types, nodes};
-  PlacementPlanner planner;
-  planner.reset(idle);
   Decisions d;
-  return planner.try_place(job, 0, d) ? d.placements.front().node_type : -1;
+  policy.schedule(idle, std::span<const QueuedJob>(&job, 1), d);
+  return d.placements.empty() ? -1 : d.placements.front().node_type;
 }
 
-void PlacementPlanner::reset(const ClusterView& cluster) {
+void PlacementStrategy::reset(const ClusterView& cluster) {
   cluster_ = &cluster;
   free_.resize(cluster.nodes.size());
   for (std::size_t i = 0; i < cluster.nodes.size(); ++i) free_[i] = cluster.nodes[i].gpus_free;
 }
 
-bool PlacementPlanner::try_place(const QueuedJob& job, std::uint32_t queue_index, Decisions& out) {
+bool PlacementStrategy::try_place(const QueuedJob& job, std::uint32_t queue_index, Decisions& out) {
+  const NodeChoice c = choose_node(job);
+  if (c.node < 0) return place_whole_nodes(job, queue_index, out);
+  free_[static_cast<std::size_t>(c.node)] -= job.gpus;
+  out.placements.push_back(Placement{queue_index, static_cast<std::uint32_t>(out.nodes.size()), 1, job.gpus, c.type});
+  out.nodes.push_back(static_cast<std::uint32_t>(c.node));
+  return true;
+}
+
+// Whole nodes of one type, in type order, lowest-index free nodes first.
+bool PlacementStrategy::place_whole_nodes(const QueuedJob& job, std::uint32_t queue_index, Decisions& out) {
   const auto& types = cluster_->types;
-  // One node: best fit over every eligible type whose nodes are big enough.
-  int best_node = -1;
-  int best_free = 0;
-  int best_type = -1;
-  for (std::size_t t = 0; t < types.size(); ++t) {
-    if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
-    const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
-    for (std::uint32_t n = types[t].first_node; n < end; ++n) {
-      const int f = free_[n];
-      if (f >= job.gpus && (best_node < 0 || f < best_free)) {
-        best_node = static_cast<int>(n);
-        best_free = f;
-        best_type = static_cast<int>(t);
-        if (f == job.gpus) break;  // cannot fit tighter within this type
-      }
-    }
-  }
-  if (best_node >= 0) {
-    free_[best_node] -= job.gpus;
-    out.placements.push_back(Placement{queue_index, static_cast<std::uint32_t>(out.nodes.size()), 1, job.gpus, best_type});
-    out.nodes.push_back(static_cast<std::uint32_t>(best_node));
-    return true;
-  }
-  // Whole nodes of one type, in type order, lowest-index free nodes first.
   for (std::size_t t = 0; t < types.size(); ++t) {
     const int per = types[t].gpus_per_node;
     if (!(job.eligible_types >> t & 1) || job.gpus <= per) continue;
@@ -76,6 +61,37 @@ bool PlacementPlanner::try_place(const QueuedJob& job, std::uint32_t queue_index
     out.nodes.resize(first);
   }
   return false;
+}
+
+// Over every eligible type whose nodes are big enough, in type then node order.
+PlacementStrategy::NodeChoice BestFitPlacement::choose_node(const QueuedJob& job) const {
+  const auto& types = cluster_->types;
+  NodeChoice best;
+  int best_free = 0;
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
+    const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
+    for (std::uint32_t n = types[t].first_node; n < end; ++n) {
+      const int f = free_[n];
+      if (f >= job.gpus && (best.node < 0 || f < best_free)) {
+        best = NodeChoice{static_cast<int>(n), static_cast<int>(t)};
+        best_free = f;
+        if (f == job.gpus) break;  // cannot fit tighter within this type
+      }
+    }
+  }
+  return best;
+}
+
+PlacementStrategy::NodeChoice FirstFitPlacement::choose_node(const QueuedJob& job) const {
+  const auto& types = cluster_->types;
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
+    const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
+    for (std::uint32_t n = types[t].first_node; n < end; ++n)
+      if (free_[n] >= job.gpus) return NodeChoice{static_cast<int>(n), static_cast<int>(t)};
+  }
+  return {};
 }
 
 }  // namespace gcsim::models

@@ -1,10 +1,14 @@
-// Where a job fits, shared by all policies. A job takes all its GPUs on one node when some
-// eligible node type has that many per node (best fit: the node with the fewest free GPUs
-// that suffice, lowest index on ties, which keeps whole nodes free for big jobs); otherwise
-// it takes whole free nodes of one type (gang scheduling: all or nothing). The planner
-// works on a scratch copy of free capacity, so a policy can place several jobs in one pass.
-// `gcsim estimate` asks the same planner where a job would go (node_type_on_idle_cluster),
-// so there is one placement rule.
+// Where a job fits, as a strategy of its own (issue 9: placement is a decision separate
+// from ordering). Every strategy gang-schedules: a job that fits on one node of an eligible
+// type takes all its GPUs there, on the node the strategy chooses; a bigger job takes whole
+// free nodes of one type, in type order, lowest index first, or nothing. The strategies
+// differ in the node they choose for a one-node job:
+//   best-fit   the node with the fewest free GPUs that suffice, lowest index on ties (keeps
+//              whole nodes free for big jobs);
+//   first-fit  the lowest-index node that suffices.
+// A strategy works on a scratch copy of free capacity, so a policy can place several jobs
+// in one pass. Strategies are chosen by name from a registry (scheduler_registry.hpp); a
+// new one is a subclass here plus one line in register_builtins.cpp.
 #pragma once
 
 #include <span>
@@ -15,24 +19,48 @@
 namespace gcsim::models {
 
 struct ClusterSpec;
+class Scheduler;
 
 // The node types as policies see them, in the scenario's order: the Cluster's view is built
 // from this too.
 std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster);
-// The node type the planner places `job` on when every node is up and free (a job alone at
-// the start of a run), or -1 when it fits on none.
-int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job);
+// The node type `policy` places `job` on when every node is up and free and the job is
+// alone in the queue (a job alone at the start of a run), or -1 when it places it nowhere.
+// `gcsim estimate` asks this with the scenario's own policy and placement strategy, so the
+// estimate and the run agree.
+int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy);
 
-class PlacementPlanner {
+class PlacementStrategy {
  public:
+  virtual ~PlacementStrategy() = default;
   void reset(const ClusterView& cluster);
   // Appends a placement for queue[queue_index] to `out` and reserves its capacity, or
   // returns false (and changes nothing) when it does not fit now.
   bool try_place(const QueuedJob& job, std::uint32_t queue_index, Decisions& out);
 
- private:
+ protected:
+  struct NodeChoice {
+    int node = -1;  // -1: no single node of an eligible type has room
+    int type = -1;
+  };
+  // The node a job that fits on one node of an eligible type goes to, given free_.
+  virtual NodeChoice choose_node(const QueuedJob& job) const = 0;
+
   const ClusterView* cluster_ = nullptr;
   std::vector<int> free_;  // scratch free GPUs per node
+
+ private:
+  bool place_whole_nodes(const QueuedJob& job, std::uint32_t queue_index, Decisions& out);
+};
+
+class BestFitPlacement final : public PlacementStrategy {
+ protected:
+  NodeChoice choose_node(const QueuedJob& job) const override;
+};
+
+class FirstFitPlacement final : public PlacementStrategy {
+ protected:
+  NodeChoice choose_node(const QueuedJob& job) const override;
 };
 
 }  // namespace gcsim::models

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "models/config/scenario_loader.hpp"
+#include "models/register_builtins.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/config/yaml_plain.hpp"
@@ -117,7 +118,8 @@ void check_fast_path(const std::string& text) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   g_yaml_only = std::getenv("GCSIM_FUZZ_YAML_ONLY") != nullptr;
   try {
-    g_catalog = gcsim::models::load_bundled_catalogs({GCSIM_SOURCE_DIR "/scenarios/catalog"});
+    g_catalog =
+        gcsim::models::load_bundled_catalogs({GCSIM_SOURCE_DIR "/scenarios/catalog", gcsim::models::builtins().schedulers});
   } catch (const std::exception& e) {
     // The bundled catalog is part of the build; failing here is a setup bug, not a finding.
     std::fprintf(stderr, "scenario_fuzz: cannot load the bundled catalogs: %s\n", e.what());
@@ -133,7 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     gcsim::config::ConfigDocument doc = gcsim::config::load_yaml_string(std::move(text), "fuzz.yaml");
     // Bounded, so that an alias-expanded tree of a million nodes does not make a slow unit.
     exercise(doc.root, 8);
-    if (!g_yaml_only) (void)gcsim::models::load_scenario(std::move(doc), *g_catalog);
+    if (!g_yaml_only)
+      (void)gcsim::models::load_scenario(std::move(doc), *g_catalog, gcsim::models::builtins().schedulers);
   } catch (const gcsim::Error&) {
     // expected: bad input reported as a user error
   }

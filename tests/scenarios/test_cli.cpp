@@ -216,6 +216,54 @@ workload:
   CHECK(trace.jobs[0].node_type == "small");
 }
 
+TEST_CASE("gcsim estimate follows the scenario's placement strategy", "[scenario][cli]") {
+  // The same two node types as above, with first-fit: the lowest-index node with a free
+  // GPU is big's, so the estimate and the run both say big.
+  gcsim::test::TempDir dir("cli-est-ff");
+  const std::string yaml = dir.file("est.yaml");
+  std::ofstream(yaml) << R"(name: est
+horizon: 1d
+cluster:
+  node_types:
+    - {name: big, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 32}}
+    - {name: small, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 12, count: 1, price: {on_demand_per_hour: 4}}
+scheduler: {policy: fifo, placement: first-fit}
+workload:
+  jobs:
+    - {name: r, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, samples: 100000}
+)";
+  const auto e = run_gcsim("estimate " + yaml + " --json");
+  INFO(e.output);
+  REQUIRE(e.code == 0);
+  CHECK(types_it_would_run_on(e.output) == std::vector<std::string>{"big"});
+  const std::string out = dir.file("out");
+  const auto r = run_gcsim("run " + yaml + " -o " + out + " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const auto trace = gcsim::analysis::read_trace(out + "/est.h5");
+  REQUIRE(trace.jobs.size() == 1);
+  CHECK(trace.jobs[0].node_type == "big");
+}
+
+TEST_CASE("gcsim policies lists every policy, strategy and key of the registry", "[scenario][cli]") {
+  const auto r = run_gcsim("policies");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const auto& registry = gcsim::models::builtins().schedulers;
+  for (const auto& [name, policy] : registry.policies()) {
+    CHECK(r.output.find("  " + name + ": " + policy.description) != std::string::npos);
+    for (const auto& key : policy.keys) {
+      CHECK(r.output.find(std::string(key.name)) != std::string::npos);
+      CHECK(r.output.find(std::string(key.help)) != std::string::npos);
+      CHECK(r.output.find(std::string(key.default_value)) != std::string::npos);
+    }
+  }
+  for (const auto& [name, entry] : registry.placements().entries()) {
+    CHECK(r.output.find("  " + name + " ") != std::string::npos);
+    CHECK(r.output.find(entry.description) != std::string::npos);
+  }
+}
+
 TEST_CASE("gcsim flows replays the parking lot", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-flows");
   const std::string out = dir.file("finish.csv");

@@ -27,6 +27,8 @@ namespace {
 
 const std::string EXAMPLES = GCSIM_SOURCE_DIR "/scenarios/examples/";
 
+const models::SchedulerRegistry& schedulers() { return models::builtins().schedulers; }
+
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -82,9 +84,9 @@ TEST_CASE("two different simulations on two threads at once each give their sing
   std::vector<RunSpec> second;
   second.push_back(std::move(first.back()));
   first.pop_back();
-  const std::vector<RunOutcome> a = models::run_many(catalogs, std::move(first), 1);
-  const std::vector<RunOutcome> b = models::run_many(catalogs, std::move(second), 1);
-  const std::vector<RunOutcome> both = models::run_many(catalogs, runs(together), 2);
+  const std::vector<RunOutcome> a = models::run_many(catalogs, schedulers(), std::move(first), 1);
+  const std::vector<RunOutcome> b = models::run_many(catalogs, schedulers(), std::move(second), 1);
+  const std::vector<RunOutcome> both = models::run_many(catalogs, schedulers(), runs(together), 2);
   REQUIRE(a.size() == 1);
   REQUIRE(b.size() == 1);
   REQUIRE(both.size() == 2);
@@ -121,7 +123,7 @@ TEST_CASE("a seed sweep shares one loaded scenario; the seed is the run's", "[sc
   const models::Catalogs& catalogs = test::bundled_catalogs();
   test::TempDir dir("concurrent-seeds");
   const auto quick = std::make_shared<const models::Scenario>(
-      models::load_scenario(config::load_yaml_file(EXAMPLES + "quickstart.yaml"), catalogs));
+      models::load_scenario(config::load_yaml_file(EXAMPLES + "quickstart.yaml"), catalogs, schedulers()));
   std::vector<RunSpec> runs;
   for (const std::uint64_t seed : {1, 2, 42}) {
     RunSpec r;
@@ -137,7 +139,7 @@ TEST_CASE("a seed sweep shares one loaded scenario; the seed is the run's", "[sc
   defaulted.options.replication = 0;
   defaulted.output_stem = dir.file("default");
   runs.push_back(std::move(defaulted));
-  const auto out = models::run_many(catalogs, std::move(runs), 2);
+  const auto out = models::run_many(catalogs, schedulers(), std::move(runs), 2);
   REQUIRE(out.size() == 4);
   for (const auto& o : out) require_ok(o);
   CHECK(out[0].trace_path == dir.file("quickstart-seed1-rep0.h5"));
@@ -154,7 +156,7 @@ TEST_CASE("a failing run ends alone and its outcome names the scenario", "[scena
   test::TempDir dir("concurrent-fail");
 
   const models::Scenario good =
-      models::load_scenario(config::load_yaml_file(EXAMPLES + "quickstart.yaml"), catalogs);
+      models::load_scenario(config::load_yaml_file(EXAMPLES + "quickstart.yaml"), catalogs, schedulers());
   // A broken invariant deep in a run: a generator whose exponential mean is negative
   // (the loader refuses that; a hand-built scenario can carry it) makes the random
   // stream's check throw InternalError.
@@ -167,7 +169,7 @@ TEST_CASE("a failing run ends alone and its outcome names the scenario", "[scena
   unknown_policy.name = "typo";
   unknown_policy.scheduler.policy = "fifoo";
 
-  const RunOutcome reference = models::run_many(catalogs, [&] {
+  const RunOutcome reference = models::run_many(catalogs, schedulers(), [&] {
     std::vector<RunSpec> v;
     v.push_back(scenario_run(good, alone.file("good")));
     return v;
@@ -182,7 +184,7 @@ TEST_CASE("a failing run ends alone and its outcome names the scenario", "[scena
   bad_file.document = config::load_yaml_string("name: bad\nseed: 1\nclustr: {}\n", "bad.yaml");
   bad_file.output_stem = dir.file("bad");
   runs.push_back(std::move(bad_file));
-  const auto out = models::run_many(catalogs, std::move(runs), 2);
+  const auto out = models::run_many(catalogs, schedulers(), std::move(runs), 2);
   REQUIRE(out.size() == 4);
 
   CHECK(out[0].failure == RunFailure::Internal);
@@ -212,14 +214,15 @@ TEST_CASE("a failing run ends alone and its outcome names the scenario", "[scena
 TEST_CASE("run_many refuses malformed specs and shared output names before running", "[unit]") {
   const models::Catalogs& catalogs = test::bundled_catalogs();
   std::vector<RunSpec> none(1);
-  CHECK_THROWS_AS(models::run_many(catalogs, std::move(none), 1), Error);
+  CHECK_THROWS_AS(models::run_many(catalogs, schedulers(), std::move(none), 1), Error);
   const auto s = std::make_shared<const models::Scenario>(
-      models::load_scenario(config::load_yaml_file(EXAMPLES + "quickstart.yaml"), catalogs));
+      models::load_scenario(config::load_yaml_file(EXAMPLES + "quickstart.yaml"), catalogs, schedulers()));
   std::vector<RunSpec> same(2);
   for (auto& r : same) {
     r.scenario = s;
     r.output_stem = "/nonexistent/x";
   }
-  CHECK_THROWS_WITH(models::run_many(catalogs, std::move(same), 2), Catch::Matchers::Contains("two runs write"));
-  CHECK(models::run_many(catalogs, {}, 4).empty());
+  CHECK_THROWS_WITH(models::run_many(catalogs, schedulers(), std::move(same), 2),
+                    Catch::Matchers::Contains("two runs write"));
+  CHECK(models::run_many(catalogs, schedulers(), {}, 4).empty());
 }

@@ -65,7 +65,7 @@ TEST_CASE("a network scenario writes the /links table", "[scenario][network]") {
     - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
 )");
   auto file = trace::TraceFile::create(dir.file("l.h5"));
-  models::run_simulation(s, file.get());
+  models::run_simulation(s, models::builtins().schedulers, file.get());
   file->commit();
   auto r = trace::TraceReader::open(dir.file("l.h5"));
   const auto names = r->column_str("links", "name");

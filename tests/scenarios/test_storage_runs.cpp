@@ -189,7 +189,7 @@ workload:
     - {name: A, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, decode: gpu, samples: 1048576,
        dataset: {name: big, samples: 1048576, size: 1TiB, file_size: 1MiB, tier: s3}}
 )";
-  const auto r = models::run_simulation(test::scenario_from_yaml(yaml), nullptr);
+  const auto r = models::run_simulation(test::scenario_from_yaml(yaml), models::builtins().schedulers, nullptr);
   REQUIRE(r.jobs_completed == 1);
   const double tib = 1099511627776.0;
   const double stored = tib / 1e9 * 0.023;
@@ -217,6 +217,6 @@ storage:
 workload:
   jobs:
 )" + model_job("A", 1000, "nfs", ", access: stage");
-  const auto r = models::run_simulation(test::scenario_from_yaml(yaml), nullptr);
+  const auto r = models::run_simulation(test::scenario_from_yaml(yaml), models::builtins().schedulers, nullptr);
   CHECK(r.storage_cost_usd == Approx(0.1 * 0.10 + 0.1 * 0.30).epsilon(1e-12));
 }

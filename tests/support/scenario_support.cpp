@@ -5,12 +5,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::test {
 
-models::LoadOptions load_options() { return {GCSIM_SOURCE_DIR "/scenarios/catalog"}; }
+models::LoadOptions load_options() { return {GCSIM_SOURCE_DIR "/scenarios/catalog", models::builtins().schedulers}; }
 
 const models::Catalogs& bundled_catalogs() {
   static const models::Catalogs catalogs = models::load_bundled_catalogs(load_options());
@@ -20,14 +21,14 @@ const models::Catalogs& bundled_catalogs() {
 const models::GpuCatalog& bundled_gpus() { return bundled_catalogs().gpus; }
 
 models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& label) {
-  return models::load_scenario(config::load_yaml_string(yaml, label), bundled_catalogs());
+  return models::load_scenario(config::load_yaml_string(yaml, label), bundled_catalogs(), models::builtins().schedulers);
 }
 
 analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication) {
   models::RunOptions o;
   o.replication = replication;
   o.fixed_wall_clock_s = 0.0;
-  models::run_simulation_to(s, path, o);
+  models::run_simulation_to(s, models::builtins().schedulers, path, o);
   return analysis::read_trace(path);
 }
 

@@ -10,6 +10,7 @@
 
 #include "analysis/trace_data.hpp"
 #include "models/config/scenario_loader.hpp"
+#include "models/register_builtins.hpp"
 
 namespace gcsim::test {
 

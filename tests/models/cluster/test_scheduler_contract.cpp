@@ -66,7 +66,7 @@ class ShortestRemaining final : public models::Scheduler {
 
  private:
   models::PreemptMode mode_;
-  models::PlacementPlanner planner_;
+  models::BestFitPlacement planner_;
 };
 
 // Returns what `decide` writes, after placing what fits in submit order.
@@ -85,7 +85,7 @@ class Scripted final : public models::Scheduler {
 
  private:
   Decide decide_;
-  models::PlacementPlanner planner_;
+  models::BestFitPlacement planner_;
 };
 
 struct Fixture {

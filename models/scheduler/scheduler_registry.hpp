@@ -1,0 +1,111 @@
+// The scheduling policies and placement strategies a scenario may name, each with its
+// description, and for a policy its parameter keys, the parser that reads them from the
+// `scheduler:` map and the factory that builds the policy from what was parsed. Filled
+// explicitly (register_builtins.cpp; tests may fill their own) and passed to the loader and
+// to the run: nothing here is process-wide, so a test's registry stays its own.
+//
+// A policy is one file: its parameters (a plain struct whose default-constructed value is
+// the defaults), its key table (documented in the scenario reference), and a function
+// returning its PolicyDef<Params>, registered with one line: add_policy(fifo_policy()).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/config/scenario.hpp"
+#include "models/scheduler/placement.hpp"
+#include "models/scheduler/scheduler.hpp"
+#include "sim/check.hpp"
+#include "sim/config/key_table.hpp"
+#include "sim/config/reader.hpp"
+#include "sim/registry.hpp"
+
+namespace gcsim::models {
+
+// The parsed parameters of one policy, behind the type-erased handle SchedulerSpec holds.
+struct SchedulerParams {
+  virtual ~SchedulerParams() = default;
+};
+
+class SchedulerRegistry;
+
+// A policy as its own file declares it, with its parameters' type.
+template <class Params>
+struct PolicyDef {
+  std::string name;
+  std::string description;  // one line
+  config::KeyTable keys;    // its keys in the `scheduler:` map, besides `policy`
+  // Reads the keys of `keys` from the map (declared to the reader already: unknown keys
+  // have been refused) and validates them; throws ConfigError at the offending node.
+  std::function<Params(config::MapReader& map, const SchedulerRegistry& registry)> parse;
+  std::function<std::unique_ptr<Scheduler>(const Params& params, const SchedulerRegistry& registry)> make;
+};
+
+class SchedulerRegistry {
+ public:
+  using PlacementRegistry = sim::Registry<std::unique_ptr<PlacementStrategy>>;
+
+  struct Policy {
+    std::string description;
+    config::KeyTable keys;
+    std::function<std::shared_ptr<const SchedulerParams>(config::MapReader&, const SchedulerRegistry&)> parse;
+    // `params` null: the policy's defaults (a SchedulerSpec built by hand).
+    std::function<std::unique_ptr<Scheduler>(const SchedulerParams* params, const SchedulerRegistry&)> make;
+  };
+
+  // A name registered twice throws InternalError.
+  template <class Params>
+  void add_policy(PolicyDef<Params> def);
+  void add_placement(std::string name, std::string description, PlacementRegistry::Factory factory) {
+    placements_.add(std::move(name), std::move(description), std::move(factory));
+  }
+
+  const Policy* find_policy(const std::string& name) const;
+  const std::map<std::string, Policy>& policies() const { return policies_; }
+  std::vector<std::string> policy_names() const;
+  const PlacementRegistry& placements() const { return placements_; }
+
+  // The policy `spec` names, built from its parameters. Throws Error for a name this
+  // registry does not hold (a Scenario built by hand, or loaded against another registry).
+  std::unique_ptr<Scheduler> make(const SchedulerSpec& spec) const;
+  // The placement strategy called `name`; InternalError when there is none (names come
+  // from a parser that checked them against this registry).
+  std::unique_ptr<PlacementStrategy> make_placement(const std::string& name) const;
+
+ private:
+  void insert_policy(std::string name, Policy policy);
+
+  std::map<std::string, Policy> policies_;
+  PlacementRegistry placements_;
+};
+
+namespace detail {
+template <class Params>
+struct ParsedParams final : SchedulerParams {
+  explicit ParsedParams(Params p) : value(std::move(p)) {}
+  Params value;
+};
+}  // namespace detail
+
+template <class Params>
+void SchedulerRegistry::add_policy(PolicyDef<Params> def) {
+  Policy p;
+  p.description = std::move(def.description);
+  p.keys = def.keys;
+  p.parse = [parse = std::move(def.parse)](config::MapReader& map, const SchedulerRegistry& registry) {
+    return std::shared_ptr<const SchedulerParams>(std::make_shared<const detail::ParsedParams<Params>>(parse(map, registry)));
+  };
+  p.make = [make = std::move(def.make), name = def.name](const SchedulerParams* params, const SchedulerRegistry& registry) {
+    if (params == nullptr) return make(Params{}, registry);
+    const auto* typed = dynamic_cast<const detail::ParsedParams<Params>*>(params);
+    if (typed == nullptr) throw InternalError("scheduler policy '" + name + "' given another policy's parameters");
+    return make(typed->value, registry);
+  };
+  insert_policy(std::move(def.name), std::move(p));
+}
+
+}  // namespace gcsim::models
