@@ -220,10 +220,12 @@ void build_explicit(Topology& topo, const NetworkSpec& spec, bool hosts_are_endp
     const LinkId first = topo.add_cable(a, b, l.bytes_per_s, l.latency, l.kind, l.half_duplex, l.name);
     cables.emplace(l.name, Cable{a, b, first, l.half_duplex});
   }
+  topo.reserve_routes(spec.routes.size());
   for (const RouteSpec& r : spec.routes) {
     const Vertex from = *topo.find(r.from);
     Vertex at = from;
     std::vector<LinkId> links;
+    links.reserve(r.links.size());
     for (const std::string& name : r.links) {
       const Cable& c = cables.at(name);
       const bool forward = c.a == at;

@@ -161,6 +161,7 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
     for (std::size_t i = 0; i < s.links.size(); ++i) link_index.emplace(s.links[i].name, i);
     const std::size_t host_count = s.hosts.size();
     std::vector<bool> pair_given(host_count * host_count);  // [from * hosts + to]
+    s.routes.reserve(routes->size());
     for (const ConfigNode& item : routes->items()) {
       MapReader rr(item);
       RouteSpec route;
@@ -186,6 +187,7 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
       if (!links.is_sequence() || links.size() == 0) links.fail(ErrorCode::WrongType, "a route's links must be a non-empty list of link names");
       // Walk the route: each link must touch the node reached so far.
       const std::string* at = &route.from;
+      route.links.reserve(links.size());
       for (const ConfigNode& ln : links.items()) {
         const std::string name = config::read_string(ln);
         const auto found = link_index.find(name);
