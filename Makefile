@@ -47,23 +47,27 @@ test-fast: build
 sanitize: deps
 	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="-DGCSIM_SANITIZE=ON -DGCSIM_BUILD_BENCH=OFF"
 
-# make fuzz: a reproducible check (seed FUZZ_SEED, FUZZ_RUNS inputs from the kept corpus),
-# the same inputs on every machine, as CI runs it. make fuzz-explore: a fresh random seed
-# for FUZZ_SECONDS, to look for new findings (keep each in tests/fuzz/corpus with its fix).
+# make fuzz: a reproducible check of each fuzz target (seed FUZZ_SEED, FUZZ_RUNS inputs
+# grown from its kept corpus), the same inputs on every machine, as CI runs it.
+# make fuzz-explore: fresh random seeds, FUZZ_SECONDS per target, to look for new findings
+# (keep each in the target's corpus folder with its fix and a test).
 FUZZ_CORPUS = $(wildcard scenarios/examples tests/fuzz/corpus)
+FUZZ_ARGS = -max_len=8192
 fuzz-build: deps
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCSIM_FUZZ=ON -DGCSIM_BUILD_BENCH=OFF
-	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz
+	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz csv_fuzz
 
 fuzz: fuzz-build
-	rm -rf fuzz-out/corpus && mkdir -p fuzz-out/corpus
-	build-fuzz/tests/fuzz/scenario_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-20000} -max_len=8192 \
-	  fuzz-out/corpus $(FUZZ_CORPUS)
+	rm -rf fuzz-out && mkdir -p fuzz-out/scenario fuzz-out/csv
+	build-fuzz/tests/fuzz/scenario_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-20000} $(FUZZ_ARGS) \
+	  fuzz-out/scenario $(FUZZ_CORPUS)
+	build-fuzz/tests/fuzz/csv_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-20000} $(FUZZ_ARGS) \
+	  fuzz-out/csv tests/fuzz/csv_corpus
 
 fuzz-explore: fuzz-build
-	mkdir -p fuzz-out/corpus
-	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-600} -max_len=8192 \
-	  fuzz-out/corpus $(FUZZ_CORPUS)
+	mkdir -p fuzz-out/scenario fuzz-out/csv
+	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_ARGS) fuzz-out/scenario $(FUZZ_CORPUS)
+	build-fuzz/tests/fuzz/csv_fuzz -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_ARGS) fuzz-out/csv tests/fuzz/csv_corpus
 
 bench: build
 	$(BUILD)/bench/engine_bench

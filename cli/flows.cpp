@@ -1,6 +1,7 @@
 // `gcsim flows`: flow replay over a scenario's network, for testing the network model alone.
 // Only the scenario's `network:` section is needed (the other top-level keys are allowed
 // and ignored here, so a full scenario works too).
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -30,6 +31,7 @@ int cmd_flows(const std::string& scenario, const std::string& flows_csv, const s
   if (out_csv.empty()) {
     std::cout << out.str();
   } else {
+    sim::remove_stale_temp_files(std::filesystem::path(out_csv).parent_path().string());
     sim::write_file_atomically(out_csv, out.str());
   }
   return 0;

@@ -1,6 +1,7 @@
 // `gcsim instances [--provider P] [--gpu G]`: the bundled instance catalog; and
 // `gcsim catalog import --from skypilot-aws|skypilot-gcp|skypilot-lambda IN.csv -o OUT.csv`:
 // converts a SkyPilot vms.csv into our catalog format (docs/pricing.md).
+#include <filesystem>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -49,6 +50,19 @@ int cmd_instances(const InstanceCommands& c, const std::string& catalog_dir) {
     }
     gpu_filter = g->name;
   }
+  if (!c.provider.empty()) {
+    // Only providers the catalog has: a typo must not read as "0 instances".
+    std::vector<std::string> providers;
+    for (const models::InstanceSpec& s : catalog.list())
+      if (std::find(providers.begin(), providers.end(), s.provider) == providers.end()) providers.push_back(s.provider);
+    if (std::find(providers.begin(), providers.end(), ascii_lower(c.provider)) == providers.end()) {
+      const std::string hint = did_you_mean(ascii_lower(c.provider), providers);
+      std::string known;
+      for (const std::string& p : providers) known += (known.empty() ? "" : ", ") + p;
+      throw Error("unknown provider '" + c.provider + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                  " (the catalog has: " + known + ")");
+    }
+  }
   std::printf("%-10s %-28s %-15s %4s %10s %9s %9s  %-24s %s\n", "provider", "instance", "gpu", "gpus", "on-demand",
               "spot", "$/GPU-h", "billing", "where");
   std::size_t shown = 0, assumed = 0;
@@ -90,6 +104,7 @@ int cmd_catalog_import(const InstanceCommands& c) {
   if (c.out_csv.empty() || c.out_csv == "-") {
     std::cout << text;
   } else {
+    sim::remove_stale_temp_files(std::filesystem::path(c.out_csv).parent_path().string());
     sim::write_file_atomically(c.out_csv, text);
   }
   std::fprintf(stderr, "%s: %zu rows, %zu instances imported", c.in_csv.c_str(), r.report.rows, r.report.imported);

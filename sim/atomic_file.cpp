@@ -1,7 +1,9 @@
 // Write to a fresh temporary name, then rename (see atomic_file.hpp). POSIX only.
 #include "sim/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "sim/errors.hpp"
@@ -40,13 +43,121 @@ std::uint64_t name_bits() {
   return z ^ (z >> 31);
 }
 
+// 32 bits of this machine's name (FNV-1a), so that a folder shared between machines does
+// not take another machine's live process for a dead one of ours.
+std::uint32_t host_key() {
+  static const std::uint32_t key = [] {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) name[0] = '\0';
+    std::uint32_t h = 2166136261u;
+    for (const char* c = name; *c != '\0'; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 16777619u;
+    return h;
+  }();
+  return key;
+}
+
 std::string candidate_name(const std::string& final_path) {
-  char suffix[24];
-  std::snprintf(suffix, sizeof suffix, ".%016llx.tmp", static_cast<unsigned long long>(name_bits()));
+  char suffix[64];
+  std::snprintf(suffix, sizeof suffix, ".%ld.%08x.%016llx.tmp", static_cast<long>(getpid()),
+                static_cast<unsigned>(host_key()), static_cast<unsigned long long>(name_bits()));
   return final_path + suffix;
 }
 
+// The temporary files alive now, for the signal handler: fixed slots, no allocation, so
+// the handler only reads memory that stays valid. A slot goes FREE -> CLAIMED (path being
+// copied) -> LIVE -> FREE; the handler unlinks LIVE slots only.
+constexpr int SLOTS = 64;
+constexpr std::size_t SLOT_PATH = 4096;
+enum : int { FREE = 0, CLAIMED = 1, LIVE = 2 };
+struct Slot {
+  std::atomic<int> state{FREE};
+  char path[SLOT_PATH];
+};
+Slot g_slots[SLOTS];
+
+int track(const std::string& path) noexcept {
+  if (path.size() >= SLOT_PATH) return -1;
+  for (int i = 0; i < SLOTS; ++i) {
+    int expected = FREE;
+    if (!g_slots[i].state.compare_exchange_strong(expected, CLAIMED)) continue;
+    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+    g_slots[i].state.store(LIVE, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void untrack(int slot) noexcept {
+  if (slot >= 0) g_slots[slot].state.store(FREE, std::memory_order_release);
+}
+
+extern "C" void remove_temp_files_and_reraise(int sig) {
+  const int saved = errno;
+  for (Slot& slot : g_slots)
+    if (slot.state.load(std::memory_order_acquire) == LIVE) ::unlink(slot.path);  // async-signal-safe
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(sig, &dfl, nullptr);
+  errno = saved;
+  ::raise(sig);  // delivered when the handler returns: the process ends as the signal says
+}
+
+// "<anything>.<pid>.<8 hex>.<16 hex>.tmp": the pid and host key, or false.
+bool parse_temp_name(std::string_view name, long& pid, std::uint32_t& host) {
+  constexpr std::string_view TAIL = ".tmp";
+  if (name.size() < TAIL.size() + 1 + 16 + 1 + 8 + 2 || !name.ends_with(TAIL)) return false;
+  name.remove_suffix(TAIL.size());
+  const auto hex_field = [&](std::size_t digits, std::uint64_t& value) {
+    if (name.size() < digits + 1 || name[name.size() - digits - 1] != '.') return false;
+    value = 0;
+    for (char c : name.substr(name.size() - digits)) {
+      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) return false;
+      value = value * 16 + static_cast<std::uint64_t>(d);
+    }
+    name.remove_suffix(digits + 1);
+    return true;
+  };
+  std::uint64_t random = 0, host_value = 0;
+  if (!hex_field(16, random) || !hex_field(8, host_value)) return false;
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot + 1 == name.size() || dot == 0) return false;
+  long p = 0;
+  for (char c : name.substr(dot + 1)) {
+    if (c < '0' || c > '9' || p > 100000000) return false;
+    p = p * 10 + (c - '0');
+  }
+  pid = p;
+  host = static_cast<std::uint32_t>(host_value);
+  return p > 0;
+}
+
 }  // namespace
+
+void install_temp_file_cleanup() {
+  struct sigaction sa {};
+  sa.sa_handler = remove_temp_files_and_reraise;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+int remove_stale_temp_files(const std::string& dir) noexcept {
+  int removed = 0;
+  DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
+  if (d == nullptr) return 0;
+  while (const dirent* e = ::readdir(d)) {
+    long pid = 0;
+    std::uint32_t host = 0;
+    if (!parse_temp_name(e->d_name, pid, host) || host != host_key()) continue;
+    if (pid == static_cast<long>(getpid())) continue;                       // ours: alive
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    // unlinkat removes a link itself, never what it points to.
+    if (::unlinkat(::dirfd(d), e->d_name, 0) == 0) ++removed;
+  }
+  ::closedir(d);
+  return removed;
+}
 
 AtomicFile::AtomicFile(std::string final_path) : final_path_(std::move(final_path)) {
   if (final_path_.empty()) throw Error("cannot write a file with an empty name");
@@ -56,6 +167,7 @@ AtomicFile::AtomicFile(std::string final_path) : final_path_(std::move(final_pat
     if (fd >= 0) {
       fd_ = fd;
       temp_path_ = std::move(candidate);
+      slot_ = track(temp_path_);
       return;
     }
     if (errno == EEXIST || errno == EINTR) continue;  // taken (by a file or a link): draw again
@@ -102,12 +214,14 @@ void AtomicFile::commit() {
     throw Error("cannot rename '" + temp + "' to '" + final_path_ + "': " + errno_text(err));
   }
   committed_ = true;
+  untrack(std::exchange(slot_, -1));
 }
 
 void AtomicFile::discard() noexcept {
   if (committed_ || temp_path_.empty()) return;
   if (fd_ >= 0) ::close(std::exchange(fd_, -1));
   ::unlink(temp_path_.c_str());  // the name we created: unlink removes a link, never its target
+  untrack(std::exchange(slot_, -1));
   temp_path_.clear();
 }
 

@@ -1,12 +1,19 @@
 // Output files that appear whole or not at all, under names no other run can take. Every
 // file gcsim writes (traces, plots, CSVs) is first written to a temporary file in the
 // destination folder and then renamed over the destination. The temporary name is fresh
-// for every file ("<destination>.<16 random hex digits>.tmp") and is created with
+// for every file ("<destination>.<pid>.<host>.<16 random hex digits>.tmp", <host> being 8
+// hex digits of the machine's name) and is created with
 // O_CREAT | O_EXCL | O_NOFOLLOW: a name that already exists, a symbolic link above all,
 // is never opened, truncated or followed; another name is drawn instead. So many
 // simulations in one process (or many processes) can write into one folder without
 // overwriting each other's half-written files, and a link planted where gcsim writes does
 // not redirect the write.
+//
+// A run that ends early leaves nothing behind where gcsim can prevent it: the destructor
+// removes the temporary file on every error path; install_temp_file_cleanup() makes
+// SIGINT, SIGTERM and SIGHUP remove every temporary file still open before the process
+// dies of the signal; and remove_stale_temp_files() removes what a SIGKILL (or a crash)
+// left, recognised by its name: a process id of this machine that no longer runs.
 #pragma once
 
 #include <string>
@@ -44,8 +51,22 @@ class AtomicFile {
   std::string final_path_;
   std::string temp_path_;
   int fd_ = -1;
+  int slot_ = -1;  // where the signal handler finds temp_path_ (install_temp_file_cleanup), or -1
   bool committed_ = false;
 };
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every AtomicFile's
+// temporary file not yet committed or discarded, then let the signal end the process as
+// it would have (default action, re-raised). For programs (the CLI), once, early. At most
+// 64 temporary files of up to 4095 bytes of path are tracked at once; beyond that a file is
+// written as usual but left to remove_stale_temp_files.
+void install_temp_file_cleanup();
+
+// In folder `dir`: removes every "<name>.<pid>.<host>.<hex>.tmp" whose <host> is this
+// machine's and whose process no longer exists (what a SIGKILL left); files of live
+// processes, of other machines sharing the folder, and every other name are left alone.
+// A link is removed, never followed. Returns how many were removed; never throws.
+int remove_stale_temp_files(const std::string& dir) noexcept;
 
 // The whole of `bytes` at `path`, through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view bytes);

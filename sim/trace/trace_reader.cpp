@@ -72,6 +72,10 @@ class Hdf5TraceReader final : public TraceReader {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) throw Error("trace '" + path + "': no such file");
     if (std::filesystem::is_directory(path, ec)) throw Error("trace '" + path + "': is a directory");
+    // A FIFO or a device would make HDF5 wait for bytes forever (or read /dev/zero forever).
+    if (!std::filesystem::is_regular_file(path, ec)) throw Error("trace '" + path + "': not a regular file");
+    file_bytes_ = std::filesystem::file_size(path, ec);
+    if (ec) throw Error("trace '" + path + "': cannot read its size: " + ec.message());
     const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
     if (is_hdf5 == 0) {
       detail::take_hdf5_error();
@@ -388,6 +392,19 @@ class Hdf5TraceReader final : public TraceReader {
     }
     hsize_t dims[1] = {0};
     H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    // A crafted file may declare billions of rows in a few bytes: what it declares must be
+    // storable in what it is. Deflate packs at most about 1032 bytes into one, so a table
+    // of rows of `size` bytes needs at least rows * size / 1032 bytes of the file (plus a
+    // little for headers: MIN_BYTES).
+    Hid type(H5Dget_type(dataset.get()), H5Tclose);
+    const std::size_t size = type.valid() ? H5Tget_size(type.get()) : 0;
+    constexpr double MAX_PACKING = 1100.0;
+    constexpr double MIN_BYTES = 1 << 20;
+    if (size == 0 || static_cast<double>(dims[0]) * static_cast<double>(size) >
+                         MAX_PACKING * static_cast<double>(file_bytes_) + MIN_BYTES) {
+      throw Error("trace '" + path_ + "': table '/" + table + "' declares " + std::to_string(dims[0]) +
+                  " rows, more than a file of " + std::to_string(file_bytes_) + " bytes can hold (a damaged or foreign file)");
+    }
     return static_cast<std::size_t>(dims[0]);
   }
 
@@ -423,6 +440,7 @@ class Hdf5TraceReader final : public TraceReader {
   }
 
   std::string path_;
+  std::uintmax_t file_bytes_ = 0;
   Hid file_;
 };
 

@@ -1,7 +1,11 @@
 // The generic HDF5 trace layer: TraceFile/Table written and read back through
 // TraceReader, the temporary-file protocol, reproducible bytes, and reader errors.
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <hdf5.h>
 
 #include "support/scenario_support.hpp"
 #include <chrono>
@@ -159,12 +163,14 @@ TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
   CHECK(who[rows - 1] == "n99");
 }
 
-// Temporary files of the trace "t.h5" in `dir`: "t.h5.<16 hex digits>.tmp" (sim/atomic_file.hpp).
+// Temporary files of the trace "t.h5" in `dir`: "t.h5.<pid>.<8 hex>.<16 hex>.tmp"
+// (sim/atomic_file.hpp).
 static int temp_files(const gcsim::test::TempDir& dir) {
   int n = 0;
+  const std::string prefix = "t.h5." + std::to_string(getpid()) + ".";
   for (const auto& e : fs::directory_iterator(dir.path())) {
     const std::string name = e.path().filename().string();
-    n += name.size() == 25 && name.rfind("t.h5.", 0) == 0 && name.ends_with(".tmp");
+    n += name.size() == prefix.size() + 8 + 1 + 16 + 4 && name.rfind(prefix, 0) == 0 && name.ends_with(".tmp");
   }
   return n;
 }
@@ -299,4 +305,86 @@ TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
     CHECK_THROWS_AS(r->attribute_double("title"), gcsim::Error);
     CHECK_THAT(message_of([&] { r->attribute_int("nope"); }), Catch::Contains(path) && Catch::Contains("nope"));
   }
+}
+
+// Every table chunk is deflated in zlib's format, whose Adler-32 trailer the reader
+// checks: a flipped bit in a number column's data is an error, never a silently different
+// figure. (Variable-length strings live in HDF5's global heap, which has no checksum.)
+TEST_CASE("a flipped bit in a table chunk is reported, not read as data", "[unit]") {
+  gcsim::test::TempDir dir("trace-checksum");
+  const std::string path = dir.file("t.h5");
+  {
+    auto file = TraceFile::create(path);
+    auto& t = file->add_table("numbers", {{"x", ColumnType::F64}}, 4096);
+    for (int i = 0; i < 4096; ++i) t.begin_row().f64(0, std::sin(0.001 * i));  // incompressible enough
+    file->commit();
+  }
+  // Where the chunk is in the file, from HDF5 itself.
+  haddr_t chunk_at = HADDR_UNDEF;
+  hsize_t chunk_size = 0;
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hid_t d = H5Dopen2(f, "numbers", H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    unsigned filter_mask = 0;
+    hsize_t offset[1] = {0};
+    const hid_t space = H5Dget_space(d);
+    REQUIRE(H5Dget_chunk_info(d, space, 0, offset, &filter_mask, &chunk_at, &chunk_size) >= 0);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+  }
+  REQUIRE(chunk_size > 100);
+  std::string bytes = read_bytes(path);
+  bytes[static_cast<std::size_t>(chunk_at + chunk_size / 2)] ^= 0x10;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  const auto reader = TraceReader::open(path);
+  REQUIRE_THROWS_AS(reader->column_f64("numbers", "x"), gcsim::Error);
+}
+
+TEST_CASE("a table that declares more rows than its file can hold is refused before any allocation", "[unit]") {
+  gcsim::test::TempDir dir("trace-declared-rows");
+  const std::string path = dir.file("crafted.h5");
+  {
+    // Two billion rows of 16 bytes declared, none written: a few KB on disk.
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hsize_t dims[1] = {2000000000};
+    const hsize_t chunk[1] = {1024};
+    const hid_t space = H5Screate_simple(1, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    REQUIRE(H5Pset_chunk(dcpl, 1, chunk) >= 0);
+    const hid_t type = H5Tcreate(H5T_COMPOUND, 16);
+    H5Tinsert(type, "x", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "y", 8, H5T_NATIVE_DOUBLE);
+    const hid_t d = H5Dcreate2(f, "t", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    H5Dclose(d);
+    H5Tclose(type);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  REQUIRE(fs::file_size(path) < 100000);
+  const auto reader = TraceReader::open(path);
+  const gcsim::Error e = [&] {
+    try {
+      (void)reader->column_f64("t", "x");
+    } catch (const gcsim::Error& err) {
+      return err;
+    }
+    FAIL("no error");
+    throw std::logic_error("unreachable");
+  }();
+  CHECK(std::string(e.what()).find("declares 2000000000 rows") != std::string::npos);
+  CHECK_THROWS_AS(reader->rows("t"), gcsim::Error);
+}
+
+TEST_CASE("only regular files are opened as traces: a FIFO or a device would block or never end", "[unit]") {
+  gcsim::test::TempDir dir("trace-fifo");
+  const std::string fifo = dir.file("pipe.h5");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_AS(TraceReader::open(fifo), gcsim::Error);  // before the check: blocked in H5Fis_hdf5
+  CHECK_THROWS_AS(TraceReader::open("/dev/zero"), gcsim::Error);
 }

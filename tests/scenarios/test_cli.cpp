@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/atomic_file.hpp"
 #include "support/scenario_support.hpp"
 
 namespace fs = std::filesystem;
@@ -81,6 +83,58 @@ TEST_CASE("bad scenarios exit with code 2, a located message, and no output", "[
   CHECK(run_gcsim("validate " + dir.file("missing.yaml")).code == 2);
   CHECK(run_gcsim("analyze " + bad).code == 2);  // not an HDF5 file
   CHECK(run_gcsim("run --no-such-flag").code == 2);
+}
+
+TEST_CASE("seeds and replications are whole numbers from 0 to 2^64-1, read exactly", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-seed");
+  const std::string quickstart = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
+  // CLI11 alone wraps "-1" to 2^64-1 and takes 2^64: each of these ran before.
+  for (const char* bad : {"--seed -1", "--seed 18446744073709551616", "--seed +3", "--seed 1e3", "--replication -2",
+                          "--replication 99999999999999999999"}) {
+    INFO(bad);
+    const std::string out = dir.file("bad");
+    const auto r = run_gcsim(std::string("run -q --no-plots ") + bad + " -o " + out + " " + quickstart);
+    CHECK(r.code == 2);
+    CHECK(r.output.find("expected a whole number from 0 to 18446744073709551615") != std::string::npos);
+    CHECK(!fs::exists(out));
+  }
+  const auto top = run_gcsim("run --no-plots --seed 18446744073709551615 -o " + dir.file("top") + " " + quickstart);
+  CHECK(top.code == 0);
+  CHECK(top.output.find("(seed 18446744073709551615, replication 0)") != std::string::npos);
+}
+
+TEST_CASE("a run into a folder removes what a killed run there left", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-stale");
+  const std::string out = dir.file("out");
+  fs::create_directories(out);
+  // A temporary name of this machine (taken from a real one) whose process is gone.
+  std::string host;
+  {
+    gcsim::sim::AtomicFile probe((fs::path(out) / "probe").string());
+    const std::string t = probe.temp_path();
+    host = t.substr(t.size() - 4 - 17 - 8, 8);
+  }
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  REQUIRE(::waitpid(child, nullptr, 0) == child);
+  const fs::path stale = fs::path(out) / ("quickstart.h5." + std::to_string(child) + "." + host + ".00000000deadbeef.tmp");
+  std::ofstream(stale) << "half a trace";
+  REQUIRE(fs::exists(stale));
+  const auto r = run_gcsim("run -q --no-plots -o " + out + " " GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml");
+  CHECK(r.code == 0);
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(fs::path(out) / "quickstart.h5"));
+}
+
+TEST_CASE("gcsim instances refuses a provider the catalog does not have", "[scenario][cli]") {
+  const auto typo = run_gcsim("instances --provider awz");
+  CHECK(typo.code == 2);
+  CHECK(typo.output.find("unknown provider 'awz'; did you mean 'aws'?") != std::string::npos);
+  CHECK(run_gcsim("instances --provider nosuch").code == 2);
+  const auto upper = run_gcsim("instances --provider AWS");
+  CHECK(upper.code == 0);
+  CHECK(upper.output.find("aws ") != std::string::npos);
 }
 
 TEST_CASE("gcsim run writes the trace and plots, and analyze reads them", "[scenario][cli]") {

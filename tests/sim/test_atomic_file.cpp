@@ -1,7 +1,9 @@
 // AtomicFile: fresh temporary names created exclusively (never reused, never followed
 // through a link), the rename on commit, cleanup on every failure path; and the trace
 // file built on it.
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -165,4 +167,88 @@ TEST_CASE("a trace not committed leaves nothing behind", "[unit]") {
     trace->set_attribute("seed", std::int64_t{1});
   }
   CHECK(dir.entries().empty());
+}
+
+namespace {
+
+// The "<pid>.<host>" part of a temporary name of ours, from a real AtomicFile.
+std::string host_field(const AtomicFile& f) {
+  const std::string& t = f.temp_path();
+  const std::size_t end = t.size() - std::string(".tmp").size() - 17;  // before ".<16 hex>"
+  return t.substr(end - 8, 8);
+}
+
+// A process id that existed and is gone: a child that exits at once, reaped.
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("temporary names carry the process and the machine", "[unit]") {
+  Folder dir("atomic-names");
+  AtomicFile f(dir.file("t.h5"));
+  const std::string name = fs::path(f.temp_path()).filename().string();
+  const std::string prefix = "t.h5." + std::to_string(getpid()) + ".";
+  CHECK(name.rfind(prefix, 0) == 0);
+  CHECK(name.size() == prefix.size() + 8 + 1 + 16 + 4);
+  CHECK(name.ends_with(".tmp"));
+}
+
+TEST_CASE("remove_stale_temp_files removes what a killed run left, and nothing else", "[unit]") {
+  Folder dir("atomic-stale");
+  AtomicFile live(dir.file("live.h5"));  // ours, open: must stay
+  const std::string host = host_field(live);
+  const std::string other_host = host == "00000000" ? "00000001" : "00000000";
+  const std::string dead = std::to_string(dead_pid());
+  const std::string parent = std::to_string(getppid());  // alive
+  const std::string hex = "0123456789abcdef";
+  std::ofstream(dir.file("victim.txt")) << "precious\n";
+  const std::string stale = "run.h5." + dead + "." + host + "." + hex + ".tmp";
+  const std::string stale_link = "out.csv." + dead + "." + host + "." + hex + ".tmp";
+  const std::string alive = "run.h5." + parent + "." + host + "." + hex + ".tmp";
+  const std::string elsewhere = "run.h5." + dead + "." + other_host + "." + hex + ".tmp";
+  for (const std::string& n : {stale, alive, elsewhere}) std::ofstream(dir.file(n)) << "x";
+  fs::create_symlink(dir.file("victim.txt"), dir.file(stale_link));
+  // Names that only look alike: an old-style name, a short hex, no pid.
+  for (const char* n : {"run.h5.tmp", "run.h5.0123456789abcdef.tmp", "run.h5.12.abc.0123456789abcdef.tmp", "notes.tmp"})
+    std::ofstream(dir.file(n)) << "x";
+  CHECK(gcsim::sim::remove_stale_temp_files(dir.path.string()) == 2);
+  const std::set<std::string> left = dir.entries();
+  CHECK_FALSE(left.count(stale));
+  CHECK_FALSE(left.count(stale_link));
+  CHECK(read_bytes(dir.path / "victim.txt") == "precious\n");  // the link went, not its target
+  for (const std::string& n : {alive, elsewhere, fs::path(live.temp_path()).filename().string(), std::string("run.h5.tmp"),
+                               std::string("run.h5.0123456789abcdef.tmp"), std::string("notes.tmp")}) {
+    INFO(n);
+    CHECK(left.count(n) == 1);
+  }
+  CHECK(gcsim::sim::remove_stale_temp_files(dir.file("no-such-folder")) == 0);
+}
+
+TEST_CASE("SIGTERM and SIGINT remove the temporary files of a run before it dies", "[unit]") {
+  for (const int sig : {SIGTERM, SIGINT}) {
+    INFO(sig);
+    Folder dir("atomic-signal-" + std::to_string(sig));
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      gcsim::sim::install_temp_file_cleanup();
+      AtomicFile a(dir.file("run.h5"));
+      AtomicFile b(dir.file("out.csv"));
+      a.write("half");
+      ::raise(sig);
+      ::_exit(3);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(dir.entries().empty());
+  }
 }
