@@ -39,14 +39,14 @@ struct Activity {
     rate = new_rate;
   }
   // When the work left ends at the current rate, rounded up to the nanosecond so that it
-  // never ends before its last unit; max() at rate 0 or beyond the representable time.
-  // Call after settle(now). The quotient carries the double rounding of every earlier
+  // never ends before its last unit: `updated` when none is left (at any rate), max() at
+  // rate 0 or beyond the representable time. Call after settle(now). The quotient carries the double rounding of every earlier
   // settle(); shaving 1e-12 of it off before the ceiling keeps that noise from turning an
   // exact instant into instant + 1 ns, at the price of a finish at most 1e-12 relative
   // (1 ns per 1000 s) before its true time.
   SimTime predict_finish() const {
-    if (!(rate > 0)) return SimTime::max();
     if (!(remaining > 0)) return updated;
+    if (!(rate > 0)) return SimTime::max();
     const double ns = std::ceil(remaining / rate * 1e9 * (1.0 - 1e-12));
     if (!(ns < 9.0e18)) return SimTime::max();
     return updated.saturating_add(SimTime::from_ns(static_cast<std::int64_t>(ns)));
