@@ -22,22 +22,34 @@ struct Activity {
   SimTime finish = SimTime::max();  // predicted completion; max(): none predicted
   EventId completion;             // the engine event that ends it, when it has one
 
+  // Work done from `updated` to t >= updated at the current rate (never more than is left).
+  double done_by(SimTime t) const { return std::min(remaining, rate * (t - updated).seconds()); }
   // Work left at t >= updated, at the current rate (never below zero).
-  double remaining_at(SimTime t) const { return std::max(0.0, remaining - rate * (t - updated).seconds()); }
-  // Books the work done up to `now` at the old rate.
-  void settle(SimTime now) {
-    remaining = remaining_at(now);
+  double remaining_at(SimTime t) const { return remaining - done_by(t); }
+  // Books the work done up to `now` at the old rate, and returns it (owners that count
+  // what their resources carried add it up).
+  double settle(SimTime now) {
+    const double done = done_by(now);
+    remaining -= done;
     updated = now;
+    return done;
   }
   void set_rate(SimTime now, double new_rate) {
     settle(now);
     rate = new_rate;
   }
   // When the work left ends at the current rate, rounded up to the nanosecond so that it
-  // never ends before its last unit; max() at rate 0. Call after settle(now).
+  // never ends before its last unit: `updated` when none is left (at any rate), max() at
+  // rate 0 or beyond the representable time. Call after settle(now). The quotient carries the double rounding of every earlier
+  // settle(); shaving 1e-12 of it off before the ceiling keeps that noise from turning an
+  // exact instant into instant + 1 ns, at the price of a finish at most 1e-12 relative
+  // (1 ns per 1000 s) before its true time.
   SimTime predict_finish() const {
+    if (!(remaining > 0)) return updated;
     if (!(rate > 0)) return SimTime::max();
-    return updated + SimTime::from_ns(static_cast<std::int64_t>(std::ceil(remaining / rate * 1e9)));
+    const double ns = std::ceil(remaining / rate * 1e9 * (1.0 - 1e-12));
+    if (!(ns < 9.0e18)) return SimTime::max();
+    return updated.saturating_add(SimTime::from_ns(static_cast<std::int64_t>(ns)));
   }
   // Cancels its completion event, if any; true when one was pending.
   bool cancel(Engine& engine) {

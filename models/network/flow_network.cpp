@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cmath>
 #include <limits>
 
 #include "models/topology/topology.hpp"
@@ -17,16 +16,6 @@ bool entry_after(const auto& a, const auto& b) {
   return a.t_ns > b.t_ns || (a.t_ns == b.t_ns && a.serial > b.serial);
 }
 
-// Nanoseconds needed to move `bytes` at `rate`, rounded up; saturates at NEVER. The
-// quotient carries the double rounding of every earlier settle(); shaving 1e-12 of it off
-// before ceil keeps that noise from turning an exact instant into instant + 1 ns, at the
-// price of a finish at most 1e-12 relative (1 ns per 1000 s) before its true time.
-std::int64_t transfer_ns(double bytes, double rate) {
-  if (bytes <= 0) return 0;
-  const double ns = std::ceil(bytes / rate * 1e9 * (1.0 - 1e-12));
-  if (!(ns < 9.0e18)) return NEVER;
-  return static_cast<std::int64_t>(ns);
-}
 }  // namespace
 
 void FlowNetwork::heap_push(std::vector<TimedEntry>& h, const TimedEntry& e) {
@@ -75,8 +64,8 @@ FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, std::
     latency += latency_[l];
   }
   r.bytes = bytes;
-  r.remaining = bytes;
-  r.rate = 0;
+  r.work.remaining = bytes;
+  r.work.rate = 0;
   r.serial = next_serial_++;
   r.tag = tag;
   // now_ns_ guards against an engine that advanced this model past its own clock.
@@ -95,7 +84,7 @@ bool FlowNetwork::is_live(FlowId id) const {
 }
 
 double FlowNetwork::rate(FlowId id) const {
-  return is_live(id) ? recs_[static_cast<std::uint32_t>(id & 0xffffffffu)].rate : 0.0;
+  return is_live(id) ? recs_[static_cast<std::uint32_t>(id & 0xffffffffu)].work.rate : 0.0;
 }
 
 bool FlowNetwork::completion_valid(const TimedEntry& e) const {
@@ -121,28 +110,27 @@ sim::SimTime FlowNetwork::next_event_time() const {
 }
 
 void FlowNetwork::settle(Rec& r, std::int64_t t_ns) {
-  if (t_ns > r.last_ns && r.rate > 0) {
-    const double moved = std::min(r.remaining, r.rate * static_cast<double>(t_ns - r.last_ns) * 1e-9);
-    r.remaining -= moved;
+  const sim::SimTime t = sim::SimTime::from_ns(t_ns);
+  if (t > r.work.updated && r.work.rate > 0) {
+    const double moved = r.work.settle(t);
     for (const LinkId l : r.path) link_bytes_[l] += moved;
   }
-  r.last_ns = t_ns;
+  r.work.updated = t;
 }
 
 void FlowNetwork::push_completion(std::uint32_t slot) {
   Rec& r = recs_[slot];
-  const std::int64_t dt = transfer_ns(r.remaining, r.rate);
-  const std::int64_t t = dt >= NEVER - r.last_ns ? NEVER : r.last_ns + dt;
-  if (t == NEVER) return;
-  heap_push(completions_, TimedEntry{t, r.serial, slot, r.version});
+  r.work.finish = r.work.predict_finish();
+  if (r.work.finish.is_max()) return;
+  heap_push(completions_, TimedEntry{r.work.finish.ns(), r.serial, slot, r.version});
 }
 
 void FlowNetwork::end_transfer(std::uint32_t slot, std::int64_t t_ns) {
   Rec& r = recs_[slot];
   settle(r, t_ns);
   // The completion entry decided the finish; whatever rounding left over was carried too.
-  for (const LinkId l : r.path) link_bytes_[l] += r.remaining;
-  r.remaining = 0;
+  for (const LinkId l : r.path) link_bytes_[l] += r.work.remaining;
+  r.work.remaining = 0;
   solver_.remove_flow(r.solver_flow);
   for (const LinkId l : r.path) {
     if (--link_active_[l] == 0) link_busy_ns_[l] += t_ns - link_busy_since_ns_[l];
@@ -163,9 +151,9 @@ void FlowNetwork::apply_rates(std::int64_t t_ns) {
     const std::uint32_t slot = owner_[f];
     Rec& r = recs_[slot];
     const double new_rate = solver_.rate(f);
-    if (new_rate == r.rate) continue;
+    if (new_rate == r.work.rate) continue;
     settle(r, t_ns);
-    r.rate = new_rate;
+    r.work.rate = new_rate;
     ++r.version;
     push_completion(slot);
   }
@@ -210,8 +198,8 @@ void FlowNetwork::advance_to(sim::SimTime now) {
         continue;
       }
       r.phase = Phase::Transfer;
-      r.rate = 0;
-      r.last_ns = t;
+      r.work.rate = 0;
+      r.work.updated = sim::SimTime::from_ns(t);
       ++r.version;
       r.solver_flow = solver_.add_flow(r.path);
       if (owner_.size() <= r.solver_flow) owner_.resize(r.solver_flow + 1);
@@ -248,7 +236,7 @@ bool FlowNetwork::cancel_flow(FlowId id) {
     const std::int64_t t = std::max(now_ns_, engine_.now().ns());
     // Count only what was really carried: settle, then forget the rest.
     settle(r, t);
-    r.remaining = 0;
+    r.work.remaining = 0;
     solver_.remove_flow(r.solver_flow);
     for (const LinkId l : r.path) {
       if (--link_active_[l] == 0) link_busy_ns_[l] += t - link_busy_since_ns_[l];
@@ -267,7 +255,7 @@ LinkStats FlowNetwork::link_stats(LinkId l, sim::SimTime now) const {
   s.bytes = link_bytes_[l];
   for (std::size_t i = 0; i < solver_.crossings(l); ++i) {
     const Rec& r = recs_[owner_[solver_.crossing_flow(l, i)]];
-    if (now.ns() > r.last_ns) s.bytes += std::min(r.remaining, r.rate * static_cast<double>(now.ns() - r.last_ns) * 1e-9);
+    if (now > r.work.updated) s.bytes += r.work.done_by(now);
   }
   std::int64_t busy = link_busy_ns_[l];
   if (link_active_[l] > 0 && now.ns() > link_busy_since_ns_[l]) busy += now.ns() - link_busy_since_ns_[l];

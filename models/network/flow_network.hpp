@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "models/network/maxmin.hpp"
+#include "sim/activity.hpp"
 #include "sim/engine.hpp"
 #include "sim/resource_model.hpp"
 #include "sim/signal.hpp"
@@ -104,9 +105,9 @@ class FlowNetwork final : public sim::ResourceModel {
   struct Rec {
     std::vector<LinkId> path;
     double bytes = 0;
-    double remaining = 0;
-    double rate = 0;
-    std::int64_t last_ns = 0;     // remaining is as of this instant
+    // Bytes left, rate, their instant and the predicted finish. Its finish is reached
+    // through the model's completion heap (next_event_time), not an engine event.
+    sim::Activity work;
     std::uint64_t serial = 0;     // start order: ties between equal instants
     std::uint64_t tag = 0;
     sim::SimTime start;
@@ -123,7 +124,7 @@ class FlowNetwork final : public sim::ResourceModel {
     std::uint32_t stamp;  // version (completions) or generation (activations)
   };
 
-  void settle(Rec& r, std::int64_t t_ns);
+  void settle(Rec& r, std::int64_t t_ns);  // books r.work up to t_ns and what its links carried
   void push_completion(std::uint32_t slot);
   void end_transfer(std::uint32_t slot, std::int64_t t_ns);
   void apply_rates(std::int64_t t_ns);

@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <istream>
 #include <ostream>
-#include <string_view>
 #include <unordered_set>
 #include <vector>
 
 #include "models/network/flow_network.hpp"
 #include "models/topology/topology.hpp"
+#include "sim/config/csv.hpp"
 #include "sim/engine.hpp"
 #include "sim/errors.hpp"
 #include "sim/rng.hpp"
@@ -38,47 +38,28 @@ struct Replay {
   }
 };
 
-struct Field {
-  std::string_view text;
-  int column;  // 1-based
-};
+using config::csv::Field;
 
-[[noreturn]] void fail(const std::string& label, int line, int column, const std::string& what) {
-  throw Error(label + ":" + std::to_string(line) + ":" + std::to_string(column) + ": error: " + what);
-}
-
-std::string_view trim(std::string_view s, int& column) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-    ++column;
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<Field> split(std::string_view line) {
-  std::vector<Field> fields;
-  int column = 1;
-  for (;;) {
-    const auto comma = line.find(',');
-    const std::string_view raw = line.substr(0, comma);
-    int c = column;
-    fields.push_back(Field{trim(raw, c), c});
-    if (comma == std::string_view::npos) break;
-    column += static_cast<int>(comma) + 1;
-    line.remove_prefix(comma + 1);
-  }
-  return fields;
+// Errors keep the replay's file:line:column form, with a stable code (ConfigError).
+[[noreturn]] void fail(ErrorCode code, const std::string& label, int line, int column, const std::string& what) {
+  config::csv::fail(code, label, line, column, "", what);
 }
 
 double number(const Field& f, const std::string& label, int line, const char* what) {
   try {
     const double v = units::parse_number(f.text);
-    if (!(v >= 0)) fail(label, line, f.column, std::string(what) + " must be >= 0, got '" + std::string(f.text) + "'");
+    if (!(v >= 0))
+      fail(ErrorCode::OutOfRange, label, line, f.column, std::string(what) + " must be >= 0, got '" + f.text + "'");
     return v;
   } catch (const units::UnitError&) {
-    fail(label, line, f.column, std::string(what) + " '" + std::string(f.text) + "' is not a number");
+    fail(ErrorCode::WrongType, label, line, f.column, std::string(what) + " '" + f.text + "' is not a number");
   }
+}
+
+// The column just after a row's last field (where a missing field would start).
+int end_column(const config::csv::Row& row) {
+  const Field& last = row.fields.back();
+  return last.column + static_cast<int>(last.text.size()) + (last.quoted ? 2 : 0);
 }
 
 }  // namespace
@@ -88,7 +69,8 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
   const topology::Topology topo = topology::build_host_topology(spec);
   std::vector<Row> rows;
   std::unordered_set<std::string> ids;
-  std::string line;
+  config::csv::Reader reader(flows_csv, csv_label, false);
+  config::csv::Row row;
   int line_no = 0;
   bool header = false;
   static const char* const COLUMNS[] = {"flow_id", "src", "dst", "bytes", "start"};
@@ -98,33 +80,33 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
       std::vector<std::string> names;
       for (const auto h : topo.hosts()) names.push_back(topo.vertex(h).name);
       const std::string hint = did_you_mean(f.text, names);
-      fail(csv_label, line_no, f.column,
-           "'" + std::string(f.text) + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      fail(ErrorCode::UnknownName, csv_label, line_no, f.column,
+           "'" + f.text + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
     }
     return *v;
   };
-  while (std::getline(flows_csv, line)) {
-    ++line_no;
-    int dummy = 1;
-    if (trim(line, dummy).empty()) continue;
-    const std::vector<Field> fields = split(line);
+  while (reader.next(row)) {
+    line_no = row.line;
+    const std::vector<Field>& fields = row.fields;
     if (!header) {
       for (std::size_t i = 0; i < 5; ++i) {
         if (i >= fields.size() || fields[i].text != COLUMNS[i])
-          fail(csv_label, line_no, i < fields.size() ? fields[i].column : static_cast<int>(line.size()) + 1,
+          fail(ErrorCode::Syntax, csv_label, line_no, i < fields.size() ? fields[i].column : end_column(row),
                "the header must be 'flow_id,src,dst,bytes,start'");
       }
-      if (fields.size() > 5) fail(csv_label, line_no, fields[5].column, "the header must be 'flow_id,src,dst,bytes,start'");
+      if (fields.size() > 5)
+        fail(ErrorCode::Syntax, csv_label, line_no, fields[5].column, "the header must be 'flow_id,src,dst,bytes,start'");
       header = true;
       continue;
     }
     if (fields.size() != 5)
-      fail(csv_label, line_no, fields.size() > 5 ? fields[5].column : static_cast<int>(line.size()) + 1,
+      fail(ErrorCode::Syntax, csv_label, line_no, fields.size() > 5 ? fields[5].column : end_column(row),
            "expected 5 fields (flow_id,src,dst,bytes,start), got " + std::to_string(fields.size()));
     Row r;
-    if (fields[0].text.empty()) fail(csv_label, line_no, fields[0].column, "empty flow_id");
-    r.id = std::string(fields[0].text);
-    if (!ids.insert(r.id).second) fail(csv_label, line_no, fields[0].column, "flow_id '" + r.id + "' appears twice");
+    if (fields[0].text.empty()) fail(ErrorCode::Syntax, csv_label, line_no, fields[0].column, "empty flow_id");
+    r.id = fields[0].text;
+    if (!ids.insert(r.id).second)
+      fail(ErrorCode::Duplicate, csv_label, line_no, fields[0].column, "flow_id '" + r.id + "' appears twice");
     r.src = host(fields[1]);
     r.dst = host(fields[2]);
     r.bytes = number(fields[3], csv_label, line_no, "bytes");
@@ -132,11 +114,11 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
     try {
       r.path = topo.route(r.src, r.dst, sim::stable_hash(r.id));
     } catch (const Error& e) {
-      fail(csv_label, line_no, fields[2].column, e.what());
+      fail(ErrorCode::Infeasible, csv_label, line_no, fields[2].column, e.what());
     }
     rows.push_back(std::move(r));
   }
-  if (!header) fail(csv_label, line_no + 1, 1, "missing header 'flow_id,src,dst,bytes,start'");
+  if (!header) fail(ErrorCode::EmptyFile, csv_label, line_no + 1, 1, "missing header 'flow_id,src,dst,bytes,start'");
 
   sim::Engine engine;
   FlowNetwork net(engine);
@@ -152,7 +134,7 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
   char buf[64];
   for (const Row& r : rows) {
     std::snprintf(buf, sizeof buf, "%.17g", r.finish.seconds());
-    out_csv << r.id << ',' << buf << '\n';
+    out_csv << config::csv::escape(r.id) << ',' << buf << '\n';
   }
 }
 

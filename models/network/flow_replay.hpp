@@ -4,7 +4,7 @@
 //
 // Input: a header `flow_id,src,dst,bytes,start` then one flow per line; src and dst are
 // host names, bytes a non-negative number, start seconds >= 0. Output: `flow_id,finish`
-// (seconds, "%.17g") in input order. A flow from a host to itself finishes at its start.
+// (seconds, "%.17g"; the id quoted when it needs it) in input order. A flow from a host to itself finishes at its start.
 // Flows take least-cost paths, the ECMP choice hashed from the flow_id text.
 #pragma once
 
@@ -15,9 +15,12 @@
 
 namespace gcsim::network {
 
-// Throws gcsim::Error naming `csv_label`:line:column for malformed input (wrong header,
-// missing or extra fields, bad numbers, unknown hosts, duplicate flow ids, unreachable
-// destinations), and ConfigError from the topology build.
+// Read with the CSV reader of every CSV input (sim/config/csv.hpp: RFC 4180 quotes, blank
+// lines skipped). Throws ConfigError at `csv_label`:line:column for malformed input: syntax
+// (wrong header, missing or extra fields, empty flow_id, bad quoting), wrong-type (a
+// number that is not one), out-of-range (a negative one), unknown-name (a host),
+// duplicate (a flow id), infeasible (an unreachable destination), empty-file (no header);
+// and ConfigError from the topology build.
 void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, std::ostream& out_csv,
                   const std::string& csv_label);
 

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <utility>
 
+#include "sim/config/csv.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -391,21 +392,6 @@ double advisor_rate(const ConfigNode& node, const SpotAdvisor* advisor) {
                                                  (s.empty() ? std::string() : "; did you mean '" + s + "'?"));
 }
 
-std::vector<std::string> split_csv_line(std::string_view line, std::vector<int>& columns) {
-  std::vector<std::string> fields;
-  columns.clear();
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', begin);
-    const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
-    fields.emplace_back(line.substr(begin, end - begin));
-    columns.push_back(static_cast<int>(begin) + 1);
-    if (comma == std::string_view::npos) break;
-    begin = comma + 1;
-  }
-  return fields;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -509,31 +495,34 @@ SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {
   a.file_ = csv_path;
   std::set<std::pair<std::string, std::string>> seen;
   std::istringstream in(text);
-  std::string line;
+  config::csv::Reader reader(in, csv_path, true);
+  config::csv::Row row;
   bool header_seen = false;
-  std::vector<int> cols;
-  for (int line_no = 1; std::getline(in, line); ++line_no) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line.front() == '#') continue;
+  while (reader.next(row)) {
+    const int line_no = row.line;
     auto fail = [&](ErrorCode code, int column, std::string detail) {
-      throw ConfigError(code, SourceMark{csv_path, line_no, column}, "", std::move(detail));
+      config::csv::fail(code, csv_path, line_no, column, "", detail);
     };
+    const std::vector<config::csv::Field>& fields = row.fields;
     if (!header_seen) {
-      if (line != HEADER) fail(ErrorCode::Syntax, 1, "expected the header '" + HEADER + "'");
+      std::string names;
+      for (const config::csv::Field& field : fields) names += (names.empty() ? "" : ",") + field.text;
+      if (names != HEADER) fail(ErrorCode::Syntax, 1, "expected the header '" + HEADER + "'");
       header_seen = true;
       continue;
     }
-    const std::vector<std::string> f = split_csv_line(line, cols);
-    if (f.size() != 5)
-      fail(ErrorCode::Syntax, cols.back(), "expected 5 fields, got " + std::to_string(f.size()));
+    if (fields.size() != 5)
+      fail(ErrorCode::Syntax, fields.back().column, "expected 5 fields, got " + std::to_string(fields.size()));
+    std::vector<std::string> f;
+    for (const config::csv::Field& field : fields) f.push_back(field.text);
     auto integer = [&](std::size_t i, int lo, int hi) {
       int v = 0;
       const auto [ptr, ec] = std::from_chars(f[i].data(), f[i].data() + f[i].size(), v);
       if (ec != std::errc() || ptr != f[i].data() + f[i].size() || f[i].empty())
-        fail(ErrorCode::WrongType, cols[i], "expected an integer, got '" + f[i] + "'");
+        fail(ErrorCode::WrongType, fields[i].column, "expected an integer, got '" + f[i] + "'");
       if (v < lo || v > hi)
-        fail(ErrorCode::OutOfRange, cols[i], "'" + f[i] + "' must be between " + std::to_string(lo) + " and " +
-                                                std::to_string(hi));
+        fail(ErrorCode::OutOfRange, fields[i].column, "'" + f[i] + "' must be between " + std::to_string(lo) + " and " +
+                                                          std::to_string(hi));
       return v;
     };
     AdvisorEntry e;
@@ -543,7 +532,7 @@ SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {
     e.savings_pct = integer(2, -100, 100);  // negative: spot above on-demand (ca-central-1 p5.48xlarge)
     e.band = integer(3, 0, ADVISOR_BANDS - 1);
     if (f[4] != LABELS[e.band])
-      fail(ErrorCode::Conflict, cols[4], "band " + std::to_string(e.band) + " is '" + LABELS[e.band] + "', not '" +
+      fail(ErrorCode::Conflict, fields[4].column, "band " + std::to_string(e.band) + " is '" + LABELS[e.band] + "', not '" +
                                              f[4] + "'");
     if (!seen.insert({e.region, e.instance}).second)
       fail(ErrorCode::Duplicate, 1, e.region + " " + e.instance + " is listed twice");

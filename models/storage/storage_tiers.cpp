@@ -9,10 +9,16 @@
 namespace gcsim::models {
 
 std::uint32_t StorageTiers::device(std::size_t tier, std::int64_t node) {
-  for (std::size_t d = 0; d < devices_.size(); ++d)
-    if (devices_[d].tier == tier && devices_[d].node == node) return static_cast<std::uint32_t>(d);
-  devices_.push_back(Device{tier, node, solver_.add_link(1.0), {}});  // capacity: all its time
-  return static_cast<std::uint32_t>(devices_.size() - 1);
+  GCSIM_CHECK(node >= -1, "StorageTiers::device: node " + std::to_string(node) + " is not a node or -1");
+  if (device_index_.size() <= tier) device_index_.resize(tier + 1);
+  auto& by_node = device_index_[tier];
+  const auto slot = static_cast<std::size_t>(node + 1);  // -1 (shared) is slot 0
+  if (by_node.size() <= slot) by_node.resize(slot + 1, NO_DEVICE);
+  if (by_node[slot] == NO_DEVICE) {
+    by_node[slot] = static_cast<std::uint32_t>(devices_.size());
+    devices_.push_back(Device{tier, node, solver_.add_link(1.0), {}});  // capacity: all its time
+  }
+  return by_node[slot];
 }
 
 StorageTiers::TransferId StorageTiers::start(std::uint32_t device, Kind kind, std::uint32_t job, double bandwidth,

@@ -59,7 +59,7 @@ class StorageTiers final : public sim::ResourceModel {
   StorageTiers& operator=(const StorageTiers&) = delete;
 
   // The device of tier `tier` (scenario order) on `node`, -1 for a shared tier; made on
-  // first use.
+  // first use. An index lookup, by tier then node.
   std::uint32_t device(std::size_t tier, std::int64_t node);
   // Starts a transfer of `bytes` (ignored for a read) on `device`, bandwidth > 0 and
   // cap > 0 bytes/s, its demand its cap. Its rate is set by the next reshare(device).
@@ -95,6 +95,9 @@ class StorageTiers final : public sim::ResourceModel {
   const sim::Engine& engine_;
   network::MaxMinSolver solver_;
   std::vector<Device> devices_;
+  // [tier][node + 1]: the device's index in devices_, NO_DEVICE until first used.
+  static constexpr std::uint32_t NO_DEVICE = UINT32_MAX;
+  std::vector<std::vector<std::uint32_t>> device_index_;
   std::vector<Transfer> transfers_;
   std::vector<TransferId> copies_;  // live copies, in start order
   std::vector<TransferId> due_;     // scratch for advance_to

@@ -220,16 +220,19 @@ void build_explicit(Topology& topo, const NetworkSpec& spec, bool hosts_are_endp
     const LinkId first = topo.add_cable(a, b, l.bytes_per_s, l.latency, l.kind, l.half_duplex, l.name);
     cables.emplace(l.name, Cable{a, b, first, l.half_duplex});
   }
+  topo.reserve_routes(spec.routes.size());
   for (const RouteSpec& r : spec.routes) {
-    Vertex at = *topo.find(r.from);
+    const Vertex from = *topo.find(r.from);
+    Vertex at = from;
     std::vector<LinkId> links;
+    links.reserve(r.links.size());
     for (const std::string& name : r.links) {
       const Cable& c = cables.at(name);
       const bool forward = c.a == at;
       links.push_back(c.half ? c.first : c.first + (forward ? 0 : 1));
       at = forward ? c.b : c.a;
     }
-    topo.set_route(*topo.find(r.from), *topo.find(r.to), std::move(links));
+    topo.set_route(from, *topo.find(r.to), std::move(links));
   }
   // Cluster nodes attach to the host of the same name, by one cable per NIC.
   for (std::size_t n = 0; n < node_endpoints.size(); ++n) {

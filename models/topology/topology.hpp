@@ -100,6 +100,8 @@ class Topology {
 
   // An explicit route (ordered pair) overriding least-cost routing.
   void set_route(Vertex src, Vertex dst, std::vector<LinkId> links);
+  // Room for n explicit routes (a full table of 256 hosts has 65,280).
+  void reserve_routes(std::size_t n) { explicit_routes_.reserve(n); }
 
   struct NodeVertices {
     std::string name;

@@ -6,7 +6,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "models/gpu/gpu_spec.hpp"
 #include "sim/config/csv_table.hpp"
@@ -156,10 +155,13 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
     if (!routes->is_sequence()) routes->fail(ErrorCode::WrongType, "routes must be a list of {from, to, links}");
     // Indexed once: a full table of 256 hosts has 65,280 routes, and a linear search per
     // hop made checking them slower than loading the file.
-    std::unordered_set<std::string_view> host_set(s.hosts.begin(), s.hosts.end());
+    std::unordered_map<std::string_view, std::size_t> host_index;
+    for (std::size_t i = 0; i < s.hosts.size(); ++i) host_index.emplace(s.hosts[i], i);
     std::unordered_map<std::string_view, std::size_t> link_index;
     for (std::size_t i = 0; i < s.links.size(); ++i) link_index.emplace(s.links[i].name, i);
-    std::set<std::pair<std::string, std::string>> pairs;
+    const std::size_t host_count = s.hosts.size();
+    std::vector<bool> pair_given(host_count * host_count);  // [from * hosts + to]
+    s.routes.reserve(routes->size());
     for (const ConfigNode& item : routes->items()) {
       MapReader rr(item);
       RouteSpec route;
@@ -167,20 +169,25 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
       const ConfigNode& to = rr.required("to");
       route.from = config::read_string(from);
       route.to = config::read_string(to);
-      for (const auto* end : {&from, &to}) {
-        const std::string name = config::read_string(*end);
-        if (host_set.count(name) == 0) {
+      auto host_of = [&](const ConfigNode& end, const std::string& name) {
+        const auto found = host_index.find(name);
+        if (found == host_index.end()) {
           const std::string hint = did_you_mean(name, s.hosts);
-          end->fail(ErrorCode::UnknownName, "'" + name + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+          end.fail(ErrorCode::UnknownName, "'" + name + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
         }
-      }
-      if (route.from == route.to) to.fail(ErrorCode::Infeasible, "a route needs two different hosts");
-      if (!pairs.insert({route.from, route.to}).second)
+        return found->second;
+      };
+      const std::size_t from_host = host_of(from, route.from);
+      const std::size_t to_host = host_of(to, route.to);
+      if (from_host == to_host) to.fail(ErrorCode::Infeasible, "a route needs two different hosts");
+      if (pair_given[from_host * host_count + to_host])
         item.fail(ErrorCode::Duplicate, "a route from '" + route.from + "' to '" + route.to + "' is already given");
+      pair_given[from_host * host_count + to_host] = true;
       const ConfigNode& links = rr.required("links");
       if (!links.is_sequence() || links.size() == 0) links.fail(ErrorCode::WrongType, "a route's links must be a non-empty list of link names");
       // Walk the route: each link must touch the node reached so far.
-      std::string at = route.from;
+      const std::string* at = &route.from;
+      route.links.reserve(links.size());
       for (const ConfigNode& ln : links.items()) {
         const std::string name = config::read_string(ln);
         const auto found = link_index.find(name);
@@ -191,16 +198,16 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
           ln.fail(ErrorCode::UnknownName, "no link named '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
         }
         const ExplicitLinkSpec& link = s.links[found->second];
-        if (link.a == at) {
-          at = link.b;
-        } else if (link.b == at) {
-          at = link.a;
+        if (link.a == *at) {
+          at = &link.b;
+        } else if (link.b == *at) {
+          at = &link.a;
         } else {
-          ln.fail(ErrorCode::Infeasible, "link '" + name + "' does not touch '" + at + "', where the route has reached");
+          ln.fail(ErrorCode::Infeasible, "link '" + name + "' does not touch '" + *at + "', where the route has reached");
         }
         route.links.push_back(name);
       }
-      if (at != route.to) links.fail(ErrorCode::Infeasible, "the route ends at '" + at + "', not at '" + route.to + "'");
+      if (*at != route.to) links.fail(ErrorCode::Infeasible, "the route ends at '" + *at + "', not at '" + route.to + "'");
       rr.finish();
       s.routes.push_back(std::move(route));
     }

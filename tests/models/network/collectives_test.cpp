@@ -132,6 +132,10 @@ TEST_CASE("collectives: hierarchical ring crosses nodes only between same local 
   internals.nic_count = 4;
   internals.nic_bytes_per_s = 25e9;
   internals.rdma = true;
+  // One GPU per PCIe switch: GPU j and NIC j share switch j, so each GPU has one least-cost
+  // path off the node (with two GPUs per switch, the ECMP hash could put two rings on one
+  // NIC and the time below would depend on it).
+  internals.gpus_per_pcie_switch = 1;
   const Topology topo = build_topology(spec, {NodeGroup{"dgx", 2, 4, internals, &a100}});
   CollectiveSpec c;
   c.algorithm = CollectiveAlgorithm::HierarchicalRing;
@@ -152,7 +156,21 @@ TEST_CASE("collectives: hierarchical ring crosses nodes only between same local 
       }
     }
   }
-  CHECK(run_collective(topo, c) > 0);
+  // The time by hand, g = 4 GPUs per node, N = 2 nodes, S = 4e8 B; every flow of a step
+  // has its links to itself, so each step is one latency plus one chunk at full rate:
+  //  * intra-node steps (2(g-1) = 6: reduce-scatter, then all-gather): S/g = 1e8 B from
+  //    GPU i to GPU i+1 over GPU -> NVSwitch -> GPU, 300 GB/s per direction, 2 x 100 ns:
+  //    1e8 / 300e9 s = 333,333.3 ns + 200 ns;
+  //  * inter-node steps (2(N-1) = 2): S/(gN) = 5e7 B from GPU j to GPU j of the other
+  //    node over GPU -> PCIe switch j -> NIC j -> switch -> NIC j -> PCIe switch j -> GPU,
+  //    bottleneck the NIC links at 25 GB/s, latency 4 PCIe hops x 200 ns + 2 x 1 us:
+  //    5e7 / 25e9 s = 2,000,000 ns + 2,800 ns.
+  // T = 6 x 333,533.3 + 2 x 2,002,800 = 6,006,800 ns. Tolerance: a transfer ends on the
+  // next whole nanosecond, less than 1 ns later per step, so margin(6) (the run gives
+  // 6,006,804: 333,333.3 -> 333,334 six times); a step of another shape (a shared NIC, a
+  // PCIe detour) would move T by microseconds.
+  const double expected_ns = 6 * (1e8 / 300e9 * 1e9 + 200) + 2 * (5e7 / 25e9 * 1e9 + 4 * 200 + 2 * 1000);
+  CHECK(static_cast<double>(run_collective(topo, c)) == Approx(expected_ns).margin(6));
 }
 
 TEST_CASE("collectives: calibrated efficiency", "[unit][network]") {

@@ -8,6 +8,7 @@
 #include "models/network/flow_replay.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/errors.hpp"
+#include "support/scenario_support.hpp"
 
 using gcsim::network::replay_flows;
 using gcsim::topology::NetworkSpec;
@@ -126,4 +127,31 @@ TEST_CASE("flow replay: CSV errors name file, line and column", "[unit][network]
   CHECK_THAT(error_of("flow_id,src,dst,bytes,start\nf0,H0,H3,1,0\n\nf0,H0,H3,1,0\n"), Catch::StartsWith("flows.csv:4:1:") && Catch::Contains("twice"));
   // A host to itself finishes at its start; blank lines and CRLF are accepted.
   CHECK(replay(spec, "flow_id,src,dst,bytes,start\r\nx,H1,H1,5,0.5\r\n\r\n") == "flow_id,finish\nx,0.5\n");
+}
+
+TEST_CASE("flow replay: the one CSV reader, errors with stable codes", "[unit][network]") {
+  const NetworkSpec spec = load_network(DATA + "parking_lot.yaml");
+  auto error_of = [&](const std::string& csv) {
+    return gcsim::test::config_error([&] { replay(spec, csv); });
+  };
+  const std::string header = "flow_id,src,dst,bytes,start\n";
+  const gcsim::ConfigError host = error_of(header + "f0,H0,H9,100,0\n");
+  CHECK(host.code() == gcsim::ErrorCode::UnknownName);
+  CHECK(host.mark().file == "flows.csv");
+  CHECK(host.mark().line == 2);
+  CHECK(host.mark().column == 7);
+  CHECK(error_of("id,src,dst,bytes,start\n").code() == gcsim::ErrorCode::Syntax);
+  CHECK(error_of(header + "f0,H0,H3,100\n").code() == gcsim::ErrorCode::Syntax);
+  CHECK(error_of(header + "f0,H0,H3,lots,0\n").code() == gcsim::ErrorCode::WrongType);
+  CHECK(error_of(header + "f0,H0,H3,100,-1\n").code() == gcsim::ErrorCode::OutOfRange);
+  CHECK(error_of(header + "f0,H0,H3,1,0\nf0,H0,H3,1,0\n").code() == gcsim::ErrorCode::Duplicate);
+  CHECK(error_of("").code() == gcsim::ErrorCode::EmptyFile);
+  // A bad row: a quote never closed is a syntax error at the quote.
+  const gcsim::ConfigError quote = error_of(header + "f0,\"H0,H3,1,0\n");
+  CHECK(quote.code() == gcsim::ErrorCode::Syntax);
+  CHECK(quote.mark().line == 2);
+  CHECK(quote.mark().column == 4);
+  // Quoted fields (RFC 4180), as in every other CSV input: a flow id holding a comma, and
+  // quoted again in the output.
+  CHECK(replay(spec, header + "\"a,b\",H1,H1,5,0.5\n") == "flow_id,finish\n\"a,b\",0.5\n");
 }

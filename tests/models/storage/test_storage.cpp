@@ -232,6 +232,11 @@ TEST_CASE("Transfers on one storage device share its time (max-min)", "[model][s
     const std::uint32_t nvme0 = t.tiers.device(1, 0), nvme1 = t.tiers.device(1, 1);
     CHECK(nvme0 != nvme1);
     CHECK(t.tiers.device(1, 0) == nvme0);
+    // Ids in order of first use, whatever the order of tiers and nodes asked.
+    CHECK(t.tiers.device(3, 7) == nvme1 + 1);
+    CHECK(t.tiers.device(2, -1) == nvme1 + 2);
+    CHECK(t.tiers.device(3, 7) == nvme1 + 1);
+    CHECK(t.tiers.device(0, -1) == t.device);
     const auto a = t.tiers.start(nvme0, StorageTiers::Kind::Read, 0, 10e6, 10e6, 0);
     const auto b = t.tiers.start(nvme1, StorageTiers::Kind::Read, 1, 10e6, 10e6, 0);
     t.tiers.reshare(nvme0);
