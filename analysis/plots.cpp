@@ -60,12 +60,7 @@ TimeUnit time_unit_for(double span_s) {
   return {86400.0, "days"};
 }
 
-// gnuplot single-quoted strings: a quote is written twice, nothing else is special.
-std::string gp_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+std::string gp_quote(const std::string& s) { return gnuplot_text(s); }
 
 // Writing to a gnuplot that has already exited would raise SIGPIPE and kill the whole
 // process. Blocking it in this thread turns that into a failed write (we then report the
@@ -421,6 +416,57 @@ std::vector<std::string> write_plots(const TraceData& trace, const std::string& 
   paths.push_back(plot_cost(trace, dir));
   paths.push_back(plot_waits(trace, dir));
   return paths;
+}
+
+// See plots.hpp. Length in bytes of the UTF-8 sequence starting at s[i] when it is
+// well formed (no overlong forms, no surrogates, at most U+10FFFF), else 0.
+namespace {
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c == 0xE0) n = 3, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) n = 3;
+  else if (c == 0xED) n = 3, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF) n = 3;
+  else if (c == 0xF0) n = 4, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) n = 4;
+  else if (c == 0xF4) n = 4, hi = 0x8F;
+  else return 0;
+  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
+}  // namespace
+
+std::string gnuplot_text(std::string_view text) {
+  constexpr std::size_t MAX_CHARS = 200;
+  std::string out = "'";
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    if (chars == MAX_CHARS) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7F) out += '?';
+      else if (c == '\'') out += "''";
+      else out += static_cast<char>(c);
+      ++i;
+    } else if (const std::size_t n = utf8_length(text, i); n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out += '?';
+      ++i;
+    }
+    ++chars;
+  }
+  return out + "'";
 }
 
 }  // namespace gcsim::analysis

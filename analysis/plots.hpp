@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/trace_data.hpp"
@@ -16,5 +17,13 @@ namespace gcsim::analysis {
 // then renamed). Throws
 // gcsim::Error("gnuplot failed ...") when gnuplot is missing or leaves no PNG.
 std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir);
+
+// `text` as one gnuplot single-quoted string, safe whatever it holds: a quote is written
+// twice, and every control character (a newline or a carriage return would end the
+// command and start another, the way a crafted trace's scenario name could run `system`)
+// and every byte of an invalid UTF-8 sequence is written as '?'; at most 200 characters
+// are kept ("..." marks a cut). The only way untrusted text (names from scenarios, traces,
+// catalogs) reaches a gnuplot script; data go through gnuplot-iostream's data blocks.
+std::string gnuplot_text(std::string_view text);
 
 }  // namespace gcsim::analysis

@@ -49,6 +49,19 @@ int cmd_instances(const InstanceCommands& c, const std::string& catalog_dir) {
     }
     gpu_filter = g->name;
   }
+  if (!c.provider.empty()) {
+    // Only providers the catalog has: a typo must not read as "0 instances".
+    std::vector<std::string> providers;
+    for (const models::InstanceSpec& s : catalog.list())
+      if (std::find(providers.begin(), providers.end(), s.provider) == providers.end()) providers.push_back(s.provider);
+    if (std::find(providers.begin(), providers.end(), ascii_lower(c.provider)) == providers.end()) {
+      const std::string hint = did_you_mean(ascii_lower(c.provider), providers);
+      std::string known;
+      for (const std::string& p : providers) known += (known.empty() ? "" : ", ") + p;
+      throw Error("unknown provider '" + c.provider + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
+                  " (the catalog has: " + known + ")");
+    }
+  }
   std::printf("%-10s %-28s %-15s %4s %10s %9s %9s  %-24s %s\n", "provider", "instance", "gpu", "gpus", "on-demand",
               "spot", "$/GPU-h", "billing", "where");
   std::size_t shown = 0, assumed = 0;

@@ -4,11 +4,13 @@
 // one-line message; anything else is a bug and exits with code 1.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,6 +140,26 @@ int cmd_gpus() {
   return 0;
 }
 
+// An unsigned 64-bit integer written in decimal, read exactly: CLI11's own conversion wraps
+// "-1" to 2^64-1 and takes 2^64 without a word, so seeds are read here. nullopt when the
+// text is anything else.
+std::optional<std::uint64_t> read_unsigned_64(const std::string& text) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc{} || p != end) return std::nullopt;
+  return v;
+}
+
+CLI::Validator unsigned_64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (read_unsigned_64(text)) return {};
+        return "expected a whole number from 0 to 18446744073709551615, got '" + text + "'";
+      },
+      "UINT64");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,15 +169,16 @@ int main(int argc, char** argv) {
 
   std::string scenario;
   std::string out_dir = "out";
-  std::optional<std::uint64_t> seed;
-  std::uint64_t replication = 0;
+  std::string seed_text;
+  std::string replication_text = "0";
   bool no_plots = false;
   bool quiet = false;
   auto* run = app.add_subcommand("run", "Run a scenario: write its trace and plots, print a summary");
   run->add_option("scenario", scenario, "Scenario file (default: the bundled quickstart)");
   run->add_option("-o,--output", out_dir, "Output folder (default: out)");
-  run->add_option("--seed", seed, "Override the scenario's seed");
-  run->add_option("--replication", replication, "Replication number: independent random streams per value");
+  run->add_option("--seed", seed_text, "Override the scenario's seed (0 to 2^64-1)")->check(unsigned_64());
+  run->add_option("--replication", replication_text, "Replication number: independent random streams per value")
+      ->check(unsigned_64());
   run->add_flag("--no-plots", no_plots, "Write the trace only");
   run->add_flag("-q,--quiet", quiet, "Print nothing on success");
 
@@ -202,7 +225,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, replication, !no_plots, quiet);
+    if (*run) {
+      std::optional<std::uint64_t> seed;
+      if (!seed_text.empty()) seed = read_unsigned_64(seed_text);
+      return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, *read_unsigned_64(replication_text),
+                     !no_plots, quiet);
+    }
     if (*validate) return cmd_validate(validate_file);
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();

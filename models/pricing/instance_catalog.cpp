@@ -112,15 +112,30 @@ class RowReader {
   const std::string& label_;
 };
 
+// YYYY, YYYY-MM or YYYY-MM-DD of a real calendar date (proleptic Gregorian, years 1900 to
+// 9999): 2024-13-45 and 2024-02-30 are refused, 2024-02-29 is a date, 2023-02-29 is not.
 bool valid_snapshot(std::string_view s) {
-  // YYYY, YYYY-MM or YYYY-MM-DD.
   if (s.empty()) return true;
   if (s.size() != 4 && s.size() != 7 && s.size() != 10) return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const bool dash = i == 4 || i == 7;
     if (dash ? s[i] != '-' : !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   }
-  return true;
+  const auto number = [&](std::size_t from, std::size_t n) {
+    int v = 0;
+    for (std::size_t i = from; i < from + n; ++i) v = v * 10 + (s[i] - '0');
+    return v;
+  };
+  const int year = number(0, 4);
+  if (year < 1900) return false;
+  if (s.size() == 4) return true;
+  const int month = number(5, 2);
+  if (month < 1 || month > 12) return false;
+  if (s.size() == 7) return true;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  constexpr int DAYS[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int day = number(8, 2);
+  return day >= 1 && day <= DAYS[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
 InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
@@ -185,7 +200,7 @@ InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
   }
   s.snapshot = r.text("snapshot");
   if (!valid_snapshot(s.snapshot))
-    r.fail(ErrorCode::WrongType, "snapshot", "expected a date YYYY-MM-DD (or YYYY-MM, YYYY), got '" + s.snapshot + "'");
+    r.fail(ErrorCode::WrongType, "snapshot", "expected a calendar date YYYY-MM-DD (or YYYY-MM, YYYY; years from 1900), got '" + s.snapshot + "'");
   s.source = r.required_text("source");
   return s;
 }

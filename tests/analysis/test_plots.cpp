@@ -86,3 +86,39 @@ TEST_CASE("plots of an empty run still draw", "[smoke][plot][.slow]") {
 TEST_CASE("plots need an existing directory", "[unit][plot]") {
   CHECK_THROWS_AS(write_plots(TraceData{}, "/nonexistent/gcsim/plots"), gcsim::Error);
 }
+
+TEST_CASE("gnuplot_text: one quoted string whatever the text holds", "[unit][plot]") {
+  CHECK(gnuplot_text("plain") == "'plain'");
+  CHECK(gnuplot_text("it's") == "'it''s'");
+  // A newline would end `set title` and start a command of the text's choosing.
+  CHECK(gnuplot_text("a\nsystem 'x'\r") == "'a?system ''x''?'");
+  CHECK(gnuplot_text(std::string("n\0l\x7f\t", 5)) == "'n?l?" "?'");
+  // Valid UTF-8 is kept; a stray continuation byte, an overlong form and a surrogate are not.
+  CHECK(gnuplot_text("caf\xc3\xa9 \xe2\x82\xac") == "'caf\xc3\xa9 \xe2\x82\xac'");
+  CHECK(gnuplot_text("\x80x\xc0\xafy\xed\xa0\x80") == "'?x?" "?y?" "?" "?'");
+  // At most 200 characters (a multi-byte character counts as one).
+  const std::string long_text(300, 'a');
+  CHECK(gnuplot_text(long_text) == "'" + std::string(200, 'a') + "...'");
+  std::string euros;
+  for (int i = 0; i < 250; ++i) euros += "\xe2\x82\xac";
+  CHECK(gnuplot_text(euros).size() == 1 + 200 * 3 + 3 + 1);
+}
+
+TEST_CASE("a trace's scenario name cannot run commands through the plot script", "[smoke][plot][security]") {
+  gcsim::test::TempDir dir;
+  const fs::path planted = dir.path() / "planted";
+  TraceData d;
+  // What a crafted trace may hold in its scenario_name attribute: a newline, then a gnuplot
+  // command that runs a shell command (double quotes: single ones would be doubled).
+  d.attrs.scenario_name = "x\nsystem \"touch " + planted.string() + "\"\nset title \"";
+  d.attrs.end_s = 3600;
+  d.attrs.horizon_s = 3600;
+  d.nodes = {{0, "g4", "A100", 4, 8.0, 0, 3600, 8.0}};
+  d.jobs = {{1, "J1", 0, 0, 1800, 4, 4, "g4", 0, 1, 4.0, JobStatus::Completed, {}, {}}};
+  d.utilization = {{0, 4, 4}, {1800, 0, 4}};
+  const fs::path out = dir.path() / "plots";
+  fs::create_directory(out);
+  const std::vector<std::string> paths = write_plots(d, out.string());
+  CHECK(paths.size() == 3);
+  CHECK_FALSE(fs::exists(planted));
+}

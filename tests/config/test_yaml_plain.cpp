@@ -90,6 +90,7 @@ TEST_CASE("the fast path builds yaml-cpp's tree for the plain subset", "[unit]")
       "a:\n  b:\n    c: 1\n  d: 2\ne: 3\n",
       "prices: {on_demand_per_hour: \"$4/GPUh\", spot: 1.2/h}\n",
       "list: [~, null, NULL, Null, 'null']\n",
+      "a: 1\nb:\n", "x:\n  spare:\ny: 1\n", "x:\n  - a:\n  - b\n",
   };
   for (const char* t : texts) CHECK(fast_path_agrees(t));
 }
@@ -120,6 +121,10 @@ TEST_CASE("the fast path gives up on what it does not read, and errors are yaml-
     CHECK_FALSE(detail::parse_plain_yaml(t, std::make_shared<const std::string>("t.yaml")).has_value());
   }
   CHECK(config_error([] { load_yaml_string("a: [$2.50/?h]\n", "q.yaml"); }).code() == ErrorCode::Syntax);
+  // An empty value followed by a sibling key: yaml-cpp marks the null at the next key
+  // (found by the fuzzer: "b:\nnulls: [~]" gave b's null 2:1 there, 1:1 here).
+  CHECK_FALSE(detail::parse_plain_yaml("b:\nnulls: [~, null, Null]\n", std::make_shared<const std::string>("t.yaml"))
+                  .has_value());
   // The same errors, codes and positions as before the fast path existed.
   const auto e = config_error([] { load_yaml_string("a:\n  - x\n  y: 1\n", "s.yaml"); });
   CHECK(e.code() == ErrorCode::Syntax);
@@ -139,10 +144,14 @@ TEST_CASE("nesting: the fast path takes 64 levels and leaves 65 to the guard", "
 TEST_CASE("every scenario and catalog in the tree loads the same by both paths", "[unit]") {
   int fast = 0;
   int files = 0;
+  int examples = 0;
+  int fast_examples = 0;
   for (const char* dir : {"scenarios", "tests"}) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(GCSIM_SOURCE_DIR) / dir)) {
       if (entry.path().extension() != ".yaml") continue;
       ++files;
+      const bool example = entry.path().string().find("/scenarios/examples/") != std::string::npos;
+      examples += example;
       const std::string text = read_file(entry.path());
       INFO(entry.path().string());
       const auto full = [&] {
@@ -154,13 +163,18 @@ TEST_CASE("every scenario and catalog in the tree loads the same by both paths",
       }();
       if (const auto quick = detail::parse_plain_yaml(text, std::make_shared<const std::string>("t.yaml"))) {
         ++fast;
+        fast_examples += example;
         REQUIRE(full.has_value());
         CHECK(difference(*quick, full->root) == "");
       }
     }
   }
   CHECK(files >= 10);
-  CHECK(fast >= files / 2);  // the examples are in the subset: the fast path is what runs
+  CHECK(fast > 0);
+  // Most bundled examples are in the subset: the fast path is what runs (the fuzz corpus
+  // under tests/ is odd on purpose and goes to yaml-cpp).
+  CHECK(examples >= 8);
+  CHECK(2 * fast_examples >= examples);
 }
 
 TEST_CASE("a 200,000-job list loads (the guard counts alias expansions, not written nodes)", "[unit]") {

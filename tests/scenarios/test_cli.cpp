@@ -83,6 +83,34 @@ TEST_CASE("bad scenarios exit with code 2, a located message, and no output", "[
   CHECK(run_gcsim("run --no-such-flag").code == 2);
 }
 
+TEST_CASE("seeds and replications are whole numbers from 0 to 2^64-1, read exactly", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-seed");
+  const std::string quickstart = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
+  // CLI11 alone wraps "-1" to 2^64-1 and takes 2^64: each of these ran before.
+  for (const char* bad : {"--seed -1", "--seed 18446744073709551616", "--seed +3", "--seed 1e3", "--replication -2",
+                          "--replication 99999999999999999999"}) {
+    INFO(bad);
+    const std::string out = dir.file("bad");
+    const auto r = run_gcsim(std::string("run -q --no-plots ") + bad + " -o " + out + " " + quickstart);
+    CHECK(r.code == 2);
+    CHECK(r.output.find("expected a whole number from 0 to 18446744073709551615") != std::string::npos);
+    CHECK(!fs::exists(out));
+  }
+  const auto top = run_gcsim("run --no-plots --seed 18446744073709551615 -o " + dir.file("top") + " " + quickstart);
+  CHECK(top.code == 0);
+  CHECK(top.output.find("(seed 18446744073709551615, replication 0)") != std::string::npos);
+}
+
+TEST_CASE("gcsim instances refuses a provider the catalog does not have", "[scenario][cli]") {
+  const auto typo = run_gcsim("instances --provider awz");
+  CHECK(typo.code == 2);
+  CHECK(typo.output.find("unknown provider 'awz'; did you mean 'aws'?") != std::string::npos);
+  CHECK(run_gcsim("instances --provider nosuch").code == 2);
+  const auto upper = run_gcsim("instances --provider AWS");
+  CHECK(upper.code == 0);
+  CHECK(upper.output.find("aws ") != std::string::npos);
+}
+
 TEST_CASE("gcsim run writes the trace and plots, and analyze reads them", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-run");
   const std::string out = dir.file("out");

@@ -216,6 +216,14 @@ TEST_CASE("catalog file errors name file, line, column and column", "[unit][pric
       {with(",standard,", ",spotty,"), ErrorCode::UnknownName, "market_kind"},
       {with("standard,0", "standard,yes"), ErrorCode::WrongType, "price_assumed"},
       {with("2026-01-21", "Jan 2026"), ErrorCode::WrongType, "snapshot"},
+      // Dates that are not on the calendar (each was accepted before).
+      {with("2026-01-21", "2024-13-45"), ErrorCode::WrongType, "snapshot"},
+      {with("2026-01-21", "2024-02-30"), ErrorCode::WrongType, "snapshot"},
+      {with("2026-01-21", "2023-02-29"), ErrorCode::WrongType, "snapshot"},
+      {with("2026-01-21", "1900-02-29"), ErrorCode::WrongType, "snapshot"},
+      {with("2026-01-21", "2024-04-31"), ErrorCode::WrongType, "snapshot"},
+      {with("2026-01-21", "2024-00"), ErrorCode::WrongType, "snapshot"},
+      {with("2026-01-21", "0000"), ErrorCode::WrongType, "snapshot"},
       {with(",test\n", ",\n"), ErrorCode::MissingKey, "source"},
       {with("aws,", "AWS,"), ErrorCode::WrongType, "provider"},
       {with(",,,standard", ",per_fortnight,,standard"), ErrorCode::BadUnit, "billing"},
@@ -229,6 +237,12 @@ TEST_CASE("catalog file errors name file, line, column and column", "[unit][pric
     CHECK(e.code() == c.code);
     CHECK(e.key_path() == c.column);
     CHECK(e.mark().file == "i.csv");
+  }
+  for (const char* date : {"2024-02-29", "2000-02-29", "2026-12-31", "2026-04", "1900"}) {
+    INFO(date);
+    std::istringstream in(with("2026-01-21", date));
+    InstanceCatalog c;
+    CHECK_NOTHROW(c.load(in, "i.csv", &gpus()));
   }
   const ConfigError e = load_error(with("1152GiB", "1152"));
   CHECK(e.mark().line == 2);
