@@ -1,7 +1,7 @@
 // The `catalogs:` section reader (see catalogs_reader.hpp).
 #include "models/config/catalogs_reader.hpp"
 
-#include <filesystem>
+#include <sstream>
 #include <vector>
 
 #include "sim/config/reader.hpp"
@@ -13,9 +13,8 @@ using config::MapReader;
 
 namespace {
 
-// The catalog documents named by one `catalogs.<kind>` key (a file or a list of files),
-// read relative to the scenario file.
-std::vector<config::ConfigDocument> read_catalog_files(const ConfigNode& list, const std::string& scenario_file) {
+// The file nodes of one `catalogs.<kind>` key: a file name or a list of file names.
+std::vector<const ConfigNode*> file_nodes(const ConfigNode& list) {
   std::vector<const ConfigNode*> files;
   if (list.is_scalar()) {
     files.push_back(&list);
@@ -24,37 +23,31 @@ std::vector<config::ConfigDocument> read_catalog_files(const ConfigNode& list, c
   } else {
     list.fail(ErrorCode::WrongType, "expected a file name or a list of file names");
   }
-  const auto base = std::filesystem::path(scenario_file).parent_path();
-  std::vector<config::ConfigDocument> docs;
-  for (const ConfigNode* f : files) {
-    const std::string path = (base / config::read_string(*f)).string();
-    if (!std::filesystem::is_regular_file(path)) f->fail(ErrorCode::FileNotFound, "catalog file '" + path + "' does not exist");
-    docs.push_back(config::load_yaml_file(path));
-  }
-  return docs;
+  return files;
+}
+
+// One catalog document, read through `sources`; its marks name the resolved path.
+config::ConfigDocument read_catalog_file(const ConfigNode& f, config::SourceResolver& sources) {
+  const std::string& text = sources.read(f, "catalog file");
+  return config::load_yaml_string(text, config::SourceResolver::resolve(f.mark().file, f.scalar()));
 }
 
 }  // namespace
 
-// Bundled catalogs plus the files named by `catalogs.gpus` and `catalogs.models`.
-Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, const std::string& scenario_file) {
+// Bundled catalogs plus the files named by `catalogs.gpus`, `catalogs.models` and
+// `catalogs.instances` (CSV files in the catalog format, docs/pricing.md).
+Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, config::SourceResolver& sources) {
   Catalogs c = bundled;
   if (!node) return c;
   MapReader r(*node, CATALOGS_KEYS);
   if (const ConfigNode* list = r.optional("gpus"))
-    for (const auto& doc : read_catalog_files(*list, scenario_file)) c.gpus.add_from(doc.root);
+    for (const ConfigNode* f : file_nodes(*list)) c.gpus.add_from(read_catalog_file(*f, sources).root);
   if (const ConfigNode* list = r.optional("models"))
-    for (const auto& doc : read_catalog_files(*list, scenario_file)) c.models.add_from(doc.root);
+    for (const ConfigNode* f : file_nodes(*list)) c.models.add_from(read_catalog_file(*f, sources).root);
   if (const ConfigNode* list = r.optional("instances")) {
-    // CSV files in the catalog format (docs/pricing.md), relative to the scenario file.
-    const auto base = std::filesystem::path(scenario_file).parent_path();
-    std::vector<const ConfigNode*> files;
-    if (list->is_sequence()) for (const auto& f : list->items()) files.push_back(&f);
-    else files.push_back(list);
-    for (const ConfigNode* f : files) {
-      const std::string path = (base / config::read_string(*f)).string();
-      if (!std::filesystem::is_regular_file(path)) f->fail(ErrorCode::FileNotFound, "catalog file '" + path + "' does not exist");
-      c.instances.load(path, &c.gpus);
+    for (const ConfigNode* f : file_nodes(*list)) {
+      std::istringstream in(sources.read(*f, "catalog file"));
+      c.instances.load(in, config::SourceResolver::resolve(f->mark().file, f->scalar()), &c.gpus);
     }
   }
   return c;

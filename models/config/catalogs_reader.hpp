@@ -11,6 +11,7 @@
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
+#include "sim/config/source_resolver.hpp"
 
 namespace gcsim::models {
 
@@ -20,6 +21,7 @@ struct Catalogs {
   ModelCatalog models;
   InstanceCatalog instances;
   SpotAdvisor spot_advisor;
+  std::vector<config::SourceRecord> sources;  // the files they were read from (bundled ones)
 };
 
 inline constexpr config::KeySpec CATALOGS_KEYS[] = {
@@ -29,7 +31,7 @@ inline constexpr config::KeySpec CATALOGS_KEYS[] = {
 };
 
 // `bundled` plus the files `catalogs:` names (node may be null: no extra files), read
-// relative to the scenario file.
-Catalogs read_catalogs(const config::ConfigNode* node, const Catalogs& bundled, const std::string& scenario_file);
+// through `sources`.
+Catalogs read_catalogs(const config::ConfigNode* node, const Catalogs& bundled, config::SourceResolver& sources);
 
 }  // namespace gcsim::models

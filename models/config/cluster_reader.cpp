@@ -45,7 +45,7 @@ const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
   gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
 }
 
-NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const std::string& base_dir) {
+NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, config::SourceResolver& sources) {
   MapReader r(n, NODE_TYPE_KEYS);
   NodeTypeSpec t;
   t.mark = n.mark();
@@ -91,7 +91,7 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const
       n.fail(ErrorCode::MissingKey, "market: reserved needs price: {reserved: {term, upfront, ...}}");
   }
   static const ConfigNode empty_block;
-  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, base_dir, t.gpus,
+  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, sources, t.gpus,
                         instance ? &defaults : nullptr);
   t.price.market = market;
 
@@ -118,8 +118,8 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const
   const ConfigNode* provisioning = r.optional("provisioning");
   if (market == Market::Spot) {
     SpotPoolConfig spot;
-    if (interruptions) spot.interruptions = parse_interruptions(*interruptions, base_dir, &catalogs.spot_advisor);
-    if (availability) spot.availability = parse_availability(*availability, base_dir);
+    if (interruptions) spot.interruptions = parse_interruptions(*interruptions, sources, &catalogs.spot_advisor);
+    if (availability) spot.availability = parse_availability(*availability, sources);
     spot.notice = notice ? config::read_duration(*notice)
                          : instance && instance->spot_notice > sim::SimTime::zero() ? instance->spot_notice
                                                                                      : default_notice(t.provider);
@@ -137,7 +137,7 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, const
 
 }  // namespace
 
-ClusterSpec read_cluster(const ConfigNode& node, const Catalogs& catalogs, const std::string& base_dir) {
+ClusterSpec read_cluster(const ConfigNode& node, const Catalogs& catalogs, config::SourceResolver& sources) {
   ClusterSpec cluster;
   MapReader c(node, CLUSTER_KEYS);
   const ConfigNode& types = c.required("node_types");
@@ -146,7 +146,7 @@ ClusterSpec read_cluster(const ConfigNode& node, const Catalogs& catalogs, const
   if (types.size() > 64) types.fail(ErrorCode::OutOfRange, "at most 64 node types");
   std::set<std::string> names;
   for (const auto& t : types.items()) {
-    cluster.node_types.push_back(read_node_type(t, catalogs, base_dir));
+    cluster.node_types.push_back(read_node_type(t, catalogs, sources));
     if (!names.insert(cluster.node_types.back().name).second)
       t.find("name")->fail(ErrorCode::Duplicate, "node type '" + cluster.node_types.back().name + "' is defined twice");
   }

@@ -43,8 +43,8 @@ inline constexpr config::KeySpec NODE_TYPE_KEYS[] = {
 };
 
 // Reads `cluster:` (node types, prices through pricing/price_spec, spot pools through
-// spot/spot_spec). Relative trace and price files are read from base_dir. Values derived
+// spot/spot_spec). Trace and price files are read through `sources`. Values derived
 // from other sections or from model equations are left to the resolve step.
-ClusterSpec read_cluster(const config::ConfigNode& node, const Catalogs& catalogs, const std::string& base_dir);
+ClusterSpec read_cluster(const config::ConfigNode& node, const Catalogs& catalogs, config::SourceResolver& sources);
 
 }  // namespace gcsim::models

@@ -40,9 +40,19 @@ std::string used_gpus_yaml(const ClusterSpec& c) {
 }  // namespace
 
 Catalogs load_bundled_catalogs(const LoadOptions& options) {
-  Catalogs c{load_bundled_gpu_catalog(options), load_bundled_model_catalog(options.catalog_dir), {}, {}};
-  c.instances = load_instance_catalog_dir(bundled_instance_dir(options.catalog_dir), &c.gpus);
-  c.spot_advisor = load_bundled_spot_advisor(options.catalog_dir);
+  namespace fs = std::filesystem;
+  config::SourceResolver sources;
+  auto yaml = [&](const std::string& name) {
+    const std::string path = (fs::path(options.catalog_dir) / name).string();
+    return config::load_yaml_string(sources.read_bundled(path, "catalog file"), path);
+  };
+  Catalogs c;
+  c.gpus.add_from(yaml("gpus.yaml").root);
+  c.models.add_from(yaml("models.yaml").root);
+  c.instances = load_instance_catalog_dir(bundled_instance_dir(options.catalog_dir), &c.gpus, &sources);
+  const std::string advisor = (fs::path(options.catalog_dir) / "aws_spot_advisor_gpu.csv").string();
+  c.spot_advisor = SpotAdvisor::parse(advisor, sources.read_bundled(advisor, "spot advisor"));
+  c.sources = sources.records();
   return c;
 }
 
@@ -71,9 +81,11 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     s.run_until = config::read_enum(*until, {"done", "horizon"}) == "done" ? RunUntil::Done : RunUntil::Horizon;
 
   // Phase 1: each section on its own (the catalogs first: the others name their entries).
-  const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, document.file);
-  const std::string base_dir = std::filesystem::path(document.file).parent_path().string();
-  s.cluster = read_cluster(r.required("cluster"), catalogs, base_dir);
+  // Every file read goes through `sources`, relative to the file naming it.
+  config::SourceResolver sources;
+  sources.add_records(bundled.sources);
+  const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, sources);
+  s.cluster = read_cluster(r.required("cluster"), catalogs, sources);
   if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net);
   if (const ConfigNode* storage = r.optional("storage")) s.storage = parse_storage(*storage);
 
@@ -83,7 +95,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
     sr.finish();
   }
 
-  WorkloadSection workload = read_workload(r.required("workload"), catalogs.models);
+  WorkloadSection workload = read_workload(r.required("workload"), catalogs.models, sources);
   s.workload = std::move(workload.spec);
   const ConfigNode* budgets = r.optional("budgets");
   if (budgets) s.budgets = read_budgets(*budgets);
@@ -95,6 +107,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled)
 
   s.gpu_catalog_yaml = used_gpus_yaml(s.cluster);
   s.source_text = std::move(document.text);
+  s.inputs = sources.records();
   return s;
 }
 

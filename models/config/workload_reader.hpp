@@ -12,6 +12,7 @@
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
+#include "sim/config/source_resolver.hpp"
 
 namespace gcsim::models {
 
@@ -88,6 +89,7 @@ struct WorkloadSection {
   std::shared_ptr<const config::ConfigNode> jobs_table;
 };
 
-WorkloadSection read_workload(const config::ConfigNode& node, const ModelCatalog& models);
+// A jobs table in a CSV file is read through `sources`.
+WorkloadSection read_workload(const config::ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources);
 
 }  // namespace gcsim::models
