@@ -6,6 +6,7 @@
 #include "models/config/cluster_reader.hpp"
 #include "models/config/output_reader.hpp"
 #include "models/config/workload_reader.hpp"
+#include "models/storage/storage_spec.hpp"
 
 namespace gcsim::models {
 
@@ -23,6 +24,9 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
       {{"budgets", BUDGET_KEYS}, REFERENCE},
       {{"output", OUTPUT_KEYS}, REFERENCE},
+      {{"storage", STORAGE_KEYS}, "storage.md"},
+      {{"storage.tiers[i]", STORAGE_TIER_KEYS}, "storage.md"},
+      {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},
   };
 }
 
