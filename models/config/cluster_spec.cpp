@@ -1,6 +1,8 @@
 // The cluster spec's own queries (see cluster_spec.hpp).
 #include "models/config/cluster_spec.hpp"
 
+#include <sstream>
+
 #include "models/workload/memory_fit.hpp"
 
 namespace gcsim::models {
@@ -28,6 +30,28 @@ std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Pr
     if (nodes <= nt.count) mask |= std::uint64_t{1} << t;
   }
   return mask;
+}
+
+std::string infeasible_message(const ClusterSpec& cluster, int gpus, const Precision* precision) {
+  std::ostringstream msg;
+  msg << "no node type can ever hold a job of " << gpus << " GPU" << (gpus == 1 ? "" : "s");
+  if (precision) msg << " in " << precision_name(*precision);
+  msg << " (a job takes GPUs on one node, or whole nodes of one type); the cluster has:";
+  for (const auto& t : cluster.node_types) {
+    msg << " " << t.count << " x " << t.name << " (" << t.gpus << " x " << t.gpu.name;
+    if (precision && !t.gpu.supports(*precision)) msg << ", no " << precision_name(*precision);
+    msg << ")";
+  }
+  return msg.str();
+}
+
+std::string memory_fit_hint(const ClusterSpec& cluster, const TrainingSpec& training) {
+  const GpuSpec* best = nullptr;
+  for (const auto& nt : cluster.node_types)
+    if (nt.gpu.supports(training.precision) && (!best || nt.gpu.memory_bytes > best->memory_bytes)) best = &nt.gpu;
+  if (!best) return "";
+  const MemoryFit fit = check_memory_fit(training, *best);
+  return fit.fits ? "" : " On " + best->name + ": " + fit.message;
 }
 
 }  // namespace gcsim::models

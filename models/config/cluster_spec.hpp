@@ -62,4 +62,13 @@ struct ClusterSpec {
 std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
                                   const TrainingSpec* training = nullptr);
 
+// Why no node type can ever hold a job of `gpus` GPUs (in `precision`, when given): the
+// sentence of an `infeasible` error, listing the cluster's node types.
+std::string infeasible_message(const ClusterSpec& cluster, int gpus, const Precision* precision);
+
+// Why no node type can hold a model-described job: the memory fit on the largest GPU that
+// supports its precision says what it needs and what would fit (" On <GPU>: ..."); empty
+// when memory is not the reason.
+std::string memory_fit_hint(const ClusterSpec& cluster, const TrainingSpec& training);
+
 }  // namespace gcsim::models

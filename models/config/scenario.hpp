@@ -17,6 +17,7 @@
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/distribution.hpp"
 #include "models/workload/training.hpp"
+#include "sim/config/source_resolver.hpp"
 #include "sim/errors.hpp"
 #include "sim/time.hpp"
 
@@ -117,6 +118,9 @@ struct Scenario {
   std::string source_file;
   std::string source_text;
   std::string gpu_catalog_yaml;  // the resolved GPU entries used, as YAML
+  // Every other file the scenario was resolved against: the bundled catalogs and each file
+  // it names (extra catalogs, instance CSVs, traces, price CSVs, CSV tables), with bytes.
+  std::vector<config::SourceRecord> inputs;
 };
 
 }  // namespace gcsim::models

@@ -5,11 +5,8 @@
 
 #include <string>
 
+#include "models/config/catalogs_reader.hpp"
 #include "models/config/scenario.hpp"
-#include "models/gpu/gpu_catalog.hpp"
-#include "models/pricing/instance_catalog.hpp"
-#include "models/spot/spot_spec.hpp"
-#include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
 
 namespace gcsim::models {
@@ -22,14 +19,6 @@ class SchedulerRegistry;
 struct LoadOptions {
   std::string catalog_dir;  // where gpus.yaml (and later catalogs) are found
   const SchedulerRegistry& schedulers;
-};
-
-// The bundled catalogs a scenario resolves names against; scenarios may add files.
-struct Catalogs {
-  GpuCatalog gpus;
-  ModelCatalog models;
-  InstanceCatalog instances;
-  SpotAdvisor spot_advisor;
 };
 
 // Loads the bundled GPU catalog (gpus.yaml) or all bundled catalogs from options.catalog_dir.

@@ -4,7 +4,9 @@
 #include "models/gpu/gpu_catalog.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -132,6 +134,21 @@ void replace_or_append(std::vector<GpuSpec>& entries, GpuSpec spec) {
   }
 }
 
+std::string format_double(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace
 
 void GpuCatalog::add_from(const config::ConfigNode& root) {
@@ -196,6 +213,29 @@ std::vector<std::string> GpuCatalog::all_names() const {
     names.insert(names.end(), spec.aliases.begin(), spec.aliases.end());
   }
   return names;
+}
+
+std::string to_catalog_yaml(const std::vector<const GpuSpec*>& gpus) {
+  std::ostringstream out;
+  out << "gpus:\n";
+  for (const GpuSpec* gpu : gpus) {
+    const GpuSpec& g = *gpu;
+    out << "  - name: " << quote(g.name) << "\n";
+    out << "    arch: " << quote(g.arch) << "\n";
+    out << "    form_factor: " << quote(g.form_factor) << "\n";
+    out << "    fp32: " << format_double(g.fp32_flop_per_s) << "\n";
+    out << "    tf32: " << format_double(g.tf32_flop_per_s) << "\n";
+    out << "    fp16: " << format_double(g.fp16_flop_per_s) << "\n";
+    out << "    bf16: " << format_double(g.bf16_flop_per_s) << "\n";
+    out << "    fp8: " << format_double(g.fp8_flop_per_s) << "\n";
+    out << "    memory: " << format_double(g.memory_bytes) << "B\n";
+    out << "    memory_bandwidth: " << format_double(g.memory_bytes_per_s) << "B/s\n";
+    if (g.nvlink_bytes_per_s > 0) out << "    nvlink: " << format_double(g.nvlink_bytes_per_s) << "B/s\n";
+    if (g.pcie_gen > 0) out << "    pcie: gen" << g.pcie_gen << "\n";
+    out << "    tdp: " << format_double(g.tdp_w) << "W\n";
+    out << "    sources: " << quote(g.sources) << "\n";
+  }
+  return out.str();
 }
 
 }  // namespace gcsim::models

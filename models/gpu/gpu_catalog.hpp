@@ -33,4 +33,8 @@ class GpuCatalog {
   std::vector<GpuSpec> entries_;
 };
 
+// The given GPUs as a catalog document in the format add_from reads (docs/gpu-catalog.md),
+// numbers to full precision: the entries a scenario used, embedded in its trace.
+std::string to_catalog_yaml(const std::vector<const GpuSpec*>& gpus);
+
 }  // namespace gcsim::models

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -414,7 +415,7 @@ std::string bundled_instance_dir(const std::string& catalog_dir) {
   return (std::filesystem::path(catalog_dir) / "instances").string();
 }
 
-InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatalog* gpus) {
+InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatalog* gpus, config::SourceResolver* sources) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw ConfigError(ErrorCode::FileNotFound, SourceMark{dir, 0, 0}, "", "no instance catalog folder");
@@ -423,7 +424,14 @@ InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatal
     if (entry.is_regular_file() && entry.path().extension() == ".csv") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   InstanceCatalog catalog;
-  for (const std::string& f : files) catalog.load(f, gpus);
+  for (const std::string& f : files) {
+    if (sources) {
+      std::istringstream in(sources->read_bundled(f, "instance catalog"));
+      catalog.load(in, f, gpus);
+    } else {
+      catalog.load(f, gpus);
+    }
+  }
   return catalog;
 }
 

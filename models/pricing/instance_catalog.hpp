@@ -92,7 +92,9 @@ class InstanceCatalog {
 };
 
 // Loads every *.csv in `dir` in name order (the bundled scenarios/catalog/instances).
-InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatalog* gpus);
+// Reads every CSV through `sources` when given (recorded for the trace).
+InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatalog* gpus,
+                                          config::SourceResolver* sources = nullptr);
 // The bundled folder under a catalog folder (LoadOptions::catalog_dir): "<dir>/instances".
 std::string bundled_instance_dir(const std::string& catalog_dir);
 

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -219,7 +220,7 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
   return PriceProfile(std::move(points), repeat);
 }
 
-PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base_dir, int gpus_per_node) {
+PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver& sources, int gpus_per_node) {
   MapReader r(node, {"points", "file", "repeat"});
   const ConfigNode* points_node = r.optional("points");
   const ConfigNode* file_node = r.optional("file");
@@ -232,14 +233,9 @@ PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base
   if (points_node == nullptr && file_node == nullptr)
     fail_missing(node, "points", "or 'file'");
   if (file_node != nullptr) {
-    const std::string file = config::read_string(*file_node);
-    std::filesystem::path path(file);
-    if (path.is_relative() && !base_dir.empty()) path = std::filesystem::path(base_dir) / path;
-    std::ifstream in(path, std::ios::binary);
-    std::error_code ec;
-    if (!in || std::filesystem::is_directory(path, ec))
-      file_node->fail(ErrorCode::FileNotFound, "cannot open price trace '" + path.string() + "'");
-    return read_price_profile_csv(in, path.string(), repeat, gpus_per_node);
+    const std::string path = config::SourceResolver::resolve(file_node->mark().file, config::read_string(*file_node));
+    std::istringstream in(sources.read(*file_node, "price trace"));
+    return read_price_profile_csv(in, path, repeat, gpus_per_node);
   }
   if (!points_node->is_sequence() || points_node->size() == 0)
     points_node->fail(ErrorCode::WrongType, "points must be a non-empty list of {at, price}");
@@ -260,7 +256,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, const std::string& base
 }
 
 PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule& provider_default,
-                      const std::string& base_dir, int gpus_per_node, const PriceSpec* defaults) {
+                      config::SourceResolver& sources, int gpus_per_node, const PriceSpec* defaults) {
   MapReader r(block, {"on_demand_per_hour", "spot_per_hour", "spot_profile", "max_per_hour", "reserved", "billing"});
   PriceSpec p;
   p.market = market;
@@ -304,7 +300,7 @@ PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule&
       p.spot_usd_per_hour = read_node_usd_per_hour(*spot, gpus_per_node);
       p.spot_profile = PriceProfile(*p.spot_usd_per_hour);
     } else if (profile != nullptr) {
-      p.spot_profile = parse_price_profile(*profile, base_dir, gpus_per_node);
+      p.spot_profile = parse_price_profile(*profile, sources, gpus_per_node);
     } else if (defaults != nullptr && defaults->spot_usd_per_hour) {
       p.spot_usd_per_hour = defaults->spot_usd_per_hour;
       p.spot_profile = PriceProfile(*p.spot_usd_per_hour);

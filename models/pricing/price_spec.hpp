@@ -22,6 +22,7 @@
 #include "models/pricing/billing.hpp"
 #include "models/pricing/price_profile.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/source_resolver.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -72,18 +73,18 @@ double read_node_usd_per_hour(const config::ConfigNode& n, int gpus_per_node);
 
 // Parses a `price:` block for a pool on `market` whose nodes have `gpus_per_node` GPUs (by
 // which every per-GPU price is multiplied). `provider_default` is the billing rule used
-// when the block has no `billing:` key; `base_dir` resolves `spot_profile.file` (relative
-// paths are relative to the scenario file's folder). `defaults`, when given (a catalog
+// when the block has no `billing:` key; `sources` reads `spot_profile.file` (relative
+// to the file naming it). `defaults`, when given (a catalog
 // instance the node type names), supplies on_demand_per_hour and spot_per_hour the block
 // leaves out. Strict: unknown keys; missing prices (MissingKey); keys that do not apply to the
 // market (Conflict: spot_profile on an owned pool, reserved on a spot pool, ...); both
 // spot_per_hour and spot_profile (Conflict); bad profiles (OutOfRange). A null block reads
 // as empty.
 PriceSpec parse_price(const config::ConfigNode& price_block, Market market, const BillingRule& provider_default,
-                      const std::string& base_dir, int gpus_per_node, const PriceSpec* defaults = nullptr);
+                      config::SourceResolver& sources, int gpus_per_node, const PriceSpec* defaults = nullptr);
 
 // A `spot_profile:` value on its own ({points: [...], repeat: 7d} or {file: x.csv, repeat: 7d}).
-PriceProfile parse_price_profile(const config::ConfigNode& node, const std::string& base_dir, int gpus_per_node);
+PriceProfile parse_price_profile(const config::ConfigNode& node, config::SourceResolver& sources, int gpus_per_node);
 // A price trace in CSV: header `time,usd_per_hour`, then rows such as `0h,0.92` / `30m,1.4`
 // (times with a unit, from 0, strictly increasing; prices >= 0, "$0.92/h" and "$0.1/GPUh"
 // accepted, the latter times gpus_per_node). `#` comment lines allowed. Errors name

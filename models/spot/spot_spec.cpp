@@ -32,12 +32,6 @@ using config::MapReader;
 
 constexpr int MAX_TRACE_VALUE = 1'000'000;
 
-std::string resolve(const std::string& base_dir, const std::string& file) {
-  const std::filesystem::path p(file);
-  if (p.is_absolute() || base_dir.empty()) return p.lexically_normal().string();
-  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
-}
-
 bool read_whole_file(const std::string& path, std::string& text) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
@@ -336,14 +330,11 @@ struct TraceRef {
 };
 
 // {file, start, loop} of a map already opened by `r`.
-TraceRef read_trace_ref(MapReader& r, const std::string& base_dir) {
+TraceRef read_trace_ref(MapReader& r, config::SourceResolver& sources) {
   TraceRef ref;
   const ConfigNode& file_node = r.required("file");
-  ref.file = resolve(base_dir, config::read_string(file_node));
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(ref.file, ec))
-    file_node.fail(ErrorCode::FileNotFound, "no such trace file '" + ref.file + "'");
-  const SpotTrace trace = read_spot_trace(ref.file);
+  ref.file = config::SourceResolver::resolve(file_node.mark().file, config::read_string(file_node));
+  const SpotTrace trace = parse_spot_trace(ref.file, sources.read(file_node, "trace file"));
   if (const ConfigNode* s = r.optional("start")) {
     ref.start = read_offset(*s);
     if (ref.start >= trace.length())
@@ -434,6 +425,10 @@ sim::SimTime CapacityProfile::next_change_after(sim::SimTime t) const {
 SpotTrace read_spot_trace(const std::string& path) {
   std::string text;
   if (!read_whole_file(path, text)) throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "no such file");
+  return parse_spot_trace(path, text);
+}
+
+SpotTrace parse_spot_trace(const std::string& path, const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ConfigError(ErrorCode::EmptyFile, SourceMark{path, 0, 0}, "", "the trace file is empty");
   return TraceReader(path, text).read();
@@ -485,12 +480,16 @@ double advisor_band_rate_per_s(int band) {
 }
 
 SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {
-  static const char* const LABELS[ADVISOR_BANDS] = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
-  static const std::string HEADER =
-      "region,instance_type,savings_vs_ondemand_pct,interruption_band_index,interruption_frequency_label";
   std::string text;
   if (!read_whole_file(csv_path, text))
     throw ConfigError(ErrorCode::FileNotFound, SourceMark{csv_path, 0, 0}, "", "no such file");
+  return parse(csv_path, text);
+}
+
+SpotAdvisor SpotAdvisor::parse(const std::string& csv_path, const std::string& text) {
+  static const char* const LABELS[ADVISOR_BANDS] = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
+  static const std::string HEADER =
+      "region,instance_type,savings_vs_ondemand_pct,interruption_band_index,interruption_frequency_label";
   SpotAdvisor a;
   a.file_ = csv_path;
   std::set<std::pair<std::string, std::string>> seen;
@@ -563,7 +562,7 @@ SpotAdvisor load_bundled_spot_advisor(const std::string& catalog_dir) {
 // ---------------------------------------------------------------------------------------
 // Interruptions
 
-InterruptionSpec parse_interruptions(const ConfigNode& node, const std::string& base_dir, const SpotAdvisor* advisor) {
+InterruptionSpec parse_interruptions(const ConfigNode& node, config::SourceResolver& sources, const SpotAdvisor* advisor) {
   MapReader r(node, {"process", "rate", "advisor", "shape", "scale", "file", "start", "loop", "correlated"});
   InterruptionSpec s;
   s.process = process_of(config::read_enum(r.required("process"), process_names()));
@@ -594,7 +593,7 @@ InterruptionSpec parse_interruptions(const ConfigNode& node, const std::string& 
       s.weibull_scale = config::read_duration(r.required("scale"), sim::SimTime::from_ns(1));
       break;
     case InterruptionProcess::Trace: {
-      TraceRef ref = read_trace_ref(r, base_dir);
+      TraceRef ref = read_trace_ref(r, sources);
       s.trace = std::move(ref.profile);
       s.trace_file = std::move(ref.file);
       s.trace_start = ref.start;
@@ -641,7 +640,7 @@ sim::SimTime AvailabilitySpec::next_change_after(sim::SimTime t) const {
   return next;
 }
 
-AvailabilitySpec parse_availability(const ConfigNode& node, const std::string& base_dir) {
+AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolver& sources) {
   MapReader r(node, {"windows", "otherwise", "file", "start", "loop"});
   AvailabilitySpec s;
   const ConfigNode* windows = r.optional("windows");
@@ -653,7 +652,7 @@ AvailabilitySpec parse_availability(const ConfigNode& node, const std::string& b
   if (file != nullptr) {
     if (const ConfigNode* v = node.find("otherwise"))
       v->fail(ErrorCode::Conflict, "'otherwise' goes with windows, not a file");
-    TraceRef ref = read_trace_ref(r, base_dir);
+    TraceRef ref = read_trace_ref(r, sources);
     s.profile = std::move(ref.profile);
     s.trace_file = std::move(ref.file);
     r.finish();

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/source_resolver.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -70,6 +71,8 @@ struct SpotTrace {
 // line and column), UnknownKey, MissingKey, WrongType, OutOfRange (negative or non-integer
 // counts, a gap that is not positive, an empty data list).
 SpotTrace read_spot_trace(const std::string& path);
+// The same for a trace already read (`path` names it in errors).
+SpotTrace parse_spot_trace(const std::string& path, const std::string& text);
 
 // The trace as a profile in simulation time: simulation time t reads the trace at
 // `start + t` (start < the trace's length). Without `loop` the last value holds after the
@@ -116,6 +119,8 @@ class SpotAdvisor {
   // Throws ConfigError: FileNotFound, Syntax (a row with the wrong number of fields, with
   // line and column), WrongType / OutOfRange (a bad band or savings), Duplicate.
   static SpotAdvisor load(const std::string& csv_path);
+  // The same for a file already read (`csv_path` names it in errors).
+  static SpotAdvisor parse(const std::string& csv_path, const std::string& text);
 
   const std::vector<AdvisorEntry>& entries() const { return entries_; }
   const AdvisorEntry* find(std::string_view region, std::string_view instance) const;
@@ -142,12 +147,12 @@ double advisor_band_rate_per_s(int band);
 // Parses an `interruptions:` value:
 //   {process: poisson, rate: 0.05/h} | {process: poisson, advisor: {region: R, instance: I}}
 //   {process: weibull, shape: 0.7, scale: 20h}
-//   {process: trace, file: F, start: 0h, loop: false}   (F relative to base_dir)
+//   {process: trace, file: F, start: 0h, loop: false}   (F read through sources: relative to the file naming it)
 //   {process: price} | {process: none}
 // each with an optional correlated: {rate: 0.01/h, fraction: 50%}. Keys of another process
 // are Conflict errors. `advisor` may be null when no advisor catalog is loaded; an
 // `advisor:` key then fails with UnknownName.
-InterruptionSpec parse_interruptions(const config::ConfigNode& node, const std::string& base_dir,
+InterruptionSpec parse_interruptions(const config::ConfigNode& node, config::SourceResolver& sources,
                                      const SpotAdvisor* advisor = nullptr);
 
 // ---------------------------------------------------------------------------------------
@@ -181,7 +186,7 @@ int nodes_of_fraction(double fraction, int count);
 // Parses an `availability:` value:
 //   {windows: [{every: 1w, from: 3d12h, to: 3d18h, available: 100%}, ...], otherwise: 25%}
 //   {file: F, start: 0h, loop: false}
-AvailabilitySpec parse_availability(const config::ConfigNode& node, const std::string& base_dir);
+AvailabilitySpec parse_availability(const config::ConfigNode& node, config::SourceResolver& sources);
 
 // ---------------------------------------------------------------------------------------
 // Notice before a node is taken, by provider: "aws" 120 s, "gcp" 30 s, "azure" 30 s

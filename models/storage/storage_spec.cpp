@@ -53,7 +53,7 @@ double read_price_per_gb(const ConfigNode& n, std::string_view per_what) {
 }
 
 StorageTierSpec parse_tier(const ConfigNode& node) {
-  MapReader r(node);
+  MapReader r(node, STORAGE_TIER_KEYS);
   StorageTierSpec t;
   t.name = config::read_string(r.required("name"));
   const std::string kind = config::read_enum(r.required("kind"), kind_names());
@@ -82,14 +82,12 @@ StorageTierSpec parse_tier(const ConfigNode& node) {
   if (const ConfigNode* p = r.optional("transfer_price")) t.transfer_usd_per_gb = read_price_per_gb(*p, "");
   if (const ConfigNode* ret = r.optional("retrieval")) {
     if (t.kind != TierKind::Archive) ret->fail(ErrorCode::Conflict, "retrieval applies to archive tiers only");
-    MapReader rr(*ret);
+    MapReader rr(*ret, RETRIEVAL_KEYS);
     t.retrieval_delay_s = config::read_duration(rr.required("delay")).seconds();
     if (const ConfigNode* p = rr.optional("price")) t.retrieval_usd_per_gb = read_price_per_gb(*p, "");
-    rr.finish();
   } else if (t.kind == TierKind::Archive) {
     node.fail(ErrorCode::MissingKey, "an archive tier needs retrieval: {delay: ..., price: ...}");
   }
-  r.finish();
   return t;
 }
 
@@ -118,9 +116,8 @@ std::vector<std::string> StorageSpec::names() const {
 }
 
 StorageSpec parse_storage(const ConfigNode& section) {
-  MapReader r(section);
+  MapReader r(section, STORAGE_KEYS);
   const ConfigNode& tiers = r.required("tiers");
-  r.finish();
   if (!tiers.is_sequence() || tiers.size() == 0) tiers.fail(ErrorCode::WrongType, "tiers must be a non-empty list");
   StorageSpec s;
   std::set<std::string> names;

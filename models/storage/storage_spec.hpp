@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 
 namespace gcsim::models {
 
@@ -42,6 +43,30 @@ struct StorageSpec {
   std::vector<StorageTierSpec> tiers;
   const StorageTierSpec* find(std::string_view name) const;
   std::vector<std::string> names() const;
+};
+
+// The keys of the `storage:` section, of each tier and of an archive's retrieval, listed
+// in docs/storage.md (checked by tests/config/test_scenario_keys_docs.cpp).
+inline constexpr config::KeySpec STORAGE_KEYS[] = {
+    {"tiers", "list of maps", "", true, "at least one", "the storage tiers, below; names unique"},
+};
+inline constexpr config::KeySpec STORAGE_TIER_KEYS[] = {
+    {"name", "text, unique", "", true, "", "jobs name it in dataset.tier and checkpoint.tier"},
+    {"kind", "`local-nvme` `shared-fs` `object-store` `archive`", "", true, "", "what the tier is"},
+    {"read", "bandwidth", "", true, "> 0", "aggregate read bandwidth; per node for local-nvme"},
+    {"write", "bandwidth", "`read`", false, "> 0", "aggregate write bandwidth"},
+    {"stream", "bandwidth", "none", false, "> 0", "per-stream cap (object stores only)"},
+    {"iops", "count", "not limiting", false, "> 0", "requests per second, aggregate"},
+    {"latency", "duration", "`0s`", false, ">= 0", "per request, to first byte"},
+    {"capacity", "bytes", "none", false, "> 0", "capacity (per node for local-nvme, required there)"},
+    {"price", "USD per GB-month", "`0`", false, ">= 0", "stored data"},
+    {"request_price", "USD per 1000 requests", "`0`", false, ">= 0", "GET-class requests (object stores, archives)"},
+    {"transfer_price", "USD per GB", "`0`", false, ">= 0", "data read out"},
+    {"retrieval", "map", "", false, "", "an archive's retrieval delay and fee (required there)"},
+};
+inline constexpr config::KeySpec RETRIEVAL_KEYS[] = {
+    {"delay", "duration", "", true, ">= 0", "time before the first byte"},
+    {"price", "USD per GB", "`0`", false, ">= 0", "retrieval fee"},
 };
 
 // Parses the `storage:` section: {tiers: [{name, kind, read, write, stream, iops, latency,

@@ -161,6 +161,8 @@ inline constexpr Column POOLS[] = {{"name", T::Str},
                                    {"energy_busy_usd_per_hour", T::F64},
                                    {"compare_to", T::Str},
                                    {"compare_usd_per_gpu_hour", T::F64}};
+inline constexpr Column INPUTS[] = {{"key", T::Str},       {"written", T::Str}, {"resolved", T::Str},
+                                    {"size_bytes", T::I64}, {"digest", T::Str},  {"bytes", T::Str}};
 inline constexpr Column LINKS[] = {{"link_id", T::I32},     {"name", T::Str},  {"kind", T::Str},
                                    {"bytes_per_s", T::F64}, {"latency_s", T::F64}, {"bytes", T::F64},
                                    {"busy_s", T::F64},      {"utilization", T::F64}};
@@ -175,6 +177,9 @@ inline constexpr Table BUDGET_EVENTS{"budget_events", detail::BUDGET_EVENTS};  /
 inline constexpr Table JOBS{"jobs", detail::JOBS};
 inline constexpr Table NODES{"nodes", detail::NODES};
 inline constexpr Table POOLS{"pools", detail::POOLS};
+// Every file the scenario was resolved against besides its own text (bundled and extra
+// catalogs, traces, price CSVs, CSV tables), bytes included, so the run can be redone.
+inline constexpr Table INPUTS{"inputs", detail::INPUTS};
 inline constexpr Table LINKS{"links", detail::LINKS};  // only with a network: section
 inline constexpr Table FLOWS{"flows", detail::FLOWS};  // only with output: {flows: true}
 

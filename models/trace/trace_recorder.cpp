@@ -217,10 +217,24 @@ void TraceRecorder::write_pools() {
   }
 }
 
+void TraceRecorder::write_inputs() {
+  trace::Table& t = add_table(file_, schema::INPUTS, 64);
+  for (const config::SourceRecord& in : scenario_.inputs) {
+    t.begin_row()
+        .str(0, in.key)
+        .str(1, in.written)
+        .str(2, in.resolved)
+        .i64(3, static_cast<std::int64_t>(in.bytes->size()))
+        .str(4, in.digest)
+        .str(5, *in.bytes);
+  }
+}
+
 void TraceRecorder::finish(double wall_clock_s) {
   write_jobs();
   write_nodes();
   write_pools();
+  write_inputs();
   namespace at = schema::attribute;
   file_.set_attribute(at::TRACE_SCHEMA, schema::VERSION);
   file_.set_attribute(at::GCSIM_VERSION, std::string_view(VERSION));

@@ -35,6 +35,7 @@ class TraceRecorder {
   void write_jobs();
   void write_nodes();
   void write_pools();
+  void write_inputs();
 
   trace::TraceFile& file_;
   const Scenario& scenario_;

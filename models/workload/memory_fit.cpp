@@ -93,4 +93,9 @@ MemoryFit check_memory_fit(const TrainingSpec& job, const GpuSpec& gpu) {
   return fit;
 }
 
+double checkpoint_state_bytes(const TrainingSpec& job) {
+  const StateBytes b = state_bytes_per_param(job.precision, job.optimizer);
+  return job.figures().params * (b.weights + b.optimizer);
+}
+
 }  // namespace gcsim::models

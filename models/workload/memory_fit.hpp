@@ -54,4 +54,8 @@ struct MemoryFit {
 
 MemoryFit check_memory_fit(const TrainingSpec& job, const GpuSpec& gpu);
 
+// The bytes a restart needs: weights and optimizer state, unsharded (docs/spot.md), the
+// size of a `checkpoint: {size: model}`.
+double checkpoint_state_bytes(const TrainingSpec& job);
+
 }  // namespace gcsim::models

@@ -2,8 +2,7 @@
 #include "sim/config/csv_table.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,20 +48,14 @@ ConfigNode split_list(const csv::Field& f, const FileName& file, int line, NodeP
 
 }  // namespace
 
-ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns) {
+ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns, SourceResolver* sources) {
   if (!n.is_map() || n.find("file") == nullptr) return n;
   MapReader r(n, {"file"});
   const ConfigNode& file_node = r.required("file");
   r.finish();
-  const std::string name = read_string(file_node);
-  namespace fs = std::filesystem;
-  fs::path path(name);
-  if (path.is_relative()) path = fs::path(n.mark().file).parent_path() / path;
-  const std::string label = path.lexically_normal().string();
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) file_node.fail(ErrorCode::FileNotFound, "'" + label + "' is a directory, not a CSV file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) file_node.fail(ErrorCode::FileNotFound, "cannot open the CSV table '" + label + "'");
+  const std::string label = SourceResolver::resolve(file_node.mark().file, read_string(file_node));
+  SourceResolver own;
+  std::istringstream in((sources ? *sources : own).read(file_node, "the CSV table"));
 
   const FileName file = std::make_shared<const std::string>(label);
   csv::Reader reader(in, label, true);

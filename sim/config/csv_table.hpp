@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/source_resolver.hpp"
 
 namespace gcsim::config {
 
@@ -22,6 +23,9 @@ namespace gcsim::config {
 // (at the `file` value), EmptyFile (no header row), Syntax (an empty or malformed header
 // cell, an open quote), Duplicate (a column named twice), WrongType (a row with more cells
 // than the header; an empty item in a list cell).
-ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns = {});
+// The CSV is read through `sources` when given (and so recorded for the trace); without
+// one, through a resolver of its own (the same rule and error, nothing kept).
+ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns = {},
+                      SourceResolver* sources = nullptr);
 
 }  // namespace gcsim::config

@@ -5,6 +5,7 @@
 
 #include "support/scenario_support.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -165,4 +166,41 @@ TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {
   CHECK(e.mark().line == 3);
   CHECK(e.mark().column == 4);
   CHECK(e.key_path() == "workload.jobs[1].gpus");
+}
+
+TEST_CASE("checks of the resolve step report at the CSV cell, and the CSV is a recorded input", "[unit]") {
+  TempDir dir("csv-resolve");
+  const std::string head =
+      "name: csv-resolve\nhorizon: 1d\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n";
+  const std::string jobs = "name,gpus,duration\nj0,1,2h\nj1,16,1h\n";
+  write(dir.file("jobs.csv"), jobs);
+  // Feasibility needs the cluster, so it is checked after every section is read; the
+  // error still points into the CSV, where the job's gpus are written.
+  const ConfigError e = config_error([&] {
+    gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: jobs.csv}\n", dir.file("s.yaml"));
+  });
+  CHECK(e.code() == ErrorCode::Infeasible);
+  CHECK(e.mark().file == (dir.path() / "jobs.csv").lexically_normal().string());
+  CHECK(e.mark().line == 3);
+  CHECK(e.mark().column == 4);
+  CHECK(e.key_path() == "workload.jobs[1].gpus");
+
+  write(dir.file("jobs.csv"), "name,gpus,duration,checkpoint\nj0,1,2h,\n");
+  // A budget's team is checked against the workload's teams in the resolve step too.
+  const ConfigError team = config_error([&] {
+    gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: jobs.csv}\nbudgets:\n  - {team: vision, limit: 10}\n",
+                                    dir.file("s.yaml"));
+  });
+  CHECK(team.code() == ErrorCode::UnknownName);
+  CHECK(team.key_path() == "budgets[0].team");
+  CHECK(team.mark().line == 9);
+  CHECK(team.mark().column == 12);
+
+  const auto s = gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: jobs.csv}\n", dir.file("s.yaml"));
+  const auto it = std::find_if(s.inputs.begin(), s.inputs.end(),
+                               [](const gcsim::config::SourceRecord& r) { return r.key == "workload.jobs.file"; });
+  REQUIRE(it != s.inputs.end());
+  CHECK(it->written == "jobs.csv");
+  CHECK(*it->bytes == "name,gpus,duration,checkpoint\nj0,1,2h,\n");
 }

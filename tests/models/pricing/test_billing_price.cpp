@@ -27,8 +27,9 @@ const std::string FIXTURES = GCSIM_SOURCE_DIR "/tests/fixtures/pricing";
 // Parses `price: {...}` (the text after "price: ") on `market` with AWS's default billing,
 // for a node of 8 GPUs (prices per node: the per-GPU ones are in test_gpu_hour_prices.cpp).
 PriceSpec price(const std::string& block, Market market = Market::OnDemand) {
-  const auto doc = gcsim::config::load_yaml_string("price: " + block + "\n", "s.yaml");
-  return m::parse_price(*doc.root.find("price"), market, m::default_billing("aws"), FIXTURES, 8);
+  const auto doc = gcsim::config::load_yaml_string("price: " + block + "\n", FIXTURES + "/s.yaml");
+  gcsim::config::SourceResolver sources;
+  return m::parse_price(*doc.root.find("price"), market, m::default_billing("aws"), sources, 8);
 }
 
 ConfigError price_error(const std::string& block, Market market = Market::OnDemand) {
@@ -184,7 +185,8 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
   }
   SECTION("owned pools take no price, and a null block reads as empty") {
     const auto doc = gcsim::config::load_yaml_string("price:\n", "s.yaml");
-    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Owned, m::default_billing("aws"), "", 8);
+    gcsim::config::SourceResolver sources;
+    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Owned, m::default_billing("aws"), sources, 8);
     CHECK(p.usd_per_hour_at(sim::hours(1)) == 0);
   }
   SECTION("a catalog instance supplies the prices the block leaves out") {
@@ -193,7 +195,8 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     d.spot_usd_per_hour = 6.7915;
     d.billing = m::per_minute_billing();
     const auto doc = gcsim::config::load_yaml_string("price: {}\n", "s.yaml");
-    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Spot, m::default_billing("aws"), "", 8, &d);
+    gcsim::config::SourceResolver sources;
+    const PriceSpec p = m::parse_price(*doc.root.find("price"), Market::Spot, m::default_billing("aws"), sources, 8, &d);
     CHECK(p.on_demand_usd_per_hour == 32.7726);
     CHECK(p.usd_per_hour_at(sim::hours(1)) == 6.7915);
     CHECK(p.billing.granularity == sim::minutes(1));
@@ -254,7 +257,7 @@ TEST_CASE("price block errors name the key", "[unit][pricing]") {
     const ConfigError e = price_error(c.block, c.market);
     CHECK(e.code() == c.code);
     CHECK(e.key_path() == c.path);
-    CHECK(e.mark().file == "s.yaml");
+    CHECK(e.mark().file == FIXTURES + "/s.yaml");  // the scenario file, where the price block is
     CHECK(e.mark().line == 1);
   }
 }

@@ -99,8 +99,9 @@ InterruptionSpec poisson(double per_hour) {
 }
 
 InterruptionSpec parsed(const std::string& yaml) {
-  const auto doc = gcsim::config::load_yaml_string(yaml, "pool.yaml");
-  return gcsim::models::parse_interruptions(doc.root, TRACES);
+  const auto doc = gcsim::config::load_yaml_string(yaml, TRACES + "/pool.yaml");
+  gcsim::config::SourceResolver sources;
+  return gcsim::models::parse_interruptions(doc.root, sources);
 }
 
 std::vector<Rec> only(const std::vector<Rec>& events, char kind) {
@@ -384,7 +385,8 @@ TEST_CASE("Availability limits how many nodes a pool can bring up", "[model][spo
     const auto doc = gcsim::config::load_yaml_string(
         "{windows: [{every: 1w, from: 3d12h, to: 3d18h, available: 100%}], otherwise: 25%}", "a.yaml");
     SpotPoolSpec p = pool("weekly", 0, 4, InterruptionSpec{}, minutes(2), minutes(3));
-    p.availability = gcsim::models::parse_availability(doc.root, "");
+    gcsim::config::SourceResolver sources;
+    p.availability = gcsim::models::parse_availability(doc.root, sources);
     Harness h({p});
     const std::int64_t up_at = (hours(84) + minutes(3)).ns();
     // One node of four at the start; the rest come at Thursday noon and stay: availability
@@ -398,7 +400,8 @@ TEST_CASE("Availability limits how many nodes a pool can bring up", "[model][spo
     const auto doc = gcsim::config::load_yaml_string(
         "{windows: [{every: 1d, from: 8h, to: 10h, available: 100%}], otherwise: 0%}", "a.yaml");
     SpotPoolSpec p = pool("daily", 0, 50, poisson(0.1), SimTime::zero(), minutes(7));
-    p.availability = gcsim::models::parse_availability(doc.root, "");
+    gcsim::config::SourceResolver sources;
+    p.availability = gcsim::models::parse_availability(doc.root, sources);
     Harness h({p}, 11);
     const auto& events = h.run(hours(24 * 20));
     // All 50 start down (0% at t = 0) and every up is requested inside a window: its
@@ -421,9 +424,10 @@ TEST_CASE("Availability limits how many nodes a pool can bring up", "[model][spo
     for (std::size_t k = 1; k < raw.values.size(); ++k)
       for (; best < std::min<long>(16, raw.values[k]); ++best) expected.push_back(static_cast<std::int64_t>(k) * 300'000'000'000);
     const auto doc =
-        gcsim::config::load_yaml_string("{file: aws-08-27-2023_us-west-2a_v100_16node_availability.json}", "a.yaml");
+        gcsim::config::load_yaml_string("{file: aws-08-27-2023_us-west-2a_v100_16node_availability.json}", TRACES + "/a.yaml");
     SpotPoolSpec p = pool("avail", 0, 16, InterruptionSpec{});
-    p.availability = gcsim::models::parse_availability(doc.root, TRACES);
+    gcsim::config::SourceResolver sources;
+    p.availability = gcsim::models::parse_availability(doc.root, sources);
     Harness h({p});
     std::vector<std::int64_t> ups;
     for (const Rec& r : only(h.run(seconds(300 * 4736)), 'u')) ups.push_back(r.at_ns);

@@ -36,14 +36,21 @@ const SpotAdvisor& advisor() {
   return a;
 }
 
+// The scenario text as if in `base_dir`: trace files are relative to the file naming them.
+std::string in_dir(const std::string& base_dir, const std::string& name) {
+  return base_dir.empty() ? name : base_dir + "/" + name;
+}
+
 InterruptionSpec interruptions(const std::string& yaml, const std::string& base_dir = TRACES) {
-  const auto doc = gcsim::config::load_yaml_string(yaml, "pool.yaml");
-  return gcsim::models::parse_interruptions(doc.root, base_dir, &advisor());
+  const auto doc = gcsim::config::load_yaml_string(yaml, in_dir(base_dir, "pool.yaml"));
+  gcsim::config::SourceResolver sources;
+  return gcsim::models::parse_interruptions(doc.root, sources, &advisor());
 }
 
 AvailabilitySpec availability(const std::string& yaml, const std::string& base_dir = TRACES) {
-  const auto doc = gcsim::config::load_yaml_string(yaml, "pool.yaml");
-  return gcsim::models::parse_availability(doc.root, base_dir);
+  const auto doc = gcsim::config::load_yaml_string(yaml, in_dir(base_dir, "pool.yaml"));
+  gcsim::config::SourceResolver sources;
+  return gcsim::models::parse_availability(doc.root, sources);
 }
 
 ConfigError interruptions_error(const std::string& yaml, const std::string& base_dir = TRACES) {
@@ -165,14 +172,17 @@ TEST_CASE("Interruption parsing refuses bad input with stable codes", "[unit][sp
     CHECK(inst.code() == ErrorCode::UnknownName);
     CHECK(std::string(inst.what()).find("did you mean 'p3.2xlarge'") != std::string::npos);
     const auto doc = gcsim::config::load_yaml_string("{process: poisson, advisor: {region: a, instance: b}}", "p.yaml");
-    const ConfigError none = gcsim::test::config_error([&] { gcsim::models::parse_interruptions(doc.root, TRACES); });
+    const ConfigError none = gcsim::test::config_error([&] {
+      gcsim::config::SourceResolver sources;
+      gcsim::models::parse_interruptions(doc.root, sources);
+    });
     CHECK(none.code() == ErrorCode::UnknownName);
     CHECK_THROWS_AS(advisor().advisor_rate_per_s("us-east-1", "nope"), ConfigError);
   }
   SECTION("trace files") {
     const ConfigError e = interruptions_error("{process: trace, file: missing.json}");
     CHECK(e.code() == ErrorCode::FileNotFound);
-    CHECK(e.mark().file == "pool.yaml");  // reported where the scenario names it
+    CHECK(e.mark().file == TRACES + "/pool.yaml");  // reported where the scenario names it
     CHECK(e.mark().column == 24);
   }
 }

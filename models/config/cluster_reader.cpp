@@ -1,0 +1,156 @@
+// The cluster: section reader (see cluster_reader.hpp). A node type is read with the
+// catalogs (a GPU name, an instance row), never with another section of the scenario.
+#include "models/config/cluster_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "models/config/reader_common.hpp"
+#include "models/pricing/billing.hpp"
+#include "sim/config/reader.hpp"
+
+namespace gcsim::models {
+
+using config::ConfigNode;
+using config::MapReader;
+
+namespace {
+
+const std::vector<std::string>& known_providers() {
+  static const std::vector<std::string> names{"aws", "gcp", "azure", "lambda", "alibaba", "tencent", "vast", "colab", "dgx-cloud"};
+  return names;
+}
+
+const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
+  const std::string gpu_name = config::read_string(gpu);
+  const GpuSpec* spec = gpus.find(gpu_name);
+  if (spec) return *spec;
+  // "H100" names a family, not a part: list the parts it starts, else the closest name.
+  std::vector<std::string> family;
+  for (const auto& g : gpus.entries()) {
+    if (g.name.size() > gpu_name.size() &&
+        std::equal(gpu_name.begin(), gpu_name.end(), g.name.begin(),
+                   [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }))
+      family.push_back(g.name);
+  }
+  std::string hint;
+  if (!family.empty()) {
+    hint = "; did you mean one of: ";
+    for (std::size_t i = 0; i < family.size(); ++i) hint += (i ? ", " : "") + family[i];
+    hint += "?";
+  } else if (const std::string close = did_you_mean(gpu_name, gpus.all_names()); !close.empty()) {
+    hint = "; did you mean '" + close + "'?";
+  }
+  gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
+}
+
+NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, config::SourceResolver& sources) {
+  MapReader r(n, NODE_TYPE_KEYS);
+  NodeTypeSpec t;
+  t.mark = n.mark();
+  t.path = n.path();
+  t.name = read_name(r.required("name"));
+  // A catalog instance supplies hardware, prices and billing; explicit keys override them.
+  const InstanceSpec* instance = nullptr;
+  if (const ConfigNode* i = r.optional("instance")) {
+    instance = &catalogs.instances.lookup(*i);
+    t.instance = instance->ref();
+    t.provider = instance->provider;
+  }
+  if (const ConfigNode* p = r.optional("provider")) t.provider = config::read_enum(*p, known_providers());
+  const ConfigNode* gpu = r.optional("gpu");
+  if (gpu) t.gpu = resolve_gpu(*gpu, catalogs.gpus);
+  else if (instance) t.gpu = *catalogs.gpus.find(instance->gpu);
+  else n.fail(ErrorCode::MissingKey, "a node type needs its gpu (e.g. A100-80GB-SXM) or a catalog instance");
+  if (const ConfigNode* g = r.optional("gpus")) t.gpus = static_cast<int>(config::read_int(*g, 1, 64));
+  else if (instance) t.gpus = instance->gpus;
+  else r.required("gpus");
+  if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
+  else if (instance) t.cpu_cores = instance->vcpus;
+  if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
+  else if (instance) t.memory_bytes = instance->memory_bytes;
+  t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
+
+  const ConfigNode* market_node = r.optional("market");
+  const Market market = market_node ? parse_market(*market_node) : Market::OnDemand;
+  const BillingRule billing = t.provider.empty() ? per_second_billing() : default_billing(t.provider);
+  const PriceSpec defaults = instance ? instance->price_defaults() : PriceSpec{};
+  const ConfigNode* price = r.optional("price");
+  if (!price && !instance && market != Market::Owned)
+    n.fail(ErrorCode::MissingKey, "a node type needs its price (e.g. {on_demand_per_hour: 32.77}) or a catalog instance");
+  if (!price) {
+    // Without a price: block, what the market needs must come from the catalog instance.
+    const ConfigNode& at = instance ? *n.find("instance") : n;
+    if (market == Market::Spot && !defaults.spot_usd_per_hour)
+      at.fail(ErrorCode::MissingKey, "market: spot needs a spot price: give price: {spot_per_hour: ...} or " +
+                                         std::string(instance ? "name a zone with one (e.g. " + instance->provider + "/" +
+                                                                    instance->instance_type + "@<zone>; `gcsim instances`)"
+                                                              : "a catalog instance with one"));
+    if (market == Market::Reserved)
+      n.fail(ErrorCode::MissingKey, "market: reserved needs price: {reserved: {term, upfront, ...}}");
+  }
+  static const ConfigNode empty_block;
+  t.price = parse_price(price ? *price : empty_block, market, instance ? instance->billing : billing, sources, t.gpus,
+                        instance ? &defaults : nullptr);
+  t.price.market = market;
+
+  const ConfigNode* ownership = r.optional("ownership");
+  const ConfigNode* compare = r.optional("compare_to");
+  if (market == Market::Owned) {
+    if (!ownership) n.fail(ErrorCode::MissingKey, "an owned node type needs ownership: {capex, depreciation, electricity, ...}");
+    const double busy_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, true);
+    const double idle_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, false);
+    t.ownership = parse_ownership(*ownership, busy_w, idle_w);
+    if (compare) {
+      const InstanceSpec& alt = catalogs.instances.lookup(*compare);
+      t.compare_to = alt.ref();
+      t.compare_usd_per_gpu_hour = alt.on_demand_usd_per_gpu_hour();
+    }
+  } else {
+    if (ownership) ownership->fail(ErrorCode::Conflict, "ownership applies to market: owned only");
+    if (compare) compare->fail(ErrorCode::Conflict, "compare_to applies to market: owned only");
+  }
+
+  const ConfigNode* interruptions = r.optional("interruptions");
+  const ConfigNode* availability = r.optional("availability");
+  const ConfigNode* notice = r.optional("notice");
+  const ConfigNode* provisioning = r.optional("provisioning");
+  if (market == Market::Spot) {
+    SpotPoolConfig spot;
+    if (interruptions) spot.interruptions = parse_interruptions(*interruptions, sources, &catalogs.spot_advisor);
+    if (availability) spot.availability = parse_availability(*availability, sources);
+    spot.notice = notice ? config::read_duration(*notice)
+                         : instance && instance->spot_notice > sim::SimTime::zero() ? instance->spot_notice
+                                                                                     : default_notice(t.provider);
+    if (provisioning) spot.provisioning = config::read_duration(*provisioning);
+    if (spot.interruptions.price_driven() && !t.price.max_usd_per_hour)
+      interruptions->fail(ErrorCode::MissingKey, "process: price needs the pool's price.max_per_hour (its bid)");
+    t.spot = std::move(spot);
+  } else {
+    for (const ConfigNode* k : {interruptions, availability, notice, provisioning})
+      if (k) k->fail(ErrorCode::Conflict, "interruptions, availability, notice and provisioning apply to market: spot only");
+  }
+  t.internals = topology::resolve_node_internals(topology::parse_node_internals(r), t.gpu);
+  return t;
+}
+
+}  // namespace
+
+ClusterSpec read_cluster(const ConfigNode& node, const Catalogs& catalogs, config::SourceResolver& sources) {
+  ClusterSpec cluster;
+  MapReader c(node, CLUSTER_KEYS);
+  const ConfigNode& types = c.required("node_types");
+  if (!types.is_sequence() || types.size() == 0)
+    types.fail(ErrorCode::WrongType, "node_types must be a non-empty list of node types");
+  if (types.size() > 64) types.fail(ErrorCode::OutOfRange, "at most 64 node types");
+  std::set<std::string> names;
+  for (const auto& t : types.items()) {
+    cluster.node_types.push_back(read_node_type(t, catalogs, sources));
+    if (!names.insert(cluster.node_types.back().name).second)
+      t.find("name")->fail(ErrorCode::Duplicate, "node type '" + cluster.node_types.back().name + "' is defined twice");
+  }
+  return cluster;
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,16 @@
+// Small readers the scenario's section readers share: names (which become file and stream
+// names, so no '/' or control characters) and precisions.
+#pragma once
+
+#include <string>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::models {
+
+// A non-empty name without '/', '\\' or control characters (OutOfRange otherwise).
+std::string read_name(const config::ConfigNode& n);
+Precision read_precision(const config::ConfigNode& n);
+
+}  // namespace gcsim::models

@@ -1,0 +1,33 @@
+// The scenario's key sections (see scenario_keys.hpp).
+#include "models/config/scenario_keys.hpp"
+
+#include "models/config/budget_reader.hpp"
+#include "models/config/catalogs_reader.hpp"
+#include "models/config/cluster_reader.hpp"
+#include "models/config/output_reader.hpp"
+#include "models/config/workload_reader.hpp"
+#include "models/storage/storage_spec.hpp"
+
+namespace gcsim::models {
+
+std::vector<DocumentedSection> scenario_key_sections() {
+  constexpr std::string_view REFERENCE = "scenario-reference.md";
+  return {
+      {{"", TOP_LEVEL_KEYS}, REFERENCE},
+      {{"catalogs", CATALOGS_KEYS}, REFERENCE},
+      {{"cluster", CLUSTER_KEYS}, REFERENCE},
+      {{"cluster.node_types[i]", NODE_TYPE_KEYS}, REFERENCE},
+      {{"workload", WORKLOAD_KEYS}, REFERENCE},
+      {{"workload.jobs[i]", JOB_KEYS}, REFERENCE},
+      {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},
+      {{"comm", COMM_KEYS}, "network.md"},
+      {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
+      {{"budgets", BUDGET_KEYS}, REFERENCE},
+      {{"output", OUTPUT_KEYS}, REFERENCE},
+      {{"storage", STORAGE_KEYS}, "storage.md"},
+      {{"storage.tiers[i]", STORAGE_TIER_KEYS}, "storage.md"},
+      {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},
+  };
+}
+
+}  // namespace gcsim::models

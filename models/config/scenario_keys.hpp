@@ -1,0 +1,38 @@
+// Every map a scenario may hold, with its self-describing key table: the top level and
+// each section's maps, as their readers declare them. Printed by docs checks and tools;
+// tests/config/test_scenario_keys_docs.cpp checks each against the reference table in the
+// doc named here.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "sim/config/key_table.hpp"
+
+namespace gcsim::models {
+
+inline constexpr config::KeySpec TOP_LEVEL_KEYS[] = {
+    {"name", "text (no `/`)", "", true, "", "the scenario's name; names the trace file by default"},
+    {"seed", "integer", "`0`", false, ">= 0", "the root of every random stream"},
+    {"horizon", "duration", "", true, "> 0", "the longest simulated time"},
+    {"run_until", "`done` | `horizon`", "`done`", false, "", "whether the run ends with the last job or at the horizon"},
+    {"catalogs", "map", "", false, "", "extra catalog files"},
+    {"cluster", "map", "", true, "", "the hardware"},
+    {"network", "map", "", false, "", "the fabric between nodes (network.md)"},
+    {"storage", "map", "", false, "", "storage tiers (storage.md)"},
+    {"scheduler", "map", "`fifo`", false, "", "the scheduling policy"},
+    {"workload", "map", "", true, "", "the jobs"},
+    {"budgets", "list of maps", "", false, "", "spending limits per team"},
+    {"output", "map", "", false, "", "output file names"},
+};
+
+// One map's keys and the document whose table lists them (a path under docs/).
+struct DocumentedSection {
+  config::KeySection section;
+  std::string_view doc;
+};
+
+// Every KeySection the loader reads, in the order of the reference.
+std::vector<DocumentedSection> scenario_key_sections();
+
+}  // namespace gcsim::models

@@ -1,0 +1,103 @@
+// The resolve step (see scenario_resolve.hpp).
+#include "models/config/scenario_resolve.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/spot/interruption_rate.hpp"
+#include "models/storage/checkpoint_io.hpp"
+#include "models/workload/memory_fit.hpp"
+
+namespace gcsim::models {
+
+using config::ConfigNode;
+
+namespace {
+
+[[noreturn]] void fail_unknown_tier(const ConfigNode& at, std::string_view what, const std::string& tier,
+                                    const Scenario& s) {
+  const std::string hint = s.storage ? did_you_mean(tier, s.storage->names()) : "";
+  at.fail(ErrorCode::UnknownName, std::string(what) + " tier '" + tier + "' is not a tier of the scenario's storage section" +
+                                      (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+}
+
+// A checkpoint written to a tier: the tier exists, its size (from the model for
+// `size: model`, marked -1 by the reader) and its write and restore times on that tier.
+void resolve_checkpoint(CheckpointSpec& c, const ConfigNode& entry, const Scenario& s, const TrainingSpec* training) {
+  if (c.tier.empty()) return;
+  const ConfigNode& at = *entry.find("checkpoint");
+  const StorageTierSpec* tier = s.storage ? s.storage->find(c.tier) : nullptr;
+  if (!tier) fail_unknown_tier(*at.find("tier"), "checkpoint", c.tier, s);
+  if (c.size_bytes < 0) c.size_bytes = checkpoint_state_bytes(*training);
+  c = checkpoint_times_from_tier(c, *tier);
+}
+
+void resolve_dataset(const DatasetRef& dataset, const ConfigNode& job, const Scenario& s) {
+  if (dataset.tier.empty()) return;
+  const ConfigNode* ds = job.find("dataset");
+  if (!s.storage || !s.storage->find(dataset.tier)) fail_unknown_tier(*ds, "dataset", dataset.tier, s);
+  // Staging copies the dataset to the nodes' local NVMe: the scenario needs one.
+  const auto& tiers = s.storage->tiers;
+  if (dataset.access == DataAccess::Stage &&
+      std::none_of(tiers.begin(), tiers.end(), [](const StorageTierSpec& t) { return t.kind == TierKind::LocalNvme; })) {
+    const ConfigNode* access = ds->find("access");
+    (access ? access : ds)->fail(ErrorCode::MissingKey, "access: stage copies the dataset to local NVMe: the storage "
+                                                        "section needs a tier of kind local-nvme");
+  }
+}
+
+void require_feasible(const ConfigNode& at, const ClusterSpec& cluster, int gpus, const Precision* precision) {
+  if (eligible_node_types(cluster, gpus, precision) == 0)
+    at.fail(ErrorCode::Infeasible, infeasible_message(cluster, gpus, precision));
+}
+
+void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s) {
+  const TrainingSpec* training = j.training ? &*j.training : nullptr;
+  if (j.checkpoint) resolve_checkpoint(*j.checkpoint, n, s, training);
+  const ConfigNode& gpus = *n.find("gpus");
+  if (training) {
+    if (training->dataset) resolve_dataset(*training->dataset, n, s);
+    if (eligible_node_types(s.cluster, j.gpus, &j.precision, training) == 0) {
+      const std::string why = memory_fit_hint(s.cluster, *training);
+      if (!why.empty()) n.fail(ErrorCode::Infeasible, "the job does not fit in GPU memory on any node type." + why);
+      require_feasible(gpus, s.cluster, j.gpus, &j.precision);
+    }
+    return;
+  }
+  if (j.comm && !s.network) n.find("comm")->fail(ErrorCode::Conflict, "comm needs a network: section to send its traffic over");
+  require_feasible(gpus, s.cluster, j.gpus, j.work_flop ? &j.precision : nullptr);
+}
+
+void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s) {
+  if (g.checkpoint) resolve_checkpoint(*g.checkpoint, n, s, nullptr);
+  // Every value the gpus distribution can produce must be placeable.
+  const ConfigNode& gpus = *n.find("gpus");
+  const Precision* needs = g.work ? &g.precision : nullptr;
+  if (g.gpus.kind == Distribution::Kind::Choice) {
+    for (double v : g.gpus.values) require_feasible(gpus, s.cluster, static_cast<int>(v), needs);
+  } else {
+    require_feasible(gpus, s.cluster, static_cast<int>(std::llround(g.gpus.highest())), needs);
+  }
+}
+
+}  // namespace
+
+void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
+  for (NodeTypeSpec& t : s.cluster.node_types)
+    if (t.spot) t.interruption_rate_per_s = mean_interruption_rate_per_s(t.spot->interruptions);
+  for (std::size_t i = 0; i < s.workload.jobs.size(); ++i)
+    resolve_job(s.workload.jobs[i], *nodes.workload.job_nodes[i], s);
+  for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
+    resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s);
+  for (std::size_t i = 0; i < s.budgets.size(); ++i) {
+    const std::string& team = s.budgets[i].team;
+    if (s.workload.team_index(team) >= 0) continue;
+    const std::string hint = did_you_mean(team, s.workload.teams);
+    nodes.budgets->at(i).find("team")->fail(ErrorCode::UnknownName, "no job names team '" + team + "'" +
+                                                                        (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  }
+  if (s.output.flows && !s.network)
+    nodes.output->find("flows")->fail(ErrorCode::Conflict, "flows: true needs a network: section");
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,219 @@
+// The `workload:` section reader (see workload_reader.hpp).
+#include "models/config/workload_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "models/config/distribution_reader.hpp"
+#include "models/config/reader_common.hpp"
+#include "sim/config/csv_table.hpp"
+#include "sim/config/reader.hpp"
+
+namespace gcsim::models {
+
+using config::ConfigNode;
+using config::MapReader;
+
+namespace {
+
+constexpr double INF = std::numeric_limits<double>::infinity();
+
+const std::vector<std::string>& collective_names() {
+  static const std::vector<std::string> names{"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall"};
+  return names;
+}
+
+CommSpec read_comm(const ConfigNode& n) {
+  MapReader r(n, COMM_KEYS);
+  CommSpec c;
+  if (const ConfigNode* k = r.optional("collective")) c.collective = config::read_enum(*k, collective_names());
+  if (const ConfigNode* a = r.optional("algorithm")) c.algorithm = config::read_enum(*a, {"ring", "tree"});
+  c.bytes = config::read_bytes(r.required("bytes"));
+  c.every = config::read_duration(r.required("every"), sim::SimTime::from_ns(1));
+  if (const ConfigNode* s = r.optional("simulated_steps")) c.simulated_steps = config::read_int(*s, 1, 1'000'000);
+  return c;
+}
+
+// checkpoint: {every: 1h | optimal, write_time: 3m, restore_time: 3m, pause: true}
+//          or {every: ..., size: 40GiB | model, tier: shared-fs}.
+// A tier's write and restore times, and a size of `model` (marked -1 here), are the resolve
+// step's: they need the storage section and the job's model.
+CheckpointSpec read_checkpoint(const ConfigNode& n) {
+  MapReader r(n, CHECKPOINT_KEYS);
+  CheckpointSpec c;
+  const ConfigNode& every = r.required("every");
+  if (every.is_scalar() && every.scalar() == "optimal") c.optimal = true;
+  else c.every = config::read_duration(every, sim::SimTime::from_ns(1));
+  const ConfigNode* write = r.optional("write_time");
+  const ConfigNode* restore = r.optional("restore_time");
+  const ConfigNode* size = r.optional("size");
+  const ConfigNode* tier = r.optional("tier");
+  if (const ConfigNode* p = r.optional("pause")) c.pause = config::read_bool(*p);
+  if (size || tier) {
+    if (write) write->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
+    if (restore) restore->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
+    if (!size) n.fail(ErrorCode::MissingKey, "a checkpoint written to a tier needs its size (e.g. 40GiB, or model)");
+    if (!tier) n.fail(ErrorCode::MissingKey, "a checkpoint of a given size needs the tier it is written to");
+    c.tier = config::read_string(*tier);
+    if (size->is_scalar() && size->scalar() == "model") c.size_bytes = -1;
+    else c.size_bytes = config::read_bytes(*size);
+  } else {
+    if (!write) n.fail(ErrorCode::MissingKey, "a checkpoint needs write_time (e.g. 3m), or size and tier");
+    c.write_time = config::read_duration(*write);
+    c.restore_time = restore ? config::read_duration(*restore) : c.write_time;
+  }
+  return c;
+}
+
+void read_job_lifecycle(MapReader& r, std::optional<CheckpointSpec>& checkpoint, sim::SimTime& image_pull,
+                        std::string& team) {
+  if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c);
+  if (const ConfigNode* p = r.optional("image_pull")) image_pull = config::read_duration(*p);
+  if (const ConfigNode* t = r.optional("team")) team = read_name(*t);
+}
+
+// `size: model` takes the job's model; the size itself is computed in the resolve step.
+void refuse_model_size_without_model(const ConfigNode& job, const std::optional<CheckpointSpec>& c) {
+  if (c && c->size_bytes < 0)
+    job.find("checkpoint")->find("size")->fail(ErrorCode::Conflict,
+                                               "size: model needs a job given by a model; give a size (e.g. 40GiB)");
+}
+
+JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& models) {
+  MapReader r(n, JOB_KEYS);
+  JobSpec j;
+  j.mark = n.mark();
+  j.path = n.path();
+  if (const ConfigNode* name = r.optional("name")) {
+    j.name = read_name(*name);
+  } else {
+    j.name = "job-" + std::to_string(index);
+  }
+  if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
+  j.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1 << 20));
+  read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team);
+  const ConfigNode* duration = r.optional("duration");
+  const ConfigNode* work = r.optional("work");
+  const ConfigNode* model = r.optional("model");
+  const ConfigNode* efficiency = r.optional("efficiency");
+  const ConfigNode* comm = r.optional("comm");
+  if (model) {
+    if (duration) duration->fail(ErrorCode::Conflict, "a job given by its model runs at the modelled speed: drop duration");
+    if (work) work->fail(ErrorCode::Conflict, "a job given by its model gives samples, epochs or tokens, not work");
+    if (efficiency) efficiency->fail(ErrorCode::Conflict, "the step-time model derives efficiency from the hardware");
+    if (comm) comm->fail(ErrorCode::Conflict, "a job given by its model derives its communication from the model");
+    j.training = parse_training(r, models, j.gpus);
+    j.precision = j.training->precision;
+    return j;
+  }
+  for (const char* key : {"seq_len", "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset",
+                          "parallelism", "optimizer", "decode"})
+    if (const ConfigNode* k = r.optional(key)) k->fail(ErrorCode::Conflict, std::string(key) + " applies only to jobs given by a model");
+  const ConfigNode* precision = r.optional("precision");
+  if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");
+  if (!duration && !work)
+    n.fail(ErrorCode::MissingKey, "a job needs a duration (e.g. 6h), work (FLOP, e.g. 2.1e18) or a model");
+  if (duration) {
+    j.duration = config::read_duration(*duration, sim::SimTime::from_ns(1));
+    if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work or by a model");
+    if (efficiency) efficiency->fail(ErrorCode::Conflict, "efficiency applies only to jobs given as work");
+    if (comm) j.comm = read_comm(*comm);
+  } else {
+    if (comm) comm->fail(ErrorCode::Conflict, "comm applies only to jobs given as a duration");
+    j.work_flop = config::read_double(*work, 0, INF);
+    if (!(*j.work_flop > 0)) work->fail(ErrorCode::OutOfRange, "work must be > 0 FLOP");
+    if (!precision) n.fail(ErrorCode::MissingKey, "a job given as work needs a precision (fp32, tf32, amp, bf16, fp8)");
+    j.precision = read_precision(*precision);
+    if (efficiency) j.efficiency = read_value(*efficiency, ValueKind::Fraction);
+  }
+  refuse_model_size_without_model(n, j.checkpoint);
+  if (j.checkpoint && j.comm) n.find("checkpoint")->fail(ErrorCode::Conflict, "jobs with comm: are not checkpointed (their steps are driven by the network)");
+  return j;
+}
+
+GeneratorSpec read_generator(const ConfigNode& n) {
+  MapReader r(n, GENERATOR_KEYS);
+  GeneratorSpec g;
+  g.mark = n.mark();
+  g.path = n.path();
+  read_job_lifecycle(r, g.checkpoint, g.image_pull, g.team);
+  refuse_model_size_without_model(n, g.checkpoint);
+  g.name = read_name(r.required("name"));
+  g.count = config::read_int(r.required("count"), 1, 100'000'000);
+  if (const ConfigNode* s = r.optional("start")) g.start = config::read_duration(*s);
+  g.arrival = read_distribution(r.required("arrival"), ValueKind::Duration);
+  const ConfigNode& gpus = r.required("gpus");
+  g.gpus = read_distribution(gpus, ValueKind::Integer);
+  g.gpus.min = std::max(g.gpus.min, 1.0);
+  const ConfigNode* duration = r.optional("duration");
+  const ConfigNode* work = r.optional("work");
+  const ConfigNode* precision = r.optional("precision");
+  const ConfigNode* efficiency = r.optional("efficiency");
+  if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");
+  if (!duration && !work) n.fail(ErrorCode::MissingKey, "a generator needs either duration or work");
+  if (duration) {
+    g.duration = read_distribution(*duration, ValueKind::Duration);
+    g.duration->min = std::max(g.duration->min, 1e-9);
+    if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work");
+    if (efficiency) efficiency->fail(ErrorCode::Conflict, "efficiency applies only to jobs given as work");
+  } else {
+    g.work = read_distribution(*work, ValueKind::Count);
+    g.work->min = std::max(g.work->min, 1.0);
+    if (!precision) n.fail(ErrorCode::MissingKey, "a generator given as work needs a precision (fp32, tf32, amp, bf16, fp8)");
+    g.precision = read_precision(*precision);
+    if (efficiency) {
+      g.efficiency = read_distribution(*efficiency, ValueKind::Fraction);
+      g.efficiency.min = std::max(g.efficiency.min, 1e-6);
+      g.efficiency.max = std::min(g.efficiency.max, 1.0);
+    }
+  }
+  // Every value the gpus distribution can produce must be placeable: bounded here, each
+  // value checked against the cluster in the resolve step.
+  if (!std::isfinite(g.gpus.highest()))
+    gpus.fail(ErrorCode::Infeasible, "the gpus distribution is unbounded: add max (the largest job the cluster can hold)");
+  return g;
+}
+
+}  // namespace
+
+WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources) {
+  WorkloadSection section;
+  WorkloadSpec& spec = section.spec;
+  MapReader w(node, WORKLOAD_KEYS);
+  std::set<std::string> names;
+  if (const ConfigNode* jobs_given = w.optional("jobs")) {
+    section.jobs_table = std::make_shared<const ConfigNode>(config::read_table(*jobs_given, {}, &sources));  // inline, or {file: jobs.csv}
+    const ConfigNode& jobs = *section.jobs_table;
+    if (!jobs.is_sequence()) jobs.fail(ErrorCode::WrongType, "jobs must be a list");
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      spec.jobs.push_back(read_job(jobs.at(i), i, models));
+      section.job_nodes.push_back(&jobs.at(i));
+      if (!names.insert(spec.jobs.back().name).second)
+        jobs.at(i).fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
+    }
+  }
+  if (const ConfigNode* gens = w.optional("generators")) {
+    if (!gens->is_sequence()) gens->fail(ErrorCode::WrongType, "generators must be a list");
+    std::set<std::string> gnames;
+    for (const auto& g : gens->items()) {
+      spec.generators.push_back(read_generator(g));
+      section.generator_nodes.push_back(&g);
+      if (!gnames.insert(spec.generators.back().name).second)
+        g.find("name")->fail(ErrorCode::Duplicate, "generator '" + spec.generators.back().name + "' is defined twice");
+    }
+  }
+  if (spec.jobs.empty() && spec.generators.empty())
+    node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
+  std::set<std::string> teams;
+  for (const auto& j : spec.jobs)
+    if (!j.team.empty()) teams.insert(j.team);
+  for (const auto& g : spec.generators)
+    if (!g.team.empty()) teams.insert(g.team);
+  spec.teams.assign(teams.begin(), teams.end());
+  if (spec.teams.size() > 32000) node.fail(ErrorCode::OutOfRange, "at most 32000 teams");
+  return section;
+}
+
+}  // namespace gcsim::models

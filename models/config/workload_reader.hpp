@@ -1,0 +1,95 @@
+// The `workload:` section: jobs written out (inline or a CSV table) and generators drawing
+// jobs from distributions, with their checkpoint plans and communication. Read without
+// looking at the cluster, the storage or the network: what needs those (feasibility,
+// memory fit, checkpoint tiers and times, dataset tiers, comm needing a network) is the
+// resolve step's (scenario_resolve.hpp), which reports at the nodes kept here.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "models/config/scenario.hpp"
+#include "models/workload/model_catalog.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
+#include "sim/config/source_resolver.hpp"
+
+namespace gcsim::models {
+
+inline constexpr config::KeySpec WORKLOAD_KEYS[] = {
+    {"jobs", "list of maps, or `{file: jobs.csv}`", "none", false, "", "jobs written out, below"},
+    {"generators", "list of maps", "none", false, "", "streams of jobs drawn from distributions, below"},
+};
+
+inline constexpr config::KeySpec JOB_KEYS[] = {
+    {"name", "text, unique", "`job-<i>`", false, "", "the job's name"},
+    {"submit", "duration from time 0", "`0s`", false, ">= 0", "when the job is submitted"},
+    {"gpus", "integer", "", true, "1..1048576", "GPUs it needs"},
+    {"duration", "duration", "", false, "> 0", "how long it runs once started (one of duration, work, model)"},
+    {"work", "FLOP", "", false, "> 0", "work to do at gpus x peak(precision) x efficiency"},
+    {"precision", "`fp32` `tf32` `fp16` `amp` `bf16` `fp8`", "", false, "", "which peak rate applies (work and model jobs)"},
+    {"efficiency", "fraction", "`0.4`", false, "(0, 1]", "achieved fraction of peak (work jobs)"},
+    {"checkpoint", "map", "none: a stopped run loses all its work", false, "", "when the job saves its state"},
+    {"image_pull", "duration", "`0s`", false, ">= 0", "container start before progress, on every (re)start"},
+    {"team", "text", "none", false, "", "who pays: the key of budgets:"},
+    {"comm", "map", "", false, "", "per-step collectives sent over the network (duration jobs)"},
+    {"model", "catalog name or inline", "", false, "", "a job described by its model (step-time model)"},
+    {"seq_len", "integer", "the model's", false, "1..16777216", "tokens per sample (transformer model jobs)"},
+    {"batch_per_gpu", "integer", "", false, "1..16777216", "samples per GPU per micro-batch (model jobs; required there)"},
+    {"grad_accum", "integer", "`1`", false, "", "micro-batches per optimizer step (model jobs)"},
+    {"samples", "count", "", false, "", "the amount of work in samples (model jobs)"},
+    {"epochs", "number", "", false, "", "the amount of work in epochs of the dataset (model jobs)"},
+    {"tokens", "count", "", false, "", "the amount of work in tokens (model jobs)"},
+    {"dataset", "catalog name or map", "none", false, "", "what the job reads (model jobs)"},
+    {"parallelism", "map", "data parallel", false, "", "tensor, pipeline and data parallel degrees (model jobs)"},
+    {"optimizer", "`adam` | `adamw` | `sgd`", "`adam`", false, "", "the optimizer state kept per parameter (model jobs)"},
+    {"decode", "`cpu` | `gpu`", "`cpu`", false, "", "where the samples are decoded (model jobs)"},
+};
+
+inline constexpr config::KeySpec CHECKPOINT_KEYS[] = {
+    {"every", "duration, or `optimal`", "", true, "> 0", "progress between the starts of two checkpoints"},
+    {"write_time", "duration", "", false, ">= 0", "time to write one"},
+    {"restore_time", "duration", "`write_time`", false, ">= 0", "time to read it back on a restart"},
+    {"size", "bytes, or `model`", "", false, "> 0", "the checkpoint's size; the times then come from the tier"},
+    {"tier", "name", "", false, "", "the storage tier it is written to"},
+    {"pause", "bool", "`true`", false, "", "training stops while it is written"},
+};
+
+inline constexpr config::KeySpec COMM_KEYS[] = {
+    {"collective", "`allreduce` `reduce_scatter` `allgather` `broadcast` `alltoall`", "`allreduce`", false, "",
+     "the collective of each step"},
+    {"algorithm", "`ring` | `tree`", "`ring`", false, "", "how the collective is carried out"},
+    {"bytes", "bytes", "", true, "> 0", "bytes each GPU contributes per step"},
+    {"every", "duration", "", true, "> 0", "compute time between two collectives"},
+    {"simulated_steps", "integer", "`200`", false, "1..1000000", "steps simulated on the network"},
+};
+
+inline constexpr config::KeySpec GENERATOR_KEYS[] = {
+    {"name", "text, unique", "", true, "", "jobs are named <name>-001, <name>-002, ..."},
+    {"count", "integer", "", true, "1..1e8", "how many jobs"},
+    {"start", "duration", "`0s`", false, ">= 0", "the first job arrives one inter-arrival time after start"},
+    {"arrival", "distribution of durations", "", true, "", "time between consecutive arrivals"},
+    {"gpus", "distribution, rounded to an integer", "", true, ">= 1", "GPUs of each job; must be bounded"},
+    {"duration", "distribution of durations", "", false, "", "one of duration, work"},
+    {"work", "distribution of FLOP", "", false, "", "one of duration, work"},
+    {"precision", "as for jobs", "", false, "", "with work"},
+    {"efficiency", "distribution of fractions", "`0.4`", false, "(0, 1]", "achieved fraction of peak"},
+    {"checkpoint", "map, as for jobs", "none", false, "", "every job of the generator gets it"},
+    {"image_pull", "duration", "`0s`", false, ">= 0", "as for jobs"},
+    {"team", "text", "none", false, "", "every job of the generator gets it"},
+};
+
+// The workload as read, with the nodes the resolve step reports at (one per job and per
+// generator, in order). A jobs table read from a CSV file is kept here, since those nodes
+// point into it.
+struct WorkloadSection {
+  WorkloadSpec spec;
+  std::vector<const config::ConfigNode*> job_nodes;
+  std::vector<const config::ConfigNode*> generator_nodes;
+  std::shared_ptr<const config::ConfigNode> jobs_table;
+};
+
+// A jobs table in a CSV file is read through `sources`.
+WorkloadSection read_workload(const config::ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources);
+
+}  // namespace gcsim::models

@@ -1,0 +1,89 @@
+// The source resolver (see source_resolver.hpp).
+#include "sim/config/source_resolver.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/errors.hpp"
+
+namespace gcsim::config {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool read_whole_file(const std::string& path, std::string& bytes) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return false;
+  bytes = ss.str();
+  return true;
+}
+
+}  // namespace
+
+std::string fnv1a64_hex(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string SourceResolver::resolve(std::string_view naming_file, std::string_view written) {
+  const fs::path p{std::string(written)};
+  if (p.is_absolute()) return p.lexically_normal().string();
+  return (fs::path(std::string(naming_file)).parent_path() / p).lexically_normal().string();
+}
+
+const std::string* SourceResolver::find(const std::string& resolved) const {
+  for (const SourceRecord& r : records_)
+    if (r.resolved == resolved) return r.bytes.get();
+  return nullptr;
+}
+
+const std::string& SourceResolver::record(std::string key, std::string written, std::string resolved,
+                                          std::string bytes) {
+  SourceRecord r;
+  r.key = std::move(key);
+  r.written = std::move(written);
+  r.resolved = std::move(resolved);
+  r.digest = "fnv1a64:" + fnv1a64_hex(bytes);
+  r.bytes = std::make_shared<const std::string>(std::move(bytes));
+  records_.push_back(std::move(r));
+  return *records_.back().bytes;
+}
+
+const std::string& SourceResolver::read(const ConfigNode& at, std::string_view what) {
+  if (!at.is_scalar()) at.fail(ErrorCode::WrongType, "expected a file name, got a " + std::string(at.kind_name()));
+  const std::string written = at.scalar();
+  std::string resolved = resolve(at.mark().file, written);
+  if (const std::string* seen = find(resolved)) return *seen;
+  std::string bytes;
+  if (!read_whole_file(resolved, bytes)) at.fail(ErrorCode::FileNotFound, "cannot read " + std::string(what) + " '" + resolved + "'");
+  return record(at.path(), written, std::move(resolved), std::move(bytes));
+}
+
+const std::string& SourceResolver::read_bundled(const std::string& path, std::string_view what) {
+  if (const std::string* seen = find(path)) return *seen;
+  std::string bytes;
+  if (!read_whole_file(path, bytes))
+    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "cannot read " + std::string(what) + " '" + path + "'");
+  return record("", path, path, std::move(bytes));
+}
+
+void SourceResolver::add_records(const std::vector<SourceRecord>& records) {
+  for (const SourceRecord& r : records)
+    if (!find(r.resolved)) records_.push_back(r);
+}
+
+}  // namespace gcsim::config

@@ -1,0 +1,59 @@
+// Every file a scenario reads goes through one SourceResolver: the extra catalogs, the
+// instance CSVs, spot and availability traces, price CSVs, CSV tables, and the bundled
+// catalogs the run resolves names against. One rule for relative paths: a path is relative
+// to the directory of the file that names it (the file holding the naming node), or
+// absolute. One error: FileNotFound at the naming node (so with its file:line:column and
+// key path), naming the resolved file. And one record per file read (the path as written,
+// the resolved path, the size, a digest and the bytes), which the trace embeds (/inputs,
+// docs/trace-format.md) so that a run can be redone from the trace alone after the files
+// change.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::config {
+
+struct SourceRecord {
+  std::string key;       // the dotted key path that named it ("catalogs.instances[0]"); "" for a bundled catalog
+  std::string written;   // the path as written
+  std::string resolved;  // the path read
+  std::string digest;    // "fnv1a64:<16 hex digits>" of the bytes
+  std::shared_ptr<const std::string> bytes;
+};
+
+// FNV-1a, 64 bits, as 16 lowercase hex digits. A change detector for inputs, not a
+// cryptographic hash: no digest library is a build dependency of gcsim.
+std::string fnv1a64_hex(std::string_view bytes);
+
+class SourceResolver {
+ public:
+  // Where `written` points when named from the file `naming_file`: itself when absolute,
+  // else relative to the directory of naming_file; lexically normalised.
+  static std::string resolve(std::string_view naming_file, std::string_view written);
+
+  // Reads the file that the scalar `at` names, relative to the file holding `at`. A file
+  // that is missing, a directory or unreadable is FileNotFound at `at`:
+  // "cannot read <what> '<resolved>'". The bytes stay valid as long as the resolver.
+  const std::string& read(const ConfigNode& at, std::string_view what);
+  // Reads a file the program names itself (a bundled catalog); FileNotFound at the file.
+  const std::string& read_bundled(const std::string& path, std::string_view what);
+
+  // Every file read, in the order first read (a file read twice is recorded once).
+  const std::vector<SourceRecord>& records() const { return records_; }
+  // Adds records read by another resolver (the bundled catalogs, read once for many runs).
+  void add_records(const std::vector<SourceRecord>& records);
+
+ private:
+  const std::string* find(const std::string& resolved) const;
+  const std::string& record(std::string key, std::string written, std::string resolved, std::string bytes);
+
+  std::vector<SourceRecord> records_;
+};
+
+}  // namespace gcsim::config

@@ -1,0 +1,165 @@
+// The scenario reference lists exactly the keys the loader reads, with their defaults: for
+// every KeySection of scenario_key_sections(), the table in the section's doc (under the
+// heading naming the section, or headed "key of `<section>`") has one row per key of the
+// section's key table and no other, and each row's default cell reads as the key table's
+// default_value. A missing, extra or differently defaulted key fails with its name.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/config/scenario_keys.hpp"
+
+namespace {
+
+std::vector<std::string> split_row(const std::string& line) {
+  // "| a | b |" -> {"a", "b"}; a '|' inside backticks (`done` \| `horizon`) is escaped.
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += '|';
+      ++i;
+    } else if (line[i] == '|') {
+      const auto b = cell.find_first_not_of(' ');
+      const auto e = cell.find_last_not_of(' ');
+      cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  return cells;
+}
+
+// The names in backticks at the start of a key cell: "`pcie`, `nvlink`" -> {pcie, nvlink}.
+std::vector<std::string> key_names(const std::string& cell) {
+  std::vector<std::string> names;
+  std::size_t at = 0;
+  while (at < cell.size() && cell[at] == '`') {
+    const auto close = cell.find('`', at + 1);
+    if (close == std::string::npos) break;
+    names.push_back(cell.substr(at + 1, close - at - 1));
+    at = close + 1;
+    while (at < cell.size() && (cell[at] == ',' || cell[at] == ' ')) ++at;
+  }
+  return names;
+}
+
+struct DocTable {
+  bool found = false;
+  std::map<std::string, std::string> defaults;  // key -> default cell ("" when the table has no default column)
+  bool has_default_column = false;
+};
+
+bool is_heading(const std::string& line) { return !line.empty() && line[0] == '#'; }
+
+// The first table after the heading naming `path` (before the next heading), or the table
+// headed "key of `path`".
+DocTable find_table(const std::vector<std::string>& lines, std::string_view path) {
+  DocTable t;
+  const std::string named = "`" + std::string(path) + "`";
+  std::size_t start = lines.size();
+  for (std::size_t i = 0; i < lines.size() && start == lines.size(); ++i) {
+    const bool heading = is_heading(lines[i]) &&
+                         (path.empty() ? lines[i] == "## Top level" : lines[i].find(named) != std::string::npos);
+    const bool header = lines[i].rfind("| key of " + named + " |", 0) == 0;
+    if (heading) {
+      for (std::size_t j = i + 1; j < lines.size() && !is_heading(lines[j]); ++j)
+        if (lines[j].rfind("| key", 0) == 0) {
+          start = j;
+          break;
+        }
+    } else if (header) {
+      start = i;
+    }
+  }
+  if (start == lines.size()) return t;
+  t.found = true;
+  const std::vector<std::string> header = split_row(lines[start]);
+  std::size_t def_col = header.size();
+  for (std::size_t c = 0; c < header.size(); ++c)
+    if (header[c] == "default") def_col = c;
+  t.has_default_column = def_col < header.size();
+  for (std::size_t i = start + 2; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
+    const std::vector<std::string> cells = split_row(lines[i]);
+    for (const std::string& k : key_names(cells.at(0))) t.defaults[k] = def_col < cells.size() ? cells[def_col] : "";
+  }
+  return t;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every disagreement between a key table and its doc table, one line each.
+std::vector<std::string> disagreements(const gcsim::models::DocumentedSection& s, const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  const std::string where = std::string(s.doc) + " `" + std::string(s.section.path) + "`: ";
+  const DocTable t = find_table(lines, s.section.path);
+  if (!t.found) return {where + "no table"};
+  if (!t.has_default_column) out.push_back(where + "no default column");
+  std::set<std::string> in_code;
+  for (const auto& k : s.section.keys) {
+    in_code.insert(std::string(k.name));
+    const auto it = t.defaults.find(std::string(k.name));
+    if (it == t.defaults.end()) {
+      out.push_back(where + "key '" + std::string(k.name) + "' is not listed");
+      continue;
+    }
+    // A required key's default cell is empty, or says "required".
+    const bool same = it->second == k.default_value || (k.required && k.default_value.empty() && it->second == "required");
+    if (!same)
+      out.push_back(where + "key '" + std::string(k.name) + "' has default '" + it->second + "' in the docs, '" +
+                    std::string(k.default_value) + "' in the key table");
+  }
+  for (const auto& [key, def] : t.defaults)
+    if (!in_code.count(key)) out.push_back(where + "key '" + key + "' is documented but not read");
+  return out;
+}
+
+std::string docs_path(std::string_view doc) { return std::string(GCSIM_SOURCE_DIR) + "/docs/" + std::string(doc); }
+
+}  // namespace
+
+TEST_CASE("every scenario key table matches its table in the docs, key for key and default for default", "[unit][docs]") {
+  const auto sections = gcsim::models::scenario_key_sections();
+  REQUIRE(sections.size() >= 11);
+  for (const auto& s : sections) {
+    INFO(s.section.path);
+    CHECK(disagreements(s, read_lines(docs_path(s.doc))) == std::vector<std::string>{});
+  }
+}
+
+TEST_CASE("the docs check fails when a key is missing from the docs, extra, or given another default", "[unit][docs]") {
+  const auto sections = gcsim::models::scenario_key_sections();
+  const auto& budgets = sections.at(9);
+  REQUIRE(budgets.section.path == "budgets");
+  const std::vector<std::string> lines = read_lines(docs_path(budgets.doc));
+  REQUIRE(disagreements(budgets, lines).empty());
+
+  std::vector<std::string> edited;
+  for (const std::string& line : lines) {
+    if (line.rfind("| `alert_at` |", 0) == 0) continue;  // a key left out
+    if (line.rfind("| `check_every` |", 0) == 0) {
+      edited.push_back("| `check_every` | no | duration | `2h` | changed default |");
+      edited.push_back("| `owner` | no | text | | a key the loader does not read |");
+      continue;
+    }
+    edited.push_back(line);
+  }
+  const std::vector<std::string> expected{
+      "scenario-reference.md `budgets`: key 'alert_at' is not listed",
+      "scenario-reference.md `budgets`: key 'check_every' has default '`2h`' in the docs, '`1h`' in the key table",
+      "scenario-reference.md `budgets`: key 'owner' is documented but not read",
+  };
+  CHECK(disagreements(budgets, edited) == expected);
+}

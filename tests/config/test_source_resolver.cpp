@@ -1,0 +1,119 @@
+// The source resolver: one rule for relative paths (relative to the file that names them),
+// one FileNotFound error at the naming node, and a record of every file read; and the
+// loader's use of it: the scenario's inputs (bundled and extra catalogs) are recorded with
+// their bytes and digests, and reach the trace's /inputs table.
+#include <catch2/catch.hpp>
+
+#include "support/scenario_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sim/config/source_resolver.hpp"
+#include "sim/trace/trace_reader.hpp"
+
+using gcsim::ErrorCode;
+using gcsim::config::load_yaml_string;
+using gcsim::config::SourceResolver;
+using gcsim::test::config_error;
+using gcsim::test::TempDir;
+
+namespace {
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+}  // namespace
+
+TEST_CASE("FNV-1a 64 digests match the published test vectors", "[unit]") {
+  CHECK(gcsim::config::fnv1a64_hex("") == "cbf29ce484222325");
+  CHECK(gcsim::config::fnv1a64_hex("a") == "af63dc4c8601ec8c");
+  CHECK(gcsim::config::fnv1a64_hex("foobar") == "85944171f73967e8");
+}
+
+TEST_CASE("a relative path is relative to the file that names it; absolute paths stay", "[unit]") {
+  CHECK(SourceResolver::resolve("/a/b/scenario.yaml", "x.csv") == "/a/b/x.csv");
+  CHECK(SourceResolver::resolve("/a/b/scenario.yaml", "../c/./x.csv") == "/a/c/x.csv");
+  CHECK(SourceResolver::resolve("/a/b/scenario.yaml", "/elsewhere/x.csv") == "/elsewhere/x.csv");
+  CHECK(SourceResolver::resolve("scenario.yaml", "x.csv") == "x.csv");
+
+  TempDir dir("resolver");
+  std::filesystem::create_directories(dir.path() / "sub");
+  write(dir.file("data.csv"), "a,b\n1,2\n");
+  const auto doc = load_yaml_string("table: {file: ../data.csv}\n", dir.file("sub/s.yaml"));
+  const auto& at = *doc.root.find("table")->find("file");
+  SourceResolver sources;
+  CHECK(sources.read(at, "the CSV table") == "a,b\n1,2\n");
+  CHECK(sources.read(at, "the CSV table") == "a,b\n1,2\n");
+  REQUIRE(sources.records().size() == 1);  // read twice, recorded once
+  const auto& r = sources.records()[0];
+  CHECK(r.key == "table.file");
+  CHECK(r.written == "../data.csv");
+  CHECK(r.resolved == (dir.path() / "data.csv").lexically_normal().string());
+  CHECK(r.bytes->size() == 8);
+  CHECK(r.digest == "fnv1a64:" + gcsim::config::fnv1a64_hex("a,b\n1,2\n"));
+}
+
+TEST_CASE("a missing file is FileNotFound at the naming key, naming the resolved file", "[unit]") {
+  TempDir dir("resolver-missing");
+  const auto doc = load_yaml_string("price:\n  file: nothere.csv\n", dir.file("s.yaml"));
+  const auto& at = *doc.root.find("price")->find("file");
+  SourceResolver sources;
+  const auto e = config_error([&] { sources.read(at, "price trace"); });
+  CHECK(e.code() == ErrorCode::FileNotFound);
+  CHECK(e.key_path() == "price.file");
+  CHECK(e.mark().line == 2);
+  CHECK(e.mark().column == 9);
+  CHECK(std::string(e.what()).find("cannot read price trace '" + dir.file("nothere.csv") + "'") != std::string::npos);
+  std::filesystem::create_directories(dir.path() / "nothere.csv");
+  CHECK(config_error([&] { sources.read(at, "price trace"); }).code() == ErrorCode::FileNotFound);  // a directory
+  CHECK(sources.records().empty());
+}
+
+TEST_CASE("a scenario's extra instance catalog is recorded with its bytes and reaches the trace's /inputs",
+          "[scenario]") {
+  TempDir dir("inputs");
+  const std::string csv =
+      "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,"
+      "spot_per_hour,billing,spot_notice,market_kind,price_assumed,snapshot,source\n"
+      "lambda,gpu_test_1x,A100-40GB-SXM,1,30,200GiB,,,us-test-1,,1.50,,,,standard,0,,a test row\n";
+  std::filesystem::create_directories(dir.path() / "prices");
+  write(dir.file("prices/mine.csv"), csv);
+  write(dir.file("s.yaml"), R"(name: inputs
+horizon: 2h
+catalogs: {instances: prices/mine.csv}
+cluster:
+  node_types:
+    - {name: a, instance: lambda/gpu_test_1x, count: 1}
+workload:
+  jobs:
+    - {name: j, gpus: 1, duration: 1h}
+)");
+  const auto s = gcsim::models::load_scenario_file(dir.file("s.yaml"), gcsim::test::load_options());
+  CHECK(s.cluster.node_types[0].price.on_demand_usd_per_hour == 1.50);
+  const gcsim::config::SourceRecord* mine = nullptr;
+  bool bundled_gpus = false;
+  for (const auto& r : s.inputs) {
+    if (r.key == "catalogs.instances") mine = &r;
+    if (r.key.empty() && std::filesystem::path(r.resolved).filename() == "gpus.yaml") bundled_gpus = true;
+  }
+  REQUIRE(mine != nullptr);
+  CHECK(mine->written == "prices/mine.csv");
+  CHECK(*mine->bytes == csv);
+  CHECK(mine->digest == "fnv1a64:" + gcsim::config::fnv1a64_hex(csv));
+  CHECK(bundled_gpus);  // the bundled catalogs it resolved names against are inputs too
+
+  const std::string path = dir.file("inputs.h5");
+  gcsim::test::run_to_trace(s, path);
+  const auto trace = gcsim::trace::TraceReader::open(path);
+  const auto keys = trace->column_str("inputs", "key");
+  const auto bytes = trace->column_str("inputs", "bytes");
+  const auto digests = trace->column_str("inputs", "digest");
+  REQUIRE(keys.size() == s.inputs.size());
+  std::size_t row = keys.size();
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == "catalogs.instances") row = i;
+  REQUIRE(row < keys.size());
+  CHECK(bytes[row] == csv);
+  CHECK(digests[row] == mine->digest);
+}
