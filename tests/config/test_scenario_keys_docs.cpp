@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "models/config/scenario_keys.hpp"
+#include "models/config/scheduler_reader.hpp"
+#include "models/register_builtins.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 
 namespace {
 
@@ -162,4 +165,17 @@ TEST_CASE("the docs check fails when a key is missing from the docs, extra, or g
       "scenario-reference.md `budgets`: key 'owner' is documented but not read",
   };
   CHECK(disagreements(budgets, edited) == expected);
+}
+
+TEST_CASE("the scheduler's keys and every built-in policy's keys match their tables in the docs", "[unit][docs]") {
+  const std::vector<std::string> lines = read_lines(docs_path("scenario-reference.md"));
+  const gcsim::config::KeySpec policy_key[] = {gcsim::models::SCHEDULER_POLICY_KEY};
+  CHECK(disagreements({{"scheduler", policy_key}, "scenario-reference.md"}, lines) == std::vector<std::string>{});
+  const auto& policies = gcsim::models::builtins().schedulers.policies();
+  REQUIRE(!policies.empty());
+  for (const auto& [name, policy] : policies) {
+    const std::string path = "policy: " + name;  // the heading "### `policy: fifo`"
+    INFO(path);
+    CHECK(disagreements({{path, policy.keys}, "scenario-reference.md"}, lines) == std::vector<std::string>{});
+  }
 }
