@@ -25,7 +25,9 @@ struct Row {
   double bytes = 0;
   sim::SimTime start;
   std::span<const LinkId> path;
-  sim::SimTime finish;
+  sim::SimTime finish = sim::SimTime::max();  // max(): not finished
+  int line = 0;
+  int bytes_column = 0;
 };
 
 struct Replay {
@@ -111,6 +113,12 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
     r.dst = host(fields[2]);
     r.bytes = number(fields[3], csv_label, line_no, "bytes");
     r.start = sim::SimTime::from_seconds(number(fields[4], csv_label, line_no, "start"));
+    // Simulated time is 64-bit nanoseconds: about 292 years, and max() means "never".
+    if (r.start.is_max())
+      fail(ErrorCode::OutOfRange, csv_label, line_no, fields[4].column,
+           "start '" + fields[4].text + "' is beyond the simulated time range (about 292 years)");
+    r.line = line_no;
+    r.bytes_column = fields[3].column;
     try {
       r.path = topo.route(r.src, r.dst, sim::stable_hash(r.id));
     } catch (const Error& e) {
@@ -130,6 +138,13 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
   for (std::size_t i = 0; i < rows.size(); ++i) engine.schedule_at<&Replay::start>(rows[i].start, &replay, i);
   engine.run();
 
+  // A flow whose last byte would arrive beyond the time range never finishes: say which,
+  // rather than print a finish time it does not have.
+  for (const Row& r : rows)
+    if (r.finish.is_max())
+      fail(ErrorCode::OutOfRange, csv_label, r.line, r.bytes_column,
+           "flow '" + r.id + "' does not finish within the simulated time range (about 292 years) at the rates the "
+           "network gives it");
   out_csv << "flow_id,finish\n";
   char buf[64];
   for (const Row& r : rows) {

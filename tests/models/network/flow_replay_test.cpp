@@ -155,3 +155,27 @@ TEST_CASE("flow replay: the one CSV reader, errors with stable codes", "[unit][n
   // quoted again in the output.
   CHECK(replay(spec, header + "\"a,b\",H1,H1,5,0.5\n") == "flow_id,finish\n\"a,b\",0.5\n");
 }
+
+TEST_CASE("flow replay: starts and finishes beyond the time range are refused, never printed as 0", "[unit][network]") {
+  // 5e19 B over the 5 GB/s bottleneck of H0->H3 is 1e10 s, past the ~292 years that 64-bit
+  // nanoseconds hold; before, the run ended in an internal error (the completion time
+  // wrapped to the past), and with saturating time it printed a finish of 0.
+  const NetworkSpec spec = load_network(DATA + "parking_lot.yaml");
+  const std::string header = "flow_id,src,dst,bytes,start\n";
+  const gcsim::ConfigError never =
+      gcsim::test::config_error([&] { replay(spec, header + "ok,H0,H1,1000,0\nf0,H0,H3,5e19,0\n"); });
+  CHECK(never.code() == gcsim::ErrorCode::OutOfRange);
+  CHECK(never.mark().line == 3);
+  CHECK(never.mark().column == 10);
+  CHECK_THAT(std::string(never.what()), Catch::Contains("'f0' does not finish"));
+  const gcsim::ConfigError late = gcsim::test::config_error([&] { replay(spec, header + "f1,H0,H1,1000,1e300\n"); });
+  CHECK(late.code() == gcsim::ErrorCode::OutOfRange);
+  CHECK(late.mark().column == 15);
+  // 5e17 B: 1e8 s (about 3.2 years) plus 3 us of latency, inside the range. The flow
+  // network ends a flow 1e-12 of its time early (its guard against a last byte lost to
+  // rounding), here 100 us: within 1e-9 relative.
+  const std::string out = replay(spec, header + "big,H0,H3,5e17,0\n");
+  REQUIRE_THAT(out, Catch::StartsWith("flow_id,finish\nbig,"));
+  const double finish = std::stod(out.substr(std::string("flow_id,finish\nbig,").size()));
+  CHECK(finish == Approx(1e8 + 3e-6).epsilon(1e-9));
+}
