@@ -52,6 +52,27 @@ std::vector<std::string> types_it_would_run_on(const std::string& json) {
   return types;
 }
 
+// The review's probe 3 scenario: node types big (8 GPUs) and small (1 GPU), one node
+// each, and one 1-GPU ResNet-50 job; `scheduler` is a line to add (or "").
+void write_two_node_types(const std::string& path, const std::string& scheduler) {
+  std::ofstream(path) << "name: est\nhorizon: 1d\ncluster:\n  node_types:\n"
+                         "    - {name: big, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 32}}\n"
+                         "    - {name: small, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 12, count: 1, price: {on_demand_per_hour: 4}}\n"
+                      << scheduler
+                      << "workload:\n  jobs:\n"
+                         "    - {name: r, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, samples: 100000}\n";
+}
+
+// The node type `gcsim run` of `scenario` places its one job on.
+std::string node_type_of_run(const std::string& scenario, const std::string& out) {
+  const auto r = run_gcsim("run " + scenario + " -o " + out + " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const auto trace = gcsim::analysis::read_trace(out + "/est.h5");
+  REQUIRE(trace.jobs.size() == 1);
+  return trace.jobs[0].node_type;
+}
+
 }  // namespace
 
 TEST_CASE("gcsim validate accepts the bundled scenarios", "[scenario][cli]") {
@@ -180,16 +201,7 @@ TEST_CASE("gcsim estimate names the node type the run places the job on", "[scen
   // suffice, so small (1 free) beats big (8 free) although big is listed first.
   gcsim::test::TempDir dir("cli-est");
   const std::string yaml = dir.file("est.yaml");
-  std::ofstream(yaml) << R"(name: est
-horizon: 1d
-cluster:
-  node_types:
-    - {name: big, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 32}}
-    - {name: small, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 12, count: 1, price: {on_demand_per_hour: 4}}
-workload:
-  jobs:
-    - {name: r, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, samples: 100000}
-)";
+  write_two_node_types(yaml, "");
   const auto e = run_gcsim("estimate " + yaml + " --json");
   INFO(e.output);
   REQUIRE(e.code == 0);
@@ -207,13 +219,7 @@ workload:
   }
   CHECK(compared == 2);
 
-  const std::string out = dir.file("out");
-  const auto r = run_gcsim("run " + yaml + " -o " + out);
-  INFO(r.output);
-  REQUIRE(r.code == 0);
-  const auto trace = gcsim::analysis::read_trace(out + "/est.h5");
-  REQUIRE(trace.jobs.size() == 1);
-  CHECK(trace.jobs[0].node_type == "small");
+  CHECK(node_type_of_run(yaml, dir.file("out")) == "small");
 }
 
 TEST_CASE("gcsim estimate follows the scenario's placement strategy", "[scenario][cli]") {
@@ -221,28 +227,12 @@ TEST_CASE("gcsim estimate follows the scenario's placement strategy", "[scenario
   // GPU is big's, so the estimate and the run both say big.
   gcsim::test::TempDir dir("cli-est-ff");
   const std::string yaml = dir.file("est.yaml");
-  std::ofstream(yaml) << R"(name: est
-horizon: 1d
-cluster:
-  node_types:
-    - {name: big, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 32}}
-    - {name: small, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 12, count: 1, price: {on_demand_per_hour: 4}}
-scheduler: {policy: fifo, placement: first-fit}
-workload:
-  jobs:
-    - {name: r, model: resnet50, precision: amp, batch_per_gpu: 32, gpus: 1, samples: 100000}
-)";
+  write_two_node_types(yaml, "scheduler: {policy: fifo, placement: first-fit}\n");
   const auto e = run_gcsim("estimate " + yaml + " --json");
   INFO(e.output);
   REQUIRE(e.code == 0);
   CHECK(types_it_would_run_on(e.output) == std::vector<std::string>{"big"});
-  const std::string out = dir.file("out");
-  const auto r = run_gcsim("run " + yaml + " -o " + out + " --no-plots");
-  INFO(r.output);
-  REQUIRE(r.code == 0);
-  const auto trace = gcsim::analysis::read_trace(out + "/est.h5");
-  REQUIRE(trace.jobs.size() == 1);
-  CHECK(trace.jobs[0].node_type == "big");
+  CHECK(node_type_of_run(yaml, dir.file("out")) == "big");
 }
 
 TEST_CASE("gcsim policies lists every policy, strategy and key of the registry", "[scenario][cli]") {
