@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@
 #include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/table_writer.hpp"
+#include "sim/trace/trace_reader.hpp"
 #include "sim/units.hpp"
 
 namespace fs = std::filesystem;
@@ -68,16 +70,14 @@ int cmd_validate(const std::string& file) {
   return 0;
 }
 
-int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
-            std::uint64_t replication, bool plots, bool quiet) {
-  const models::LoadOptions load = load_options();
-  const models::Scenario s = models::load_scenario_file(file, load);
+// Runs a loaded scenario into out_dir, writes its plots and prints the summary.
+int run_and_report(const models::Scenario& s, const std::string& out_dir, const models::RunOptions& options, bool plots,
+                   bool quiet) {
+  const models::SchedulerRegistry& schedulers = models::builtins().schedulers;
   make_output_dir(out_dir);
   const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
-  models::RunOptions options;
-  options.seed = seed;
-  options.replication = replication;
-  const models::RunSummary r = models::run_simulation_to(s, load.schedulers, trace_path, options);
+  const std::uint64_t replication = options.replication;
+  const models::RunSummary r = models::run_simulation_to(s, schedulers, trace_path, options);
 
   const analysis::TraceData data = analysis::read_trace(trace_path);
   const analysis::Metrics m = analysis::compute_metrics(data);
@@ -100,6 +100,43 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
   for (const auto& p : pngs) std::printf("  plot:  %s\n", p.c_str());
   std::printf("  (gcsim analyze %s for the full report)\n", trace_path.c_str());
   return 0;
+}
+
+int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
+            std::uint64_t replication, bool plots, bool quiet) {
+  const models::Scenario s = models::load_scenario_file(file, load_options());
+  models::RunOptions options;
+  options.seed = seed;
+  options.replication = replication;
+  return run_and_report(s, out_dir, options, plots, quiet);
+}
+
+// Reruns a trace from what it embeds: the scenario text and path, its seed and replication,
+// and every file the first run read (/inputs), digests checked; nothing is read from disk
+// but the trace.
+int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool plots, bool quiet) {
+  const auto trace = trace::TraceReader::open(trace_path);
+  if (!trace->has_table("inputs"))
+    throw Error("'" + trace_path +
+                "' has no /inputs table (it was written before traces embedded their inputs), so it cannot be "
+                "rerun; run its scenario again with gcsim run");
+  const trace::Columns in =
+      trace->read_columns("inputs", {"key", "written", "resolved", "digest", "bytes"});
+  std::vector<config::SourceRecord> records(trace->rows("inputs"));
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    records[i].key = in.str.at("key")[i];
+    records[i].written = in.str.at("written")[i];
+    records[i].resolved = in.str.at("resolved")[i];
+    records[i].digest = in.str.at("digest")[i];
+    records[i].bytes = std::make_shared<const std::string>(in.str.at("bytes")[i]);
+  }
+  const models::Scenario s = models::load_recorded_scenario(
+      trace->attribute_string("scenario_yaml"), trace->attribute_string("scenario_file"),
+      config::SourceResolver::from_records(std::move(records)), models::builtins().schedulers);
+  models::RunOptions options;
+  options.seed = static_cast<std::uint64_t>(trace->attribute_int("seed"));
+  options.replication = static_cast<std::uint64_t>(trace->attribute_int("replication"));
+  return run_and_report(s, out_dir, options, plots, quiet);
 }
 
 // One trace: the full report (or JSON) and optional plots. Several: one comparison table
@@ -188,6 +225,13 @@ int main(int argc, char** argv) {
   run->add_flag("--no-plots", no_plots, "Write the trace only");
   run->add_flag("-q,--quiet", quiet, "Print nothing on success");
 
+  std::string rerun_trace;
+  auto* rerun = app.add_subcommand("rerun", "Rerun a trace from the scenario, seed and input files it embeds");
+  rerun->add_option("trace", rerun_trace, "Trace file (.h5) written by gcsim run")->required();
+  rerun->add_option("-o,--output", out_dir, "Output folder (default: out)");
+  rerun->add_flag("--no-plots", no_plots, "Write the trace only");
+  rerun->add_flag("-q,--quiet", quiet, "Print nothing on success");
+
   std::string validate_file;
   auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
   validate->add_option("scenario", validate_file, "Scenario file")->required();
@@ -239,6 +283,7 @@ int main(int argc, char** argv) {
       return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, *read_unsigned_64(replication_text),
                      !no_plots, quiet);
     }
+    if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet);
     if (*validate) return cmd_validate(validate_file);
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "models/config/budget_reader.hpp"
 #include "models/config/cluster_reader.hpp"
@@ -37,23 +38,57 @@ std::string used_gpus_yaml(const ClusterSpec& c) {
   return to_catalog_yaml(gpus);
 }
 
-}  // namespace
-
-Catalogs load_bundled_catalogs(const LoadOptions& options) {
+// The bundled catalogs in `catalog_dir`, read through `sources`; `instances` reads the
+// instance CSVs (from the folder, or from the recorded ones).
+template <class ReadInstances>
+Catalogs read_bundled_catalogs(const std::string& catalog_dir, config::SourceResolver& sources,
+                               ReadInstances instances) {
   namespace fs = std::filesystem;
-  config::SourceResolver sources;
   auto yaml = [&](const std::string& name) {
-    const std::string path = (fs::path(options.catalog_dir) / name).string();
+    const std::string path = (fs::path(catalog_dir) / name).string();
     return config::load_yaml_string(sources.read_bundled(path, "catalog file"), path);
   };
   Catalogs c;
   c.gpus.add_from(yaml("gpus.yaml").root);
   c.models.add_from(yaml("models.yaml").root);
-  c.instances = load_instance_catalog_dir(bundled_instance_dir(options.catalog_dir), &c.gpus, &sources);
-  const std::string advisor = (fs::path(options.catalog_dir) / "aws_spot_advisor_gpu.csv").string();
+  c.instances = instances(&c.gpus);
+  const std::string advisor = (fs::path(catalog_dir) / "aws_spot_advisor_gpu.csv").string();
   c.spot_advisor = SpotAdvisor::parse(advisor, sources.read_bundled(advisor, "spot advisor"));
   c.sources = sources.records();
   return c;
+}
+
+// The bundled catalogs a recorded run read: its folder is that of the recorded gpus.yaml,
+// its instance CSVs the bundled records in that folder's instances/, in recorded order
+// (the name order they were first read in).
+Catalogs recorded_bundled_catalogs(config::SourceResolver& sources) {
+  namespace fs = std::filesystem;
+  std::string catalog_dir;
+  for (const config::SourceRecord& r : sources.recorded())
+    if (r.key.empty() && fs::path(r.resolved).filename() == "gpus.yaml") catalog_dir = fs::path(r.resolved).parent_path().string();
+  if (catalog_dir.empty()) throw Error("the recorded inputs hold no bundled gpus.yaml");
+  const fs::path instance_dir = fs::path(bundled_instance_dir(catalog_dir)).lexically_normal();
+  return read_bundled_catalogs(catalog_dir, sources, [&](const GpuCatalog* gpus) {
+    InstanceCatalog catalog;
+    for (const config::SourceRecord& r : sources.recorded()) {
+      if (!r.key.empty() || fs::path(r.resolved).parent_path().lexically_normal() != instance_dir) continue;
+      std::istringstream in(sources.read_bundled(r.resolved, "instance catalog"));
+      catalog.load(in, r.resolved, gpus);
+    }
+    return catalog;
+  });
+}
+
+Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers,
+                   config::SourceResolver& sources);
+
+}  // namespace
+
+Catalogs load_bundled_catalogs(const LoadOptions& options) {
+  config::SourceResolver sources;
+  return read_bundled_catalogs(options.catalog_dir, sources, [&](const GpuCatalog* gpus) {
+    return load_instance_catalog_dir(bundled_instance_dir(options.catalog_dir), gpus, &sources);
+  });
 }
 
 GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
@@ -67,7 +102,22 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options)
   return load_scenario(std::move(doc), load_bundled_catalogs(options), options.schedulers);
 }
 
+Scenario load_recorded_scenario(std::string text, std::string file, config::SourceResolver sources,
+                                const SchedulerRegistry& schedulers) {
+  const Catalogs bundled = recorded_bundled_catalogs(sources);
+  return load_with(config::load_yaml_string(std::move(text), std::move(file)), bundled, schedulers, sources);
+}
+
 Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers) {
+  config::SourceResolver sources;
+  sources.add_records(bundled.sources);
+  return load_with(std::move(document), bundled, schedulers, sources);
+}
+
+namespace {
+
+Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers,
+                   config::SourceResolver& sources) {
   const ConfigNode& root = document.root;
   if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
   MapReader r(root, TOP_LEVEL_KEYS);
@@ -82,8 +132,6 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled,
 
   // Phase 1: each section on its own (the catalogs first: the others name their entries).
   // Every file read goes through `sources`, relative to the file naming it.
-  config::SourceResolver sources;
-  sources.add_records(bundled.sources);
   const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, sources);
   s.cluster = read_cluster(r.required("cluster"), catalogs, sources);
   if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net);
@@ -106,5 +154,7 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled,
   s.inputs = sources.records();
   return s;
 }
+
+}  // namespace
 
 }  // namespace gcsim::models

@@ -8,6 +8,7 @@
 #include "models/config/catalogs_reader.hpp"
 #include "models/config/scenario.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/source_resolver.hpp"
 
 namespace gcsim::models {
 
@@ -27,6 +28,13 @@ Catalogs load_bundled_catalogs(const LoadOptions& options);
 
 // Reads, parses and validates a scenario. Throws ConfigError (file:line:col, key path).
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options);
+// Loads a scenario from its text against recorded files only (a rerun from a trace): `file`
+// is the scenario's path as first loaded (relative paths resolve from it, as then), and
+// `sources` (SourceResolver::from_records) serves every file, the bundled catalogs
+// included: they are the records with an empty key, found under the folder of the
+// recorded gpus.yaml. A file not recorded is FileNotFound, never read from disk.
+Scenario load_recorded_scenario(std::string text, std::string file, config::SourceResolver sources,
+                                const SchedulerRegistry& schedulers);
 // Validates an already parsed document against a given catalog and scheduler registry (the
 // fuzzer's entry point; reads no files unless the document names extra catalog files).
 Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers);

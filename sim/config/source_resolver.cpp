@@ -51,14 +51,42 @@ const std::string* SourceResolver::find(const std::string& resolved) const {
   return nullptr;
 }
 
+SourceResolver SourceResolver::from_records(std::vector<SourceRecord> recorded) {
+  for (const SourceRecord& r : recorded) {
+    const std::string digest = "fnv1a64:" + fnv1a64_hex(r.bytes ? *r.bytes : std::string());
+    if (digest != r.digest)
+      throw Error("recorded input '" + r.resolved + "': its bytes have digest " + digest + ", the record says " +
+                  r.digest + " (the record was changed or damaged)");
+  }
+  SourceResolver sources;
+  sources.replay_ = true;
+  sources.recorded_ = std::move(recorded);
+  return sources;
+}
+
+std::shared_ptr<const std::string> SourceResolver::fetch(const std::string& resolved) const {
+  if (replay_) {
+    for (const SourceRecord& r : recorded_)
+      if (r.resolved == resolved) return r.bytes;
+    return nullptr;
+  }
+  std::string bytes;
+  if (!read_whole_file(resolved, bytes)) return nullptr;
+  return std::make_shared<const std::string>(std::move(bytes));
+}
+
+std::string SourceResolver::missing(std::string_view what, const std::string& resolved) const {
+  return "cannot read " + std::string(what) + " '" + resolved + "'" + (replay_ ? ": not among the recorded inputs" : "");
+}
+
 const std::string& SourceResolver::record(std::string key, std::string written, std::string resolved,
-                                          std::string bytes) {
+                                          std::shared_ptr<const std::string> bytes) {
   SourceRecord r;
   r.key = std::move(key);
   r.written = std::move(written);
   r.resolved = std::move(resolved);
-  r.digest = "fnv1a64:" + fnv1a64_hex(bytes);
-  r.bytes = std::make_shared<const std::string>(std::move(bytes));
+  r.digest = "fnv1a64:" + fnv1a64_hex(*bytes);
+  r.bytes = std::move(bytes);
   records_.push_back(std::move(r));
   return *records_.back().bytes;
 }
@@ -68,16 +96,15 @@ const std::string& SourceResolver::read(const ConfigNode& at, std::string_view w
   const std::string written = at.scalar();
   std::string resolved = resolve(at.mark().file, written);
   if (const std::string* seen = find(resolved)) return *seen;
-  std::string bytes;
-  if (!read_whole_file(resolved, bytes)) at.fail(ErrorCode::FileNotFound, "cannot read " + std::string(what) + " '" + resolved + "'");
+  std::shared_ptr<const std::string> bytes = fetch(resolved);
+  if (!bytes) at.fail(ErrorCode::FileNotFound, missing(what, resolved));
   return record(at.path(), written, std::move(resolved), std::move(bytes));
 }
 
 const std::string& SourceResolver::read_bundled(const std::string& path, std::string_view what) {
   if (const std::string* seen = find(path)) return *seen;
-  std::string bytes;
-  if (!read_whole_file(path, bytes))
-    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "cannot read " + std::string(what) + " '" + path + "'");
+  std::shared_ptr<const std::string> bytes = fetch(path);
+  if (!bytes) throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", missing(what, path));
   return record("", path, path, std::move(bytes));
 }
 

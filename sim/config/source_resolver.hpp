@@ -33,6 +33,16 @@ std::string fnv1a64_hex(std::string_view bytes);
 
 class SourceResolver {
  public:
+  // Reads files from the disk.
+  SourceResolver() = default;
+  // Serves only the given records (a rerun from a trace's /inputs): a file is found by its
+  // resolved path, which the same rule gives for the same scenario file and path as written
+  // wherever the rerun runs; a file not among them is FileNotFound at the naming node
+  // ("cannot read <what> '<resolved>': not among the recorded inputs"), never read from
+  // disk. Throws Error naming the file when a record's digest does not match its bytes (a
+  // tampered or damaged record).
+  static SourceResolver from_records(std::vector<SourceRecord> recorded);
+
   // Where `written` points when named from the file `naming_file`: itself when absolute,
   // else relative to the directory of naming_file; lexically normalised.
   static std::string resolve(std::string_view naming_file, std::string_view written);
@@ -46,14 +56,22 @@ class SourceResolver {
 
   // Every file read, in the order first read (a file read twice is recorded once).
   const std::vector<SourceRecord>& records() const { return records_; }
+  // The records a from_records resolver serves; empty for one reading the disk.
+  const std::vector<SourceRecord>& recorded() const { return recorded_; }
   // Adds records read by another resolver (the bundled catalogs, read once for many runs).
   void add_records(const std::vector<SourceRecord>& records);
 
  private:
   const std::string* find(const std::string& resolved) const;
-  const std::string& record(std::string key, std::string written, std::string resolved, std::string bytes);
+  // The bytes at `resolved`, from the records or the disk; nullptr when there are none.
+  std::shared_ptr<const std::string> fetch(const std::string& resolved) const;
+  const std::string& record(std::string key, std::string written, std::string resolved,
+                            std::shared_ptr<const std::string> bytes);
+  std::string missing(std::string_view what, const std::string& resolved) const;
 
   std::vector<SourceRecord> records_;
+  bool replay_ = false;
+  std::vector<SourceRecord> recorded_;
 };
 
 }  // namespace gcsim::config

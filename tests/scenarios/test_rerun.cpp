@@ -1,0 +1,194 @@
+// gcsim rerun: an old trace reruns to the same answer from the scenario text, seed and
+// input files it embeds, whatever became of the files on disk; a tampered record or a trace
+// without /inputs is refused.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "analysis/metrics.hpp"
+#include "analysis/trace_data.hpp"
+#include "models/config/scenario_loader.hpp"
+#include "models/register_builtins.hpp"
+#include "sim/config/source_resolver.hpp"
+#include "sim/errors.hpp"
+#include "support/python.hpp"
+#include "support/scenario_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result run_command(const std::string& cmd) {
+  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+Result run_gcsim(const std::string& args) { return run_command(std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args); }
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string price_csv(const std::string& on_demand) {
+  return "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,"
+         "spot_per_hour,billing,spot_notice,market_kind,price_assumed,snapshot,source\n"
+         "lambda,gpu_test_1x,A100-40GB-SXM,1,30,200GiB,,,us-test-1,,"
+         + on_demand + ",,,,standard,0,,a test row\n";
+}
+
+// One node at the price in prices/mine.csv, busy with one 1 h job: the run ends when the
+// job does, so it costs one node-hour.
+const char* const SCENARIO = R"(name: rerun
+horizon: 2h
+catalogs: {instances: prices/mine.csv}
+cluster:
+  node_types:
+    - {name: a, instance: lambda/gpu_test_1x, count: 1}
+workload:
+  jobs:
+    - {name: j, gpus: 1, duration: 1h}
+)";
+
+double total_cost(const std::string& trace) { return gcsim::analysis::compute_metrics(gcsim::analysis::read_trace(trace)).total_cost_usd; }
+
+// Runs h5py code on the trace at `path` (bound to `p`): its output, then "ok" when it ends well.
+std::string h5py(const std::string& code, const std::string& path) {
+  const Result r = run_command("/usr/bin/python3 -c 'import h5py, sys\np = sys.argv[1]\n" + code + "' " + path);
+  return r.output + (r.code == 0 ? "ok" : "failed");
+}
+
+}  // namespace
+
+TEST_CASE("gcsim rerun redoes a trace from its embedded inputs after the files change or vanish", "[scenario][cli]") {
+  if (!gcsim::test::python_with("h5py")) return;
+  gcsim::test::TempDir dir("rerun");
+  fs::create_directories(dir.path() / "prices");
+  write(dir.file("prices/mine.csv"), price_csv("1.50"));
+  write(dir.file("s.yaml"), SCENARIO);
+  const Result first = run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("first") + " --no-plots");
+  REQUIRE(first.code == 0);
+  const std::string first_trace = dir.file("first/rerun.h5");
+  CHECK(total_cost(first_trace) == Approx(1.50).epsilon(1e-12));  // 1 node-hour at $1.50
+
+  // The catalog changes: a fresh run sees the doubled price...
+  write(dir.file("prices/mine.csv"), price_csv("3.00"));
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("changed") + " --no-plots -q").code == 0);
+  CHECK(total_cost(dir.file("changed/rerun.h5")) == Approx(3.00).epsilon(1e-12));
+
+  // ...and then it is gone; the rerun reads none of it, and prints run's summary.
+  fs::remove(dir.file("prices/mine.csv"));
+  const Result again = run_gcsim("rerun " + first_trace + " -o " + dir.file("again") + " --no-plots");
+  INFO(again.output);
+  REQUIRE(again.code == 0);
+  CHECK(again.output.find("gcsim ") == 0);
+  CHECK(again.output.find("cost: $1.50 total") != std::string::npos);
+  CHECK(again.output.find("trace: " + dir.file("again/rerun.h5")) != std::string::npos);
+  CHECK(total_cost(dir.file("again/rerun.h5")) == Approx(1.50).epsilon(1e-12));
+
+  // Every table and every root attribute but the wall clock equals the first trace's.
+  CHECK(h5py(R"(q = sys.argv[2]
+a, b = h5py.File(p, "r"), h5py.File(q, "r")
+assert sorted(a.keys()) == sorted(b.keys()), (list(a.keys()), list(b.keys()))
+for name in a:
+    assert a[name].dtype == b[name].dtype and repr(a[name][...].tolist()) == repr(b[name][...].tolist()), name  # repr: NaN equals NaN
+keys = set(a.attrs) - {"wall_clock_s"}
+assert keys == set(b.attrs) - {"wall_clock_s"}
+for k in keys:
+    assert a.attrs[k] == b.attrs[k], k
+assert {"jobs", "nodes", "ledger", "inputs"} <= set(a.keys())
+)",
+             first_trace + " " + dir.file("again/rerun.h5")) == "ok");
+}
+
+TEST_CASE("gcsim rerun refuses a trace whose recorded input was changed, and one without /inputs", "[scenario][cli]") {
+  if (!gcsim::test::python_with("h5py")) return;
+  gcsim::test::TempDir dir("rerun-bad");
+  fs::create_directories(dir.path() / "prices");
+  write(dir.file("prices/mine.csv"), price_csv("1.50"));
+  write(dir.file("s.yaml"), SCENARIO);
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("first") + " --no-plots -q").code == 0);
+  const std::string trace = dir.file("first/rerun.h5");
+  fs::copy_file(trace, dir.file("old.h5"));
+
+  // The recorded price halved in the trace's bytes, its digest left as it was.
+  REQUIRE(h5py(R"(f = h5py.File(p, "r+")
+d = f["inputs"]
+rows = d[...]
+for r in rows:
+    if r["key"] == b"catalogs.instances":
+        r["bytes"] = r["bytes"].replace(b"1.50", b"0.75")
+d[...] = rows
+)",
+               trace) == "ok");
+  const Result tampered = run_gcsim("rerun " + trace + " -o " + dir.file("again") + " --no-plots -q");
+  CHECK(tampered.code == 2);
+  CHECK(tampered.output.find("recorded input '" + dir.file("prices/mine.csv") + "'") != std::string::npos);
+  CHECK(tampered.output.find("the record was changed or damaged") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.file("again/rerun.h5")));
+
+  // A trace from before /inputs existed.
+  REQUIRE(h5py("f = h5py.File(p, \"r+\")\ndel f[\"inputs\"]\n", dir.file("old.h5")) == "ok");
+  const Result old = run_gcsim("rerun " + dir.file("old.h5") + " -o " + dir.file("again") + " --no-plots -q");
+  CHECK(old.code == 2);
+  CHECK(old.output.find("has no /inputs table") != std::string::npos);
+}
+
+TEST_CASE("a recorded resolver serves recorded bytes only and checks their digests", "[config]") {
+  gcsim::test::TempDir dir("rerun-resolver");
+  write(dir.file("s.yaml"), SCENARIO);
+  fs::create_directories(dir.path() / "prices");
+  write(dir.file("prices/mine.csv"), price_csv("1.50"));
+  const auto s = gcsim::models::load_scenario_file(dir.file("s.yaml"), gcsim::test::load_options());
+
+  // Loaded again from the records, with the CSV gone from disk: the same price and inputs.
+  fs::remove(dir.file("prices/mine.csv"));
+  const auto again = gcsim::models::load_recorded_scenario(
+      s.source_text, s.source_file, gcsim::config::SourceResolver::from_records(s.inputs),
+      gcsim::models::builtins().schedulers);
+  CHECK(again.cluster.node_types[0].price.on_demand_usd_per_hour == 1.50);
+  REQUIRE(again.inputs.size() == s.inputs.size());
+  for (std::size_t i = 0; i < s.inputs.size(); ++i) {
+    CHECK(again.inputs[i].resolved == s.inputs[i].resolved);
+    CHECK(*again.inputs[i].bytes == *s.inputs[i].bytes);
+  }
+
+  // A file the records lack is not found, even when it is on disk.
+  write(dir.file("prices/mine.csv"), price_csv("1.50"));
+  std::vector<gcsim::config::SourceRecord> without;
+  for (const auto& r : s.inputs)
+    if (r.key != "catalogs.instances") without.push_back(r);
+  try {
+    (void)gcsim::models::load_recorded_scenario(s.source_text, s.source_file,
+                                                gcsim::config::SourceResolver::from_records(without),
+                                                gcsim::models::builtins().schedulers);
+    FAIL("a file missing from the records was read");
+  } catch (const gcsim::ConfigError& e) {
+    CHECK(e.code() == gcsim::ErrorCode::FileNotFound);
+    CHECK(std::string(e.what()).find("'" + dir.file("prices/mine.csv") + "': not among the recorded inputs") !=
+          std::string::npos);
+  }
+
+  // A record whose bytes no longer match its digest.
+  std::vector<gcsim::config::SourceRecord> tampered = s.inputs;
+  tampered.back().bytes = std::make_shared<const std::string>(*tampered.back().bytes + " ");
+  CHECK_THROWS_WITH(gcsim::config::SourceResolver::from_records(tampered),
+                    Catch::Contains("the record was changed or damaged"));
+}
