@@ -7,6 +7,7 @@
 #include "models/config/output_reader.hpp"
 #include "models/config/workload_reader.hpp"
 #include "models/storage/storage_spec.hpp"
+#include "models/topology/topology_spec.hpp"
 
 namespace gcsim::models {
 
@@ -27,6 +28,8 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"storage", STORAGE_KEYS}, "storage.md"},
       {{"storage.tiers[i]", STORAGE_TIER_KEYS}, "storage.md"},
       {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},
+      {{"network.link", topology::FABRIC_LINK_KEYS}, "network.md"},
+      {{"cluster.node_types[i].nics", topology::NIC_KEYS}, "network.md"},
   };
 }
 
