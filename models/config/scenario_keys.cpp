@@ -6,6 +6,8 @@
 #include "models/config/cluster_reader.hpp"
 #include "models/config/output_reader.hpp"
 #include "models/config/workload_reader.hpp"
+#include "models/pricing/price_spec.hpp"
+#include "models/pricing/tco.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
 
@@ -30,6 +32,11 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},
       {{"network.link", topology::FABRIC_LINK_KEYS}, "network.md"},
       {{"cluster.node_types[i].nics", topology::NIC_KEYS}, "network.md"},
+      {{"cluster.node_types[i].price", PRICE_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.reserved", RESERVED_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.spot_profile", PRICE_PROFILE_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.spot_profile.points[i]", PRICE_POINT_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].ownership", OWNERSHIP_KEYS}, "pricing.md"},
   };
 }
 

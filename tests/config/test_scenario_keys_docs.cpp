@@ -181,12 +181,17 @@ TEST_CASE("the scheduler's keys and every built-in policy's keys match their tab
   }
 }
 
-TEST_CASE("the network maps are listed with their key tables", "[unit][docs]") {
+TEST_CASE("the network and pricing maps are listed with their key tables", "[unit][docs]") {
   std::map<std::string, std::string> doc_of;
   for (const auto& s : gcsim::models::scenario_key_sections()) doc_of[std::string(s.section.path)] = std::string(s.doc);
   const std::vector<std::pair<std::string, std::string>> expected{
       {"network.link", "network.md"},
       {"cluster.node_types[i].nics", "network.md"},
+      {"cluster.node_types[i].price", "pricing.md"},
+      {"cluster.node_types[i].price.reserved", "pricing.md"},
+      {"cluster.node_types[i].price.spot_profile", "pricing.md"},
+      {"cluster.node_types[i].price.spot_profile.points[i]", "pricing.md"},
+      {"cluster.node_types[i].ownership", "pricing.md"},
   };
   for (const auto& [path, doc] : expected) {
     INFO(path);
