@@ -8,6 +8,7 @@
 #include "models/config/workload_reader.hpp"
 #include "models/pricing/price_spec.hpp"
 #include "models/pricing/tco.hpp"
+#include "models/spot/spot_spec.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
 
@@ -37,6 +38,11 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"cluster.node_types[i].price.spot_profile", PRICE_PROFILE_KEYS}, "pricing.md"},
       {{"cluster.node_types[i].price.spot_profile.points[i]", PRICE_POINT_KEYS}, "pricing.md"},
       {{"cluster.node_types[i].ownership", OWNERSHIP_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].interruptions", INTERRUPTION_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].interruptions.advisor", ADVISOR_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].interruptions.correlated", CORRELATED_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].availability", AVAILABILITY_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].availability.windows[i]", AVAILABILITY_WINDOW_KEYS}, "spot.md"},
   };
 }
 

@@ -181,7 +181,7 @@ TEST_CASE("the scheduler's keys and every built-in policy's keys match their tab
   }
 }
 
-TEST_CASE("the network and pricing maps are listed with their key tables", "[unit][docs]") {
+TEST_CASE("the network, pricing and spot maps are listed with their key tables", "[unit][docs]") {
   std::map<std::string, std::string> doc_of;
   for (const auto& s : gcsim::models::scenario_key_sections()) doc_of[std::string(s.section.path)] = std::string(s.doc);
   const std::vector<std::pair<std::string, std::string>> expected{
@@ -192,6 +192,11 @@ TEST_CASE("the network and pricing maps are listed with their key tables", "[uni
       {"cluster.node_types[i].price.spot_profile", "pricing.md"},
       {"cluster.node_types[i].price.spot_profile.points[i]", "pricing.md"},
       {"cluster.node_types[i].ownership", "pricing.md"},
+      {"cluster.node_types[i].interruptions", "spot.md"},
+      {"cluster.node_types[i].interruptions.advisor", "spot.md"},
+      {"cluster.node_types[i].interruptions.correlated", "spot.md"},
+      {"cluster.node_types[i].availability", "spot.md"},
+      {"cluster.node_types[i].availability.windows[i]", "spot.md"},
   };
   for (const auto& [path, doc] : expected) {
     INFO(path);
