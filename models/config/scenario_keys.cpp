@@ -6,7 +6,11 @@
 #include "models/config/cluster_reader.hpp"
 #include "models/config/output_reader.hpp"
 #include "models/config/workload_reader.hpp"
+#include "models/pricing/price_spec.hpp"
+#include "models/pricing/tco.hpp"
+#include "models/spot/spot_spec.hpp"
 #include "models/storage/storage_spec.hpp"
+#include "models/topology/topology_spec.hpp"
 
 namespace gcsim::models {
 
@@ -27,6 +31,18 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"storage", STORAGE_KEYS}, "storage.md"},
       {{"storage.tiers[i]", STORAGE_TIER_KEYS}, "storage.md"},
       {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},
+      {{"network.link", topology::FABRIC_LINK_KEYS}, "network.md"},
+      {{"cluster.node_types[i].nics", topology::NIC_KEYS}, "network.md"},
+      {{"cluster.node_types[i].price", PRICE_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.reserved", RESERVED_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.spot_profile", PRICE_PROFILE_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.spot_profile.points[i]", PRICE_POINT_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].ownership", OWNERSHIP_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].interruptions", INTERRUPTION_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].interruptions.advisor", ADVISOR_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].interruptions.correlated", CORRELATED_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].availability", AVAILABILITY_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].availability.windows[i]", AVAILABILITY_WINDOW_KEYS}, "spot.md"},
   };
 }
 

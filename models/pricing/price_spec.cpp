@@ -73,7 +73,7 @@ std::optional<std::string_view> per_gpu_period(std::string_view text) {
 }
 
 ReservedTerms parse_reserved(const ConfigNode& node, int gpus_per_node) {
-  MapReader r(node, {"term", "upfront", "upfront_usd", "per_hour"});
+  MapReader r(node, RESERVED_KEYS);
   ReservedTerms t;
   t.term = config::read_duration(r.required("term"), sim::SimTime::from_ns(1));
   const std::string up = r.has("upfront") ? config::read_enum(*r.optional("upfront"), upfront_names()) : "none";
@@ -221,7 +221,7 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
 }
 
 PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver& sources, int gpus_per_node) {
-  MapReader r(node, {"points", "file", "repeat"});
+  MapReader r(node, PRICE_PROFILE_KEYS);
   const ConfigNode* points_node = r.optional("points");
   const ConfigNode* file_node = r.optional("file");
   const ConfigNode* repeat_node = r.optional("repeat");
@@ -242,7 +242,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver&
   std::vector<PricePoint> points;
   std::vector<const ConfigNode*> at_nodes;
   for (const ConfigNode& item : points_node->items()) {
-    MapReader pr(item, {"at", "price"});
+    MapReader pr(item, PRICE_POINT_KEYS);
     const ConfigNode& at = pr.required("at");
     PricePoint p;
     p.at = config::read_duration(at);
@@ -257,7 +257,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver&
 
 PriceSpec parse_price(const ConfigNode& block, Market market, const BillingRule& provider_default,
                       config::SourceResolver& sources, int gpus_per_node, const PriceSpec* defaults) {
-  MapReader r(block, {"on_demand_per_hour", "spot_per_hour", "spot_profile", "max_per_hour", "reserved", "billing"});
+  MapReader r(block, PRICE_KEYS);
   PriceSpec p;
   p.market = market;
   p.billing = defaults != nullptr ? defaults->billing : provider_default;

@@ -22,6 +22,7 @@
 #include "models/pricing/billing.hpp"
 #include "models/pricing/price_profile.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
 #include "sim/time.hpp"
 
@@ -80,6 +81,33 @@ double read_node_usd_per_hour(const config::ConfigNode& n, int gpus_per_node);
 // market (Conflict: spot_profile on an owned pool, reserved on a spot pool, ...); both
 // spot_per_hour and spot_profile (Conflict); bad profiles (OutOfRange). A null block reads
 // as empty.
+// The keys of a node type's `price:` block, its `reserved:` terms, a `spot_profile:` and
+// the profile's points, as parse_price and parse_price_profile read them (docs/pricing.md).
+// Which keys a pool needs depends on its market, so none is required by the table.
+inline constexpr config::KeySpec PRICE_KEYS[] = {
+    {"on_demand_per_hour", "USD per hour per node", "the catalog instance's, if the node type names one", false, ">= 0", "the on-demand price; required on market: on_demand"},
+    {"spot_per_hour", "USD/h", "the catalog instance's spot price", false, ">= 0", "a constant spot price"},
+    {"spot_profile", "map", "", false, "", "a spot price that changes over time"},
+    {"max_per_hour", "USD/h", "none", false, ">= 0", "the bid: above it the node is reclaimed"},
+    {"reserved", "map", "", false, "", "the reservation; required on market: reserved"},
+    {"billing", "rule or map", "the provider's (below) or the catalog instance's", false, "", "how use is rounded"},
+};
+inline constexpr config::KeySpec RESERVED_KEYS[] = {
+    {"term", "duration", "", true, "> 0", "the commitment"},
+    {"upfront", "`none` | `partial` | `all`", "`none`", false, "", "payment option"},
+    {"upfront_usd", "USD per node", "", false, ">= 0", "paid once; needed with partial and all"},
+    {"per_hour", "USD/h per node", "", false, ">= 0", "recurring; needed with none and partial"},
+};
+inline constexpr config::KeySpec PRICE_PROFILE_KEYS[] = {
+    {"points", "list of maps", "", false, "non-empty", "the profile's points (or `file`)"},
+    {"file", "path", "", false, "", "a CSV price trace (or `points`)"},
+    {"repeat", "duration", "none", false, "> 0", "the period of a repeating profile"},
+};
+inline constexpr config::KeySpec PRICE_POINT_KEYS[] = {
+    {"at", "duration", "", true, ">= 0", "when the price starts"},
+    {"price", "USD/h", "", true, ">= 0", "the price from then on"},
+};
+
 PriceSpec parse_price(const config::ConfigNode& price_block, Market market, const BillingRule& provider_default,
                       config::SourceResolver& sources, int gpus_per_node, const PriceSpec* defaults = nullptr);
 

@@ -30,8 +30,7 @@ double default_node_power_w(double gpu_tdp_w, int gpus, int cpu_cores, bool busy
 }
 
 OwnershipSpec parse_ownership(const config::ConfigNode& node, double default_power_busy_w, double default_power_idle_w) {
-  config::MapReader r(node, {"capex", "depreciation", "power_busy", "power_idle", "pue", "electricity", "maintenance",
-                             "hosting"});
+  config::MapReader r(node, OWNERSHIP_KEYS);
   OwnershipSpec s;
   s.capex_usd = config::read_usd(r.required("capex"));
   s.depreciation = config::read_duration(r.required("depreciation"), sim::hours(1));

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -36,6 +37,19 @@ struct OwnershipSpec {
 };
 
 inline constexpr double DEFAULT_PUE = 1.5;
+
+// The keys of a node type's `ownership:` block, as parse_ownership reads them
+// (docs/pricing.md).
+inline constexpr config::KeySpec OWNERSHIP_KEYS[] = {
+    {"capex", "USD", "", true, ">= 0", "purchase price per node"},
+    {"depreciation", "duration", "", true, ">= 1h", "straight-line to zero"},
+    {"electricity", "USD per kWh", "", true, ">= 0", "the price of energy"},
+    {"power_busy", "power", "`default_node_power_w(tdp, gpus, cores, true)`", false, ">= 0", "wall power, all GPUs busy"},
+    {"power_idle", "power", "`default_node_power_w(..., false)`", false, "<= power_busy", "wall power idle"},
+    {"pue", "number", "`1.5`", false, "1..3", "facility / IT power"},
+    {"maintenance", "yearly fraction of capex", "`0`", false, ">= 0", "support, spares"},
+    {"hosting", "USD with a period", "`0`", false, ">= 0", "colocation, staff share"},
+};
 
 // Parses `ownership:`. capex, depreciation and electricity are required; power_busy and
 // power_idle default to the caller's figures (see default_node_power_w); pue defaults to

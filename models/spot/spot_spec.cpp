@@ -347,7 +347,7 @@ TraceRef read_trace_ref(MapReader& r, config::SourceResolver& sources) {
 }
 
 CorrelatedSpec parse_correlated(const ConfigNode& node) {
-  MapReader r(node, {"rate", "fraction"});
+  MapReader r(node, CORRELATED_KEYS);
   CorrelatedSpec c;
   const ConfigNode& rate = r.required("rate");
   c.rate_per_s = config::read_rate_per_s(rate);
@@ -361,7 +361,7 @@ CorrelatedSpec parse_correlated(const ConfigNode& node) {
 double advisor_rate(const ConfigNode& node, const SpotAdvisor* advisor) {
   if (advisor == nullptr)
     node.fail(ErrorCode::UnknownName, "no spot advisor catalog is loaded (scenarios/catalog/aws_spot_advisor_gpu.csv)");
-  MapReader r(node, {"region", "instance"});
+  MapReader r(node, ADVISOR_KEYS);
   const ConfigNode& region_node = r.required("region");
   const ConfigNode& instance_node = r.required("instance");
   const std::string region = config::read_string(region_node);
@@ -563,7 +563,7 @@ SpotAdvisor load_bundled_spot_advisor(const std::string& catalog_dir) {
 // Interruptions
 
 InterruptionSpec parse_interruptions(const ConfigNode& node, config::SourceResolver& sources, const SpotAdvisor* advisor) {
-  MapReader r(node, {"process", "rate", "advisor", "shape", "scale", "file", "start", "loop", "correlated"});
+  MapReader r(node, INTERRUPTION_KEYS);
   InterruptionSpec s;
   s.process = process_of(config::read_enum(r.required("process"), process_names()));
   for (const KeyOwner& o : KEY_OWNERS) {
@@ -641,7 +641,7 @@ sim::SimTime AvailabilitySpec::next_change_after(sim::SimTime t) const {
 }
 
 AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolver& sources) {
-  MapReader r(node, {"windows", "otherwise", "file", "start", "loop"});
+  MapReader r(node, AVAILABILITY_KEYS);
   AvailabilitySpec s;
   const ConfigNode* windows = r.optional("windows");
   const ConfigNode* file = node.is_map() ? node.find("file") : nullptr;
@@ -664,7 +664,7 @@ AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolv
   if (!windows->is_sequence() || windows->size() == 0)
     windows->fail(ErrorCode::WrongType, "windows must be a non-empty list of {every, from, to, available}");
   for (const ConfigNode& wn : windows->items()) {
-    MapReader wr(wn, {"every", "from", "to", "available"});
+    MapReader wr(wn, AVAILABILITY_WINDOW_KEYS);
     AvailabilityWindow w;
     w.every = read_offset(wr.required("every"), sim::SimTime::from_ns(1));
     const ConfigNode& from = wr.required("from");

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
 #include "sim/time.hpp"
 
@@ -143,6 +144,42 @@ double advisor_band_monthly_probability(int band);
 // lambda = -ln(1 - p) / 730 h: the Poisson rate whose chance of at least one interruption
 // in a 730-hour month is p.
 double advisor_band_rate_per_s(int band);
+
+// The keys of an `interruptions:` map (of every process: a key of another process is a
+// Conflict, not an unknown key), of its `advisor:` and `correlated:` maps, and of an
+// `availability:` map and its windows, as the parsers below read them (docs/spot.md).
+inline constexpr config::KeySpec INTERRUPTION_KEYS[] = {
+    {"process", "`none` | `poisson` | `weibull` | `trace` | `price`", "", true, "", "what interrupts the nodes"},
+    {"rate", "rate", "", false, ">= 0", "poisson: interruptions per node-hour of up time (or `advisor`)"},
+    {"advisor", "map", "", false, "", "poisson: the rate of an AWS Spot Advisor band (or `rate`)"},
+    {"shape", "number", "", false, "> 0", "weibull (required): k"},
+    {"scale", "duration", "", false, "> 0", "weibull (required): lambda"},
+    {"file", "path", "", false, "", "trace (required): a skypilot-spot JSON trace"},
+    {"start", "duration", "`0`", false, "within the trace", "trace: the trace instant that is simulation time 0"},
+    {"loop", "bool", "`false`", false, "", "trace: repeat the trace"},
+    {"correlated", "map", "none", false, "", "zone-wide events"},
+};
+inline constexpr config::KeySpec ADVISOR_KEYS[] = {
+    {"region", "name", "", true, "", "the AWS region"},
+    {"instance", "name", "", true, "", "the instance type"},
+};
+inline constexpr config::KeySpec CORRELATED_KEYS[] = {
+    {"rate", "rate", "", true, "> 0", "zone-wide events per hour"},
+    {"fraction", "fraction", "", true, "(0, 100%]", "of the pool's nodes each event hits"},
+};
+inline constexpr config::KeySpec AVAILABILITY_KEYS[] = {
+    {"windows", "list of maps", "", false, "non-empty", "recurring windows (or `file`)"},
+    {"otherwise", "fraction", "`100%`", false, "[0, 100%]", "windows: outside every window"},
+    {"file", "path", "", false, "", "a skypilot-spot JSON trace (or `windows`)"},
+    {"start", "duration", "`0`", false, "within the trace", "file: the trace instant that is simulation time 0"},
+    {"loop", "bool", "`false`", false, "", "file: repeat the trace"},
+};
+inline constexpr config::KeySpec AVAILABILITY_WINDOW_KEYS[] = {
+    {"every", "duration", "", true, "> 0", "the period"},
+    {"from", "duration", "", true, "[0, every)", "offset of the window's start in the period"},
+    {"to", "duration", "", true, "(from, from + every]", "its end"},
+    {"available", "fraction", "", true, "[0, 100%]", "of the pool's count"},
+};
 
 // Parses an `interruptions:` value:
 //   {process: poisson, rate: 0.05/h} | {process: poisson, advisor: {region: R, instance: I}}

@@ -65,7 +65,7 @@ LinkKind read_link_kind(const ConfigNode& n) {
 sim::SimTime read_latency(const ConfigNode& n) { return config::read_duration(n, sim::SimTime::zero()); }
 
 FabricLinkSpec read_fabric_link(const ConfigNode& n) {
-  MapReader r(n);
+  MapReader r(n, FABRIC_LINK_KEYS);
   FabricLinkSpec s;
   if (const ConfigNode* v = r.optional("speed")) s.bytes_per_s = config::read_bytes_per_s(*v);
   if (const ConfigNode* v = r.optional("latency")) s.latency = read_latency(*v);
@@ -302,7 +302,7 @@ NodeInternalsSpec parse_node_internals(MapReader& node_type) {
     }
   }
   if (const ConfigNode* n = node_type.optional("nics")) {
-    MapReader nr(*n);
+    MapReader nr(*n, NIC_KEYS);
     if (const ConfigNode* v = nr.optional("count")) s.nic_count = static_cast<int>(config::read_int(*v, 1, 64));
     if (const ConfigNode* v = nr.optional("speed")) s.nic_bytes_per_s = config::read_bytes_per_s(*v);
     if (const ConfigNode* v = nr.optional("rdma")) s.rdma = config::read_bool(*v);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
 #include "sim/time.hpp"
@@ -29,6 +30,19 @@ std::string_view link_kind_name(LinkKind k);
 
 enum class Fabric { SingleSwitch, LeafSpine, FatTree, Explicit };
 std::string_view fabric_name(Fabric f);
+
+// The keys of a generated fabric's `link:` map and of a node type's `nics:` map, as
+// read_fabric_link and parse_node_internals read them (docs/network.md).
+inline constexpr config::KeySpec FABRIC_LINK_KEYS[] = {
+    {"speed", "bandwidth", "`100Gbps`", false, "> 0", "every generated link's bandwidth per direction"},
+    {"latency", "duration", "`1us`", false, ">= 0", "every generated link's latency"},
+    {"kind", "`ethernet` | `infiniband` | `nvlink` | `nvswitch` | `pcie`", "`ethernet`", false, "", "the links' kind"},
+};
+inline constexpr config::KeySpec NIC_KEYS[] = {
+    {"count", "integer", "`1`", false, "1..64", "NICs per node"},
+    {"speed", "bandwidth", "`100Gbps`", false, "> 0", "each NIC's bandwidth per direction"},
+    {"rdma", "bool", "`false`", false, "", "GPUDirect RDMA: NICs on the PCIe switches instead of the CPU"},
+};
 
 // Per-direction bandwidth of PCIe generation 3..5 with `lanes` lanes.
 double pcie_bytes_per_s(int gen, int lanes = 16);

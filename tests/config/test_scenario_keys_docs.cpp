@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/config/scenario_keys.hpp"
@@ -177,5 +178,28 @@ TEST_CASE("the scheduler's keys and every built-in policy's keys match their tab
     const std::string path = "policy: " + name;  // the heading "### `policy: fifo`"
     INFO(path);
     CHECK(disagreements({{path, policy.keys}, "scenario-reference.md"}, lines) == std::vector<std::string>{});
+  }
+}
+
+TEST_CASE("the network, pricing and spot maps are listed with their key tables", "[unit][docs]") {
+  std::map<std::string, std::string> doc_of;
+  for (const auto& s : gcsim::models::scenario_key_sections()) doc_of[std::string(s.section.path)] = std::string(s.doc);
+  const std::vector<std::pair<std::string, std::string>> expected{
+      {"network.link", "network.md"},
+      {"cluster.node_types[i].nics", "network.md"},
+      {"cluster.node_types[i].price", "pricing.md"},
+      {"cluster.node_types[i].price.reserved", "pricing.md"},
+      {"cluster.node_types[i].price.spot_profile", "pricing.md"},
+      {"cluster.node_types[i].price.spot_profile.points[i]", "pricing.md"},
+      {"cluster.node_types[i].ownership", "pricing.md"},
+      {"cluster.node_types[i].interruptions", "spot.md"},
+      {"cluster.node_types[i].interruptions.advisor", "spot.md"},
+      {"cluster.node_types[i].interruptions.correlated", "spot.md"},
+      {"cluster.node_types[i].availability", "spot.md"},
+      {"cluster.node_types[i].availability.windows[i]", "spot.md"},
+  };
+  for (const auto& [path, doc] : expected) {
+    INFO(path);
+    CHECK(doc_of[path] == doc);
   }
 }
