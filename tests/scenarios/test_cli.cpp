@@ -20,22 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run_gcsim(const std::string& args) {
-  const std::string cmd = std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args + " 2>&1";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using gcsim::test::run_gcsim;
 
 // The node types `gcsim estimate --json` marks would_run_on, in output order.
 std::vector<std::string> types_it_would_run_on(const std::string& json) {

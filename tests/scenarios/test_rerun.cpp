@@ -24,23 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run_command(const std::string& cmd) {
-  std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-Result run_gcsim(const std::string& args) { return run_command(std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args); }
+using Result = gcsim::test::CommandResult;
+using gcsim::test::run_command;
+using gcsim::test::run_gcsim;
 
 void write(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

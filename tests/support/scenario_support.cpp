@@ -1,7 +1,10 @@
 // Test helpers (see scenario_support.hpp).
 #include "support/scenario_support.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <catch2/catch.hpp>
 
@@ -68,5 +71,18 @@ TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
 }
+
+CommandResult run_command(const std::string& command) {
+  std::FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+CommandResult run_gcsim(const std::string& args) { return run_command(std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args); }
 
 }  // namespace gcsim::test

@@ -62,4 +62,13 @@ analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 // The trace's /jobs row of the job called `name`; fails the test when there is none.
 const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name);
 
+// A shell command's exit code (-1 when it did not exit) and its output, stderr included.
+struct CommandResult {
+  int code;
+  std::string output;
+};
+CommandResult run_command(const std::string& command);
+// `gcsim ARGS` of this build.
+CommandResult run_gcsim(const std::string& args);
+
 }  // namespace gcsim::test
