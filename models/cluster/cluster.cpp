@@ -124,10 +124,8 @@ void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
   check_running(j, "delay_progress");
   GCSIM_CHECK(!j.driven && delay >= sim::SimTime::zero(),
               "delay_progress: job '" + j.name + "' is driven or the delay is negative");
-  accrue(j);
-  j.progress_at = std::max(engine_.now(), j.progress_at) + delay;
-  engine_.cancel(j.finish_event);
-  schedule_finish(j);
+  // Progress resumes `delay` after it would have: after now, or after a hold already set.
+  hold_progress_until(id, std::max(engine_.now(), j.progress_at) + delay);
 }
 
 void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
