@@ -73,22 +73,8 @@ TEST_CASE("a missing file is FileNotFound at the naming key, naming the resolved
 TEST_CASE("a scenario's extra instance catalog is recorded with its bytes and reaches the trace's /inputs",
           "[scenario]") {
   TempDir dir("inputs");
-  const std::string csv =
-      "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,"
-      "spot_per_hour,billing,spot_notice,market_kind,price_assumed,snapshot,source\n"
-      "lambda,gpu_test_1x,A100-40GB-SXM,1,30,200GiB,,,us-test-1,,1.50,,,,standard,0,,a test row\n";
-  std::filesystem::create_directories(dir.path() / "prices");
-  write(dir.file("prices/mine.csv"), csv);
-  write(dir.file("s.yaml"), R"(name: inputs
-horizon: 2h
-catalogs: {instances: prices/mine.csv}
-cluster:
-  node_types:
-    - {name: a, instance: lambda/gpu_test_1x, count: 1}
-workload:
-  jobs:
-    - {name: j, gpus: 1, duration: 1h}
-)");
+  const std::string csv = gcsim::test::one_row_instance_csv("1.50");
+  gcsim::test::write_own_price_scenario(dir.path(), "inputs", "1.50");
   const auto s = gcsim::models::load_scenario_file(dir.file("s.yaml"), gcsim::test::load_options());
   CHECK(s.cluster.node_types[0].price.on_demand_usd_per_hour == 1.50);
   const gcsim::config::SourceRecord* mine = nullptr;

@@ -33,25 +33,7 @@ void write(const std::string& path, const std::string& text) {
   out << text;
 }
 
-std::string price_csv(const std::string& on_demand) {
-  return "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,"
-         "spot_per_hour,billing,spot_notice,market_kind,price_assumed,snapshot,source\n"
-         "lambda,gpu_test_1x,A100-40GB-SXM,1,30,200GiB,,,us-test-1,,"
-         + on_demand + ",,,,standard,0,,a test row\n";
-}
-
-// One node at the price in prices/mine.csv, busy with one 1 h job: the run ends when the
-// job does, so it costs one node-hour.
-const char* const SCENARIO = R"(name: rerun
-horizon: 2h
-catalogs: {instances: prices/mine.csv}
-cluster:
-  node_types:
-    - {name: a, instance: lambda/gpu_test_1x, count: 1}
-workload:
-  jobs:
-    - {name: j, gpus: 1, duration: 1h}
-)";
+using gcsim::test::one_row_instance_csv;
 
 double total_cost(const std::string& trace) { return gcsim::analysis::compute_metrics(gcsim::analysis::read_trace(trace)).total_cost_usd; }
 
@@ -66,16 +48,14 @@ std::string h5py(const std::string& code, const std::string& path) {
 TEST_CASE("gcsim rerun redoes a trace from its embedded inputs after the files change or vanish", "[scenario][cli]") {
   if (!gcsim::test::python_with("h5py")) return;
   gcsim::test::TempDir dir("rerun");
-  fs::create_directories(dir.path() / "prices");
-  write(dir.file("prices/mine.csv"), price_csv("1.50"));
-  write(dir.file("s.yaml"), SCENARIO);
+  gcsim::test::write_own_price_scenario(dir.path(), "rerun", "1.50");
   const Result first = run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("first") + " --no-plots");
   REQUIRE(first.code == 0);
   const std::string first_trace = dir.file("first/rerun.h5");
   CHECK(total_cost(first_trace) == Approx(1.50).epsilon(1e-12));  // 1 node-hour at $1.50
 
   // The catalog changes: a fresh run sees the doubled price...
-  write(dir.file("prices/mine.csv"), price_csv("3.00"));
+  write(dir.file("prices/mine.csv"), one_row_instance_csv("3.00"));
   REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("changed") + " --no-plots -q").code == 0);
   CHECK(total_cost(dir.file("changed/rerun.h5")) == Approx(3.00).epsilon(1e-12));
 
@@ -107,9 +87,7 @@ assert {"jobs", "nodes", "ledger", "inputs"} <= set(a.keys())
 TEST_CASE("gcsim rerun refuses a trace whose recorded input was changed, and one without /inputs", "[scenario][cli]") {
   if (!gcsim::test::python_with("h5py")) return;
   gcsim::test::TempDir dir("rerun-bad");
-  fs::create_directories(dir.path() / "prices");
-  write(dir.file("prices/mine.csv"), price_csv("1.50"));
-  write(dir.file("s.yaml"), SCENARIO);
+  gcsim::test::write_own_price_scenario(dir.path(), "rerun", "1.50");
   REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("first") + " --no-plots -q").code == 0);
   const std::string trace = dir.file("first/rerun.h5");
   fs::copy_file(trace, dir.file("old.h5"));
@@ -139,9 +117,7 @@ d[...] = rows
 
 TEST_CASE("a recorded resolver serves recorded bytes only and checks their digests", "[config]") {
   gcsim::test::TempDir dir("rerun-resolver");
-  write(dir.file("s.yaml"), SCENARIO);
-  fs::create_directories(dir.path() / "prices");
-  write(dir.file("prices/mine.csv"), price_csv("1.50"));
+  gcsim::test::write_own_price_scenario(dir.path(), "rerun", "1.50");
   const auto s = gcsim::models::load_scenario_file(dir.file("s.yaml"), gcsim::test::load_options());
 
   // Loaded again from the records, with the CSV gone from disk: the same price and inputs.
@@ -157,7 +133,7 @@ TEST_CASE("a recorded resolver serves recorded bytes only and checks their diges
   }
 
   // A file the records lack is not found, even when it is on disk.
-  write(dir.file("prices/mine.csv"), price_csv("1.50"));
+  write(dir.file("prices/mine.csv"), one_row_instance_csv("1.50"));
   std::vector<gcsim::config::SourceRecord> without;
   for (const auto& r : s.inputs)
     if (r.key != "catalogs.instances") without.push_back(r);

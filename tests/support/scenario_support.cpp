@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
@@ -70,6 +71,31 @@ TempDir::TempDir(const std::string& name) {
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+std::string one_row_instance_csv(const std::string& on_demand) {
+  return "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,"
+         "spot_per_hour,billing,spot_notice,market_kind,price_assumed,snapshot,source\n"
+         "lambda,gpu_test_1x,A100-40GB-SXM,1,30,200GiB,,,us-test-1,,"
+         + on_demand + ",,,,standard,0,,a test row\n";
+}
+
+std::string write_own_price_scenario(const std::filesystem::path& dir, const std::string& name,
+                                     const std::string& on_demand) {
+  std::filesystem::create_directories(dir / "prices");
+  std::ofstream(dir / "prices" / "mine.csv", std::ios::binary) << one_row_instance_csv(on_demand);
+  const std::filesystem::path scenario = dir / "s.yaml";
+  std::ofstream(scenario, std::ios::binary) << "name: " << name << R"(
+horizon: 2h
+catalogs: {instances: prices/mine.csv}
+cluster:
+  node_types:
+    - {name: a, instance: lambda/gpu_test_1x, count: 1}
+workload:
+  jobs:
+    - {name: j, gpus: 1, duration: 1h}
+)";
+  return scenario.string();
 }
 
 CommandResult run_command(const std::string& command) {

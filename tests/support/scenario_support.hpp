@@ -62,6 +62,15 @@ analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 // The trace's /jobs row of the job called `name`; fails the test when there is none.
 const analysis::JobRecord& job_named(const analysis::TraceData& t, const std::string& name);
 
+// An instance catalog CSV with one row, lambda/gpu_test_1x (one A100-40GB-SXM) at
+// `on_demand` USD per hour ("1.50").
+std::string one_row_instance_csv(const std::string& on_demand);
+// In `dir`: prices/mine.csv (one_row_instance_csv(on_demand)) and s.yaml, a scenario named
+// `name` that reads it as an extra catalog: one node of that instance, busy with one 1 h
+// job, so the run costs one node-hour. Returns the scenario's path.
+std::string write_own_price_scenario(const std::filesystem::path& dir, const std::string& name,
+                                     const std::string& on_demand);
+
 // A shell command's exit code (-1 when it did not exit) and its output, stderr included.
 struct CommandResult {
   int code;
