@@ -124,6 +124,18 @@ void replay_flows(const topology::NetworkSpec& spec, std::istream& flows_csv, st
     } catch (const Error& e) {
       fail(ErrorCode::Infeasible, csv_label, line_no, fields[2].column, e.what());
     }
+    // Alone on its path, at the bottleneck's full rate, a flow is as fast as it can be: if
+    // even then its last byte lands past the time range, refuse it now, before the run.
+    const double bottleneck = topo.path_bottleneck_bytes_per_s(r.path);
+    const double fastest_s = r.bytes / bottleneck;
+    if ((r.start + sim::SimTime::from_seconds(fastest_s)).is_max()) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%g", bottleneck);
+      fail(ErrorCode::OutOfRange, csv_label, line_no, r.bytes_column,
+           "flow '" + r.id + "' does not finish within the simulated time range (about 292 years): alone at its "
+           "path's bottleneck of " + rate + " B/s, its " + fields[3].text + " bytes take " +
+               units::format_duration_s(fastest_s) + " after its start at " + units::format_duration_s(r.start.seconds()));
+    }
     rows.push_back(std::move(r));
   }
   if (!header) fail(ErrorCode::EmptyFile, csv_label, line_no + 1, 1, "missing header 'flow_id,src,dst,bytes,start'");

@@ -179,3 +179,21 @@ TEST_CASE("flow replay: starts and finishes beyond the time range are refused, n
   const double finish = std::stod(out.substr(std::string("flow_id,finish\nbig,").size()));
   CHECK(finish == Approx(1e8 + 3e-6).epsilon(1e-9));
 }
+
+TEST_CASE("flow replay: a flow too large even alone is refused before the run, one slowed by sharing after it",
+          "[unit][network]") {
+  const NetworkSpec spec = load_network(DATA + "parking_lot.yaml");
+  const std::string header = "flow_id,src,dst,bytes,start\n";
+  // 5e19 B alone at the 5 GB/s bottleneck of H0->H3: 1e10 s, refused before anything runs.
+  const gcsim::ConfigError alone = gcsim::test::config_error([&] { replay(spec, header + "f0,H0,H3,5e19,0\n"); });
+  CHECK(alone.code() == gcsim::ErrorCode::OutOfRange);
+  CHECK(alone.mark().line == 2);
+  CHECK_THAT(std::string(alone.what()), Catch::Contains("bottleneck of 5e+09 B/s"));
+  // 3e19 B alone takes 6e9 s (190 years): in range. Two such flows share the bottleneck at
+  // 2.5 GB/s each and would take 1.2e10 s: the run finds they never finish.
+  const gcsim::ConfigError shared =
+      gcsim::test::config_error([&] { replay(spec, header + "a,H0,H3,3e19,0\nb,H0,H3,3e19,0\n"); });
+  CHECK(shared.code() == gcsim::ErrorCode::OutOfRange);
+  CHECK(shared.mark().line == 2);
+  CHECK_THAT(std::string(shared.what()), Catch::Contains("'a' does not finish") && Catch::Contains("rates the network"));
+}
