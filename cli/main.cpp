@@ -64,9 +64,10 @@ int cmd_validate(const std::string& file) {
   const models::Scenario s = models::load_scenario_file(file, load_options());
   std::size_t generated = 0;
   for (const auto& g : s.workload.generators) generated += static_cast<std::size_t>(g.count);
-  std::printf("%s: ok: scenario '%s', %d node types, %d nodes, %d GPUs, %zu jobs + %zu generated, policy %s\n",
-              file.c_str(), s.name.c_str(), static_cast<int>(s.cluster.node_types.size()), s.cluster.total_nodes(),
-              s.cluster.total_gpus(), s.workload.jobs.size(), generated, s.scheduler.policy.c_str());
+  std::printf("%s: ok: scenario '%s', %d node types, %lld nodes, %lld GPUs, %zu jobs + %zu generated, policy %s\n",
+              file.c_str(), s.name.c_str(), static_cast<int>(s.cluster.node_types.size()),
+              static_cast<long long>(s.cluster.total_nodes()), static_cast<long long>(s.cluster.total_gpus()),
+              s.workload.jobs.size(), generated, s.scheduler.policy.c_str());
   return 0;
 }
 

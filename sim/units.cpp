@@ -118,6 +118,16 @@ double checked(double value, std::string_view text) {
   return value;
 }
 
+// `value` (finite) when its magnitude is at most `max`; OutOfRange naming the bound
+// (`limit`, as a person writes it) and why there is one.
+double bounded(double value, std::string_view text, double max, std::string_view limit) {
+  if (std::fabs(value) > max)
+    throw UnitError(quote(trim(text)) + " is too large: the limit is " + std::string(limit) +
+                        " (larger values have no physical meaning and would make totals overflow)",
+                    Kind::OutOfRange);
+  return value;
+}
+
 // A quantity whose unit is required (a bare zero excepted) and looked up in `table`.
 template <std::size_t N>
 double parse_with_table(std::string_view text, const std::array<UnitFactor, N>& table,
@@ -393,18 +403,24 @@ std::int64_t parse_duration_ns(std::string_view text) {
   return static_cast<std::int64_t>(ns);
 }
 
-double parse_bytes(std::string_view text) { return parse_with_table(text, BYTE_UNITS, "size", "GiB"); }
-
-double parse_bytes_per_s(std::string_view text) {
-  return parse_with_table(text, BANDWIDTH_UNITS, "bandwidth", "Gbps");
+double parse_bytes(std::string_view text) {
+  return bounded(parse_with_table(text, BYTE_UNITS, "size", "GiB"), text, MAX_BYTES, "1e18 B (1 EB)");
 }
 
-double parse_watts(std::string_view text) { return parse_with_table(text, POWER_UNITS, "power", "W"); }
+double parse_bytes_per_s(std::string_view text) {
+  return bounded(parse_with_table(text, BANDWIDTH_UNITS, "bandwidth", "Gbps"), text, MAX_BYTES_PER_S,
+                 "1e15 B/s (1 PB/s)");
+}
+
+double parse_watts(std::string_view text) {
+  return bounded(parse_with_table(text, POWER_UNITS, "power", "W"), text, MAX_WATTS, "1e9 W (1 GW)");
+}
 
 double parse_flop_per_s(std::string_view text) {
+  constexpr std::string_view LIMIT = "1e18 FLOP/s (1 EFLOP/s)";
   const Split s = split_number(text);
   const double value = to_double(s.number, text);
-  if (s.unit.empty()) return value;  // bare numbers are FLOP/s: "8.1e12"
+  if (s.unit.empty()) return bounded(value, text, MAX_FLOP_PER_S, LIMIT);  // bare numbers are FLOP/s: "8.1e12"
   // Prefix + "FLOPS" or "FLOP/s"; the base is case-insensitive ("TFlops" is common).
   auto base_len = [](std::string_view u) -> std::size_t {
     for (std::string_view base : {std::string_view("FLOPS"), std::string_view("FLOP/s")}) {
@@ -426,22 +442,23 @@ double parse_flop_per_s(std::string_view text) {
     throw UnitError("unknown compute-rate unit " + quote(s.unit) +
                         "; write e.g. 19.5TFLOPS or 989 TFLOP/s (prefixes k, M, G, T, P, E)",
                     Kind::BadUnit);
-  return checked(value * prefix->factor, text);
+  return bounded(checked(value * prefix->factor, text), text, MAX_FLOP_PER_S, LIMIT);
 }
 
-double parse_usd(std::string_view text) { return parse_usd_impl(text); }
+double parse_usd(std::string_view text) { return bounded(parse_usd_impl(text), text, MAX_USD, "$1e12"); }
 
 double parse_usd_per_hour(std::string_view text) {
   const std::string_view t = trim(text);
   const std::size_t slash = t.rfind('/');
-  if (slash == std::string_view::npos) return parse_usd_impl(t);  // bare: USD per hour
+  constexpr std::string_view LIMIT = "$1e6 per hour";
+  if (slash == std::string_view::npos) return bounded(parse_usd_impl(t), text, MAX_USD_PER_HOUR, LIMIT);  // bare: USD per hour
   const std::string_view period = trim(t.substr(slash + 1));
   const UnitFactor* p = find_unit(PRICE_PERIODS_H, period);
   if (p == nullptr)
     throw UnitError("unknown price period " + quote(period) + "; write e.g. $2.50/h (periods: " +
                         unit_list(PRICE_PERIODS_H) + ")",
                     Kind::BadUnit);
-  return checked(parse_usd_impl(t.substr(0, slash)) / p->factor, text);
+  return bounded(checked(parse_usd_impl(t.substr(0, slash)) / p->factor, text), text, MAX_USD_PER_HOUR, LIMIT);
 }
 
 double parse_fraction(std::string_view text) {
@@ -489,7 +506,7 @@ double parse_usd_per_kwh(std::string_view text) {
   else if (unit == "MWh") kwh = 1000;
   else if (unit == "Wh") kwh = 0.001;
   else throw UnitError("unknown energy unit " + quote(unit) + "; write e.g. $0.12/kWh (units: Wh, kWh, MWh)", Kind::BadUnit);
-  return checked(parse_usd_impl(parts.amount) / kwh, text);
+  return bounded(checked(parse_usd_impl(parts.amount) / kwh, text), text, MAX_USD_PER_KWH, "$1,000 per kWh");
 }
 
 double parse_fraction_per_year(std::string_view text) {
@@ -498,7 +515,8 @@ double parse_fraction_per_year(std::string_view text) {
   const UnitFactor* p = find_unit(PRICE_PERIODS_H, period);
   if (p == nullptr || p->factor < 24)
     throw UnitError("unknown period " + quote(period) + "; write e.g. 8%/y or 0.7%/mo (a day or longer)", Kind::BadUnit);
-  return checked(parse_fraction(parts.amount) * 8760.0 / p->factor, text);
+  return bounded(checked(parse_fraction(parts.amount) * 8760.0 / p->factor, text), text, MAX_FRACTION_PER_YEAR,
+                 "10,000% a year");
 }
 
 std::string format_duration_s(double seconds) {

@@ -10,8 +10,10 @@
 //   counts     plain numbers, 1e18, and suffixes k M G T (powers of 1000): 115.3M
 //   prices     $2.50/h, 2.50/h, $0.12/kWh handled by callers; $ and thousands separators
 //   zero       a bare "0" needs no unit in any family (zero is zero in every unit)
-// The parsers check syntax only, not sign or range: "-5m" parses to a negative duration and
-// the caller (sim/config/reader.hpp) decides what range is valid.
+// The parsers check syntax and magnitude, not sign or range: "-5m" parses to a negative
+// duration and the caller (sim/config/reader.hpp) decides what range is valid. Magnitude:
+// a duration beyond about 292 years and a quantity above its MAX_* bound below are
+// OutOfRange, so that time sums stay in range and every cost stays finite.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,20 @@ namespace gcsim::units {
 // The month of cloud price sheets: 8,760 h / 12. Every "per month" figure (price periods,
 // storage per GB-month, monthly billing, monthly interruption chances) uses this one.
 inline constexpr std::int64_t HOURS_PER_MONTH = 730;
+
+// The largest magnitude each parser accepts (docs/units.md, "Limits: time and numbers").
+// Each lies far above any real part, price or fleet, and low enough that every product
+// the accounting forms stays finite: the largest, 64 node types of 2^20 nodes each
+// writing off MAX_USD of capex per hour for 292 years, is about 1.7e26 USD, far below a
+// double's 1.8e308.
+inline constexpr double MAX_BYTES = 1e18;               // 1 EB: more than any one storage system
+inline constexpr double MAX_BYTES_PER_S = 1e15;         // 1 PB/s: 100 times a GPU's HBM
+inline constexpr double MAX_FLOP_PER_S = 1e18;          // 1 EFLOP/s for one GPU
+inline constexpr double MAX_WATTS = 1e9;                // 1 GW: a large power plant
+inline constexpr double MAX_USD = 1e12;                 // $1 trillion
+inline constexpr double MAX_USD_PER_HOUR = 1e6;         // $1M per hour (per node or per GPU)
+inline constexpr double MAX_USD_PER_KWH = 1e3;          // $1,000 per kWh
+inline constexpr double MAX_FRACTION_PER_YEAR = 100;    // 10,000% a year
 
 class UnitError : public std::invalid_argument {
  public:

@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "models/config/limits.hpp"
 #include "models/config/reader_common.hpp"
 #include "sim/config/reader.hpp"
 
@@ -21,7 +22,7 @@ BudgetSpec read_budget(const ConfigNode& n) {
   b.team = read_name(r.required("team"));
   b.limit_usd = config::read_usd(r.required("limit"));
   if (!(b.limit_usd > 0)) n.find("limit")->fail(ErrorCode::OutOfRange, "a budget's limit must be more than $0");
-  if (const ConfigNode* p = r.optional("period")) b.period = config::read_duration(*p, sim::SimTime::from_ns(1));
+  if (const ConfigNode* p = r.optional("period")) b.period = config::read_duration(*p, limits::MIN_BUDGET_PERIOD);
   if (const ConfigNode* a = r.optional("action")) {
     const std::string action = config::read_enum(*a, {"alert", "stop_new", "stop_running"});
     b.action = action == "alert" ? BudgetAction::Alert : action == "stop_new" ? BudgetAction::StopNew : BudgetAction::StopRunning;
@@ -30,7 +31,7 @@ BudgetSpec read_budget(const ConfigNode& n) {
     b.alert_fraction = config::read_fraction(*f);
     if (!(b.alert_fraction > 0 && b.alert_fraction <= 1)) f->fail(ErrorCode::OutOfRange, "alert_at is a share of the limit, in (0, 100%]");
   }
-  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, sim::seconds(1));
+  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, limits::MIN_BUDGET_CHECK);
   return b;
 }
 

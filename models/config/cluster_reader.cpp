@@ -150,6 +150,10 @@ ClusterSpec read_cluster(const ConfigNode& node, const Catalogs& catalogs, confi
     if (!names.insert(cluster.node_types.back().name).second)
       t.find("name")->fail(ErrorCode::Duplicate, "node type '" + cluster.node_types.back().name + "' is defined twice");
   }
+  if (cluster.total_gpus() > MAX_TOTAL_GPUS)
+    types.fail(ErrorCode::OutOfRange, "the node types hold " + std::to_string(cluster.total_gpus()) +
+                                          " GPUs in all, more than the limit of 2,147,483,647 (2^31 - 1: GPUs are "
+                                          "numbered with 32-bit ids)");
   return cluster;
 }
 

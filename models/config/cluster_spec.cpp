@@ -7,14 +7,14 @@
 
 namespace gcsim::models {
 
-int ClusterSpec::total_gpus() const {
-  int n = 0;
-  for (const auto& t : node_types) n += t.gpus * t.count;
+std::int64_t ClusterSpec::total_gpus() const {
+  std::int64_t n = 0;
+  for (const auto& t : node_types) n += std::int64_t{t.gpus} * t.count;
   return n;
 }
 
-int ClusterSpec::total_nodes() const {
-  int n = 0;
+std::int64_t ClusterSpec::total_nodes() const {
+  std::int64_t n = 0;
   for (const auto& t : node_types) n += t.count;
   return n;
 }

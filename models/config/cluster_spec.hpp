@@ -50,10 +50,16 @@ struct NodeTypeSpec {
   std::string path;            // "cluster.node_types[0]"
 };
 
+// The most GPUs a cluster may hold in all: the cluster numbers its GPUs with 32-bit ids
+// and counts them in an int (models/cluster/node_allocator.hpp).
+inline constexpr std::int64_t MAX_TOTAL_GPUS = 2'147'483'647;
+
 struct ClusterSpec {
   std::vector<NodeTypeSpec> node_types;
-  int total_gpus() const;
-  int total_nodes() const;
+  // Summed in 64 bits: 64 node types of up to 2^20 nodes of 64 GPUs reach 2^32 GPUs,
+  // beyond an int (the reader refuses more than MAX_TOTAL_GPUS, but validate prints these).
+  std::int64_t total_gpus() const;
+  std::int64_t total_nodes() const;
 };
 
 // Node types (bit per type index) that can ever hold a job of `gpus` GPUs: enough GPUs on

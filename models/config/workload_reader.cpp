@@ -45,7 +45,7 @@ CheckpointSpec read_checkpoint(const ConfigNode& n) {
   CheckpointSpec c;
   const ConfigNode& every = r.required("every");
   if (every.is_scalar() && every.scalar() == "optimal") c.optimal = true;
-  else c.every = config::read_duration(every, sim::SimTime::from_ns(1));
+  else c.every = config::read_duration(every, sim::seconds(1));  // as the optimal interval's floor
   const ConfigNode* write = r.optional("write_time");
   const ConfigNode* restore = r.optional("restore_time");
   const ConfigNode* size = r.optional("size");

@@ -47,7 +47,7 @@ inline constexpr config::KeySpec JOB_KEYS[] = {
 };
 
 inline constexpr config::KeySpec CHECKPOINT_KEYS[] = {
-    {"every", "duration, or `optimal`", "", true, "> 0", "progress between the starts of two checkpoints"},
+    {"every", "duration, or `optimal`", "", true, ">= 1 s", "progress between the starts of two checkpoints"},
     {"write_time", "duration", "", false, ">= 0", "time to write one"},
     {"restore_time", "duration", "`write_time`", false, ">= 0", "time to read it back on a restart"},
     {"size", "bytes, or `model`", "", false, "> 0", "the checkpoint's size; the times then come from the tier"},

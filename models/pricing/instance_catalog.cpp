@@ -113,6 +113,15 @@ class RowReader {
   const std::string& label_;
 };
 
+// A plain number of at most `max`, else OutOfRange.
+double bounded_number(std::string_view text, double max) {
+  const double v = units::parse_number(text);
+  if (v > max)
+    throw units::UnitError("'" + std::string(text) + "' is out of range: must be at most " + format_number(max),
+                           units::UnitError::Kind::OutOfRange);
+  return v;
+}
+
 // YYYY, YYYY-MM or YYYY-MM-DD of a real calendar date (proleptic Gregorian, years 1900 to
 // 9999): 2024-13-45 and 2024-02-30 are refused, 2024-02-29 is a date, 2023-02-29 is not.
 bool valid_snapshot(std::string_view s) {
@@ -515,12 +524,16 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     s.accelerator = r.text("AcceleratorName");
     s.region = r.text("Region");
     s.zone = r.text("AvailabilityZone");
-    s.count = r.quantity("AcceleratorCount", units::parse_number, "8.0");
-    s.vcpus = r.quantity("vCPUs", units::parse_number, "96.0");
-    s.memory_gib = r.quantity("MemoryGiB", units::parse_number, "1152.0");
+    // Counts within the integer ranges of the native catalog, sizes and prices within the
+    // unit limits (docs/units.md, "Limits: time and numbers"): a huge cell is refused here,
+    // not rounded into an int or summed into an infinite cost.
+    s.count = r.quantity("AcceleratorCount", [](std::string_view t) { return bounded_number(t, 64); }, "8.0");
+    s.vcpus = r.quantity("vCPUs", [](std::string_view t) { return bounded_number(t, 100000); }, "96.0");
+    s.memory_gib = r.quantity(
+        "MemoryGiB", [](std::string_view t) { return bounded_number(t, units::MAX_BYTES / 1073741824.0); }, "1152.0");
     s.gpu_memory_mib = gpu_memory_mib(r.text("GpuInfo"));
-    if (!r.text("Price").empty()) s.price = r.quantity("Price", units::parse_number, "32.7726");
-    if (!r.text("SpotPrice").empty()) s.spot = r.quantity("SpotPrice", units::parse_number, "6.7915");
+    if (!r.text("Price").empty()) s.price = r.quantity("Price", units::parse_usd_per_hour, "32.7726");
+    if (!r.text("SpotPrice").empty()) s.spot = r.quantity("SpotPrice", units::parse_usd_per_hour, "6.7915");
     rows.push_back(std::move(s));
   }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "models/config/limits.hpp"
 #include "models/pricing/csv.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
@@ -27,6 +28,17 @@ const std::vector<std::string>& upfront_names() {
   return names;
 }
 
+// The code a unit error in a price trace cell stands for, as config::fail_unit maps it.
+ErrorCode unit_error_code(const units::UnitError& e) {
+  switch (e.kind()) {
+    case units::UnitError::Kind::NotANumber: return ErrorCode::WrongType;
+    case units::UnitError::Kind::OutOfRange: return ErrorCode::OutOfRange;
+    case units::UnitError::Kind::MissingUnit:
+    case units::UnitError::Kind::BadUnit: return ErrorCode::BadUnit;
+  }
+  return ErrorCode::BadUnit;
+}
+
 // Checks a profile's points and period the way PriceProfile requires them.
 void check_profile(const std::vector<PricePoint>& points, sim::SimTime repeat, const std::vector<const ConfigNode*>& at_nodes,
                    const ConfigNode* repeat_node, const std::string& label, const std::vector<std::pair<int, int>>& at_marks) {
@@ -35,12 +47,18 @@ void check_profile(const std::vector<PricePoint>& points, sim::SimTime repeat, c
     csv::fail(code, label, at_marks[i].first, at_marks[i].second, "time", detail);
   };
   if (points.front().at != sim::SimTime::zero()) fail_at(0, ErrorCode::OutOfRange, "the first price point must be at 0");
-  for (std::size_t i = 1; i < points.size(); ++i)
+  // Each point is a price change, an event of the run: at least a second apart
+  // (models/config/limits.hpp), and the wrap of a repeated profile is one more.
+  for (std::size_t i = 1; i < points.size(); ++i) {
     if (!(points[i].at > points[i - 1].at))
       fail_at(i, ErrorCode::OutOfRange, "price points must be in strictly increasing time order");
-  if (repeat > sim::SimTime::zero() && !(repeat > points.back().at)) {
+    if (points[i].at - points[i - 1].at < limits::MIN_TRACE_TICK)
+      fail_at(i, ErrorCode::OutOfRange,
+              "price points must be at least 1 second apart (providers change spot prices every few minutes at most)");
+  }
+  if (repeat > sim::SimTime::zero() && repeat - points.back().at < limits::MIN_TRACE_TICK) {
     const std::string detail = "repeat (" + units::format_duration_s(repeat.seconds()) +
-                               ") must be longer than the last point's time (" +
+                               ") must be at least 1 second longer than the last point's time (" +
                                units::format_duration_s(points.back().at.seconds()) + ")";
     if (repeat_node != nullptr) repeat_node->fail(ErrorCode::OutOfRange, detail);
     fail_at(points.size() - 1, ErrorCode::OutOfRange, detail);
@@ -199,14 +217,13 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
     try {
       p.at = sim::SimTime::from_ns(units::parse_duration_ns(row.fields[0].text));
     } catch (const units::UnitError& e) {
-      csv::fail(e.kind() == units::UnitError::Kind::NotANumber ? ErrorCode::WrongType : ErrorCode::BadUnit, label, row.line,
-                row.fields[0].column, "time", std::string(e.what()) + " (write a duration such as 0h or 30m)");
+      csv::fail(unit_error_code(e), label, row.line, row.fields[0].column, "time",
+                std::string(e.what()) + " (write a duration such as 0h or 30m)");
     }
     try {
       p.usd_per_hour = parse_node_usd_per_hour(row.fields[1].text, gpus_per_node);
     } catch (const units::UnitError& e) {
-      csv::fail(e.kind() == units::UnitError::Kind::NotANumber ? ErrorCode::WrongType : ErrorCode::BadUnit, label, row.line,
-                row.fields[1].column, "usd_per_hour", e.what());
+      csv::fail(unit_error_code(e), label, row.line, row.fields[1].column, "usd_per_hour", e.what());
     }
     if (p.at < sim::SimTime::zero())
       csv::fail(ErrorCode::OutOfRange, label, row.line, row.fields[0].column, "time", "a time must not be negative");

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <utility>
 
+#include "models/config/limits.hpp"
 #include "sim/config/csv.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
@@ -199,7 +200,9 @@ class TraceReader {
       if (!(g > 0) || g > 1e9)
         fail(ErrorCode::OutOfRange, vm, "metadata.gap_seconds", "the gap between ticks must be a positive number of seconds");
       gap = sim::SimTime::from_seconds(g);
-      if (gap <= sim::SimTime::zero()) fail(ErrorCode::OutOfRange, vm, "metadata.gap_seconds", "the gap rounds to zero");
+      if (gap < limits::MIN_TRACE_TICK)
+        fail(ErrorCode::OutOfRange, vm, "metadata.gap_seconds",
+             "the gap between ticks must be at least 1 second (providers publish capacity every few minutes at best)");
     });
     if (!has_gap) fail(ErrorCode::MissingKey, m, "metadata.gap_seconds", "missing required key 'gap_seconds'");
     return gap;
@@ -297,6 +300,15 @@ sim::SimTime read_offset(const ConfigNode& n, sim::SimTime min = sim::SimTime::z
   return t;
 }
 
+// An interruption or correlated-event rate: at most MAX_EVENT_RATE_PER_S (60/h).
+double read_event_rate_per_s(const ConfigNode& n) {
+  const double rate = config::read_rate_per_s(n);
+  if (rate > limits::MAX_EVENT_RATE_PER_S)
+    n.fail(ErrorCode::OutOfRange, "'" + n.scalar() + "' is out of range: at most 60/h (once a minute; a replacement node "
+                                  "takes minutes to provision, so faster interruptions make no physical sense)");
+  return rate;
+}
+
 const std::vector<std::string>& process_names() {
   static const std::vector<std::string> names{"none", "poisson", "weibull", "trace", "price"};
   return names;
@@ -350,7 +362,7 @@ CorrelatedSpec parse_correlated(const ConfigNode& node) {
   MapReader r(node, CORRELATED_KEYS);
   CorrelatedSpec c;
   const ConfigNode& rate = r.required("rate");
-  c.rate_per_s = config::read_rate_per_s(rate);
+  c.rate_per_s = read_event_rate_per_s(rate);
   if (!(c.rate_per_s > 0)) rate.fail(ErrorCode::OutOfRange, "a correlated event rate must be greater than zero");
   const ConfigNode& fraction = r.required("fraction");
   c.fraction = config::read_fraction(fraction);
@@ -579,7 +591,7 @@ InterruptionSpec parse_interruptions(const ConfigNode& node, config::SourceResol
       const ConfigNode* adv = r.optional("advisor");
       if (rate != nullptr && adv != nullptr) adv->fail(ErrorCode::Conflict, "give rate or advisor, not both");
       if (rate != nullptr) {
-        s.rate_per_s = config::read_rate_per_s(*rate);
+        s.rate_per_s = read_event_rate_per_s(*rate);
       } else if (adv != nullptr) {
         s.rate_per_s = advisor_rate(*adv, advisor);
       } else {
@@ -590,7 +602,8 @@ InterruptionSpec parse_interruptions(const ConfigNode& node, config::SourceResol
     }
     case InterruptionProcess::Weibull:
       s.weibull_shape = config::read_positive(r.required("shape"));
-      s.weibull_scale = config::read_duration(r.required("scale"), sim::SimTime::from_ns(1));
+      // The scale is about the mean time between interruptions: the rate's floor, inverted.
+      s.weibull_scale = config::read_duration(r.required("scale"), sim::minutes(1));
       break;
     case InterruptionProcess::Trace: {
       TraceRef ref = read_trace_ref(r, sources);
@@ -666,7 +679,7 @@ AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolv
   for (const ConfigNode& wn : windows->items()) {
     MapReader wr(wn, AVAILABILITY_WINDOW_KEYS);
     AvailabilityWindow w;
-    w.every = read_offset(wr.required("every"), sim::SimTime::from_ns(1));
+    w.every = read_offset(wr.required("every"), sim::minutes(1));
     const ConfigNode& from = wr.required("from");
     w.from = read_offset(from);
     if (w.from >= w.every) from.fail(ErrorCode::OutOfRange, "from must lie within the period (before every)");

@@ -150,10 +150,10 @@ double advisor_band_rate_per_s(int band);
 // `availability:` map and its windows, as the parsers below read them (docs/spot.md).
 inline constexpr config::KeySpec INTERRUPTION_KEYS[] = {
     {"process", "`none` | `poisson` | `weibull` | `trace` | `price`", "", true, "", "what interrupts the nodes"},
-    {"rate", "rate", "", false, ">= 0", "poisson: interruptions per node-hour of up time (or `advisor`)"},
+    {"rate", "rate", "", false, "0..60/h", "poisson: interruptions per node-hour of up time (or `advisor`)"},
     {"advisor", "map", "", false, "", "poisson: the rate of an AWS Spot Advisor band (or `rate`)"},
     {"shape", "number", "", false, "> 0", "weibull (required): k"},
-    {"scale", "duration", "", false, "> 0", "weibull (required): lambda"},
+    {"scale", "duration", "", false, ">= 1 min", "weibull (required): lambda"},
     {"file", "path", "", false, "", "trace (required): a skypilot-spot JSON trace"},
     {"start", "duration", "`0`", false, "within the trace", "trace: the trace instant that is simulation time 0"},
     {"loop", "bool", "`false`", false, "", "trace: repeat the trace"},
@@ -164,7 +164,7 @@ inline constexpr config::KeySpec ADVISOR_KEYS[] = {
     {"instance", "name", "", true, "", "the instance type"},
 };
 inline constexpr config::KeySpec CORRELATED_KEYS[] = {
-    {"rate", "rate", "", true, "> 0", "zone-wide events per hour"},
+    {"rate", "rate", "", true, "(0, 60/h]", "zone-wide events per hour"},
     {"fraction", "fraction", "", true, "(0, 100%]", "of the pool's nodes each event hits"},
 };
 inline constexpr config::KeySpec AVAILABILITY_KEYS[] = {
@@ -175,7 +175,7 @@ inline constexpr config::KeySpec AVAILABILITY_KEYS[] = {
     {"loop", "bool", "`false`", false, "", "file: repeat the trace"},
 };
 inline constexpr config::KeySpec AVAILABILITY_WINDOW_KEYS[] = {
-    {"every", "duration", "", true, "> 0", "the period"},
+    {"every", "duration", "", true, ">= 1 min", "the period"},
     {"from", "duration", "", true, "[0, every)", "offset of the window's start in the period"},
     {"to", "duration", "", true, "(from, from + every]", "its end"},
     {"available", "fraction", "", true, "[0, 100%]", "of the pool's count"},

@@ -49,6 +49,10 @@ double read_price_per_gb(const ConfigNode& n, std::string_view per_what) {
     n.fail(ErrorCode::WrongType, "expected a price such as 0.30/GB" + std::string(per_what) + ", got '" + text + "'");
   }
   if (v < 0) n.fail(ErrorCode::OutOfRange, "a price must not be negative");
+  // Costs stay finite by construction (docs/units.md, "Limits: time and numbers").
+  if (v * scale > units::MAX_USD)
+    n.fail(ErrorCode::OutOfRange, "'" + text + "' is too large: the limit is $1e12 per GB (larger values have no "
+                                  "physical meaning and would make totals overflow)");
   return v * scale;
 }
 
