@@ -79,10 +79,11 @@ void require_lifecycle_in_range(const ConfigNode& entry, sim::SimTime horizon, s
     const ConfigNode* part = checkpoint->find(restore > write ? "restore_time" : "write_time");
     at = part ? part : checkpoint;
   }
+  // A part that is itself past the range (restore and write of 190 years each) saturates.
+  auto text = [](sim::SimTime t) { return t.is_max() ? std::string("over 292 years") : units::format_duration_s(t.seconds()); };
   at->fail(ErrorCode::OutOfRange,
-           "the horizon (" + units::format_duration_s(horizon.seconds()) + ") + image_pull (" +
-               units::format_duration_s(image_pull.seconds()) + ") + checkpoint restore_time and write_time (" +
-               units::format_duration_s((restore + write).seconds()) +
+           "the horizon (" + text(horizon) + ") + image_pull (" + text(image_pull) +
+               ") + checkpoint restore_time and write_time (" + text(restore + write) +
                ") lie beyond the simulated time range (about 292 years): a job started at the horizon would never "
                "make progress");
 }
