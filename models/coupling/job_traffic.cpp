@@ -40,7 +40,9 @@ void JobTraffic::on_start(const models::Job& j) {
   // Real steps, and the simulated steps that stand for them (each covering a whole number
   // of real steps' compute and bytes; the per-step latency is then counted once per
   // simulated step, which the docs note).
-  const std::int64_t real = std::max<std::int64_t>(1, (j.duration.ns() + c.every.ns() - 1) / c.every.ns());
+  // ceil(duration / every), without the sum that overflows for durations near 292 years.
+  const std::int64_t whole = j.duration.ns() / c.every.ns();
+  const std::int64_t real = std::max<std::int64_t>(1, whole + (j.duration.ns() % c.every.ns() != 0 ? 1 : 0));
   const std::int64_t simulated = std::min(real, c.simulated_steps);
   Run& run = runs_[j.id];
   run.steps_left = simulated;

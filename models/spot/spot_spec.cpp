@@ -77,6 +77,12 @@ class TraceReader {
     if (pos_ != text_.size()) fail(ErrorCode::Syntax, mark(), "", "unexpected text after the trace's closing '}'");
     if (!has_metadata) fail(ErrorCode::MissingKey, root, "metadata", "missing required key 'metadata'");
     if (!has_data) fail(ErrorCode::MissingKey, root, "data", "missing required key 'data'");
+    // trace_profile works in raw nanoseconds up to the trace's length: it must be a time.
+    if (trace.length().is_max())
+      fail(ErrorCode::OutOfRange, root, "metadata.gap_seconds",
+           "the trace's " + std::to_string(trace.values.size()) + " ticks of " +
+               units::format_duration_s(trace.gap.seconds()) +
+               " last beyond the simulated time range (about 292 years)");
     return trace;
   }
 

@@ -70,7 +70,7 @@ struct SpotTrace {
 
 // Reads and validates a trace. Throws ConfigError: FileNotFound, Syntax (with the trace's
 // line and column), UnknownKey, MissingKey, WrongType, OutOfRange (negative or non-integer
-// counts, a gap that is not positive, an empty data list).
+// counts, a gap under 1 s, an empty data list, a trace longer than the time range).
 SpotTrace read_spot_trace(const std::string& path);
 // The same for a trace already read (`path` names it in errors).
 SpotTrace parse_spot_trace(const std::string& path, const std::string& text);

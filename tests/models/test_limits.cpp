@@ -162,6 +162,18 @@ TEST_CASE("limits: a spot trace ticking faster than once a second is refused", "
   CHECK(e.mark().file == trace);
   CHECK(e.mark().line == 1);
   CHECK(e.key_path() == "metadata.gap_seconds");
+
+  // Ten ticks of 1e9 s are 1e19 s, past the range: the profile's raw nanoseconds would
+  // overflow. Nine (9e18 ns) fit.
+  std::ofstream(trace) << "{\"metadata\": {\"gap_seconds\": 1e9},\n \"data\": [1, 0, 1, 0, 1, 0, 1, 0, 1, 0]}\n";
+  const std::string yaml =
+      scenario("30d", ", market: spot, price: {spot_per_hour: 1}, interruptions: {process: trace, file: " + trace + "}", "");
+  const ConfigError longer = error_of(yaml);
+  INFO(longer.what());
+  CHECK(longer.code() == ErrorCode::OutOfRange);
+  CHECK(longer.key_path() == "metadata.gap_seconds");
+  std::ofstream(trace) << "{\"metadata\": {\"gap_seconds\": 1e9},\n \"data\": [1, 0, 1, 0, 1, 0, 1, 0, 1]}\n";
+  CHECK_NOTHROW(scenario_from_yaml(yaml));
 }
 
 TEST_CASE("limits: the fixed parts of a job's life must end within the time range after the horizon",
