@@ -206,6 +206,14 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
   }
   if (spec.jobs.empty() && spec.generators.empty())
     node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
+  // Jobs are numbered with 32-bit ids, 0xffffffff meaning "no job" (models/workload/workload.cpp,
+  // models/cluster/node_allocator.cpp): the total, summed in 64 bits, must fit below it.
+  std::int64_t total_jobs = static_cast<std::int64_t>(spec.jobs.size());
+  for (const auto& g : spec.generators) total_jobs += g.count;
+  if (total_jobs > MAX_TOTAL_JOBS)
+    node.fail(ErrorCode::OutOfRange, "the workload has " + std::to_string(total_jobs) +
+                                         " jobs in all (jobs and generators' counts), more than the limit of "
+                                         "4,294,967,294 (jobs are numbered with 32-bit ids)");
   std::set<std::string> teams;
   for (const auto& j : spec.jobs)
     if (!j.team.empty()) teams.insert(j.team);

@@ -5,6 +5,7 @@
 // resolve step's (scenario_resolve.hpp), which reports at the nodes kept here.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -15,6 +16,10 @@
 #include "sim/config/source_resolver.hpp"
 
 namespace gcsim::models {
+
+// The most jobs a workload may hold in all, generated ones included: ids are 32-bit and
+// 0xffffffff is "no job".
+inline constexpr std::int64_t MAX_TOTAL_JOBS = 4'294'967'294;
 
 inline constexpr config::KeySpec WORKLOAD_KEYS[] = {
     {"jobs", "list of maps, or `{file: jobs.csv}`", "none", false, "", "jobs written out, below"},

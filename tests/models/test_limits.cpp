@@ -213,3 +213,16 @@ TEST_CASE("limits: GPU counts are summed in 64 bits and a cluster holds at most 
   yaml += "workload:\n  jobs:\n    - {name: a, gpus: 8, duration: 6h}\n";
   check_out_of_range(yaml, 5, "cluster.node_types");
 }
+
+TEST_CASE("limits: a workload holds at most 2^32 - 2 jobs in all, summed in 64 bits", "[unit][limits]") {
+  // 43 generators of 1e8 jobs are 4.3e9 jobs: past the 32-bit job ids. 42 (4.2e9) fit.
+  auto workload = [](int generators) {
+    std::string yaml = "name: t\nhorizon: 1d\ncluster:\n  node_types:\n    - {name: p, gpu: A100-40GB-SXM, gpus: 8, "
+                       "count: 2, price: {on_demand_per_hour: 1}}\nworkload:\n  generators:\n";
+    for (int i = 0; i < generators; ++i)
+      yaml += "    - {name: g" + std::to_string(i) + ", count: 100M, arrival: 1s, gpus: 8, duration: 1h}\n";
+    return yaml;
+  };
+  check_out_of_range(workload(43), 7, "workload");
+  CHECK_NOTHROW(scenario_from_yaml(workload(42)));
+}
