@@ -29,9 +29,9 @@ inline constexpr std::int64_t HOURS_PER_MONTH = 730;
 
 // The largest magnitude each parser accepts (docs/units.md, "Limits: time and numbers").
 // Each lies far above any real part, price or fleet, and low enough that every product
-// the accounting forms stays finite: the largest, 64 node types of 2^20 nodes each
-// writing off MAX_USD of capex per hour for 292 years, is about 1.7e26 USD, far below a
-// double's 1.8e308.
+// the accounting forms stays finite: a cost multiplies at most a price (<= 1e12 USD per
+// unit), a quantity (<= 1e18 B, or 1e15 B/s, or 1e9 W), a number of nodes (<= 2^26) and a
+// time (<= 9.3e9 s), below 1e48 USD, far below a double's 1.8e308.
 inline constexpr double MAX_BYTES = 1e18;               // 1 EB: more than any one storage system
 inline constexpr double MAX_BYTES_PER_S = 1e15;         // 1 PB/s: 100 times a GPU's HBM
 inline constexpr double MAX_FLOP_PER_S = 1e18;          // 1 EFLOP/s for one GPU

@@ -93,7 +93,9 @@ std::optional<std::string_view> per_gpu_period(std::string_view text) {
 ReservedTerms parse_reserved(const ConfigNode& node, int gpus_per_node) {
   MapReader r(node, RESERVED_KEYS);
   ReservedTerms t;
-  t.term = config::read_duration(r.required("term"), sim::SimTime::from_ns(1));
+  // The upfront is spread over the term: at least an hour (as an owned node's
+  // depreciation), so that upfront / term stays a price per hour within the limits.
+  t.term = config::read_duration(r.required("term"), sim::hours(1));
   const std::string up = r.has("upfront") ? config::read_enum(*r.optional("upfront"), upfront_names()) : "none";
   t.upfront = up == "none" ? Upfront::None : up == "partial" ? Upfront::Partial : Upfront::All;
   const ConfigNode* amount = r.optional("upfront_usd");

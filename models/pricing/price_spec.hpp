@@ -93,7 +93,7 @@ inline constexpr config::KeySpec PRICE_KEYS[] = {
     {"billing", "rule or map", "the provider's (below) or the catalog instance's", false, "", "how use is rounded"},
 };
 inline constexpr config::KeySpec RESERVED_KEYS[] = {
-    {"term", "duration", "", true, "> 0", "the commitment"},
+    {"term", "duration", "", true, ">= 1 h", "the commitment"},
     {"upfront", "`none` | `partial` | `all`", "`none`", false, "", "payment option"},
     {"upfront_usd", "USD per node", "", false, ">= 0", "paid once; needed with partial and all"},
     {"per_hour", "USD/h per node", "", false, ">= 0", "recurring; needed with none and partial"},

@@ -89,6 +89,12 @@ TEST_CASE("limits: prices and costs above their bound are refused at their key",
   check_out_of_range(
       scenario("30d", ", market: owned, ownership: {capex: 1e5, depreciation: 3y, electricity: 1e300/kWh}", ""), 5,
       "cluster.node_types[0].ownership.electricity");
+  // An upfront spread over less than an hour: $1e12 over 1 ns would be $3.6e24 per hour.
+  check_out_of_range(
+      scenario("30d", ", market: reserved, price: {reserved: {term: 59m, upfront: all, upfront_usd: $1e12}}", ""), 5,
+      "cluster.node_types[0].price.reserved.term");
+  CHECK_NOTHROW(scenario_from_yaml(
+      scenario("30d", ", market: reserved, price: {reserved: {term: 1h, upfront: all, upfront_usd: $1e12}}", "")));
 }
 
 TEST_CASE("limits: a price trace cell above the bound names its row", "[unit][limits]") {
