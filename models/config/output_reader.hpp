@@ -11,7 +11,8 @@
 namespace gcsim::models {
 
 inline constexpr config::KeySpec OUTPUT_KEYS[] = {
-    {"trace", "file name (no `/`)", "`<name>.h5`", false, "", "the trace's file name inside the output folder"},
+    {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..200 bytes, not `.` or `..`",
+     "the trace's file name inside the output folder"},
     {"flows", "bool", "`false`", false, "", "also write the /flows table, one row per network flow"},
 };
 

@@ -201,7 +201,7 @@ void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vert
 
     if (t.spot) {
       const InterruptionSpec& in = t.spot->interruptions;
-      ResourcePart q = part(t.path + ".interruptions", t.mark, "spot interruptions and capacity changes");
+      ResourcePart q = part(t.path + ".interruptions", t.mark, "spot interruptions");
       if (in.process == InterruptionProcess::Poisson) q.events += in.rate_per_s * count * horizon * EVENTS_PER_INTERRUPTION;
       if (in.process == InterruptionProcess::Weibull && in.weibull_scale.ns() > 0)
         q.events += count * horizon / in.weibull_scale.seconds() * EVENTS_PER_INTERRUPTION;
@@ -209,10 +209,12 @@ void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vert
         q.events += profile_changes(in.trace.points().size(), in.trace.period(), horizon) * EVENTS_PER_INTERRUPTION;
       if (in.correlated)
         q.events += in.correlated->rate_per_s * horizon * (1 + in.correlated->fraction * count * EVENTS_PER_INTERRUPTION);
-      const AvailabilitySpec& av = t.spot->availability;
-      if (!av.profile.empty()) q.events += profile_changes(av.profile.points().size(), av.profile.period(), horizon);
-      for (const AvailabilityWindow& w : av.windows) q.events += 2 * std::ceil(horizon / w.every.seconds());
       add(e, std::move(q));
+      const AvailabilitySpec& av = t.spot->availability;
+      ResourcePart r = part(t.path + ".availability", t.mark, "spot capacity changes");
+      if (!av.profile.empty()) r.events += profile_changes(av.profile.points().size(), av.profile.period(), horizon);
+      for (const AvailabilityWindow& w : av.windows) r.events += 2 * std::ceil(horizon / w.every.seconds());
+      add(e, std::move(r));
     }
     const PriceProfile& prices = t.price.spot_profile;
     if (!prices.empty() && !prices.constant()) {

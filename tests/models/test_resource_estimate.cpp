@@ -130,4 +130,16 @@ TEST_CASE("event storms are refused at the key that makes them", "[unit]") {
     const auto err = config_error([&] { check_resources(e, ResourceLimits{8 * GiB, 1e9}); });
     CHECK(err.key_path() == "cluster.node_types[0].interruptions");
   }
+  SECTION("spot availability windows every second for 100 years") {
+    const auto s = scenario_from_yaml(scenario(
+        "36500d",
+        "    - {name: a, gpu: A100-40GB-SXM, gpus: 8, count: 4, market: spot, price: {on_demand_per_hour: 32.77, "
+        "spot_per_hour: 10}, availability: {windows: [{every: 1s, from: 0s, to: 500ms, available: 100%}], "
+        "otherwise: 0%}}\n",
+        ONE_JOB));
+    const auto e = estimate_resources(s);
+    CHECK(e.events == Approx(2 * 36500.0 * 86400 + 4));  // the window opens and closes every second
+    const auto err = config_error([&] { check_resources(e, ResourceLimits{8 * GiB, 1e9}); });
+    CHECK(err.key_path() == "cluster.node_types[0].availability");
+  }
 }

@@ -50,27 +50,29 @@ TEST_CASE("gcsim validate prints the resource estimate and checks it against --m
   CHECK(run_gcsim("validate " + QUICKSTART + " --max-memory 8GiB --max-events 1e9").code == 0);
 }
 
-TEST_CASE("sizes that cannot fit the default memory limit are refused by validate and run", "[scenario][cli]") {
+TEST_CASE("sizes that cannot fit the memory limit are refused by validate and run", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-limits");
   struct Case {
-    std::string file, key, line;
+    std::string file, key, line, flags;
   };
   const Case cases[] = {
-      {"generator_100m_jobs.yaml", "workload.generators[0].count", ":9:"},
-      {"node_types_64m.yaml", "cluster.node_types[", ""},
-      {"fat_tree_k1024.yaml", "network.fabric", ":7:"},
-      {"leaf_spine_1e10.yaml", "network.fabric", ":7:"},
+      // 84 GiB and 36 GiB: over a limit of 8 GiB.
+      {"generator_100m_jobs.yaml", "workload.generators[0].count", ":9:", " --max-memory 8GiB"},
+      {"node_types_64m.yaml", "cluster.node_types[0].count", ":6:", " --max-memory 8GiB"},
+      // 490 GiB and 8.9 TiB: over the default (half of this machine's RAM) on any machine
+      // that runs these tests.
+      {"fat_tree_k1024.yaml", "network.fabric", ":7:", ""},
+      {"leaf_spine_1e10.yaml", "network.fabric", ":7:", ""},
   };
   for (const Case& c : cases) {
-    // The default limit is half of this machine's RAM; these need over 100 GiB.
-    const auto v = run_gcsim("validate " + HOSTILE + c.file);
+    const auto v = run_gcsim("validate " + HOSTILE + c.file + c.flags);
     INFO(c.file << ": " << v.output);
     CHECK(v.code == 2);
     CHECK(has(v.output, c.key));
     CHECK(has(v.output, c.file + c.line));
     CHECK(has(v.output, "(--max-memory)"));
     const std::string out = dir.file(c.file + "-out");
-    const auto r = run_gcsim("run " + HOSTILE + c.file + " -o " + out);
+    const auto r = run_gcsim("run " + HOSTILE + c.file + c.flags + " -o " + out);
     CHECK(r.code == 2);
     CHECK(has(r.output, c.key));
     CHECK(!fs::exists(out));  // refused before anything was made
@@ -130,4 +132,26 @@ TEST_CASE("running out of memory anyway is exit 2 with a message, not an interna
   CHECK(r.code == 2);
   CHECK(has(r.output, "gcsim: out of memory in `gcsim run "));
   CHECK(!has(r.output, "internal error"));
+}
+
+TEST_CASE("rerun, estimate and flows check the same limits before building anything", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-limits-others");
+  const auto run = run_gcsim("run " + QUICKSTART + " --no-plots -q -o " + dir.file("out"));
+  REQUIRE(run.code == 0);
+  const std::string trace = dir.file("out/quickstart.h5");
+  const auto rerun = run_gcsim("rerun " + trace + " --max-memory 1MiB -o " + dir.file("again"));
+  CHECK(rerun.code == 2);
+  CHECK(has(rerun.output, "(--max-memory)"));
+  CHECK(!fs::exists(dir.file("again")));
+  CHECK(run_gcsim("rerun " + trace + " --no-plots -q -o " + dir.file("again")).code == 0);
+
+  const std::string resnet = GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml";
+  CHECK(run_gcsim("estimate " + resnet + " --max-memory 1MiB").code == 2);
+  CHECK(run_gcsim("estimate " + resnet).code == 0);
+
+  const std::string flows = GCSIM_SOURCE_DIR "/tests/models/network/data/parking_lot_flows.csv";
+  const auto f = run_gcsim("flows " + PARKING_LOT + " " + flows + " --max-events 1");
+  CHECK(f.code == 2);
+  CHECK(has(f.output, "(--max-events)"));
+  CHECK(run_gcsim("flows " + PARKING_LOT + " " + flows).code == 0);
 }
