@@ -53,14 +53,16 @@ constexpr double EVENTS_PER_COMM_STEP = 3;
 
 double horizon_s(const Scenario& s) { return s.horizon.seconds(); }
 
-// How many times a profile of `span` repeating with `period` changes over the horizon.
+// How many times a profile of `points` change points, repeating every `period` (zero: once),
+// changes over the horizon.
 double profile_changes(std::size_t points, sim::SimTime period, double horizon) {
   const double n = static_cast<double>(points);
   if (period.ns() <= 0) return n;
   return n * std::ceil(horizon / period.seconds());
 }
 
-// A rough typical value of a distribution (its mean where it has one, clamped to its bounds).
+// A typical value of a distribution, clamped to its bounds: its mean (the median for a
+// lognormal, the unweighted mean of a choice).
 double typical(const Distribution& d) {
   double v = d.p1;
   if (d.kind == Distribution::Kind::Uniform) v = (d.p1 + d.p2) / 2;
@@ -70,15 +72,15 @@ double typical(const Distribution& d) {
 }
 
 // Vertices and cables of one node's internals (models/topology/topology.cpp, add_node).
-struct Graph {
+struct GraphSize {
   double vertices = 0;
   double cables = 0;
 };
 
-Graph node_graph(int gpus, const topology::NodeInternalsSpec& s) {
+GraphSize node_graph(int gpus, const topology::NodeInternalsSpec& s) {
   const double g = gpus;
   const double switches = std::max(1, (gpus + s.gpus_per_pcie_switch - 1) / std::max(1, s.gpus_per_pcie_switch));
-  Graph n;
+  GraphSize n;
   n.vertices = 1 + switches + g + s.nic_count;
   n.cables = switches + g + s.nic_count;
   if (gpus > 1 && s.nvlink == topology::NvlinkMode::NvSwitch) {
@@ -91,8 +93,8 @@ Graph node_graph(int gpus, const topology::NodeInternalsSpec& s) {
 }
 
 // The fabric's own vertices and cables for `nodes` endpoints groups of `endpoints` NICs.
-Graph fabric_graph(const topology::NetworkSpec& net, double nodes, double endpoints) {
-  Graph f;
+GraphSize fabric_graph(const topology::NetworkSpec& net, double nodes, double endpoints) {
+  GraphSize f;
   switch (net.fabric) {
     case topology::Fabric::SingleSwitch:
       f.vertices = 1;
@@ -126,8 +128,9 @@ void add_routes(ResourceEstimate& e, ResourcePart& part, const topology::Network
   part.bytes += e.routes * BYTES_PER_ROUTE + hops * BYTES_PER_HOP;
 }
 
-ResourcePart part(std::string path, SourceMark mark, std::string what) {
+ResourcePart part(std::string path, SourceMark mark, std::string what, std::string list = {}) {
   ResourcePart p;
+  p.list = std::move(list);
   p.path = std::move(path);
   p.mark = std::move(mark);
   p.what = std::move(what);
@@ -171,7 +174,7 @@ void add_jobs(ResourceEstimate& e, const Scenario& s) {
   }
   for (const GeneratorSpec& g : s.workload.generators) {
     const double count = static_cast<double>(g.count);
-    ResourcePart p = part(g.path + ".count", g.mark, "generated jobs");
+    ResourcePart p = part(g.path + ".count", g.mark, "generated jobs", "workload.generators");
     const double gpus = std::max(1.0, typical(g.gpus));
     const double runtime = g.duration ? std::min(horizon, typical(*g.duration)) : share_s(gpus);
     p.events = count * (EVENTS_PER_JOB + checkpoint_events(g.checkpoint, runtime));
@@ -186,10 +189,10 @@ void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vert
   const double horizon = horizon_s(s);
   for (const NodeTypeSpec& t : s.cluster.node_types) {
     const double count = t.count;
-    ResourcePart p = part(t.path + ".count", t.mark, "nodes and their GPUs");
+    ResourcePart p = part(t.path + ".count", t.mark, "nodes and their GPUs", "cluster.node_types");
     p.bytes = count * BYTES_PER_NODE;
     if (s.network) {
-      const Graph n = node_graph(t.gpus, topology::resolve_node_internals(t.internals, t.gpu));
+      const GraphSize n = node_graph(t.gpus, topology::resolve_node_internals(t.internals, t.gpu));
       network_vertices += count * n.vertices;
       network_cables += count * n.cables;
       endpoints += count * t.internals.nic_count;
@@ -201,7 +204,7 @@ void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vert
 
     if (t.spot) {
       const InterruptionSpec& in = t.spot->interruptions;
-      ResourcePart q = part(t.path + ".interruptions", t.mark, "spot interruptions");
+      ResourcePart q = part(t.path + ".interruptions", t.mark, "spot interruptions", "cluster.node_types");
       if (in.process == InterruptionProcess::Poisson) q.events += in.rate_per_s * count * horizon * EVENTS_PER_INTERRUPTION;
       if (in.process == InterruptionProcess::Weibull && in.weibull_scale.ns() > 0)
         q.events += count * horizon / in.weibull_scale.seconds() * EVENTS_PER_INTERRUPTION;
@@ -211,14 +214,14 @@ void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vert
         q.events += in.correlated->rate_per_s * horizon * (1 + in.correlated->fraction * count * EVENTS_PER_INTERRUPTION);
       add(e, std::move(q));
       const AvailabilitySpec& av = t.spot->availability;
-      ResourcePart r = part(t.path + ".availability", t.mark, "spot capacity changes");
+      ResourcePart r = part(t.path + ".availability", t.mark, "spot capacity changes", "cluster.node_types");
       if (!av.profile.empty()) r.events += profile_changes(av.profile.points().size(), av.profile.period(), horizon);
       for (const AvailabilityWindow& w : av.windows) r.events += 2 * std::ceil(horizon / w.every.seconds());
       add(e, std::move(r));
     }
     const PriceProfile& prices = t.price.spot_profile;
     if (!prices.empty() && !prices.constant()) {
-      ResourcePart q = part(t.path + ".price.spot_profile", t.mark, "spot price changes");
+      ResourcePart q = part(t.path + ".price.spot_profile", t.mark, "spot price changes", "cluster.node_types");
       q.events = profile_changes(prices.points().size(), prices.period(), horizon);
       add(e, std::move(q));
     }
@@ -228,7 +231,7 @@ void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vert
 void add_budgets(ResourceEstimate& e, const Scenario& s) {
   const double horizon = horizon_s(s);
   for (const BudgetSpec& b : s.budgets) {
-    ResourcePart p = part(b.path + ".check_every", b.mark, "budget checks");
+    ResourcePart p = part(b.path + ".check_every", b.mark, "budget checks", "budgets");
     if (b.check_every.ns() > 0) p.events += std::ceil(horizon / b.check_every.seconds());
     if (b.period.ns() > 0) p.events += std::ceil(horizon / b.period.seconds());
     add(e, std::move(p));
@@ -271,7 +274,7 @@ ResourceEstimate estimate_resources(const Scenario& s) {
   add_budgets(e, s);
   if (s.network) {
     const topology::NetworkSpec& net = *s.network;
-    const Graph f = fabric_graph(net, e.nodes, endpoints);
+    const GraphSize f = fabric_graph(net, e.nodes, endpoints);
     ResourcePart p = part(net.path + (net.fabric == topology::Fabric::Explicit ? ".links" : ".fabric"), net.mark,
                           "network fabric");
     p.bytes = f.vertices * BYTES_PER_VERTEX + 2 * f.cables * BYTES_PER_LINK;
@@ -291,7 +294,7 @@ ResourceEstimate estimate_flow_replay(const topology::NetworkSpec& net, double f
   double hosts = net.host_count > 0 ? net.host_count : static_cast<double>(net.hosts.size());
   if (hosts == 0 && net.fabric == topology::Fabric::LeafSpine) hosts = static_cast<double>(net.leaves) * net.nodes_per_leaf;
   if (hosts == 0 && net.fabric == topology::Fabric::FatTree) hosts = static_cast<double>(net.k) * net.k * net.k / 4;
-  const Graph f = fabric_graph(net, hosts, hosts);
+  const GraphSize f = fabric_graph(net, hosts, hosts);
   ResourcePart p = part(net.path + (net.fabric == topology::Fabric::Explicit ? ".links" : ".fabric"), net.mark,
                         "network fabric");
   p.bytes = (hosts + f.vertices) * BYTES_PER_VERTEX + 2 * f.cables * BYTES_PER_LINK;
@@ -308,26 +311,43 @@ ResourceEstimate estimate_flow_replay(const topology::NetworkSpec& net, double f
 
 void check_resources(const ResourceEstimate& e, const ResourceLimits& limits) {
   if (e.parts.empty()) return;
-  const auto largest = [&](double ResourcePart::*field) -> const ResourcePart& {
-    return *std::max_element(e.parts.begin(), e.parts.end(),
-                             [&](const ResourcePart& a, const ResourcePart& b) { return a.*field < b.*field; });
-  };
-  const auto refuse = [](const ResourcePart& p, const std::string& total, const std::string& limit,
-                         const std::string& share) {
-    throw ConfigError(ErrorCode::Infeasible, p.mark, p.path,
+  // The part to blame: parts of one kind in one list (64 node types of a million nodes
+  // each) are blamed together, at the list, when together they are the largest.
+  const auto refuse = [&](double ResourcePart::*field, const std::string& total, const std::string& limit,
+                          const auto& amount) {
+    struct Group {
+      const ResourcePart* first;
+      const ResourcePart* largest;
+      double sum = 0;
+      int parts = 0;
+    };
+    std::vector<Group> groups;
+    for (const ResourcePart& p : e.parts) {
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
+        return !p.list.empty() && x.first->list == p.list && x.first->what == p.what;
+      });
+      if (g == groups.end()) g = groups.insert(groups.end(), Group{&p, &p});
+      g->sum += p.*field;
+      g->parts += 1;
+      if (p.*field > g->largest->*field) g->largest = &p;
+    }
+    const Group& top = *std::max_element(groups.begin(), groups.end(),
+                                         [](const Group& x, const Group& y) { return x.sum < y.sum; });
+    const ResourcePart& p = top.parts > 1 ? *top.first : *top.largest;
+    const std::string where =
+        top.parts > 1 ? p.list + " (" + std::to_string(top.parts) + " entries; the largest, " + top.largest->path + ", " +
+                            amount(top.largest->*field) + ")"
+                      : p.path;
+    throw ConfigError(ErrorCode::Infeasible, p.mark, top.parts > 1 ? p.list : p.path,
                       "the scenario needs about " + total + ", over the limit of " + limit + "; the largest part, " +
-                          share + ", is the " + p.what + " of " + p.path);
+                          amount(top.sum) + ", is the " + p.what + " of " + where);
   };
-  if (e.bytes > limits.max_memory_bytes) {
-    const ResourcePart& p = largest(&ResourcePart::bytes);
-    refuse(p, units::format_bytes(e.bytes) + " of memory", units::format_bytes(limits.max_memory_bytes) + " (--max-memory)",
-           units::format_bytes(p.bytes));
-  }
-  if (e.events > limits.max_events) {
-    const ResourcePart& p = largest(&ResourcePart::events);
-    refuse(p, count_text(e.events) + " events", count_text(limits.max_events) + " events (--max-events)",
-           count_text(p.events) + " events");
-  }
+  const auto bytes = [](double b) { return units::format_bytes(b); };
+  const auto events = [](double n) { return count_text(n) + " events"; };
+  if (e.bytes > limits.max_memory_bytes)
+    refuse(&ResourcePart::bytes, bytes(e.bytes) + " of memory", bytes(limits.max_memory_bytes) + " (--max-memory)", bytes);
+  if (e.events > limits.max_events)
+    refuse(&ResourcePart::events, events(e.events), events(limits.max_events) + " (--max-events)", events);
 }
 
 std::string format_estimate(const ResourceEstimate& e, const ResourceLimits& limits) {

@@ -38,7 +38,8 @@ ResourceLimits default_resource_limits();
 
 // One part of a scenario that needs memory or events: a key and where it is written.
 struct ResourcePart {
-  std::string path;  // "workload.generators[0]", "cluster.node_types[1]", "network"
+  std::string list;  // the list it is an entry of ("cluster.node_types"), or "" for none
+  std::string path;  // "workload.generators[0].count", "cluster.node_types[1].count", "network.fabric"
   SourceMark mark;
   std::string what;  // "jobs", "nodes and their GPUs", "links", "budget checks"...
   double bytes = 0;
@@ -65,7 +66,9 @@ ResourceEstimate estimate_resources(const Scenario& s);
 ResourceEstimate estimate_flow_replay(const topology::NetworkSpec& net, double flows);
 
 // Throws ConfigError(Infeasible) at the part that contributes most when the estimate
-// exceeds a limit; the message gives the estimate, the part's share and the limit.
+// exceeds a limit; the message gives the estimate, the part's share and the limit. Parts
+// of one kind in one list (the nodes of each node type) count together: when they are
+// the largest, the refusal is at the list ("cluster.node_types"), naming its largest entry.
 void check_resources(const ResourceEstimate& e, const ResourceLimits& limits);
 
 // One line: "needs about 1,200 jobs, 16 nodes, 128 GPUs, 0 links, 0 routes, 7,300 events,

@@ -143,3 +143,22 @@ TEST_CASE("event storms are refused at the key that makes them", "[unit]") {
     CHECK(err.key_path() == "cluster.node_types[0].availability");
   }
 }
+
+TEST_CASE("parts of one kind in one list are blamed together when together they are the largest", "[unit]") {
+  const std::string gen = "arrival: 1s, gpus: 1, duration: 1h}\n";
+  const auto s = scenario_from_yaml(scenario("30d", A100,
+                                             "workload:\n  generators:\n"
+                                             "    - {name: a, count: 1000000, " + gen +
+                                             "    - {name: b, count: 2000000, " + gen +
+                                             "    - {name: c, count: 1000000, " + gen));
+  const auto err = config_error([&] { check_resources(estimate_resources(s), ResourceLimits{1 * GiB, 1e9}); });
+  CHECK(err.key_path() == "workload.generators");
+  CHECK(err.mark().line == 8);  // the first generator
+  CHECK(err.detail().find("workload.generators (3 entries; the largest, workload.generators[1].count, ") !=
+        std::string::npos);
+  // One generator alone is blamed by its own key.
+  const auto one = scenario_from_yaml(
+      scenario("30d", A100, "workload:\n  generators:\n    - {name: a, count: 4000000, " + gen));
+  CHECK(config_error([&] { check_resources(estimate_resources(one), ResourceLimits{1 * GiB, 1e9}); }).key_path() ==
+        "workload.generators[0].count");
+}
