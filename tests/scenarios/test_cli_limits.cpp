@@ -86,6 +86,12 @@ TEST_CASE("an event storm is refused at load with the key that makes it", "[scen
   CHECK(has(v.output, "budgets[0].check_every"));
   CHECK(has(v.output, "6.31e+09 events, over the limit of 1e+09 events (--max-events)"));
   CHECK(run_gcsim("validate " + HOSTILE + "budget_check_storm.yaml --max-events 1e10").code == 0);
+
+  const auto tick = run_gcsim("validate " + HOSTILE + "spot_trace_1ns_loop.yaml");
+  INFO(tick.output);
+  CHECK(tick.code == 2);
+  CHECK(has(tick.output, "spot_trace_1ns_loop.yaml:6:7: error[infeasible]: cluster.node_types[0].interruptions"));
+  CHECK(has(tick.output, "(--max-events)"));
 }
 
 TEST_CASE("output.trace names that are not file names are refused at load", "[scenario][cli]") {
