@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "sim/config/regular_file.hpp"
 #include "sim/units.hpp"
 
 namespace gcsim::models {
@@ -258,10 +261,29 @@ double physical_memory_bytes() {
   return static_cast<double>(pages) * static_cast<double>(page);
 }
 
+double usable_memory_bytes() {
+  double bytes = physical_memory_bytes();
+  const auto lower_to = [&](double limit) {
+    if (limit > 0 && (bytes <= 0 || limit < bytes)) bytes = limit;
+  };
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) lower_to(static_cast<double>(as.rlim_cur));
+  // A container's memory limit, as the container sees its own cgroup (v2, then v1). "max"
+  // (v2) or a huge number (v1) means none; an unreadable file, that there is none to read.
+  for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    const config::FileRead r = config::try_read_regular_file(file, 64);
+    if (r.status != config::FileReadStatus::Ok) continue;
+    char* end = nullptr;
+    const double limit = std::strtod(r.bytes.c_str(), &end);
+    if (end != r.bytes.c_str() && limit < 1e18) lower_to(limit);
+  }
+  return bytes;
+}
+
 ResourceLimits default_resource_limits() {
-  const double ram = physical_memory_bytes();
+  const double usable = usable_memory_bytes();
   ResourceLimits l;
-  l.max_memory_bytes = ram > 0 ? ram / 2 : 4.0 * 1024 * 1024 * 1024;
+  l.max_memory_bytes = usable > 0 ? usable / 2 : 4.0 * 1024 * 1024 * 1024;
   return l;
 }
 

@@ -33,7 +33,11 @@ struct ResourceLimits {
 
 // This machine's physical memory (sysconf), in bytes; 0 when unknown.
 double physical_memory_bytes();
-// Half of the physical memory (4 GiB when it is unknown) and DEFAULT_MAX_EVENTS.
+// What this process may use: the physical memory, lowered to the address-space limit
+// (`ulimit -v`) and to the memory limit of the cgroup a container sees as its own
+// (/sys/fs/cgroup/memory.max, or memory/memory.limit_in_bytes), when set; 0 when unknown.
+double usable_memory_bytes();
+// Half of the usable memory (4 GiB when it is unknown) and DEFAULT_MAX_EVENTS.
 ResourceLimits default_resource_limits();
 
 // One part of a scenario that needs memory or events: a key and where it is written.

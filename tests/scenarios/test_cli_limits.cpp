@@ -163,3 +163,15 @@ TEST_CASE("rerun, estimate and flows check the same limits before building anyth
   CHECK(has(f.output, "(--max-events)"));
   CHECK(run_gcsim("flows " + PARKING_LOT + " " + flows).code == 0);
 }
+
+TEST_CASE("the default memory limit is half of what the process may use, ulimit -v included", "[scenario][cli]") {
+  const std::string limited = "ulimit -v 1048576; " + std::string(GCSIM_BINARY_DIR) + "/cli/gcsim ";
+  const auto ok = run_command(limited + "validate " + QUICKSTART);
+  INFO(ok.output);
+  CHECK(ok.code == 0);
+  CHECK(has(ok.output, "(limits 512.00 MiB, 1e+09 events)"));
+  // 10,000 jobs fit in 512 MiB, 100 million do not.
+  const auto big = run_command(limited + "validate " + HOSTILE + "generator_100m_jobs.yaml");
+  CHECK(big.code == 2);
+  CHECK(has(big.output, "over the limit of 512.00 MiB (--max-memory)"));
+}
