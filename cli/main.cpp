@@ -304,9 +304,12 @@ int main(int argc, char** argv) {
   // The limits that validate, run, rerun, estimate and flows check before building anything.
   std::string max_memory_text, max_events_text;
   for (CLI::App* command : {run, rerun, validate, estimate, flows}) {
-    command->add_option("--max-memory", max_memory_text, "Refuse scenarios estimated to need more memory (default: half the usable memory)")
+    command
+        ->add_option("--max-memory", max_memory_text,
+                     "Refuse scenarios estimated to need more memory (default: half the usable memory)")
         ->check(memory_size());
-    command->add_option("--max-events", max_events_text, "Refuse scenarios estimated to handle more events (default: 1e9)")
+    command
+        ->add_option("--max-events", max_events_text, "Refuse scenarios estimated to handle more events (default: 1e9)")
         ->check(event_count());
   }
 
