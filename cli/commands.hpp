@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "models/config/resource_estimate.hpp"
 #include "models/config/scenario_loader.hpp"
 
 namespace CLI {
@@ -13,12 +14,16 @@ class App;
 
 namespace gcsim::cli {
 
-// `gcsim flows SCENARIO FLOWS.csv [-o OUT.csv]`: replays flows over the scenario's network.
-int cmd_flows(const std::string& scenario, const std::string& flows_csv, const std::string& out_csv);
+// `gcsim flows SCENARIO FLOWS.csv [-o OUT.csv]`: replays flows over the scenario's network,
+// once the network and the flows fit `limits` (models/config/resource_estimate.hpp).
+int cmd_flows(const std::string& scenario, const std::string& flows_csv, const std::string& out_csv,
+              const models::ResourceLimits& limits);
 
 // `gcsim estimate SCENARIO [--json]`: each model-described job's step time, breakdown,
-// throughput, memory, bottleneck and cost on every node type that can hold it.
-int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptions& options);
+// throughput, memory, bottleneck and cost on every node type that can hold it, for a
+// scenario that fits `limits`.
+int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptions& options,
+                 const models::ResourceLimits& limits);
 
 // `gcsim policies`: every scheduling policy and placement strategy of `registry`, with its
 // description and each policy's keys (type, default, range, help), printed from the

@@ -34,8 +34,10 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& options) {
+int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& options,
+                 const models::ResourceLimits& limits) {
   const models::Scenario s = models::load_scenario_file(file, options);
+  models::check_resources(models::estimate_resources(s), limits);
   std::vector<Row> rows;
   const std::vector<models::NodeTypeView> types = models::node_type_views(s.cluster);
   for (const auto& job : s.workload.jobs) {

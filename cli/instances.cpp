@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -16,6 +16,7 @@
 #include "models/pricing/instance_catalog.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::cli {
@@ -91,8 +92,7 @@ int cmd_catalog_import(const InstanceCommands& c) {
   static const std::string prefix = "skypilot-";
   if (c.from.rfind(prefix, 0) != 0) throw Error("--from must be skypilot-aws, skypilot-gcp or skypilot-lambda");
   const std::string provider = c.from.substr(prefix.size());
-  std::ifstream in(c.in_csv, std::ios::binary);
-  if (!in) throw ConfigError(ErrorCode::FileNotFound, SourceMark{c.in_csv, 0, 0}, "", "cannot open");
+  std::istringstream in(config::read_regular_file(c.in_csv, config::MAX_INPUT_FILE_BYTES, "catalog import input"));
   const models::ImportResult r = models::import_skypilot(in, provider, c.in_csv);
   std::vector<std::string> comments{"Imported by gcsim catalog import --from " + c.from + " from " + c.in_csv + ".",
                                     "Source: skypilot-org/skypilot-catalog " + provider +

@@ -1,7 +1,9 @@
 // gcsim: the command-line front end, the only code that sees every part. It parses the
 // command line, loads scenarios, creates output folders and trace files, runs, and
 // reports. Only main() catches errors: a user-caused gcsim::Error exits with code 2 and a
-// one-line message; anything else is a bug and exits with code 1.
+// one-line message, and so does running out of memory (a scenario larger than the estimate
+// that let it through, or a machine short of memory); anything else is a bug and exits
+// with code 1.
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -60,20 +63,24 @@ void make_output_dir(const std::string& dir) {
   sim::remove_stale_temp_files(dir);  // what a killed run into this folder left
 }
 
-int cmd_validate(const std::string& file) {
+int cmd_validate(const std::string& file, const models::ResourceLimits& limits) {
   const models::Scenario s = models::load_scenario_file(file, load_options());
+  const models::ResourceEstimate estimate = models::estimate_resources(s);
+  models::check_resources(estimate, limits);
   std::size_t generated = 0;
   for (const auto& g : s.workload.generators) generated += static_cast<std::size_t>(g.count);
   std::printf("%s: ok: scenario '%s', %d node types, %lld nodes, %lld GPUs, %zu jobs + %zu generated, policy %s\n",
               file.c_str(), s.name.c_str(), static_cast<int>(s.cluster.node_types.size()),
               static_cast<long long>(s.cluster.total_nodes()), static_cast<long long>(s.cluster.total_gpus()),
               s.workload.jobs.size(), generated, s.scheduler.policy.c_str());
+  std::printf("%s: %s\n", file.c_str(), models::format_estimate(estimate, limits).c_str());
   return 0;
 }
 
 // Runs a loaded scenario into out_dir, writes its plots and prints the summary.
 int run_and_report(const models::Scenario& s, const std::string& out_dir, const models::RunOptions& options, bool plots,
-                   bool quiet) {
+                   bool quiet, const models::ResourceLimits& limits) {
+  models::check_resources(models::estimate_resources(s), limits);
   const models::SchedulerRegistry& schedulers = models::builtins().schedulers;
   make_output_dir(out_dir);
   const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
@@ -104,18 +111,19 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
 }
 
 int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
-            std::uint64_t replication, bool plots, bool quiet) {
+            std::uint64_t replication, bool plots, bool quiet, const models::ResourceLimits& limits) {
   const models::Scenario s = models::load_scenario_file(file, load_options());
   models::RunOptions options;
   options.seed = seed;
   options.replication = replication;
-  return run_and_report(s, out_dir, options, plots, quiet);
+  return run_and_report(s, out_dir, options, plots, quiet, limits);
 }
 
 // Reruns a trace from what it embeds: the scenario text and path, its seed and replication,
 // and every file the first run read (/inputs), digests checked; nothing is read from disk
 // but the trace.
-int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool plots, bool quiet) {
+int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool plots, bool quiet,
+              const models::ResourceLimits& limits) {
   const auto trace = trace::TraceReader::open(trace_path);
   if (!trace->has_table("inputs"))
     throw Error("'" + trace_path +
@@ -137,7 +145,7 @@ int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool pl
   models::RunOptions options;
   options.seed = static_cast<std::uint64_t>(trace->attribute_int("seed"));
   options.replication = static_cast<std::uint64_t>(trace->attribute_int("replication"));
-  return run_and_report(s, out_dir, options, plots, quiet);
+  return run_and_report(s, out_dir, options, plots, quiet, limits);
 }
 
 // One trace: the full report (or JSON) and optional plots. Several: one comparison table
@@ -203,6 +211,40 @@ CLI::Validator unsigned_64() {
       "UINT64");
 }
 
+// --max-memory: a size with its unit ("8GiB", "512MB"), read by the unit parser.
+CLI::Validator memory_size() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          if (units::parse_bytes(text) > 0) return {};
+        } catch (const units::UnitError&) {
+        }
+        return "expected a memory size with a unit, such as 8GiB or 512MB, got '" + text + "'";
+      },
+      "SIZE");
+}
+
+// --max-events: a count ("1e9", "500M").
+CLI::Validator event_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          if (units::parse_count(text) >= 1) return {};
+        } catch (const units::UnitError&) {
+        }
+        return "expected a number of events of at least 1, such as 1e9 or 500M, got '" + text + "'";
+      },
+      "N");
+}
+
+// The limits a command checks the scenario against: the defaults, or the flags given.
+models::ResourceLimits resource_limits(const std::string& max_memory, const std::string& max_events) {
+  models::ResourceLimits limits = models::default_resource_limits();
+  if (!max_memory.empty()) limits.max_memory_bytes = units::parse_bytes(max_memory);
+  if (!max_events.empty()) limits.max_events = units::parse_count(max_events);
+  return limits;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -260,6 +302,18 @@ int main(int argc, char** argv) {
   estimate->add_option("scenario", estimate_file, "Scenario file")->required();
   estimate->add_flag("--json", estimate_json, "Print JSON");
 
+  // The limits that validate, run, rerun, estimate and flows check before building anything.
+  std::string max_memory_text, max_events_text;
+  for (CLI::App* command : {run, rerun, validate, estimate, flows}) {
+    command
+        ->add_option("--max-memory", max_memory_text,
+                     "Refuse scenarios estimated to need more memory (default: half the usable memory)")
+        ->check(memory_size());
+    command
+        ->add_option("--max-events", max_events_text, "Refuse scenarios estimated to handle more events (default: 1e9)")
+        ->check(event_count());
+  }
+
   auto* policies = app.add_subcommand("policies", "List the scheduling policies and placement strategies, with their keys");
 
   const auto instance_commands = cli::add_instance_commands(app);
@@ -277,23 +331,33 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Named in an out-of-memory message: the command and its input.
+  std::string command_line = "gcsim";
+  for (int i = 1; i < argc && i < 3; ++i) command_line += std::string(" ") + argv[i];
+  const models::ResourceLimits limits = resource_limits(max_memory_text, max_events_text);
   try {
     if (*run) {
       std::optional<std::uint64_t> seed;
       if (!seed_text.empty()) seed = read_unsigned_64(seed_text);
       return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, *read_unsigned_64(replication_text),
-                     !no_plots, quiet);
+                     !no_plots, quiet, limits);
     }
-    if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet);
-    if (*validate) return cmd_validate(validate_file);
+    if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet, limits);
+    if (*validate) return cmd_validate(validate_file, limits);
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();
     if (*policies) return cli::cmd_policies(models::builtins().schedulers);
-    if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out);
-    if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options());
+    if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out, limits);
+    if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(), limits);
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "gcsim: out of memory in `%s`: this machine (or its memory limit) cannot hold what the inputs describe; "
+                 "make them smaller, or see what `gcsim validate` estimates\n",
+                 command_line.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gcsim: internal error: %s\n", e.what());

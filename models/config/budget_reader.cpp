@@ -31,7 +31,7 @@ BudgetSpec read_budget(const ConfigNode& n) {
     b.alert_fraction = config::read_fraction(*f);
     if (!(b.alert_fraction > 0 && b.alert_fraction <= 1)) f->fail(ErrorCode::OutOfRange, "alert_at is a share of the limit, in (0, 100%]");
   }
-  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, limits::MIN_BUDGET_CHECK);
+  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, sim::seconds(1));
   return b;
 }
 

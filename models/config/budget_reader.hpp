@@ -16,7 +16,7 @@ inline constexpr config::KeySpec BUDGET_KEYS[] = {
     {"period", "duration", "the whole run", false, ">= 1 h", "the spend restarts from zero every period, from t = 0"},
     {"action", "`alert` | `stop_new` | `stop_running`", "`alert`", false, "", "what happens at the limit"},
     {"alert_at", "fraction", "none", false, "(0, 100%]", "also record an alert at this share of the limit"},
-    {"check_every", "duration", "`1h`", false, ">= 1 min", "how often the full spend is checked"},
+    {"check_every", "duration", "`1h`", false, ">= 1 s", "how often the full spend is checked"},
 };
 
 // budgets: [{team: vision, limit: $5000, period: 30d, action: stop_new, alert_at: 80%, check_every: 1h}]

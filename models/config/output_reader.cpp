@@ -5,13 +5,36 @@
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
+namespace {
 
-OutputSpec read_output(const config::ConfigNode* node, const std::string& scenario_name) {
+// A name that becomes a file inside the output folder: "." and ".." name folders, and the
+// file system refuses names over 255 bytes, which the temporary name (the final one plus
+// ".<pid>.<host>.<random>.tmp", sim/atomic_file.cpp) reaches first.
+void check_file_name(const std::string& name, const config::ConfigNode& at, const std::string& what) {
+  if (name.empty() || name == "." || name == "..")
+    at.fail(ErrorCode::OutOfRange, what + " '" + name + "' is not a file name");
+  if (name.size() > MAX_OUTPUT_FILE_NAME_BYTES)
+    at.fail(ErrorCode::OutOfRange, what + " is " + std::to_string(name.size()) + " bytes long; at most " +
+                                       std::to_string(MAX_OUTPUT_FILE_NAME_BYTES) + " fit a file name");
+}
+
+}  // namespace
+
+OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode& name_node,
+                       const std::string& scenario_name) {
   OutputSpec out;
   out.trace = scenario_name + ".h5";
-  if (!node) return out;
+  if (!node) {
+    check_file_name(out.trace, name_node, "the trace's file name (the scenario's name + \".h5\")");
+    return out;
+  }
   config::MapReader o(*node, OUTPUT_KEYS);
-  if (const config::ConfigNode* trace = o.optional("trace")) out.trace = read_name(*trace);
+  if (const config::ConfigNode* trace = o.optional("trace")) {
+    out.trace = read_name(*trace);
+    check_file_name(out.trace, *trace, "the trace's file name");
+  } else {
+    check_file_name(out.trace, name_node, "the trace's file name (the scenario's name + \".h5\")");
+  }
   if (const config::ConfigNode* flows = o.optional("flows")) out.flows = config::read_bool(*flows);
   return out;
 }

@@ -11,11 +11,19 @@
 namespace gcsim::models {
 
 inline constexpr config::KeySpec OUTPUT_KEYS[] = {
-    {"trace", "file name (no `/`)", "`<name>.h5`", false, "", "the trace's file name inside the output folder"},
+    {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..200 bytes, not `.` or `..`",
+     "the trace's file name inside the output folder"},
     {"flows", "bool", "`false`", false, "", "also write the /flows table, one row per network flow"},
 };
 
-// `node` may be null (no output section): the defaults, the trace named after the scenario.
-OutputSpec read_output(const config::ConfigNode* node, const std::string& scenario_name);
+// The longest file name output.trace may be (bytes): 255, the usual file system limit, less
+// the temporary suffix the trace is first written under (sim/atomic_file.cpp).
+inline constexpr std::size_t MAX_OUTPUT_FILE_NAME_BYTES = 200;
+
+// `node` may be null (no output section): the defaults, the trace named after the scenario
+// (`name_node`, where a name too long for a file name is refused). The trace's file name is
+// refused (out-of-range) when empty, "." or "..", or over MAX_OUTPUT_FILE_NAME_BYTES.
+OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode& name_node,
+                       const std::string& scenario_name);
 
 }  // namespace gcsim::models

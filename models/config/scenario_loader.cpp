@@ -123,7 +123,8 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   MapReader r(root, TOP_LEVEL_KEYS);
   Scenario s;
   s.source_file = document.file;
-  s.name = read_name(r.required("name"));
+  const ConfigNode& name_node = r.required("name");
+  s.name = read_name(name_node);
   if (const ConfigNode* seed = r.optional("seed"))
     s.seed = static_cast<std::uint64_t>(config::read_int(*seed, 0, std::numeric_limits<std::int64_t>::max()));
   s.horizon = config::read_duration(r.required("horizon"), sim::SimTime::from_ns(1));
@@ -144,7 +145,7 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   const ConfigNode* budgets = r.optional("budgets");
   if (budgets) s.budgets = read_budgets(*budgets);
   const ConfigNode* output = r.optional("output");
-  s.output = read_output(output, s.name);
+  s.output = read_output(output, name_node, s.name);
 
   // Phase 2: references between sections and the figures derived from several of them.
   resolve_scenario(s, SectionNodes{workload, budgets, output});

@@ -51,18 +51,6 @@ void resolve_dataset(const DatasetRef& dataset, const ConfigNode& job, const Sce
   }
 }
 
-// A periodic key (`every` at `at`) over the horizon: at most MAX_PERIODIC_EVENTS events
-// (models/config/limits.hpp), so that no single interval makes an event storm. (A budget
-// period needs no such check: its floor of 1 h allows 2.6e6 periods in 292 years.)
-void require_periodic_events(const ConfigNode& at, sim::SimTime horizon, sim::SimTime every, std::string_view what) {
-  if (every <= sim::SimTime::zero() || horizon.ns() / every.ns() <= limits::MAX_PERIODIC_EVENTS) return;
-  at.fail(ErrorCode::OutOfRange, units::format_duration_s(every.seconds()) + " over the horizon of " +
-                                     units::format_duration_s(horizon.seconds()) + " makes " +
-                                     std::to_string(horizon.ns() / every.ns()) + " " + std::string(what) +
-                                     ", more than the limit of 100,000,000 for one periodic key: make it longer or "
-                                     "the horizon shorter");
-}
-
 // The fixed parts of a job's life after each start: its image pull, then (checkpointed)
 // a restore and a checkpoint write. Begun as late as the horizon they must end within
 // SimTime's range: past it they would saturate to "never", and the run would carry a
@@ -88,13 +76,6 @@ void require_lifecycle_in_range(const ConfigNode& entry, sim::SimTime horizon, s
                "make progress");
 }
 
-// The time sums and event counts of one job or generator's lifecycle keys.
-void require_lifecycle_bounds(const ConfigNode& entry, sim::SimTime horizon, sim::SimTime image_pull,
-                              const std::optional<CheckpointSpec>& c) {
-  require_lifecycle_in_range(entry, horizon, image_pull, c);
-  if (c && !c->optimal) require_periodic_events(*entry.find("checkpoint")->find("every"), horizon, c->every, "checkpoints");
-}
-
 void require_feasible(const ConfigNode& at, const ClusterSpec& cluster, int gpus, const Precision* precision) {
   if (eligible_node_types(cluster, gpus, precision) == 0)
     at.fail(ErrorCode::Infeasible, infeasible_message(cluster, gpus, precision));
@@ -103,7 +84,7 @@ void require_feasible(const ConfigNode& at, const ClusterSpec& cluster, int gpus
 void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s) {
   const TrainingSpec* training = j.training ? &*j.training : nullptr;
   if (j.checkpoint) resolve_checkpoint(*j.checkpoint, n, s, training);
-  require_lifecycle_bounds(n, s.horizon, j.image_pull, j.checkpoint);
+  require_lifecycle_in_range(n, s.horizon, j.image_pull, j.checkpoint);
   const ConfigNode& gpus = *n.find("gpus");
   if (training) {
     if (training->dataset) resolve_dataset(*training->dataset, n, s);
@@ -120,7 +101,7 @@ void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s) {
 
 void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s) {
   if (g.checkpoint) resolve_checkpoint(*g.checkpoint, n, s, nullptr);
-  require_lifecycle_bounds(n, s.horizon, g.image_pull, g.checkpoint);
+  require_lifecycle_in_range(n, s.horizon, g.image_pull, g.checkpoint);
   // Every value the gpus distribution can produce must be placeable.
   const ConfigNode& gpus = *n.find("gpus");
   const Precision* needs = g.work ? &g.precision : nullptr;
@@ -141,9 +122,6 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
   for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
     resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s);
   for (std::size_t i = 0; i < s.budgets.size(); ++i) {
-    const ConfigNode& budget = nodes.budgets->at(i);
-    if (const ConfigNode* c = budget.find("check_every"))
-      require_periodic_events(*c, s.horizon, s.budgets[i].check_every, "budget checks");
     const std::string& team = s.budgets[i].team;
     if (s.workload.team_index(team) >= 0) continue;
     const std::string hint = did_you_mean(team, s.workload.teams);

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +14,7 @@
 
 #include "models/pricing/csv.hpp"
 #include "sim/config/reader.hpp"
+#include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -310,10 +310,7 @@ PriceSpec InstanceSpec::price_defaults() const {
 }
 
 void InstanceCatalog::load(const std::string& path, const GpuCatalog* gpus) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec))
-    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "cannot open instance catalog");
+  std::istringstream in(config::read_regular_file(path, config::MAX_INPUT_FILE_BYTES, "instance catalog"));
   load(in, path, gpus);
 }
 

@@ -13,7 +13,6 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -22,6 +21,7 @@
 #include "models/config/limits.hpp"
 #include "sim/config/csv.hpp"
 #include "sim/config/reader.hpp"
+#include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -32,17 +32,6 @@ using config::ConfigNode;
 using config::MapReader;
 
 constexpr int MAX_TRACE_VALUE = 1'000'000;
-
-bool read_whole_file(const std::string& path, std::string& text) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------
 // A strict reader for {"metadata": {"gap_seconds": G}, "data": [...], "prices": [...]}.
@@ -441,9 +430,7 @@ sim::SimTime CapacityProfile::next_change_after(sim::SimTime t) const {
 // Traces
 
 SpotTrace read_spot_trace(const std::string& path) {
-  std::string text;
-  if (!read_whole_file(path, text)) throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "no such file");
-  return parse_spot_trace(path, text);
+  return parse_spot_trace(path, config::read_regular_file(path, config::MAX_INPUT_FILE_BYTES, "spot trace"));
 }
 
 SpotTrace parse_spot_trace(const std::string& path, const std::string& text) {
@@ -498,10 +485,7 @@ double advisor_band_rate_per_s(int band) {
 }
 
 SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {
-  std::string text;
-  if (!read_whole_file(csv_path, text))
-    throw ConfigError(ErrorCode::FileNotFound, SourceMark{csv_path, 0, 0}, "", "no such file");
-  return parse(csv_path, text);
+  return parse(csv_path, config::read_regular_file(csv_path, config::MAX_INPUT_FILE_BYTES, "spot advisor CSV"));
 }
 
 SpotAdvisor SpotAdvisor::parse(const std::string& csv_path, const std::string& text) {

@@ -14,6 +14,12 @@ bool is_blank_line(std::string_view s) {
   return true;
 }
 
+void check_length(std::size_t bytes, const std::string& label, int line) {
+  if (bytes > MAX_ROW_BYTES)
+    fail(ErrorCode::OutOfRange, label, line, 1, "",
+         "a row longer than " + std::to_string(MAX_ROW_BYTES >> 20) + " MiB (is this a CSV file?)");
+}
+
 }  // namespace
 
 Reader::Reader(std::istream& in, std::string label, bool hash_comments)
@@ -29,6 +35,7 @@ bool Reader::next(Row& row) {
   for (;;) {
     if (!std::getline(in_, line)) return false;
     ++line_;
+    check_length(line.size(), label_, line_);
     if (is_blank_line(line)) continue;
     if (hash_comments_ && line.front() == '#') continue;
     break;
@@ -56,6 +63,7 @@ bool Reader::next(Row& row) {
             fail(ErrorCode::Syntax, label_, quote_line, quote_column, "", "a quoted field is never closed");
           ++line_;
           ++cur_line;
+          check_length(f.text.size() + more.size(), label_, start_line);
           f.text += '\n';
           line = std::move(more);
           i = 0;

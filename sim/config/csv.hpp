@@ -15,6 +15,10 @@
 
 namespace gcsim::config::csv {
 
+// The longest row a CSV input may have (a quoted field over several lines counts whole):
+// real rows are under a kilobyte; a file without newlines (binary data) is refused early.
+inline constexpr std::size_t MAX_ROW_BYTES = std::size_t{1} << 20;  // 1 MiB
+
 struct Field {
   std::string text;  // unquoted, surrounding blanks trimmed (blanks inside quotes kept)
   int column = 1;    // 1-based column of the field's first character
@@ -31,7 +35,8 @@ class Reader {
   // `label` names the input in errors (a path, or "<stdin>").
   Reader(std::istream& in, std::string label, bool hash_comments);
   // The next non-blank, non-comment row; false at the end. Throws ConfigError(Syntax) for a
-  // quote that is never closed or text after a closing quote.
+  // quote that is never closed or text after a closing quote, ConfigError(OutOfRange) for
+  // a row longer than MAX_ROW_BYTES.
   bool next(Row& row);
   const std::string& label() const { return label_; }
 

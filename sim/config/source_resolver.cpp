@@ -3,30 +3,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sim/errors.hpp"
 
 namespace gcsim::config {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-bool read_whole_file(const std::string& path, std::string& bytes) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return false;
-  bytes = ss.str();
-  return true;
-}
-
-}  // namespace
 
 std::string fnv1a64_hex(std::string_view bytes) {
   std::uint64_t h = 14695981039346656037ULL;
@@ -64,20 +46,29 @@ SourceResolver SourceResolver::from_records(std::vector<SourceRecord> recorded) 
   return sources;
 }
 
-std::shared_ptr<const std::string> SourceResolver::fetch(const std::string& resolved) const {
+std::shared_ptr<const std::string> SourceResolver::fetch(const std::string& resolved, FileRead& why) const {
   if (replay_) {
     for (const SourceRecord& r : recorded_)
       if (r.resolved == resolved) return r.bytes;
+    why = FileRead{FileReadStatus::NotFound, {}, "not among the recorded inputs"};
     return nullptr;
   }
-  std::string bytes;
-  if (!read_whole_file(resolved, bytes)) return nullptr;
-  return std::make_shared<const std::string>(std::move(bytes));
+  why = try_read_regular_file(resolved, MAX_INPUT_FILE_BYTES);
+  if (why.status != FileReadStatus::Ok) return nullptr;
+  return std::make_shared<const std::string>(std::move(why.bytes));
 }
 
-std::string SourceResolver::missing(std::string_view what, const std::string& resolved) const {
-  return "cannot read " + std::string(what) + " '" + resolved + "'" + (replay_ ? ": not among the recorded inputs" : "");
+std::string SourceResolver::missing(std::string_view what, const std::string& resolved, const FileRead& why) const {
+  return "cannot read " + std::string(what) + " '" + resolved + "': " + why.reason;
 }
+
+namespace {
+
+ErrorCode code_of(const FileRead& why) {
+  return why.status == FileReadStatus::TooLarge ? ErrorCode::OutOfRange : ErrorCode::FileNotFound;
+}
+
+}  // namespace
 
 const std::string& SourceResolver::record(std::string key, std::string written, std::string resolved,
                                           std::shared_ptr<const std::string> bytes) {
@@ -96,15 +87,17 @@ const std::string& SourceResolver::read(const ConfigNode& at, std::string_view w
   const std::string written = at.scalar();
   std::string resolved = resolve(at.mark().file, written);
   if (const std::string* seen = find(resolved)) return *seen;
-  std::shared_ptr<const std::string> bytes = fetch(resolved);
-  if (!bytes) at.fail(ErrorCode::FileNotFound, missing(what, resolved));
+  FileRead why;
+  std::shared_ptr<const std::string> bytes = fetch(resolved, why);
+  if (!bytes) at.fail(code_of(why), missing(what, resolved, why));
   return record(at.path(), written, std::move(resolved), std::move(bytes));
 }
 
 const std::string& SourceResolver::read_bundled(const std::string& path, std::string_view what) {
   if (const std::string* seen = find(path)) return *seen;
-  std::shared_ptr<const std::string> bytes = fetch(path);
-  if (!bytes) throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", missing(what, path));
+  FileRead why;
+  std::shared_ptr<const std::string> bytes = fetch(path, why);
+  if (!bytes) throw ConfigError(code_of(why), SourceMark{path, 0, 0}, "", missing(what, path, why));
   return record("", path, path, std::move(bytes));
 }
 

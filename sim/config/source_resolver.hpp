@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/regular_file.hpp"
 
 namespace gcsim::config {
 
@@ -48,8 +49,9 @@ class SourceResolver {
   static std::string resolve(std::string_view naming_file, std::string_view written);
 
   // Reads the file that the scalar `at` names, relative to the file holding `at`. A file
-  // that is missing, a directory or unreadable is FileNotFound at `at`:
-  // "cannot read <what> '<resolved>'". The bytes stay valid as long as the resolver.
+  // that is missing, not a regular file (a directory, a FIFO, a device) or unreadable is
+  // FileNotFound at `at`, one larger than config::MAX_INPUT_FILE_BYTES OutOfRange:
+  // "cannot read <what> '<resolved>': <why>". The bytes stay valid as long as the resolver.
   const std::string& read(const ConfigNode& at, std::string_view what);
   // Reads a file the program names itself (a bundled catalog); FileNotFound at the file.
   const std::string& read_bundled(const std::string& path, std::string_view what);
@@ -63,11 +65,12 @@ class SourceResolver {
 
  private:
   const std::string* find(const std::string& resolved) const;
-  // The bytes at `resolved`, from the records or the disk; nullptr when there are none.
-  std::shared_ptr<const std::string> fetch(const std::string& resolved) const;
+  // The bytes at `resolved`, from the records or the disk; nullptr when there are none,
+  // with `why` saying why (its status and reason).
+  std::shared_ptr<const std::string> fetch(const std::string& resolved, FileRead& why) const;
   const std::string& record(std::string key, std::string written, std::string resolved,
                             std::shared_ptr<const std::string> bytes);
-  std::string missing(std::string_view what, const std::string& resolved) const;
+  std::string missing(std::string_view what, const std::string& resolved, const FileRead& why) const;
 
   std::vector<SourceRecord> records_;
   bool replay_ = false;

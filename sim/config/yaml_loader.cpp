@@ -19,18 +19,16 @@
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/node_access.hpp"
+#include "sim/config/regular_file.hpp"
 #include "sim/config/yaml_plain.hpp"
 
 namespace gcsim::config {
@@ -586,30 +584,8 @@ ConfigDocument load_yaml_string(std::string text, std::string file) {
 }
 
 ConfigDocument load_yaml_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (fs::is_directory(st))
-    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "is a directory, not a file");
-  // Devices and sockets are refused ("/dev/zero" would never end); pipes are fine, so that
-  // `gcsim run <(generate)` works.
-  if (fs::is_character_file(st) || fs::is_block_file(st) || fs::is_socket(st))
-    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const bool exists = std::filesystem::exists(path, ec);
-    throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "",
-                      exists ? "cannot open the file (permission?)" : "no such file");
-  }
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > MAX_FILE_BYTES)
-      throw ConfigError(ErrorCode::OutOfRange, SourceMark{path, 0, 0}, "",
-                        "file larger than " + std::to_string(MAX_FILE_BYTES >> 20) + " MiB");
-  }
-  if (in.bad()) throw ConfigError(ErrorCode::FileNotFound, SourceMark{path, 0, 0}, "", "cannot read the file");
+  // Regular files only: a FIFO or a device (`/dev/zero`) would never end.
+  std::string text = read_regular_file(path, MAX_FILE_BYTES, "scenario");
   return load_yaml_string(std::move(text), path);
 }
 

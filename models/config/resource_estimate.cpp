@@ -1,0 +1,382 @@
+// Resource estimates of a validated scenario (see resource_estimate.hpp).
+#include "models/config/resource_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "sim/config/regular_file.hpp"
+#include "sim/units.hpp"
+
+namespace gcsim::models {
+namespace {
+
+// Measured costs (Release build, GCC 12, x86-64, 2026-12-01): the max RSS of
+// `gcsim run --no-plots` (/usr/bin/time -v) at two sizes of one scenario, the difference
+// divided by the difference in items, rounded up. What they hold:
+// - a job: its Job record, queue entries, its trace rows (job and GPU events, costs)
+//   buffered and read back by the summary. 1e4 vs 1e5 generated 1-GPU jobs on 64 nodes:
+//   37.6 vs 116.7 MB, 900 B a job.
+constexpr double BYTES_PER_JOB = 900;
+// - a node: its state, allocator entries and trace rows. 1e3 vs 1e4 nodes of 8 GPUs: 580 B
+//   a node; 1e5 nodes of 1 vs 8 GPUs differ by less than the noise of RSS (under 5 B a
+//   GPU), so GPUs cost nothing of their own here.
+constexpr double BYTES_PER_NODE = 600;
+// - the network graph: a link resource (its Boost edge, name, FlowNetwork entry, /links
+//   row): a leaf-spine over 64 leaves with 16 vs 4,096 spines, 2,560 vs 524,800 links:
+//   29.4 vs 276.5 MB, 485 B a link; a vertex (properties, name, adjacency): single-switch
+//   clusters of 1e3 vs 1e4 nodes of 8 GPUs (15 vertices, 44 links a node), 220 B a vertex.
+constexpr double BYTES_PER_VERTEX = 250;
+constexpr double BYTES_PER_LINK = 490;
+// - an explicit route (its map entry and vector) and each hop's link id: sizes of the
+//   containers, not measured (explicit fabrics are small).
+constexpr double BYTES_PER_ROUTE = 100;
+constexpr double BYTES_PER_HOP = 4;
+// - a flow of `gcsim flows`: its CSV row, flow record and output line (sizes, not measured).
+constexpr double BYTES_PER_FLOW = 400;
+// - the process before the scenario: code, HDF5, the catalogs read (27.2 MiB for the
+//   one-job estimate_resnet50 example).
+constexpr double BASELINE_BYTES = 27.0 * 1024 * 1024;
+
+// Events the engine handles per job (arrival, start, finish, scheduling wake-up): 4.0 in
+// the quickstart (2,008 events, 502 jobs) and in 1e5 generated jobs (400,000 events).
+// Per interruption (notice, down, replacement up, the restart and rescheduling of the jobs
+// it hit): spot-p4d's 16,055 events less the 1,873 of the same month on demand, over its
+// 0.46/h x 4 nodes x 720 h = 1,325 expected interruptions, is 10.7.
+constexpr double EVENTS_PER_JOB = 4;
+constexpr double EVENTS_PER_INTERRUPTION = 12;
+// Per simulated step of a job's network traffic (compute done, flows start and end); an
+// upper bound: network_dgx handles 407 events for 2 jobs of 200 steps.
+constexpr double EVENTS_PER_COMM_STEP = 3;
+
+double horizon_s(const Scenario& s) { return s.horizon.seconds(); }
+
+// How many times a profile of `points` change points, repeating every `period` (zero: once),
+// changes over the horizon.
+double profile_changes(std::size_t points, sim::SimTime period, double horizon) {
+  const double n = static_cast<double>(points);
+  if (period.ns() <= 0) return n;
+  return n * std::ceil(horizon / period.seconds());
+}
+
+// A typical value of a distribution, clamped to its bounds: its mean (the median for a
+// lognormal, the unweighted mean of a choice).
+double typical(const Distribution& d) {
+  double v = d.p1;
+  if (d.kind == Distribution::Kind::Uniform) v = (d.p1 + d.p2) / 2;
+  if (d.kind == Distribution::Kind::Choice && !d.values.empty())
+    v = std::accumulate(d.values.begin(), d.values.end(), 0.0) / static_cast<double>(d.values.size());
+  return std::clamp(v, d.lowest(), d.highest());
+}
+
+// Vertices and cables of one node's internals (models/topology/topology.cpp, add_node).
+struct GraphSize {
+  double vertices = 0;
+  double cables = 0;
+};
+
+GraphSize node_graph(int gpus, const topology::NodeInternalsSpec& s) {
+  const double g = gpus;
+  const double switches = std::max(1, (gpus + s.gpus_per_pcie_switch - 1) / std::max(1, s.gpus_per_pcie_switch));
+  GraphSize n;
+  n.vertices = 1 + switches + g + s.nic_count;
+  n.cables = switches + g + s.nic_count;
+  if (gpus > 1 && s.nvlink == topology::NvlinkMode::NvSwitch) {
+    n.vertices += 1;
+    n.cables += g;
+  } else if (gpus > 1 && s.nvlink == topology::NvlinkMode::PointToPoint) {
+    n.cables += s.nvlink_links >= gpus - 1 ? g * (g - 1) / 2 : g;
+  }
+  return n;
+}
+
+// The fabric's own vertices and cables for `nodes` endpoints groups of `endpoints` NICs.
+GraphSize fabric_graph(const topology::NetworkSpec& net, double nodes, double endpoints) {
+  GraphSize f;
+  switch (net.fabric) {
+    case topology::Fabric::SingleSwitch:
+      f.vertices = 1;
+      f.cables = endpoints;
+      break;
+    case topology::Fabric::LeafSpine: {
+      const double leaves = net.leaves > 0 ? net.leaves : std::max(1.0, std::ceil(nodes / net.nodes_per_leaf));
+      f.vertices = leaves + net.spines;
+      f.cables = endpoints + leaves * net.spines;
+      break;
+    }
+    case topology::Fabric::FatTree: {
+      const double k = net.k, half = k / 2;
+      f.vertices = half * half + k * k;
+      f.cables = endpoints + 2 * k * half * half;
+      break;
+    }
+    case topology::Fabric::Explicit:
+      // Hosts and at most two switches per link.
+      f.vertices = static_cast<double>(net.hosts.size() + 2 * net.links.size());
+      f.cables = static_cast<double>(net.links.size()) + endpoints;
+      break;
+  }
+  return f;
+}
+
+void add_routes(ResourceEstimate& e, ResourcePart& part, const topology::NetworkSpec& net) {
+  double hops = 0;
+  for (const topology::RouteSpec& r : net.routes) hops += static_cast<double>(r.links.size());
+  e.routes = static_cast<double>(net.routes.size());
+  part.bytes += e.routes * BYTES_PER_ROUTE + hops * BYTES_PER_HOP;
+}
+
+ResourcePart part(std::string path, SourceMark mark, std::string what, std::string list = {}) {
+  ResourcePart p;
+  p.list = std::move(list);
+  p.path = std::move(path);
+  p.mark = std::move(mark);
+  p.what = std::move(what);
+  return p;
+}
+
+void add(ResourceEstimate& e, ResourcePart p) {
+  if (p.bytes <= 0 && p.events <= 0) return;
+  e.bytes += p.bytes;
+  e.events += p.events;
+  e.parts.push_back(std::move(p));
+}
+
+// Checkpoint events (start and end of a write) of a job running about `runtime_s`.
+double checkpoint_events(const std::optional<CheckpointSpec>& c, double runtime_s) {
+  if (!c || c->optimal || c->every.ns() <= 0) return 0;
+  return 2 * std::floor(runtime_s / c->every.seconds());
+}
+
+void add_jobs(ResourceEstimate& e, const Scenario& s) {
+  const double horizon = horizon_s(s);
+  double total_gpus = 0;  // summed here: the int total of ClusterSpec overflows at the sizes refused here
+  for (const NodeTypeSpec& t : s.cluster.node_types) total_gpus += static_cast<double>(t.count) * t.gpus;
+  double all_jobs = static_cast<double>(s.workload.jobs.size());
+  for (const GeneratorSpec& g : s.workload.generators) all_jobs += static_cast<double>(g.count);
+  // A job whose run time is not written (work, training) gets its share of the cluster's
+  // GPU time over the horizon, at most the horizon.
+  auto share_s = [&](double gpus) { return std::min(horizon, horizon * total_gpus / std::max(1.0, all_jobs * gpus)); };
+
+  if (!s.workload.jobs.empty()) {
+    const JobSpec& first = s.workload.jobs.front();
+    ResourcePart p = part("workload.jobs", first.mark, "jobs");
+    for (const JobSpec& j : s.workload.jobs) {
+      const double runtime = j.duration ? std::min(horizon, j.duration->seconds()) : share_s(j.gpus);
+      p.events += EVENTS_PER_JOB + checkpoint_events(j.checkpoint, runtime);
+      if (j.comm) p.events += EVENTS_PER_COMM_STEP * static_cast<double>(j.comm->simulated_steps);
+    }
+    p.bytes = BYTES_PER_JOB * static_cast<double>(s.workload.jobs.size());
+    e.jobs += static_cast<double>(s.workload.jobs.size());
+    add(e, std::move(p));
+  }
+  for (const GeneratorSpec& g : s.workload.generators) {
+    const double count = static_cast<double>(g.count);
+    ResourcePart p = part(g.path + ".count", g.mark, "generated jobs", "workload.generators");
+    const double gpus = std::max(1.0, typical(g.gpus));
+    const double runtime = g.duration ? std::min(horizon, typical(*g.duration)) : share_s(gpus);
+    p.events = count * (EVENTS_PER_JOB + checkpoint_events(g.checkpoint, runtime));
+    p.bytes = BYTES_PER_JOB * count;
+    e.jobs += count;
+    add(e, std::move(p));
+  }
+}
+
+void add_node_types(ResourceEstimate& e, const Scenario& s, double& network_vertices, double& network_cables,
+                    double& endpoints) {
+  const double horizon = horizon_s(s);
+  for (const NodeTypeSpec& t : s.cluster.node_types) {
+    const double count = t.count;
+    ResourcePart p = part(t.path + ".count", t.mark, "nodes and their GPUs", "cluster.node_types");
+    p.bytes = count * BYTES_PER_NODE;
+    if (s.network) {
+      const GraphSize n = node_graph(t.gpus, topology::resolve_node_internals(t.internals, t.gpu));
+      network_vertices += count * n.vertices;
+      network_cables += count * n.cables;
+      endpoints += count * t.internals.nic_count;
+      p.bytes += count * (n.vertices * BYTES_PER_VERTEX + 2 * n.cables * BYTES_PER_LINK);
+    }
+    e.nodes += count;
+    e.gpus += count * t.gpus;
+    add(e, std::move(p));
+
+    if (t.spot) {
+      const InterruptionSpec& in = t.spot->interruptions;
+      ResourcePart q = part(t.path + ".interruptions", t.mark, "spot interruptions", "cluster.node_types");
+      if (in.process == InterruptionProcess::Poisson) q.events += in.rate_per_s * count * horizon * EVENTS_PER_INTERRUPTION;
+      if (in.process == InterruptionProcess::Weibull && in.weibull_scale.ns() > 0)
+        q.events += count * horizon / in.weibull_scale.seconds() * EVENTS_PER_INTERRUPTION;
+      if (in.process == InterruptionProcess::Trace && !in.trace.empty())
+        q.events += profile_changes(in.trace.points().size(), in.trace.period(), horizon) * EVENTS_PER_INTERRUPTION;
+      if (in.correlated)
+        q.events += in.correlated->rate_per_s * horizon * (1 + in.correlated->fraction * count * EVENTS_PER_INTERRUPTION);
+      add(e, std::move(q));
+      const AvailabilitySpec& av = t.spot->availability;
+      ResourcePart r = part(t.path + ".availability", t.mark, "spot capacity changes", "cluster.node_types");
+      if (!av.profile.empty()) r.events += profile_changes(av.profile.points().size(), av.profile.period(), horizon);
+      for (const AvailabilityWindow& w : av.windows) r.events += 2 * std::ceil(horizon / w.every.seconds());
+      add(e, std::move(r));
+    }
+    const PriceProfile& prices = t.price.spot_profile;
+    if (!prices.empty() && !prices.constant()) {
+      ResourcePart q = part(t.path + ".price.spot_profile", t.mark, "spot price changes", "cluster.node_types");
+      q.events = profile_changes(prices.points().size(), prices.period(), horizon);
+      add(e, std::move(q));
+    }
+  }
+}
+
+void add_budgets(ResourceEstimate& e, const Scenario& s) {
+  const double horizon = horizon_s(s);
+  for (const BudgetSpec& b : s.budgets) {
+    ResourcePart p = part(b.path + ".check_every", b.mark, "budget checks", "budgets");
+    if (b.check_every.ns() > 0) p.events += std::ceil(horizon / b.check_every.seconds());
+    if (b.period.ns() > 0) p.events += std::ceil(horizon / b.period.seconds());
+    add(e, std::move(p));
+  }
+}
+
+std::string count_text(double n) {
+  if (n >= 1e6) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", n);
+    return buf;
+  }
+  std::string digits = std::to_string(static_cast<long long>(std::llround(n)));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
+}
+
+}  // namespace
+
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<double>(pages) * static_cast<double>(page);
+}
+
+double usable_memory_bytes() {
+  double bytes = physical_memory_bytes();
+  const auto lower_to = [&](double limit) {
+    if (limit > 0 && (bytes <= 0 || limit < bytes)) bytes = limit;
+  };
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) lower_to(static_cast<double>(as.rlim_cur));
+  // A container's memory limit, as the container sees its own cgroup (v2, then v1). "max"
+  // (v2) or a huge number (v1) means none; an unreadable file, that there is none to read.
+  for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    const config::FileRead r = config::try_read_regular_file(file, 64);
+    if (r.status != config::FileReadStatus::Ok) continue;
+    char* end = nullptr;
+    const double limit = std::strtod(r.bytes.c_str(), &end);
+    if (end != r.bytes.c_str() && limit < 1e18) lower_to(limit);
+  }
+  return bytes;
+}
+
+ResourceLimits default_resource_limits() {
+  const double usable = usable_memory_bytes();
+  ResourceLimits l;
+  l.max_memory_bytes = usable > 0 ? usable / 2 : 4.0 * 1024 * 1024 * 1024;
+  return l;
+}
+
+ResourceEstimate estimate_resources(const Scenario& s) {
+  ResourceEstimate e;
+  e.bytes = BASELINE_BYTES;
+  add_jobs(e, s);
+  double vertices = 0, cables = 0, endpoints = 0;
+  add_node_types(e, s, vertices, cables, endpoints);
+  add_budgets(e, s);
+  if (s.network) {
+    const topology::NetworkSpec& net = *s.network;
+    const GraphSize f = fabric_graph(net, e.nodes, endpoints);
+    ResourcePart p = part(net.path + (net.fabric == topology::Fabric::Explicit ? ".links" : ".fabric"), net.mark,
+                          "network fabric");
+    p.bytes = f.vertices * BYTES_PER_VERTEX + 2 * f.cables * BYTES_PER_LINK;
+    add_routes(e, p, net);
+    vertices += f.vertices;
+    cables += f.cables;
+    add(e, std::move(p));
+  }
+  e.vertices = vertices;
+  e.links = 2 * cables;
+  return e;
+}
+
+ResourceEstimate estimate_flow_replay(const topology::NetworkSpec& net, double flows) {
+  ResourceEstimate e;
+  e.bytes = BASELINE_BYTES;
+  double hosts = net.host_count > 0 ? net.host_count : static_cast<double>(net.hosts.size());
+  if (hosts == 0 && net.fabric == topology::Fabric::LeafSpine) hosts = static_cast<double>(net.leaves) * net.nodes_per_leaf;
+  if (hosts == 0 && net.fabric == topology::Fabric::FatTree) hosts = static_cast<double>(net.k) * net.k * net.k / 4;
+  const GraphSize f = fabric_graph(net, hosts, hosts);
+  ResourcePart p = part(net.path + (net.fabric == topology::Fabric::Explicit ? ".links" : ".fabric"), net.mark,
+                        "network fabric");
+  p.bytes = (hosts + f.vertices) * BYTES_PER_VERTEX + 2 * f.cables * BYTES_PER_LINK;
+  add_routes(e, p, net);
+  e.vertices = hosts + f.vertices;
+  e.links = 2 * f.cables;
+  add(e, std::move(p));
+  ResourcePart q = part(net.path, net.mark, "flows");
+  q.bytes = flows * BYTES_PER_FLOW;
+  q.events = 2 * flows;
+  add(e, std::move(q));
+  return e;
+}
+
+void check_resources(const ResourceEstimate& e, const ResourceLimits& limits) {
+  if (e.parts.empty()) return;
+  // The part to blame: parts of one kind in one list (64 node types of a million nodes
+  // each) are blamed together, at the list, when together they are the largest.
+  const auto refuse = [&](double ResourcePart::*field, const std::string& total, const std::string& limit,
+                          const auto& amount) {
+    struct Group {
+      const ResourcePart* first;
+      const ResourcePart* largest;
+      double sum = 0;
+      int parts = 0;
+    };
+    std::vector<Group> groups;
+    for (const ResourcePart& p : e.parts) {
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
+        return !p.list.empty() && x.first->list == p.list && x.first->what == p.what;
+      });
+      if (g == groups.end()) g = groups.insert(groups.end(), Group{&p, &p});
+      g->sum += p.*field;
+      g->parts += 1;
+      if (p.*field > g->largest->*field) g->largest = &p;
+    }
+    const Group& top = *std::max_element(groups.begin(), groups.end(),
+                                         [](const Group& x, const Group& y) { return x.sum < y.sum; });
+    const ResourcePart& p = top.parts > 1 ? *top.first : *top.largest;
+    const std::string where =
+        top.parts > 1 ? p.list + " (" + std::to_string(top.parts) + " entries; the largest, " + top.largest->path + ", " +
+                            amount(top.largest->*field) + ")"
+                      : p.path;
+    throw ConfigError(ErrorCode::Infeasible, p.mark, top.parts > 1 ? p.list : p.path,
+                      "the scenario needs about " + total + ", over the limit of " + limit + "; the largest part, " +
+                          amount(top.sum) + ", is the " + p.what + " of " + where);
+  };
+  const auto bytes = [](double b) { return units::format_bytes(b); };
+  const auto events = [](double n) { return count_text(n) + " events"; };
+  if (e.bytes > limits.max_memory_bytes)
+    refuse(&ResourcePart::bytes, bytes(e.bytes) + " of memory", bytes(limits.max_memory_bytes) + " (--max-memory)", bytes);
+  if (e.events > limits.max_events)
+    refuse(&ResourcePart::events, events(e.events), events(limits.max_events) + " (--max-events)", events);
+}
+
+std::string format_estimate(const ResourceEstimate& e, const ResourceLimits& limits) {
+  return "needs about " + count_text(e.jobs) + " jobs, " + count_text(e.nodes) + " nodes, " + count_text(e.gpus) +
+         " GPUs, " + count_text(e.links) + " links, " + count_text(e.routes) + " routes, " + count_text(e.events) +
+         " events, " + units::format_bytes(e.bytes) + " of memory (limits " +
+         units::format_bytes(limits.max_memory_bytes) + ", " + count_text(limits.max_events) + " events)";
+}
+
+}  // namespace gcsim::models
