@@ -9,7 +9,8 @@
 
 namespace gcsim::models {
 
-// A non-empty name without '/', '\\' or control characters (OutOfRange otherwise).
+// A non-empty name of at most trace::schema::MAX_NAME_BYTES bytes (it becomes a
+// fixed-width trace cell) without '/', '\\' or control characters (OutOfRange otherwise).
 std::string read_name(const config::ConfigNode& n);
 Precision read_precision(const config::ConfigNode& n);
 
