@@ -24,15 +24,19 @@ enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8 };
 
 // String column widths in bytes: a cell holds a value up to that long, null-padded. Every
 // string that reaches a column is bounded where it is read: names (of the scenario, node
-// types, teams, jobs, generators, GPUs and instances in catalogs) to MAX_NAME_BYTES
-// (models/config/reader_common.hpp), paths by the system's PATH_MAX.
+// types, teams, jobs, generators, GPUs, network hosts and links, and the parts of instance
+// ids in catalogs) to MAX_NAME_BYTES (models/config/reader_common.hpp), paths by the
+// system's PATH_MAX.
 inline constexpr std::uint32_t MAX_NAME_BYTES = 255;
 inline constexpr std::uint32_t NAME_BYTES = 256;
-inline constexpr std::uint32_t LABEL_BYTES = 32;     // words gcsim writes: bottleneck, link kind
-inline constexpr std::uint32_t LINK_BYTES = 1024;    // "<link>:<vertex>-><vertex>", vertices named after nodes
-inline constexpr std::uint32_t KEY_BYTES = 1024;     // a scenario key path such as "cluster.node_types[0].price"
-inline constexpr std::uint32_t PATH_BYTES = 4096;    // PATH_MAX on Linux
-inline constexpr std::uint32_t DIGEST_BYTES = 64;    // "fnv1a64:" and 16 hex digits
+inline constexpr std::uint32_t LABEL_BYTES = 32;      // words gcsim writes: bottleneck, link kind
+inline constexpr std::uint32_t JOB_NAME_BYTES = 288;  // a generator's name, '-' and a count of up to 20 digits
+inline constexpr std::uint32_t INSTANCE_BYTES = 1024;  // "<provider>/<type>@<zone or region>", each part a name
+inline constexpr std::uint32_t LINK_BYTES = 2048;      // "<a>--<b>:<a>-><b>" of vertices named "<node>/<part>"
+
+inline constexpr std::uint32_t KEY_BYTES = 1024;      // a scenario key path such as "cluster.node_types[0].price"
+inline constexpr std::uint32_t PATH_BYTES = 4096;     // PATH_MAX on Linux
+inline constexpr std::uint32_t DIGEST_BYTES = 64;     // "fnv1a64:" and 16 hex digits
 
 struct Column {
   std::string_view name;
@@ -124,7 +128,7 @@ inline constexpr Column BUDGET_EVENTS[] = {{"time_s", T::F64},
                                            {"limit_usd", T::F64},
                                            {"action", T::Enum8, BUDGET_ACTIONS}};
 inline constexpr Column JOBS[] = {{"job_id", T::I64},
-                                  {"name", T::Str, {}, NAME_BYTES},
+                                  {"name", T::Str, {}, JOB_NAME_BYTES},
                                   {"submit_s", T::F64},
                                   {"start_s", T::F64},
                                   {"end_s", T::F64},
@@ -168,12 +172,12 @@ inline constexpr Column POOLS[] = {{"name", T::Str, {}, NAME_BYTES},
                                    {"gpu", T::Str, {}, NAME_BYTES},
                                    {"gpus_per_node", T::I32},
                                    {"count", T::I32},
-                                   {"instance", T::Str, {}, NAME_BYTES},
+                                   {"instance", T::Str, {}, INSTANCE_BYTES},
                                    {"on_demand_usd_per_hour", T::F64},
                                    {"fixed_usd_per_hour", T::F64},
                                    {"energy_idle_usd_per_hour", T::F64},
                                    {"energy_busy_usd_per_hour", T::F64},
-                                   {"compare_to", T::Str, {}, NAME_BYTES},
+                                   {"compare_to", T::Str, {}, INSTANCE_BYTES},
                                    {"compare_usd_per_gpu_hour", T::F64}};
 // A row's file is size_bytes bytes of /input_bytes from offset.
 inline constexpr Column INPUTS[] = {{"key", T::Str, {}, KEY_BYTES},         {"written", T::Str, {}, PATH_BYTES},

@@ -14,11 +14,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trace_data.hpp"
+#include "models/gpu/gpu_catalog.hpp"
+#include "models/pricing/instance_catalog.hpp"
+#include "sim/config/config_node.hpp"
 #include "sim/errors.hpp"
 
 namespace {
@@ -132,5 +136,32 @@ workload:
     CHECK(e.code() == gcsim::ErrorCode::OutOfRange);
     CHECK_THAT(e.what(), Catch::Contains("workload.jobs[0].name") && Catch::Contains("at most 255 bytes") &&
                              Catch::Contains("test.yaml:8:"));
+  }
+}
+
+TEST_CASE("catalog names that reach fixed-width trace columns are bounded when the catalog is read", "[unit][trace]") {
+  const std::string long_name(256, 'g');
+  SECTION("a GPU catalog entry") {
+    const auto doc = gcsim::config::load_yaml_string("gpus:\n  - name: " + long_name + "\n", "gpus.yaml");
+    gcsim::models::GpuCatalog gpus;
+    try {
+      gpus.add_from(doc.root);
+      FAIL("a 256-byte GPU name was accepted");
+    } catch (const gcsim::ConfigError& e) {
+      CHECK(e.code() == gcsim::ErrorCode::OutOfRange);
+      CHECK_THAT(e.what(), Catch::Contains("gpus.yaml:2:") && Catch::Contains("at most 255 bytes"));
+    }
+  }
+  SECTION("each part of an instance id") {
+    std::istringstream csv("provider,instance_type,gpu,gpus,region,on_demand_per_hour,source\naws," + long_name +
+                           ",H100,8,us-east-1,98.32,test\n");
+    gcsim::models::InstanceCatalog catalog;
+    try {
+      catalog.load(csv, "mine.csv");
+      FAIL("a 256-byte instance type was accepted");
+    } catch (const gcsim::ConfigError& e) {
+      CHECK(e.code() == gcsim::ErrorCode::OutOfRange);
+      CHECK_THAT(e.what(), Catch::Contains("mine.csv:2:") && Catch::Contains("instance_type"));
+    }
   }
 }
