@@ -39,6 +39,10 @@ constexpr std::size_t MAX_CHUNK_BYTES = std::size_t{1} << 31;
 constexpr std::size_t MAX_STR_BYTES = 65536;
 // Rows of a byte array per chunk.
 constexpr hsize_t BYTES_CHUNK = 65536;
+// A chunk is written whole, padding included, even when the table ends early: wide rows
+// (fixed-width strings) get fewer rows per chunk so that a short table does not deflate
+// megabytes of zeros.
+constexpr std::size_t TARGET_CHUNK_BYTES = std::size_t{1} << 20;
 
 std::size_t memory_size(const Column& c) {
   switch (c.type) {
@@ -124,6 +128,7 @@ class Hdf5Table final : public Table {
       offsets_.push_back(row_size_);
       row_size_ += memory_size(c);
     }
+    chunk_rows_ = std::min(chunk_rows_, std::max<std::size_t>(1, TARGET_CHUNK_BYTES / row_size_));
     if (row_size_ * chunk_rows_ / chunk_rows_ != row_size_ || row_size_ * chunk_rows_ > MAX_CHUNK_BYTES) {
       throw Error("trace '" + file_path_ + "': table '" + name + "': chunk of " + std::to_string(chunk_rows_) +
                   " rows is too large");

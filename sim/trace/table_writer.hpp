@@ -72,6 +72,7 @@ class TraceFile {
 
   // Tables must be added before rows are written to them; the name is the dataset path
   // under the root ("jobs" -> /jobs). The returned reference lives as long as the file.
+  // A chunk holds chunk_rows rows, or fewer when that would exceed 1 MiB.
   virtual Table& add_table(const std::string& name, std::vector<Column> columns,
                            std::size_t chunk_rows = 8192) = 0;
   // A 1-D uint8 dataset /<name> holding `bytes` (chunked, deflated, checksummed).

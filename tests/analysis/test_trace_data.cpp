@@ -225,7 +225,7 @@ kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
 assert kinds["end_of_run"] == 3
 assert list(f["utilization"]["allocated_gpus"]) == [16, 4, 0]
 assert f["jobs"].compression == "gzip" and f["jobs"].shuffle and f["jobs"].fletcher32 and f["jobs"].maxshape == (None,)
-assert f["jobs"].dtype["name"].kind == "S" and h5py.check_string_dtype(f["jobs"].dtype["name"]).length == 256
+assert f["jobs"].dtype["name"].kind == "S" and h5py.check_string_dtype(f["jobs"].dtype["name"]).length == 288
 print("ok")
 )";
   }
