@@ -53,21 +53,27 @@ sanitize: deps
 # (keep each in the target's corpus folder with its fix and a test).
 FUZZ_CORPUS = $(wildcard scenarios/examples tests/fuzz/corpus)
 FUZZ_ARGS = -max_len=8192
+# Traces are binary files of some tens of KB (tests/fuzz/make_trace_corpus.sh makes the
+# corpus), and each input opens an HDF5 file (about 25 ms a run): 4000 runs by default.
+TRACE_FUZZ_ARGS = -max_len=131072
 fuzz-build: deps
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCSIM_FUZZ=ON -DGCSIM_BUILD_BENCH=OFF
-	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz csv_fuzz
+	cmake --build build-fuzz -j $(JOBS) --target scenario_fuzz csv_fuzz trace_fuzz
 
 fuzz: fuzz-build
-	rm -rf fuzz-out && mkdir -p fuzz-out/scenario fuzz-out/csv
+	rm -rf fuzz-out && mkdir -p fuzz-out/scenario fuzz-out/csv fuzz-out/trace
 	build-fuzz/tests/fuzz/scenario_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-20000} $(FUZZ_ARGS) \
 	  fuzz-out/scenario $(FUZZ_CORPUS)
 	build-fuzz/tests/fuzz/csv_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-20000} $(FUZZ_ARGS) \
 	  fuzz-out/csv tests/fuzz/csv_corpus
+	build-fuzz/tests/fuzz/trace_fuzz -seed=$${FUZZ_SEED:-1} -runs=$${FUZZ_RUNS:-4000} $(TRACE_FUZZ_ARGS) \
+	  fuzz-out/trace tests/fuzz/trace_corpus
 
 fuzz-explore: fuzz-build
-	mkdir -p fuzz-out/scenario fuzz-out/csv
+	mkdir -p fuzz-out/scenario fuzz-out/csv fuzz-out/trace
 	build-fuzz/tests/fuzz/scenario_fuzz -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_ARGS) fuzz-out/scenario $(FUZZ_CORPUS)
 	build-fuzz/tests/fuzz/csv_fuzz -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_ARGS) fuzz-out/csv tests/fuzz/csv_corpus
+	build-fuzz/tests/fuzz/trace_fuzz -max_total_time=$${FUZZ_SECONDS:-600} $(TRACE_FUZZ_ARGS) fuzz-out/trace tests/fuzz/trace_corpus
 
 bench: build
 	$(BUILD)/bench/engine_bench

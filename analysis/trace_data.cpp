@@ -4,6 +4,7 @@
 #include "analysis/trace_data.hpp"
 
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -331,6 +332,29 @@ TraceData read_trace(const std::string& path) {
   data.pools = read_pools(*reader, path);
   data.budget_events = read_budget_events(*reader, path);
   return data;
+}
+
+std::vector<config::SourceRecord> read_inputs(const TraceReader& r, const std::string& path) {
+  if (!has_table(r, schema::INPUTS))
+    throw Error("'" + path +
+                "' has no /inputs table (it was written before traces embedded their inputs), so it cannot be "
+                "rerun; run its scenario again with gcsim run");
+  std::vector<config::SourceRecord> records(rows(r, schema::INPUTS));
+  TableColumns<schema::INPUTS> c(r, path, {"key", "written", "resolved", "digest", "size_bytes", "offset"});
+  c.str("key", records, &config::SourceRecord::key);
+  c.str("written", records, &config::SourceRecord::written);
+  c.str("resolved", records, &config::SourceRecord::resolved);
+  c.str("digest", records, &config::SourceRecord::digest);
+  const std::vector<std::int64_t>& sizes = c.ints("size_bytes", "an integer");
+  const std::vector<std::int64_t>& offsets = c.ints("offset", "an integer");
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (sizes[i] < 0 || offsets[i] < 0) {
+      throw Error("trace '" + path + "': /inputs row " + std::to_string(i) + " has a negative offset or size (a damaged file)");
+    }
+    records[i].bytes = std::make_shared<const std::string>(r.bytes(
+        schema::INPUT_BYTES, static_cast<std::uint64_t>(offsets[i]), static_cast<std::uint64_t>(sizes[i])));
+  }
+  return records;
 }
 
 const std::string& event_kind_label(const TraceData& trace, const EventRecord& event) {

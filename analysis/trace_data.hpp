@@ -9,6 +9,11 @@
 #include <vector>
 
 #include "models/trace/schema.hpp"
+#include "sim/config/source_resolver.hpp"
+
+namespace gcsim::trace {
+class TraceReader;
+}
 
 namespace gcsim::analysis {
 
@@ -159,6 +164,11 @@ struct TraceData {
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
 // missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
 TraceData read_trace(const std::string& path);
+
+// The files the run read (/inputs, their bytes from /input_bytes), for gcsim rerun. Throws
+// gcsim::Error naming the trace when it has no /inputs table (one written before traces
+// embedded their inputs) or a row's bytes lie outside /input_bytes.
+std::vector<config::SourceRecord> read_inputs(const trace::TraceReader& reader, const std::string& path);
 
 // The label of an event's kind ("" for a value this reader has no label for).
 const std::string& event_kind_label(const TraceData& trace, const EventRecord& event);

@@ -125,23 +125,9 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
 int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool plots, bool quiet,
               const models::ResourceLimits& limits) {
   const auto trace = trace::TraceReader::open(trace_path);
-  if (!trace->has_table("inputs"))
-    throw Error("'" + trace_path +
-                "' has no /inputs table (it was written before traces embedded their inputs), so it cannot be "
-                "rerun; run its scenario again with gcsim run");
-  const trace::Columns in =
-      trace->read_columns("inputs", {"key", "written", "resolved", "digest", "bytes"});
-  std::vector<config::SourceRecord> records(trace->rows("inputs"));
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    records[i].key = in.str.at("key")[i];
-    records[i].written = in.str.at("written")[i];
-    records[i].resolved = in.str.at("resolved")[i];
-    records[i].digest = in.str.at("digest")[i];
-    records[i].bytes = std::make_shared<const std::string>(in.str.at("bytes")[i]);
-  }
   const models::Scenario s = models::load_recorded_scenario(
       trace->attribute_string("scenario_yaml"), trace->attribute_string("scenario_file"),
-      config::SourceResolver::from_records(std::move(records)), models::builtins().schedulers);
+      config::SourceResolver::from_records(analysis::read_inputs(*trace, trace_path)), models::builtins().schedulers);
   models::RunOptions options;
   options.seed = static_cast<std::uint64_t>(trace->attribute_int("seed"));
   options.replication = static_cast<std::uint64_t>(trace->attribute_int("replication"));

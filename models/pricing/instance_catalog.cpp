@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "models/pricing/csv.hpp"
+#include "models/trace/schema.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
@@ -172,6 +173,13 @@ InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
   s.network_bytes_per_s = r.quantity("network", units::parse_bytes_per_s, "400Gbps");
   s.region = r.text("region");
   s.zone = r.text("zone");
+  // The parts of the instance's id, which traces hold in fixed-width cells (/pools.instance).
+  for (const auto& [column, value] : {std::pair<const char*, const std::string*>{"provider", &s.provider},
+                                      {"instance_type", &s.instance_type}, {"region", &s.region}, {"zone", &s.zone}}) {
+    if (value->size() > trace::schema::MAX_NAME_BYTES)
+      r.fail(ErrorCode::OutOfRange, column, std::string(column) + " of " + std::to_string(value->size()) +
+                                                " bytes; at most " + std::to_string(trace::schema::MAX_NAME_BYTES));
+  }
   if (r.text("on_demand_per_hour").empty()) r.fail(ErrorCode::MissingKey, "on_demand_per_hour", "empty on_demand_per_hour");
   s.on_demand_usd_per_hour = r.quantity("on_demand_per_hour", units::parse_usd_per_hour, "32.77 or 36999/mo");
   if (!r.text("spot_per_hour").empty())

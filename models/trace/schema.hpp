@@ -1,6 +1,6 @@
 // The trace's contract, shared by its writer (models/trace/) and its reader (analysis/):
-// the schema version, every table's name and columns (name, type, enum labels), and the
-// enum labels in value order. Standard library only, so analysis/ includes it without
+// the schema version, every table's name and columns (name, type, enum labels, string
+// widths), and the enum labels in value order. Standard library only, so analysis/ includes it without
 // linking models/ (docs/engine.md, "Trace schema"); docs/trace-format.md says what each
 // column means.
 //
@@ -17,14 +17,32 @@ namespace gcsim::trace::schema {
 
 // Changes only when an existing field changes meaning or type; added columns and labels
 // keep it (docs/trace-format.md, "Conventions").
-inline constexpr std::int64_t VERSION = 2;
+// 3: string columns fixed-width, /inputs' bytes moved to /input_bytes.
+inline constexpr std::int64_t VERSION = 3;
 
 enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8 };
+
+// String column widths in bytes: a cell holds a value up to that long, null-padded. Every
+// string that reaches a column is bounded where it is read: names (of the scenario, node
+// types, teams, jobs, generators, GPUs, network hosts and links, and the parts of instance
+// ids in catalogs) to MAX_NAME_BYTES (models/config/reader_common.hpp), paths by the
+// system's PATH_MAX.
+inline constexpr std::uint32_t MAX_NAME_BYTES = 255;
+inline constexpr std::uint32_t NAME_BYTES = 256;
+inline constexpr std::uint32_t LABEL_BYTES = 32;      // words gcsim writes: bottleneck, link kind
+inline constexpr std::uint32_t JOB_NAME_BYTES = 288;  // a generator's name, '-' and a count of up to 20 digits
+inline constexpr std::uint32_t INSTANCE_BYTES = 1024;  // "<provider>/<type>@<zone or region>", each part a name
+inline constexpr std::uint32_t LINK_BYTES = 2048;      // "<a>--<b>:<a>-><b>" of vertices named "<node>/<part>"
+
+inline constexpr std::uint32_t KEY_BYTES = 1024;      // a scenario key path such as "cluster.node_types[0].price"
+inline constexpr std::uint32_t PATH_BYTES = 4096;     // PATH_MAX on Linux
+inline constexpr std::uint32_t DIGEST_BYTES = 64;     // "fnv1a64:" and 16 hex digits
 
 struct Column {
   std::string_view name;
   Type type;
   std::span<const std::string_view> labels = {};  // Enum8 only: label i has value i
+  std::uint32_t str_bytes = 0;                    // Str only: the cell width
 };
 
 struct Table {
@@ -104,19 +122,19 @@ inline constexpr Column LEDGER[] = {{"time_s", T::F64}, {"pool", T::I32},
                                     {"category", T::Enum8, LEDGER_CATEGORIES}, {"usd", T::F64},
                                     {"busy", T::Enum8, LEDGER_BUSY}};
 inline constexpr Column BUDGET_EVENTS[] = {{"time_s", T::F64},
-                                           {"team", T::Str},
+                                           {"team", T::Str, {}, NAME_BYTES},
                                            {"kind", T::Enum8, BUDGET_EVENT_KINDS},
                                            {"spent_usd", T::F64},
                                            {"limit_usd", T::F64},
                                            {"action", T::Enum8, BUDGET_ACTIONS}};
 inline constexpr Column JOBS[] = {{"job_id", T::I64},
-                                  {"name", T::Str},
+                                  {"name", T::Str, {}, JOB_NAME_BYTES},
                                   {"submit_s", T::F64},
                                   {"start_s", T::F64},
                                   {"end_s", T::F64},
                                   {"gpus", T::I32},
                                   {"gpus_held", T::I32},
-                                  {"node_type", T::Str},
+                                  {"node_type", T::Str, {}, NAME_BYTES},
                                   {"first_node", T::I32},
                                   {"nodes", T::I32},
                                   {"cost_usd", T::F64},
@@ -124,13 +142,13 @@ inline constexpr Column JOBS[] = {{"job_id", T::I64},
                                   {"samples", T::F64},
                                   {"samples_per_s", T::F64},
                                   {"step_time_s", T::F64},
-                                  {"bottleneck", T::Str},
+                                  {"bottleneck", T::Str, {}, LABEL_BYTES},
                                   {"compute_s", T::F64},
                                   {"input_s", T::F64},
                                   {"comm_s", T::F64},
                                   {"comm_exposed_s", T::F64},
                                   {"memory_per_gpu_bytes", T::F64},
-                                  {"team", T::Str},
+                                  {"team", T::Str, {}, NAME_BYTES},
                                   {"interruptions", T::I32},
                                   {"checkpoints", T::I32},
                                   {"gpu_s_held", T::F64},
@@ -138,8 +156,8 @@ inline constexpr Column JOBS[] = {{"job_id", T::I64},
                                   {"gpu_s_checkpoint", T::F64},
                                   {"gpu_s_restart", T::F64}};
 inline constexpr Column NODES[] = {{"node_id", T::I32},
-                                   {"node_type", T::Str},
-                                   {"gpu", T::Str},
+                                   {"node_type", T::Str, {}, NAME_BYTES},
+                                   {"gpu", T::Str, {}, NAME_BYTES},
                                    {"gpus", T::I32},
                                    {"price_usd_per_hour", T::F64},
                                    {"up_s", T::F64},
@@ -149,21 +167,23 @@ inline constexpr Column NODES[] = {{"node_id", T::I32},
                                    {"up_time_s", T::F64},
                                    {"interruptions", T::I32},
                                    {"busy_gpu_s", T::F64}};
-inline constexpr Column POOLS[] = {{"name", T::Str},
+inline constexpr Column POOLS[] = {{"name", T::Str, {}, NAME_BYTES},
                                    {"market", T::Enum8, MARKETS},
-                                   {"gpu", T::Str},
+                                   {"gpu", T::Str, {}, NAME_BYTES},
                                    {"gpus_per_node", T::I32},
                                    {"count", T::I32},
-                                   {"instance", T::Str},
+                                   {"instance", T::Str, {}, INSTANCE_BYTES},
                                    {"on_demand_usd_per_hour", T::F64},
                                    {"fixed_usd_per_hour", T::F64},
                                    {"energy_idle_usd_per_hour", T::F64},
                                    {"energy_busy_usd_per_hour", T::F64},
-                                   {"compare_to", T::Str},
+                                   {"compare_to", T::Str, {}, INSTANCE_BYTES},
                                    {"compare_usd_per_gpu_hour", T::F64}};
-inline constexpr Column INPUTS[] = {{"key", T::Str},       {"written", T::Str}, {"resolved", T::Str},
-                                    {"size_bytes", T::I64}, {"digest", T::Str},  {"bytes", T::Str}};
-inline constexpr Column LINKS[] = {{"link_id", T::I32},     {"name", T::Str},  {"kind", T::Str},
+// A row's file is size_bytes bytes of /input_bytes from offset.
+inline constexpr Column INPUTS[] = {{"key", T::Str, {}, KEY_BYTES},         {"written", T::Str, {}, PATH_BYTES},
+                                    {"resolved", T::Str, {}, PATH_BYTES},   {"size_bytes", T::I64},
+                                    {"digest", T::Str, {}, DIGEST_BYTES},   {"offset", T::I64}};
+inline constexpr Column LINKS[] = {{"link_id", T::I32},     {"name", T::Str, {}, LINK_BYTES},  {"kind", T::Str, {}, LABEL_BYTES},
                                    {"bytes_per_s", T::F64}, {"latency_s", T::F64}, {"bytes", T::F64},
                                    {"busy_s", T::F64},      {"utilization", T::F64}};
 inline constexpr Column FLOWS[] = {
@@ -180,6 +200,8 @@ inline constexpr Table POOLS{"pools", detail::POOLS};
 // Every file the scenario was resolved against besides its own text (bundled and extra
 // catalogs, traces, price CSVs, CSV tables), bytes included, so the run can be redone.
 inline constexpr Table INPUTS{"inputs", detail::INPUTS};
+// The bytes of the /inputs files, one after another: a 1-D uint8 dataset, not a table.
+inline constexpr const char* INPUT_BYTES = "input_bytes";
 inline constexpr Table LINKS{"links", detail::LINKS};  // only with a network: section
 inline constexpr Table FLOWS{"flows", detail::FLOWS};  // only with output: {flows: true}
 

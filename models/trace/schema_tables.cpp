@@ -23,7 +23,8 @@ std::vector<trace::Column> trace_columns(const trace::schema::Table& table) {
   std::vector<trace::Column> out;
   out.reserve(table.columns.size());
   for (const trace::schema::Column& c : table.columns)
-    out.push_back({std::string(c.name), column_type(c.type), std::vector<std::string>(c.labels.begin(), c.labels.end())});
+    out.push_back({std::string(c.name), column_type(c.type), std::vector<std::string>(c.labels.begin(), c.labels.end()),
+                   c.str_bytes});
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "models/trace/trace_recorder.hpp"
 
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <limits>
 
@@ -219,6 +220,7 @@ void TraceRecorder::write_pools() {
 
 void TraceRecorder::write_inputs() {
   trace::Table& t = add_table(file_, schema::INPUTS, 64);
+  std::string bytes;
   for (const config::SourceRecord& in : scenario_.inputs) {
     t.begin_row()
         .str(0, in.key)
@@ -226,8 +228,10 @@ void TraceRecorder::write_inputs() {
         .str(2, in.resolved)
         .i64(3, static_cast<std::int64_t>(in.bytes->size()))
         .str(4, in.digest)
-        .str(5, *in.bytes);
+        .i64(5, static_cast<std::int64_t>(bytes.size()));
+    bytes += *in.bytes;
   }
+  file_.add_bytes(schema::INPUT_BYTES, bytes);
 }
 
 void TraceRecorder::finish(double wall_clock_s) {

@@ -32,9 +32,10 @@ std::string with_hdf5_detail(const std::string& what) {
   return detail.empty() ? what : what + ": " + detail;
 }
 
-Hid make_vlen_string_type(H5T_cset_t cset) {
+Hid make_fixed_string_type(std::size_t bytes) {
   Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
-  if (!type.valid() || H5Tset_size(type.get(), H5T_VARIABLE) < 0 || H5Tset_cset(type.get(), cset) < 0) {
+  if (!type.valid() || H5Tset_size(type.get(), bytes) < 0 || H5Tset_strpad(type.get(), H5T_STR_NULLPAD) < 0 ||
+      H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0) {
     throw Error(with_hdf5_detail("cannot create an HDF5 string type"));
   }
   return type;

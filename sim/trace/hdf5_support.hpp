@@ -1,11 +1,13 @@
 // Internal to sim/trace (not a public API): ownership of HDF5 identifiers and the error
 // plumbing shared by the HDF5 writer and reader. The C API is used rather than HDF5's C++
-// wrapper because the things we need for reproducible files (object time tracking,
-// variable-length UTF-8 strings inside packed compounds, enums) are plain C calls.
+// wrapper because the things we need for reproducible, checksummed files (object time
+// tracking, file format bounds, filters, fixed-width UTF-8 strings inside packed compounds,
+// enums) are plain C calls.
 #pragma once
 
 #include <hdf5.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -56,7 +58,7 @@ std::string take_hdf5_error();
 // "<what>: <detail>" or just "<what>" when HDF5 left no message.
 std::string with_hdf5_detail(const std::string& what);
 
-// A variable-length string type with the given character set (caller owns it).
-Hid make_vlen_string_type(H5T_cset_t cset = H5T_CSET_UTF8);
+// A fixed-length, null-padded UTF-8 string type of `bytes` bytes (at least 1).
+Hid make_fixed_string_type(std::size_t bytes);
 
 }  // namespace gcsim::trace::detail

@@ -1,16 +1,16 @@
 // HDF5 implementation of TraceFile and Table (sim/trace/table_writer.hpp).
 //
 // Each table is a 1-D dataset of a packed compound type, chunked (chunk_rows rows per
-// chunk), shuffled and deflated at level 4, with unlimited maximum size. Rows are
-// assembled in a packed byte buffer in the memory layout of that compound and appended
-// one whole chunk at a time, so every chunk is compressed exactly once and memory stays
-// bounded however long the run. String cells hold an offset into a per-table arena until
-// the chunk is written; the offsets become char* only just before H5Dwrite, because the
-// arena may move while it grows.
+// chunk), shuffled, deflated at level 4 and Fletcher32-checksummed, with unlimited maximum
+// size. Rows are assembled in a packed byte buffer in the memory layout of that compound
+// (string cells are their fixed-width bytes, null-padded) and appended one whole chunk at a
+// time, so every chunk is compressed exactly once and memory stays bounded however long
+// the run.
 //
+// The file format is bounded below by HDF5 1.10 (H5F_LIBVER_V110): its superblock, object
+// headers, chunk indexes and heaps carry checksums, which the earliest format lacks.
 // Reproducibility: object time tracking is off for the file (root group) and every
-// dataset, and the library's default (earliest) file format is kept, so the same calls
-// give the same bytes.
+// dataset, so the same calls give the same bytes.
 #include "sim/trace/table_writer.hpp"
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include <unordered_set>
 
 #include "sim/atomic_file.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/hdf5_support.hpp"
 
@@ -33,16 +34,38 @@ using detail::with_hdf5_detail;
 
 // HDF5's limit on one chunk (bytes), minus headroom for filter overhead.
 constexpr std::size_t MAX_CHUNK_BYTES = std::size_t{1} << 31;
+// The widest string column: a cell is stored whole in every row, so wider belongs in a
+// byte array (TraceFile::add_bytes).
+constexpr std::size_t MAX_STR_BYTES = 65536;
+// Rows of a byte array per chunk.
+constexpr hsize_t BYTES_CHUNK = 65536;
+// A chunk is written whole, padding included, even when the table ends early: wide rows
+// (fixed-width strings) get fewer rows per chunk so that a short table does not deflate
+// megabytes of zeros.
+constexpr std::size_t TARGET_CHUNK_BYTES = std::size_t{1} << 20;
 
-std::size_t memory_size(ColumnType type) {
-  switch (type) {
+std::size_t memory_size(const Column& c) {
+  switch (c.type) {
     case ColumnType::F64:
     case ColumnType::I64: return 8;
     case ColumnType::I32: return 4;
-    case ColumnType::Str: return sizeof(char*);
+    case ColumnType::Str: return c.str_bytes;
     case ColumnType::Enum8: return 1;
   }
   throw std::logic_error("unknown ColumnType");
+}
+
+// Chunked, unlimited, deflated and checksummed. Fletcher32 comes last, so it checks the
+// bytes as stored (HDF5 requires it after the compressing filters).
+Hid dataset_properties(hsize_t chunk_rows, bool shuffle) {
+  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  const hsize_t chunk[1] = {chunk_rows};
+  if (!dcpl.valid() || H5Pset_chunk(dcpl.get(), 1, chunk) < 0 || (shuffle && H5Pset_shuffle(dcpl.get()) < 0) ||
+      H5Pset_deflate(dcpl.get(), 4) < 0 || H5Pset_fletcher32(dcpl.get()) < 0 ||
+      H5Pset_obj_track_times(dcpl.get(), false) < 0) {
+    return Hid();
+  }
+  return dcpl;
 }
 
 const char* type_name(ColumnType type) {
@@ -97,15 +120,21 @@ class Hdf5Table final : public Table {
         throw Error("trace '" + file_path_ + "': column '" + name + "." + c.name +
                     "' has enum labels but is not Enum8");
       }
+      if ((c.type == ColumnType::Str) != (c.str_bytes > 0) || c.str_bytes > MAX_STR_BYTES) {
+        throw Error("trace '" + file_path_ + "': column '" + name + "." + c.name +
+                    "': a string column needs a width of 1 to " + std::to_string(MAX_STR_BYTES) +
+                    " bytes, other columns none");
+      }
       offsets_.push_back(row_size_);
-      row_size_ += memory_size(c.type);
+      row_size_ += memory_size(c);
     }
+    chunk_rows_ = std::min(chunk_rows_, std::max<std::size_t>(1, TARGET_CHUNK_BYTES / row_size_));
     if (row_size_ * chunk_rows_ / chunk_rows_ != row_size_ || row_size_ * chunk_rows_ > MAX_CHUNK_BYTES) {
       throw Error("trace '" + file_path_ + "': table '" + name + "': chunk of " + std::to_string(chunk_rows_) +
                   " rows is too large");
     }
 
-    // An empty row: NaN in floats, zeros elsewhere (string slot 0 means "").
+    // An empty row: NaN in floats, zeros elsewhere (an all-NUL string cell is "").
     default_row_.assign(row_size_, std::byte{0});
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
@@ -118,11 +147,8 @@ class Hdf5Table final : public Table {
     const hsize_t dims[1] = {0};
     const hsize_t maxdims[1] = {H5S_UNLIMITED};
     Hid space(H5Screate_simple(1, dims, maxdims), H5Sclose);
-    Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    const hsize_t chunk[1] = {static_cast<hsize_t>(chunk_rows_)};
-    if (!space.valid() || !dcpl.valid() || H5Pset_chunk(dcpl.get(), 1, chunk) < 0 ||
-        H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), 4) < 0 ||
-        H5Pset_obj_track_times(dcpl.get(), false) < 0) {
+    Hid dcpl = dataset_properties(static_cast<hsize_t>(chunk_rows_), /*shuffle=*/true);
+    if (!space.valid() || !dcpl.valid()) {
       throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot set up table '" + name + "'"));
     }
     dataset_ = Hid(H5Dcreate2(file, name.c_str(), file_type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
@@ -157,19 +183,18 @@ class Hdf5Table final : public Table {
   }
   Table& str(std::size_t column, std::string_view value) override {
     std::byte* slot = cell(column, ColumnType::Str);
-    // HDF5 strings are NUL-terminated: an embedded NUL would silently cut the value.
+    // Cells are null-padded: an embedded NUL would silently cut the value.
     if (value.find('\0') != std::string_view::npos) {
       throw Error("trace '" + file_path_ + "': " + name_ + "." + columns_[column].name +
                   ": string contains a NUL byte");
     }
-    std::uint64_t tag = 0;  // 0: the empty string, no arena bytes needed
-    if (!value.empty()) {
-      tag = arena_.size() + 1;
-      arena_.append(value);
-      arena_.push_back('\0');
+    const std::size_t width = columns_[column].str_bytes;
+    if (value.size() > width) {
+      throw InternalError("trace '" + file_path_ + "': a string of " + std::to_string(value.size()) +
+                          " bytes for column " + name_ + "." + columns_[column].name + ", " +
+                          std::to_string(width) + " bytes wide (its source should have been bounded at load)");
     }
-    static_assert(sizeof(char*) == sizeof(std::uint64_t), "string slots hold a 64-bit tag before flush");
-    std::memcpy(slot, &tag, sizeof tag);
+    std::memcpy(slot, value.data(), value.size());
     return *this;
   }
   Table& enum8(std::size_t column, std::uint8_t value) override {
@@ -184,20 +209,9 @@ class Hdf5Table final : public Table {
 
   std::size_t rows() const override { return written_ + buffered_; }
 
-  // Appends the buffered rows to the dataset and frees their string bytes.
+  // Appends the buffered rows to the dataset.
   void flush() {
     if (buffered_ == 0) return;
-    static const char EMPTY[] = "";
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      if (columns_[i].type != ColumnType::Str) continue;
-      for (std::size_t r = 0; r < buffered_; ++r) {
-        std::byte* slot = buffer_.data() + r * row_size_ + offsets_[i];
-        std::uint64_t tag = 0;
-        std::memcpy(&tag, slot, sizeof tag);
-        const char* p = tag == 0 ? EMPTY : arena_.data() + (tag - 1);
-        std::memcpy(slot, &p, sizeof p);
-      }
-    }
     const hsize_t new_size[1] = {static_cast<hsize_t>(written_ + buffered_)};
     const hsize_t start[1] = {static_cast<hsize_t>(written_)};
     const hsize_t count[1] = {static_cast<hsize_t>(buffered_)};
@@ -209,13 +223,11 @@ class Hdf5Table final : public Table {
          H5Dwrite(dataset_.get(), mem_type_.get(), mem_space.get(), file_space.get(), H5P_DEFAULT,
                   buffer_.data()) >= 0;
     // The rows are dropped either way: a failed write leaves a file that will not be
-    // committed, and retrying with dangling string pointers would be worse.
+    // committed.
     written_ += buffered_;
     buffered_ = 0;
     row_open_ = false;
     buffer_.clear();
-    arena_.clear();
-    if (arena_.capacity() > (std::size_t{64} << 20)) arena_.shrink_to_fit();
     if (!ok) throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot write table '" + name_ + "'"));
   }
 
@@ -249,7 +261,7 @@ class Hdf5Table final : public Table {
         case ColumnType::I64: member = file_layout ? H5T_STD_I64LE : H5T_NATIVE_INT64; break;
         case ColumnType::I32: member = file_layout ? H5T_STD_I32LE : H5T_NATIVE_INT32; break;
         case ColumnType::Str:
-          owned = detail::make_vlen_string_type(H5T_CSET_UTF8);
+          owned = detail::make_fixed_string_type(c.str_bytes);
           member = owned.get();
           break;
         case ColumnType::Enum8: {
@@ -303,7 +315,6 @@ class Hdf5Table final : public Table {
   std::size_t chunk_rows_;
   std::vector<std::byte> default_row_;
   std::vector<std::byte> buffer_;  // buffered_ rows, packed in the memory layout
-  std::string arena_;              // NUL-terminated string bytes of the buffered rows
   std::size_t buffered_ = 0;
   std::size_t written_ = 0;
   bool row_open_ = false;
@@ -326,8 +337,10 @@ class Hdf5TraceFile final : public TraceFile {
     // forgotten handle, so commit() never renames a file that was not fully written.
     // sec2 (plain POSIX I/O, HDF5's default) is named so that the handle check below
     // may read the descriptor as an int.
+    // The 1.10 format at least: checksummed metadata (see the top of this file).
     if (!fcpl.valid() || !fapl.valid() || H5Pset_obj_track_times(fcpl.get(), false) < 0 ||
-        H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_sec2(fapl.get()) < 0) {
+        H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_sec2(fapl.get()) < 0 ||
+        H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0) {
       throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot set up HDF5 file properties"));
     }
     file_ = Hid(H5Fcreate(temp_.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
@@ -339,6 +352,7 @@ class Hdf5TraceFile final : public TraceFile {
       throw Error(with_hdf5_detail("trace '" + final_path_ + "': the temporary file '" + temp_.temp_path() +
                                    "' was replaced while it was being opened"));
     }
+    set_attribute(TRACE_FORMAT_ATTRIBUTE, TRACE_FORMAT);
   }
 
   ~Hdf5TraceFile() override {
@@ -355,14 +369,35 @@ class Hdf5TraceFile final : public TraceFile {
     return *tables_.back();
   }
 
+  void add_bytes(const std::string& name, std::string_view bytes) override {
+    check_open();
+    if (!valid_object_name(name) || H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT) > 0) {
+      throw Error("trace '" + final_path_ + "': invalid or repeated dataset name '" + name + "'");
+    }
+    const hsize_t dims[1] = {static_cast<hsize_t>(bytes.size())};
+    const hsize_t maxdims[1] = {H5S_UNLIMITED};
+    Hid space(H5Screate_simple(1, dims, maxdims), H5Sclose);
+    Hid dcpl = dataset_properties(BYTES_CHUNK, /*shuffle=*/false);
+    Hid dataset(space.valid() && dcpl.valid() ? H5Dcreate2(file_.get(), name.c_str(), H5T_STD_U8LE, space.get(),
+                                                           H5P_DEFAULT, dcpl.get(), H5P_DEFAULT)
+                                              : H5I_INVALID_HID,
+                H5Dclose);
+    if (!dataset.valid() || (!bytes.empty() && H5Dwrite(dataset.get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL,
+                                                        H5P_DEFAULT, bytes.data()) < 0) ||
+        !dataset.reset()) {
+      throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot write dataset '" + name + "'"));
+    }
+  }
+
   void set_attribute(const std::string& name, std::string_view value) override {
     if (value.find('\0') != std::string_view::npos) {
       throw Error("trace '" + final_path_ + "': attribute '" + name + "' contains a NUL byte");
     }
-    Hid type = detail::make_vlen_string_type(H5T_CSET_UTF8);
-    const std::string text(value);
-    const char* p = text.c_str();
-    write_attribute(name, type.get(), type.get(), &p);
+    // HDF5 has no zero-length string type: "" is one NUL of padding.
+    Hid type = detail::make_fixed_string_type(std::max<std::size_t>(value.size(), 1));
+    std::string text(value);
+    if (text.empty()) text.push_back('\0');
+    write_attribute(name, type.get(), type.get(), text.data());
   }
   void set_attribute(const std::string& name, double value) override {
     write_attribute(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);

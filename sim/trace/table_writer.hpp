@@ -1,6 +1,13 @@
 // The trace file: named tables (HDF5 compound datasets, chunked and deflate-compressed,
-// one row per record) plus attributes on the root group. This layer is generic: it knows
-// columns and rows, not jobs or GPUs; models/trace/ defines gcsim's tables.
+// one row per record), byte arrays, and attributes on the root group. This layer is
+// generic: it knows columns and rows, not jobs or GPUs; models/trace/ defines gcsim's tables.
+//
+// Corruption is detected, never trusted (docs/trace-format.md, "Checksums"): the file uses
+// HDF5's 1.10 format, whose metadata (superblock, object headers, chunk indexes, heaps) is
+// checksummed; every dataset has the Fletcher32 filter; and nothing is variable-length
+// (strings are fixed-width cells or exactly-sized attributes, whole files are byte arrays),
+// because HDF5's global heap, where variable-length data live, has no checksum and a
+// damaged one crashes the library.
 //
 // Nothing half-written is ever left behind: the file is written to a fresh temporary
 // name, "<path>.<16 random hex digits>.tmp", created exclusively and never through a
@@ -24,7 +31,7 @@ enum class ColumnType {
   F64,    // float64
   I64,    // int64
   I32,    // int32
-  Str,    // variable-length UTF-8 string
+  Str,    // fixed-width, null-padded UTF-8 string of Column::str_bytes bytes
   Enum8,  // uint8-based HDF5 enum with the column's labels (h5py reads ints + the mapping)
 };
 
@@ -32,12 +39,21 @@ struct Column {
   std::string name;
   ColumnType type;
   std::vector<std::string> enum_labels = {};  // Enum8 only: label i has value i
+  std::size_t str_bytes = 0;                  // Str only: the cell width, the longest value
 };
+
+// The root attribute every TraceFile carries: the container's layout (fixed-width strings,
+// checksums), not the meaning of its tables (models/trace/schema.hpp versions that).
+// Format 1, never written under this name, was variable-length strings without checksums.
+inline constexpr const char* TRACE_FORMAT_ATTRIBUTE = "trace_format";
+inline constexpr std::int64_t TRACE_FORMAT = 2;
 
 class Table {
  public:
   virtual ~Table() = default;
-  // Starts a new row; columns not set stay 0 / NaN (F64) / "" (Str).
+  // Starts a new row; columns not set stay 0 / NaN (F64) / "" (Str). A string longer than
+  // its column is an InternalError naming table and column: every string that reaches a
+  // column is bounded where it is read, so this is a bug, and it is never truncated.
   virtual Table& begin_row() = 0;
   virtual Table& f64(std::size_t column, double value) = 0;
   virtual Table& i64(std::size_t column, std::int64_t value) = 0;
@@ -56,8 +72,12 @@ class TraceFile {
 
   // Tables must be added before rows are written to them; the name is the dataset path
   // under the root ("jobs" -> /jobs). The returned reference lives as long as the file.
+  // A chunk holds chunk_rows rows, or fewer when that would exceed 1 MiB.
   virtual Table& add_table(const std::string& name, std::vector<Column> columns,
                            std::size_t chunk_rows = 8192) = 0;
+  // A 1-D uint8 dataset /<name> holding `bytes` (chunked, deflated, checksummed).
+  virtual void add_bytes(const std::string& name, std::string_view bytes) = 0;
+  // String attributes are fixed-length strings of exactly the value's size.
   virtual void set_attribute(const std::string& name, std::string_view value) = 0;
   virtual void set_attribute(const std::string& name, double value) = 0;
   virtual void set_attribute(const std::string& name, std::int64_t value) = 0;

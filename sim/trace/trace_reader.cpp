@@ -1,5 +1,14 @@
 // HDF5 implementation of TraceReader (sim/trace/trace_reader.hpp).
 //
+// Untrusted files: nothing variable-length is ever read. HDF5 keeps such data in its
+// global heap, which has no checksum, and a damaged heap crashes the library; so a file
+// without the trace_format attribute (gcsim's format 1, variable-length strings) is refused
+// with a message to re-run it, and a variable-length string anywhere else is refused too.
+// Everything gcsim writes is checksummed (sim/trace/table_writer.hpp), so a damaged file
+// gives an HDF5 failure here, which becomes a gcsim::Error naming the file and object.
+// Declared sizes (rows, string widths, byte arrays) are checked against the file's size
+// before anything is allocated for them.
+//
 // Columns are read through a memory compound type that holds only the requested members:
 // HDF5 matches compound members by name, so readers are unaffected by added or
 // reordered columns and never pay for converting the others (notably the strings).
@@ -16,6 +25,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/trace/hdf5_support.hpp"
+#include "sim/trace/table_writer.hpp"
 
 namespace gcsim::trace {
 
@@ -84,6 +94,16 @@ class Hdf5TraceReader final : public TraceReader {
     if (is_hdf5 < 0) throw Error(with_hdf5_detail("trace '" + path + "': cannot open"));
     file_ = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_.valid()) throw Error(with_hdf5_detail("trace '" + path + "': cannot open"));
+    if (!has_attribute(TRACE_FORMAT_ATTRIBUTE)) {
+      throw Error("trace '" + path + "': no root attribute '" + TRACE_FORMAT_ATTRIBUTE +
+                  "': written by an older gcsim (variable-length strings, no checksums), or not a gcsim trace; "
+                  "re-run its scenario with this gcsim");
+    }
+    const std::int64_t format = attribute_int(TRACE_FORMAT_ATTRIBUTE);
+    if (format != TRACE_FORMAT) {
+      throw Error("trace '" + path + "': trace format " + std::to_string(format) + " is not supported (this gcsim reads format " +
+                  std::to_string(TRACE_FORMAT) + ")");
+    }
   }
 
   bool has_attribute(const std::string& name) const override {
@@ -96,17 +116,14 @@ class Hdf5TraceReader final : public TraceReader {
     Hid attr = open_attribute(name);
     Hid type(H5Aget_type(attr.get()), H5Tclose);
     if (H5Tget_class(type.get()) != H5T_STRING) type_error_attr(name, type.get(), "a string");
-    if (H5Tis_variable_str(type.get()) > 0) {
-      Hid mem = detail::make_vlen_string_type(H5Tget_cset(type.get()));
-      char* p = nullptr;
-      if (H5Aread(attr.get(), mem.get(), &p) < 0) read_error("attribute '" + name + "'");
-      std::string value = p != nullptr ? p : "";
-      Hid space(H5Screate(H5S_SCALAR), H5Sclose);
-      H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, &p);
-      return value;
-    }
-    // Fixed-length (as other tools may write): read the raw bytes and trim the padding.
+    if (H5Tis_variable_str(type.get()) != 0) variable_length_error("root attribute '" + name + "'");
+    // Fixed-length: read the raw bytes and trim the padding. An attribute is stored whole,
+    // so it cannot be larger than the file.
     const std::size_t size = H5Tget_size(type.get());
+    Hid space(H5Aget_space(attr.get()), H5Sclose);
+    if (size == 0 || size > file_bytes_ || H5Sget_simple_extent_npoints(space.get()) != 1) {
+      throw Error("trace '" + path_ + "': root attribute '" + name + "' is not one string the file can hold");
+    }
     std::string raw(size, '\0');
     if (H5Aread(attr.get(), type.get(), raw.data()) < 0) read_error("attribute '" + name + "'");
     return trim_fixed(raw.data(), size, H5Tget_strpad(type.get()));
@@ -202,13 +219,11 @@ class Hdf5TraceReader final : public TraceReader {
         case Kind::Float: f.f64 = &(out.f64[f.name] = std::vector<double>(rows)); break;
         case Kind::Int:
         case Kind::Enum: f.ints = &(out.ints[f.name] = std::vector<std::int64_t>(rows)); break;
-        case Kind::VarStr:
         case Kind::FixedStr: (f.str = &out.str[f.name])->reserve(rows); break;
       }
     }
     if (rows == 0) return out;
 
-    const bool has_vlen = std::any_of(fields.begin(), fields.end(), [](const Field& f) { return f.kind == Kind::VarStr; });
     const hsize_t block_rows = block_rows_for(dataset);
     Hid file_space(H5Dget_space(dataset.get()), H5Sclose);
     std::vector<unsigned char> block;
@@ -226,8 +241,35 @@ class Hdf5TraceReader final : public TraceReader {
         const std::size_t r = static_cast<std::size_t>(start + i);
         for (const Field& f : fields) scatter(f, row + f.offset, r);
       }
-      // Frees the strings HDF5 allocated for this block.
-      if (has_vlen) H5Dvlen_reclaim(mem.get(), mem_space.get(), H5P_DEFAULT, block.data());
+    }
+    return out;
+  }
+
+  std::string bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const override {
+    if (!has_table(name)) throw Error("trace '" + path_ + "': no dataset '/" + name + "'");
+    Hid dataset(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid()) read_error("dataset '/" + name + "'");
+    Hid type(H5Dget_type(dataset.get()), H5Tclose);
+    Hid space(H5Dget_space(dataset.get()), H5Sclose);
+    if (H5Tget_class(type.get()) != H5T_INTEGER || H5Tget_size(type.get()) != 1 || !space.valid() ||
+        H5Sget_simple_extent_ndims(space.get()) != 1) {
+      throw Error("trace '" + path_ + "': '/" + name + "' is not a byte array (a 1-D dataset of 8-bit integers)");
+    }
+    hsize_t dims[1] = {0};
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    if (offset > dims[0] || size > dims[0] - offset) {
+      throw Error("trace '" + path_ + "': bytes " + std::to_string(offset) + " to " + std::to_string(offset + size) +
+                  " are outside '/" + name + "' (" + std::to_string(dims[0]) + " bytes; a damaged file)");
+    }
+    check_declared(static_cast<double>(size), "dataset '/" + name + "'");
+    std::string out(size, '\0');
+    if (size == 0) return out;
+    const hsize_t start[1] = {offset};
+    const hsize_t count[1] = {size};
+    Hid mem_space(H5Screate_simple(1, count, nullptr), H5Sclose);
+    if (!mem_space.valid() || H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dread(dataset.get(), H5T_NATIVE_UCHAR, mem_space.get(), space.get(), H5P_DEFAULT, out.data()) < 0) {
+      read_error("dataset '/" + name + "'");
     }
     return out;
   }
@@ -264,7 +306,7 @@ class Hdf5TraceReader final : public TraceReader {
   }
 
  private:
-  enum class Kind { Float, Int, Enum, VarStr, FixedStr };
+  enum class Kind { Float, Int, Enum, FixedStr };
 
   // How one requested column is read and where it goes.
   struct Field {
@@ -309,14 +351,10 @@ class Hdf5TraceReader final : public TraceReader {
         break;
       }
       case H5T_STRING:
-        if (H5Tis_variable_str(member.get()) > 0) {
-          f.kind = Kind::VarStr;
-          f.mem_type = detail::make_vlen_string_type(H5Tget_cset(member.get()));
-        } else {
-          f.kind = Kind::FixedStr;
-          f.mem_type = Hid(H5Tcopy(member.get()), H5Tclose);
-          f.pad = H5Tget_strpad(member.get());
-        }
+        if (H5Tis_variable_str(member.get()) != 0) variable_length_error("column " + table + "." + name);
+        f.kind = Kind::FixedStr;
+        f.mem_type = Hid(H5Tcopy(member.get()), H5Tclose);
+        f.pad = H5Tget_strpad(member.get());
         break;
       default:
         type_error_column(table, name, H5Tget_class(member.get()), "a number, enum or string");
@@ -331,12 +369,6 @@ class Hdf5TraceReader final : public TraceReader {
       case Kind::Float: std::memcpy(&(*f.f64)[row], cell, sizeof(double)); break;
       case Kind::Int: std::memcpy(&(*f.ints)[row], cell, sizeof(std::int64_t)); break;
       case Kind::Enum: (*f.ints)[row] = widen(cell, f.size, f.is_signed); break;
-      case Kind::VarStr: {
-        const char* p = nullptr;
-        std::memcpy(&p, cell, sizeof p);
-        f.str->emplace_back(p != nullptr ? p : "");
-        break;
-      }
       case Kind::FixedStr: f.str->push_back(trim_fixed(reinterpret_cast<const char*>(cell), f.size, f.pad)); break;
     }
   }
@@ -393,19 +425,30 @@ class Hdf5TraceReader final : public TraceReader {
     hsize_t dims[1] = {0};
     H5Sget_simple_extent_dims(space.get(), dims, nullptr);
     // A crafted file may declare billions of rows in a few bytes: what it declares must be
-    // storable in what it is. Deflate packs at most about 1032 bytes into one, so a table
-    // of rows of `size` bytes needs at least rows * size / 1032 bytes of the file (plus a
-    // little for headers: MIN_BYTES).
+    // storable in what it is.
     Hid type(H5Dget_type(dataset.get()), H5Tclose);
     const std::size_t size = type.valid() ? H5Tget_size(type.get()) : 0;
+    if (size == 0) read_error("table '/" + table + "'");
+    check_declared(static_cast<double>(dims[0]) * static_cast<double>(size),
+                   "table '/" + table + "' (" + std::to_string(dims[0]) + " rows)");
+    return static_cast<std::size_t>(dims[0]);
+  }
+
+  // Deflate packs at most about 1032 bytes into one, so `bytes` of data need at least
+  // bytes / 1032 of the file (plus a little for headers: MIN_BYTES).
+  void check_declared(double bytes, const std::string& what) const {
     constexpr double MAX_PACKING = 1100.0;
     constexpr double MIN_BYTES = 1 << 20;
-    if (size == 0 || static_cast<double>(dims[0]) * static_cast<double>(size) >
-                         MAX_PACKING * static_cast<double>(file_bytes_) + MIN_BYTES) {
-      throw Error("trace '" + path_ + "': table '/" + table + "' declares " + std::to_string(dims[0]) +
-                  " rows, more than a file of " + std::to_string(file_bytes_) + " bytes can hold (a damaged or foreign file)");
+    if (bytes > MAX_PACKING * static_cast<double>(file_bytes_) + MIN_BYTES) {
+      throw Error("trace '" + path_ + "': " + what + " declares more than a file of " + std::to_string(file_bytes_) +
+                  " bytes can hold (a damaged or foreign file)");
     }
-    return static_cast<std::size_t>(dims[0]);
+  }
+
+  [[noreturn]] void variable_length_error(const std::string& what) const {
+    throw Error("trace '" + path_ + "': " + what +
+                " is a variable-length string, which gcsim does not read (written by an older gcsim or another "
+                "tool; re-run its scenario with this gcsim)");
   }
 
   Member open_member(const std::string& table, const std::string& column) const {

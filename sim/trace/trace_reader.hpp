@@ -1,6 +1,7 @@
 // Generic reading of a trace written by TraceFile: root attributes and whole columns of
-// named tables, by column name (so readers survive added columns). Throws gcsim::Error
-// naming the file and object when something is missing or of the wrong type.
+// named tables, by column name (so readers survive added columns), and byte arrays. Throws
+// gcsim::Error naming the file and object when something is missing, of the wrong type or
+// damaged (a checksum that fails); files without the trace_format attribute are refused.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,8 @@ class TraceReader {
   // where separate column_*() calls read it once per column (which dominates the time
   // of reading wide tables such as /jobs).
   virtual Columns read_columns(const std::string& table, const std::vector<std::string>& columns) const = 0;
+  // `size` bytes from `offset` of a byte array (TraceFile::add_bytes), bounds checked.
+  virtual std::string bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const = 0;
   // The labels of an enum column, by value.
   virtual std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const = 0;
 };

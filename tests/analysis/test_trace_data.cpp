@@ -185,8 +185,8 @@ TEST_CASE("read_trace rejects traces it cannot read", "[unit]") {
   gcsim::test::TempDir dir;
   const std::string path = dir.file("bad.h5");
   SECTION("newer schema") {
-    write_schema1(path, sample(), {.schema = 3});
-    CHECK_THROWS_WITH(read_trace(path), Catch::Contains("schema 3"));
+    write_schema1(path, sample(), {.schema = TRACE_SCHEMA + 1});
+    CHECK_THROWS_WITH(read_trace(path), Catch::Contains("schema " + std::to_string(TRACE_SCHEMA + 1)));
   }
   SECTION("missing table") {
     write_schema1(path, sample(), {.with_events = false});
@@ -210,8 +210,10 @@ TEST_CASE("h5py reads a gcsim trace as documented", "[unit][.slow]") {
     py << R"(import sys, math, h5py
 f = h5py.File(sys.argv[1], "r")
 a = f.attrs
-assert isinstance(a["scenario_name"], str) and a["scenario_name"] == "tiny", a["scenario_name"]
-assert a["scenario_yaml"] == "name: tiny\nseed: 3\n"
+# Fixed-length strings (trace format 2): h5py gives bytes, padding stripped.
+assert isinstance(a["scenario_name"], bytes) and a["scenario_name"].decode() == "tiny", a["scenario_name"]
+assert a["scenario_yaml"].decode() == "name: tiny\nseed: 3\n"
+assert int(a["trace_format"]) == 2
 assert int(a["seed"]) == 3 and int(a["trace_schema"]) == 1 and float(a["end_s"]) == 5400.0
 jobs = f["jobs"][:]
 assert list(jobs["job_id"]) == [10, 11, 12]
@@ -222,7 +224,8 @@ assert mapping == {"completed": 0, "running": 1, "never_started": 2}, mapping
 kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
 assert kinds["end_of_run"] == 3
 assert list(f["utilization"]["allocated_gpus"]) == [16, 4, 0]
-assert f["jobs"].compression == "gzip" and f["jobs"].shuffle and f["jobs"].maxshape == (None,)
+assert f["jobs"].compression == "gzip" and f["jobs"].shuffle and f["jobs"].fletcher32 and f["jobs"].maxshape == (None,)
+assert f["jobs"].dtype["name"].kind == "S" and h5py.check_string_dtype(f["jobs"].dtype["name"]).length == 288
 print("ok")
 )";
   }

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/trace/trace_reader.hpp"
@@ -42,7 +43,7 @@ const std::vector<Column> ALL_TYPES = {
     {"x", ColumnType::F64},
     {"id", ColumnType::I64},
     {"n", ColumnType::I32},
-    {"name", ColumnType::Str},
+    {"name", ColumnType::Str, {}, 32},
     {"state", ColumnType::Enum8, {"idle", "busy", "down"}},
 };
 
@@ -56,6 +57,29 @@ void write_rows(gcsim::trace::Table& t, int rows) {
     if (i % 2 == 0) t.str(3, "job-" + std::to_string(i) + (i == 4 ? " héllo ✓" : ""));  // odd rows: ""
     t.enum8(4, static_cast<std::uint8_t>(i % 3));
   }
+}
+
+// The trace_format attribute, for files made with HDF5's own calls.
+void write_format_attribute(hid_t file) {
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(file, gcsim::trace::TRACE_FORMAT_ATTRIBUTE, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(a >= 0);
+  REQUIRE(H5Awrite(a, H5T_NATIVE_INT64, &gcsim::trace::TRACE_FORMAT) >= 0);
+  H5Aclose(a);
+  H5Sclose(space);
+}
+
+// A variable-length string attribute, as gcsim wrote them before trace format 2.
+void write_vlen_attribute(hid_t file, const char* name, const char* value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(a >= 0);
+  REQUIRE(H5Awrite(a, type, &value) >= 0);
+  H5Aclose(a);
+  H5Sclose(space);
+  H5Tclose(type);
 }
 
 void write_sample_file(const std::string& path) {
@@ -80,6 +104,8 @@ TEST_CASE("trace tables round-trip every column type across chunks", "[unit]") {
     f->set_attribute("long", std::string_view(long_text));
     f->set_attribute("empty", std::string_view(""));
     f->set_attribute("ratio", 0.1);
+    f->add_bytes("blob", std::string_view("\0\x01\xff raw", 7));
+    f->add_bytes("nothing", "");
     f->set_attribute("big", std::numeric_limits<std::int64_t>::min());
     f->set_attribute("seed", std::int64_t{7});
     f->set_attribute("seed", std::int64_t{8});  // setting again replaces
@@ -128,6 +154,14 @@ TEST_CASE("trace tables round-trip every column type across chunks", "[unit]") {
     CHECK(state[i] == i % 3);
   }
   CHECK(r->enum_labels("things", "state") == std::vector<std::string>{"idle", "busy", "down"});
+  CHECK(r->bytes("blob", 0, 7) == std::string("\0\x01\xff raw", 7));
+  CHECK(r->bytes("blob", 2, 3) == "\xff r");
+  CHECK(r->bytes("nothing", 0, 0).empty());
+  CHECK_THROWS_AS(r->bytes("blob", 5, 3), gcsim::Error);  // past the end
+  CHECK_THROWS_AS(r->bytes("blob", 8, 0), gcsim::Error);
+  CHECK_THROWS_AS(r->bytes("things", 0, 1), gcsim::Error);  // a table, not bytes
+  CHECK_THROWS_AS(r->bytes("nope", 0, 1), gcsim::Error);
+  CHECK(r->attribute_int(gcsim::trace::TRACE_FORMAT_ATTRIBUTE) == gcsim::trace::TRACE_FORMAT);
 
   // Several columns in one pass land in the map of their kind; a repeated name is read once.
   gcsim::trace::Columns cols = r->read_columns("things", {"name", "x", "state", "n", "x"});
@@ -149,7 +183,7 @@ TEST_CASE("trace tables hold many rows with bounded buffering", "[unit]") {
   const int rows = 50000;
   {
     auto f = TraceFile::create(path);
-    auto& t = f->add_table("events", {{"t", ColumnType::F64}, {"who", ColumnType::Str}}, 8192);
+    auto& t = f->add_table("events", {{"t", ColumnType::F64}, {"who", ColumnType::Str, {}, 3}}, 8192);
     for (int i = 0; i < rows; ++i) t.begin_row().f64(0, i).str(1, "n" + std::to_string(i % 100));
     f->commit();
   }
@@ -244,6 +278,10 @@ TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
     CHECK_THROWS_AS(f->add_table("t", {{"e", ColumnType::Enum8, {"x", "x"}}}), gcsim::Error);
     CHECK_THROWS_AS(f->add_table("t", {{"e", ColumnType::I32, {"x"}}}), gcsim::Error);
     CHECK_THROWS_AS(f->add_table("t", {{"a", ColumnType::F64}}, 0), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"s", ColumnType::Str}}), gcsim::Error);  // a string needs a width
+    CHECK_THROWS_AS(f->add_table("t", {{"s", ColumnType::Str, {}, 65537}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_table("t", {{"a", ColumnType::F64, {}, 8}}), gcsim::Error);
+    CHECK_THROWS_AS(f->add_bytes("a/b", "x"), gcsim::Error);
     f->add_table("t", {{"a", ColumnType::F64}});
     CHECK_THROWS_AS(f->add_table("t", {{"a", ColumnType::F64}}), gcsim::Error);
   }
@@ -258,10 +296,21 @@ TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
     CHECK_THROWS_AS(t.begin_row(), std::logic_error);  // after commit
   }
   SECTION("strings with NUL bytes") {
-    auto& t = f->add_table("t", {{"s", ColumnType::Str}});
+    auto& t = f->add_table("t", {{"s", ColumnType::Str, {}, 8}});
     t.begin_row();
     CHECK_THROWS_AS(t.str(0, std::string_view("a\0b", 3)), gcsim::Error);
     CHECK_THROWS_AS(f->set_attribute("s", std::string_view("a\0b", 3)), gcsim::Error);
+  }
+  SECTION("a string longer than its column is a bug, never truncated") {
+    auto& t = f->add_table("tbl", {{"s", ColumnType::Str, {}, 4}});
+    t.begin_row().str(0, "abcd");  // exactly the width fits
+    t.begin_row();
+    try {
+      t.str(0, "abcde");
+      FAIL("no error");
+    } catch (const gcsim::InternalError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("tbl.s") && Catch::Contains("5 bytes"));
+    }
   }
 }
 
@@ -308,8 +357,8 @@ TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
 }
 
 // Every table chunk is deflated in zlib's format, whose Adler-32 trailer the reader
-// checks: a flipped bit in a number column's data is an error, never a silently different
-// figure. (Variable-length strings live in HDF5's global heap, which has no checksum.)
+// checks, and carries a Fletcher32 checksum: a flipped bit in a column's data is an error,
+// never a silently different figure.
 TEST_CASE("a flipped bit in a table chunk is reported, not read as data", "[unit]") {
   gcsim::test::TempDir dir("trace-checksum");
   const std::string path = dir.file("t.h5");
@@ -350,6 +399,7 @@ TEST_CASE("a table that declares more rows than its file can hold is refused bef
     // Two billion rows of 16 bytes declared, none written: a few KB on disk.
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     REQUIRE(f >= 0);
+    write_format_attribute(f);
     const hsize_t dims[1] = {2000000000};
     const hsize_t chunk[1] = {1024};
     const hid_t space = H5Screate_simple(1, dims, nullptr);
@@ -377,7 +427,7 @@ TEST_CASE("a table that declares more rows than its file can hold is refused bef
     FAIL("no error");
     throw std::logic_error("unreachable");
   }();
-  CHECK(std::string(e.what()).find("declares 2000000000 rows") != std::string::npos);
+  CHECK_THAT(e.what(), Catch::Contains("2000000000 rows") && Catch::Contains("declares more than"));
   CHECK_THROWS_AS(reader->rows("t"), gcsim::Error);
 }
 
@@ -387,4 +437,100 @@ TEST_CASE("only regular files are opened as traces: a FIFO or a device would blo
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   CHECK_THROWS_AS(TraceReader::open(fifo), gcsim::Error);  // before the check: blocked in H5Fis_hdf5
   CHECK_THROWS_AS(TraceReader::open("/dev/zero"), gcsim::Error);
+}
+
+TEST_CASE("traces are written with checksummed metadata and Fletcher32 on every dataset", "[unit]") {
+  gcsim::test::TempDir dir("trace-format");
+  const std::string path = dir.file("t.h5");
+  {
+    auto f = TraceFile::create(path);
+    write_rows(f->add_table("things", ALL_TYPES, 4), 10);
+    f->add_bytes("blob", "abc");
+    f->commit();
+  }
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  // Superblock version 2 and later carry a checksum; 0 (the earliest format) does not.
+  H5F_info2_t info;
+  REQUIRE(H5Fget_info2(f, &info) >= 0);
+  CHECK(info.super.version >= 2);
+  for (const char* name : {"things", "blob"}) {
+    INFO(name);
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    const hid_t dcpl = H5Dget_create_plist(d);
+    CHECK(H5Pget_filter_by_id2(dcpl, H5Z_FILTER_FLETCHER32, nullptr, nullptr, nullptr, 0, nullptr, nullptr) >= 0);
+    CHECK(H5Pget_filter_by_id2(dcpl, H5Z_FILTER_DEFLATE, nullptr, nullptr, nullptr, 0, nullptr, nullptr) >= 0);
+    H5Pclose(dcpl);
+    H5Dclose(d);
+  }
+  // Strings are fixed-length: null-padded cells of the declared width, exact-size attributes.
+  const hid_t d = H5Dopen2(f, "things", H5P_DEFAULT);
+  const hid_t type = H5Dget_type(d);
+  const hid_t member = H5Tget_member_type(type, static_cast<unsigned>(H5Tget_member_index(type, "name")));
+  CHECK(H5Tis_variable_str(member) == 0);
+  CHECK(H5Tget_size(member) == 32);
+  CHECK(H5Tget_strpad(member) == H5T_STR_NULLPAD);
+  H5Tclose(member);
+  H5Tclose(type);
+  H5Dclose(d);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  H5Fclose(f);
+}
+
+TEST_CASE("a trace without trace_format or with variable-length strings is refused, never read", "[unit]") {
+  gcsim::test::TempDir dir("trace-old-format");
+  const auto message_of = [](auto&& fn) {
+    try {
+      fn();
+    } catch (const gcsim::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SECTION("format 1: no trace_format attribute") {
+    const std::string path = dir.file("old.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    write_vlen_attribute(f, "scenario_name", "old");
+    H5Fclose(f);
+    CHECK_THAT(message_of([&] { TraceReader::open(path); }),
+               Catch::Contains(path) && Catch::Contains("older gcsim") && Catch::Contains("re-run"));
+  }
+  SECTION("a format this gcsim does not know") {
+    const std::string path = dir.file("new.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(f, gcsim::trace::TRACE_FORMAT_ATTRIBUTE, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    const std::int64_t future = gcsim::trace::TRACE_FORMAT + 1;
+    REQUIRE(H5Awrite(a, H5T_NATIVE_INT64, &future) >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Fclose(f);
+    CHECK_THAT(message_of([&] { TraceReader::open(path); }), Catch::Contains("trace format 3 is not supported"));
+  }
+  SECTION("variable-length strings in a file that claims the format") {
+    const std::string path = dir.file("vlen.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    write_format_attribute(f);
+    write_vlen_attribute(f, "title", "x");
+    const hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, H5T_VARIABLE);
+    const hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(char*));
+    H5Tinsert(type, "name", 0, str);
+    const hsize_t dims[1] = {1};
+    const hid_t space = H5Screate_simple(1, dims, nullptr);
+    const hid_t d = H5Dcreate2(f, "t", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const char* value = "row";
+    REQUIRE(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value) >= 0);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Tclose(str);
+    H5Fclose(f);
+    const auto r = TraceReader::open(path);
+    CHECK_THAT(message_of([&] { r->attribute_string("title"); }), Catch::Contains("variable-length"));
+    CHECK_THAT(message_of([&] { r->column_str("t", "name"); }), Catch::Contains("variable-length") && Catch::Contains("t.name"));
+  }
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "analysis/trace_data.hpp"
 #include "sim/config/source_resolver.hpp"
 #include "sim/trace/trace_reader.hpp"
 
@@ -92,14 +93,13 @@ TEST_CASE("a scenario's extra instance catalog is recorded with its bytes and re
   const std::string path = dir.file("inputs.h5");
   gcsim::test::run_to_trace(s, path);
   const auto trace = gcsim::trace::TraceReader::open(path);
-  const auto keys = trace->column_str("inputs", "key");
-  const auto bytes = trace->column_str("inputs", "bytes");
-  const auto digests = trace->column_str("inputs", "digest");
-  REQUIRE(keys.size() == s.inputs.size());
-  std::size_t row = keys.size();
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if (keys[i] == "catalogs.instances") row = i;
-  REQUIRE(row < keys.size());
-  CHECK(bytes[row] == csv);
-  CHECK(digests[row] == mine->digest);
+  const auto recorded = gcsim::analysis::read_inputs(*trace, path);
+  REQUIRE(recorded.size() == s.inputs.size());
+  std::size_t row = recorded.size();
+  for (std::size_t i = 0; i < recorded.size(); ++i)
+    if (recorded[i].key == "catalogs.instances") row = i;
+  REQUIRE(row < recorded.size());
+  CHECK(*recorded[row].bytes == csv);
+  CHECK(recorded[row].digest == mine->digest);
+  CHECK(recorded[row].written == "prices/mine.csv");
 }

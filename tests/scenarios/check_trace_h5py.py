@@ -21,6 +21,13 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
         assert name in f, f"missing /{name}"
         assert f[name].chunks is not None, f"/{name} is not chunked"
         assert f[name].compression == "gzip", f"/{name} is not compressed"
+    # Every dataset is checksummed; nothing is variable-length (docs/trace-format.md).
+    for name, d in f.items():
+        assert d.fletcher32, f"/{name} has no Fletcher32 checksum"
+        for column in d.dtype.names or ():
+            info = h5py.check_string_dtype(d.dtype[column])
+            assert info is None or info.length is not None, f"/{name}.{column} is variable-length"
+    assert int(f.attrs["trace_format"]) == 2
     jobs = f["jobs"][:]
     for column in ("samples_per_s", "step_time_s", "bottleneck", "compute_s", "input_s", "comm_s",
                    "comm_exposed_s", "memory_per_gpu_bytes"):
@@ -37,9 +44,17 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
     assert np.all(util["allocated_gpus"] <= util["total_gpus"])
     assert util["total_gpus"][0] == 32
     attrs = f.attrs
-    assert attrs["scenario_name"] == "quickstart"
+    assert attrs["scenario_name"] == b"quickstart"
     assert int(attrs["seed"]) == 42
-    assert "name: quickstart" in attrs["scenario_yaml"]
+    assert "name: quickstart" in attrs["scenario_yaml"].decode()
+    # /inputs rows point into /input_bytes.
+    inputs = f["inputs"][:]
+    blob = f["input_bytes"]
+    assert blob.dtype == np.uint8 and blob.ndim == 1
+    assert len(inputs) > 0
+    assert all(int(r["offset"]) + int(r["size_bytes"]) <= blob.shape[0] for r in inputs)
+    first = inputs[0]
+    assert bytes(blob[int(first["offset"]):int(first["offset"]) + int(first["size_bytes"])]).strip(), first
     nodes = f["nodes"][:]
     total = nodes["cost_usd"].sum()
     busy = jobs["cost_usd"].sum()
@@ -51,6 +66,6 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
     assert {"compute_busy", "compute_idle", "ownership"} <= set(cats), cats
     kinds = h5py.check_enum_dtype(f["events"].dtype["kind"])
     assert {"submit", "start", "finish"} <= set(kinds)
-    names = [n.decode() if isinstance(n, bytes) else n for n in jobs["name"][:3]]
+    names = [n.decode() for n in jobs["name"][:3]]
     assert names[0] == "bert-large", names
 print("h5py read the trace: ok")
