@@ -34,8 +34,8 @@ inline constexpr std::uint32_t JOB_NAME_BYTES = 288;  // a generator's name, '-'
 inline constexpr std::uint32_t INSTANCE_BYTES = 1024;  // "<provider>/<type>@<zone or region>", each part a name
 inline constexpr std::uint32_t LINK_BYTES = 2048;      // "<a>--<b>:<a>-><b>" of vertices named "<node>/<part>"
 
-inline constexpr std::uint32_t KEY_BYTES = 1024;      // a scenario key path such as "cluster.node_types[0].price"
-inline constexpr std::uint32_t PATH_BYTES = 4096;     // PATH_MAX on Linux
+inline constexpr std::uint32_t KEY_BYTES = 1024;      // a key path such as "catalogs.instances[0]" (config::MAX_SOURCE_KEY_BYTES)
+inline constexpr std::uint32_t PATH_BYTES = 4096;     // PATH_MAX on Linux (config::MAX_SOURCE_PATH_BYTES)
 inline constexpr std::uint32_t DIGEST_BYTES = 64;     // "fnv1a64:" and 16 hex digits
 
 struct Column {

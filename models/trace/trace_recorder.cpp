@@ -218,6 +218,9 @@ void TraceRecorder::write_pools() {
   }
 }
 
+// The resolver bounds every record to the /inputs columns' widths at load.
+static_assert(schema::KEY_BYTES == config::MAX_SOURCE_KEY_BYTES && schema::PATH_BYTES == config::MAX_SOURCE_PATH_BYTES);
+
 void TraceRecorder::write_inputs() {
   trace::Table& t = add_table(file_, schema::INPUTS, 64);
   std::string bytes;

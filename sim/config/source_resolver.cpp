@@ -1,6 +1,7 @@
 // The source resolver (see source_resolver.hpp).
 #include "sim/config/source_resolver.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -86,6 +87,13 @@ const std::string& SourceResolver::read(const ConfigNode& at, std::string_view w
   if (!at.is_scalar()) at.fail(ErrorCode::WrongType, "expected a file name, got a " + std::string(at.kind_name()));
   const std::string written = at.scalar();
   std::string resolved = resolve(at.mark().file, written);
+  const std::size_t path_bytes = std::max(written.size(), resolved.size());
+  if (path_bytes > MAX_SOURCE_PATH_BYTES)
+    at.fail(ErrorCode::OutOfRange, "the path of " + std::string(what) + " is " + std::to_string(path_bytes) +
+                                       " bytes long; at most " + std::to_string(MAX_SOURCE_PATH_BYTES));
+  if (at.path().size() > MAX_SOURCE_KEY_BYTES)
+    at.fail(ErrorCode::OutOfRange, "a key path of " + std::to_string(at.path().size()) + " bytes; at most " +
+                                       std::to_string(MAX_SOURCE_KEY_BYTES));
   if (const std::string* seen = find(resolved)) return *seen;
   FileRead why;
   std::shared_ptr<const std::string> bytes = fetch(resolved, why);

@@ -9,6 +9,7 @@
 // change.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,6 +20,11 @@
 #include "sim/config/regular_file.hpp"
 
 namespace gcsim::config {
+
+// The longest key path and file path a record holds (a trace's /inputs columns are this
+// wide, models/trace/schema.hpp); read() refuses longer ones at the node that names them.
+inline constexpr std::size_t MAX_SOURCE_KEY_BYTES = 1024;
+inline constexpr std::size_t MAX_SOURCE_PATH_BYTES = 4096;  // PATH_MAX on Linux
 
 struct SourceRecord {
   std::string key;       // the dotted key path that named it ("catalogs.instances[0]"); "" for a bundled catalog

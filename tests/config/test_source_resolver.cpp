@@ -71,6 +71,30 @@ TEST_CASE("a missing file is FileNotFound at the naming key, naming the resolved
   CHECK(sources.records().empty());
 }
 
+TEST_CASE("paths and key paths longer than a trace's /inputs columns are refused where they are written", "[unit]") {
+  TempDir dir("resolver-long");
+  // 4,097 bytes of path: one byte over; 4,096 is read (and not found).
+  const std::string too_long = std::string(4092, 'a') + ".csv";
+  const auto doc = load_yaml_string("price:\n  file: /" + too_long + "\n", dir.file("s.yaml"));
+  const auto& at = *doc.root.find("price")->find("file");
+  SourceResolver sources;
+  const auto e = config_error([&] { sources.read(at, "price trace"); });
+  CHECK(e.code() == ErrorCode::OutOfRange);
+  CHECK(e.key_path() == "price.file");
+  CHECK(std::string(e.what()).find("4097 bytes long; at most 4096") != std::string::npos);
+  const auto fits = load_yaml_string("price:\n  file: /" + too_long.substr(1) + "\n", dir.file("s.yaml"));
+  CHECK(config_error([&] { sources.read(*fits.root.find("price")->find("file"), "price trace"); }).code() ==
+        ErrorCode::FileNotFound);
+
+  // A key path of 1,025 bytes (a 1,020-byte map key, '.', "file").
+  const std::string key(1020, 'k');
+  const auto deep = load_yaml_string(key + ":\n  file: x.csv\n", dir.file("s.yaml"));
+  const auto long_key = config_error([&] { sources.read(*deep.root.find(key)->find("file"), "price trace"); });
+  CHECK(long_key.code() == ErrorCode::OutOfRange);
+  CHECK(std::string(long_key.what()).find("a key path of 1025 bytes; at most 1024") != std::string::npos);
+  CHECK(sources.records().empty());
+}
+
 TEST_CASE("a scenario's extra instance catalog is recorded with its bytes and reaches the trace's /inputs",
           "[scenario]") {
   TempDir dir("inputs");
