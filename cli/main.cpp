@@ -6,6 +6,7 @@
 // with code 1.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -313,6 +314,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A misspelt command reads as a stray argument to CLI11: name it, with a did-you-mean.
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const std::string guess = did_you_mean(argv[1], names);
+      std::cerr << "gcsim: unknown command '" << argv[1] << "'"
+                << (guess.empty() ? "" : "; did you mean '" + guess + "'?") << " (gcsim --help lists them)\n";
+      return 2;
+    }
     app.exit(e);
     return 2;
   }

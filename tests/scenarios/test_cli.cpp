@@ -133,6 +133,19 @@ TEST_CASE("a run into a folder removes what a killed run there left", "[scenario
   CHECK(fs::exists(fs::path(out) / "quickstart.h5"));
 }
 
+TEST_CASE("an unknown command is named, with a did-you-mean, and exit code 2", "[scenario][cli]") {
+  const auto typo = run_gcsim("rnu");
+  CHECK(typo.code == 2);
+  CHECK(typo.output.find("unknown command 'rnu'; did you mean 'run'?") != std::string::npos);
+  const auto far = run_gcsim("bogus");
+  CHECK(far.code == 2);
+  CHECK(far.output.find("unknown command 'bogus' (") != std::string::npos);
+  // A known command with a bad option is CLI11's message, not an unknown command.
+  const auto option = run_gcsim("run --bogus");
+  CHECK(option.code == 2);
+  CHECK(option.output.find("unknown command") == std::string::npos);
+}
+
 TEST_CASE("gcsim instances refuses a provider the catalog does not have", "[scenario][cli]") {
   const auto typo = run_gcsim("instances --provider awz");
   CHECK(typo.code == 2);
