@@ -194,7 +194,7 @@ class Hdf5Table final : public Table {
                           " bytes for column " + name_ + "." + columns_[column].name + ", " +
                           std::to_string(width) + " bytes wide (its source should have been bounded at load)");
     }
-    std::memcpy(slot, value.data(), value.size());
+    if (!value.empty()) std::memcpy(slot, value.data(), value.size());  // an empty view's data() may be null
     return *this;
   }
   Table& enum8(std::size_t column, std::uint8_t value) override {

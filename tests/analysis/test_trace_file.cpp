@@ -91,6 +91,17 @@ void write_sample_file(const std::string& path) {
   f->commit();
 }
 
+// What a call throws as a gcsim::Error, or "no error".
+template <typename F>
+std::string message_of(F&& fn) {
+  try {
+    fn();
+  } catch (const gcsim::Error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_CASE("trace tables round-trip every column type across chunks", "[unit]") {
@@ -316,14 +327,6 @@ TEST_CASE("trace writer rejects bad tables and misuse", "[unit]") {
 
 TEST_CASE("trace reader reports missing and malformed input", "[unit]") {
   gcsim::test::TempDir dir;
-  const auto message_of = [](auto&& fn) {
-    try {
-      fn();
-    } catch (const gcsim::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   SECTION("missing file") {
     const std::string path = dir.file("missing.h5");
     CHECK_THROWS_AS(TraceReader::open(path), gcsim::Error);
@@ -480,14 +483,6 @@ TEST_CASE("traces are written with checksummed metadata and Fletcher32 on every 
 
 TEST_CASE("a trace without trace_format or with variable-length strings is refused, never read", "[unit]") {
   gcsim::test::TempDir dir("trace-old-format");
-  const auto message_of = [](auto&& fn) {
-    try {
-      fn();
-    } catch (const gcsim::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   SECTION("format 1: no trace_format attribute") {
     const std::string path = dir.file("old.h5");
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);

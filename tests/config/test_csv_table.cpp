@@ -21,10 +21,9 @@ using gcsim::config::load_yaml_string;
 using gcsim::config::read_table;
 using gcsim::test::config_error;
 using gcsim::test::TempDir;
+using gcsim::test::write_file;
 
 namespace {
-
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // `table: {file: <name>}` in a scenario written (in name only) inside `dir`.
 ConfigNode table_node(const TempDir& dir, const std::string& value) {
@@ -45,7 +44,7 @@ TEST_CASE("an inline table is returned as it is", "[unit]") {
 
 TEST_CASE("a CSV table becomes a list of maps with marks into the CSV", "[unit]") {
   TempDir dir("csv-table");
-  write(dir.file("r.csv"), "# routes\nfrom,to,links,note\nh0, h1 ,a;b; c,\n\n\"h1\",h0,\"c;b\",x\n");
+  write_file(dir.file("r.csv"), "# routes\nfrom,to,links,note\nh0, h1 ,a;b; c,\n\n\"h1\",h0,\"c;b\",x\n");
   const ConfigNode t = read_table(table_node(dir, "{file: r.csv}"), {"links"});
   REQUIRE(t.is_sequence());
   REQUIRE(t.size() == 2);
@@ -79,7 +78,7 @@ TEST_CASE("a CSV table becomes a list of maps with marks into the CSV", "[unit]"
 TEST_CASE("read_table refuses bad tables, each at its place", "[unit]") {
   TempDir dir("csv-table-errors");
   auto error = [&](const std::string& csv, const std::string& value = "{file: t.csv}") {
-    write(dir.file("t.csv"), csv);
+    write_file(dir.file("t.csv"), csv);
     return config_error([&] { (void)read_table(table_node(dir, value), {"links"}); });
   };
   SECTION("a key beside file") { CHECK(error("a\n1\n", "{file: t.csv, sep: ';'}").code() == ErrorCode::UnknownKey); }
@@ -125,8 +124,8 @@ TEST_CASE("read_table refuses bad tables, each at its place", "[unit]") {
 
 TEST_CASE("an explicit fabric's links and routes may be CSV files, checked as inline ones", "[unit]") {
   TempDir dir("csv-fabric");
-  write(dir.file("links.csv"), "name,between,bandwidth,latency\nl0,h0;sw,10Gbps,1us\nl1,sw;h1,10Gbps,\n");
-  write(dir.file("routes.csv"), "from,to,links\nh0,h1,l0;l1\nh1,h0,l1;l0\n");
+  write_file(dir.file("links.csv"), "name,between,bandwidth,latency\nl0,h0;sw,10Gbps,1us\nl1,sw;h1,10Gbps,\n");
+  write_file(dir.file("routes.csv"), "from,to,links\nh0,h1,l0;l1\nh1,h0,l1;l0\n");
   const std::string net = "network:\n  fabric: explicit\n  hosts: [h0, h1]\n  links: {file: links.csv}\n";
   auto parse = [&](const std::string& yaml) {
     const auto doc = load_yaml_string(yaml, dir.file("s.yaml"));
@@ -138,7 +137,7 @@ TEST_CASE("an explicit fabric's links and routes may be CSV files, checked as in
   CHECK(spec.routes.size() == 2);
   CHECK(spec.routes[1].links == std::vector<std::string>{"l1", "l0"});
 
-  write(dir.file("bad.csv"), "from,to,links\nh0,h1,l0;l2\n");
+  write_file(dir.file("bad.csv"), "from,to,links\nh0,h1,l0;l2\n");
   const ConfigError e = config_error([&] { parse(net + "  routes: {file: bad.csv}\n"); });
   CHECK(e.code() == ErrorCode::UnknownName);  // "no link named 'l2'; did you mean 'l0'?"
   CHECK(e.mark().file == (dir.path() / "bad.csv").lexically_normal().string());
@@ -149,7 +148,7 @@ TEST_CASE("an explicit fabric's links and routes may be CSV files, checked as in
 
 TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {
   TempDir dir("csv-jobs");
-  write(dir.file("jobs.csv"), "name,gpus,duration,submit\nj0,1,2h,\nj1,2,30m,10m\n");
+  write_file(dir.file("jobs.csv"), "name,gpus,duration,submit\nj0,1,2h,\nj1,2,30m,10m\n");
   const std::string head =
       "name: csv-jobs\nhorizon: 1d\ncluster:\n  node_types:\n"
       "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n";
@@ -158,7 +157,7 @@ TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {
   CHECK(s.workload.jobs[1].name == "j1");
   CHECK(s.workload.jobs[1].gpus == 2);
 
-  write(dir.file("bad.csv"), "name,gpus,duration\nj0,1,2h\nj0,0,1h\n");
+  write_file(dir.file("bad.csv"), "name,gpus,duration\nj0,1,2h\nj0,0,1h\n");
   const ConfigError e = config_error([&] {
     gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: bad.csv}\n", dir.file("s.yaml"));
   });
@@ -174,7 +173,7 @@ TEST_CASE("checks of the resolve step report at the CSV cell, and the CSV is a r
       "name: csv-resolve\nhorizon: 1d\ncluster:\n  node_types:\n"
       "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n";
   const std::string jobs = "name,gpus,duration\nj0,1,2h\nj1,16,1h\n";
-  write(dir.file("jobs.csv"), jobs);
+  write_file(dir.file("jobs.csv"), jobs);
   // Feasibility needs the cluster, so it is checked after every section is read; the
   // error still points into the CSV, where the job's gpus are written.
   const ConfigError e = config_error([&] {
@@ -186,7 +185,7 @@ TEST_CASE("checks of the resolve step report at the CSV cell, and the CSV is a r
   CHECK(e.mark().column == 4);
   CHECK(e.key_path() == "workload.jobs[1].gpus");
 
-  write(dir.file("jobs.csv"), "name,gpus,duration,checkpoint\nj0,1,2h,\n");
+  write_file(dir.file("jobs.csv"), "name,gpus,duration,checkpoint\nj0,1,2h,\n");
   // A budget's team is checked against the workload's teams in the resolve step too.
   const ConfigError team = config_error([&] {
     gcsim::test::scenario_from_yaml(head + "workload:\n  jobs: {file: jobs.csv}\nbudgets:\n  - {team: vision, limit: 10}\n",

@@ -20,17 +20,17 @@ using gcsim::config::read_regular_file;
 using gcsim::config::try_read_regular_file;
 using gcsim::test::config_error;
 using gcsim::test::TempDir;
+using gcsim::test::write_file;
 
 namespace {
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 }  // namespace
 
 TEST_CASE("read_regular_file reads a regular file whole", "[unit]") {
   TempDir dir("regular-file");
   const std::string text = std::string("a,b\n1,2\n") + '\0' + "tail";
-  write(dir.file("x.csv"), text);
+  write_file(dir.file("x.csv"), text);
   CHECK(read_regular_file(dir.file("x.csv"), 1024, "table") == text);
   CHECK(read_regular_file(dir.file("x.csv"), text.size(), "table") == text);  // the limit itself is allowed
 }
@@ -63,7 +63,7 @@ TEST_CASE("read_regular_file refuses FIFOs, devices, folders and missing files, 
 
 TEST_CASE("read_regular_file refuses a file over its limit before reading it", "[unit]") {
   TempDir dir("regular-file");
-  write(dir.file("big.csv"), std::string(1025, 'x'));
+  write_file(dir.file("big.csv"), std::string(1025, 'x'));
   const auto e = config_error([&] { read_regular_file(dir.file("big.csv"), 1024, "flows CSV"); });
   CHECK(e.code() == ErrorCode::OutOfRange);
   CHECK(e.mark().file == dir.file("big.csv"));

@@ -19,10 +19,10 @@ using gcsim::config::load_yaml_string;
 using gcsim::config::SourceResolver;
 using gcsim::test::config_error;
 using gcsim::test::TempDir;
+using gcsim::test::write_file;
 
 namespace {
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 }  // namespace
 
@@ -40,7 +40,7 @@ TEST_CASE("a relative path is relative to the file that names it; absolute paths
 
   TempDir dir("resolver");
   std::filesystem::create_directories(dir.path() / "sub");
-  write(dir.file("data.csv"), "a,b\n1,2\n");
+  write_file(dir.file("data.csv"), "a,b\n1,2\n");
   const auto doc = load_yaml_string("table: {file: ../data.csv}\n", dir.file("sub/s.yaml"));
   const auto& at = *doc.root.find("table")->find("file");
   SourceResolver sources;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +36,11 @@ models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& 
 // Runs a scenario into the trace at `path` (wall clock pinned to 0, so equal runs give equal
 // bytes) and reads it back.
 analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication = 0);
+
+// Writes `text` to `path` as it is (binary), replacing what was there.
+inline void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 // A fresh empty folder under the build tree, unique per process and instance (ctest runs
 // test cases in parallel), removed when the object goes away.
