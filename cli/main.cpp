@@ -170,10 +170,18 @@ int cmd_gpus() {
               "memory", "mem bw", "tdp");
   std::printf("%-16s %-8s %9s %9s %9s %9s %9s %8s %10s %6s\n", "", "", "TFLOP/s", "TFLOP/s", "TFLOP/s", "TFLOP/s",
               "TFLOP/s", "GiB", "GB/s", "W");
+  // A precision the GPU has no units for (TF32 before Ampere, FP8 before Hopper) is "-", not 0.0.
+  const auto tflops = [](double flop_per_s) {
+    char cell[16];
+    if (flop_per_s > 0) std::snprintf(cell, sizeof cell, "%9.1f", flop_per_s / 1e12);
+    else std::snprintf(cell, sizeof cell, "%9s", "-");
+    return std::string(cell);
+  };
   for (const auto& g : catalog.entries()) {
-    std::printf("%-16s %-8s %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f %10.0f %6.0f\n", g.name.c_str(), g.arch.c_str(),
-                g.fp32_flop_per_s / 1e12, g.tf32_flop_per_s / 1e12, g.fp16_flop_per_s / 1e12, g.bf16_flop_per_s / 1e12,
-                g.fp8_flop_per_s / 1e12, g.memory_bytes / (1024.0 * 1024 * 1024), g.memory_bytes_per_s / 1e9, g.tdp_w);
+    std::printf("%-16s %-8s %s %s %s %s %s %8.1f %10.0f %6.0f\n", g.name.c_str(), g.arch.c_str(),
+                tflops(g.fp32_flop_per_s).c_str(), tflops(g.tf32_flop_per_s).c_str(), tflops(g.fp16_flop_per_s).c_str(),
+                tflops(g.bf16_flop_per_s).c_str(), tflops(g.fp8_flop_per_s).c_str(),
+                g.memory_bytes / (1024.0 * 1024 * 1024), g.memory_bytes_per_s / 1e9, g.tdp_w);
   }
   return 0;
 }

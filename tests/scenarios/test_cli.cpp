@@ -133,6 +133,20 @@ TEST_CASE("a run into a folder removes what a killed run there left", "[scenario
   CHECK(fs::exists(fs::path(out) / "quickstart.h5"));
 }
 
+TEST_CASE("gcsim gpus prints '-' for a precision a GPU lacks, not 0.0", "[scenario][cli]") {
+  const auto r = run_gcsim("gpus");
+  REQUIRE(r.code == 0);
+  const auto row = [&](const std::string& name) {
+    const std::size_t at = r.output.find("\n" + name + " ");
+    REQUIRE(at != std::string::npos);
+    return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+  };
+  // V100: FP32 15.7, no TF32, FP16 125, no BF16, no FP8 (catalog: NVIDIA V100 datasheet).
+  CHECK(row("V100-SXM2-16GB").find("15.7         -     125.0         -         -") != std::string::npos);
+  CHECK(row("A100-40GB-SXM").find("19.5     156.0     312.0     312.0         -") != std::string::npos);
+  CHECK(r.output.find(" 0.0 ") == std::string::npos);
+}
+
 TEST_CASE("an unknown command is named, with a did-you-mean, and exit code 2", "[scenario][cli]") {
   const auto typo = run_gcsim("rnu");
   CHECK(typo.code == 2);
