@@ -97,8 +97,8 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
               static_cast<unsigned long long>(models::run_seed(s, options)), static_cast<unsigned long long>(replication));
   std::printf("  simulated %s in %.3f s wall clock (%llu events)\n", analysis::format_duration(r.end_s).c_str(),
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
-  std::printf("  jobs: %zu completed, %zu running at the end, %zu never started (of %zu)\n", r.jobs_completed,
-              r.jobs_running, r.jobs_never_started, r.jobs_total);
+  std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",
+              r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started, r.jobs_total);
   std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle); GPU utilization %.1f%%\n", m.total_cost_usd,
               m.busy_cost_usd, m.idle_cost_usd, 100.0 * m.gpu_utilization);
   if (r.storage_cost_usd > 0)

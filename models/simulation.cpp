@@ -132,6 +132,7 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
     s.jobs_completed += j.status == JobStatus::Completed;
     s.jobs_running += j.status == JobStatus::Running;
     s.jobs_never_started += j.status == JobStatus::NeverStarted;
+    s.jobs_interrupted += j.status == JobStatus::Interrupted;
   }
   s.total_cost_usd = costs.total_cost_usd();
   s.busy_cost_usd = costs.busy_cost_usd();

@@ -35,6 +35,7 @@ struct RunSummary {
   std::size_t jobs_completed = 0;
   std::size_t jobs_running = 0;
   std::size_t jobs_never_started = 0;
+  std::size_t jobs_interrupted = 0;  // interrupted and waiting to restart at the end
   double total_cost_usd = 0;
   double busy_cost_usd = 0;
   // Storage charges posted to the run's ledger: stored data, transfer and requests

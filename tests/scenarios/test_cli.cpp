@@ -147,6 +147,39 @@ TEST_CASE("gcsim gpus prints '-' for a precision a GPU lacks, not 0.0", "[scenar
   CHECK(r.output.find(" 0.0 ") == std::string::npos);
 }
 
+TEST_CASE("the run summary's job counts add up: completed, running, interrupted and waiting, never started", "[scenario][cli]") {
+  // Two 1-GPU spot nodes, taken at 1 h for good (the price crosses the $2 bid) and a 2-GPU
+  // on-demand node. A (30 min) completes on a spot node; B (2 h) is taken at 1 h on the
+  // other and waits; D (2 GPUs, 5 h) holds the on-demand node past the 3 h horizon; C,
+  // submitted at 2 h, finds no free GPU and never starts.
+  gcsim::test::TempDir dir("cli-fourway");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: fourway
+horizon: 3h
+cluster:
+  node_types:
+    - name: sp
+      gpu: A100-40GB-SXM
+      gpus: 1
+      count: 2
+      market: spot
+      notice: 0s
+      interruptions: {process: price}
+      price: {max_per_hour: 2, spot_profile: {points: [{at: 0s, price: 1}, {at: 1h, price: 5}, {at: 10h, price: 1}]}}
+    - {name: od, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 8}}
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 1, duration: 30m}
+    - {name: B, submit: 0h, gpus: 1, duration: 2h}
+    - {name: D, submit: 0h, gpus: 2, duration: 5h}
+    - {name: C, submit: 2h, gpus: 1, duration: 1h}
+)");
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("jobs: 1 completed, 1 running at the end, 1 interrupted and waiting, 1 never started (of 4)") !=
+        std::string::npos);
+}
+
 TEST_CASE("an unknown command is named, with a did-you-mean, and exit code 2", "[scenario][cli]") {
   const auto typo = run_gcsim("rnu");
   CHECK(typo.code == 2);
