@@ -4,6 +4,7 @@
 // placement strategy (models/scheduler/placement.hpp) give the job when it is alone on an
 // idle cluster, and the other rows are for comparison. In a run, other jobs may take that type's
 // nodes first.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -24,7 +25,37 @@ struct Row {
   const models::NodeTypeSpec* type;
   models::EstimateRow e;
   bool would_run_on;
+  bool has_epoch;  // the job names a dataset of known size; otherwise an epoch means nothing
 };
+
+// A node type that can never hold a job, and why (said in the table, never dropped silently).
+struct Excluded {
+  const models::JobSpec* job;
+  const models::NodeTypeSpec* type;
+  std::string reason;
+};
+
+std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeSpec& type) {
+  const models::TrainingSpec& t = *job.training;
+  switch (models::ineligibility(type, job.gpus, &t.precision, &t)) {
+    case models::Ineligible::Precision:
+      return "no " + std::string(models::precision_name(t.precision)) + " on the " + type.gpu.name;
+    case models::Ineligible::Memory: return models::check_memory_fit(t, type.gpu).message;
+    case models::Ineligible::Nodes: {
+      const int nodes = (job.gpus + type.gpus - 1) / type.gpus;
+      return "needs " + std::to_string(nodes) + " nodes, the type has " + std::to_string(type.count);
+    }
+    case models::Ineligible::None: break;
+  }
+  return "";
+}
+
+std::string or_dash(bool known, const char* format, double value) {
+  if (!known) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
 
 std::string gib(double bytes) {
   char buf[32];
@@ -39,18 +70,23 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
   const models::Scenario s = models::load_scenario_file(file, options);
   models::check_resources(models::estimate_resources(s), limits);
   std::vector<Row> rows;
+  std::vector<Excluded> excluded;
   const std::vector<models::NodeTypeView> types = models::node_type_views(s.cluster);
   for (const auto& job : s.workload.jobs) {
     if (!job.training) continue;
     const std::uint64_t eligible = models::eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training);
     const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible},
                                                          *options.schedulers.make(s.scheduler));
+    const bool has_epoch = job.training->dataset && job.training->dataset->samples > 0;
     for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
-      if (!(eligible >> t & 1)) continue;
       const auto& type = s.cluster.node_types[t];
+      if (!(eligible >> t & 1)) {
+        excluded.push_back({&job, &type, exclusion_reason(job, type)});
+        continue;
+      }
       const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
       const auto e = models::estimate_job(*job.training, hw, type.price.on_demand_usd_per_hour, type.gpus);
-      rows.push_back({&job, &type, e, static_cast<int>(t) == placed});
+      rows.push_back({&job, &type, e, static_cast<int>(t) == placed, has_epoch});
     }
   }
   if (rows.empty()) throw Error(file + ": no job is described by a model (model: ...); nothing to estimate");
@@ -71,30 +107,45 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
           << ", \"comm_s\": " << json_number(st.comm_s) << ", \"comm_exposed_s\": " << json_number(st.comm_exposed_s)
           << ", \"bottleneck\": " << json_quote(models::bottleneck_name(st.bottleneck))
           << ", \"gpu_memory_bytes\": " << json_number(r.e.memory.need.total())
-          << ", \"time_per_epoch_s\": " << json_number(r.e.time_per_epoch_s)
-          << ", \"cost_per_epoch_usd\": " << json_number(r.e.cost_per_epoch_usd)
+          << ", \"time_per_epoch_s\": " << json_number(r.has_epoch ? r.e.time_per_epoch_s : NAN)
+          << ", \"cost_per_epoch_usd\": " << json_number(r.has_epoch ? r.e.cost_per_epoch_usd : NAN)
           << ", \"cost_per_million_samples_usd\": " << json_number(r.e.cost_per_million_samples_usd)
           << ", \"total_time_s\": " << json_number(r.e.total_time_s) << ", \"total_cost_usd\": " << json_number(r.e.total_cost_usd)
           << "}";
     }
-    out << "\n  ]\n}\n";
+    out << "\n  ],\n  \"excluded\": [";
+    for (std::size_t i = 0; i < excluded.size(); ++i) {
+      const Excluded& x = excluded[i];
+      out << (i ? ",\n" : "\n") << "    {\"name\": " << json_quote(x.job->name) << ", \"node_type\": " << json_quote(x.type->name)
+          << ", \"gpu\": " << json_quote(x.type->gpu.name) << ", \"reason\": " << json_quote(x.reason) << "}";
+    }
+    out << (excluded.empty() ? "]\n}\n" : "\n  ]\n}\n");
   } else {
     char line[512];
-    std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5s %11s %9s %9s %9s %9s %10s %-14s %11s %9s %10s\n", "job", "node type",
-                  "gpu", "gpus", "samples/s", "step", "compute", "input", "comm exp", "memory", "bottleneck", "epoch",
-                  "$/epoch", "$/M samp");
+    std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5s %11s %9s %9s %9s %9s %10s %-14s %11s %9s %11s %10s %10s\n",
+                  "job", "node type", "gpu", "gpus", "samples/s", "step", "compute", "input", "comm exp", "memory",
+                  "bottleneck", "epoch", "$/epoch", "whole job", "$/job", "$/M samp");
     out << line;
     for (const Row& r : rows) {
       const auto& st = r.e.step;
-      std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9.2f %10.2f%s\n",
+      std::snprintf(line, sizeof line,
+                    "%-14s %-12s %-14s %5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9s %11s %10.2f %10.2f%s\n",
                     r.job->name.c_str(), r.type->name.c_str(), r.type->gpu.name.c_str(), r.job->gpus, r.e.samples_per_s,
                     st.step_s * 1e3, st.compute_s * 1e3, st.input_s * 1e3, st.comm_exposed_s * 1e3,
                     gib(r.e.memory.need.total()).c_str(), std::string(models::bottleneck_name(st.bottleneck)).c_str(),
-                    analysis::format_duration(r.e.time_per_epoch_s).c_str(), r.e.cost_per_epoch_usd,
+                    r.has_epoch ? analysis::format_duration(r.e.time_per_epoch_s).c_str() : "-",
+                    or_dash(r.has_epoch, "%.2f", r.e.cost_per_epoch_usd).c_str(),
+                    analysis::format_duration(r.e.total_time_s).c_str(), r.e.total_cost_usd,
                     r.e.cost_per_million_samples_usd, r.would_run_on ? "" : "  (comparison)");
       out << line;
     }
+    for (const Excluded& x : excluded) {
+      std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5d  cannot run: ", x.job->name.c_str(), x.type->name.c_str(),
+                    x.type->gpu.name.c_str(), x.job->gpus);
+      out << line << x.reason << "\n";
+    }
     out << "\nstep: one micro-step of one GPU; compute, input and exposed communication are its parts (docs/step-time.md).\n"
+           "epoch: one pass over the job's dataset (\"-\" when the job names none); whole job: all its samples.\n"
            "Rows without \"(comparison)\" are the node type a job alone on the idle cluster is placed on; costs charge\n"
            "its GPUs' share of the node price.\n";
   }

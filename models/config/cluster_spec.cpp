@@ -19,15 +19,19 @@ std::int64_t ClusterSpec::total_nodes() const {
   return n;
 }
 
+Ineligible ineligibility(const NodeTypeSpec& nt, int gpus, const Precision* precision, const TrainingSpec* training) {
+  if (precision && !nt.gpu.supports(*precision)) return Ineligible::Precision;
+  if (training && !check_memory_fit(*training, nt.gpu).fits) return Ineligible::Memory;
+  const long nodes = gpus <= nt.gpus ? 1 : (gpus + nt.gpus - 1) / nt.gpus;
+  return nodes <= nt.count ? Ineligible::None : Ineligible::Nodes;
+}
+
 std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
                                   const TrainingSpec* training) {
   std::uint64_t mask = 0;
   for (std::size_t t = 0; t < cluster.node_types.size() && t < 64; ++t) {
-    const auto& nt = cluster.node_types[t];
-    if (precision && !nt.gpu.supports(*precision)) continue;
-    if (training && !check_memory_fit(*training, nt.gpu).fits) continue;
-    const long nodes = gpus <= nt.gpus ? 1 : (gpus + nt.gpus - 1) / nt.gpus;
-    if (nodes <= nt.count) mask |= std::uint64_t{1} << t;
+    if (ineligibility(cluster.node_types[t], gpus, precision, training) == Ineligible::None)
+      mask |= std::uint64_t{1} << t;
   }
   return mask;
 }

@@ -62,6 +62,10 @@ struct ClusterSpec {
   std::int64_t total_nodes() const;
 };
 
+// Why a node type can never hold a job (the checks of eligible_node_types, in that order).
+enum class Ineligible : std::uint8_t { None, Precision, Memory, Nodes };
+Ineligible ineligibility(const NodeTypeSpec& type, int gpus, const Precision* precision, const TrainingSpec* training);
+
 // Node types (bit per type index) that can ever hold a job of `gpus` GPUs: enough GPUs on
 // one node or enough whole nodes of the type; for jobs with a precision, a GPU that has it;
 // for model-described jobs, GPU memory that fits the model (models/workload/memory_fit.hpp).

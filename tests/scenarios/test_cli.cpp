@@ -180,6 +180,48 @@ workload:
         std::string::npos);
 }
 
+TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an epoch only with a dataset", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-est-excluded");
+  std::ifstream in(GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string yaml = text.str();
+    const std::size_t at = yaml.find(from);
+    REQUIRE(at != std::string::npos);
+    return yaml.replace(at, from.size(), to);
+  };
+  // TF32: the T4 (Turing) has no TF32 tensor cores, so its row says so instead of vanishing.
+  gcsim::test::write_file(dir.file("tf32.yaml"), with("precision: amp", "precision: tf32"));
+  const auto tf32 = run_gcsim("estimate " + dir.file("tf32.yaml"));
+  INFO(tf32.output);
+  REQUIRE(tf32.code == 0);
+  CHECK(tf32.output.find("g4dn-t4      T4                 8  cannot run: no tf32 on the T4\n") != std::string::npos);
+  const auto json = run_gcsim("estimate " + dir.file("tf32.yaml") + " --json");
+  CHECK(json.output.find(R"("excluded": [
+    {"name": "rn50", "node_type": "g4dn-t4", "gpu": "T4", "reason": "no tf32 on the T4"}
+  ])") != std::string::npos);
+  // Batch 400 needs 20.8 GiB per GPU: over the T4's 15.2 GiB usable (95% of 16 GiB).
+  gcsim::test::write_file(dir.file("mem.yaml"), with("batch_per_gpu: 256 ", "batch_per_gpu: 400 "));
+  const auto mem = run_gcsim("estimate " + dir.file("mem.yaml"));
+  CHECK(mem.output.find("T4                 8  cannot run: needs 20.8 GiB per GPU with batch 400") != std::string::npos);
+  // Without a dataset an epoch means nothing: "-", and the whole job's time and cost beside it.
+  std::string no_dataset = with("epochs: 90", "samples: 115311510");  // 90 epochs of ImageNet-1k's 1,281,239 images
+  no_dataset.erase(no_dataset.find("      dataset: "), no_dataset.find('\n', no_dataset.find("      dataset: ")) -
+                                                       no_dataset.find("      dataset: ") + 1);
+  gcsim::test::write_file(dir.file("nodata.yaml"), no_dataset);
+  const auto nodata = run_gcsim("estimate " + dir.file("nodata.yaml") + " --json");
+  INFO(nodata.output);
+  REQUIRE(nodata.code == 0);
+  CHECK(nodata.output.find("\"time_per_epoch_s\": null, \"cost_per_epoch_usd\": null") != std::string::npos);
+  // 115,311,510 samples at 16,903.1 samples/s: 6,822 s = 1 h 54 m, at $32.7726/h: $62.10.
+  const auto table = run_gcsim("estimate " + dir.file("nodata.yaml"));
+  CHECK(table.output.find("13.8 GiB memory                   -         -      1h 54m      62.10       0.54\n") !=
+        std::string::npos);
+  const auto plain = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml --json");
+  CHECK(plain.output.find("\"excluded\": []") != std::string::npos);
+}
+
 TEST_CASE("an unknown command is named, with a did-you-mean, and exit code 2", "[scenario][cli]") {
   const auto typo = run_gcsim("rnu");
   CHECK(typo.code == 2);
