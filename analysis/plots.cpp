@@ -299,7 +299,7 @@ std::vector<double> cumulative_on_grid(const std::vector<Ramp>& ramps, const std
 
 // --- plots ----------------------------------------------------------------------------
 
-std::string plot_gpus(const TraceData& trace, const fs::path& dir) {
+std::string plot_gpus(const TraceData& trace, const fs::path& dir, const std::string& suffix) {
   const double end_s = trace.attrs.end_s;
   const TimeUnit unit = time_unit_for(end_s);
   bool binned = false;
@@ -307,7 +307,7 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir) {
   const auto steps = gpu_steps(trace.utilization, end_s, unit.seconds, binned);
   const auto& alloc = steps.first;
   const auto& total = steps.second;
-  return plot_png(dir, "gpus_over_time", [&](Gnuplot& gp) {
+  return plot_png(dir, "gpus_over_time" + suffix, [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title_prefix(trace) + "GPUs allocated" + (binned ? " (mean per bin)" : "")) << "\n";
     gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
     gp << "set ylabel 'GPUs'\n";
@@ -322,7 +322,7 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir) {
   });
 }
 
-std::string plot_cost(const TraceData& trace, const fs::path& dir) {
+std::string plot_cost(const TraceData& trace, const fs::path& dir, const std::string& suffix) {
   const double end_s = trace.attrs.end_s;
   const TimeUnit unit = time_unit_for(end_s);
   std::vector<double> grid(COST_GRID_POINTS);
@@ -349,7 +349,7 @@ std::string plot_cost(const TraceData& trace, const fs::path& dir) {
     prov_pts.emplace_back(grid[i] / unit.seconds, provisioned[i]);
     busy_pts.emplace_back(grid[i] / unit.seconds, busy[i]);
   }
-  return plot_png(dir, "cost_over_time", [&](Gnuplot& gp) {
+  return plot_png(dir, "cost_over_time" + suffix, [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title_prefix(trace) + "cumulative cost") << "\n";
     gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
     gp << "set ylabel 'USD'\n";
@@ -363,7 +363,7 @@ std::string plot_cost(const TraceData& trace, const fs::path& dir) {
   });
 }
 
-std::string plot_waits(const TraceData& trace, const fs::path& dir) {
+std::string plot_waits(const TraceData& trace, const fs::path& dir, const std::string& suffix) {
   std::vector<double> waits;
   for (const JobRecord& j : trace.jobs) {
     if (std::isfinite(j.start_s)) waits.push_back(j.start_s - j.submit_s);
@@ -386,7 +386,7 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir) {
       cdf.emplace_back(percentile_sorted(waits, 100.0 * q) / unit.seconds, q);
     }
   }
-  return plot_png(dir, "wait_time_cdf", [&](Gnuplot& gp) {
+  return plot_png(dir, "wait_time_cdf" + suffix, [&](Gnuplot& gp) {
     gp << "set title "
        << gp_quote(title_prefix(trace) + "waiting time (start - submit), " + std::to_string(n) + " started jobs")
        << "\n";
@@ -408,13 +408,13 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir) {
 
 }  // namespace
 
-std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir) {
+std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir, const std::string& suffix) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error("plot directory '" + dir + "' does not exist");
   std::vector<std::string> paths;
-  paths.push_back(plot_gpus(trace, dir));
-  paths.push_back(plot_cost(trace, dir));
-  paths.push_back(plot_waits(trace, dir));
+  paths.push_back(plot_gpus(trace, dir, suffix));
+  paths.push_back(plot_cost(trace, dir, suffix));
+  paths.push_back(plot_waits(trace, dir, suffix));
   return paths;
 }
 

@@ -12,11 +12,12 @@
 namespace gcsim::analysis {
 
 // Writes gpus_over_time.png, cost_over_time.png and wait_time_cdf.png into `dir`, which
-// must exist (the front end makes output folders), and returns their paths. Each file
+// must exist (the front end makes output folders), and returns their paths; `suffix` goes
+// before ".png" (a run's "-s<seed>-r<N>", so runs into one folder keep their own plots). Each file
 // appears only when complete (written to a fresh "<name>.png.<hex>.tmp", sim/atomic_file.hpp,
 // then renamed). Throws
 // gcsim::Error("gnuplot failed ...") when gnuplot is missing or leaves no PNG.
-std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir);
+std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir, const std::string& suffix = "");
 
 // `text` as one gnuplot single-quoted string, safe whatever it holds: a quote is written
 // twice, and every control character (a newline or a carriage return would end the

@@ -84,14 +84,22 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   models::check_resources(models::estimate_resources(s), limits);
   const models::SchedulerRegistry& schedulers = models::builtins().schedulers;
   make_output_dir(out_dir);
-  const std::string trace_path = (fs::path(out_dir) / s.output.trace).string();
+  // Runs of one scenario with other seeds or replications into one folder each keep their
+  // own trace and plots: "<trace>-s<seed>" when the seed is not the scenario's, "-r<N>"
+  // for a replication other than 0 (docs/scenario-reference.md, output.trace).
+  std::string suffix;
+  if (models::run_seed(s, options) != s.seed) suffix += "-s" + std::to_string(models::run_seed(s, options));
+  if (options.replication != 0) suffix += "-r" + std::to_string(options.replication);
+  const fs::path trace_name(s.output.trace);
+  const std::string trace_path =
+      (fs::path(out_dir) / (trace_name.stem().string() + suffix + trace_name.extension().string())).string();
   const std::uint64_t replication = options.replication;
   const models::RunSummary r = models::run_simulation_to(s, schedulers, trace_path, options);
 
   const analysis::TraceData data = analysis::read_trace(trace_path);
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
-  if (plots) pngs = analysis::write_plots(data, out_dir);
+  if (plots) pngs = analysis::write_plots(data, out_dir, suffix);
   if (quiet) return 0;
   std::printf("gcsim %s: scenario '%s' (seed %llu, replication %llu)\n", VERSION, s.name.c_str(),
               static_cast<unsigned long long>(models::run_seed(s, options)), static_cast<unsigned long long>(replication));

@@ -11,14 +11,15 @@
 namespace gcsim::models {
 
 inline constexpr config::KeySpec OUTPUT_KEYS[] = {
-    {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..200 bytes, not `.` or `..`",
+    {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..170 bytes, not `.` or `..`",
      "the trace's file name inside the output folder"},
     {"flows", "bool", "`false`", false, "", "also write the /flows table, one row per network flow"},
 };
 
 // The longest file name output.trace may be (bytes): 255, the usual file system limit, less
-// the temporary suffix the trace is first written under (sim/atomic_file.cpp).
-inline constexpr std::size_t MAX_OUTPUT_FILE_NAME_BYTES = 200;
+// a run's seed and replication suffix ("-s<20 digits>-r<20 digits>", cli/main.cpp) and the
+// temporary suffix the trace is first written under (40, sim/atomic_file.cpp).
+inline constexpr std::size_t MAX_OUTPUT_FILE_NAME_BYTES = 170;
 
 // `node` may be null (no output section): the defaults, the trace named after the scenario
 // (`name_node`, where a name too long for a file name is refused). The trace's file name is

@@ -222,6 +222,24 @@ TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an
   CHECK(plain.output.find("\"excluded\": []") != std::string::npos);
 }
 
+TEST_CASE("runs with other seeds or replications into one folder keep their own trace and plots", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-replications");
+  const std::string qs = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
+  const std::string out = dir.file("out");
+  // The quickstart's own seed is 42: --seed 42 is the default run and keeps the plain name.
+  REQUIRE(run_gcsim("run " + qs + " -q -o " + out + " --seed 42").code == 0);
+  REQUIRE(run_gcsim("run " + qs + " -q -o " + out + " --replication 3").code == 0);
+  REQUIRE(run_gcsim("run " + qs + " -q -o " + out + " --seed 7 --replication 3").code == 0);
+  for (const char* name : {"quickstart.h5", "quickstart-r3.h5", "quickstart-s7-r3.h5", "gpus_over_time.png",
+                           "gpus_over_time-r3.png", "cost_over_time-s7-r3.png", "wait_time_cdf-r3.png"}) {
+    INFO(name);
+    CHECK(fs::exists(out + "/" + name));
+  }
+  const auto a = run_gcsim("analyze " + out + "/quickstart-r3.h5 --json");
+  CHECK(a.code == 0);
+  CHECK(a.output.find("\"replication\": 3") != std::string::npos);
+}
+
 TEST_CASE("an unknown command is named, with a did-you-mean, and exit code 2", "[scenario][cli]") {
   const auto typo = run_gcsim("rnu");
   CHECK(typo.code == 2);

@@ -105,7 +105,7 @@ TEST_CASE("output.trace names that are not file names are refused at load", "[sc
   INFO(longer.output);
   CHECK(longer.code == 2);
   CHECK(has(longer.output, "output.trace"));
-  CHECK(has(longer.output, "229 bytes long; at most 200"));
+  CHECK(has(longer.output, "229 bytes long; at most 170"));
 }
 
 TEST_CASE("FIFOs and devices are refused without waiting by every reader", "[scenario][cli]") {
