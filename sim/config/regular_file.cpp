@@ -71,11 +71,14 @@ FileRead try_read_regular_file(const std::string& path, std::uint64_t limit_byte
   return out;
 }
 
+ErrorCode error_code(const FileRead& failed) {
+  return failed.status == FileReadStatus::TooLarge ? ErrorCode::OutOfRange : ErrorCode::FileNotFound;
+}
+
 std::string read_regular_file(const std::string& path, std::uint64_t limit_bytes, std::string_view what) {
   FileRead r = try_read_regular_file(path, limit_bytes);
   if (r.status == FileReadStatus::Ok) return std::move(r.bytes);
-  const ErrorCode code = r.status == FileReadStatus::TooLarge ? ErrorCode::OutOfRange : ErrorCode::FileNotFound;
-  throw ConfigError(code, SourceMark{path, 0, 0}, "", std::string(what) + ": " + r.reason);
+  throw ConfigError(error_code(r), SourceMark{path, 0, 0}, "", std::string(what) + ": " + r.reason);
 }
 
 }  // namespace gcsim::config

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/errors.hpp"
+
 namespace gcsim::config {
 
 // The limit on an input data file (CSV tables, catalogs, traces of spot prices, flows):
@@ -27,6 +29,10 @@ struct FileRead {
 
 // Reads `path` whole, or says why not (never throws for the file's state).
 FileRead try_read_regular_file(const std::string& path, std::uint64_t limit_bytes);
+
+// The error code of a failed read: OutOfRange for a file over the limit, FileNotFound for
+// every other reason (missing, not a regular file, unreadable).
+ErrorCode error_code(const FileRead& failed);
 
 // Reads `path` whole; throws ConfigError(FileNotFound, or OutOfRange for a file over the
 // limit) at the file (the mark names the path), the detail saying `what` it is

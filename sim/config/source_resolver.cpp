@@ -63,14 +63,6 @@ std::string SourceResolver::missing(std::string_view what, const std::string& re
   return "cannot read " + std::string(what) + " '" + resolved + "': " + why.reason;
 }
 
-namespace {
-
-ErrorCode code_of(const FileRead& why) {
-  return why.status == FileReadStatus::TooLarge ? ErrorCode::OutOfRange : ErrorCode::FileNotFound;
-}
-
-}  // namespace
-
 const std::string& SourceResolver::record(std::string key, std::string written, std::string resolved,
                                           std::shared_ptr<const std::string> bytes) {
   SourceRecord r;
@@ -97,7 +89,7 @@ const std::string& SourceResolver::read(const ConfigNode& at, std::string_view w
   if (const std::string* seen = find(resolved)) return *seen;
   FileRead why;
   std::shared_ptr<const std::string> bytes = fetch(resolved, why);
-  if (!bytes) at.fail(code_of(why), missing(what, resolved, why));
+  if (!bytes) at.fail(error_code(why), missing(what, resolved, why));
   return record(at.path(), written, std::move(resolved), std::move(bytes));
 }
 
@@ -105,7 +97,7 @@ const std::string& SourceResolver::read_bundled(const std::string& path, std::st
   if (const std::string* seen = find(path)) return *seen;
   FileRead why;
   std::shared_ptr<const std::string> bytes = fetch(path, why);
-  if (!bytes) throw ConfigError(code_of(why), SourceMark{path, 0, 0}, "", missing(what, path, why));
+  if (!bytes) throw ConfigError(error_code(why), SourceMark{path, 0, 0}, "", missing(what, path, why));
   return record("", path, path, std::move(bytes));
 }
 
