@@ -131,16 +131,10 @@ TEST_CASE("FIFOs and devices are refused without waiting by every reader", "[sce
 }
 
 // AddressSanitizer reserves terabytes of shadow address space at start, so a gcsim built
-// with it cannot start under `ulimit -v`: the two tests that limit the address space run in
-// the plain builds only.
-#if defined(__SANITIZE_ADDRESS__)
+// with it (GCSIM_SANITIZE=ON) cannot start under `ulimit -v`: the two tests that limit the
+// address space run in the plain builds only.
+#ifdef GCSIM_SANITIZE
 constexpr bool ADDRESS_SANITIZER = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool ADDRESS_SANITIZER = true;
-#else
-constexpr bool ADDRESS_SANITIZER = false;
-#endif
 #else
 constexpr bool ADDRESS_SANITIZER = false;
 #endif
