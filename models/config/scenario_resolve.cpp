@@ -105,10 +105,13 @@ void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s)
   // Every value the gpus distribution can produce must be placeable.
   const ConfigNode& gpus = *n.find("gpus");
   const Precision* needs = g.work ? &g.precision : nullptr;
+  // Counts past any cluster's size are clamped before the conversion to int: they are
+  // infeasible either way, and a double beyond int's range has no int value.
+  auto as_gpus = [](double v) { return static_cast<int>(std::min(std::round(v), 1e9)); };
   if (g.gpus.kind == Distribution::Kind::Choice) {
-    for (double v : g.gpus.values) require_feasible(gpus, s.cluster, static_cast<int>(v), needs);
+    for (double v : g.gpus.values) require_feasible(gpus, s.cluster, as_gpus(v), needs);
   } else {
-    require_feasible(gpus, s.cluster, static_cast<int>(std::llround(g.gpus.highest())), needs);
+    require_feasible(gpus, s.cluster, as_gpus(g.gpus.highest()), needs);
   }
 }
 

@@ -259,7 +259,9 @@ std::optional<std::pair<std::string, int>> gcp_fixed_gpus(std::string_view type)
     if (rest.empty() || rest.back() != 'g') return 0;
     rest.remove_suffix(1);
     try {
-      return static_cast<int>(units::parse_number(rest));
+      const double n = units::parse_number(rest);
+      // A count no machine type has (or that no int holds) names no fixed GPU set.
+      return n >= 1 && n <= 64 && n == std::floor(n) ? static_cast<int>(n) : 0;
     } catch (const units::UnitError&) {
       return 0;
     }

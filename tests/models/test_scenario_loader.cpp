@@ -191,6 +191,14 @@ TEST_CASE("bad scenarios are refused with code, key path and position", "[unit][
 )");
     CHECK(e.code() == ErrorCode::Infeasible);
   }
+  SECTION("a generator gpus value beyond int's range is refused, not converted") {
+    // max was rounded and converted to int unchecked: 1e300 has no int value (UB).
+    auto gen = [](const char* gpus) {
+      return std::string(BASE) + "  generators:\n    - {name: g, count: 2, arrival: 1h, gpus: " + gpus + ", duration: 1h}\n";
+    };
+    CHECK(error_of(gen("{dist: uniform, min: 1, max: 1e300}")).code() == ErrorCode::Infeasible);
+    CHECK(error_of(gen("{choice: [1, 1e12]}")).code() == ErrorCode::OutOfRange);
+  }
   SECTION("an unbounded gpus distribution") {
     const auto e = error_of(std::string(BASE) + R"(  generators:
     - {name: g, count: 2, arrival: 1h, gpus: {dist: exponential, mean: 2}, duration: 1h}

@@ -304,6 +304,18 @@ TEST_CASE("SkyPilot importer: GCP accelerator rows add to their host row", "[uni
             "GCP accelerator row with no fixed-GPU host row in the same zone (e.g. GPUs attached to N1 VMs)") == 1);
 }
 
+TEST_CASE("SkyPilot importer: a GCP machine-type GPU count no int holds is no fixed GPU set", "[unit][pricing]") {
+  // Found by the CSV fuzzer: 'a2-highgpu-44444444444g' once converted 4.4e10 to int (UB).
+  std::istringstream in(
+      "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,AvailabilityZone,Price,SpotPrice\n"
+      "a2-highgpu-44444444444g,96.0,680.0,,,,us-central1,us-central1-a,5.9,2.3\n"
+      "a2-highgpu-65g,96.0,680.0,,,,us-central1,us-central1-a,5.9,2.3\n"
+      "a2-highgpu-1.5g,96.0,680.0,,,,us-central1,us-central1-a,5.9,2.3\n");
+  const m::ImportResult r = m::import_skypilot(in, "gcp", "x.csv");
+  CHECK(r.instances.empty());
+  CHECK(r.report.skipped.at("no GPU (CPU-only machine type)") == 3);
+}
+
 TEST_CASE("SkyPilot importer: Lambda layout and malformed input", "[unit][pricing]") {
   const m::ImportResult r = import_file("skypilot_lambda.csv", "lambda");
   REQUIRE(r.instances.size() == 1);
