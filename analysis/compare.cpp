@@ -87,7 +87,9 @@ std::vector<Row> comparison_rows(const std::vector<ComparedRun>& runs) {
                   format_hours, false, {}});
   rows.push_back({"GPU-hours useful", per_run([](const ComparedRun& r) { return r.metrics.gpu_hours_useful; }, true),
                   format_hours, false, {}});
-  rows.push_back({"utilization", per_run([](const ComparedRun& r) { return r.metrics.gpu_utilization; }), format_percent,
+  rows.push_back({"GPUs allocated", per_run([](const ComparedRun& r) { return r.metrics.gpu_utilization; }), format_percent,
+                  false, {}});
+  rows.push_back({"GPUs busy", per_run([](const ComparedRun& r) { return r.metrics.gpu_busy_share; }), format_percent,
                   false, {}});
   Row jobs{"jobs completed / total", std::vector<double>(runs.size(), NOT_A_NUMBER), nullptr, false, {}};
   for (const ComparedRun& r : runs)

@@ -49,11 +49,16 @@ struct PoolMetrics {
   double cost_usd = 0;
   double utilization = NOT_A_NUMBER;  // busy / up
   double cost_per_busy_gpu_hour_usd = NOT_A_NUMBER;
-  // Owned pools: the break-even utilization against the named cloud alternative
-  // (docs/pricing.md): owning is cheaper per delivered GPU-hour above it.
+  // Owned and reserved pools: the break-even utilization against renting on demand (the
+  // named alternative, or a reserved pool's own on-demand price; docs/pricing.md): paying
+  // whether used or not is cheaper per delivered GPU-hour above it.
   std::string compare_to;
   double compare_usd_per_gpu_hour = NOT_A_NUMBER;
   double break_even_utilization = NOT_A_NUMBER;
+  // Reserved pools: the commitment's term and every term overlapping the horizon, whole
+  // (cost_usd is the horizon's share of it).
+  double term_s = NOT_A_NUMBER;
+  double commitment_usd = NOT_A_NUMBER;
 };
 
 struct Metrics {
@@ -66,11 +71,17 @@ struct Metrics {
   double gpu_hours_delivered = 0;         // integral of allocated GPUs over [0, end_s], in hours
   double gpu_hours_provisioned = 0;       // integral of total GPUs over [0, end_s], in hours
   double cost_per_gpu_hour_usd = NOT_A_NUMBER;     // total / gpu_hours_delivered
-  double gpu_utilization = NOT_A_NUMBER;           // delivered / provisioned, 0..1
+  double gpu_utilization = NOT_A_NUMBER;           // allocated share: delivered / provisioned, 0..1
+  // Busy share: GPU-time a kernel runs (as nvidia-smi's utilization shows it) / provisioned.
+  // A model job's GPUs compute compute_s of each step_time_s: input waits and exposed
+  // communication lower it; other jobs count as computing all the time they hold GPUs.
+  double gpu_hours_busy = 0;
+  double gpu_busy_share = NOT_A_NUMBER;
 
   Distribution wait_s;  // start - submit, over started jobs (completed and running)
   Distribution jct_s;   // end - submit, over completed jobs
   double makespan_s = 0;  // last completion - first submission; 0 if nothing completed
+  double last_completion_s = NOT_A_NUMBER;  // when the last completed job ended; NaN if none did
 
   std::int64_t jobs_total = 0;
   std::int64_t jobs_completed = 0;
@@ -92,7 +103,11 @@ struct Metrics {
   double gpu_hours_lost = 0;          // work redone
   double gpu_hours_checkpoint = 0;    // paused writing checkpoints
   double gpu_hours_restart = 0;       // restoring, pulling images
-  double gpu_hours_useful = 0;        // held - lost - checkpoint - restart
+  // Work kept, in the job's own units: the GPU-time the kept work takes at the job's
+  // compute-bound speed (model jobs: (held - lost - checkpoint - restart) x compute_s /
+  // step_time_s; other jobs: that GPU-time itself). Slower storage does not make it grow.
+  double gpu_hours_useful = 0;
+  double gpu_hours_waiting = 0;       // held - lost - checkpoint - restart - useful: input and communication waits
   double cost_per_useful_gpu_hour_usd = NOT_A_NUMBER;  // total / useful
   // The ledger by category, in CATEGORY_REPORT_ORDER; categories without a charge are left
   // out, and the whole is empty for traces without a ledger.

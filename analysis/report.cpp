@@ -204,6 +204,7 @@ void append_resilience_section(std::string& out, const Metrics& m) {
   line(out, "  lost (redone)", format_count(m.gpu_hours_lost, 1), share(m.gpu_hours_lost));
   line(out, "  checkpoint writes", format_count(m.gpu_hours_checkpoint, 1), share(m.gpu_hours_checkpoint));
   line(out, "  restore / image pull", format_count(m.gpu_hours_restart, 1), share(m.gpu_hours_restart));
+  line(out, "  input / comm waits", format_count(m.gpu_hours_waiting, 1), share(m.gpu_hours_waiting));
   line(out, "  useful", format_count(m.gpu_hours_useful, 1), share(m.gpu_hours_useful));
   line(out, "checkpoint overhead", format_percent(checkpoint_overhead_share(m)), "of GPU-hours held");
   line(out, "per useful GPU-hour", format_usd(m.cost_per_useful_gpu_hour_usd), "(total cost / useful GPU-hours)");
@@ -218,22 +219,33 @@ void append_pool_section(std::string& out, const Metrics& m) {
   });
   out += "\nPools\n  " + pad_right("pool", name_width) + pad_right("market", 11) + pad_left("GPUs", 6) +
          pad_left("utilization", 13) + pad_left("cost", 15) + pad_left("per busy GPU-h", 16) +
-         (any_break_even ? "  break-even utilization (owned)" : "") + "\n";
+         (any_break_even ? "  break-even utilization vs on demand" : "") + "\n";
   for (const PoolMetrics& p : m.pools) {
     out += "  " + pad_right(p.name, name_width) + pad_right(p.market, 11) +
            pad_left(format_count(static_cast<double>(p.gpus), 0), 6) + pad_left(format_percent(p.utilization), 13) +
            pad_left(format_usd(p.cost_usd), 15) + pad_left(format_usd(p.cost_per_busy_gpu_hour_usd), 16);
     if (!p.compare_to.empty() || !std::isnan(p.break_even_utilization)) {
-      const std::string versus = " vs " + (p.compare_to.empty() ? std::string("the cloud") : p.compare_to) + " at " +
-                                 format_usd(p.compare_usd_per_gpu_hour) + "/GPU-h";
+      const bool owned = p.market == "owned";
+      const std::string versus = " vs " + (p.compare_to.empty() ? std::string(owned ? "the cloud" : "its on-demand price") : p.compare_to) +
+                                 " at " + format_usd(p.compare_usd_per_gpu_hour) + "/GPU-h";
       if (std::isinf(p.break_even_utilization)) {
         out += "  never" + versus;
       } else {
         const bool above = std::isfinite(p.utilization) && p.utilization >= p.break_even_utilization;
-        out += "  " + format_percent(p.break_even_utilization) + versus + (above ? ": above (owning is cheaper)" : ": below (renting is cheaper)");
+        const char* verdict = owned ? (above ? ": above (owning is cheaper)" : ": below (renting is cheaper)")
+                                    : (above ? ": above (reserving is cheaper)" : ": below (on demand is cheaper)");
+        out += "  " + format_percent(p.break_even_utilization) + " (" + format_count(p.break_even_utilization * 8760, 0) +
+               " h a year)" + versus + verdict;
       }
     }
     out += '\n';
+  }
+  for (const PoolMetrics& p : m.pools) {
+    if (!std::isfinite(p.commitment_usd)) continue;
+    const double years = p.term_s / (8760.0 * 3600.0);
+    const std::string term = years == std::floor(years) ? format_count(years, 0) + "y" : format_duration(p.term_s);
+    out += "  " + p.name + ": " + format_usd(p.cost_usd) + " is this horizon's share of " + format_usd(p.commitment_usd) +
+           " committed (" + term + " terms, paid whether used or not)\n";
   }
 }
 
@@ -306,6 +318,13 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   info(out, "gcsim version", a.gcsim_version.empty() ? "unknown" : a.gcsim_version);
   info(out, "horizon", format_duration(a.horizon_s));
   info(out, "ended at", format_duration(a.end_s) + (a.end_s < a.horizon_s ? " (all jobs finished before the horizon)" : " (horizon)"));
+  if (a.end_s >= a.horizon_s && std::isfinite(m.last_completion_s))
+    info(out, "last job finished at", format_duration(m.last_completion_s));
+  if (a.end_s < a.horizon_s && std::any_of(m.pools.begin(), m.pools.end(), [](const PoolMetrics& p) {
+        return p.market == "owned" || p.market == "reserved";
+      }))
+    info(out, "billed to", "the horizon for owned and reserved pools (paid whether used or not); to " +
+                               format_duration(a.end_s) + " for rented ones (run_until: done)");
   info(out, "simulation wall clock", printf_string("%.2fs", a.wall_clock_s));
   info(out, "nodes", format_count(static_cast<double>(trace.nodes.size()), 0));
 
@@ -319,7 +338,8 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   line(out, "per GPU-hour delivered", format_usd(m.cost_per_gpu_hour_usd));
 
   out += "\nGPUs\n";
-  line(out, "utilization", format_percent(m.gpu_utilization), "(time-weighted, allocated / provisioned)");
+  line(out, "allocated", format_percent(m.gpu_utilization), "(time-weighted: GPUs held by jobs / provisioned)");
+  line(out, "busy", format_percent(m.gpu_busy_share), "(kernels running / provisioned; input waits and exposed comm lower it)");
   line(out, "GPU-hours delivered", format_count(m.gpu_hours_delivered, 1));
   line(out, "GPU-hours provisioned", format_count(m.gpu_hours_provisioned, 1));
 
@@ -383,6 +403,9 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
   j.number("gpu_hours_delivered", m.gpu_hours_delivered);
   j.number("gpu_hours_provisioned", m.gpu_hours_provisioned);
   j.number("gpu_utilization", m.gpu_utilization);
+  j.number("gpu_allocated_share", m.gpu_utilization);
+  j.number("gpu_busy_share", m.gpu_busy_share);
+  j.number("gpu_hours_busy", m.gpu_hours_busy);
 
   j.integer("jobs_started", static_cast<std::int64_t>(m.wait_s.count));
   j.number("mean_wait_s", m.wait_s.mean);
@@ -413,6 +436,7 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
   j.number("gpu_hours_checkpoint", m.gpu_hours_checkpoint);
   j.number("gpu_hours_restart", m.gpu_hours_restart);
   j.number("gpu_hours_useful", m.gpu_hours_useful);
+  j.number("gpu_hours_waiting", m.gpu_hours_waiting);
   j.number("checkpoint_overhead_share", checkpoint_overhead_share(m));
   j.number("cost_per_useful_gpu_hour_usd", m.cost_per_useful_gpu_hour_usd);
 
@@ -436,6 +460,8 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
     o.number("break_even_utilization", p.break_even_utilization);
     // Unknown (null) for pools without a break-even or without any up time.
     const bool known = !std::isnan(p.break_even_utilization) && std::isfinite(p.utilization);
+    o.number("term_s", p.term_s);
+    o.number("commitment_usd", p.commitment_usd);
     o.boolean_or_null("above_break_even", known ? static_cast<int>(p.utilization >= p.break_even_utilization) : -1);
     pools.push_back(o.finish());
   }

@@ -131,6 +131,7 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
   a.replication = r.attribute_int(at::REPLICATION);
   a.horizon_s = r.attribute_double(at::HORIZON_S);
   a.end_s = r.attribute_double(at::END_S);
+  a.run_until = optional_string(r, at::RUN_UNTIL);
   a.wall_clock_s = r.has_attribute(at::WALL_CLOCK_S) ? r.attribute_double(at::WALL_CLOCK_S) : 0.0;
   return a;
 }
@@ -197,6 +198,11 @@ std::vector<PoolRecord> read_pools(const TraceReader& r, const std::string& path
   c.f64("compare_usd_per_gpu_hour", pools, &PoolRecord::compare_usd_per_gpu_hour);
   std::vector<std::string> market = c.labels(r, "market");
   for (std::size_t i = 0; i < pools.size(); ++i) pools[i].market = std::move(market[i]);
+  if (has_column<schema::POOLS>(r, "commitment_usd")) {  // added within schema 3; older traces: NaN
+    TableColumns<schema::POOLS> terms(r, path, {"term_s", "commitment_usd"});
+    terms.f64("term_s", pools, &PoolRecord::term_s);
+    terms.f64("commitment_usd", pools, &PoolRecord::commitment_usd);
+  }
   return pools;
 }
 

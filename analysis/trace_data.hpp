@@ -32,6 +32,7 @@ struct TraceAttributes {
   std::int64_t replication = 0;
   double horizon_s = 0;
   double end_s = 0;  // when the run ended: the horizon, or the last completion if earlier
+  std::string run_until;  // "horizon" or "done" (schema 2); "" in older traces
   double wall_clock_s = 0;
   std::int64_t trace_schema = TRACE_SCHEMA;
 };
@@ -88,8 +89,10 @@ struct PoolRecord {
   double fixed_usd_per_hour = 0;        // owned: depreciation + maintenance + hosting; reserved: the effective price
   double energy_idle_usd_per_hour = 0;  // owned
   double energy_busy_usd_per_hour = 0;  // owned
-  std::string compare_to;               // owned: the cloud alternative named in the scenario
+  std::string compare_to;               // owned, reserved: the on-demand alternative named in the scenario
   double compare_usd_per_gpu_hour = std::numeric_limits<double>::quiet_NaN();
+  double term_s = std::numeric_limits<double>::quiet_NaN();          // reserved: the commitment's term
+  double commitment_usd = std::numeric_limits<double>::quiet_NaN();  // reserved: every term overlapping the horizon, whole
 };
 
 struct BudgetEventRecord {

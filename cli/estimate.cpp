@@ -12,6 +12,7 @@
 #include "analysis/report.hpp"
 #include "cli/commands.hpp"
 #include "models/config/cluster_spec.hpp"
+#include "models/pricing/billing.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
 #include "models/workload/job_speed.hpp"
@@ -50,6 +51,23 @@ std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeS
   return "";
 }
 
+// The step-time estimate, priced as a run bills (docs/pricing.md): the job's GPUs' share of
+// the node price on its market, busy, and the whole job's cost rounded by the pool's billing
+// rule (granularity and minimum), as the rental of its nodes for that time would be. A
+// monthly lease bills a month for a job of two hours. Owned and reserved capacity is paid
+// whether used or not: no rounding.
+models::EstimateRow billed_estimate(const models::TrainingSpec& job, const models::HardwareContext& hw,
+                                    const models::NodeTypeSpec& type) {
+  models::EstimateRow e = models::estimate_job(job, hw, models::node_usd_per_hour(type, 1.0), type.gpus);
+  const models::Market m = type.price.market;
+  if ((m == models::Market::OnDemand || m == models::Market::Spot) && std::isfinite(e.total_time_s) && e.total_time_s > 0 &&
+      e.total_time_s < sim::SimTime::max().seconds()) {
+    const sim::SimTime used = sim::SimTime::from_seconds(e.total_time_s);
+    e.total_cost_usd *= models::billed_time(type.price.billing, used).seconds() / used.seconds();
+  }
+  return e;
+}
+
 std::string or_dash(bool known, const char* format, double value) {
   if (!known) return "-";
   char buf[32];
@@ -85,8 +103,7 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
         continue;
       }
       const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
-      const auto e = models::estimate_job(*job.training, hw, type.price.on_demand_usd_per_hour, type.gpus);
-      rows.push_back({&job, &type, e, static_cast<int>(t) == placed, has_epoch});
+      rows.push_back({&job, &type, billed_estimate(*job.training, hw, type), static_cast<int>(t) == placed, has_epoch});
     }
   }
   if (rows.empty()) throw Error(file + ": no job is described by a model (model: ...); nothing to estimate");
@@ -147,7 +164,8 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
     out << "\nstep: one micro-step of one GPU; compute, input and exposed communication are its parts (docs/step-time.md).\n"
            "epoch: one pass over the job's dataset (\"-\" when the job names none); whole job: all its samples.\n"
            "Rows without \"(comparison)\" are the node type a job alone on the idle cluster is placed on; costs charge\n"
-           "its GPUs' share of the node price.\n";
+           "its GPUs' share of the node price on the pool's market; $/job rounds the whole job up by the pool's billing\n"
+           "rule (granularity and minimum), as a run bills it.\n";
   }
   std::cout << out.str();
   return 0;

@@ -107,8 +107,8 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
   std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",
               r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started, r.jobs_total);
-  std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle); GPU utilization %.1f%%\n", m.total_cost_usd,
-              m.busy_cost_usd, m.idle_cost_usd, 100.0 * m.gpu_utilization);
+  std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
+              m.total_cost_usd, m.busy_cost_usd, m.idle_cost_usd, 100.0 * m.gpu_utilization, 100.0 * m.gpu_busy_share);
   if (r.storage_cost_usd > 0)
     std::printf("  storage: $%.2f (stored data, transfers and requests; part of the total above)\n", r.storage_cost_usd);
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),

@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "models/pricing/billing.hpp"
-#include "models/pricing/tco.hpp"
 
 namespace gcsim::models {
 
@@ -18,15 +17,6 @@ ChargeCategory category_of(Market m, bool busy) {
     case Market::Reserved: return ChargeCategory::Reserved;
     case Market::Owned: return ChargeCategory::Ownership;
     default: return busy ? ChargeCategory::ComputeBusy : ChargeCategory::ComputeIdle;
-  }
-}
-
-// USD per hour of a whole node on a fixed-price market (owned: at busy fraction u).
-double flat_usd_per_hour(const NodeTypeSpec& t, double busy_fraction) {
-  switch (t.price.market) {
-    case Market::Reserved: return t.price.reserved_effective_usd_per_hour();
-    case Market::Owned: return ownership_usd_per_hour(*t.ownership, busy_fraction);
-    default: return t.price.on_demand_usd_per_hour;
   }
 }
 
@@ -50,16 +40,21 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
   cluster.run_ended.connect([this](sim::SimTime end) {
     for (const Job& j : cluster_.jobs())
       if (j.status == JobStatus::Running) charge_run(j, end);
+    // Rented nodes are given back when the run ends; owned and reserved ones are paid for
+    // the whole horizon whatever run_until says (the tail is idle).
     const auto& nodes = cluster_.nodes();
-    for (std::uint32_t n = 0; n < nodes.size(); ++n)
-      if (nodes[n].up) close_session(n, end);
+    for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+      if (!nodes[n].up) continue;
+      const Market m = scenario_.cluster.node_types[nodes[n].type].price.market;
+      close_session(n, rented(m) ? end : std::max(end, scenario_.horizon));
+    }
   });
 }
 
 double CostMeter::busy_usd(std::uint32_t node, sim::SimTime from, sim::SimTime to) const {
   const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[node].type];
   if (t.price.market == Market::Spot) return t.price.spot_profile.cost_usd(from, to);
-  return flat_usd_per_hour(t, 1.0) * (to - from).seconds() / 3600.0;
+  return node_usd_per_hour(t, 1.0) * (to - from).seconds() / 3600.0;
 }
 
 double CostMeter::running_cost_usd(const Job& j, sim::SimTime now) const {
@@ -100,8 +95,8 @@ void CostMeter::close_session(std::uint32_t n, sim::SimTime at) {
       bill = t.price.on_demand_usd_per_hour * billed.seconds() / 3600.0;
   } else {
     // Fixed costs and idle power for all of it; the jobs' shares already paid the busy rate.
-    const double idle_rate = flat_usd_per_hour(t, 0.0);
-    const double busy_rate = flat_usd_per_hour(t, 1.0);
+    const double idle_rate = node_usd_per_hour(t, 0.0);
+    const double busy_rate = node_usd_per_hour(t, 1.0);
     // busy share s of the session: the jobs paid busy_rate * s * h; the rest is idle_rate.
     const double h = used.seconds() / 3600.0;
     const double busy_node_h = busy_rate > 0 ? session_busy_usd_[n] / busy_rate : 0.0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <set>
 
 #include "models/config/reader_common.hpp"
@@ -45,6 +46,20 @@ const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
   gpu.fail(ErrorCode::UnknownName, "unknown GPU '" + gpu_name + "'" + hint + " (`gcsim gpus` lists the catalog)");
 }
 
+// A host-only catalog row prices the VM without its GPUs: a run or an estimate on it would be
+// silently cheap, so the price the market needs must be given for the whole instance.
+void refuse_host_only_price(const InstanceSpec& instance, const ConfigNode& at, const ConfigNode* price, Market market) {
+  const char* key = market == Market::Spot ? "spot_per_hour" : "on_demand_per_hour";
+  if (market == Market::Owned || market == Market::Reserved || (price && price->find(key))) return;
+  char host[32];
+  std::snprintf(host, sizeof host, "$%.2f/h", market == Market::Spot && instance.spot_usd_per_hour ? *instance.spot_usd_per_hour
+                                                                                                   : instance.on_demand_usd_per_hour);
+  at.fail(ErrorCode::Conflict, instance.ref() + ": the catalog's price (" + host + ") is the host VM's only; " + instance.provider +
+                                   " bills its " + std::to_string(instance.gpus) + " GPUs separately. Give price: {" + key +
+                                   ": ...} for the whole instance, or import the provider's full catalog (gcsim catalog "
+                                   "import --from skypilot-" + instance.provider + ")");
+}
+
 NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, config::SourceResolver& sources) {
   MapReader r(n, NODE_TYPE_KEYS);
   NodeTypeSpec t;
@@ -67,13 +82,15 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
   else if (instance) t.gpus = instance->gpus;
   else r.required("gpus");
   if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
-  else if (instance) t.cpu_cores = instance->vcpus;
+  else if (instance) t.cpu_cores = instance->physical_cores();
   if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
   else if (instance) t.memory_bytes = instance->memory_bytes;
   t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
 
   const ConfigNode* market_node = r.optional("market");
   const Market market = market_node ? parse_market(*market_node) : Market::OnDemand;
+  if (instance && instance->market_kind == InstanceMarketKind::HostOnly)
+    refuse_host_only_price(*instance, *n.find("instance"), r.optional("price"), market);
   const BillingRule billing = t.provider.empty() ? per_second_billing() : default_billing(t.provider);
   const PriceSpec defaults = instance ? instance->price_defaults() : PriceSpec{};
   const ConfigNode* price = r.optional("price");
@@ -102,14 +119,22 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
     const double busy_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, true);
     const double idle_w = default_node_power_w(t.gpu.tdp_w, t.gpus, t.cpu_cores, false);
     t.ownership = parse_ownership(*ownership, busy_w, idle_w);
-    if (compare) {
-      const InstanceSpec& alt = catalogs.instances.lookup(*compare);
-      t.compare_to = alt.ref();
-      t.compare_usd_per_gpu_hour = alt.on_demand_usd_per_gpu_hour();
-    }
-  } else {
-    if (ownership) ownership->fail(ErrorCode::Conflict, "ownership applies to market: owned only");
-    if (compare) compare->fail(ErrorCode::Conflict, "compare_to applies to market: owned only");
+  } else if (ownership) {
+    ownership->fail(ErrorCode::Conflict, "ownership applies to market: owned only");
+  }
+  // The break-even of capacity paid whether used or not, against renting on demand.
+  if (compare) {
+    if (market != Market::Owned && market != Market::Reserved)
+      compare->fail(ErrorCode::Conflict, "compare_to applies to market: owned and market: reserved only");
+    const InstanceSpec& alt = catalogs.instances.lookup(*compare);
+    if (alt.market_kind == InstanceMarketKind::HostOnly)
+      compare->fail(ErrorCode::Conflict, alt.ref() + ": the catalog's price is the host VM's only (its GPUs are billed "
+                                         "separately): no on-demand alternative to break even against");
+    t.compare_to = alt.ref();
+    t.compare_usd_per_gpu_hour = alt.on_demand_usd_per_gpu_hour();
+  } else if (market == Market::Reserved && t.price.on_demand_usd_per_hour > 0) {
+    // A reserved pool's own on-demand price (given, or its catalog instance's).
+    t.compare_usd_per_gpu_hour = t.price.on_demand_usd_per_hour / t.gpus;
   }
 
   const ConfigNode* interruptions = r.optional("interruptions");

@@ -7,6 +7,16 @@
 
 namespace gcsim::models {
 
+double node_usd_per_hour(const NodeTypeSpec& type, double busy, sim::SimTime at) {
+  switch (type.price.market) {
+    case Market::Reserved: return type.price.reserved_effective_usd_per_hour();
+    case Market::Owned: return ownership_usd_per_hour(*type.ownership, busy);
+    case Market::Spot: return type.price.spot_profile.usd_per_hour_at(at);
+    case Market::OnDemand: break;
+  }
+  return type.price.on_demand_usd_per_hour;
+}
+
 std::int64_t ClusterSpec::total_gpus() const {
   std::int64_t n = 0;
   for (const auto& t : node_types) n += std::int64_t{t.gpus} * t.count;

@@ -62,6 +62,11 @@ struct ClusterSpec {
   std::int64_t total_nodes() const;
 };
 
+// What one whole node of the pool costs per hour at busy fraction `busy` (0..1) by its
+// market's rules (docs/pricing.md): on demand its price, spot the price at `at`, reserved the
+// effective price of its term, owned F + E(busy) (tco.hpp). Runs bill by it, estimates too.
+double node_usd_per_hour(const NodeTypeSpec& type, double busy, sim::SimTime at = sim::SimTime::zero());
+
 // Why a node type can never hold a job (the checks of eligible_node_types, in that order).
 enum class Ineligible : std::uint8_t { None, Precision, Memory, Nodes };
 Ineligible ineligibility(const NodeTypeSpec& type, int gpus, const Precision* precision, const TrainingSpec* training);

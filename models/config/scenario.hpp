@@ -98,14 +98,16 @@ struct OutputSpec {
   bool flows = false; // write the /flows table (one row per network flow)
 };
 
-// When a run stops: at the horizon always, or as soon as every job has finished.
+// When a run stops: at the horizon (the default: the planning period, for which a fixed
+// cluster is provisioned and billed), or as soon as every job has finished (rented pools are
+// given back then; owned and reserved pools still accrue to the horizon, docs/pricing.md).
 enum class RunUntil { Done, Horizon };
 
 struct Scenario {
   std::string name;
   std::uint64_t seed = 0;  // the default; a run may override it (RunOptions::seed)
   sim::SimTime horizon;
-  RunUntil run_until = RunUntil::Done;
+  RunUntil run_until = RunUntil::Horizon;
   ClusterSpec cluster;
   SchedulerSpec scheduler;
   WorkloadSpec workload;

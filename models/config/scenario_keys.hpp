@@ -15,7 +15,7 @@ inline constexpr config::KeySpec TOP_LEVEL_KEYS[] = {
     {"name", "text (no `/`)", "", true, "", "the scenario's name; names the trace file by default"},
     {"seed", "integer", "`0`", false, ">= 0", "the root of every random stream"},
     {"horizon", "duration", "", true, "> 0", "the longest simulated time"},
-    {"run_until", "`done` | `horizon`", "`done`", false, "", "whether the run ends with the last job or at the horizon"},
+    {"run_until", "`done` | `horizon`", "`horizon`", false, "", "whether the run ends at the horizon or with the last job"},
     {"catalogs", "map", "", false, "", "extra catalog files"},
     {"cluster", "map", "", true, "", "the hardware"},
     {"network", "map", "", false, "", "the fabric between nodes (network.md)"},

@@ -37,7 +37,7 @@ const std::set<std::string>& required_columns() {
 }
 
 const std::vector<std::string>& market_kind_names() {
-  static const std::vector<std::string> names{"standard", "marketplace", "subscription", "lease"};
+  static const std::vector<std::string> names{"standard", "marketplace", "subscription", "lease", "host_only"};
   return names;
 }
 

@@ -6,6 +6,7 @@
 // SkyPilot catalog layout (skypilot-org/skypilot-catalog, catalogs/v7/{aws,gcp,lambda}/vms.csv).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <istream>
 #include <map>
@@ -25,7 +26,9 @@ namespace gcsim::models {
 // How an offering is sold: a standard cloud instance; a marketplace of per-host prices with
 // interruptible bids (Vast.ai-style); a subscription of prepaid units converted to an hourly
 // equivalent (Colab-style compute units); a lease per node per month (DGX Cloud-style).
-enum class InstanceMarketKind { Standard, Marketplace, Subscription, Lease };
+// HostOnly: the row's prices are the host VM's alone, without its GPUs (GCP bills the GPUs
+// of A2/A3 machine types as separate accelerator rows): never a usable instance price.
+enum class InstanceMarketKind { Standard, Marketplace, Subscription, Lease, HostOnly };
 std::string_view instance_market_kind_name(InstanceMarketKind k);  // "standard", "marketplace", ...
 
 struct InstanceSpec {
@@ -49,6 +52,9 @@ struct InstanceSpec {
   std::string source;                // where the figures come from
 
   double on_demand_usd_per_gpu_hour() const { return on_demand_usd_per_hour / gpus; }
+  // Physical cores: a catalog's vCPUs are hardware threads, two per core on the SMT hosts of
+  // the clouds' GPU instances (AWS EC2 "CPU options": each vCPU is a thread of a core).
+  int physical_cores() const { return vcpus == 0 ? 0 : std::max(1, vcpus / 2); }
   // "aws/p4d.24xlarge@us-east-1" (the zone instead of the region when there is one).
   std::string ref() const;
   // Prices and billing as defaults for a node type's price: block (parse_price's `defaults`).

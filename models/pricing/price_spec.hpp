@@ -14,6 +14,7 @@
 // by the node type's GPUs per node: the engine's units (sim/units.hpp) know no GPUs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,15 @@ struct ReservedTerms {
   double term_hours() const { return term.seconds() / 3600.0; }
   // upfront / term hours + recurring: 3y all-upfront $X -> X / 26,280 per hour.
   double effective_usd_per_hour() const { return upfront_usd / term_hours() + usd_per_hour; }
+  // The terms signed to hold a node from 0 to `horizon` (a horizon of 1.5 terms signs 2),
+  // and what they cost in all: a run charges only the horizon's share of them
+  // (effective_usd_per_hour for every hour of the horizon), the report shows both.
+  std::int64_t terms_overlapping(sim::SimTime horizon) const {
+    return horizon <= sim::SimTime::zero() ? 0 : (horizon.ns() + term.ns() - 1) / term.ns();
+  }
+  double commitment_usd(sim::SimTime horizon) const {
+    return static_cast<double>(terms_overlapping(horizon)) * term_hours() * effective_usd_per_hour();
+  }
 };
 
 struct PriceSpec {

@@ -178,7 +178,9 @@ inline constexpr Column POOLS[] = {{"name", T::Str, {}, NAME_BYTES},
                                    {"energy_idle_usd_per_hour", T::F64},
                                    {"energy_busy_usd_per_hour", T::F64},
                                    {"compare_to", T::Str, {}, INSTANCE_BYTES},
-                                   {"compare_usd_per_gpu_hour", T::F64}};
+                                   {"compare_usd_per_gpu_hour", T::F64},
+                                   {"term_s", T::F64},
+                                   {"commitment_usd", T::F64}};
 // A row's file is size_bytes bytes of /input_bytes from offset.
 inline constexpr Column INPUTS[] = {{"key", T::Str, {}, KEY_BYTES},         {"written", T::Str, {}, PATH_BYTES},
                                     {"resolved", T::Str, {}, PATH_BYTES},   {"size_bytes", T::I64},

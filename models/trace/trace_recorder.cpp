@@ -214,7 +214,9 @@ void TraceRecorder::write_pools() {
         .f64(8, e_idle)
         .f64(9, e_busy)
         .str(10, p.compare_to)
-        .f64(11, p.compare_usd_per_gpu_hour > 0 ? p.compare_usd_per_gpu_hour : NaN);
+        .f64(11, p.compare_usd_per_gpu_hour > 0 ? p.compare_usd_per_gpu_hour : NaN)
+        .f64(12, p.price.reserved ? p.price.reserved->term.seconds() : NaN)
+        .f64(13, p.price.reserved ? p.count * p.price.reserved->commitment_usd(scenario_.horizon) : NaN);
   }
 }
 

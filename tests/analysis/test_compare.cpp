@@ -113,7 +113,7 @@ TEST_CASE("the comparison table has a column per run and marks the lowest where 
   CHECK(row(t, "  ownership") == Cells{"ownership", "$140.00", "$0.00"});
   CHECK(row(t, "GPU-hours delivered") == Cells{"GPU-hours delivered", "88.0", "88.0"});
   CHECK(row(t, "GPU-hours useful") == Cells{"GPU-hours useful", "64.0", "88.0"});
-  CHECK(row(t, "utilization") == Cells{"utilization", "55.0%", "55.0%"});
+  CHECK(row(t, "GPUs allocated") == Cells{"GPUs allocated", "55.0%", "55.0%"});
   CHECK(row(t, "jobs completed / total") == Cells{"jobs completed / total", "2 / 3", "3 / 3"});
   CHECK(row(t, "mean wait") == Cells{"mean wait", "0.0s", "0.0s"});
   CHECK(row(t, "mean JCT") == Cells{"mean JCT", "5h 30m", "3h 40m*"});

@@ -152,7 +152,7 @@ TEST_CASE("the report shows categories, interruptions, pools and budgets with ha
   const std::string owned = line_of(r, "own-a100");
   CHECK_THAT(owned, Catch::Contains("owned") && Catch::Contains(" 8 ") && Catch::Contains("50.0%") &&
                         Catch::Contains("$140.00") && Catch::Contains("$3.50"));
-  CHECK_THAT(owned, Catch::EndsWith("42.9% vs aws/p4d.24xlarge at $4.00/GPU-h: above (owning is cheaper)"));
+  CHECK_THAT(owned, Catch::EndsWith("42.9% (3,754 h a year) vs aws/p4d.24xlarge at $4.00/GPU-h: above (owning is cheaper)"));
   const std::string spot = line_of(r, "spot-p4d");
   CHECK_THAT(spot, Catch::Contains("spot") && Catch::Contains("60.0%") && Catch::Contains("$120.00") &&
                        Catch::EndsWith("$2.50"));

@@ -35,9 +35,10 @@ struct ModelRun {
   }
 };
 
-// Two nodes of 4 GPUs at $8/h per node ($2 per GPU-hour).
+// Two nodes of 4 GPUs at $8/h per node ($2 per GPU-hour), given back with the last job.
 const std::string CLUSTER = R"(name: hand
 horizon: 10h
+run_until: done
 cluster:
   node_types:
     - {name: n4, gpu: A100-40GB-SXM, gpus: 4, count: 2, price: {on_demand_per_hour: 8}}

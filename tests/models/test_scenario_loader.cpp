@@ -81,7 +81,7 @@ TEST_CASE("the quickstart scenario parses to the values written", "[unit][scenar
 TEST_CASE("defaults for omitted optional keys", "[unit][scenario-loader]") {
   const auto s = scenario_from_yaml(BASE);
   CHECK(s.scheduler.policy == "fifo");
-  CHECK(s.run_until == models::RunUntil::Done);
+  CHECK(s.run_until == models::RunUntil::Horizon);  // the planning period (issue 11)
   CHECK(s.output.trace == "t.h5");
 }
 
@@ -296,7 +296,26 @@ TEST_CASE("markets, instances, checkpoints and budgets: what the loader refuses"
     CHECK(t.gpu.name == row.gpu);
     CHECK(t.price.on_demand_usd_per_hour == row.on_demand_usd_per_hour);
     CHECK(t.memory_bytes == row.memory_bytes);
-    CHECK(t.cpu_cores == row.vcpus);
+    CHECK(row.vcpus == 96);
+    CHECK(t.cpu_cores == 48);  // physical cores: 96 vCPUs are 48 cores x 2 threads
+  }
+  SECTION("a host-only catalog price is refused unless the node type gives the whole instance's") {
+    std::string yaml = with("      gpu: A100-40GB-SXM\n      gpus: 8\n      cpu_cores: 96\n      memory: 1152GiB\n",
+                            "      instance: gcp/a2-highgpu-8g\n");
+    const std::string price = "      price: {on_demand_per_hour: 32.77}\n";
+    const auto e = error_of(std::string(yaml).erase(yaml.find(price), price.size()));
+    CHECK(e.code() == ErrorCode::Conflict);
+    CHECK(e.key_path() == "cluster.node_types[0].instance");
+    CHECK(std::string(e.what()).find("host VM's only") != std::string::npos);
+    // With its own price for the whole instance it loads: hardware from the row, price given.
+    const auto s = scenario_from_yaml(yaml);
+    CHECK(s.cluster.node_types[0].price.on_demand_usd_per_hour == 32.77);
+    CHECK(s.cluster.node_types[0].gpus == 8);
+    // Nor is it an on-demand alternative to break even against.
+    CHECK(error_of(with("      price: {on_demand_per_hour: 32.77}\n",
+                        "      market: reserved\n      price: {reserved: {term: 1y, per_hour: 19.22}}\n"
+                        "      compare_to: gcp/a2-highgpu-8g\n"))
+              .code() == ErrorCode::Conflict);
   }
   SECTION("misspelt instance") {
     const auto e = error_of(with("gpu: A100-40GB-SXM", "instance: aws/p4d.24xlarg"));

@@ -222,6 +222,31 @@ TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an
   CHECK(plain.output.find("\"excluded\": []") != std::string::npos);
 }
 
+TEST_CASE("gcsim estimate bills as a run does: a monthly lease costs its month", "[scenario][cli]") {
+  // DGX Cloud's dgx-h100-8: $36,999 a month, billed by the month with a one-month minimum.
+  // ResNet-50 for 10 million samples takes well under a day on 8 H100s; the lease still
+  // bills 730 h: 8/8 x 36,999 / 730 $/h x 730 h = $36,999.00 (it showed the hours' $ alone).
+  gcsim::test::TempDir dir("cli-est-billing");
+  gcsim::test::write_file(dir.file("lease.yaml"), R"(name: lease
+horizon: 30d
+cluster:
+  node_types:
+    - {name: dgx, instance: dgx-cloud/dgx-h100-8, cpu_cores: 112, memory: 2TiB, count: 1}
+workload:
+  jobs:
+    - {name: rn50, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 10000000, decode: gpu}
+)");
+  const auto r = run_gcsim("estimate " + dir.file("lease.yaml") + " --json");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const std::size_t at = r.output.find("\"total_cost_usd\": ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(r.output.substr(at + 18)) == Approx(36999.0).epsilon(1e-9));
+  const std::size_t t = r.output.find("\"total_time_s\": ");
+  REQUIRE(t != std::string::npos);
+  CHECK(std::stod(r.output.substr(t + 16)) < 86400.0);
+}
+
 TEST_CASE("runs with other seeds or replications into one folder keep their own trace and plots", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-replications");
   const std::string qs = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "analysis/metrics.hpp"
+#include "analysis/report.hpp"
 #include "analysis/trace_data.hpp"
 #include "support/scenario_support.hpp"
 
@@ -226,6 +228,7 @@ TEST_CASE("Checkpoint writes share their tier: two at once take twice as long", 
   // 9 checkpoints each (none at the end): alone 10h + 900 s; together 10h + 1800 s.
   const std::string head = R"(name: ckpt-share
 horizon: 1d
+run_until: done
 cluster:
   node_types:
     - {name: n, gpu: V100-SXM2-16GB, gpus: 1, count: 2, price: {on_demand_per_hour: 1}}
@@ -250,4 +253,135 @@ workload:
   for (const auto& c : alone.ledger)
     if (c.category == "storage") storage += c.usd;
   CHECK(storage == Approx(100 * 0.1 * (36900.0 - 3700.0) / (730 * 3600)).epsilon(1e-9));
+}
+
+namespace {
+
+// Two 8-GPU nodes of one pool for a 10 h horizon, one 8-GPU job of 2 h; `until` is "" (the
+// default) or a run_until line.
+std::string one_pool(const std::string& pool, const std::string& until) {
+  return "name: horizon-bill\nhorizon: 10h\n" + until + "cluster:\n  node_types:\n    - " + pool +
+         "\nworkload:\n  jobs:\n    - {name: A, gpus: 8, duration: 2h}\n";
+}
+
+const char* ON_DEMAND = "{name: p, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32.77, billing: per_second}}";
+const char* SPOT = "{name: p, gpu: A100-40GB-SXM, gpus: 8, count: 2, market: spot, "
+                   "price: {on_demand_per_hour: 32.77, spot_per_hour: 10, billing: per_second}}";
+const char* RESERVED = "{name: p, gpu: A100-40GB-SXM, gpus: 8, count: 2, market: reserved, "
+                       "price: {on_demand_per_hour: 32.77, reserved: {term: 1y, per_hour: 19.22}}}";
+// F = 87,600 / 8,760 h = $10/h; E(1) = 1 kW x $0.50/kWh = $0.50/h, E(0) = $0.10/h.
+const char* OWNED = "{name: p, gpu: A100-40GB-SXM, gpus: 8, count: 2, market: owned, ownership: {capex: 87600, "
+                    "depreciation: 1y, power_busy: 1kW, power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}}";
+
+}  // namespace
+
+TEST_CASE("The horizon is the billing period: every market by default, owned and reserved always",
+          "[scenario][pricing]") {
+  test::TempDir dir;
+  struct Case {
+    const char* market;
+    const char* pool;
+    double default_usd;  // no run_until: both nodes for all 10 h
+    double done_usd;     // run_until: done (ends at 2 h)
+    double done_end_s;
+  };
+  const Case cases[] = {
+      // 2 x $32.77 x 10 h; done: 2 x $32.77 x 2 h (given back with the last job).
+      {"on_demand", ON_DEMAND, 655.4, 131.08, 7200},
+      // 2 x $10 x 10 h; done: 2 x $10 x 2 h.
+      {"spot", SPOT, 200.0, 40.0, 7200},
+      // 2 x $19.22 x 10 h, the horizon's share of the 1-year terms, whatever run_until says.
+      {"reserved", RESERVED, 384.4, 384.4, 7200},
+      // 2 x (F + E(0)) x 10 h + (E(1) - E(0)) x 2 h = 202 + 0.80; the same under done.
+      {"owned", OWNED, 202.8, 202.8, 7200},
+  };
+  for (const Case& c : cases) {
+    INFO(c.market);
+    const auto by_default = test::run_yaml(one_pool(c.pool, ""), dir);
+    CHECK(by_default.attrs.end_s == Approx(36000.0));
+    CHECK(by_default.attrs.run_until == "horizon");
+    CHECK(ledger_total(by_default) == Approx(c.default_usd).epsilon(1e-12));
+    REQUIRE(by_default.nodes.size() == 2);
+    CHECK(by_default.nodes[0].cost_usd + by_default.nodes[1].cost_usd == Approx(c.default_usd).epsilon(1e-12));
+    const auto done = test::run_yaml(one_pool(c.pool, "run_until: done\n"), dir);
+    CHECK(done.attrs.end_s == Approx(c.done_end_s));
+    CHECK(ledger_total(done) == Approx(c.done_usd).epsilon(1e-12));
+    // The job pays its share at the busy rate either way.
+    CHECK(job_named(done, "A").cost_usd == Approx(job_named(by_default, "A").cost_usd).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("A reserved term under the default: the horizon's share charged, the whole term reported, break-even",
+          "[scenario][pricing]") {
+  // One p4d-like node on a 1-year term at $19.22/h, a 10 h horizon, an 8-GPU job of 2 h:
+  // charged 10 x 19.22 = $192.20; committed 8,760 x 19.22 = $168,367.20. Against $32.77/h on
+  // demand: u* = 19.22 / 32.77 = 58.65 %, 0.5865 x 8,760 = 5,138 h a year.
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: term
+horizon: 10h
+cluster:
+  node_types:
+    - {name: r, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: reserved,
+       price: {on_demand_per_hour: 32.77, reserved: {term: 1y, per_hour: 19.22}}}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 2h}
+)", dir);
+  CHECK(ledger_total(t) == Approx(192.2).epsilon(1e-12));
+  REQUIRE(t.pools.size() == 1);
+  CHECK(t.pools[0].term_s == Approx(8760.0 * 3600));
+  CHECK(t.pools[0].commitment_usd == Approx(168367.2).epsilon(1e-12));
+  const analysis::Metrics m = analysis::compute_metrics(t);
+  REQUIRE(m.pools.size() == 1);
+  CHECK(m.pools[0].break_even_utilization == Approx(19.22 / 32.77).epsilon(1e-12));
+  CHECK(m.pools[0].break_even_utilization * 8760 == Approx(5138).margin(0.5));
+  CHECK(m.pools[0].utilization == Approx(0.2).epsilon(1e-12));  // 2 h of 10
+  const std::string report = analysis::format_report(t, m);
+  CHECK(report.find("58.7% (5,138 h a year) vs its on-demand price at $4.10/GPU-h: below (on demand is cheaper)") !=
+        std::string::npos);
+  CHECK(report.find("r: $192.20 is this horizon's share of $168,367.20 committed (1y terms") != std::string::npos);
+
+  // A horizon of 1.5 terms signs two: 2 x 8,760 x 19.22 committed, 1.5 terms charged.
+  const auto long_run = test::run_yaml(R"(name: term
+horizon: 13140h
+cluster:
+  node_types:
+    - {name: r, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: reserved,
+       price: {reserved: {term: 1y, per_hour: 19.22}}}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 2h}
+)", dir);
+  CHECK(ledger_total(long_run) == Approx(13140 * 19.22).epsilon(1e-12));
+  CHECK(long_run.pools[0].commitment_usd == Approx(2 * 8760 * 19.22).epsilon(1e-12));
+}
+
+TEST_CASE("A hand-computed TCO month: two owned servers busy one day of thirty, billed the month under done",
+          "[scenario][pricing]") {
+  // capex $200,000 over 3 y (26,280 h): $7.610350/h; maintenance 8 %/y: 16,000 / 8,760 =
+  // $1.826484/h; F = $9.436834/h. Power 6.5 kW busy / 1.5 kW idle, PUE 1.3, $0.12/kWh:
+  // E(1) = $1.014/h, E(0) = $0.234/h. Two nodes for 720 h, one 8-GPU job for 24 h:
+  //   2 x 720 x (F + E(0)) + 24 x (E(1) - E(0)) = 13,926.00 + 18.72 = $13,944.72
+  // (the issue's figure; it reported $482.92, the 24 h alone).
+  test::TempDir dir;
+  const auto t = test::run_yaml(R"(name: month
+horizon: 30d
+run_until: done
+cluster:
+  node_types:
+    - {name: o, gpu: A100-40GB-SXM, gpus: 8, count: 2, market: owned,
+       ownership: {capex: 200000, depreciation: 3y, maintenance: 8%/y, power_busy: 6.5kW, power_idle: 1.5kW,
+                   pue: 1.3, electricity: 0.12/kWh}}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 24h}
+)", dir);
+  const double f = 200000.0 / 26280 + 0.08 * 200000 / 8760;
+  const double hand = 2 * 720 * (f + 0.234) + 24 * (1.014 - 0.234);
+  CHECK(hand == Approx(13944.72).margin(0.005));
+  CHECK(ledger_total(t) == Approx(hand).epsilon(1e-12));
+  CHECK(t.attrs.end_s == Approx(24 * 3600.0));  // the run ended with the job ...
+  const analysis::Metrics m = analysis::compute_metrics(t);
+  const std::string report = analysis::format_report(t, m);
+  CHECK(report.find("the horizon for owned and reserved pools") != std::string::npos);  // ... the bill did not
 }

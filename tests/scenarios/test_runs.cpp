@@ -33,6 +33,7 @@ std::string read_bytes(const std::string& path) {
 const char* HAND = R"(name: hand
 seed: 1
 horizon: 10h
+run_until: done
 cluster:
   node_types:
     - {name: n4, gpu: A100-40GB-SXM, gpus: 4, count: 2, price: {on_demand_per_hour: 8}}

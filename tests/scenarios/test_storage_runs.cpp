@@ -4,6 +4,7 @@
 // bandwidth and the bytes per sample (docs/storage.md, "Storage in runs").
 #include <catch2/catch.hpp>
 
+#include "analysis/metrics.hpp"
 #include "analysis/trace_data.hpp"
 #include "models/simulation.hpp"
 #include "sim/errors.hpp"
@@ -219,4 +220,77 @@ workload:
 )" + model_job("A", 1000, "nfs", ", access: stage");
   const auto r = models::run_simulation(test::scenario_from_yaml(yaml), models::builtins().schedulers, nullptr);
   CHECK(r.storage_cost_usd == Approx(0.1 * 0.10 + 0.1 * 0.30).epsilon(1e-12));
+}
+
+TEST_CASE("the totals add up: ledger, per-node bills, storage and the printed total", "[scenario][storage]") {
+  // Two nodes for 730 h at $1/h ($1,460 of compute); job A stages 100 MB from NFS to node
+  // NVMe (charged on the node), job B streams from an object store (charged to no node:
+  // node = -1). Every figure is one definition: the total is the ledger's sum.
+  const std::string yaml = R"(name: totals
+horizon: 730h
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 96, count: 2, price: {on_demand_per_hour: 1}}
+storage:
+  tiers:
+    - {name: nfs, kind: shared-fs, read: 10MB/s, price: 0.30/GB-month}
+    - {name: nvme, kind: local-nvme, read: 10MB/s, write: 1GB/s, capacity: 1TB, price: 0.10/GB-month}
+    - {name: s3, kind: object-store, read: 100GB/s, stream: 100MB/s, latency: 20ms, price: 0.023/GB-month,
+       request_price: 0.0004, transfer_price: 0.09/GB}
+workload:
+  jobs:
+)" + model_job("A", 1000, "nfs", ", access: stage") + model_job("B", 1000, "s3");
+  test::TempDir dir;
+  const models::Scenario s = test::scenario_from_yaml(yaml);
+  const std::string path = dir.file("t.h5");
+  const auto t = run_to_trace(s, path);
+  const auto r = models::run_simulation(s, models::builtins().schedulers, nullptr);
+  double ledger = 0, unattached = 0, storage = 0;
+  for (const auto& c : t.ledger) {
+    ledger += c.usd;
+    if (c.node < 0) unattached += c.usd;
+    if (c.category == "storage" || c.category == "egress" || c.category == "requests") storage += c.usd;
+  }
+  double nodes = 0;
+  for (const auto& n : t.nodes) nodes += n.cost_usd;
+  const analysis::Metrics m = analysis::compute_metrics(t);
+  CHECK(unattached > 0);                                           // the object store's charges
+  CHECK(storage > unattached);                                     // ... and the node's NVMe copy
+  CHECK(nodes + unattached == Approx(ledger).epsilon(1e-12));      // per-node bills + the rest
+  CHECK(m.total_cost_usd == Approx(ledger).epsilon(1e-12));        // analyze, --json, run's line
+  CHECK(r.total_cost_usd == Approx(ledger).epsilon(1e-12));        // the run summary
+  CHECK(r.storage_cost_usd == Approx(storage).epsilon(1e-12));     // printed as part of the total
+  CHECK(ledger - storage == Approx(2 * 730.0).epsilon(1e-12));     // compute: 2 nodes x 730 h x $1
+  double by_category = 0;
+  for (const auto& [name, usd] : m.cost_by_category_usd) by_category += usd;
+  CHECK(by_category == Approx(ledger).epsilon(1e-12));
+}
+
+TEST_CASE("useful GPU-hours are work in the job's units: slower storage does not make them grow", "[scenario][storage]") {
+  // One 1-GPU ResNet-50 job of 100,000 samples reading 100 KB files from NFS: at 10 MB/s it
+  // is storage-bound at 100 samples/s (1,000 s), at 5 MB/s at 50 samples/s (2,000 s). The
+  // GPU computes compute_s of each step either way: the kept work is the same GPU-time at the
+  // compute-bound speed, and the busy share falls as the waits grow.
+  test::TempDir dir;
+  auto run = [&](const std::string& bandwidth, const std::string& name) {
+    std::string yaml = scenario("useful", 1, 1, model_job("A", 100000, "nfs"));
+    yaml.replace(yaml.find("read: 10MB/s}"), 13, "read: " + bandwidth + "}");
+    return run_to_trace(test::scenario_from_yaml(yaml), dir.file(name));
+  };
+  const auto fast = run("10MB/s", "fast.h5");
+  const auto slow = run("5MB/s", "slow.h5");
+  const auto mf = analysis::compute_metrics(fast);
+  const auto ms = analysis::compute_metrics(slow);
+  CHECK(job(fast, "A").end_s == Approx(1000.0).epsilon(1e-6));
+  CHECK(job(slow, "A").end_s == Approx(2000.0).epsilon(1e-6));
+  CHECK(ms.gpu_hours_held == Approx(2 * mf.gpu_hours_held).epsilon(1e-6));  // held doubles ...
+  CHECK(ms.gpu_hours_useful == Approx(mf.gpu_hours_useful).epsilon(1e-9));  // ... work done does not
+  // Useful = the compute time of 100,000 samples: 100,000 / 32 steps x compute_s.
+  const double compute_s = job(fast, "A").model.compute_s;
+  CHECK(mf.gpu_hours_useful == Approx(100000.0 / 32 * compute_s / 3600).epsilon(1e-9));
+  // Allocated: the one GPU, held 1,000 s of the day; busy: the kernels' share of that.
+  CHECK(mf.gpu_utilization == Approx(1000.0 / 86400).epsilon(1e-6));
+  CHECK(mf.gpu_busy_share == Approx(100000.0 / 32 * compute_s / 86400).epsilon(1e-9));
+  CHECK(ms.gpu_busy_share == Approx(mf.gpu_busy_share).epsilon(1e-9));
+  CHECK(mf.gpu_hours_waiting == Approx(mf.gpu_hours_held - mf.gpu_hours_useful).epsilon(1e-9));
 }

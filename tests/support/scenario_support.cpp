@@ -87,6 +87,7 @@ std::string write_own_price_scenario(const std::filesystem::path& dir, const std
   const std::filesystem::path scenario = dir / "s.yaml";
   std::ofstream(scenario, std::ios::binary) << "name: " << name << R"(
 horizon: 2h
+run_until: done
 catalogs: {instances: prices/mine.csv}
 cluster:
   node_types:
