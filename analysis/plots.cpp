@@ -346,7 +346,7 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir, const std::st
     gp << "set key outside top center horizontal\n";
     if (alloc.line.empty()) {  // total.line too: both come from the same rows
       gp << "set yrange [0:1]\n";
-      gp << "set label 1 'no GPU in the trace over a positive time' at graph 0.5, graph 0.5 center\n";
+      gp << "set label 1 'nothing to draw: no /utilization row within the run' at graph 0.5, graph 0.5 center\n";
       gp << "plot 2 notitle\n";  // draws nothing inside the range, but draws the frame
       return;
     }
