@@ -1,8 +1,9 @@
-// Plots through gnuplot-iostream. Data are reduced before they reach the pipe (binned
-// means for the GPU step function, a fixed time grid for cost, quantiles for the CDF)
-// so that a million-job trace plots as fast as a small one and the pictures don't
-// depend on the trace's size. One gnuplot process per plot keeps failures attributable;
-// its stderr goes to a side file that ends up in the error message.
+// Plots through gnuplot-iostream. Data are reduced before they reach the pipe (step
+// functions to the min and max over each pixel column of the plot area, analysis/
+// pixel_steps.hpp; a fixed time grid for cost; quantiles for the CDF) so that a
+// million-job trace plots as fast as a small one and the pictures show what the trace
+// holds whatever its size. One gnuplot process per plot keeps failures attributable; its
+// stderr goes to a side file that ends up in the error message.
 #include "analysis/plots.hpp"
 
 #include <fcntl.h>
@@ -22,11 +23,14 @@
 #include <filesystem>
 #include <sstream>
 #include <system_error>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include <gnuplot-iostream.h>
 
 #include "analysis/metrics.hpp"
+#include "analysis/pixel_steps.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 
@@ -37,8 +41,13 @@ namespace {
 namespace fs = std::filesystem;
 using Points = std::vector<std::pair<double, double>>;
 
-constexpr std::size_t MAX_EXACT_STEPS = 20000;  // above this, the GPU plot shows binned means
-constexpr std::size_t STEP_BINS = 2000;
+// The picture, and the plot area of the time plots fixed in pixels (margins set "at
+// screen"), so that one reduced column is one pixel column of the PNG.
+constexpr int WIDTH_PX = 1000;
+constexpr int HEIGHT_PX = 600;
+constexpr int PLOT_LEFT_PX = 80;
+constexpr int PLOT_RIGHT_PX = 980;
+constexpr std::size_t PLOT_COLUMNS = PLOT_RIGHT_PX - PLOT_LEFT_PX;
 constexpr std::size_t COST_GRID_POINTS = 1001;
 constexpr std::size_t CDF_POINTS = 2000;
 
@@ -169,7 +178,7 @@ std::string plot_png(const fs::path& dir, const std::string& name, Draw&& draw) 
       GnuplotProcess process(png.fd(), errors.fd());
       {
         Gnuplot gp(process.input());
-        gp << "set terminal pngcairo noenhanced size 1000,600 font 'sans,10'\n";
+        gp << "set terminal pngcairo noenhanced size " << WIDTH_PX << "," << HEIGHT_PX << " font 'sans,10'\n";
         gp << "set output\n";  // standard output: the PNG file
         gp << "set grid\n";
         draw(gp);
@@ -198,54 +207,33 @@ std::string title_prefix(const TraceData& trace) {
          ", replication " + std::to_string(a.replication) + "): ";
 }
 
-// --- allocated GPUs -------------------------------------------------------------------
+// --- time plots ---------------------------------------------------------------------
 
-// The step functions (allocated, total) ready for "with steps": exact when small,
-// otherwise the time-weighted mean over equal bins (which preserves GPU-hours).
-std::pair<Points, Points> gpu_steps(const std::vector<UtilizationSample>& samples, double end_s, double unit_s,
-                                    bool& binned) {
-  Points alloc;
-  Points total;
-  binned = samples.size() > MAX_EXACT_STEPS && end_s > 0;
-  if (!binned) {
-    for (const UtilizationSample& s : samples) {
-      if (s.time_s > end_s) break;
-      alloc.emplace_back(s.time_s / unit_s, s.allocated_gpus);
-      total.emplace_back(s.time_s / unit_s, s.total_gpus);
-    }
-    if (alloc.empty()) {
-      alloc.emplace_back(0.0, 0.0);
-      total.emplace_back(0.0, 0.0);
-    }
-    // "steps" draws each value up to the next point: repeat the last one at end_s.
-    alloc.emplace_back(end_s / unit_s, alloc.back().second);
-    total.emplace_back(end_s / unit_s, total.back().second);
-    return {alloc, total};
+// The plot area of a time plot at PLOT_COLUMNS pixel columns over [0, end].
+void set_time_area(Gnuplot& gp, double end_s, const TimeUnit& unit) {
+  gp << "set lmargin at screen " << static_cast<double>(PLOT_LEFT_PX) / WIDTH_PX << "\n";
+  gp << "set rmargin at screen " << static_cast<double>(PLOT_RIGHT_PX) / WIDTH_PX << "\n";
+  gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
+  gp << "set xrange [0:" << std::max(end_s / unit.seconds, 1e-9) << "]\n";
+}
+
+// A step function reduced to pixel columns, ready for gnuplot: `line` (the max of each
+// column, "with steps", the last value repeated at the end) and `band` (x_from, x_to, min,
+// max of the columns whose min and max differ, "with boxxyerror").
+struct PixelSeries {
+  Points line;
+  std::vector<std::tuple<double, double, double, double>> band;
+};
+
+PixelSeries pixel_series(const std::vector<StepPoint>& steps, double end_s, double unit_s) {
+  PixelSeries out;
+  for (const PixelColumn& c : reduce_steps_to_pixels(steps, 0.0, end_s, PLOT_COLUMNS)) {
+    if (!c.has_value) continue;
+    out.line.emplace_back(c.from_s / unit_s, c.max);
+    if (c.min < c.max) out.band.emplace_back(c.from_s / unit_s, c.to_s / unit_s, c.min, c.max);
   }
-  const double width = end_s / static_cast<double>(STEP_BINS);
-  std::vector<double> a(STEP_BINS, 0.0);
-  std::vector<double> t(STEP_BINS, 0.0);
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    double from = std::max(samples[i].time_s, 0.0);
-    const double to = std::min(i + 1 < samples.size() ? samples[i + 1].time_s : end_s, end_s);
-    while (from < to) {
-      const auto bin = std::min(static_cast<std::size_t>(from / width), STEP_BINS - 1);
-      const double bin_end = bin + 1 == STEP_BINS ? end_s : static_cast<double>(bin + 1) * width;
-      const double piece = std::min(to, bin_end) - from;
-      if (!(piece > 0)) break;  // rounding at a bin edge
-      a[bin] += samples[i].allocated_gpus * piece;
-      t[bin] += samples[i].total_gpus * piece;
-      from += piece;
-    }
-  }
-  for (std::size_t b = 0; b < STEP_BINS; ++b) {
-    const double x = static_cast<double>(b) * width / unit_s;
-    alloc.emplace_back(x, a[b] / width);
-    total.emplace_back(x, t[b] / width);
-  }
-  alloc.emplace_back(end_s / unit_s, alloc.back().second);
-  total.emplace_back(end_s / unit_s, total.back().second);
-  return {alloc, total};
+  if (!out.line.empty()) out.line.emplace_back(end_s / unit_s, out.line.back().second);
+  return out;
 }
 
 // --- cumulative cost ------------------------------------------------------------------
@@ -299,26 +287,97 @@ std::vector<double> cumulative_on_grid(const std::vector<Ramp>& ramps, const std
 
 // --- plots ----------------------------------------------------------------------------
 
+// The interruptions of a trace reduced to pixel columns, for both time plots: a short tick
+// at the top of the plot area (the 8% kept free above the data) per column holding any.
+// Drawn as impulses on a second y axis of [-24, 1], whose zero is at 96% of the height.
+struct InterruptionMarks {
+  std::string title;  // legend entry
+  Points ticks;       // (column centre, 1)
+};
+
+InterruptionMarks interruption_marks(const TraceData& trace, double unit_s) {
+  InterruptionMarks out;
+  const std::vector<Interruption> taken = spot_interruptions(trace);
+  std::vector<double> times_s;
+  long long gpus = 0;
+  for (const Interruption& i : taken) {
+    times_s.push_back(i.time_s);
+    gpus += i.gpus;
+  }
+  for (const PixelMark& m : marks_per_pixel(times_s, 0.0, trace.attrs.end_s, PLOT_COLUMNS)) {
+    out.ticks.emplace_back(0.5 * (m.from_s + m.to_s) / unit_s, 1.0);
+  }
+  out.title = "spot interruptions: " + std::to_string(taken.size()) + ", " + std::to_string(gpus) +
+              " GPUs taken (ticks at the top)";
+  return out;
+}
+
+// The second axis of the ticks, set before the plot command.
+void set_interruption_axis(Gnuplot& gp) {
+  gp << "set y2range [-24:1]\n";
+  gp << "unset y2tics\n";
+}
+
+// The ticks' clause of the plot command.
+std::string interruption_clause(const InterruptionMarks& marks) {
+  return "'-' using 1:2 axes x1y2 with impulses lw 1 lc rgb '#ff7f0e' title " + gp_quote(marks.title);
+}
+
 std::string plot_gpus(const TraceData& trace, const fs::path& dir, const std::string& suffix) {
   const double end_s = trace.attrs.end_s;
   const TimeUnit unit = time_unit_for(end_s);
-  bool binned = false;
-  // Named members, not a structured binding: clang 14 cannot capture bindings in lambdas.
-  const auto steps = gpu_steps(trace.utilization, end_s, unit.seconds, binned);
-  const auto& alloc = steps.first;
-  const auto& total = steps.second;
+  std::vector<StepPoint> allocated;
+  std::vector<StepPoint> provisioned;
+  allocated.reserve(trace.utilization.size());
+  provisioned.reserve(trace.utilization.size());
+  for (const UtilizationSample& s : trace.utilization) {
+    allocated.push_back({s.time_s, static_cast<double>(s.allocated_gpus)});
+    provisioned.push_back({s.time_s, static_cast<double>(s.total_gpus)});
+  }
+  const PixelSeries alloc = pixel_series(allocated, end_s, unit.seconds);
+  const PixelSeries total = pixel_series(provisioned, end_s, unit.seconds);
+  std::vector<StepPoint>().swap(allocated);
+  std::vector<StepPoint>().swap(provisioned);
+  const InterruptionMarks marks = interruption_marks(trace, unit.seconds);
   return plot_png(dir, "gpus_over_time" + suffix, [&](Gnuplot& gp) {
-    gp << "set title " << gp_quote(title_prefix(trace) + "GPUs allocated" + (binned ? " (mean per bin)" : "")) << "\n";
-    gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
+    gp << "set title " << gp_quote(title_prefix(trace) + "GPUs allocated and provisioned") << "\n";
+    set_time_area(gp, end_s, unit);
     gp << "set ylabel 'GPUs'\n";
     gp << "set key outside top center horizontal\n";
-    gp << "set xrange [0:" << std::max(end_s / unit.seconds, 1e-9) << "]\n";
+    if (alloc.line.empty()) {  // total.line too: both come from the same rows
+      gp << "set yrange [0:1]\n";
+      gp << "set label 1 'nothing to draw: no /utilization row within the run' at graph 0.5, graph 0.5 center\n";
+      gp << "plot 2 notitle\n";  // draws nothing inside the range, but draws the frame
+      return;
+    }
     gp << "set yrange [0:*]\n";
     gp << "set offsets 0, 0, graph 0.08, 0\n";  // keeps the total line off the top border
-    gp << "plot '-' using 1:2 with steps lw 2 lc rgb '#1f77b4' title 'allocated',"
-          " '-' using 1:2 with steps lw 1 dt 2 lc rgb '#555555' title 'total (provisioned)'\n";
-    gp.send1d(alloc);
-    gp.send1d(total);
+    gp << "set style fill solid 1.0 noborder\n";
+    // Bands under the lines, interruptions under the lines too; one clause per non-empty
+    // data block (gnuplot refuses an empty one).
+    std::vector<std::string> clauses;
+    if (!total.band.empty()) {
+      clauses.push_back("'-' using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror lc rgb '#d9d9d9'"
+                        " title 'provisioned, min to max within a pixel'");
+    }
+    if (!alloc.band.empty()) {
+      clauses.push_back("'-' using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror lc rgb '#aec7e8'"
+                        " title 'allocated, min to max within a pixel'");
+    }
+    if (!marks.ticks.empty()) {
+      set_interruption_axis(gp);
+      clauses.push_back(interruption_clause(marks));
+    }
+    clauses.push_back("'-' using 1:2 with steps lw 2 lc rgb '#1f77b4' title 'allocated (max per pixel)'");
+    clauses.push_back("'-' using 1:2 with steps lw 1 dt 2 lc rgb '#555555' title 'provisioned (max per pixel)'");
+    gp << "plot ";
+    for (std::size_t i = 0; i < clauses.size(); ++i) gp << (i > 0 ? ", " : "") << clauses[i];
+    gp << "\n";
+    if (!total.band.empty()) gp.send1d(total.band);
+    if (!alloc.band.empty()) gp.send1d(alloc.band);
+    if (!marks.ticks.empty()) gp.send1d(marks.ticks);
+    gp.send1d(alloc.line);
+    gp.send1d(total.line);
   });
 }
 
@@ -349,15 +408,20 @@ std::string plot_cost(const TraceData& trace, const fs::path& dir, const std::st
     prov_pts.emplace_back(grid[i] / unit.seconds, provisioned[i]);
     busy_pts.emplace_back(grid[i] / unit.seconds, busy[i]);
   }
+  const InterruptionMarks marks = interruption_marks(trace, unit.seconds);
   return plot_png(dir, "cost_over_time" + suffix, [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title_prefix(trace) + "cumulative cost") << "\n";
-    gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
+    set_time_area(gp, end_s, unit);
     gp << "set ylabel 'USD'\n";
-    gp << "set key top left\n";
-    gp << "set xrange [0:" << std::max(end_s / unit.seconds, 1e-9) << "]\n";
+    gp << "set key outside top center horizontal\n";
     gp << "set yrange [0:*]\n";
-    gp << "plot '-' using 1:2 with lines lw 2 lc rgb '#d62728' title 'provisioned (all nodes)',"
+    gp << "set offsets 0, 0, graph 0.08, 0\n";  // room for the interruption ticks
+    if (!marks.ticks.empty()) set_interruption_axis(gp);
+    gp << "plot ";
+    if (!marks.ticks.empty()) gp << interruption_clause(marks) << ", ";
+    gp << "'-' using 1:2 with lines lw 2 lc rgb '#d62728' title 'provisioned (all nodes)',"
           " '-' using 1:2 with lines lw 2 lc rgb '#2ca02c' title 'busy (held by jobs)'\n";
+    if (!marks.ticks.empty()) gp.send1d(marks.ticks);
     gp.send1d(prov_pts);
     gp.send1d(busy_pts);
   });
@@ -369,13 +433,17 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir, const std::s
     if (std::isfinite(j.start_s)) waits.push_back(j.start_s - j.submit_s);
   }
   std::sort(waits.begin(), waits.end());
+  const std::string note = wait_plot_note(trace);
   const double max_wait = waits.empty() ? 0.0 : waits.back();
   const TimeUnit unit = time_unit_for(max_wait);
   // Empirical CDF: fraction of started jobs that waited at most x. Large samples are
-  // reduced to CDF_POINTS quantiles (same interpolation as the metrics).
+  // reduced to CDF_POINTS quantiles (same interpolation as the metrics). When no job
+  // waited it is 1 from x = 0 on: a line along the top, with the note saying why.
   Points cdf;
   const std::size_t n = waits.size();
-  if (n > 0 && n <= CDF_POINTS) {
+  if (n > 0 && !note.empty()) {
+    cdf = {{0.0, 1.0}, {1.0, 1.0}};
+  } else if (n > 0 && n <= CDF_POINTS) {
     cdf.emplace_back(waits.front() / unit.seconds, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
       cdf.emplace_back(waits[i] / unit.seconds, static_cast<double>(i + 1) / static_cast<double>(n));
@@ -394,19 +462,44 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir, const std::s
     gp << "set ylabel 'fraction of started jobs'\n";
     gp << "set yrange [0:1.02]\n";
     gp << "set key bottom right\n";
+    if (!note.empty()) {
+      gp << "set label 1 " << gp_quote(note) << " at graph 0.5, graph 0.5 center font 'sans,16'\n";
+    }
     if (cdf.empty()) {
       gp << "set xrange [0:1]\n";
-      gp << "set label 1 'no job started' at graph 0.5, graph 0.5 center\n";
       gp << "plot 2 notitle\n";  // draws nothing inside the range, but draws the frame
       return;
     }
-    gp << "set xrange [0:" << std::max(1.02 * max_wait / unit.seconds, 1e-9) << "]\n";
+    gp << "set xrange [0:" << (note.empty() ? std::max(1.02 * max_wait / unit.seconds, 1e-9) : 1.0) << "]\n";
     gp << "plot '-' using 1:2 with steps lw 2 lc rgb '#9467bd' title 'CDF'\n";
     gp.send1d(cdf);
   });
 }
 
 }  // namespace
+
+std::vector<Interruption> spot_interruptions(const TraceData& trace) {
+  std::unordered_map<std::int32_t, std::int32_t> gpus_of_node;
+  for (const NodeRecord& n : trace.nodes) gpus_of_node.emplace(n.node_id, n.gpus);
+  std::vector<Interruption> out;
+  for (const EventRecord& e : trace.events) {
+    if (!(e.time_s > 0) || event_kind_label(trace, e) != "node_down") continue;
+    const auto it = gpus_of_node.find(e.node);
+    out.push_back({e.time_s, it == gpus_of_node.end() ? 0 : it->second});
+  }
+  return out;
+}
+
+std::string wait_plot_note(const TraceData& trace) {
+  std::size_t started = 0;
+  for (const JobRecord& j : trace.jobs) {
+    if (!std::isfinite(j.start_s)) continue;
+    ++started;
+    if (j.start_s > j.submit_s) return "";
+  }
+  if (started == 0) return "no job started";
+  return started == trace.jobs.size() ? "no job waited" : "no started job waited";
+}
 
 std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir, const std::string& suffix) {
   std::error_code ec;

@@ -1,8 +1,10 @@
-// PNG plots of one run, drawn by gnuplot (pngcairo): allocated GPUs over time, cumulative
-// cost over time (provisioned vs busy), and the distribution (CDF) of waiting times.
+// PNG plots of one run, drawn by gnuplot (pngcairo): allocated and provisioned GPUs over
+// time, cumulative cost over time (provisioned vs busy), both with the spot interruptions
+// marked, and the distribution (CDF) of waiting times.
 // gnuplot-iostream and Boost stay inside plots.cpp so that including this header is cheap.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,21 @@ namespace gcsim::analysis {
 // then renamed). Throws
 // gcsim::Error("gnuplot failed ...") when gnuplot is missing or leaves no PNG.
 std::vector<std::string> write_plots(const TraceData& trace, const std::string& dir, const std::string& suffix = "");
+
+// The spot interruptions the time plots mark: one per `node_down` event after t = 0 (a
+// spot node down from t = 0 because its pool could not supply it is no interruption, as
+// in /nodes.interruptions), with the GPUs of the node taken (0 for a node the trace does
+// not list).
+struct Interruption {
+  double time_s = 0;
+  std::int32_t gpus = 0;
+};
+std::vector<Interruption> spot_interruptions(const TraceData& trace);
+
+// What the waiting-time plot writes across it: "no job started"; "no job waited" when
+// every job started at its submission, "no started job waited" when some never started
+// and the others did not wait; "" when some job waited (the plot draws the CDF).
+std::string wait_plot_note(const TraceData& trace);
 
 // `text` as one gnuplot single-quoted string, safe whatever it holds: a quote is written
 // twice, and every control character (a newline or a carriage return would end the

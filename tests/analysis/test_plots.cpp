@@ -1,6 +1,9 @@
-// Plots: three non-empty PNG files from gnuplot, for a small run, a large one (binned
-// and quantile-reduced paths) and an empty one; no temporary files left behind. Smoke
-// tests ([smoke]): they check that the files are drawn, not what they show.
+// Plots: three non-empty PNG files from gnuplot, for a small run, a large one (pixel- and
+// quantile-reduced paths), a spot run whose jobs never waited and an empty one; no
+// temporary files left behind. Smoke tests ([smoke]) check that the files are drawn, not
+// what they show; what the plots are given to show (the interruptions marked, the note on
+// the waiting-time plot) is checked by the [unit] cases. The pixel reduction itself:
+// test_pixel_steps.cpp.
 
 #include <catch2/catch.hpp>
 
@@ -9,9 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <string_view>
 #include <string>
 
 #include "analysis/plots.hpp"
+#include "models/trace/schema.hpp"
 #include "sim/errors.hpp"
 
 namespace fs = std::filesystem;
@@ -77,6 +82,61 @@ TEST_CASE("plots of a large run are reduced before plotting", "[smoke][plot][.sl
   }
   check_plots(d);
 }
+
+namespace {
+
+// A spot run over 10 h: two nodes (8 and 4 GPUs); node 1 could not be supplied at t = 0,
+// node 0 is taken at 2 h (notice 2 min before) and comes back at 2.5 h, node 1 (up from
+// 1 h) is taken at 6 h. Every job started at its submission.
+TraceData spot_run() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TraceData d;
+  d.attrs.scenario_name = "spot";
+  d.attrs.end_s = 36000;
+  d.attrs.horizon_s = 36000;
+  for (std::string_view k : gcsim::trace::schema::EVENT_KINDS) d.event_kind_labels.emplace_back(k);
+  const auto kind = [](std::string_view name) {
+    const auto& kinds = gcsim::trace::schema::EVENT_KINDS;
+    return static_cast<std::uint8_t>(std::find(kinds.begin(), kinds.end(), name) - kinds.begin());
+  };
+  d.nodes = {{0, "p", "A100", 8, 6.0, 0, 36000, 57.0}, {1, "q", "A100", 4, 3.0, 3600, 21600, 15.0}};
+  d.events = {{0, -1, 1, kind("node_down")},     {3600, -1, 1, kind("node_up")},
+              {7080, -1, 0, kind("notice")},     {7200, 1, 0, kind("stop")},
+              {7200, -1, 0, kind("node_down")},  {9000, -1, 0, kind("node_up")},
+              {21600, -1, 1, kind("node_down")}, {36000, -1, -1, kind("end_of_run")}};
+  d.jobs = {{1, "J1", 0, 0, nan, 8, 8, "p", 0, 1, 40.0, JobStatus::Running, {}, {}},
+            {2, "J2", 3600, 3600, 7200, 4, 4, "q", 1, 1, 3.0, JobStatus::Completed, {}, {}}};
+  d.utilization = {{0, 8, 8},     {3600, 12, 12}, {7200, 4, 4},
+                   {9000, 12, 12}, {9000, 4, 12},  {21600, 0, 8}};
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("spot interruptions: each node_down after t = 0, with the node's GPUs", "[unit][plot]") {
+  const std::vector<Interruption> taken = spot_interruptions(spot_run());
+  REQUIRE(taken.size() == 2);  // not the node missing from t = 0
+  CHECK(taken[0].time_s == 7200.0);
+  CHECK(taken[0].gpus == 8);
+  CHECK(taken[1].time_s == 21600.0);
+  CHECK(taken[1].gpus == 4);
+  CHECK(spot_interruptions(TraceData{}).empty());
+}
+
+TEST_CASE("the waiting-time plot says when no job waited", "[unit][plot]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TraceData d = spot_run();
+  CHECK(wait_plot_note(d) == "no job waited");
+  d.jobs.push_back({3, "J3", 30000, nan, nan, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted, {}, {}});
+  CHECK(wait_plot_note(d) == "no started job waited");
+  d.jobs[1].start_s = 3601;  // one second of waiting: the CDF is drawn
+  CHECK(wait_plot_note(d).empty());
+  CHECK(wait_plot_note(TraceData{}) == "no job started");
+  d.jobs = {d.jobs[2]};
+  CHECK(wait_plot_note(d) == "no job started");
+}
+
+TEST_CASE("plots of a spot run whose jobs never waited", "[smoke][plot][.slow]") { check_plots(spot_run()); }
 
 TEST_CASE("plots of an empty run still draw", "[smoke][plot][.slow]") {
   TraceData d;
