@@ -86,7 +86,11 @@ ModelAnchor parse_anchor(const ConfigNode& node, const ModelSpec& m, const GpuCa
     gpu.fail(ErrorCode::UnknownName,
              "unknown GPU '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
   }
+  // The figures, not the citations: every job of the model carries a copy of its anchors.
   a.gpu = *g;
+  a.gpu.aliases.clear();
+  a.gpu.sources.clear();
+  a.gpu.notes.clear();
   if (const ConfigNode* n = r.optional("gpus")) a.gpus = read_positive_int(*n);
   if (const ConfigNode* n = r.optional("gpus_per_node")) a.gpus_per_node = read_positive_int(*n, 1 << 16);
   if (const ConfigNode* n = r.optional("host_cores")) a.host_cores = static_cast<int>(config::read_int(*n, 0, 1 << 20));

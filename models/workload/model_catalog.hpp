@@ -45,7 +45,7 @@ struct TransformerShape {
 // to other GPUs part by part (docs/step-time.md, "Anchors"). Read from a catalog entry's
 // `anchors:` list; the GPU is resolved against the GPU catalog when the entry is read.
 struct ModelAnchor {
-  GpuSpec gpu;
+  GpuSpec gpu;                  // the catalog entry's figures (without its sources and notes)
   int gpus = 1;                 // GPUs of the measured run
   int gpus_per_node = 8;        // of the measured system
   int host_cores = 0;           // CPU cores per node of the measured system; 0 = not limiting

@@ -23,6 +23,10 @@
 // training_throughput_v100.csv. On other GPUs the tensor-core and CUDA-core efficiencies
 // are the V100 values times the ratio of published large-GEMM efficiencies, target GPU
 // over V100 (efficiency_ratios(), table and sources in step_time.cpp and docs/step-time.md).
+// Anchors: a job whose model has a measured throughput that applies (pick_anchor()) has
+// every compute part multiplied by the factor that reproduces that measurement on its own
+// GPU (anchor_compute_scale(), kept in TrainingSpec::compute_scale): the measurement scaled
+// part by part to the job's GPU roofs, in the manner of Habitat (Yu et al., USENIX ATC 2021).
 #pragma once
 
 #include <functional>
