@@ -43,7 +43,7 @@ Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, config::
   if (const ConfigNode* list = r.optional("gpus"))
     for (const ConfigNode* f : file_nodes(*list)) c.gpus.add_from(read_catalog_file(*f, sources).root);
   if (const ConfigNode* list = r.optional("models"))
-    for (const ConfigNode* f : file_nodes(*list)) c.models.add_from(read_catalog_file(*f, sources).root);
+    for (const ConfigNode* f : file_nodes(*list)) c.models.add_from(read_catalog_file(*f, sources).root, &c.gpus);
   if (const ConfigNode* list = r.optional("instances")) {
     for (const ConfigNode* f : file_nodes(*list)) {
       std::istringstream in(sources.read(*f, "catalog file"));

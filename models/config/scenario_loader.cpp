@@ -50,7 +50,7 @@ Catalogs read_bundled_catalogs(const std::string& catalog_dir, config::SourceRes
   };
   Catalogs c;
   c.gpus.add_from(yaml("gpus.yaml").root);
-  c.models.add_from(yaml("models.yaml").root);
+  c.models.add_from(yaml("models.yaml").root, &c.gpus);
   c.instances = instances(&c.gpus);
   const std::string advisor = (fs::path(catalog_dir) / "aws_spot_advisor_gpu.csv").string();
   c.spot_advisor = SpotAdvisor::parse(advisor, sources.read_bundled(advisor, "spot advisor"));

@@ -75,9 +75,48 @@ void replace_or_append(std::vector<T>& entries, T spec) {
   }
 }
 
+ModelAnchor parse_anchor(const ConfigNode& node, const ModelSpec& m, const GpuCatalog& gpus) {
+  MapReader r(node, ANCHOR_KEYS);
+  ModelAnchor a;
+  const ConfigNode& gpu = r.required("gpu");
+  const std::string name = config::read_string(gpu);
+  const GpuSpec* g = gpus.find(name);
+  if (g == nullptr) {
+    const std::string hint = did_you_mean(name, gpus.all_names());
+    gpu.fail(ErrorCode::UnknownName,
+             "unknown GPU '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  }
+  // The figures, not the citations: every job of the model carries a copy of its anchors.
+  a.gpu = *g;
+  a.gpu.aliases.clear();
+  a.gpu.sources.clear();
+  a.gpu.notes.clear();
+  if (const ConfigNode* n = r.optional("gpus")) a.gpus = read_positive_int(*n);
+  if (const ConfigNode* n = r.optional("gpus_per_node")) a.gpus_per_node = read_positive_int(*n, 1 << 16);
+  if (const ConfigNode* n = r.optional("host_cores")) a.host_cores = static_cast<int>(config::read_int(*n, 0, 1 << 20));
+  const ConfigNode& precision = r.required("precision");
+  a.precision = parse_precision(config::read_enum(precision, precision_names()));
+  if (!a.gpu.supports(a.precision))
+    precision.fail(ErrorCode::Conflict,
+                   "GPU '" + a.gpu.name + "' has no " + std::string(precision_name(a.precision)) + " peak");
+  a.batch_per_gpu = read_positive_int(r.required("batch_per_gpu"));
+  if (const ConfigNode* n = r.optional("grad_accum")) a.grad_accum = read_positive_int(*n, 1 << 20);
+  if (const ConfigNode* n = r.optional("seq_len")) {
+    if (!m.transformer) n->fail(ErrorCode::Conflict, "model '" + m.name + "' has no sequence length");
+    a.seq_len = read_positive_int(*n);
+    if (m.transformer->max_seq_len > 0 && a.seq_len > m.transformer->max_seq_len)
+      n->fail(ErrorCode::OutOfRange, "model '" + m.name + "' takes at most " +
+                                         std::to_string(m.transformer->max_seq_len) + " tokens");
+  }
+  a.samples_per_s = config::read_positive(r.required("samples_per_s"));
+  a.source = config::read_string(r.required("source"));
+  r.finish();
+  return a;
+}
+
 }  // namespace
 
-ModelSpec parse_model(const ConfigNode& node, bool require_sources) {
+ModelSpec parse_model(const ConfigNode& node, bool require_sources, const GpuCatalog* gpus) {
   MapReader r(node);
   ModelSpec m;
   m.name = config::read_string(r.required("name"));
@@ -118,6 +157,12 @@ ModelSpec parse_model(const ConfigNode& node, bool require_sources) {
     m.sources = config::read_string(*s);
   }
   if (const ConfigNode* s = r.optional("notes")) m.notes = config::read_string(*s);
+  if (const ConfigNode* list = r.optional("anchors")) {
+    if (gpus == nullptr)
+      list->fail(ErrorCode::Conflict, "anchors are read from model catalog files only, not from a job's inline model");
+    if (!list->is_sequence()) list->fail(ErrorCode::WrongType, "anchors must be a list of measured runs");
+    for (const ConfigNode& item : list->items()) m.anchors.push_back(parse_anchor(item, m, *gpus));
+  }
   r.finish();
   return m;
 }
@@ -188,7 +233,7 @@ ModelFigures resolve(const ModelSpec& m, int seq_len) {
   return f;
 }
 
-void ModelCatalog::add_from(const ConfigNode& root) {
+void ModelCatalog::add_from(const ConfigNode& root, const GpuCatalog* gpus) {
   MapReader top(root);
   const ConfigNode* models = top.optional("models");
   const ConfigNode* datasets = top.optional("datasets");
@@ -199,7 +244,7 @@ void ModelCatalog::add_from(const ConfigNode& root) {
   if (models) {
     if (!models->is_sequence()) models->fail(ErrorCode::WrongType, "models must be a list of model entries");
     for (const ConfigNode& item : models->items()) {
-      ModelSpec m = parse_model(item, true);
+      ModelSpec m = parse_model(item, true, gpus);
       std::vector<std::string> keys = m.aliases;
       keys.insert(keys.begin(), m.name);
       for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -257,8 +302,10 @@ std::vector<std::string> ModelCatalog::dataset_names() const {
 }
 
 ModelCatalog load_bundled_model_catalog(const std::string& catalog_dir) {
+  GpuCatalog gpus;
+  gpus.add_from(config::load_yaml_file((std::filesystem::path(catalog_dir) / "gpus.yaml").string()).root);
   ModelCatalog catalog;
-  catalog.add_from(config::load_yaml_file((std::filesystem::path(catalog_dir) / "models.yaml").string()).root);
+  catalog.add_from(config::load_yaml_file((std::filesystem::path(catalog_dir) / "models.yaml").string()).root, &gpus);
   return catalog;
 }
 

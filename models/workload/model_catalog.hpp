@@ -20,7 +20,10 @@
 #include <string_view>
 #include <vector>
 
+#include "models/gpu/gpu_catalog.hpp"
+#include "models/gpu/gpu_spec.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 
 namespace gcsim::models {
 
@@ -36,6 +39,35 @@ struct TransformerShape {
   double head_token_fraction = 1;   // share of tokens the LM head runs on (BERT MLM: 0.15)
   double extra_forward_flop = 0;    // per sample, outside the layers (ViT patch embedding)
   double extra_params = 0;          // parameters outside layers and token embedding
+};
+
+// A published throughput of this model on one GPU type: what the step-time model scales
+// to other GPUs part by part (docs/step-time.md, "Anchors"). Read from a catalog entry's
+// `anchors:` list; the GPU is resolved against the GPU catalog when the entry is read.
+struct ModelAnchor {
+  GpuSpec gpu;                  // the catalog entry's figures (without its sources and notes)
+  int gpus = 1;                 // GPUs of the measured run
+  int gpus_per_node = 8;        // of the measured system
+  int host_cores = 0;           // CPU cores per node of the measured system; 0 = not limiting
+  Precision precision = Precision::Fp32;
+  int batch_per_gpu = 1;
+  int grad_accum = 1;
+  int seq_len = 0;              // 0 = the model's default (or none)
+  double samples_per_s = 0;     // measured, whole run
+  std::string source;
+};
+
+inline constexpr config::KeySpec ANCHOR_KEYS[] = {
+    {"gpu", "name", "", true, "", "GPU of the measured run (GPU catalog name or alias)"},
+    {"gpus", "integer", "`1`", false, ">= 1", "GPUs of the measured run"},
+    {"gpus_per_node", "integer", "`8`", false, ">= 1", "GPUs per node of the measured system"},
+    {"host_cores", "integer", "`0`", false, ">= 0", "CPU cores per node of the measured system; 0 = not limiting"},
+    {"precision", "`fp32` | `tf32` | `amp` | `fp16` | `bf16` | `fp8`", "", true, "", "precision of the run"},
+    {"batch_per_gpu", "integer", "", true, ">= 1", "micro-batch per GPU"},
+    {"grad_accum", "integer", "`1`", false, ">= 1", "micro-batches per optimizer step"},
+    {"seq_len", "integer", "model's", false, ">= 1", "tokens per sample (transformers)"},
+    {"samples_per_s", "number", "", true, "> 0", "measured throughput of the whole run"},
+    {"source", "text", "", true, "", "where the measurement is published"},
 };
 
 struct ModelSpec {
@@ -56,6 +88,8 @@ struct ModelSpec {
   double input_bytes_per_sample = 0;          // read from storage (compressed)
   double device_bytes_per_sample = 0;         // copied host -> device (decoded)
   double cpu_decode_core_s_per_sample = 0;    // CPU decode + augmentation, core-seconds
+
+  std::vector<ModelAnchor> anchors;           // measured throughputs (catalog entries only)
 
   std::string sources;
   std::string notes;
@@ -101,8 +135,9 @@ class ModelCatalog {
  public:
   // Parses a catalog document with `models:` and/or `datasets:` lists. Strict: unknown
   // keys, bad units, missing sources -> ConfigError. An entry named like an existing one
-  // replaces it; a name or alias repeated within one file is a Duplicate error.
-  void add_from(const config::ConfigNode& root);
+  // replaces it; a name or alias repeated within one file is a Duplicate error. `gpus`
+  // resolves the GPUs that `anchors:` name; without it an entry with anchors is refused.
+  void add_from(const config::ConfigNode& root, const GpuCatalog* gpus = nullptr);
 
   const ModelSpec* find_model(std::string_view name) const;
   const DatasetSpec* find_dataset(std::string_view name) const;
@@ -117,11 +152,13 @@ class ModelCatalog {
 };
 
 // One model entry (a catalog item, or a job's inline `model: {...}`). `require_sources`:
-// catalog entries must cite their figures; an inline model need not.
-ModelSpec parse_model(const config::ConfigNode& node, bool require_sources);
+// catalog entries must cite their figures; an inline model need not. `gpus` resolves the
+// GPUs of `anchors:`; null (an inline model) refuses anchors.
+ModelSpec parse_model(const config::ConfigNode& node, bool require_sources, const GpuCatalog* gpus = nullptr);
 DatasetSpec parse_dataset(const config::ConfigNode& node, bool require_sources);
 
-// Loads the bundled catalog file (scenarios/catalog/models.yaml under `catalog_dir`).
+// Loads the bundled catalog file (scenarios/catalog/models.yaml under `catalog_dir`), its
+// anchors resolved against the bundled gpus.yaml beside it.
 ModelCatalog load_bundled_model_catalog(const std::string& catalog_dir);
 
 }  // namespace gcsim::models

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace gcsim::models {
 namespace {
@@ -26,7 +27,54 @@ double ring_s(double bytes, int n, double bytes_per_s, double latency_s) {
   return 2.0 * (n - 1) / n * bytes / bytes_per_s + 2.0 * (n - 1) * latency_s;
 }
 
+// Achieved / dense peak of large cuBLAS GEMMs, per GPU (0 = not measured). The V100 row is
+// the reference the fitted constants belong to.
+//   V100: Markidis et al. 2018, "NVIDIA Tensor Core Programmability, Performance &
+//         Precision" (IPDPSW): cuBLAS mixed-precision GEMM up to 83 TFLOP/s of 125, "seven
+//         times" the single-precision GEMM (83/7 = 11.9 of 15.7 TFLOP/s).
+//   A100, H100, GH200, 16-bit: stas00/ml-engineering, compute/accelerator/README.md,
+//         "Maximum Achievable Matmul FLOPS comparison table" (BF16 matmul, best shape found):
+//         A100 SXM 267.9/312, A100 PCIe 256.4/312, H100 SXM 792.1/989, GH200 821.0/989.
+//   A100 TF32: PaddlePaddle/Paddle PR #30612 (TF32 for cuBLAS on A100): a 10240^3 matmul
+//         in 0.017 s with TF32 = 126 TFLOP/s of 156.
+//   A100 FP32: Yinghan-Li/YHs_Sample issue #4: cuBLAS SGEMM 18.88 of 19.49 TFLOP/s on an
+//         A100 80GB PCIe (5120x4096x4096).
+// H100-PCIe, H100-NVL and H200 (the same GH100 die) take the H100 SXM figure; TF32 and FP8
+// on Hopper take its BF16 figure (no separate measurement found).
+struct GemmEvidence {
+  std::string_view gpu;
+  double tensor_16bit = 0;
+  double tensor_tf32 = 0;
+  double simt = 0;
+};
+constexpr GemmEvidence V100_GEMM{"V100", 83.0 / 125, 0, 83.0 / 7 / 15.7};
+constexpr GemmEvidence GEMM_EVIDENCE[] = {
+    {"A100-40GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49},
+    {"A100-80GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49},
+    {"A100-40GB-PCIe", 256.4 / 312, 126.3 / 156, 18.88 / 19.49},
+    {"A100-80GB-PCIe", 256.4 / 312, 126.3 / 156, 18.88 / 19.49},
+    {"H100-SXM", 792.1 / 989, 0, 0},
+    {"H100-PCIe", 792.1 / 989, 0, 0},
+    {"H100-NVL", 792.1 / 989, 0, 0},
+    {"H200", 792.1 / 989, 0, 0},
+    {"GH200", 821.0 / 989, 0, 0},
+};
+
 }  // namespace
+
+EfficiencyRatios efficiency_ratios(const GpuSpec& gpu, Precision p) {
+  EfficiencyRatios r;
+  for (const GemmEvidence& e : GEMM_EVIDENCE) {
+    if (e.gpu != gpu.name) continue;
+    const double tensor = p == Precision::Tf32 && e.tensor_tf32 > 0 ? e.tensor_tf32 : e.tensor_16bit;
+    r.tensor = tensor / V100_GEMM.tensor_16bit;
+    if (e.simt > 0) {
+      r.simt = e.simt / V100_GEMM.simt;
+      r.simt_ceiling = e.simt;
+    }
+  }
+  return r;
+}
 
 const Calibration& default_calibration() {
   // Fitted on training_throughput_v100.csv (docs/step-time.md, "Calibration"); the test
@@ -115,17 +163,23 @@ StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, c
 
   // Compute: each op class at its own roof, run back to back.
   const double train_flop = 3.0 * b * f.forward_flop / split;
-  const double mm_peak = is_tensor_precision(job.precision) ? gpu.peak_flop_per_s(job.precision) * cal.tensor_efficiency
-                                                            : gpu.fp32_flop_per_s * cal.simt_efficiency;
+  const EfficiencyRatios ratio = efficiency_ratios(gpu, job.precision);
+  const double simt_peak = gpu.fp32_flop_per_s * std::min(cal.simt_efficiency * ratio.simt, ratio.simt_ceiling);
+  const double mm_peak = is_tensor_precision(job.precision)
+                             ? gpu.peak_flop_per_s(job.precision) * cal.tensor_efficiency * ratio.tensor
+                             : simt_peak;
   e.tensor_s = train_flop * f.tensor_fraction / mm_peak;
   const double hbm = gpu.memory_bytes_per_s * cal.memory_efficiency;
   const double mem_bytes = b * f.memory_traffic_bytes * element_scale(job.precision) / split;
   const double vec_flop = train_flop * (1 - f.tensor_fraction);
-  e.memory_s = std::max(mem_bytes / hbm, vec_flop / (gpu.fp32_flop_per_s * cal.simt_efficiency));
+  e.memory_s = std::max(mem_bytes / hbm, vec_flop / simt_peak);
   const double params_local = f.params / split;
   const double params_updated = par.zero_stage >= 1 ? params_local / par.data : params_local;
   e.optimizer_s = params_updated * optimizer_traffic_bytes_per_param(job.optimizer) / hbm / job.grad_accum;
   e.overhead_s = f.kernels_per_step / static_cast<double>(par.pipeline) * cal.kernel_overhead_s;
+  // An anchored job: the anchor's measured/modelled residual on every compute part, each
+  // part already at this GPU's roof (docs/step-time.md, "Anchors").
+  for (double* part : {&e.tensor_s, &e.memory_s, &e.optimizer_s, &e.overhead_s}) *part *= job.compute_scale;
   e.compute_s = e.tensor_s + e.memory_s + e.optimizer_s + e.overhead_s;
 
   // Gradient synchronisation once per optimizer step, hidden behind the last micro-step's
@@ -184,6 +238,48 @@ StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, c
   e.samples_per_s = job_samples / e.step_s;
   e.samples_per_s_per_gpu = e.samples_per_s / job.gpus;
   return e;
+}
+
+const ModelAnchor* pick_anchor(const TrainingSpec& job) {
+  const auto wide = [](Precision p) { return p == Precision::Fp32 || p == Precision::Tf32; };
+  const int seq = job.figures().seq_len;
+  const ModelAnchor* best = nullptr;
+  for (const ModelAnchor& a : job.model.anchors) {
+    if (resolve(job.model, a.seq_len).seq_len != seq || wide(a.precision) != wide(job.precision)) continue;
+    if (best == nullptr) {
+      best = &a;
+      continue;
+    }
+    const bool exact = a.precision == job.precision, best_exact = best->precision == job.precision;
+    if (exact != best_exact ? exact : a.gpus < best->gpus) best = &a;
+  }
+  return best;
+}
+
+double anchor_compute_scale(const TrainingSpec& job, const Calibration& cal) {
+  const ModelAnchor* a = pick_anchor(job);
+  if (a == nullptr) return 1;
+  TrainingSpec run = job;
+  run.precision = a->precision;
+  run.batch_per_gpu = a->batch_per_gpu;
+  run.grad_accum = a->grad_accum;
+  run.seq_len = a->seq_len;
+  run.gpus = a->gpus;
+  run.parallel = ParallelismSpec{a->gpus, 1, 1, 0};
+  run.dataset.reset();
+  HardwareContext hw = hardware_for(a->gpu, a->gpus, a->gpus_per_node, a->host_cores);
+  // A benchmark run gives all the host's cores to the GPUs it uses.
+  if (a->host_cores > 0) hw.cpu_cores_per_gpu = static_cast<double>(a->host_cores) / std::min(a->gpus, a->gpus_per_node);
+  double k = 1;
+  for (int i = 0; i < 64; ++i) {
+    run.compute_scale = k;
+    const StepEstimate e = estimate_step(run, hw, cal);
+    if (e.input_s >= e.gpu_s) break;
+    const double ratio = e.samples_per_s / a->samples_per_s;
+    if (std::fabs(ratio - 1) < 1e-12) break;
+    k *= ratio;
+  }
+  return k;
 }
 
 EstimateRow estimate_job(const TrainingSpec& job, const HardwareContext& hw, double node_price_usd_per_hour,

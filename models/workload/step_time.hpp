@@ -19,8 +19,14 @@
 //   bubble (pp-1)/m (Narayanan et al. 2021) and tensor-parallel all-reduces.
 //   straggler factor = 1 + σ·sqrt(2·ln n) for n synchronised GPUs: the expected maximum of n
 //   step times with relative spread σ (extreme-value bound for Gaussian maxima).
-// The efficiencies are global constants fitted once on the V100 measurements in
-// training_throughput_v100.csv and used unchanged on every GPU.
+// The efficiencies are constants fitted once on the V100 measurements in
+// training_throughput_v100.csv. On other GPUs the tensor-core and CUDA-core efficiencies
+// are the V100 values times the ratio of published large-GEMM efficiencies, target GPU
+// over V100 (efficiency_ratios(), table and sources in step_time.cpp and docs/step-time.md).
+// Anchors: a job whose model has a measured throughput that applies (pick_anchor()) has
+// every compute part multiplied by the factor that reproduces that measurement on its own
+// GPU (anchor_compute_scale(), kept in TrainingSpec::compute_scale): the measurement scaled
+// part by part to the job's GPU roofs, in the manner of Habitat (Yu et al., USENIX ATC 2021).
 #pragma once
 
 #include <functional>
@@ -47,6 +53,17 @@ struct Calibration {
 
 // The fitted constants (docs/step-time.md, "Calibration").
 const Calibration& default_calibration();
+
+// How much better (or worse) a GPU runs large GEMMs than the V100 the constants were fitted
+// on: achieved / peak of cuBLAS GEMMs on this GPU over the same on the V100, from published
+// measurements (docs/step-time.md, "Efficiency across GPU generations"). 1 for the V100 and
+// for GPUs without a published measurement.
+struct EfficiencyRatios {
+  double tensor = 1;          // multiplies η_tc at the job's precision
+  double simt = 1;            // multiplies η_simt
+  double simt_ceiling = 1;    // η_simt × simt never exceeds this measured SGEMM fraction
+};
+EfficiencyRatios efficiency_ratios(const GpuSpec& gpu, Precision p);
 
 struct HardwareContext;
 // Seconds of one all-reduce of `bytes` across `ranks` data-parallel GPUs of the job.
@@ -106,6 +123,17 @@ struct StepEstimate {
 
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw,
                            const Calibration& cal = default_calibration());
+
+// The job's model's anchor that applies to it (docs/step-time.md, "Anchors"): same sequence
+// length, same element width (fp32/tf32, or 16/8-bit), the same precision first, then the
+// fewest GPUs, then the first listed. nullptr when none applies.
+const ModelAnchor* pick_anchor(const TrainingSpec& job);
+
+// The factor on the compute parts that makes the model reproduce the picked anchor's
+// measured throughput on the anchor's own GPU and system (solved by fixed-point iteration:
+// the step is monotone in it). 1 without an anchor, and when the anchor's modelled run is
+// input-bound (its compute cannot be identified from its throughput).
+double anchor_compute_scale(const TrainingSpec& job, const Calibration& cal = default_calibration());
 
 // Bytes each data-parallel rank all-reduces per optimizer step: the local parameters'
 // gradients (2 B each in 16-bit precisions, 4 B in fp32/tf32), x1.5 with ZeRO-3 for the

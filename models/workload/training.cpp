@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "models/workload/step_time.hpp"
+
 namespace gcsim::models {
 namespace {
 
@@ -142,6 +144,7 @@ TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog,
     if (!t.model.transformer) tokens->fail(ErrorCode::Conflict, "model '" + t.model.name + "' has no tokens; give samples");
     t.total_samples = n / t.figures().tokens;
   }
+  t.compute_scale = anchor_compute_scale(t);
   return t;
 }
 

@@ -53,6 +53,10 @@ struct TrainingSpec {
   Decode decode = Decode::Cpu;
   std::optional<DatasetRef> dataset;
   double total_samples = 0;        // the amount of work, resolved to samples
+  // Multiplies the modelled compute parts of a step (tensor, memory, optimizer, launch):
+  // the model's anchor residual, measured / modelled on the anchor's GPU
+  // (anchor_compute_scale() in step_time.hpp); 1 = the roofline alone.
+  double compute_scale = 1;
 
   ModelFigures figures() const { return resolve(model, seq_len); }
   // Samples per step of the whole job (all data-parallel replicas, one micro-batch each).
@@ -74,6 +78,7 @@ struct TrainingSpec {
 //   optimizer      adam (default, also adamw) | sgd
 //   decode         cpu (default) | gpu (DALI)
 // Throws ConfigError (MissingKey, Conflict, UnknownName, OutOfRange...) at the offending key.
+// Sets compute_scale from the model's anchor that matches the job, if any.
 TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog, int gpus);
 
 }  // namespace gcsim::models

@@ -135,3 +135,68 @@ TEST_CASE("Model catalog reader refuses bad entries", "[unit][catalog]") {
     CHECK(c.find_model("resnet50")->params == 1e6);
   }
 }
+
+TEST_CASE("Anchors: read, resolved against the GPU catalog, and refused when wrong", "[unit][catalog]") {
+  const auto& gpus = gcsim::test::gpu_catalog();
+  const auto anchor_error = [&](const std::string& anchor) {
+    ModelCatalog c;
+    try {
+      c.add_from(gcsim::config::load_yaml_string(FIXED + "    anchors:\n      - " + anchor + "\n", "m.yaml").root, &gpus);
+    } catch (const ConfigError& e) {
+      return e.code();
+    }
+    FAIL("no ConfigError for anchor " << anchor);
+    return ErrorCode::Syntax;
+  };
+  const std::string good = "{gpu: V100-SXM2-16GB, precision: amp, batch_per_gpu: 8, samples_per_s: 100, source: s";
+  SECTION("the bundled entries carry their V100 rows") {
+    const auto& rn = *gcsim::test::bundled_models().find_model("resnet50");
+    REQUIRE(rn.anchors.size() == 2);
+    CHECK(rn.anchors[1].gpu.name == "V100-SXM2-16GB");
+    CHECK(rn.anchors[1].precision == gcsim::models::Precision::Fp16);
+    CHECK(rn.anchors[1].batch_per_gpu == 256);
+    CHECK(rn.anchors[1].samples_per_s == 1200);
+    CHECK(rn.anchors[1].host_cores == 40);
+    const auto& bert = *gcsim::test::bundled_models().find_model("bert-large");
+    REQUIRE(bert.anchors.size() == 4);
+    CHECK(bert.anchors[3].seq_len == 512);
+    CHECK(bert.anchors[3].grad_accum == 256);
+  }
+  SECTION("a well-formed anchor with defaults") {
+    ModelCatalog c;
+    c.add_from(gcsim::config::load_yaml_string(FIXED + "    anchors:\n      - " + good + "}\n", "m.yaml").root, &gpus);
+    const auto& a = c.find_model("m")->anchors.at(0);
+    CHECK(a.gpus == 1);
+    CHECK(a.gpus_per_node == 8);
+    CHECK(a.host_cores == 0);
+    CHECK(a.grad_accum == 1);
+    CHECK(a.seq_len == 0);
+  }
+  SECTION("unknown key") { CHECK(anchor_error(good + ", gpuz: 2}") == ErrorCode::UnknownKey); }
+  SECTION("missing measurement") {
+    CHECK(anchor_error("{gpu: V100-SXM2-16GB, precision: amp, batch_per_gpu: 8, source: s}") == ErrorCode::MissingKey);
+  }
+  SECTION("unknown GPU") { CHECK(anchor_error("{gpu: V101, precision: amp, batch_per_gpu: 8, samples_per_s: 1, source: s}") ==
+                                 ErrorCode::UnknownName); }
+  SECTION("precision the GPU lacks") {
+    CHECK(anchor_error("{gpu: V100-SXM2-16GB, precision: tf32, batch_per_gpu: 8, samples_per_s: 1, source: s}") ==
+          ErrorCode::Conflict);
+  }
+  SECTION("seq_len on a CNN") { CHECK(anchor_error(good + ", seq_len: 128}") == ErrorCode::Conflict); }
+  SECTION("throughput not positive") {
+    CHECK(anchor_error("{gpu: V100-SXM2-16GB, precision: amp, batch_per_gpu: 8, samples_per_s: 0, source: s}") ==
+          ErrorCode::OutOfRange);
+  }
+  SECTION("batch zero") {
+    CHECK(anchor_error("{gpu: V100-SXM2-16GB, precision: amp, batch_per_gpu: 0, samples_per_s: 1, source: s}") ==
+          ErrorCode::OutOfRange);
+  }
+  SECTION("not a list") {
+    ModelCatalog c;
+    CHECK_THROWS_AS(c.add_from(gcsim::config::load_yaml_string(FIXED + "    anchors: " + good + "}\n", "m.yaml").root, &gpus),
+                    ConfigError);
+  }
+  SECTION("without a GPU catalog (an inline model) anchors are refused") {
+    CHECK(catalog_error(FIXED + "    anchors:\n      - " + good + "}\n") == ErrorCode::Conflict);
+  }
+}

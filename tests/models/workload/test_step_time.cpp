@@ -262,3 +262,119 @@ TEST_CASE("ResNet-50 on 8xA100 vs 8xH100 vs 8xT4 (the bundled estimate example)"
   CHECK(rate[1] > rate[0]);
   CHECK(rate[0] > 3 * rate[2]);
 }
+
+TEST_CASE("Tensor- and CUDA-core efficiency scale by the published GEMM efficiency ratio to the V100",
+          "[model][step]") {
+  using gcsim::models::efficiency_ratios;
+  // Cited figures (step_time.cpp): V100 cuBLAS 83 of 125 TFLOP/s (16-bit), 83/7 of 15.7
+  // (fp32); A100 SXM BF16 267.9 of 312, TF32 126.3 of 156, SGEMM 18.88 of 19.49; H100 SXM
+  // BF16 792.1 of 989.
+  const double v100_tc = 83.0 / 125, v100_simt = 83.0 / 7 / 15.7;
+  SECTION("the V100 and GPUs without a measurement keep the fitted constants") {
+    for (const char* name : {"V100-SXM2-16GB", "V100-SXM2-32GB", "T4", "L4"}) {
+      const auto r = efficiency_ratios(gpu(name), Precision::Fp16);
+      CHECK(r.tensor == 1);
+      CHECK(r.simt == 1);
+    }
+  }
+  SECTION("A100: per precision") {
+    const auto& a100 = gpu("A100-80GB-SXM");
+    CHECK(efficiency_ratios(a100, Precision::Fp16).tensor == Approx(267.9 / 312 / v100_tc));  // 1.293
+    CHECK(efficiency_ratios(a100, Precision::Bf16).tensor == Approx(267.9 / 312 / v100_tc));
+    CHECK(efficiency_ratios(a100, Precision::Tf32).tensor == Approx(126.3 / 156 / v100_tc));  // 1.219
+    CHECK(efficiency_ratios(a100, Precision::Fp32).simt == Approx(18.88 / 19.49 / v100_simt));
+    CHECK(efficiency_ratios(gpu("A100-40GB-PCIe"), Precision::Fp16).tensor == Approx(256.4 / 312 / v100_tc));
+  }
+  SECTION("H100: the BF16 figure for every tensor precision") {
+    for (const auto p : {Precision::Fp16, Precision::Tf32, Precision::Fp8}) {
+      CHECK(efficiency_ratios(gpu("H100-SXM"), p).tensor == Approx(792.1 / 989 / v100_tc));  // 1.206
+    }
+  }
+  SECTION("in the step: tensor roof and the CUDA-core ceiling") {
+    const auto& a100 = gpu("A100-80GB-SXM");
+    const auto job = make_job("resnet50", Precision::Fp16, 256, 1, 0, 1, Optimizer::Sgd, Decode::Gpu);
+    const auto f = job.figures();
+    const auto e = estimate_step(job, gcsim::models::hardware_for(a100, 1, 8, 128));
+    const double eta = gcsim::models::default_calibration().tensor_efficiency * 267.9 / 312 / v100_tc;
+    CHECK(e.tensor_s == Approx(3 * 256 * f.forward_flop * f.tensor_fraction / (312e12 * eta)));
+    // fp32 on the A100: 0.81 x 1.28 would exceed the A100's own measured SGEMM fraction (96.9%).
+    const auto fp32 = make_job("resnet50", Precision::Fp32, 128, 1, 0, 1, Optimizer::Sgd, Decode::Gpu);
+    const auto e32 = estimate_step(fp32, gcsim::models::hardware_for(a100, 1, 8, 128));
+    CHECK(e32.tensor_s == Approx(3 * 128 * f.forward_flop * f.tensor_fraction / (19.5e12 * 18.88 / 19.49)));
+  }
+}
+
+TEST_CASE("Anchors: the measured run is reproduced, other GPUs get it scaled part by part", "[model][step]") {
+  using gcsim::models::anchor_compute_scale;
+  using gcsim::models::pick_anchor;
+  // bert-large's seq-512 AMP anchor: 75 seq/s on one V100-SXM2-32GB of a DGX-1 (40 cores),
+  // batch 8, 256 micro-batches per optimizer step.
+  auto job = make_job("bert-large", Precision::Fp16, 8, 1, 512, 256);
+  const auto* a = pick_anchor(job);
+  REQUIRE(a != nullptr);
+  CHECK(a->samples_per_s == 75);
+  auto v100 = gcsim::models::hardware_for(gpu("V100-SXM2-32GB"), 1, 8, 40);
+  v100.cpu_cores_per_gpu = 40;
+  const double roof_anchor = estimate_step(job, v100).samples_per_s;
+  job.compute_scale = anchor_compute_scale(job);
+  INFO("roofline " << roof_anchor << " seq/s, scale " << job.compute_scale);
+  CHECK(job.compute_scale < 0.7);  // the roofline's -44% on this row (docs/step-time.md)
+  SECTION("on its own GPU the anchored job gives the measurement") {
+    CHECK(estimate_step(job, v100).samples_per_s == Approx(75).epsilon(1e-9));
+  }
+  SECTION("one A100: every compute part scaled by its own roof, so the ratio to the roofline carries over") {
+    const auto hw = gcsim::models::hardware_for(gpu("A100-80GB-SXM"), 1, 8, 128);
+    auto roof = job;
+    roof.compute_scale = 1;
+    const auto e = estimate_step(job, hw);
+    const auto r = estimate_step(roof, hw);
+    CHECK(e.tensor_s == Approx(r.tensor_s * job.compute_scale));
+    CHECK(e.memory_s == Approx(r.memory_s * job.compute_scale));
+    CHECK(e.samples_per_s == Approx(r.samples_per_s * 75 / roof_anchor));
+  }
+  SECTION("eight A100s: communication and input stay at their own roofs") {
+    auto eight = make_job("bert-large", Precision::Fp16, 8, 8, 512, 256);
+    eight.compute_scale = job.compute_scale;
+    auto roof = eight;
+    roof.compute_scale = 1;
+    const auto hw = gcsim::models::hardware_for(gpu("A100-80GB-SXM"), 8, 8, 128);
+    CHECK(estimate_step(eight, hw).comm_s == Approx(estimate_step(roof, hw).comm_s));
+    CHECK(estimate_step(eight, hw).input_s == Approx(estimate_step(roof, hw).input_s));
+  }
+}
+
+TEST_CASE("Anchors: which one applies", "[model][step]") {
+  using gcsim::models::anchor_compute_scale;
+  using gcsim::models::pick_anchor;
+  SECTION("same precision first") {
+    CHECK(pick_anchor(make_job("resnet50", Precision::Fp16, 256, 8))->samples_per_s == 1200);
+    CHECK(pick_anchor(make_job("resnet50", Precision::Fp32, 112, 1))->samples_per_s == 367);
+  }
+  SECTION("else the same element width: tf32 from fp32, bf16 from amp") {
+    CHECK(pick_anchor(make_job("resnet50", Precision::Tf32, 256, 1))->samples_per_s == 367);
+    CHECK(pick_anchor(make_job("bert-large", Precision::Bf16, 64, 1, 128))->samples_per_s == 224);
+  }
+  SECTION("the sequence length must match") {
+    CHECK(pick_anchor(make_job("bert-large", Precision::Fp32, 4, 1, 512))->samples_per_s == 19);
+    CHECK(pick_anchor(make_job("bert-large", Precision::Fp16, 32, 1))->samples_per_s == 224);  // default 128
+    const auto squad = make_job("bert-large", Precision::Fp16, 16, 1, 384);
+    CHECK(pick_anchor(squad) == nullptr);
+    CHECK(anchor_compute_scale(squad) == 1);
+  }
+  SECTION("no anchors: the roofline") {
+    CHECK(pick_anchor(make_job("gpt2-xl", Precision::Bf16, 4, 8)) == nullptr);
+  }
+  SECTION("fewest GPUs among equals") {
+    auto job = make_job("resnet50", Precision::Fp16, 256, 1);
+    auto eight = job.model.anchors[1];
+    eight.gpus = 8;
+    eight.samples_per_s = 8000;
+    job.model.anchors.insert(job.model.anchors.begin(), eight);
+    CHECK(pick_anchor(job)->gpus == 1);
+  }
+  SECTION("an anchor the model runs input-bound identifies nothing") {
+    auto job = make_job("resnet50", Precision::Fp16, 256, 1);
+    job.model.anchors[1].host_cores = 1;  // one core decoding for the GPU
+    CHECK(anchor_compute_scale(job) == 1);
+  }
+}

@@ -143,3 +143,11 @@ TEST_CASE("The bundled estimate example's storage and job parse", "[unit][traini
     CHECK(t.total_samples == Approx(90.0 * 1'281'167));
   }
 }
+
+TEST_CASE("A parsed job carries its anchor's compute scale", "[unit][training]") {
+  const TrainingSpec anchored = job_from(RN50 + "samples: 1M}");
+  CHECK(anchored.compute_scale == Approx(gcsim::models::anchor_compute_scale(anchored)));
+  CHECK(anchored.compute_scale != 1);
+  const TrainingSpec none = job_from("{name: g, model: gpt2-xl, precision: bf16, batch_per_gpu: 4, gpus: 8, samples: 1M}");
+  CHECK(none.compute_scale == 1);
+}
