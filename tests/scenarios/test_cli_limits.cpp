@@ -42,7 +42,7 @@ TEST_CASE("gcsim validate prints the resource estimate and checks it against --m
 
   const auto events = run_gcsim("validate " + QUICKSTART + " --max-events 100");
   CHECK(events.code == 2);
-  CHECK(has(events.output, "quickstart.yaml:23:"));  // the generator, which has most of the events
+  CHECK(has(events.output, "quickstart.yaml:24:"));  // the generator, which has most of the events
   CHECK(has(events.output, "workload.generators[0].count"));
 
   CHECK(run_gcsim("validate " + QUICKSTART + " --max-memory 8").code == 2);     // a size needs its unit
