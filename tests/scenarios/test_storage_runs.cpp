@@ -52,6 +52,21 @@ std::string model_job(const std::string& name, double samples, const std::string
          "file_size: 100KB, tier: " + tier + extra + "}}\n";
 }
 
+// A 730-hour month (one billing month of storage) on `nodes` 1-GPU nodes at $1/h, with a
+// priced NFS ($0.30/GB-month) and node NVMe ($0.10/GB-month), and `more_tiers`.
+std::string priced_month(const std::string& name, int nodes, const std::string& more_tiers, const std::string& jobs) {
+  return "name: " + name + R"(
+horizon: 730h
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 96, count: )" + std::to_string(nodes) + R"(, price: {on_demand_per_hour: 1}}
+storage:
+  tiers:
+    - {name: nfs, kind: shared-fs, read: 10MB/s, price: 0.30/GB-month}
+    - {name: nvme, kind: local-nvme, read: 10MB/s, write: 1GB/s, capacity: 1TB, price: 0.10/GB-month}
+)" + more_tiers + "workload:\n  jobs:\n" + jobs;
+}
+
 }  // namespace
 
 TEST_CASE("readers of one shared tier divide its bandwidth", "[scenario][storage]") {
@@ -205,19 +220,7 @@ TEST_CASE("a staged copy is charged on the node's NVMe while kept", "[scenario][
   // 100 MB staged from NFS ($0.30/GB-month, no read charges) to NVMe ($0.10/GB-month) at
   // t = 0 and kept until the end of the run at 730 h: 0.1 GB x $0.10 on the node plus
   // 0.1 GB x $0.30 for the dataset on NFS = $0.04.
-  const std::string yaml = R"(name: copy
-horizon: 730h
-run_until: horizon
-cluster:
-  node_types:
-    - {name: n, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 96, count: 1, price: {on_demand_per_hour: 1}}
-storage:
-  tiers:
-    - {name: nfs, kind: shared-fs, read: 10MB/s, price: 0.30/GB-month}
-    - {name: nvme, kind: local-nvme, read: 10MB/s, write: 1GB/s, capacity: 1TB, price: 0.10/GB-month}
-workload:
-  jobs:
-)" + model_job("A", 1000, "nfs", ", access: stage");
+  const std::string yaml = priced_month("copy", 1, "", model_job("A", 1000, "nfs", ", access: stage"));
   const auto r = models::run_simulation(test::scenario_from_yaml(yaml), models::builtins().schedulers, nullptr);
   CHECK(r.storage_cost_usd == Approx(0.1 * 0.10 + 0.1 * 0.30).epsilon(1e-12));
 }
@@ -226,20 +229,10 @@ TEST_CASE("the totals add up: ledger, per-node bills, storage and the printed to
   // Two nodes for 730 h at $1/h ($1,460 of compute); job A stages 100 MB from NFS to node
   // NVMe (charged on the node), job B streams from an object store (charged to no node:
   // node = -1). Every figure is one definition: the total is the ledger's sum.
-  const std::string yaml = R"(name: totals
-horizon: 730h
-cluster:
-  node_types:
-    - {name: n, gpu: A100-40GB-SXM, gpus: 1, cpu_cores: 96, count: 2, price: {on_demand_per_hour: 1}}
-storage:
-  tiers:
-    - {name: nfs, kind: shared-fs, read: 10MB/s, price: 0.30/GB-month}
-    - {name: nvme, kind: local-nvme, read: 10MB/s, write: 1GB/s, capacity: 1TB, price: 0.10/GB-month}
-    - {name: s3, kind: object-store, read: 100GB/s, stream: 100MB/s, latency: 20ms, price: 0.023/GB-month,
-       request_price: 0.0004, transfer_price: 0.09/GB}
-workload:
-  jobs:
-)" + model_job("A", 1000, "nfs", ", access: stage") + model_job("B", 1000, "s3");
+  const std::string yaml = priced_month("totals", 2,
+                                        "    - {name: s3, kind: object-store, read: 100GB/s, stream: 100MB/s, latency: 20ms, "
+                                        "price: 0.023/GB-month, request_price: 0.0004, transfer_price: 0.09/GB}\n",
+                                        model_job("A", 1000, "nfs", ", access: stage") + model_job("B", 1000, "s3"));
   test::TempDir dir;
   const models::Scenario s = test::scenario_from_yaml(yaml);
   const std::string path = dir.file("t.h5");
