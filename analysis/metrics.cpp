@@ -61,9 +61,14 @@ Metrics compute_metrics(const TraceData& trace) {
   // Every charge is in the ledger (node bills and charges of no node, such as storage);
   // traces without one (schema 1) have only node bills.
   if (!trace.ledger.empty()) {
-    for (const ChargeRecord& c : trace.ledger) m.total_cost_usd += c.usd;
+    for (const ChargeRecord& c : trace.ledger) {
+      m.total_cost_usd += c.usd;
+      if (c.busy) m.busy_cost_usd += c.usd;
+      if (c.category == "storage" || c.category == "egress" || c.category == "requests") m.storage_cost_usd += c.usd;
+    }
   } else {
     for (const NodeRecord& n : trace.nodes) m.total_cost_usd += n.cost_usd;
+    for (const JobRecord& j : trace.jobs) m.busy_cost_usd += j.cost_usd;
   }
 
   std::vector<double> waits;
@@ -71,7 +76,6 @@ Metrics compute_metrics(const TraceData& trace) {
   double first_submit_s = std::numeric_limits<double>::infinity();
   double last_end_s = -std::numeric_limits<double>::infinity();
   for (const JobRecord& j : trace.jobs) {
-    m.busy_cost_usd += j.cost_usd;
     first_submit_s = std::min(first_submit_s, j.submit_s);
     switch (j.status) {
       case JobStatus::Completed: ++m.jobs_completed; break;
@@ -91,7 +95,7 @@ Metrics compute_metrics(const TraceData& trace) {
     }
   }
   m.jobs_total = static_cast<std::int64_t>(trace.jobs.size());
-  m.idle_cost_usd = m.total_cost_usd - m.busy_cost_usd;
+  m.idle_cost_usd = m.total_cost_usd - m.busy_cost_usd - m.storage_cost_usd;
   if (m.jobs_completed > 0) m.cost_per_completed_job_usd = m.total_cost_usd / static_cast<double>(m.jobs_completed);
   m.makespan_s = jcts.empty() ? 0.0 : last_end_s - first_submit_s;
   if (!jcts.empty()) m.last_completion_s = last_end_s;

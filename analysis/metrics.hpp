@@ -65,8 +65,10 @@ struct Metrics {
   double end_s = 0;  // integration window is [0, end_s]
 
   double total_cost_usd = 0;              // sum of /ledger (schema 1: of node cost_usd)
-  double busy_cost_usd = 0;               // sum of job cost_usd
-  double idle_cost_usd = 0;               // total - busy
+  // total = busy + idle + storage, one meaning each, the same as the run summary's:
+  double busy_cost_usd = 0;     // capacity jobs held: the ledger's busy charges (schema 1: sum of job cost_usd)
+  double idle_cost_usd = 0;     // capacity nobody held: total - busy - storage
+  double storage_cost_usd = 0;  // stored data, transfers and requests (the ledger's storage, egress, requests)
   double cost_per_completed_job_usd = NOT_A_NUMBER;  // total / jobs_completed
   double gpu_hours_delivered = 0;         // integral of allocated GPUs over [0, end_s], in hours
   double gpu_hours_provisioned = 0;       // integral of total GPUs over [0, end_s], in hours

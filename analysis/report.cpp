@@ -334,6 +334,8 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   line(out, "busy (held by jobs)", format_usd(m.busy_cost_usd),
        have_total ? format_percent(m.busy_cost_usd / m.total_cost_usd) : "");
   line(out, "idle", format_usd(m.idle_cost_usd), have_total ? format_percent(m.idle_cost_usd / m.total_cost_usd) : "");
+  if (m.storage_cost_usd > 0)
+    line(out, "storage", format_usd(m.storage_cost_usd), have_total ? format_percent(m.storage_cost_usd / m.total_cost_usd) : "");
   line(out, "per completed job", format_usd(m.cost_per_completed_job_usd));
   line(out, "per GPU-hour delivered", format_usd(m.cost_per_gpu_hour_usd));
 
@@ -398,6 +400,7 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
   j.number("total_cost_usd", m.total_cost_usd);
   j.number("busy_cost_usd", m.busy_cost_usd);
   j.number("idle_cost_usd", m.idle_cost_usd);
+  j.number("storage_cost_usd", m.storage_cost_usd);
   j.number("cost_per_completed_job_usd", m.cost_per_completed_job_usd);
   j.number("cost_per_gpu_hour_usd", m.cost_per_gpu_hour_usd);
   j.number("gpu_hours_delivered", m.gpu_hours_delivered);

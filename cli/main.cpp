@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -107,10 +108,23 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
   std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",
               r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started, r.jobs_total);
-  std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
-              m.total_cost_usd, m.busy_cost_usd, m.idle_cost_usd, 100.0 * m.gpu_utilization, 100.0 * m.gpu_busy_share);
-  if (r.storage_cost_usd > 0)
-    std::printf("  storage: $%.2f (stored data, transfers and requests; part of the total above)\n", r.storage_cost_usd);
+  // total = busy + idle + storage (docs/analysis.md): the analysis's figures, one meaning each.
+  char storage[64] = "";
+  if (m.storage_cost_usd > 0) std::snprintf(storage, sizeof storage, ", $%.2f storage", m.storage_cost_usd);
+  std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle%s); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
+              m.total_cost_usd, m.busy_cost_usd, m.idle_cost_usd, storage, 100.0 * m.gpu_utilization,
+              100.0 * m.gpu_busy_share);
+  // What the bill covers: the horizon, the planning period (docs/pricing.md).
+  const bool commits = std::any_of(s.cluster.node_types.begin(), s.cluster.node_types.end(), [](const models::NodeTypeSpec& t) {
+    return t.price.market == models::Market::Owned || t.price.market == models::Market::Reserved;
+  });
+  const std::string horizon = analysis::format_duration(s.horizon.seconds());
+  if (r.end_s < s.horizon.seconds() && commits)
+    std::printf("  billed: owned and reserved pools to the horizon (%s), paid whether used or not; rented ones to %s (run_until: done)\n",
+                horizon.c_str(), analysis::format_duration(r.end_s).c_str());
+  else if (r.end_s >= s.horizon.seconds() && std::isfinite(m.last_completion_s))
+    std::printf("  billed for the whole horizon (%s); the last job finished at %s (run_until: done gives rented nodes back then)\n",
+                horizon.c_str(), analysis::format_duration(m.last_completion_s).c_str());
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
   std::printf("  trace: %s\n", trace_path.c_str());

@@ -257,6 +257,15 @@ TEST_CASE("the totals add up: ledger, per-node bills, storage and the printed to
   double by_category = 0;
   for (const auto& [name, usd] : m.cost_by_category_usd) by_category += usd;
   CHECK(by_category == Approx(ledger).epsilon(1e-12));
+  // busy, idle and storage mean one thing in the run summary and the analysis, and add up.
+  double busy = 0;
+  for (const auto& c : t.ledger)
+    if (c.busy) busy += c.usd;
+  CHECK(m.busy_cost_usd == Approx(busy).epsilon(1e-12));
+  CHECK(r.busy_cost_usd == Approx(busy).epsilon(1e-12));
+  CHECK(m.storage_cost_usd == Approx(storage).epsilon(1e-12));
+  CHECK(m.busy_cost_usd + m.idle_cost_usd + m.storage_cost_usd == Approx(ledger).epsilon(1e-12));
+  CHECK(m.idle_cost_usd == Approx(2 * 730.0 - busy).epsilon(1e-12));  // compute nobody held
 }
 
 TEST_CASE("useful GPU-hours are work in the job's units: slower storage does not make them grow", "[scenario][storage]") {
