@@ -248,6 +248,34 @@ workload:
   CHECK(std::stod(r.output.substr(t + 16)) < 86400.0);
 }
 
+TEST_CASE("gcsim run says what the bill covers: the horizon, or owned capacity to it under done", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-billed");
+  const std::string owned = R"(name: billed
+horizon: 10h
+run_until: done
+cluster:
+  node_types:
+    - {name: o, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: owned,
+       ownership: {capex: 87600, depreciation: 1y, power_busy: 1kW, power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 4h}
+)";
+  gcsim::test::write_file(dir.file("owned.yaml"), owned);
+  const auto done = run_gcsim("run " + dir.file("owned.yaml") + " --no-plots -o " + dir.file("o"));
+  INFO(done.output);
+  REQUIRE(done.code == 0);
+  // (F + E(1)) x 4 h + (F + E(0)) x 6 h = 42 + 60.60: the hours after the job are paid too.
+  CHECK(done.output.find("cost: $102.60 total ($42.00 busy, $60.60 idle)") != std::string::npos);
+  CHECK(done.output.find("billed: owned and reserved pools to the horizon (10h 0m), paid whether used or not; rented ones to "
+                         "4h 0m (run_until: done)") != std::string::npos);
+  std::string rented = owned;
+  rented.replace(rented.find("run_until: done\n"), 16, "");
+  gcsim::test::write_file(dir.file("horizon.yaml"), rented);
+  const auto by_default = run_gcsim("run " + dir.file("horizon.yaml") + " --no-plots -o " + dir.file("h"));
+  CHECK(by_default.output.find("billed for the whole horizon (10h 0m); the last job finished at 4h 0m") != std::string::npos);
+}
+
 TEST_CASE("runs with other seeds or replications into one folder keep their own trace and plots", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-replications");
   const std::string qs = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
