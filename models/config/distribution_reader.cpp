@@ -1,13 +1,17 @@
-// Generator distributions (see distribution_reader.hpp). The dist maps have keys that
-// depend on `dist:`, so they are read key by key rather than against one key table.
+// Generator distributions (see distribution_reader.hpp). The dist maps are read against one
+// table of all their keys; the keys that apply depend on `dist:`, and are checked last.
 #include "models/config/distribution_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/reader.hpp"
+#include "sim/errors.hpp"
 
 namespace gcsim::models {
 
@@ -21,6 +25,20 @@ constexpr double INF = std::numeric_limits<double>::infinity();
 const std::vector<std::string>& dist_names() {
   static const std::vector<std::string> names{"constant", "exponential", "uniform", "normal", "lognormal"};
   return names;
+}
+
+// Refuses a key of DISTRIBUTION_KEYS that the chosen form (`dist: <name>`, or `choice`)
+// does not read: read after the form's own keys, so a missing parameter is reported first.
+void refuse_other_keys(const ConfigNode& n, std::string_view form, std::initializer_list<std::string_view> applies) {
+  const auto& entries = n.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string& key = entries[i].first;
+    if (std::find(applies.begin(), applies.end(), key) != applies.end()) continue;
+    std::string keys;
+    for (std::string_view k : applies) keys += (keys.empty() ? "" : ", ") + std::string(k);
+    throw ConfigError(ErrorCode::Conflict, n.key_mark(i), entries[i].second.path(),
+                      "'" + key + "' does not apply to " + std::string(form) + ", which takes " + keys);
+  }
 }
 
 }  // namespace
@@ -46,7 +64,7 @@ double read_value(const ConfigNode& n, ValueKind kind) {
 Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
   if (n.is_scalar()) return Distribution::constant(read_value(n, kind));
   if (!n.is_map()) n.fail(ErrorCode::WrongType, "expected a value or a distribution map, got a " + std::string(n.kind_name()));
-  MapReader r(n);
+  MapReader r(n, DISTRIBUTION_KEYS);  // unknown keys, with a did-you-mean among all of them
   Distribution d;
   if (r.has("choice")) {
     d.kind = Distribution::Kind::Choice;
@@ -68,11 +86,12 @@ Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
     } else {
       d.weights.assign(d.values.size(), 1.0);
     }
-    r.finish();
+    refuse_other_keys(n, "`choice`", {"choice", "weights"});
     return d;
   }
   const ConfigNode& dist = r.required("dist");
   const std::string name = config::read_enum(dist, dist_names());
+  const std::string form = "`dist: " + name + "`";
   auto positive = [&](std::string_view key) {
     const ConfigNode& v = r.required(key);
     const double x = read_value(v, kind == ValueKind::Integer ? ValueKind::Count : kind);
@@ -86,6 +105,8 @@ Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
   if (name == "constant") {
     d.kind = Distribution::Kind::Constant;
     d.p1 = read_value(r.required("value"), kind);
+    refuse_other_keys(n, form, {"dist", "value"});
+    return d;
   } else if (name == "exponential") {
     d.kind = Distribution::Kind::Exponential;
     d.p1 = positive("mean");
@@ -95,7 +116,7 @@ Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
     const ConfigNode& hi = r.required("max");
     d.p2 = read_value(hi, kind == ValueKind::Integer ? ValueKind::Count : kind);
     if (!(d.p2 > d.p1)) hi.fail(ErrorCode::OutOfRange, "max must be greater than min");
-    r.finish();
+    refuse_other_keys(n, form, {"dist", "min", "max"});
     return d;
   } else if (name == "normal") {
     d.kind = Distribution::Kind::Normal;
@@ -111,7 +132,12 @@ Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
     d.max = read_value(*hi, kind == ValueKind::Integer ? ValueKind::Count : kind);
     if (!(d.max > d.min)) hi->fail(ErrorCode::OutOfRange, "max must be greater than min");
   }
-  r.finish();
+  if (d.kind == Distribution::Kind::Exponential)
+    refuse_other_keys(n, form, {"dist", "mean", "min", "max"});
+  else if (d.kind == Distribution::Kind::Normal)
+    refuse_other_keys(n, form, {"dist", "mean", "stddev", "min", "max"});
+  else
+    refuse_other_keys(n, form, {"dist", "median", "sigma", "min", "max"});
   return d;
 }
 

@@ -5,8 +5,26 @@
 
 #include "models/workload/distribution.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 
 namespace gcsim::models {
+
+// Every key a distribution map may hold; which of them apply depends on `dist:` (or on
+// `choice:`), and a key of the table that does not apply to the chosen form is a
+// `conflict` naming it. Values carry the unit of the field the distribution is for.
+inline constexpr config::KeySpec DISTRIBUTION_KEYS[] = {
+    {"dist", "`constant` | `exponential` | `uniform` | `normal` | `lognormal`", "", false, "",
+     "the distribution; required unless `choice` is given"},
+    {"value", "the field's unit", "", false, "", "`constant`: the value (required)"},
+    {"mean", "the field's unit", "", false, "> 0", "`exponential`, `normal`: the mean (required)"},
+    {"stddev", "the field's unit", "", false, ">= 0", "`normal`: the standard deviation (required)"},
+    {"median", "the field's unit", "", false, "> 0", "`lognormal`: the median (required)"},
+    {"sigma", "number", "", false, ">= 0", "`lognormal`: the standard deviation of the underlying normal (required)"},
+    {"min", "the field's unit", "none", false, "< max", "`uniform`: the lower bound (required); `exponential`, `normal`, `lognormal`: truncation"},
+    {"max", "the field's unit", "none", false, "> min", "`uniform`: the upper bound (required); `exponential`, `normal`, `lognormal`: truncation"},
+    {"choice", "list of values", "", false, "not empty", "draw one of these values, instead of `dist`"},
+    {"weights", "list of numbers", "equal weights", false, ">= 0, not all 0, one per value", "`choice`: each value's weight"},
+};
 
 // What a distribution's values mean, so each value is read with the right unit.
 enum class ValueKind { Duration, Count, Integer, Fraction };

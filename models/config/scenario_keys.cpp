@@ -4,6 +4,7 @@
 #include "models/config/budget_reader.hpp"
 #include "models/config/catalogs_reader.hpp"
 #include "models/config/cluster_reader.hpp"
+#include "models/config/distribution_reader.hpp"
 #include "models/config/output_reader.hpp"
 #include "models/config/workload_reader.hpp"
 #include "models/pricing/price_spec.hpp"
@@ -11,6 +12,7 @@
 #include "models/spot/spot_spec.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
+#include "models/workload/training.hpp"
 
 namespace gcsim::models {
 
@@ -23,15 +25,25 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"cluster.node_types[i]", NODE_TYPE_KEYS}, REFERENCE},
       {{"workload", WORKLOAD_KEYS}, REFERENCE},
       {{"workload.jobs[i]", JOB_KEYS}, REFERENCE},
+      {{"workload.jobs[i].dataset", DATASET_KEYS}, "step-time.md"},
+      {{"workload.jobs[i].parallelism", PARALLELISM_KEYS}, "step-time.md"},
       {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},
       {{"comm", COMM_KEYS}, "network.md"},
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
+      {{"distribution", DISTRIBUTION_KEYS}, REFERENCE},
       {{"budgets", BUDGET_KEYS}, REFERENCE},
       {{"output", OUTPUT_KEYS}, REFERENCE},
       {{"storage", STORAGE_KEYS}, "storage.md"},
       {{"storage.tiers[i]", STORAGE_TIER_KEYS}, "storage.md"},
       {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},
+      {{"network", topology::NETWORK_KEYS}, "network.md"},
+      {{"network(fabric: single-switch)", topology::SINGLE_SWITCH_KEYS}, "network.md"},
+      {{"network(fabric: leaf-spine)", topology::LEAF_SPINE_KEYS}, "network.md"},
+      {{"network(fabric: fat-tree)", topology::FAT_TREE_KEYS}, "network.md"},
+      {{"network(fabric: explicit)", topology::EXPLICIT_KEYS}, "network.md"},
       {{"network.link", topology::FABRIC_LINK_KEYS}, "network.md"},
+      {{"cluster.node_types[i].pcie", topology::PCIE_KEYS}, "network.md"},
+      {{"cluster.node_types[i].nvlink", topology::NVLINK_KEYS}, "network.md"},
       {{"cluster.node_types[i].nics", topology::NIC_KEYS}, "network.md"},
       {{"cluster.node_types[i].price", PRICE_KEYS}, "pricing.md"},
       {{"cluster.node_types[i].price.reserved", RESERVED_KEYS}, "pricing.md"},

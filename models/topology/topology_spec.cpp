@@ -2,6 +2,7 @@
 #include "models/topology/topology_spec.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <string>
 #include <string_view>
@@ -217,20 +218,34 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
   }
 }
 
+config::KeyTable fabric_keys(Fabric f) {
+  switch (f) {
+    case Fabric::SingleSwitch: return SINGLE_SWITCH_KEYS;
+    case Fabric::LeafSpine: return LEAF_SPINE_KEYS;
+    case Fabric::FatTree: return FAT_TREE_KEYS;
+    case Fabric::Explicit: return EXPLICIT_KEYS;
+  }
+  return SINGLE_SWITCH_KEYS;
+}
+
 }  // namespace
 
 NetworkSpec parse_network_spec(const ConfigNode& network) {
-  MapReader r(network);
   NetworkSpec s;
   s.mark = network.mark();
   s.path = network.path();
-  if (const ConfigNode* f = r.optional("fabric")) {
+  // The fabric first: it decides which keys the rest of the map may hold.
+  if (const ConfigNode* f = MapReader(network).optional("fabric")) {
     const std::string name = config::read_enum(*f, fabric_names());
     s.fabric = name == "leaf-spine" ? Fabric::LeafSpine
                : name == "fat-tree" ? Fabric::FatTree
                : name == "explicit" ? Fabric::Explicit
                                     : Fabric::SingleSwitch;
   }
+  std::vector<config::KeySpec> keys(std::begin(NETWORK_KEYS), std::end(NETWORK_KEYS));
+  const config::KeyTable own = fabric_keys(s.fabric);
+  keys.insert(keys.end(), own.begin(), own.end());
+  MapReader r(network, keys);  // refuses keys of another fabric, and missing required keys, at once
   switch (s.fabric) {
     case Fabric::SingleSwitch:
       if (const ConfigNode* v = r.optional("link")) s.link = read_fabric_link(*v);
@@ -277,7 +292,7 @@ NodeInternalsSpec parse_node_internals(MapReader& node_type) {
   static const std::vector<std::string> gens{"gen3", "gen4", "gen5"};
   if (const ConfigNode* p = node_type.optional("pcie")) {
     if (p->is_map()) {
-      MapReader pr(*p);
+      MapReader pr(*p, PCIE_KEYS);
       s.pcie_gen = static_cast<int>(config::read_int(pr.required("gen"), 3, 5));
       if (const ConfigNode* lanes = pr.optional("lanes")) {
         s.pcie_lanes = static_cast<int>(config::read_int(*lanes, 1, 16));
@@ -295,7 +310,7 @@ NodeInternalsSpec parse_node_internals(MapReader& node_type) {
     s.nvlink_mark = n->mark();
     s.nvlink_path = n->path();
     if (n->is_map()) {
-      MapReader nr(*n);
+      MapReader nr(*n, NVLINK_KEYS);
       s.nvlink = NvlinkMode::PointToPoint;
       s.nvlink_gen = static_cast<int>(config::read_int(nr.required("gen"), 1, 4));
       s.nvlink_links = static_cast<int>(config::read_int(nr.required("links"), 1, 64));

@@ -44,6 +44,48 @@ inline constexpr config::KeySpec NIC_KEYS[] = {
     {"rdma", "bool", "`false`", false, "", "GPUDirect RDMA: NICs on the PCIe switches instead of the CPU"},
 };
 
+// The keys of the `network:` map: `fabric` first, then the keys of the chosen fabric (one
+// table each, as parse_network_spec reads them; a key of another fabric is an unknown key).
+inline constexpr config::KeySpec NETWORK_KEYS[] = {
+    {"fabric", "`single-switch` | `leaf-spine` | `fat-tree` | `explicit`", "`single-switch`", false, "",
+     "the fabric's shape; it decides which keys the rest of the map may hold"},
+};
+inline constexpr config::KeySpec SINGLE_SWITCH_KEYS[] = {
+    {"link", "map", "`{speed: 100Gbps, latency: 1us, kind: ethernet}`", false, "", "the generated links (`network.link`)"},
+    {"hosts", "integer or list of names", "none (`gcsim flows` needs it)", false, "count 1..1000000", "endpoints for `gcsim flows`"},
+};
+inline constexpr config::KeySpec LEAF_SPINE_KEYS[] = {
+    {"link", "map", "`{speed: 100Gbps, latency: 1us, kind: ethernet}`", false, "", "the generated links (`network.link`)"},
+    {"nodes_per_leaf", "integer", "", true, "1..100000", "nodes on each leaf switch"},
+    {"spines", "integer", "", true, "1..100000", "spine switches, each linked once to every leaf"},
+    {"leaves", "integer", "as many as the nodes need", false, "1..100000", "leaf switches"},
+    {"oversubscription", "number or ratio like `\"4:1\"`", "none: every uplink runs at `link.speed`", false, ">= 1",
+     "sets the uplink bandwidth from the leaves' downlinks"},
+    {"hosts", "integer or list of names", "leaves × nodes_per_leaf", false, "count 1..1000000", "endpoints for `gcsim flows`"},
+};
+inline constexpr config::KeySpec FAT_TREE_KEYS[] = {
+    {"link", "map", "`{speed: 100Gbps, latency: 1us, kind: ethernet}`", false, "", "the generated links (`network.link`)"},
+    {"k", "even integer", "", true, "2..1024", "the switches' port count (Al-Fares et al.)"},
+    {"hosts", "integer or list of names", "k³/4", false, "count 1..k³/4", "endpoints for `gcsim flows`"},
+};
+inline constexpr config::KeySpec EXPLICIT_KEYS[] = {
+    {"hosts", "list of unique names", "", true, "at least one", "the fabric's hosts; other link ends are switches"},
+    {"links", "list of `{name, between: [a, b], bandwidth, latency, duplex: full|half, kind}`, or `{file: links.csv}`", "",
+     true, "at least one", "the links (latency 0, full duplex, ethernet unless given)"},
+    {"routes", "list of `{from: host, to: host, links: [names]}`, or `{file: routes.csv}`", "least-cost routing", false, "",
+     "routes that override least-cost routing for their ordered pair"},
+};
+
+// The keys of a node type's `pcie:` and `nvlink:` maps (each may also be a name).
+inline constexpr config::KeySpec PCIE_KEYS[] = {
+    {"gen", "integer", "", true, "3..5", "the PCIe generation"},
+    {"lanes", "integer", "`16`", false, "1, 2, 4, 8 or 16", "lanes of each GPU's link to its PCIe switch"},
+};
+inline constexpr config::KeySpec NVLINK_KEYS[] = {
+    {"gen", "integer", "", true, "1..4", "the NVLink generation"},
+    {"links", "integer", "", true, "1..64", "NVLinks per GPU"},
+};
+
 // Per-direction bandwidth of PCIe generation 3..5 with `lanes` lanes.
 double pcie_bytes_per_s(int gen, int lanes = 16);
 // Per-direction bandwidth of one NVLink of generation 1..4.

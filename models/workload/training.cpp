@@ -35,7 +35,7 @@ DatasetRef read_dataset(const ConfigNode& n, const ModelCatalog& catalog) {
     }
     return d;
   }
-  MapReader r(n);
+  MapReader r(n, DATASET_KEYS);
   from_catalog(r.required("name"));
   if (const ConfigNode* s = r.optional("samples")) d.samples = config::read_positive(*s);
   if (const ConfigNode* s = r.optional("size")) d.bytes = config::read_bytes(*s);
@@ -53,7 +53,7 @@ ParallelismSpec read_parallelism(const ConfigNode* n, int gpus) {
   ParallelismSpec p;
   const ConfigNode* data = nullptr;
   if (n != nullptr) {
-    MapReader r(*n);
+    MapReader r(*n, PARALLELISM_KEYS);
     data = r.optional("data");
     if (const ConfigNode* t = r.optional("tensor")) p.tensor = static_cast<int>(config::read_int(*t, 1, 1 << 16));
     if (const ConfigNode* s = r.optional("pipeline")) p.pipeline = static_cast<int>(config::read_int(*s, 1, 1 << 16));

@@ -10,10 +10,28 @@
 
 #include "models/gpu/gpu_spec.hpp"
 #include "models/workload/model_catalog.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
+
+// The keys of a model job's `dataset:` map (it may also be a catalog name) and of its
+// `parallelism:` map, as read_dataset and read_parallelism read them (docs/step-time.md).
+inline constexpr config::KeySpec DATASET_KEYS[] = {
+    {"name", "text", "", true, "", "a catalog dataset, whose figures the other keys override, or the job's own label"},
+    {"samples", "count", "the catalog's, else unknown", false, "> 0", "samples in one epoch"},
+    {"size", "bytes", "the catalog's, else samples × the model's input bytes", false, "> 0", "the dataset's size"},
+    {"file_size", "bytes", "the catalog's, else one sample's input bytes", false, "> 0", "the size of one file read"},
+    {"tier", "a name from `storage.tiers`", "none: storage not modelled", false, "", "the storage tier the data is read from"},
+    {"access", "`stream` | `stage`", "`stream`", false, "", "read from the tier every epoch, or copy to local NVMe first"},
+};
+inline constexpr config::KeySpec PARALLELISM_KEYS[] = {
+    {"data", "integer", "gpus ÷ (tensor × pipeline)", false, "1..1048576", "data-parallel degree (replicas)"},
+    {"tensor", "integer", "`1`", false, "1..65536", "tensor (intra-layer) parallel degree"},
+    {"pipeline", "integer", "`1`", false, "1..65536", "pipeline stages"},
+    {"zero", "integer", "`0`", false, "0..3", "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + weights sharded over data"},
+};
 
 enum class Optimizer { Adam, Sgd };
 std::string_view optimizer_name(Optimizer o);

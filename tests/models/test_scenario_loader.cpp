@@ -2,6 +2,7 @@
 // carrying the right code, key path and line, before anything runs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -226,12 +227,35 @@ TEST_CASE("bad scenarios are refused with code, key path and position", "[unit][
     CHECK(error_of(gen("{dist: poisson, mean: 1h}")).code() == ErrorCode::UnknownName);
     CHECK(error_of(gen("{dist: exponential}")).code() == ErrorCode::MissingKey);
     CHECK(error_of(gen("{dist: exponential, mean: 0h}")).code() == ErrorCode::OutOfRange);
-    CHECK(error_of(gen("{dist: exponential, mean: 1h, sigma: 2}")).code() == ErrorCode::UnknownKey);
+    // A key of another dist is a conflict naming the chosen one; a key of no dist is unknown.
+    const auto other = error_of(gen("{dist: exponential, mean: 1h, sigma: 2}"));
+    CHECK(other.code() == ErrorCode::Conflict);
+    CHECK_THAT(other.what(), Catch::Contains("'sigma' does not apply to `dist: exponential`, which takes dist, mean, min, max"));
+    CHECK(other.key_path() == "workload.generators[0].arrival.sigma");
+    CHECK(error_of(gen("{dist: constant, value: 1h, max: 2h}")).code() == ErrorCode::Conflict);
+    CHECK(error_of(gen("{dist: uniform, min: 1h, max: 2h, mean: 90m}")).code() == ErrorCode::Conflict);
+    CHECK(error_of(gen("{dist: normal, mean: 1h, stddev: 1m, median: 1h}")).code() == ErrorCode::Conflict);
+    CHECK(error_of(gen("{dist: lognormal, median: 1h, sigma: 1, mean: 1h}")).code() == ErrorCode::Conflict);
+    const auto with_dist = error_of(gen("{choice: [1h, 2h], dist: uniform}"));
+    CHECK(with_dist.code() == ErrorCode::Conflict);
+    CHECK_THAT(with_dist.what(), Catch::Contains("'dist' does not apply to `choice`"));
+    // A missing parameter is still reported as missing, before a key of another dist.
+    CHECK(error_of(gen("{dist: uniform, min: 1h, mean: 2h}")).code() == ErrorCode::MissingKey);
     CHECK(error_of(gen("{dist: uniform, min: 2h, max: 1h}")).code() == ErrorCode::OutOfRange);
     CHECK(error_of(gen("{choice: [1h, 2h], weights: [1]}")).code() == ErrorCode::Conflict);
     CHECK(error_of(gen("{choice: [1h, 2h], weights: [0, 0]}")).code() == ErrorCode::OutOfRange);
     CHECK(error_of(gen("{choice: []}")).code() == ErrorCode::WrongType);
     CHECK(error_of(gen("[1h]")).code() == ErrorCode::WrongType);
+  }
+  SECTION("a misspelt distribution key is unknown-key with a did-you-mean, at its line and column") {
+    const std::string item = "    - {name: g, count: 2, arrival: {dist: exponential, meen: 1h}, gpus: 1, duration: 1h}\n";
+    const std::string yaml = std::string(BASE) + "  generators:\n" + item;
+    const auto e = error_of(yaml);
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'mean'?"));
+    CHECK(e.key_path() == "workload.generators[0].arrival.meen");
+    CHECK(e.mark().line == static_cast<int>(std::count(yaml.begin(), yaml.end(), '\n')));
+    CHECK(e.mark().column == static_cast<int>(item.find("meen")) + 1);
   }
   SECTION("an efficiency outside (0, 1]") {
     CHECK(error_of(with("duration: 6h", "work: 1e18, precision: tf32, efficiency: 1.5")).code() ==

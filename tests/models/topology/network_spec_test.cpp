@@ -262,3 +262,68 @@ TEST_CASE("topology build: infeasible fits are ConfigErrors", "[unit][network]")
     CHECK(e.code() == ErrorCode::MissingKey);
   }
 }
+
+namespace {
+
+// The UnknownKey a misspelt key gets, with its did-you-mean, key path and position.
+ConfigError unknown_key_error(const std::string& body, bool node_type) {
+  try {
+    if (node_type)
+      parse_node(body);
+    else
+      parse(body);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("no ConfigError for:\n" << body);
+  return ConfigError(ErrorCode::Syntax, {}, "", "");
+}
+
+}  // namespace
+
+TEST_CASE("network, pcie and nvlink maps refuse a misspelt key with a did-you-mean from their key tables",
+          "[unit][network]") {
+  SECTION("the top of network: (the fabric key)") {
+    const ConfigError e = unknown_key_error("  fabrik: fat-tree\n", false);
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'fabric'?"));
+    CHECK(e.key_path() == "network.fabrik");
+    CHECK(e.mark().file == "net.yaml");
+    CHECK(e.mark().line == 2);
+    CHECK(e.mark().column == 3);
+  }
+  SECTION("a fabric's own keys, a misspelling reported before a missing required key") {
+    const ConfigError e = unknown_key_error("  fabric: fat-tree\n  hots: 8\n", false);
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'hosts'?"));
+    CHECK(e.key_path() == "network.hots");
+    CHECK(e.mark().line == 3);
+    CHECK(e.mark().column == 3);
+    const ConfigError x = unknown_key_error(EXPLICIT + "  rotes: []\n", false);
+    CHECK(x.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(x.what(), Catch::Contains("did you mean 'routes'?"));
+    CHECK(x.key_path() == "network.rotes");
+    CHECK(x.mark().line == 8);
+  }
+  SECTION("a key of another fabric is an unknown key, reported before a missing required key") {
+    const ConfigError e = unknown_key_error("  fabric: explicit\n  k: 4\n", false);
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK(e.key_path() == "network.k");
+  }
+  SECTION("pcie") {
+    const ConfigError e = unknown_key_error("pcie: {lane: 8}\n", true);  // not "missing gen"
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'lanes'?"));
+    CHECK(e.key_path() == "pcie.lane");
+    CHECK(e.mark().line == 1);
+    CHECK(e.mark().column == 8);
+  }
+  SECTION("nvlink") {
+    const ConfigError e = unknown_key_error("nvlink:\n  link: 12\n", true);  // not "missing gen"
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'links'?"));
+    CHECK(e.key_path() == "nvlink.link");
+    CHECK(e.mark().line == 2);
+    CHECK(e.mark().column == 3);
+  }
+}

@@ -151,3 +151,50 @@ TEST_CASE("A parsed job carries its anchor's compute scale", "[unit][training]")
   const TrainingSpec none = job_from("{name: g, model: gpt2-xl, precision: bf16, batch_per_gpu: 4, gpus: 8, samples: 1M}");
   CHECK(none.compute_scale == 1);
 }
+
+namespace {
+
+// The error reading the first job of a `workload.jobs` list, with its full key path.
+ConfigError first_job_error(const std::string& job_lines) {
+  const auto doc = gcsim::config::load_yaml_string("workload:\n  jobs:\n    - name: j\n" + job_lines, "jobs.yaml");
+  const auto& job = doc.root.find("workload")->find("jobs")->items().front();
+  try {
+    gcsim::config::MapReader r(job);
+    (void)r.required("name");
+    const int gpus = static_cast<int>(gcsim::config::read_int(r.required("gpus"), 1, 1 << 20));
+    (void)parse_training(r, gcsim::test::bundled_models(), gpus);
+    r.finish();
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("no ConfigError for:\n" << job_lines);
+  return ConfigError(ErrorCode::Syntax, {}, "", "");
+}
+
+const std::string RN50_LINES =
+    "      model: resnet50\n      precision: amp\n      batch_per_gpu: 256\n      gpus: 8\n      samples: 1M\n";
+
+}  // namespace
+
+TEST_CASE("dataset and parallelism refuse a misspelt key with a did-you-mean from their key tables", "[unit][training]") {
+  SECTION("dataset") {
+    const ConfigError e = first_job_error(RN50_LINES + "      dataset: {samples: 10, acess: stage}\n");  // not "missing name"
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'access'?"));
+    CHECK(e.key_path() == "workload.jobs[0].dataset.acess");
+    CHECK(e.mark().file == "jobs.yaml");
+    CHECK(e.mark().line == 9);
+    CHECK(e.mark().column == 30);
+  }
+  SECTION("parallelism") {
+    const ConfigError e = first_job_error(RN50_LINES + "      parallelism:\n        zero: 9\n        tensr: 2\n");  // before zero's range
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'tensor'?"));
+    CHECK(e.key_path() == "workload.jobs[0].parallelism.tensr");
+    CHECK(e.mark().line == 11);
+    CHECK(e.mark().column == 9);
+  }
+  SECTION("a dataset map without its name is still missing-key") {
+    CHECK(first_job_error(RN50_LINES + "      dataset: {samples: 10}\n").code() == ErrorCode::MissingKey);
+  }
+}
