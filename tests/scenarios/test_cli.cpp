@@ -250,17 +250,7 @@ workload:
 
 TEST_CASE("gcsim run says what the bill covers: the horizon, or owned capacity to it under done", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-billed");
-  const std::string owned = R"(name: billed
-horizon: 10h
-run_until: done
-cluster:
-  node_types:
-    - {name: o, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: owned,
-       ownership: {capex: 87600, depreciation: 1y, power_busy: 1kW, power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}}
-workload:
-  jobs:
-    - {name: A, gpus: 8, duration: 4h}
-)";
+  const std::string owned = gcsim::test::owned_node_yaml("run_until: done\n");
   gcsim::test::write_file(dir.file("owned.yaml"), owned);
   const auto done = run_gcsim("run " + dir.file("owned.yaml") + " --no-plots -o " + dir.file("o"));
   INFO(done.output);

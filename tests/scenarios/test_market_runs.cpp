@@ -81,17 +81,7 @@ TEST_CASE("Owned nodes: fixed costs always, busy power only while jobs run", "[s
   // E_busy = $0.50/h, E_idle = $0.10/h. One 8-GPU job for 4 h of a 10 h run:
   //   busy (F + E_busy) x 4 = $42;  idle (F + E_idle) x 6 = $60.60;  total $102.60.
   test::TempDir dir;
-  const auto t = test::run_yaml(R"(name: owned
-horizon: 10h
-run_until: horizon
-cluster:
-  node_types:
-    - {name: o, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: owned,
-       ownership: {capex: 87600, depreciation: 1y, power_busy: 1kW, power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}}
-workload:
-  jobs:
-    - {name: A, gpus: 8, duration: 4h}
-)", dir);
+  const auto t = test::run_yaml(test::owned_node_yaml(), dir);
   CHECK(by_category(t).at("ownership") == Approx(102.6).epsilon(1e-12));
   CHECK(job_named(t, "A").cost_usd == Approx(42.0).epsilon(1e-12));
   REQUIRE(t.pools.size() == 1);

@@ -80,6 +80,17 @@ std::string one_row_instance_csv(const std::string& on_demand) {
          + on_demand + ",,,,standard,0,,a test row\n";
 }
 
+std::string owned_node_yaml(const std::string& extra) {
+  return "name: owned\nhorizon: 10h\n" + extra + R"(cluster:
+  node_types:
+    - {name: o, gpu: A100-40GB-SXM, gpus: 8, count: 1, market: owned,
+       ownership: {capex: 87600, depreciation: 1y, power_busy: 1kW, power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 4h}
+)";
+}
+
 std::string write_own_price_scenario(const std::filesystem::path& dir, const std::string& name,
                                      const std::string& on_demand) {
   std::filesystem::create_directories(dir / "prices");

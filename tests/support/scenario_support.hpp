@@ -62,6 +62,11 @@ class TempDir {
 // n-0,n-1 and a job on n-2,n-3 meet only on the core. No link latency.
 std::string two_switch_network(const std::string& edge, const std::string& core);
 
+// One owned 8-GPU node for a 10 h horizon (capex $87,600 over 1 y: F = $10/h; 1 kW busy,
+// 200 W idle, PUE 1, $0.50/kWh: E(1) = $0.50/h, E(0) = $0.10/h) and one 8-GPU job of 4 h:
+// $42 busy + $60.60 idle = $102.60 for the horizon. `extra` goes after the horizon line.
+std::string owned_node_yaml(const std::string& extra = "");
+
 // Parses inline YAML and runs it into "<dir>/<name>.h5".
 analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 
