@@ -64,7 +64,7 @@ Metrics compute_metrics(const TraceData& trace) {
     for (const ChargeRecord& c : trace.ledger) {
       m.total_cost_usd += c.usd;
       if (c.busy) m.busy_cost_usd += c.usd;
-      if (c.category == "storage" || c.category == "egress" || c.category == "requests") m.storage_cost_usd += c.usd;
+      if (is_storage_category(c.category)) m.storage_cost_usd += c.usd;
     }
   } else {
     for (const NodeRecord& n : trace.nodes) m.total_cost_usd += n.cost_usd;
@@ -173,6 +173,10 @@ Metrics compute_metrics(const TraceData& trace) {
   m.wait_s = summarize(waits);
   m.jct_s = summarize(jcts);
   return m;
+}
+
+bool has_committed_pools(const std::vector<PoolMetrics>& pools) {
+  return std::any_of(pools.begin(), pools.end(), [](const PoolMetrics& p) { return p.market == "owned" || p.market == "reserved"; });
 }
 
 std::vector<PoolMetrics> pool_metrics(const TraceData& trace) {

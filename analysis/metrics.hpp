@@ -28,6 +28,12 @@ inline constexpr std::array<std::string_view, 7> CATEGORY_REPORT_ORDER = {
 static_assert(std::is_permutation(CATEGORY_REPORT_ORDER.begin(), CATEGORY_REPORT_ORDER.end(),
                                   trace::schema::LEDGER_CATEGORIES.begin(), trace::schema::LEDGER_CATEGORIES.end()),
               "every ledger category has a place in reports");
+// The ledger categories the storage model posts (stored data, transfers, requests): the
+// run summary's storage_cost_usd and Metrics::storage_cost_usd.
+inline constexpr std::array<std::string_view, 3> STORAGE_CATEGORIES = {"storage", "egress", "requests"};
+inline bool is_storage_category(std::string_view category) {
+  return std::find(STORAGE_CATEGORIES.begin(), STORAGE_CATEGORIES.end(), category) != STORAGE_CATEGORIES.end();
+}
 
 // Mean and percentiles of a sample; NaN when the sample is empty.
 struct Distribution {
@@ -60,6 +66,10 @@ struct PoolMetrics {
   double term_s = NOT_A_NUMBER;
   double commitment_usd = NOT_A_NUMBER;
 };
+
+// Whether any pool is paid for whether used or not (owned or reserved): billed to the
+// horizon even when the run ends with its last job (docs/pricing.md).
+bool has_committed_pools(const std::vector<PoolMetrics>& pools);
 
 struct Metrics {
   double end_s = 0;  // integration window is [0, end_s]

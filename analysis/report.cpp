@@ -320,9 +320,7 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   info(out, "ended at", format_duration(a.end_s) + (a.end_s < a.horizon_s ? " (all jobs finished before the horizon)" : " (horizon)"));
   if (a.end_s >= a.horizon_s && std::isfinite(m.last_completion_s))
     info(out, "last job finished at", format_duration(m.last_completion_s));
-  if (a.end_s < a.horizon_s && std::any_of(m.pools.begin(), m.pools.end(), [](const PoolMetrics& p) {
-        return p.market == "owned" || p.market == "reserved";
-      }))
+  if (a.end_s < a.horizon_s && has_committed_pools(m.pools))
     info(out, "billed to", "the horizon for owned and reserved pools (paid whether used or not); to " +
                                format_duration(a.end_s) + " for rented ones (run_until: done)");
   info(out, "simulation wall clock", printf_string("%.2fs", a.wall_clock_s));

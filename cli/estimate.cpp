@@ -42,10 +42,8 @@ std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeS
     case models::Ineligible::Precision:
       return "no " + std::string(models::precision_name(t.precision)) + " on the " + type.gpu.name;
     case models::Ineligible::Memory: return models::check_memory_fit(t, type.gpu).message;
-    case models::Ineligible::Nodes: {
-      const int nodes = (job.gpus + type.gpus - 1) / type.gpus;
-      return "needs " + std::to_string(nodes) + " nodes, the type has " + std::to_string(type.count);
-    }
+    case models::Ineligible::Nodes:
+      return "needs " + std::to_string(models::nodes_needed(type, job.gpus)) + " nodes, the type has " + std::to_string(type.count);
     case models::Ineligible::None: break;
   }
   return "";
@@ -59,12 +57,10 @@ std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeS
 models::EstimateRow billed_estimate(const models::TrainingSpec& job, const models::HardwareContext& hw,
                                     const models::NodeTypeSpec& type) {
   models::EstimateRow e = models::estimate_job(job, hw, models::node_usd_per_hour(type, 1.0), type.gpus);
-  const models::Market m = type.price.market;
-  if ((m == models::Market::OnDemand || m == models::Market::Spot) && std::isfinite(e.total_time_s) && e.total_time_s > 0 &&
-      e.total_time_s < sim::SimTime::max().seconds()) {
-    const sim::SimTime used = sim::SimTime::from_seconds(e.total_time_s);
-    e.total_cost_usd *= models::billed_time(type.price.billing, used).seconds() / used.seconds();
-  }
+  const bool rented = type.price.market == models::Market::OnDemand || type.price.market == models::Market::Spot;
+  if (!rented || !(e.total_time_s > 0)) return e;
+  const sim::SimTime used = sim::SimTime::from_seconds(e.total_time_s);  // saturates at max(): "never"
+  if (!used.is_max()) e.total_cost_usd *= models::billed_time(type.price.billing, used).seconds() / used.seconds();
   return e;
 }
 

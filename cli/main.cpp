@@ -115,11 +115,8 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
               m.total_cost_usd, m.busy_cost_usd, m.idle_cost_usd, storage, 100.0 * m.gpu_utilization,
               100.0 * m.gpu_busy_share);
   // What the bill covers: the horizon, the planning period (docs/pricing.md).
-  const bool commits = std::any_of(s.cluster.node_types.begin(), s.cluster.node_types.end(), [](const models::NodeTypeSpec& t) {
-    return t.price.market == models::Market::Owned || t.price.market == models::Market::Reserved;
-  });
   const std::string horizon = analysis::format_duration(s.horizon.seconds());
-  if (r.end_s < s.horizon.seconds() && commits)
+  if (r.end_s < s.horizon.seconds() && analysis::has_committed_pools(m.pools))
     std::printf("  billed: owned and reserved pools to the horizon (%s), paid whether used or not; rented ones to %s (run_until: done)\n",
                 horizon.c_str(), analysis::format_duration(r.end_s).c_str());
   else if (r.end_s >= s.horizon.seconds() && std::isfinite(m.last_completion_s))

@@ -29,11 +29,14 @@ std::int64_t ClusterSpec::total_nodes() const {
   return n;
 }
 
+long nodes_needed(const NodeTypeSpec& type, int gpus) {
+  return gpus <= type.gpus ? 1 : (static_cast<long>(gpus) + type.gpus - 1) / type.gpus;
+}
+
 Ineligible ineligibility(const NodeTypeSpec& nt, int gpus, const Precision* precision, const TrainingSpec* training) {
   if (precision && !nt.gpu.supports(*precision)) return Ineligible::Precision;
   if (training && !check_memory_fit(*training, nt.gpu).fits) return Ineligible::Memory;
-  const long nodes = gpus <= nt.gpus ? 1 : (gpus + nt.gpus - 1) / nt.gpus;
-  return nodes <= nt.count ? Ineligible::None : Ineligible::Nodes;
+  return nodes_needed(nt, gpus) <= nt.count ? Ineligible::None : Ineligible::Nodes;
 }
 
 std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,

@@ -67,6 +67,9 @@ struct ClusterSpec {
 // effective price of its term, owned F + E(busy) (tco.hpp). Runs bill by it, estimates too.
 double node_usd_per_hour(const NodeTypeSpec& type, double busy, sim::SimTime at = sim::SimTime::zero());
 
+// Nodes of the type a job of `gpus` GPUs takes: one when it fits on a node, else whole nodes.
+long nodes_needed(const NodeTypeSpec& type, int gpus);
+
 // Why a node type can never hold a job (the checks of eligible_node_types, in that order).
 enum class Ineligible : std::uint8_t { None, Precision, Memory, Nodes };
 Ineligible ineligibility(const NodeTypeSpec& type, int gpus, const Precision* precision, const TrainingSpec* training);
