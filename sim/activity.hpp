@@ -3,7 +3,9 @@
 // work, rate, last update, and the event that ends it). The owner sets the rate whenever
 // its resource model re-shares; the record keeps the work done so far exact across rate
 // changes (remaining(t) = remaining - rate * (t - updated)) and predicts the finish.
-// It knows nothing of what the work is: units are the owner's (bytes, samples).
+// It knows nothing of what the work is: units are the owner's (bytes, samples, FLOP, or
+// seconds of runtime). Work starts at `updated`, which an owner may set in the future: a
+// job's compute waits for its restore, image pull and staging, and before then none is done.
 #pragma once
 
 #include <algorithm>
@@ -22,13 +24,18 @@ struct Activity {
   SimTime finish = SimTime::max();  // predicted completion; max(): none predicted
   EventId completion;             // the engine event that ends it, when it has one
 
-  // Work done from `updated` to t >= updated at the current rate (never more than is left).
-  double done_by(SimTime t) const { return std::min(remaining, rate * (t - updated).seconds()); }
-  // Work left at t >= updated, at the current rate (never below zero).
+  // Work done from `updated` to t at the current rate (never more than is left; none
+  // before `updated`).
+  double done_by(SimTime t) const {
+    return t > updated ? std::min(remaining, rate * (t - updated).seconds()) : 0.0;
+  }
+  // Work left at t, at the current rate (never below zero).
   double remaining_at(SimTime t) const { return remaining - done_by(t); }
   // Books the work done up to `now` at the old rate, and returns it (owners that count
-  // what their resources carried add it up).
+  // what their resources carried add it up). Before `updated` (work not started yet) it
+  // books nothing and leaves the start where it is.
   double settle(SimTime now) {
+    if (!(now > updated)) return 0.0;
     const double done = done_by(now);
     remaining -= done;
     updated = now;

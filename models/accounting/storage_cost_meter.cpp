@@ -60,7 +60,7 @@ void StorageCostMeter::charge_copy(const StagedCopy& c, sim::SimTime until) {
 
 double StorageCostMeter::samples_done(const Job& j, sim::SimTime t) const {
   if (j.status == JobStatus::Completed) return j.work_total;
-  return std::min(j.work_total, j.work_done + j.rate * std::max(0.0, (t - j.progress_at).seconds()));
+  return j.work_done_at(t);
 }
 
 void StorageCostMeter::on_run_ended(sim::SimTime end) {

@@ -38,7 +38,7 @@ void CheckpointController::on_run_started(Job& j) {
   if (j.ckpt_every.is_max()) return;
   j.ckpt_due_s = j.progress_s + j.ckpt_every.seconds();
   engine_.schedule_at<&CheckpointController::on_checkpoint>(
-      std::max(engine_.now(), j.progress_at).saturating_add(j.ckpt_every), this, Cluster::event_arg(j), PRIORITY_STATE);
+      std::max(engine_.now(), j.progress.updated).saturating_add(j.ckpt_every), this, Cluster::event_arg(j), PRIORITY_STATE);
 }
 
 void CheckpointController::on_checkpoint(std::uint64_t arg) {
@@ -46,16 +46,16 @@ void CheckpointController::on_checkpoint(std::uint64_t arg) {
   if (!jp || jp->stopping) return;
   Job& j = *jp;
   cluster_.accrue(j);
-  if (j.work_done >= j.work_total * (1 - DONE_TOLERANCE)) return;  // finishing now: nothing to save
+  if (j.work_done() >= j.work_total * (1 - DONE_TOLERANCE)) return;  // finishing now: nothing to save
   // Progress was delayed (staging, contention, an earlier pause): come back when due.
   const double short_s = j.ckpt_due_s - j.progress_s;
   if (short_s > 1e-9) {
     engine_.schedule_at<&CheckpointController::on_checkpoint>(
-        std::max(engine_.now(), j.progress_at) + sim::SimTime::from_seconds(short_s), this, arg, PRIORITY_STATE);
+        std::max(engine_.now(), j.progress.updated) + sim::SimTime::from_seconds(short_s), this, arg, PRIORITY_STATE);
     return;
   }
   const CheckpointSpec& c = *j.checkpoint;
-  j.pending_ckpt_work = j.work_done;
+  j.pending_ckpt_work = j.work_done();
   j.ckpt_due_s = j.progress_s + j.ckpt_every.seconds();
   if (c.pause) {
     cluster_.delay_progress(j.id, c.write_time);
@@ -103,17 +103,17 @@ void CheckpointController::on_checkpoint_done(std::uint64_t arg) {
   cluster_.accrue(j);
   const double wait_s = std::max(0.0, j.ckpt_due_s - j.progress_s);
   engine_.schedule_at<&CheckpointController::on_checkpoint>(
-      std::max(engine_.now(), j.progress_at) + sim::SimTime::from_seconds(wait_s), this, arg, PRIORITY_STATE);
+      std::max(engine_.now(), j.progress.updated) + sim::SimTime::from_seconds(wait_s), this, arg, PRIORITY_STATE);
 }
 
 void CheckpointController::begin_last(Job& j, sim::SimTime stop_at) {
   cluster_.accrue(j);
   j.stopping = true;
-  j.pending_ckpt_work = j.work_done;
+  j.pending_ckpt_work = j.work_done();
   const sim::SimTime now = engine_.now();
   // No progress from now on: the run ends at stop_at.
-  j.progress_at = std::max(now, j.progress_at);
-  cluster_.delay_progress(j.id, std::max(stop_at, j.progress_at) - j.progress_at + sim::SimTime::from_ns(1));
+  j.progress.updated = std::max(now, j.progress.updated);
+  cluster_.delay_progress(j.id, std::max(stop_at, j.progress.updated) - j.progress.updated + sim::SimTime::from_ns(1));
   // The write, and the wait after it until the run ends, are checkpoint time (on_run_stopped
   // adds the wait); a regular write this one cuts short counts only to now.
   if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
@@ -154,7 +154,7 @@ double CheckpointController::on_run_stopped(Job& j) {
   if (!j.checkpoint->tier.empty() && scenario_.storage &&
       scenario_.storage->find(j.checkpoint->tier)->kind == TierKind::LocalNvme)
     return 0.0;
-  return std::min(j.ckpt_work, j.work_done);
+  return std::min(j.ckpt_work, j.work_done());
 }
 
 }  // namespace gcsim::models

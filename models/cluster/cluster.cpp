@@ -75,22 +75,24 @@ double Cluster::start_rate(Job& j) {
 }
 
 void Cluster::schedule_finish(Job& j) {
-  const double remaining_s = std::max(0.0, j.work_total - j.work_done) / j.rate;
-  // A duration job's remaining time is an exact number of nanoseconds: keep it exact.
-  const sim::SimTime left = j.has_duration && j.work_done == 0 ? j.duration : sim::SimTime::from_seconds(remaining_s);
-  // Progress starts at progress_at, which is in the future while a job stages its data.
-  const sim::SimTime from = std::max(engine_.now(), j.progress_at);
-  j.finish_event = engine_.schedule_at<&Cluster::on_finish>(from.saturating_add(std::max(left, sim::SimTime::zero())),
-                                                            this, j.id, PRIORITY_STATE);
+  sim::Activity& a = j.progress;
+  // Compute ends at the nearest nanosecond (a run's work is seconds or samples, not bytes
+  // whose last one must have arrived), and a duration job's first run ends at its exact
+  // duration, a whole number of nanoseconds.
+  const double remaining_s = std::max(0.0, a.remaining) / a.rate;
+  const sim::SimTime left =
+      j.has_duration && a.remaining == j.work_total ? j.duration : sim::SimTime::from_seconds(remaining_s);
+  // Progress starts at progress.updated, which is in the future while a job stages its data.
+  const sim::SimTime from = std::max(engine_.now(), a.updated);
+  a.finish = from.saturating_add(std::max(left, sim::SimTime::zero()));
+  a.completion = engine_.schedule_at<&Cluster::on_finish>(a.finish, this, j.id, PRIORITY_STATE);
 }
 
 void Cluster::accrue(Job& j) {
   const sim::SimTime now = engine_.now();
-  if (now <= j.progress_at) return;  // not progressing yet (staging) or already up to date
-  const double dt = (now - j.progress_at).seconds();
-  j.work_done = std::min(j.work_total, j.work_done + j.rate * dt);
-  j.progress_s += dt;
-  j.progress_at = now;
+  if (now <= j.progress.updated) return;  // not progressing yet (staging) or already up to date
+  j.progress_s += (now - j.progress.updated).seconds();
+  j.progress.settle(now);
 }
 
 void Cluster::check_running(const Job& j, const char* what) const {
@@ -104,8 +106,8 @@ void Cluster::set_rate(std::uint32_t id, double units_per_s) {
   check_running(j, "set_rate");
   GCSIM_CHECK(units_per_s > 0, "set_rate: job '" + j.name + "' given a rate of " + std::to_string(units_per_s));
   accrue(j);
-  j.rate = units_per_s;
-  engine_.cancel(j.finish_event);
+  j.progress.rate = units_per_s;
+  j.progress.cancel(engine_);
   schedule_finish(j);
 }
 
@@ -115,7 +117,7 @@ void Cluster::set_model_speed(std::uint32_t id, const ModelSpeed& s) {
   j.samples_per_s = s.samples_per_s;
   j.step_s = s.step_s;
   j.bottleneck = s.bottleneck;
-  if (s.samples_per_s != j.rate) set_rate(id, s.samples_per_s);
+  if (s.samples_per_s != j.progress.rate) set_rate(id, s.samples_per_s);
 }
 
 void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
@@ -125,7 +127,7 @@ void Cluster::delay_progress(std::uint32_t id, sim::SimTime delay) {
   GCSIM_CHECK(!j.driven && delay >= sim::SimTime::zero(),
               "delay_progress: job '" + j.name + "' is driven or the delay is negative");
   // Progress resumes `delay` after it would have: after now, or after a hold already set.
-  hold_progress_until(id, std::max(engine_.now(), j.progress_at) + delay);
+  hold_progress_until(id, std::max(engine_.now(), j.progress.updated) + delay);
 }
 
 void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
@@ -135,8 +137,8 @@ void Cluster::hold_progress_until(std::uint32_t id, sim::SimTime at) {
   GCSIM_CHECK(!j.driven && at >= engine_.now(),
               "hold_progress_until: job '" + j.name + "' is driven or the time is past");
   accrue(j);
-  j.progress_at = at;
-  engine_.cancel(j.finish_event);
+  j.progress.updated = at;
+  j.progress.cancel(engine_);
   schedule_finish(j);
 }
 
@@ -171,16 +173,16 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.work_total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
   // A restart resumes from its last checkpoint, after restoring it; every start pulls the
   // container image first.
-  j.work_done = j.ckpt_work;
-  j.run_start_work = j.work_done;
+  j.progress.remaining = j.work_total - j.ckpt_work;
+  j.run_start_work = j.ckpt_work;
   j.progress_s = 0;
   sim::SimTime overhead = j.image_pull;
   if (restart && j.checkpoint && j.ckpt_work > 0) overhead += j.checkpoint->restore_time;
   j.restart_gpu_s += overhead.seconds() * j.gpus_held();
   j.overhead_until = j.run_start + overhead;
   j.write_until = sim::SimTime::zero();
-  j.progress_at = j.run_start + overhead;
-  j.rate = start_rate(j);
+  j.progress.updated = j.run_start + overhead;
+  j.progress.rate = start_rate(j);
   j.driven = j.comm != nullptr;
   if (!j.driven) {
     schedule_finish(j);
@@ -200,19 +202,19 @@ void Cluster::stop_job(Job& j, StopReason why) {
   const sim::SimTime now = engine_.now();
   const double saved = checkpoints_.on_run_stopped(j);
   if (j.overhead_until > now) j.restart_gpu_s -= (j.overhead_until - now).seconds() * j.gpus_held();
-  if (!j.driven) engine_.cancel(j.finish_event);
-  j.stopped_work = j.work_done;
+  if (!j.driven) j.progress.cancel(engine_);
+  j.stopped_work = j.work_done();
   const double run_s = (now - j.run_start).seconds();
   if (j.driven) {
     // Network-driven steps are not checkpointed: the whole run is redone.
     j.lost_work += run_s;
     j.lost_gpu_s += run_s * j.gpus_held();
   } else {
-    const double lost = j.work_done - saved;
+    const double lost = j.work_done() - saved;
     j.lost_work += lost;
-    if (j.rate > 0) j.lost_gpu_s += lost / j.rate * j.gpus_held();
+    if (j.progress.rate > 0) j.lost_gpu_s += lost / j.progress.rate * j.gpus_held();
   }
-  j.work_done = saved;
+  j.progress.remaining = j.work_total - saved;
   j.ckpt_work = saved;
   alloc_.release(j, run_s);
   remove_running(j);
@@ -242,8 +244,9 @@ void Cluster::on_finish(std::uint64_t id) {
   accrue(j);
   j.status = JobStatus::Completed;
   j.end = engine_.now();
-  j.work_done = j.work_total;
-  j.progress_at = j.end;
+  j.progress.remaining = 0;
+  j.progress.updated = j.end;
+  j.progress.finish = j.end;
   ++j.incarnation;  // pending checkpoint events of this run are void
   const double run_s = (engine_.now() - j.run_start).seconds();
   alloc_.release(j, run_s);

@@ -56,7 +56,7 @@ class Cluster final : public NodeEventSink {
   // new speed (Job::samples_per_s, step_s, bottleneck) so the trace shows the final ones.
   void set_model_speed(std::uint32_t job, const ModelSpeed& speed);
   // The job holds its GPUs but makes no progress for `delay` more (staging its data):
-  // progress resumes at max(now, Job::progress_at) + delay and the finish event moves
+  // progress resumes at max(now, Job::progress.updated) + delay and the finish event moves
   // accordingly. Not for driven jobs.
   void delay_progress(std::uint32_t job, sim::SimTime delay);
   // The job makes no progress until `at` (>= now; earlier or later than set before), for a

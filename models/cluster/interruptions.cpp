@@ -27,10 +27,10 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
     if (!j.checkpoint || j.driven || j.stopping) return;
     accrue(j);
     // A job that finishes before the node goes just finishes.
-    const double left_s = std::max(0.0, j.work_total - j.work_done) / j.rate;
-    if (std::max(now, j.progress_at) + sim::SimTime::from_seconds(left_s) <= down_at) return;
+    const double left_s = std::max(0.0, j.progress.remaining) / j.progress.rate;
+    if (std::max(now, j.progress.updated) + sim::SimTime::from_seconds(left_s) <= down_at) return;
     // Still restoring or pulling: there is nothing new to save yet.
-    if (j.progress_at > now && j.work_done <= j.ckpt_work) return;
+    if (j.progress.updated > now && j.work_done() <= j.ckpt_work) return;
     if (now + j.checkpoint->write_time <= down_at) checkpoints_.begin_last(j, down_at);
   });
 }

@@ -111,10 +111,8 @@ void Cluster::build_running_view() {
       r.remaining_s = UNKNOWN;
     } else {
       // Progress to now, without booking it (a view changes nothing).
-      const double done =
-          std::min(j.work_total, j.work_done + (now > j.progress_at ? j.rate * (now - j.progress_at).seconds() : 0.0));
-      const double left = j.work_total - done;
-      r.remaining_s = j.has_duration && !j.training ? left : left / j.rate;
+      const double left = j.progress.remaining_at(now);
+      r.remaining_s = j.has_duration && !j.training ? left : left / j.progress.rate;
     }
     r.node_type = j.node_type;
     r.first = static_cast<std::uint32_t>(running_nodes_.size());

@@ -115,8 +115,8 @@ void ModelTraffic::on_probe(std::uint64_t job) {
   const models::Job& j = cluster_.jobs()[job];
   if (j.status != models::JobStatus::Running) return;
   // A job still staging its data computes nothing yet: no gradients to send.
-  if (j.progress_at > engine_.now()) {
-    run.next = engine_.schedule_at<&ModelTraffic::on_probe>(j.progress_at, this, job, PRIORITY_PROBE);
+  if (j.progress.updated > engine_.now()) {
+    run.next = engine_.schedule_at<&ModelTraffic::on_probe>(j.progress.updated, this, job, PRIORITY_PROBE);
     return;
   }
   run.in_flight = true;

@@ -138,7 +138,7 @@ void TraceRecorder::write_jobs() {
     double samples = NaN;
     if (j.training) {
       samples = j.status == JobStatus::Completed ? j.work_total
-                : j.status == JobStatus::Running ? std::min(j.work_total, j.work_done + j.rate * std::max(0.0, (cluster_.end_time() - j.progress_at).seconds()))
+                : j.status == JobStatus::Running ? j.work_done_at(cluster_.end_time())
                                                  : 0.0;
     }
     t.f64(12, samples)

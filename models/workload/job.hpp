@@ -15,6 +15,7 @@
 #include "models/workload/checkpoint_spec.hpp"
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/training.hpp"
+#include "sim/activity.hpp"
 #include "sim/engine.hpp"
 #include "sim/time.hpp"
 
@@ -62,20 +63,22 @@ struct JobRun {
   std::uint64_t gpu_mask = 0;      // which GPUs (bit = local index) it holds on each node
   int gpus_held() const { return gpus_per_node_held * static_cast<int>(nodes_count); }
 
-  // Progress, in work units: seconds of runtime for a duration job, FLOP for a work job.
-  // A running job advances at `rate` units per second from `progress_at`; models that
-  // change its speed (contention, a slower placement) call Cluster::set_rate, which moves
-  // the finish event, so run time always follows the modelled speed.
+  // Progress, in work units: seconds of runtime for a duration job, FLOP for a work job,
+  // samples for a model-described one. The current run's compute is an activity
+  // (sim/activity.hpp) like a flow or a storage read: the work left, the rate from
+  // `progress.updated` on (in the future while the run restores, pulls or stages), and its
+  // finish event. Models that change its speed (contention, a slower placement) call
+  // Cluster::set_rate, which moves the finish event, so run time follows the modelled speed.
   bool driven = false;             // a driver (not a finish event) ends it: Cluster::finish_job
   // What the step-time model gave on the placement (model-described jobs; else 0).
   double samples_per_s = 0;
   double step_s = 0;
   int bottleneck = -1;             // models::Bottleneck, -1 when not modelled
   double work_total = 0;
-  double work_done = 0;
-  double rate = 0;
-  sim::SimTime progress_at;
-  sim::EventId finish_event;
+  sim::Activity progress;          // remaining = work_total - work done (checkpointed work included)
+  double work_done() const { return work_total - progress.remaining; }
+  // Work done by t, at the current rate, without booking it (a view changes nothing).
+  double work_done_at(sim::SimTime t) const { return work_total - progress.remaining_at(t); }
   double progress_s = 0;           // seconds of progress in the current run
   sim::SimTime overhead_until;     // end of the restore and image pull of the current run
   std::uint32_t incarnation = 0;   // bumped at every start and stop: stale events ignore themselves
@@ -83,11 +86,11 @@ struct JobRun {
   // The last (or, while a planned stop waits for its last checkpoint, the coming) stop's cause.
   StopReason stop_reason = StopReason::None;
   PreemptReason preempt_reason = PreemptReason::Unspecified;  // when stop_reason is Preempted
-  double run_start_work = 0;       // work_done when the current (or last) run started
-  double stopped_work = 0;         // work_done when the last stopped run ended, before the rollback
+  double run_start_work = 0;       // work_done() when the current (or last) run started
+  double stopped_work = 0;         // work_done() when the last stopped run ended, before the rollback
 };
 
-// Checkpoints (docs/spot.md): a checkpoint saves work_done as ckpt_work, which a restart
+// Checkpoints (docs/spot.md): a checkpoint saves work_done() as ckpt_work, which a restart
 // resumes from.
 struct JobCheckpoint {
   sim::SimTime ckpt_every;         // resolved at each start (Young/Daly for `optimal`)

@@ -167,7 +167,7 @@ TEST_CASE("A model job starts at the speed its rate provider estimates, and need
     models::Cluster c(engine, s, models::expand_workload(s, 0), std::make_unique<models::FifoScheduler>());
     models::ModelSpeeds speeds(s, c);
     double started_at = 0;
-    c.job_started.connect([&](const models::Job& j) { started_at = j.rate; });
+    c.job_started.connect([&](const models::Job& j) { started_at = j.progress.rate; });
     c.start();
     engine.run();
     const models::Job& j = c.jobs()[0];
