@@ -9,6 +9,8 @@
 //   fabric.yaml  an explicit 256-host fabric: 16 leaves x 16 hosts, 4 spines, 320 links
 //                of 10 Gb/s and 1 us, and one route for each of the 65,280 ordered pairs
 //                (the spine picked by a hash of the pair)
+//   fabric-csv.yaml, links.csv, routes.csv
+//                the same fabric with its links and routes as CSV tables
 //   flows.csv    N (20,000) flows over it for `gcsim flows fabric.yaml flows.csv`: uniform
 //                source, uniform other destination, sizes log-uniform in [1 MB, 1 GB],
 //                Poisson arrivals over 60 s, seed 42, starts in whole nanoseconds
@@ -90,26 +92,42 @@ std::string link_name(int k) {
   return "l" + std::to_string(l) + "-s" + std::to_string(s);
 }
 
-void write_fabric(const fs::path& path) {
-  std::ofstream out(path, std::ios::binary);
-  out << "name: load-bench-fabric\nnetwork:\n  fabric: explicit\n  hosts: [";
-  for (int h = 0; h < HOSTS; ++h) out << (h ? ", h" : "h") << h;
-  out << "]\n  links:\n";
-  for (int h = 0; h < HOSTS; ++h)
-    out << "    - {name: " << link_name(host_link(h)) << ", between: [h" << h << ", l" << leaf_of(h)
-        << "], bandwidth: 10Gbps, latency: 1us}\n";
+// The fabric twice: `fabric.yaml` with every link and route inline, and `fabric-csv.yaml`
+// naming `links.csv` and `routes.csv` beside it (the same rows, sim/config/csv_table.hpp).
+void write_fabric(const fs::path& dir) {
+  std::ofstream yaml(dir / "fabric.yaml", std::ios::binary);
+  std::ofstream csv_yaml(dir / "fabric-csv.yaml", std::ios::binary);
+  std::ofstream links(dir / "links.csv", std::ios::binary);
+  std::ofstream routes(dir / "routes.csv", std::ios::binary);
+  for (std::ofstream* out : {&yaml, &csv_yaml}) {
+    *out << "name: load-bench-fabric\nnetwork:\n  fabric: explicit\n  hosts: [";
+    for (int h = 0; h < HOSTS; ++h) *out << (h ? ", h" : "h") << h;
+    *out << "]\n";
+  }
+  csv_yaml << "  links: {file: links.csv}\n  routes: {file: routes.csv}\n";
+  yaml << "  links:\n";
+  links << "name,between,bandwidth,latency\n";
+  auto link = [&](const std::string& name, const std::string& a, const std::string& b) {
+    yaml << "    - {name: " << name << ", between: [" << a << ", " << b << "], bandwidth: 10Gbps, latency: 1us}\n";
+    links << name << ',' << a << ';' << b << ",10Gbps,1us\n";
+  };
+  for (int h = 0; h < HOSTS; ++h) link(link_name(host_link(h)), "h" + std::to_string(h), "l" + std::to_string(leaf_of(h)));
   for (int l = 0; l < LEAVES; ++l)
-    for (int s = 0; s < SPINES; ++s)
-      out << "    - {name: " << link_name(uplink(l, s)) << ", between: [l" << l << ", s" << s
-          << "], bandwidth: 10Gbps, latency: 1us}\n";
-  out << "  routes:\n";
+    for (int s = 0; s < SPINES; ++s) link(link_name(uplink(l, s)), "l" + std::to_string(l), "s" + std::to_string(s));
+  yaml << "  routes:\n";
+  routes << "from,to,links\n";
   for (int a = 0; a < HOSTS; ++a)
     for (int b = 0; b < HOSTS; ++b) {
       if (a == b) continue;
-      out << "    - {from: h" << a << ", to: h" << b << ", links: [";
+      yaml << "    - {from: h" << a << ", to: h" << b << ", links: [";
+      routes << 'h' << a << ",h" << b << ',';
       const auto hops = route(a, b);
-      for (std::size_t i = 0; i < hops.size(); ++i) out << (i ? ", " : "") << link_name(hops[i].first);
-      out << "]}\n";
+      for (std::size_t i = 0; i < hops.size(); ++i) {
+        yaml << (i ? ", " : "") << link_name(hops[i].first);
+        routes << (i ? ";" : "") << link_name(hops[i].first);
+      }
+      yaml << "]}\n";
+      routes << '\n';
     }
 }
 
@@ -207,19 +225,28 @@ int main(int argc, char** argv) {
   if (dir.empty()) dir = fs::temp_directory_path() / ("gcsim-load-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   write_jobs(dir / "jobs.yaml", jobs);
-  write_fabric(dir / "fabric.yaml");
+  write_fabric(dir);
   write_flows(dir / "flows.csv", dir / "flows.txt", flows);
 
   std::printf("load_bench: %s, median of %d, process CPU time\n", dir.string().c_str(), reps);
   report("jobs.yaml", dir / "jobs.yaml", measure(dir / "jobs.yaml", reps));
   report("fabric.yaml", dir / "fabric.yaml", measure(dir / "fabric.yaml", reps));
 
-  // The typed reading of the fabric (routes walked and checked), as `gcsim flows` does it.
-  const auto doc = gcsim::config::load_yaml_file((dir / "fabric.yaml").string());
+  // The typed reading of the fabric (routes walked and checked), as `gcsim flows` does it;
+  // for the CSV form, loading its small YAML and reading the two CSV tables included.
+  {
+    const auto doc = gcsim::config::load_yaml_file((dir / "fabric.yaml").string());
+    const double t = cpu_now();
+    gcsim::config::MapReader r(doc.root, {"name", "network"});
+    const auto spec = gcsim::topology::parse_network_spec(r.required("network"));
+    std::printf("  fabric.yaml  network spec read and checked in %.3f s of CPU (%zu links, %zu routes)\n",
+                cpu_now() - t, spec.links.size(), spec.routes.size());
+  }
   const double t = cpu_now();
+  const auto doc = gcsim::config::load_yaml_file((dir / "fabric-csv.yaml").string());
   gcsim::config::MapReader r(doc.root, {"name", "network"});
   const auto spec = gcsim::topology::parse_network_spec(r.required("network"));
-  std::printf("  fabric.yaml  network spec read and checked in %.3f s of CPU (%zu links, %zu routes)\n",
+  std::printf("  fabric-csv.yaml  loaded, CSV tables read, network spec checked in %.3f s of CPU (%zu links, %zu routes)\n",
               cpu_now() - t, spec.links.size(), spec.routes.size());
   return 0;
 }

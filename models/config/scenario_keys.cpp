@@ -42,6 +42,8 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"network(fabric: fat-tree)", topology::FAT_TREE_KEYS}, "network.md"},
       {{"network(fabric: explicit)", topology::EXPLICIT_KEYS}, "network.md"},
       {{"network.link", topology::FABRIC_LINK_KEYS}, "network.md"},
+      {{"network.links[i]", topology::EXPLICIT_LINK_KEYS}, REFERENCE},
+      {{"network.routes[i]", topology::ROUTE_KEYS}, REFERENCE},
       {{"cluster.node_types[i].pcie", topology::PCIE_KEYS}, "network.md"},
       {{"cluster.node_types[i].nvlink", topology::NVLINK_KEYS}, "network.md"},
       {{"cluster.node_types[i].nics", topology::NIC_KEYS}, "network.md"},

@@ -135,7 +135,7 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   // Every file read goes through `sources`, relative to the file naming it.
   const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, sources);
   s.cluster = read_cluster(r.required("cluster"), catalogs, sources);
-  if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net);
+  if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net, &sources);
   if (const ConfigNode* storage = r.optional("storage")) s.storage = parse_storage(*storage);
 
   s.scheduler = read_scheduler(r.optional("scheduler"), schedulers);

@@ -121,19 +121,139 @@ void read_generated_hosts(const ConfigNode& n, NetworkSpec& s) {
   }
 }
 
-void read_explicit(MapReader& r, NetworkSpec& s) {
+// Reads an explicit fabric's routes into s.routes, each checked: its hosts exist and
+// differ, its ordered pair is given once, and its links exist and walk from `from` to `to`.
+// read() takes a route's map and reports an error at its node; read_plain() takes a CSV row
+// of unquoted cells and reads it only when it passes every check (else false, nothing
+// changed), so that a large valid table is checked without a map per row.
+class RouteReader {
+ public:
+  explicit RouteReader(NetworkSpec& s) : s_(s), hosts_(s.hosts.size()), pair_given_(hosts_ * hosts_) {
+    // Indexed once: a full table of 256 hosts has 65,280 routes, and a linear search per
+    // hop made checking them slower than loading the file.
+    for (std::size_t i = 0; i < s.hosts.size(); ++i) host_index_.emplace(s.hosts[i], i);
+    for (std::size_t i = 0; i < s.links.size(); ++i) link_index_.emplace(s.links[i].name, i);
+  }
+
+  void read(const ConfigNode& item) {
+    MapReader rr(item, ROUTE_KEYS);
+    RouteSpec route;
+    const ConfigNode& from = rr.required("from");
+    const ConfigNode& to = rr.required("to");
+    route.from = config::read_string(from);
+    route.to = config::read_string(to);
+    auto host_of = [&](const ConfigNode& end, const std::string& name) {
+      const std::size_t h = host(name);
+      if (h == NONE) {
+        const std::string hint = did_you_mean(name, s_.hosts);
+        end.fail(ErrorCode::UnknownName, "'" + name + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      }
+      return h;
+    };
+    const std::size_t from_host = host_of(from, route.from);
+    const std::size_t to_host = host_of(to, route.to);
+    if (from_host == to_host) to.fail(ErrorCode::Infeasible, "a route needs two different hosts");
+    if (pair_given_[from_host * hosts_ + to_host])
+      item.fail(ErrorCode::Duplicate, "a route from '" + route.from + "' to '" + route.to + "' is already given");
+    const ConfigNode& links = rr.required("links");
+    if (!links.is_sequence() || links.size() == 0) links.fail(ErrorCode::WrongType, "a route's links must be a non-empty list of link names");
+    const std::string* at = &route.from;
+    route.links.reserve(links.size());
+    for (const ConfigNode& ln : links.items()) {
+      const std::string name = config::read_string(ln);
+      const std::size_t l = link(name);
+      if (l == NONE) {
+        std::vector<std::string> names;
+        for (const auto& k : s_.links) names.push_back(k.name);
+        const std::string hint = did_you_mean(name, names);
+        ln.fail(ErrorCode::UnknownName, "no link named '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      }
+      const std::string* next = step(l, *at);
+      if (next == nullptr)
+        ln.fail(ErrorCode::Infeasible, "link '" + name + "' does not touch '" + *at + "', where the route has reached");
+      at = next;
+      route.links.push_back(name);
+    }
+    if (*at != route.to) links.fail(ErrorCode::Infeasible, "the route ends at '" + *at + "', not at '" + route.to + "'");
+    rr.finish();
+    add(std::move(route), from_host, to_host);
+  }
+
+  bool read_plain(const config::csv::Row& row, std::size_t from_column, std::size_t to_column, std::size_t links_column) {
+    const std::size_t cells = row.fields.size();
+    if (from_column >= cells || to_column >= cells || links_column >= cells) return false;
+    const config::csv::Field& from = row.fields[from_column];
+    const config::csv::Field& to = row.fields[to_column];
+    const config::csv::Field& links = row.fields[links_column];
+    if (from.quoted || to.quoted || links.quoted || links.text.empty()) return false;
+    const std::size_t from_host = host(from.text), to_host = host(to.text);
+    if (from_host == NONE || to_host == NONE || from_host == to_host || pair_given_[from_host * hosts_ + to_host])
+      return false;
+    RouteSpec route;
+    const std::string* at = &s_.hosts[from_host];
+    bool walks = true;
+    config::for_each_list_item(links.text, [&](std::size_t b, std::size_t e) {
+      if (!walks) return;
+      const std::string_view name = std::string_view(links.text).substr(b, e - b);
+      const std::size_t l = name.empty() ? NONE : link(name);
+      const std::string* next = l == NONE ? nullptr : step(l, *at);
+      if (next == nullptr) {
+        walks = false;
+        return;
+      }
+      at = next;
+      route.links.emplace_back(name);
+    });
+    if (!walks || *at != to.text) return false;
+    route.from = from.text;
+    route.to = to.text;
+    add(std::move(route), from_host, to_host);
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t NONE = static_cast<std::size_t>(-1);
+
+  std::size_t host(std::string_view name) const {
+    const auto found = host_index_.find(name);
+    return found == host_index_.end() ? NONE : found->second;
+  }
+  std::size_t link(std::string_view name) const {
+    const auto found = link_index_.find(name);
+    return found == link_index_.end() ? NONE : found->second;
+  }
+  // The node reached from `at` over link l, or nullptr when l does not touch `at`.
+  const std::string* step(std::size_t l, const std::string& at) const {
+    const ExplicitLinkSpec& link = s_.links[l];
+    if (link.a == at) return &link.b;
+    if (link.b == at) return &link.a;
+    return nullptr;
+  }
+  void add(RouteSpec route, std::size_t from_host, std::size_t to_host) {
+    pair_given_[from_host * hosts_ + to_host] = true;
+    s_.routes.push_back(std::move(route));
+  }
+
+  NetworkSpec& s_;
+  std::size_t hosts_;
+  std::vector<bool> pair_given_;  // [from * hosts + to]
+  std::unordered_map<std::string_view, std::size_t> host_index_;
+  std::unordered_map<std::string_view, std::size_t> link_index_;
+};
+
+void read_explicit(MapReader& r, NetworkSpec& s, config::SourceResolver* sources) {
   const ConfigNode& hosts_node = r.required("hosts");
   s.hosts = read_name_list(hosts_node, "hosts");
   if (s.hosts.empty()) hosts_node.fail(ErrorCode::OutOfRange, "an explicit fabric needs at least one host");
   s.host_count = static_cast<int>(s.hosts.size());
 
   // Inline, or {file: links.csv} (sim/config/csv_table.hpp); `between` is "a;b" there.
-  const ConfigNode links_node = config::read_table(r.required("links"), {"between"});
+  const ConfigNode links_node = config::read_table(r.required("links"), {"between"}, sources, EXPLICIT_LINK_KEYS);
   if (!links_node.is_sequence()) links_node.fail(ErrorCode::WrongType, "links must be a list of maps");
   if (links_node.size() == 0) links_node.fail(ErrorCode::OutOfRange, "an explicit fabric needs at least one link");
   std::set<std::string> link_names;
   for (const ConfigNode& item : links_node.items()) {
-    MapReader lr(item);
+    MapReader lr(item, EXPLICIT_LINK_KEYS);
     ExplicitLinkSpec l;
     const ConfigNode& name = lr.required("name");
     l.name = config::read_string(name);
@@ -154,66 +274,18 @@ void read_explicit(MapReader& r, NetworkSpec& s) {
   }
 
   if (const ConfigNode* routes_given = r.optional("routes")) {
-    const ConfigNode routes_table = config::read_table(*routes_given, {"links"});  // or {file: routes.csv}
-    const ConfigNode* routes = &routes_table;
-    if (!routes->is_sequence()) routes->fail(ErrorCode::WrongType, "routes must be a list of {from, to, links}");
-    // Indexed once: a full table of 256 hosts has 65,280 routes, and a linear search per
-    // hop made checking them slower than loading the file.
-    std::unordered_map<std::string_view, std::size_t> host_index;
-    for (std::size_t i = 0; i < s.hosts.size(); ++i) host_index.emplace(s.hosts[i], i);
-    std::unordered_map<std::string_view, std::size_t> link_index;
-    for (std::size_t i = 0; i < s.links.size(); ++i) link_index.emplace(s.links[i].name, i);
-    const std::size_t host_count = s.hosts.size();
-    std::vector<bool> pair_given(host_count * host_count);  // [from * hosts + to]
-    s.routes.reserve(routes->size());
-    for (const ConfigNode& item : routes->items()) {
-      MapReader rr(item);
-      RouteSpec route;
-      const ConfigNode& from = rr.required("from");
-      const ConfigNode& to = rr.required("to");
-      route.from = config::read_string(from);
-      route.to = config::read_string(to);
-      auto host_of = [&](const ConfigNode& end, const std::string& name) {
-        const auto found = host_index.find(name);
-        if (found == host_index.end()) {
-          const std::string hint = did_you_mean(name, s.hosts);
-          end.fail(ErrorCode::UnknownName, "'" + name + "' is not a host" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
-        }
-        return found->second;
-      };
-      const std::size_t from_host = host_of(from, route.from);
-      const std::size_t to_host = host_of(to, route.to);
-      if (from_host == to_host) to.fail(ErrorCode::Infeasible, "a route needs two different hosts");
-      if (pair_given[from_host * host_count + to_host])
-        item.fail(ErrorCode::Duplicate, "a route from '" + route.from + "' to '" + route.to + "' is already given");
-      pair_given[from_host * host_count + to_host] = true;
-      const ConfigNode& links = rr.required("links");
-      if (!links.is_sequence() || links.size() == 0) links.fail(ErrorCode::WrongType, "a route's links must be a non-empty list of link names");
-      // Walk the route: each link must touch the node reached so far.
-      const std::string* at = &route.from;
-      route.links.reserve(links.size());
-      for (const ConfigNode& ln : links.items()) {
-        const std::string name = config::read_string(ln);
-        const auto found = link_index.find(name);
-        if (found == link_index.end()) {
-          std::vector<std::string> names;
-          for (const auto& l : s.links) names.push_back(l.name);
-          const std::string hint = did_you_mean(name, names);
-          ln.fail(ErrorCode::UnknownName, "no link named '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
-        }
-        const ExplicitLinkSpec& link = s.links[found->second];
-        if (link.a == *at) {
-          at = &link.b;
-        } else if (link.b == *at) {
-          at = &link.a;
-        } else {
-          ln.fail(ErrorCode::Infeasible, "link '" + name + "' does not touch '" + *at + "', where the route has reached");
-        }
-        route.links.push_back(name);
-      }
-      if (*at != route.to) links.fail(ErrorCode::Infeasible, "the route ends at '" + *at + "', not at '" + route.to + "'");
-      rr.finish();
-      s.routes.push_back(std::move(route));
+    RouteReader routes(s);
+    if (const auto table = config::CsvTable::open(*routes_given, {"links"}, sources, ROUTE_KEYS)) {
+      // A row in the plain form is checked on its cells; any other row (quoted, with a
+      // cell missing, or refused) is read as its map, which reports the error at its cell.
+      const std::size_t from = table->column("from"), to = table->column("to"), links = table->column("links");
+      config::csv::Row row;
+      for (std::size_t i = 0; table->next(row); ++i)
+        if (!routes.read_plain(row, from, to, links)) routes.read(table->node(row, i));
+    } else {
+      if (!routes_given->is_sequence()) routes_given->fail(ErrorCode::WrongType, "routes must be a list of {from, to, links}");
+      s.routes.reserve(routes_given->size());
+      for (const ConfigNode& item : routes_given->items()) routes.read(item);
     }
   }
 }
@@ -230,7 +302,7 @@ config::KeyTable fabric_keys(Fabric f) {
 
 }  // namespace
 
-NetworkSpec parse_network_spec(const ConfigNode& network) {
+NetworkSpec parse_network_spec(const ConfigNode& network, config::SourceResolver* sources) {
   NetworkSpec s;
   s.mark = network.mark();
   s.path = network.path();
@@ -280,7 +352,7 @@ NetworkSpec parse_network_spec(const ConfigNode& network) {
       break;
     }
     case Fabric::Explicit:
-      read_explicit(r, s);
+      read_explicit(r, s, sources);
       break;
   }
   r.finish();

@@ -22,6 +22,9 @@
 namespace gcsim::models {
 struct GpuSpec;
 }
+namespace gcsim::config {
+class SourceResolver;
+}
 
 namespace gcsim::topology {
 
@@ -74,6 +77,24 @@ inline constexpr config::KeySpec EXPLICIT_KEYS[] = {
      true, "at least one", "the links (latency 0, full duplex, ethernet unless given)"},
     {"routes", "list of `{from: host, to: host, links: [names]}`, or `{file: routes.csv}`", "least-cost routing", false, "",
      "routes that override least-cost routing for their ordered pair"},
+};
+
+// The keys of an explicit fabric's `links[i]` and `routes[i]`, inline or as the columns of
+// their CSV tables (sim/config/csv_table.hpp), where a list is written "a;b".
+inline constexpr config::KeySpec EXPLICIT_LINK_KEYS[] = {
+    {"name", "name", "", true, "unique", "the link's name, as routes give it"},
+    {"between", "list of two node names (`a;b` in a CSV)", "", true, "two different nodes",
+     "its ends: hosts, or switches (any other name)"},
+    {"bandwidth", "bandwidth", "", true, "> 0", "per direction (full duplex), or shared by both (half duplex)"},
+    {"latency", "duration", "`0s`", false, ">= 0", "the link's latency"},
+    {"duplex", "`full` | `half`", "`full`", false, "", "one resource per direction, or one shared by both"},
+    {"kind", "`ethernet` | `infiniband` | `nvlink` | `nvswitch` | `pcie`", "`ethernet`", false, "", "the link's kind"},
+};
+inline constexpr config::KeySpec ROUTE_KEYS[] = {
+    {"from", "host name", "", true, "a host", "where the route starts"},
+    {"to", "host name", "", true, "another host", "where it ends; one route per ordered pair"},
+    {"links", "list of link names (`a;b;c` in a CSV)", "", true, "a connected walk from `from` to `to`",
+     "the links in the order the route walks them"},
 };
 
 // The keys of a node type's `pcie:` and `nvlink:` maps (each may also be a name).
@@ -134,7 +155,10 @@ struct NetworkSpec {
 
 // Parses the `network:` map. Throws ConfigError (unknown-key with did-you-mean,
 // missing-key, bad-unit, out-of-range, unknown-name, duplicate, infeasible, wrong-type).
-NetworkSpec parse_network_spec(const config::ConfigNode& network);
+// An explicit fabric's CSV tables (`links: {file: ...}`, `routes: {file: ...}`) are read
+// through `sources` when given, as a scenario's other files are (so recorded for the trace
+// and served from it on a rerun); without one, from the disk by the same rule.
+NetworkSpec parse_network_spec(const config::ConfigNode& network, config::SourceResolver* sources = nullptr);
 
 enum class NvlinkMode { Auto, None, NvSwitch, PointToPoint };
 

@@ -27,12 +27,7 @@ bool is_key_text(std::string_view s) {
 ConfigNode split_list(const csv::Field& f, const FileName& file, int line, NodePlace place) {
   const SharedPath mine = place.shared();
   std::vector<ConfigNode> items;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = std::min(f.text.find(';', start), f.text.size());
-    std::size_t b = start, e = end;
-    while (b < e && f.text[b] == ' ') ++b;
-    while (e > b && f.text[e - 1] == ' ') --e;
+  for_each_list_item(f.text, [&](std::size_t b, std::size_t e) {
     // Columns are exact for an unquoted cell on one line (the usual case).
     const int column = f.column + static_cast<int>(b) + (f.quoted ? 1 : 0);
     if (b == e)
@@ -40,67 +35,114 @@ ConfigNode split_list(const csv::Field& f, const FileName& file, int line, NodeP
                         "an empty item in a ';'-separated list");
     items.push_back(NodeAccess::scalar(f.text.substr(b, e - b), f.quoted, file, line, column,
                                        NodePlace::item(mine, items.size())));
-    if (end == f.text.size()) break;
-    start = end + 1;
-  }
+  });
   return NodeAccess::sequence(std::move(items), file, line, f.column, std::move(place));
+}
+
+// A column the table's keys do not know: UnknownKey at its header cell, worded as
+// MapReader::finish words an unknown inline key (the suggestion among keys not given).
+void check_header(const csv::Row& header, const std::vector<std::string>& columns, KeyTable table_keys,
+                  const std::string& label, const std::string& row_path) {
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (find_key(table_keys, columns[c]) != nullptr) continue;
+    std::vector<std::string> absent, known;
+    for (const KeySpec& k : table_keys) {
+      known.emplace_back(k.name);
+      if (std::find(columns.begin(), columns.end(), k.name) == columns.end()) absent.emplace_back(k.name);
+    }
+    const std::string suggestion = did_you_mean(columns[c], absent);
+    std::string detail = "unknown key '" + columns[c] + "'";
+    if (!suggestion.empty()) {
+      detail += "; did you mean '" + suggestion + "'?";
+    } else {
+      detail += "; valid keys:";
+      for (std::size_t i = 0; i < known.size(); ++i) detail += (i ? ", " : " ") + known[i];
+    }
+    throw ConfigError(ErrorCode::UnknownKey, SourceMark{label, header.line, header.fields[c].column},
+                      join_key_path(row_path, columns[c]), std::move(detail));
+  }
 }
 
 }  // namespace
 
-ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns, SourceResolver* sources) {
-  if (!n.is_map() || n.find("file") == nullptr) return n;
+std::unique_ptr<CsvTable> CsvTable::open(const ConfigNode& n, std::initializer_list<std::string_view> list_columns,
+                                         SourceResolver* sources, KeyTable table_keys) {
+  if (!n.is_map() || n.find("file") == nullptr) return nullptr;
   MapReader r(n, {"file"});
   const ConfigNode& file_node = r.required("file");
   r.finish();
   const std::string label = SourceResolver::resolve(file_node.mark().file, read_string(file_node));
   SourceResolver own;
-  std::istringstream in((sources ? *sources : own).read(file_node, "the CSV table"));
+  std::unique_ptr<CsvTable> t(new CsvTable(n, label, (sources ? *sources : own).read(file_node, "the CSV table")));
 
-  const FileName file = std::make_shared<const std::string>(label);
-  csv::Reader reader(in, label, true);
   csv::Row header;
-  if (!reader.next(header))
+  if (!t->reader_.next(header))
     throw ConfigError(ErrorCode::EmptyFile, SourceMark{label, 1, 1}, n.path(), "the CSV table has no header row");
-  std::vector<std::string> keys;
-  NodeAccess::KeyMarks key_marks;
+  t->header_line_ = header.line;
   for (const csv::Field& f : header.fields) {
     if (!is_key_text(f.text))
       csv::fail(ErrorCode::Syntax, label, header.line, f.column, "",
                 f.text.empty() ? "an empty column name in the header" : "'" + f.text + "' is not a key name");
-    if (std::find(keys.begin(), keys.end(), f.text) != keys.end())
+    if (t->column(f.text) != npos)
       csv::fail(ErrorCode::Duplicate, label, header.line, f.column, f.text, "column '" + f.text + "' appears twice");
-    keys.push_back(f.text);
-    key_marks.push_back(NodeAccess::position(header.line, f.column));
+    t->keys_.push_back(f.text);
+    t->key_columns_.push_back(f.column);
+    t->is_list_.push_back(std::find(list_columns.begin(), list_columns.end(), f.text) != list_columns.end());
   }
-  std::vector<bool> is_list;
-  for (const std::string& k : keys)
-    is_list.push_back(std::find(list_columns.begin(), list_columns.end(), k) != list_columns.end());
+  if (!table_keys.empty()) check_header(header, t->keys_, table_keys, label, join_index_path(n.path(), 0));
+  return t;
+}
 
-  const SharedPath table_path = NodePlace::whole(n.path()).shared();
+CsvTable::CsvTable(const ConfigNode& n, const std::string& label, const std::string& bytes)
+    : path_(n.path()),
+      file_(std::make_shared<const std::string>(label)),
+      table_path_(NodePlace::whole(n.path()).shared()),
+      in_(bytes),
+      reader_(in_, label, true) {}
+
+std::size_t CsvTable::column(std::string_view key) const {
+  for (std::size_t c = 0; c < keys_.size(); ++c)
+    if (keys_[c] == key) return c;
+  return npos;
+}
+
+bool CsvTable::next(csv::Row& row) {
+  if (!reader_.next(row)) return false;
+  if (row.fields.size() > keys_.size())
+    csv::fail(ErrorCode::WrongType, *file_, row.line, row.fields[keys_.size()].column, "",
+              "a row with " + std::to_string(row.fields.size()) + " cells under a header of " +
+                  std::to_string(keys_.size()));
+  return true;
+}
+
+ConfigNode CsvTable::node(const csv::Row& row, std::size_t index) const {
+  NodePlace place = NodePlace::item(table_path_, index);
+  const SharedPath row_path = place.shared();
+  NodeAccess::Entries entries;
+  NodeAccess::KeyMarks marks;
+  for (std::size_t c = 0; c < row.fields.size(); ++c) {
+    const csv::Field& f = row.fields[c];
+    if (f.text.empty() && !f.quoted) continue;  // not given: the key's default applies
+    NodePlace cell = NodePlace::key(row_path, keys_[c]);
+    entries.emplace_back(keys_[c], is_list_[c] ? split_list(f, file_, row.line, std::move(cell))
+                                               : NodeAccess::scalar(f.text, f.quoted, file_, row.line, f.column,
+                                                                    std::move(cell)));
+    marks.push_back(NodeAccess::position(header_line_, key_columns_[c]));
+  }
+  return NodeAccess::map(std::move(entries), std::move(marks), file_, row.line, 1, std::move(place));
+}
+
+ConfigNode CsvTable::as_list() {
   std::vector<ConfigNode> rows;
   csv::Row row;
-  while (reader.next(row)) {
-    if (row.fields.size() > keys.size())
-      csv::fail(ErrorCode::WrongType, label, row.line, row.fields[keys.size()].column, "",
-                "a row with " + std::to_string(row.fields.size()) + " cells under a header of " +
-                    std::to_string(keys.size()));
-    NodePlace place = NodePlace::item(table_path, rows.size());
-    const SharedPath row_path = place.shared();
-    NodeAccess::Entries entries;
-    NodeAccess::KeyMarks marks;
-    for (std::size_t c = 0; c < row.fields.size(); ++c) {
-      const csv::Field& f = row.fields[c];
-      if (f.text.empty() && !f.quoted) continue;  // not given: the key's default applies
-      NodePlace cell = NodePlace::key(row_path, keys[c]);
-      entries.emplace_back(keys[c], is_list[c] ? split_list(f, file, row.line, std::move(cell))
-                                               : NodeAccess::scalar(f.text, f.quoted, file, row.line, f.column,
-                                                                    std::move(cell)));
-      marks.push_back(key_marks[c]);
-    }
-    rows.push_back(NodeAccess::map(std::move(entries), std::move(marks), file, row.line, 1, std::move(place)));
-  }
-  return NodeAccess::sequence(std::move(rows), file, header.line, 1, NodePlace::whole(n.path()));
+  while (next(row)) rows.push_back(node(row, rows.size()));
+  return NodeAccess::sequence(std::move(rows), file_, header_line_, 1, NodePlace::whole(path_));
+}
+
+ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns, SourceResolver* sources,
+                      KeyTable table_keys) {
+  const std::unique_ptr<CsvTable> table = CsvTable::open(n, list_columns, sources, table_keys);
+  return table ? table->as_list() : n;
 }
 
 }  // namespace gcsim::config

@@ -10,13 +10,75 @@
 // `{file: ...}` map (the scenario), or absolute.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <initializer_list>
+#include <memory>
+#include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/csv.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
 
 namespace gcsim::config {
+
+// Calls f(begin, end) for each item of a list cell, "a;b; c" (offsets into `text`, blanks
+// around an item trimmed): the one rule for splitting a list cell. An empty item is passed
+// on as begin == end, for the caller to refuse.
+template <class F>
+void for_each_list_item(std::string_view text, F&& f) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = std::min(text.find(';', start), text.size());
+    std::size_t b = start, e = end;
+    while (b < e && text[b] == ' ') ++b;
+    while (e > b && text[e - 1] == ' ') --e;
+    f(b, e);
+    if (end == text.size()) return;
+    start = end + 1;
+  }
+}
+
+// A CSV table read one row at a time: what read_table builds its list from, and what a
+// reader of a large table (an explicit fabric's routes) walks directly, building a row's
+// map only when it needs one (for an error at the row's cells).
+class CsvTable {
+ public:
+  // The table `n` names when it is a map with a `file` key; null otherwise. Reads the file
+  // and checks the header (the errors of read_table, below).
+  static std::unique_ptr<CsvTable> open(const ConfigNode& n, std::initializer_list<std::string_view> list_columns,
+                                        SourceResolver* sources, KeyTable keys);
+  CsvTable(const CsvTable&) = delete;
+  CsvTable& operator=(const CsvTable&) = delete;
+
+  // The column named `key`, or npos.
+  std::size_t column(std::string_view key) const;
+  // The next row; false at the end. A row with more cells than the header is WrongType.
+  bool next(csv::Row& row);
+  // `row` as the map read_table gives for it, the table's `index`th entry.
+  ConfigNode node(const csv::Row& row, std::size_t index) const;
+  // The whole table as read_table gives it (before any row is read).
+  ConfigNode as_list();
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+ private:
+  CsvTable(const ConfigNode& n, const std::string& label, const std::string& bytes);
+
+  std::string path_;  // the table's key path ("network.routes")
+  std::shared_ptr<const std::string> file_;
+  std::shared_ptr<const std::string> table_path_;
+  std::istringstream in_;
+  csv::Reader reader_;
+  int header_line_ = 0;
+  std::vector<std::string> keys_;
+  std::vector<int> key_columns_;  // each key's column in the header line
+  std::vector<bool> is_list_;
+};
 
 // `n` itself (a cheap copy: the contents are shared) unless it is a map with a `file` key;
 // then the CSV's rows. Throws ConfigError: UnknownKey (a key beside `file`), FileNotFound
@@ -25,7 +87,10 @@ namespace gcsim::config {
 // than the header; an empty item in a list cell).
 // The CSV is read through `sources` when given (and so recorded for the trace); without
 // one, through a resolver of its own (the same rule and error, nothing kept).
+// With `keys` (the table's entries' key table), a header column that is not one of them is
+// UnknownKey at its header cell, with a did-you-mean, as MapReader reports an inline key,
+// even when every cell under it is empty.
 ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns = {},
-                      SourceResolver* sources = nullptr);
+                      SourceResolver* sources = nullptr, KeyTable keys = {});
 
 }  // namespace gcsim::config

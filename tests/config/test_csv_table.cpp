@@ -146,6 +146,92 @@ TEST_CASE("an explicit fabric's links and routes may be CSV files, checked as in
   CHECK(e.key_path() == "network.routes[0].links[1]");
 }
 
+TEST_CASE("every row of a routes CSV is checked, in the plain form or not, with its error at its cell", "[unit]") {
+  TempDir dir("csv-routes");
+  write_file(dir.file("links.csv"), "name,between,bandwidth\nl0,h0;sw,10Gbps\nl1,sw;h1,10Gbps\nl2,sw;h2,10Gbps\n");
+  const std::string net = "network:\n  fabric: explicit\n  hosts: [h0, h1, h2]\n  links: {file: links.csv}\n"
+                          "  routes: {file: routes.csv}\n";
+  auto parse = [&](const std::string& routes) {
+    write_file(dir.file("routes.csv"), routes);
+    const auto doc = load_yaml_string(net, dir.file("s.yaml"));
+    return gcsim::topology::parse_network_spec(*doc.root.find("network"));
+  };
+  auto error = [&](const std::string& routes) { return config_error([&] { (void)parse(routes); }); };
+  // Columns in any order, quoted cells, blanks around items: the same routes.
+  const auto spec = parse("links,to,from\nl0;l1,h1,h0\n\"l1; l0\",\"h0\",h1\n l0 ; l2 ,h2,h0\n");
+  REQUIRE(spec.routes.size() == 3);
+  CHECK(spec.routes[0].links == std::vector<std::string>{"l0", "l1"});
+  CHECK(spec.routes[1].from == "h1");
+  CHECK(spec.routes[1].links == std::vector<std::string>{"l1", "l0"});
+  CHECK(spec.routes[2].to == "h2");
+  CHECK(spec.routes[2].links == std::vector<std::string>{"l0", "l2"});
+
+  const std::string head = "from,to,links\nh0,h1,l0;l1\n";
+  SECTION("an unknown host, after a good row") {
+    const ConfigError e = error(head + "h0,h9,l0;l1\n");
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(e.mark().line == 3);
+    CHECK(e.mark().column == 4);
+    CHECK(e.key_path() == "network.routes[1].to");
+  }
+  SECTION("a pair given twice") {
+    const ConfigError e = error(head + "h0,h1,l0;l1\n");
+    CHECK(e.code() == ErrorCode::Duplicate);
+    CHECK(e.mark().line == 3);
+  }
+  SECTION("a route from a host to itself") { CHECK(error(head + "h1,h1,l1\n").code() == ErrorCode::Infeasible); }
+  SECTION("a link that does not touch where the route has reached") {
+    const ConfigError e = error(head + "h0,h2,l0;l1;l2\n");
+    CHECK(e.code() == ErrorCode::Infeasible);
+    CHECK(e.key_path() == "network.routes[1].links[2]");
+    CHECK(e.mark().column == 13);
+  }
+  SECTION("a route that ends elsewhere") { CHECK(error(head + "h0,h2,l0;l1\n").code() == ErrorCode::Infeasible); }
+  SECTION("an empty item") {
+    const ConfigError e = error(head + "h0,h2,l0;;l2\n");
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.key_path() == "network.routes[1].links[1]");
+  }
+  SECTION("an empty links cell, and no links column") {
+    const ConfigError e = error(head + "h1,h0,\n");
+    CHECK(e.code() == ErrorCode::MissingKey);
+    CHECK(e.key_path() == "network.routes[1].links");
+    CHECK(error("from,to\nh0,h1\n").code() == ErrorCode::MissingKey);
+  }
+  SECTION("a quoted empty host") { CHECK(error(head + "\"\",h1,l1\n").code() == ErrorCode::WrongType); }
+}
+
+TEST_CASE("a fabric CSV's header is read against the links' and routes' key tables", "[unit]") {
+  TempDir dir("csv-fabric-keys");
+  const std::string net = "network:\n  fabric: explicit\n  hosts: [h0, h1]\n  links: {file: links.csv}\n";
+  auto error = [&](const std::string& yaml) {
+    return config_error([&] {
+      const auto doc = load_yaml_string(yaml, dir.file("s.yaml"));
+      (void)gcsim::topology::parse_network_spec(*doc.root.find("network"));
+    });
+  };
+  const std::string csv_file = (dir.path() / "links.csv").lexically_normal().string();
+  // A misspelt required column: the typo, at its header cell, not "missing bandwidth".
+  write_file(dir.file("links.csv"), "# links\nname,between,bandwith\nl0,h0;h1,10Gbps\n");
+  const ConfigError link = error(net);
+  CHECK(link.code() == ErrorCode::UnknownKey);
+  CHECK_THAT(link.what(), Catch::Contains("did you mean 'bandwidth'?"));
+  CHECK(link.mark().file == csv_file);
+  CHECK(link.mark().line == 2);
+  CHECK(link.mark().column == 14);
+  CHECK(link.key_path() == "network.links[0].bandwith");
+
+  // An unknown column is refused even when every cell under it is empty.
+  write_file(dir.file("links.csv"), "name,between,bandwidth\nl0,h0;h1,10Gbps\n");
+  write_file(dir.file("routes.csv"), "from,to,links,lnks\nh0,h1,l0,\n");
+  const ConfigError route = error(net + "  routes: {file: routes.csv}\n");
+  CHECK(route.code() == ErrorCode::UnknownKey);
+  CHECK(route.mark().file == (dir.path() / "routes.csv").lexically_normal().string());
+  CHECK(route.mark().line == 1);
+  CHECK(route.mark().column == 15);
+  CHECK(route.key_path() == "network.routes[0].lnks");
+}
+
 TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {
   TempDir dir("csv-jobs");
   write_file(dir.file("jobs.csv"), "name,gpus,duration,submit\nj0,1,2h,\nj1,2,30m,10m\n");

@@ -193,6 +193,8 @@ TEST_CASE("the network, distribution, pricing and spot maps are listed with thei
       {"network(fabric: fat-tree)", "network.md"},
       {"network(fabric: explicit)", "network.md"},
       {"network.link", "network.md"},
+      {"network.links[i]", "scenario-reference.md"},
+      {"network.routes[i]", "scenario-reference.md"},
       {"cluster.node_types[i].pcie", "network.md"},
       {"cluster.node_types[i].nvlink", "network.md"},
       {"cluster.node_types[i].nics", "network.md"},

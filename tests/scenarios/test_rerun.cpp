@@ -43,6 +43,30 @@ std::string h5py(const std::string& code, const std::string& path) {
   return r.output + (r.code == 0 ? "ok" : "failed");
 }
 
+// "ok" when every table and every root attribute but the wall clock of the trace at `a`
+// equals the one at `b`.
+std::string same_trace(const std::string& a, const std::string& b) {
+  return h5py(R"(q = sys.argv[2]
+a, b = h5py.File(p, "r"), h5py.File(q, "r")
+assert sorted(a.keys()) == sorted(b.keys()), (list(a.keys()), list(b.keys()))
+for name in a:
+    assert a[name].dtype == b[name].dtype and repr(a[name][...].tolist()) == repr(b[name][...].tolist()), name  # repr: NaN equals NaN
+keys = set(a.attrs) - {"wall_clock_s"}
+assert keys == set(b.attrs) - {"wall_clock_s"}
+for k in keys:
+    assert a.attrs[k] == b.attrs[k], k
+assert {"jobs", "nodes", "ledger", "inputs"} <= set(a.keys())
+)",
+              a + " " + b);
+}
+
+double end_of_job(const std::string& trace, const std::string& name) {
+  for (const auto& j : gcsim::analysis::read_trace(trace).jobs)
+    if (j.name == name) return j.end_s;
+  FAIL("no job " << name);
+  return 0;
+}
+
 }  // namespace
 
 TEST_CASE("gcsim rerun redoes a trace from its embedded inputs after the files change or vanish", "[scenario][cli]") {
@@ -69,19 +93,58 @@ TEST_CASE("gcsim rerun redoes a trace from its embedded inputs after the files c
   CHECK(again.output.find("trace: " + dir.file("again/rerun.h5")) != std::string::npos);
   CHECK(total_cost(dir.file("again/rerun.h5")) == Approx(1.50).epsilon(1e-12));
 
-  // Every table and every root attribute but the wall clock equals the first trace's.
-  CHECK(h5py(R"(q = sys.argv[2]
-a, b = h5py.File(p, "r"), h5py.File(q, "r")
-assert sorted(a.keys()) == sorted(b.keys()), (list(a.keys()), list(b.keys()))
-for name in a:
-    assert a[name].dtype == b[name].dtype and repr(a[name][...].tolist()) == repr(b[name][...].tolist()), name  # repr: NaN equals NaN
-keys = set(a.attrs) - {"wall_clock_s"}
-assert keys == set(b.attrs) - {"wall_clock_s"}
-for k in keys:
-    assert a.attrs[k] == b.attrs[k], k
-assert {"jobs", "nodes", "ledger", "inputs"} <= set(a.keys())
+  CHECK(same_trace(first_trace, dir.file("again/rerun.h5")) == "ok");
+}
+
+TEST_CASE("an explicit fabric's CSV links and routes are recorded inputs, and a rerun serves them", "[scenario][cli]") {
+  if (!gcsim::test::python_with("h5py")) return;
+  gcsim::test::TempDir dir("rerun-fabric");
+  // Four 1-GPU nodes on two switches joined by one core link; the job's two GPUs are on
+  // n-0 and n-1, so its ring all-reduce crosses the core both ways. 100 s of compute in 10
+  // steps, each followed by 1 GB each way over the core: 1 s at 1 GB/s, so 110 s (plus a
+  // few hundred ns of hop latency per step); at 0.5 GB/s, 2 s a step, so 120 s.
+  auto links = [](const std::string& core) {
+    return "name,between,bandwidth,latency\na0,n-0;S1,1GB/s,0us\na2,n-2;S1,1GB/s,0us\nb1,n-1;S2,1GB/s,0us\n"
+           "b3,n-3;S2,1GB/s,0us\ncore,S1;S2," + core + ",0us\n";
+  };
+  write(dir.file("links.csv"), links("1GB/s"));
+  write(dir.file("routes.csv"), "from,to,links\nn-0,n-1,a0;core;b1\nn-1,n-0,b1;core;a0\n");
+  write(dir.file("s.yaml"), R"(name: fabric
+horizon: 10h
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, count: 4, price: {on_demand_per_hour: 1},
+       nics: {count: 1, speed: 8Gbps, rdma: true}}
+network:
+  fabric: explicit
+  hosts: [n-0, n-1, n-2, n-3]
+  links: {file: links.csv}
+  routes: {file: routes.csv}
+workload:
+  jobs:
+    - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}
+)");
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("first") + " --no-plots -q").code == 0);
+  const std::string first_trace = dir.file("first/fabric.h5");
+  CHECK(end_of_job(first_trace, "A") == Approx(110.0).epsilon(1e-6));
+  CHECK(h5py(R"(keys = {r["key"] for r in h5py.File(p, "r")["inputs"][...]}
+assert {b"network.links.file", b"network.routes.file"} <= keys, keys
 )",
-             first_trace + " " + dir.file("again/rerun.h5")) == "ok");
+             first_trace) == "ok");
+
+  // The core link halved: a fresh run sees it...
+  write(dir.file("links.csv"), links("0.5GB/s"));
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("changed") + " --no-plots -q").code == 0);
+  CHECK(end_of_job(dir.file("changed/fabric.h5"), "A") == Approx(120.0).epsilon(1e-6));
+
+  // ...and then both tables are gone; the rerun reads neither and gives the first answer.
+  fs::remove(dir.file("links.csv"));
+  fs::remove(dir.file("routes.csv"));
+  const Result again = run_gcsim("rerun " + first_trace + " -o " + dir.file("again") + " --no-plots -q");
+  INFO(again.output);
+  REQUIRE(again.code == 0);
+  CHECK(end_of_job(dir.file("again/fabric.h5"), "A") == Approx(110.0).epsilon(1e-6));
+  CHECK(same_trace(first_trace, dir.file("again/fabric.h5")) == "ok");
 }
 
 TEST_CASE("gcsim rerun refuses a trace whose recorded input was changed, and one without /inputs", "[scenario][cli]") {

@@ -318,6 +318,24 @@ TEST_CASE("network, pcie and nvlink maps refuse a misspelt key with a did-you-me
     CHECK(e.mark().line == 1);
     CHECK(e.mark().column == 8);
   }
+  SECTION("an explicit fabric's links[i], a misspelling reported before a missing required key") {
+    const ConfigError e = unknown_key_error(
+        "  fabric: explicit\n  hosts: [a]\n  links:\n    - {name: L, between: [a, b], bandwith: 1GB/s}\n", false);
+    CHECK(e.code() == ErrorCode::UnknownKey);  // not "missing bandwidth"
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'bandwidth'?"));
+    CHECK(e.key_path() == "network.links[0].bandwith");
+    CHECK(e.mark().file == "net.yaml");
+    CHECK(e.mark().line == 5);
+    CHECK(e.mark().column == 34);
+  }
+  SECTION("an explicit fabric's routes[i]") {
+    const ConfigError e = unknown_key_error(EXPLICIT + "  routes:\n    - {form: H0, to: H1, links: [L1, L2]}\n", false);
+    CHECK(e.code() == ErrorCode::UnknownKey);  // not "missing from"
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'from'?"));
+    CHECK(e.key_path() == "network.routes[0].form");
+    CHECK(e.mark().line == 9);
+    CHECK(e.mark().column == 8);
+  }
   SECTION("nvlink") {
     const ConfigError e = unknown_key_error("nvlink:\n  link: 12\n", true);  // not "missing gen"
     CHECK(e.code() == ErrorCode::UnknownKey);
