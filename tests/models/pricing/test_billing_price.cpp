@@ -145,7 +145,7 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     REQUIRE(p.spot_usd_per_hour);
     CHECK(*p.spot_usd_per_hour == 0.92);
     CHECK(p.spot_profile.constant());
-    CHECK(p.spot_profile.cost_usd(SimTime::zero(), sim::hours(2)) == Approx(1.84));  // 2 h × 0.92
+    CHECK(gcsim::models::cost_usd(p.spot_profile, SimTime::zero(), sim::hours(2)) == Approx(1.84));  // 2 h × 0.92
     REQUIRE(p.max_usd_per_hour);
     CHECK(*p.max_usd_per_hour == 1.2);
   }
@@ -156,7 +156,7 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     CHECK(p.spot_profile.points().size() == 2);
     CHECK(p.spot_profile.period() == sim::hours(168));
     // 0..6 h: 4 h × 0.92 + 2 h × 1.40 = 3.68 + 2.80 = 6.48.
-    CHECK(p.spot_profile.cost_usd(SimTime::zero(), sim::hours(6)) == Approx(6.48));
+    CHECK(gcsim::models::cost_usd(p.spot_profile, SimTime::zero(), sim::hours(6)) == Approx(6.48));
     CHECK(p.usd_per_hour_at(sim::hours(168 + 1)) == 0.92);  // the second week starts over
     CHECK(p.usd_per_hour_at(sim::hours(168 + 5)) == 1.4);
   }
@@ -164,9 +164,9 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     const PriceSpec p = price("{spot_profile: {file: spot_week.csv, repeat: 7d}}", Market::Spot);
     REQUIRE(p.spot_profile.points().size() == 3);
     CHECK(p.spot_profile.points()[2].at == sim::hours(30));
-    CHECK(p.spot_profile.points()[2].usd_per_hour == 0.80);
+    CHECK(p.spot_profile.points()[2].value == 0.80);
     // 0..31 h: 4 × 0.92 + 26 × 1.40 + 1 × 0.80 = 3.68 + 36.40 + 0.80 = 40.88.
-    CHECK(p.spot_profile.cost_usd(SimTime::zero(), sim::hours(31)) == Approx(40.88));
+    CHECK(gcsim::models::cost_usd(p.spot_profile, SimTime::zero(), sim::hours(31)) == Approx(40.88));
   }
   SECTION("reserved: the effective hourly price by hand") {
     // 3y all upfront $262,800: 3 × 8,760 = 26,280 h, so 262,800 / 26,280 = $10/h.
