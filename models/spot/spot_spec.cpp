@@ -651,18 +651,4 @@ AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolv
   return s;
 }
 
-// ---------------------------------------------------------------------------------------
-
-const std::vector<std::string>& spot_providers() {
-  static const std::vector<std::string> names{"aws", "gcp", "azure"};
-  return names;
-}
-
-sim::SimTime default_notice(std::string_view provider) {
-  const std::string p = ascii_lower(provider);
-  if (p == "aws") return sim::seconds(120);
-  if (p == "gcp" || p == "azure") return sim::seconds(30);
-  return sim::SimTime::zero();
-}
-
 }  // namespace gcsim::models

@@ -1,15 +1,14 @@
 // What a spot node type's `interruptions:` and `availability:` values describe, parsed into
 // validated specs (docs/spot.md): the interruption process of a pool (Poisson, Weibull,
 // replay of a recorded skypilot-spot trace, or price-driven), an optional zone-wide
-// correlated process, the pool's availability (recurring windows or a capacity trace), the
-// providers' default notice times and the AWS Spot Instance Advisor's interruption bands.
+// correlated process, the pool's availability (recurring windows or a capacity trace) and
+// the AWS Spot Instance Advisor's interruption bands. The providers' notice times are in
+// the provider table (models/pricing/providers.hpp).
 //
 // External timelines are profiles (STYLE 6): a trace becomes a CapacityProfile, a
 // sim::Profile of node counts, as a spot price is a sim::Profile of USD per hour.
 //
-// Sources: notice times from the providers' documentation (AWS "Spot
-// Instance interruption notices", 2 min; GCP Compute API Scheduling.skipGuestOsShutdown,
-// 30 s for Spot VMs; Azure Scheduled Events "Preempt", 30 s minimum). Advisor bands: AWS
+// Sources: advisor bands: AWS
 // Spot Instance Advisor data feed (spot-advisor-data.json, "ranges"), as bundled in
 // scenarios/catalog/aws_spot_advisor_gpu.csv. Traces: skypilot-org/spot-traces (Wu et al.,
 // "Can't Be Late", NSDI 2024).
@@ -202,11 +201,5 @@ int nodes_of_fraction(double fraction, int count);
 //   {windows: [{every: 1w, from: 3d12h, to: 3d18h, available: 100%}, ...], otherwise: 25%}
 //   {file: F, start: 0h, loop: false}
 AvailabilitySpec parse_availability(const config::ConfigNode& node, config::SourceResolver& sources);
-
-// ---------------------------------------------------------------------------------------
-// Notice before a node is taken, by provider: "aws" 120 s, "gcp" 30 s, "azure" 30 s
-// (case-insensitive); zero for any other provider.
-sim::SimTime default_notice(std::string_view provider);
-const std::vector<std::string>& spot_providers();  // {"aws", "gcp", "azure"}
 
 }  // namespace gcsim::models

@@ -386,16 +386,6 @@ TEST_CASE("The advisor catalog and its band -> rate rule", "[unit][spot]") {
         ErrorCode::FileNotFound);
 }
 
-TEST_CASE("Notice defaults per provider", "[unit][spot]") {
-  // The providers' documentation (docs/spot.md, "Notice defaults"): AWS 2 minutes; GCP Spot VMs 30 s; Azure Preempt >= 30 s.
-  CHECK(gcsim::models::default_notice("aws") == seconds(120));
-  CHECK(gcsim::models::default_notice("AWS") == seconds(120));
-  CHECK(gcsim::models::default_notice("gcp") == seconds(30));
-  CHECK(gcsim::models::default_notice("azure") == seconds(30));
-  CHECK(gcsim::models::default_notice("lambda") == SimTime::zero());
-  CHECK(gcsim::models::spot_providers().size() == 3);
-}
-
 TEST_CASE("Window offsets may be compound durations", "[unit][spot]") {
   const AvailabilitySpec a = availability("{windows: [{every: 1w, from: 3d12h, to: 3d18h30m, available: 1}]}");
   CHECK(a.windows[0].from == hours(84));
