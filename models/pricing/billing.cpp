@@ -67,7 +67,7 @@ BillingRule parse_billing(const config::ConfigNode& node) {
   if (node.is_scalar()) return named_rule(config::read_enum(node, rule_names()));
   if (!node.is_map())
     node.fail(ErrorCode::WrongType, "expected per_second, per_minute, per_hour, per_month or {granularity, minimum}");
-  config::MapReader r(node, {"granularity", "minimum"});
+  config::MapReader r(node, BILLING_KEYS);
   BillingRule b;
   const config::ConfigNode& g = r.required("granularity");
   b.granularity = config::read_duration(g, sim::SimTime::from_ns(1));

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -34,6 +35,12 @@ sim::SimTime billed_time(const BillingRule& rule, sim::SimTime used);
 
 // USD for `used` at a constant `usd_per_hour`, on the billed time.
 double billed_usd(const BillingRule& rule, double usd_per_hour, sim::SimTime used);
+
+// The keys of a `billing:` map (docs/scenario-reference.md).
+inline constexpr config::KeySpec BILLING_KEYS[] = {
+    {"granularity", "duration", "", true, "> 0", "use is rounded up to a multiple of this"},
+    {"minimum", "duration", "`0s`", false, ">= 0", "the least billed for any non-zero use"},
+};
 
 // A scenario's `billing:` value: one of per_second, per_minute, per_hour, per_month, or a
 // map {granularity: 1m, minimum: 60s} (granularity required, > 0; minimum default 0).

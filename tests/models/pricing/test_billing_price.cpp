@@ -330,3 +330,24 @@ TEST_CASE("the CSV reader: quotes, embedded commas, doubled quotes, newlines, po
   m::csv::Reader bad2(trailing, "t.csv", true);
   CHECK_THROWS_AS(bad2.next(row), ConfigError);
 }
+
+TEST_CASE("billing: the map's keys come from its key table", "[unit][pricing]") {
+  // A misspelt key is unknown-key at its own line and column, with did-you-mean from the
+  // table. "price: {on_demand_per_hour: 1, billing: {granularity: 1m, minimun: 60s}}":
+  // `minimun` starts at column 59 of line 1.
+  const ConfigError e = price_error("{on_demand_per_hour: 1, billing: {granularity: 1m, minimun: 60s}}");
+  CHECK(e.code() == ErrorCode::UnknownKey);
+  CHECK(e.key_path() == "price.billing.minimun");
+  CHECK(e.mark().file == FIXTURES + "/s.yaml");
+  CHECK(e.mark().line == 1);
+  CHECK(e.mark().column == 59);
+  CHECK(e.detail().find("did you mean 'minimum'?") != std::string::npos);
+  // The table says granularity is required: missing, it is missing-key at once.
+  const ConfigError missing = price_error("{on_demand_per_hour: 1, billing: {minimum: 60s}}");
+  CHECK(missing.code() == ErrorCode::MissingKey);
+  CHECK(missing.key_path() == "price.billing.granularity");
+  const gcsim::config::KeySpec* minimum = gcsim::config::find_key(m::BILLING_KEYS, "minimum");
+  REQUIRE(minimum != nullptr);
+  CHECK(minimum->default_value == "`0s`");
+  CHECK(billing("{granularity: 1m}").minimum == SimTime::zero());  // the default the table states
+}
