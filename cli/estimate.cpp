@@ -15,7 +15,7 @@
 #include "models/pricing/billing.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 
 namespace gcsim::cli {
 

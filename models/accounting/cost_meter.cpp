@@ -53,7 +53,7 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
 
 double CostMeter::busy_usd(std::uint32_t node, sim::SimTime from, sim::SimTime to) const {
   const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[node].type];
-  if (t.price.market == Market::Spot) return t.price.spot_profile.cost_usd(from, to);
+  if (t.price.market == Market::Spot) return cost_usd(t.price.spot_profile, from, to);
   return node_usd_per_hour(t, 1.0) * (to - from).seconds() / 3600.0;
 }
 
@@ -90,7 +90,7 @@ void CostMeter::close_session(std::uint32_t n, sim::SimTime at) {
     const double rounding_h = (billed - used).seconds() / 3600.0;
     const sim::SimTime last = at > session_start_[n] ? at - sim::SimTime::from_ns(1) : at;
     if (t.price.market == Market::Spot)
-      bill = t.price.spot_profile.cost_usd(session_start_[n], at) + rounding_h * t.price.spot_profile.usd_per_hour_at(last);
+      bill = cost_usd(t.price.spot_profile, session_start_[n], at) + rounding_h * t.price.spot_profile.value_at(last);
     else
       bill = t.price.on_demand_usd_per_hour * billed.seconds() / 3600.0;
   } else {

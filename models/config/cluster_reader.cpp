@@ -9,6 +9,7 @@
 
 #include "models/config/reader_common.hpp"
 #include "models/pricing/billing.hpp"
+#include "models/pricing/providers.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
@@ -17,11 +18,6 @@ using config::ConfigNode;
 using config::MapReader;
 
 namespace {
-
-const std::vector<std::string>& known_providers() {
-  static const std::vector<std::string> names{"aws", "gcp", "azure", "lambda", "alibaba", "tencent", "vast", "colab", "dgx-cloud"};
-  return names;
-}
 
 const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
   const std::string gpu_name = config::read_string(gpu);
@@ -73,7 +69,7 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
     t.instance = instance->ref();
     t.provider = instance->provider;
   }
-  if (const ConfigNode* p = r.optional("provider")) t.provider = config::read_enum(*p, known_providers());
+  if (const ConfigNode* p = r.optional("provider")) t.provider = config::read_enum(*p, provider_names());
   const ConfigNode* gpu = r.optional("gpu");
   if (gpu) t.gpu = resolve_gpu(*gpu, catalogs.gpus);
   else if (instance) t.gpu = *catalogs.gpus.find(instance->gpu);

@@ -11,7 +11,7 @@ double node_usd_per_hour(const NodeTypeSpec& type, double busy, sim::SimTime at)
   switch (type.price.market) {
     case Market::Reserved: return type.price.reserved_effective_usd_per_hour();
     case Market::Owned: return ownership_usd_per_hour(*type.ownership, busy);
-    case Market::Spot: return type.price.spot_profile.usd_per_hour_at(at);
+    case Market::Spot: return type.price.spot_profile.value_at(at);
     case Market::OnDemand: break;
   }
   return type.price.on_demand_usd_per_hour;

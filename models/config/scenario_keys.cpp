@@ -7,6 +7,7 @@
 #include "models/config/distribution_reader.hpp"
 #include "models/config/output_reader.hpp"
 #include "models/config/workload_reader.hpp"
+#include "models/pricing/billing.hpp"
 #include "models/pricing/price_spec.hpp"
 #include "models/pricing/tco.hpp"
 #include "models/spot/spot_spec.hpp"
@@ -51,6 +52,7 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"cluster.node_types[i].price.reserved", RESERVED_KEYS}, "pricing.md"},
       {{"cluster.node_types[i].price.spot_profile", PRICE_PROFILE_KEYS}, "pricing.md"},
       {{"cluster.node_types[i].price.spot_profile.points[i]", PRICE_POINT_KEYS}, "pricing.md"},
+      {{"cluster.node_types[i].price.billing", BILLING_KEYS}, REFERENCE},
       {{"cluster.node_types[i].ownership", OWNERSHIP_KEYS}, "pricing.md"},
       {{"cluster.node_types[i].interruptions", INTERRUPTION_KEYS}, "spot.md"},
       {{"cluster.node_types[i].interruptions.advisor", ADVISOR_KEYS}, "spot.md"},

@@ -1,7 +1,7 @@
 // Live step-time estimates of running model-described jobs (see model_speeds.hpp).
 #include "models/coupling/model_speeds.hpp"
 
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "sim/check.hpp"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "models/storage/storage_datasets.hpp"
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 #include "sim/check.hpp"
 
 namespace gcsim::models {

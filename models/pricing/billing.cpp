@@ -1,32 +1,5 @@
-// Billing rules and per-provider defaults; see billing.hpp.
-//
-// Sources of the defaults (all checked 2026 unless noted; docs/pricing.md repeats them):
-//   aws       per second, 60 s minimum: "Amazon EC2 usage of Linux based instances that are
-//             launched in On-Demand, Reserved and Spot form will be billed on one second
-//             increments, with a minimum of 60 seconds" (AWS What's New, 2017-10-02,
-//             aws.amazon.com/about-aws/whats-new/2017/10/announcing-amazon-ec2-per-second-billing/).
-//             Windows followed in 2021. Instances with a separate hourly OS charge, dedicated
-//             instances and Marketplace products still bill per hour (same notice): not modelled.
-//   gcp       per second, 1 minute minimum (Packt, "Google Cloud Platform for Developers",
-//             section "Pricing on GCE": "charged ... on a per-second basis, with a minimum time
-//             of one minute"). A secondary source; Google's own pricing page was not in the corpus.
-//   azure     per second, 5 minute minimum from 2025-06-01 (Microsoft Q&A answer 2259765,
-//             learn.microsoft.com/en-us/answers/questions/2259765: "minimum billing duration of
-//             5 minutes (300 seconds) ... billing will continue to be calculated per second").
-//             A community answer quoting Microsoft's notice: treat as likely, not proven.
-//   lambda    per minute: "ODC prices instances by hourly usage and bills in one-minute
-//             increments" (docs.lambda.ai/public-cloud/billing).
-//   alibaba   per second: "Pay-As-You-Go ECS instances ... charged by the second" (Alibaba
-//             Cloud notice ECS-0928, 2017-09-28). The current ECS page adds a per-hour minimum
-//             that "varies based on the number of vCPUs" without figures: ASSUMPTION no minimum.
-//   tencent   per second: "The billing granularity is accurate to second" (Tencent Cloud CVM
-//             "Selecting a Billing Mode", intl.cloud.tencent.com/document/product/213/15373).
-//   vast      per second: vast.ai/pricing "Per-second billing" (as transcribed in
-//             api-evangelist/vast-ai plans/vast-ai-plans-pricing.yml, 2026-10-07).
-//   colab     ASSUMPTION per second: compute units are drawn down continuously while a runtime
-//             is attached; Google publishes no rounding rule.
-//   dgx-cloud per month (730 h): DGX Cloud was leased per node per month ("$36,999 a month",
-//             aisecret.us "Nvidia's Next $4 Trillion Bet", 2025, on the 2023 launch price).
+// Billing rules; see billing.hpp. The providers' default rules, with their sources, are in
+// providers.cpp.
 #include "models/pricing/billing.hpp"
 
 #include <algorithm>
@@ -90,27 +63,11 @@ double billed_usd(const BillingRule& r, double usd_per_hour, sim::SimTime used) 
   return usd_per_hour * billed_time(r, used).seconds() / 3600.0;
 }
 
-bool known_billing_provider(std::string_view provider) {
-  static const char* const known[] = {"aws",  "gcp",     "azure", "lambda", "alibaba",
-                                      "tencent", "vast", "colab", "dgx-cloud"};
-  const std::string p = ascii_lower(provider);
-  return std::find(std::begin(known), std::end(known), p) != std::end(known);
-}
-
-BillingRule default_billing(std::string_view provider) {
-  const std::string p = ascii_lower(provider);
-  if (p == "aws" || p == "gcp") return rule(sim::seconds(1), sim::seconds(60));
-  if (p == "azure") return rule(sim::seconds(1), sim::minutes(5));
-  if (p == "lambda") return per_minute_billing();
-  if (p == "dgx-cloud") return rule(sim::hours(units::HOURS_PER_MONTH), sim::hours(units::HOURS_PER_MONTH));
-  return per_second_billing();  // alibaba, tencent, vast, colab, and unknown providers
-}
-
 BillingRule parse_billing(const config::ConfigNode& node) {
   if (node.is_scalar()) return named_rule(config::read_enum(node, rule_names()));
   if (!node.is_map())
     node.fail(ErrorCode::WrongType, "expected per_second, per_minute, per_hour, per_month or {granularity, minimum}");
-  config::MapReader r(node, {"granularity", "minimum"});
+  config::MapReader r(node, BILLING_KEYS);
   BillingRule b;
   const config::ConfigNode& g = r.required("granularity");
   b.granularity = config::read_duration(g, sim::SimTime::from_ns(1));

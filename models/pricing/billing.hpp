@@ -2,13 +2,14 @@
 // they charge for one rental (minimum). Prices are per hour; bills are computed on the
 // billed time, so a 61 s rental of a per-second/60 s-minimum node costs 61/3600 of the
 // hourly price, and a 30 s one costs 60/3600 of it. Provider defaults and their sources:
-// default_billing() below and docs/pricing.md ("Billing rules").
+// default_billing() in providers.hpp and docs/pricing.md ("Billing rules").
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -35,13 +36,11 @@ sim::SimTime billed_time(const BillingRule& rule, sim::SimTime used);
 // USD for `used` at a constant `usd_per_hour`, on the billed time.
 double billed_usd(const BillingRule& rule, double usd_per_hour, sim::SimTime used);
 
-// The default rule of a provider (case-insensitive id): aws, gcp, azure, lambda, alibaba,
-// tencent, vast, colab, dgx-cloud. Unknown providers get exact per-second billing with no
-// minimum (pure proration), the neutral choice. Sources and assumptions: billing.cpp and
-// docs/pricing.md.
-BillingRule default_billing(std::string_view provider);
-// True when default_billing() knows the provider.
-bool known_billing_provider(std::string_view provider);
+// The keys of a `billing:` map (docs/scenario-reference.md).
+inline constexpr config::KeySpec BILLING_KEYS[] = {
+    {"granularity", "duration", "", true, "> 0", "use is rounded up to a multiple of this"},
+    {"minimum", "duration", "`0s`", false, ">= 0", "the least billed for any non-zero use"},
+};
 
 // A scenario's `billing:` value: one of per_second, per_minute, per_hour, per_month, or a
 // map {granularity: 1m, minimum: 60s} (granularity required, > 0; minimum default 0).

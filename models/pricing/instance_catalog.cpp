@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "models/pricing/csv.hpp"
+#include "models/pricing/providers.hpp"
 #include "models/trace/schema.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/config/regular_file.hpp"
@@ -192,7 +193,7 @@ InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
       r.fail(ErrorCode::BadUnit, "billing", e.what());
     }
   }
-  s.spot_notice = s.spot_usd_per_hour ? default_spot_notice(s.provider) : sim::SimTime::zero();
+  s.spot_notice = s.spot_usd_per_hour ? default_notice(s.provider) : sim::SimTime::zero();
   if (const std::string& n = r.text("spot_notice"); !n.empty()) {
     try {
       s.spot_notice = sim::SimTime::from_ns(units::parse_duration_ns(n));
@@ -291,13 +292,6 @@ std::optional<std::pair<std::string, int>> gcp_fixed_gpus(std::string_view type)
 
 std::string_view instance_market_kind_name(InstanceMarketKind k) {
   return market_kind_names()[static_cast<std::size_t>(k)];
-}
-
-sim::SimTime default_spot_notice(std::string_view provider) {
-  const std::string p = ascii_lower(provider);
-  if (p == "aws") return sim::minutes(2);
-  if (p == "gcp" || p == "azure") return sim::seconds(30);
-  return sim::SimTime::zero();
 }
 
 std::string InstanceSpec::ref() const {
@@ -414,6 +408,17 @@ std::string unknown_instance_message(const InstanceCatalog& c, std::string_view 
   if (ref.find('/') == std::string_view::npos) return msg + " (write provider/instance_type, e.g. aws/p4d.24xlarge)";
   return msg + " (see gcsim instances)";
 }
+
+// "aws, gcp or lambda": the providers whose SkyPilot layout the importer reads.
+std::string skypilot_providers() {
+  std::vector<std::string_view> names;
+  for (const ProviderFacts& p : providers())
+    if (p.skypilot != SkyPilotLayout::None) names.push_back(p.name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  return out;
+}
 }  // namespace
 
 const InstanceSpec& InstanceCatalog::lookup(std::string_view ref) const {
@@ -505,15 +510,18 @@ std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib) {
 
 ImportResult import_skypilot(std::istream& in, std::string_view provider_in, const std::string& label) {
   const std::string provider = ascii_lower(provider_in);
-  if (provider != "aws" && provider != "gcp" && provider != "lambda")
-    throw Error("import_skypilot: provider must be aws, gcp or lambda, got '" + std::string(provider_in) + "'");
+  const ProviderFacts* facts = find_provider(provider);
+  if (facts == nullptr || facts->skypilot == SkyPilotLayout::None)
+    throw Error("import_skypilot: provider must be " + skypilot_providers() + ", got '" + std::string(provider_in) + "'");
+  const SkyPilotLayout layout = facts->skypilot;
+  const bool split = layout == SkyPilotLayout::SplitAccelerators;
   csv::Reader reader(in, label, false);
   csv::Row row;
   if (!reader.next(row)) throw ConfigError(ErrorCode::EmptyFile, SourceMark{label, 0, 0}, "", "no header line");
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < row.fields.size(); ++i) index.emplace(row.fields[i].text, i);
   std::vector<std::string> required{"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "Region"};
-  if (provider != "lambda") required.push_back("AvailabilityZone");
+  if (layout != SkyPilotLayout::Regional) required.push_back("AvailabilityZone");
   for (const std::string& c : required)
     if (!index.count(c))
       csv::fail(ErrorCode::MissingKey, label, row.line, 1, c,
@@ -557,7 +565,7 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     s.on_demand_usd_per_hour = price;
     s.spot_usd_per_hour = spot;
     s.billing = default_billing(provider);
-    s.spot_notice = spot ? default_spot_notice(provider) : sim::SimTime::zero();
+    s.spot_notice = spot ? default_notice(provider) : sim::SimTime::zero();
     s.source = "skypilot-org/skypilot-catalog " + provider + "/vms.csv via " + label + " line " + std::to_string(host.line);
     result.instances.push_back(std::move(s));
   };
@@ -565,13 +573,13 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
   // GCP: accelerator rows (no InstanceType) by (zone, name, count), consumed by host rows.
   std::map<std::tuple<std::string, std::string, int>, const SkyRow*> accel;
   std::set<const SkyRow*> used;
-  if (provider == "gcp")
+  if (split)
     for (const SkyRow& s : rows)
       if (s.type.empty() && !s.accelerator.empty())
         accel.emplace(std::make_tuple(s.zone, s.accelerator, static_cast<int>(std::lround(s.count))), &s);
 
   for (const SkyRow& s : rows) {
-    if (provider == "gcp" && s.type.empty()) continue;  // accelerator rows: counted below
+    if (split && s.type.empty()) continue;  // accelerator rows: counted below
     if (!s.price) {
       skip("no on-demand price");
       continue;
@@ -579,7 +587,7 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     std::string accelerator = s.accelerator;
     double count = s.count;
     const SkyRow* gcp_accel = nullptr;
-    if (provider == "gcp" && accelerator.empty()) {
+    if (split && accelerator.empty()) {
       const auto fixed = gcp_fixed_gpus(s.type);
       if (!fixed) {
         skip("no GPU (CPU-only machine type)");
@@ -617,7 +625,7 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     }
     make(s, gpu, static_cast<int>(count), price, spot);
   }
-  if (provider == "gcp") {
+  if (split) {
     for (const SkyRow& s : rows) {
       if (!s.type.empty() || used.count(&s)) continue;
       if (s.accelerator.empty()) {

@@ -61,10 +61,6 @@ struct InstanceSpec {
   PriceSpec price_defaults() const;
 };
 
-// Spot reclaim notice by provider: AWS 2 min, GCP and Azure 30 s (the providers' documentation,
-// docs/spot.md "Notice defaults"); zero for the others (not published).
-sim::SimTime default_spot_notice(std::string_view provider);
-
 class InstanceCatalog {
  public:
   // Reads a catalog file (docs/pricing.md). With `gpus`, every gpu must resolve there

@@ -188,7 +188,7 @@ std::string_view upfront_name(Upfront u) {
 double PriceSpec::usd_per_hour_at(sim::SimTime t) const {
   switch (market) {
     case Market::OnDemand: return on_demand_usd_per_hour;
-    case Market::Spot: return spot_profile.empty() ? 0 : spot_profile.usd_per_hour_at(t);
+    case Market::Spot: return spot_profile.empty() ? 0 : spot_profile.value_at(t);
     case Market::Reserved: return reserved_effective_usd_per_hour();
     case Market::Owned: return 0;
   }
@@ -223,13 +223,13 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
                 std::string(e.what()) + " (write a duration such as 0h or 30m)");
     }
     try {
-      p.usd_per_hour = parse_node_usd_per_hour(row.fields[1].text, gpus_per_node);
+      p.value = parse_node_usd_per_hour(row.fields[1].text, gpus_per_node);
     } catch (const units::UnitError& e) {
       csv::fail(unit_error_code(e), label, row.line, row.fields[1].column, "usd_per_hour", e.what());
     }
     if (p.at < sim::SimTime::zero())
       csv::fail(ErrorCode::OutOfRange, label, row.line, row.fields[0].column, "time", "a time must not be negative");
-    if (p.usd_per_hour < 0)
+    if (p.value < 0)
       csv::fail(ErrorCode::OutOfRange, label, row.line, row.fields[1].column, "usd_per_hour", "a price must not be negative");
     points.push_back(p);
     marks.emplace_back(row.line, row.fields[0].column);
@@ -265,7 +265,7 @@ PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver&
     const ConfigNode& at = pr.required("at");
     PricePoint p;
     p.at = config::read_duration(at);
-    p.usd_per_hour = read_node_usd_per_hour(pr.required("price"), gpus_per_node);
+    p.value = read_node_usd_per_hour(pr.required("price"), gpus_per_node);
     pr.finish();
     points.push_back(p);
     at_nodes.push_back(&at);

@@ -17,8 +17,8 @@ double mean_interruption_rate_per_s(const InterruptionSpec& spec) {
       double drops = 0;
       double node_s = 0;
       for (std::size_t i = 0; i < pts.size(); ++i) {
-        if (i > 0 && pts[i].capacity < pts[i - 1].capacity) drops += pts[i - 1].capacity - pts[i].capacity;
-        if (i + 1 < pts.size()) node_s += pts[i].capacity * (pts[i + 1].at - pts[i].at).seconds();
+        if (i > 0 && pts[i].value < pts[i - 1].value) drops += pts[i - 1].value - pts[i].value;
+        if (i + 1 < pts.size()) node_s += pts[i].value * (pts[i + 1].at - pts[i].at).seconds();
       }
       rate = node_s > 0 ? drops / node_s : 0;
       break;

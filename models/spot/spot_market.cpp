@@ -67,9 +67,9 @@ void SpotMarket::start() {
 
 int SpotMarket::reclaim_capacity_at(const Pool& pool, sim::SimTime t) const {
   const InterruptionSpec& s = pool.spec.interruptions;
-  if (s.process == InterruptionProcess::Trace) return std::min(pool.spec.count, s.trace.capacity_at(t));
+  if (s.process == InterruptionProcess::Trace) return std::min(pool.spec.count, s.trace.value_at(t));
   if (s.process == InterruptionProcess::Price)
-    return pool.spec.spot_price->usd_per_hour_at(t) > pool.spec.max_usd_per_hour ? 0 : pool.spec.count;
+    return pool.spec.spot_price->value_at(t) > pool.spec.max_usd_per_hour ? 0 : pool.spec.count;
   return pool.spec.count;
 }
 

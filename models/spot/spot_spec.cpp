@@ -393,40 +393,6 @@ double advisor_rate(const ConfigNode& node, const SpotAdvisor* advisor) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
-// CapacityProfile
-
-CapacityProfile::CapacityProfile(std::vector<CapacityPoint> points, sim::SimTime period)
-    : points_(std::move(points)), period_(period) {
-  assert(!points_.empty() && points_.front().at == sim::SimTime::zero());
-  assert(period_ == sim::SimTime::zero() || period_ > points_.back().at);
-}
-
-sim::SimTime CapacityProfile::fold(sim::SimTime t) const {
-  if (period_ <= sim::SimTime::zero()) return t;
-  return sim::SimTime::from_ns(t.ns() % period_.ns());
-}
-
-std::size_t CapacityProfile::index_at(sim::SimTime folded) const {
-  auto it = std::upper_bound(points_.begin(), points_.end(), folded,
-                             [](sim::SimTime v, const CapacityPoint& p) { return v < p.at; });
-  return static_cast<std::size_t>(it - points_.begin()) - 1;
-}
-
-int CapacityProfile::capacity_at(sim::SimTime t) const { return points_[index_at(fold(t))].capacity; }
-
-sim::SimTime CapacityProfile::next_change_after(sim::SimTime t) const {
-  if (points_.size() == 1) return sim::SimTime::max();  // a constant repeated is constant
-  const sim::SimTime base = t - fold(t);
-  const std::size_t i = index_at(fold(t));
-  if (i + 1 < points_.size()) return base + points_[i + 1].at;
-  if (period_ <= sim::SimTime::zero()) return sim::SimTime::max();
-  // The wrap is a change only when the last piece differs from the first.
-  const sim::SimTime next_base = base.saturating_add(period_);
-  if (points_.back().capacity != points_.front().capacity) return next_base;
-  return next_base.saturating_add(points_[1].at);
-}
-
-// ---------------------------------------------------------------------------------------
 // Traces
 
 SpotTrace read_spot_trace(const std::string& path) {
@@ -447,7 +413,7 @@ CapacityProfile trace_profile(const SpotTrace& trace, sim::SimTime start, bool l
   const std::int64_t k0 = start.ns() / gap;
   std::vector<CapacityPoint> points{{sim::SimTime::zero(), trace.values[static_cast<std::size_t>(k0)]}};
   auto push = [&](std::int64_t at_ns, int value) {
-    if (value != points.back().capacity) points.push_back({sim::SimTime::from_ns(at_ns), value});
+    if (value != points.back().value) points.push_back({sim::SimTime::from_ns(at_ns), value});
   };
   for (std::int64_t k = k0 + 1; k < n; ++k) push(k * gap - start.ns(), trace.values[static_cast<std::size_t>(k)]);
   if (!loop) return CapacityProfile(std::move(points), sim::SimTime::zero());
@@ -620,7 +586,7 @@ int nodes_of_fraction(double fraction, int count) {
 }
 
 int AvailabilitySpec::capacity_at(sim::SimTime t, int count) const {
-  if (!profile.empty()) return std::min(count, profile.capacity_at(t));
+  if (!profile.empty()) return std::min(count, profile.value_at(t));
   for (const AvailabilityWindow& w : windows) {
     const std::int64_t every = w.every.ns();
     const std::int64_t phase = (((t - w.from).ns() % every) + every) % every;
@@ -683,20 +649,6 @@ AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolv
   if (const ConfigNode* o = r.optional("otherwise")) s.otherwise_fraction = config::read_fraction(*o);
   r.finish();
   return s;
-}
-
-// ---------------------------------------------------------------------------------------
-
-const std::vector<std::string>& spot_providers() {
-  static const std::vector<std::string> names{"aws", "gcp", "azure"};
-  return names;
-}
-
-sim::SimTime default_notice(std::string_view provider) {
-  const std::string p = ascii_lower(provider);
-  if (p == "aws") return sim::seconds(120);
-  if (p == "gcp" || p == "azure") return sim::seconds(30);
-  return sim::SimTime::zero();
 }
 
 }  // namespace gcsim::models

@@ -1,15 +1,14 @@
 // What a spot node type's `interruptions:` and `availability:` values describe, parsed into
 // validated specs (docs/spot.md): the interruption process of a pool (Poisson, Weibull,
 // replay of a recorded skypilot-spot trace, or price-driven), an optional zone-wide
-// correlated process, the pool's availability (recurring windows or a capacity trace), the
-// providers' default notice times and the AWS Spot Instance Advisor's interruption bands.
+// correlated process, the pool's availability (recurring windows or a capacity trace) and
+// the AWS Spot Instance Advisor's interruption bands. The providers' notice times are in
+// the provider table (models/pricing/providers.hpp).
 //
 // External timelines are profiles (STYLE 6): a trace becomes a CapacityProfile, a
-// piecewise-constant node count with change points, like PriceProfile for prices.
+// sim::Profile of node counts, as a spot price is a sim::Profile of USD per hour.
 //
-// Sources: notice times from the providers' documentation (AWS "Spot
-// Instance interruption notices", 2 min; GCP Compute API Scheduling.skipGuestOsShutdown,
-// 30 s for Spot VMs; Azure Scheduled Events "Preempt", 30 s minimum). Advisor bands: AWS
+// Sources: advisor bands: AWS
 // Spot Instance Advisor data feed (spot-advisor-data.json, "ranges"), as bundled in
 // scenarios/catalog/aws_spot_advisor_gpu.csv. Traces: skypilot-org/spot-traces (Wu et al.,
 // "Can't Be Late", NSDI 2024).
@@ -24,6 +23,7 @@
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
+#include "sim/profile.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -31,32 +31,9 @@ namespace gcsim::models {
 // ---------------------------------------------------------------------------------------
 // Capacity profiles: how many nodes a pool may hold, piecewise constant over time.
 
-struct CapacityPoint {
-  sim::SimTime at;   // from the start of the run (or of each period)
-  int capacity = 0;  // nodes, >= 0
-};
-
-class CapacityProfile {
- public:
-  CapacityProfile() = default;
-  // `points` strictly increasing in time, the first at 0, consecutive capacities differing;
-  // `period` zero for none, else greater than the last point's time.
-  CapacityProfile(std::vector<CapacityPoint> points, sim::SimTime period);
-
-  bool empty() const { return points_.empty(); }
-  const std::vector<CapacityPoint>& points() const { return points_; }
-  sim::SimTime period() const { return period_; }
-
-  int capacity_at(sim::SimTime t) const;             // t >= 0; the profile must not be empty
-  sim::SimTime next_change_after(sim::SimTime t) const;  // SimTime::max() when none
-
- private:
-  sim::SimTime fold(sim::SimTime t) const;
-  std::size_t index_at(sim::SimTime folded) const;
-
-  std::vector<CapacityPoint> points_;
-  sim::SimTime period_;
-};
+using CapacityPoint = sim::ProfilePoint<int>;  // value: nodes, >= 0
+// Built with consecutive capacities differing (trace_profile merges equal ticks).
+using CapacityProfile = sim::Profile<int>;
 
 // A skypilot-spot trace file: {"metadata": {"gap_seconds": G}, "data": [v0, v1, ...]} (an
 // optional "prices" list, present in some files, is accepted and ignored). data[k] is the
@@ -224,11 +201,5 @@ int nodes_of_fraction(double fraction, int count);
 //   {windows: [{every: 1w, from: 3d12h, to: 3d18h, available: 100%}, ...], otherwise: 25%}
 //   {file: F, start: 0h, loop: false}
 AvailabilitySpec parse_availability(const config::ConfigNode& node, config::SourceResolver& sources);
-
-// ---------------------------------------------------------------------------------------
-// Notice before a node is taken, by provider: "aws" 120 s, "gcp" 30 s, "azure" 30 s
-// (case-insensitive); zero for any other provider.
-sim::SimTime default_notice(std::string_view provider);
-const std::vector<std::string>& spot_providers();  // {"aws", "gcp", "azure"}
 
 }  // namespace gcsim::models

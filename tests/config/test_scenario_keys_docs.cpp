@@ -203,6 +203,7 @@ TEST_CASE("the network, distribution, pricing and spot maps are listed with thei
       {"cluster.node_types[i].price.reserved", "pricing.md"},
       {"cluster.node_types[i].price.spot_profile", "pricing.md"},
       {"cluster.node_types[i].price.spot_profile.points[i]", "pricing.md"},
+      {"cluster.node_types[i].price.billing", "scenario-reference.md"},
       {"cluster.node_types[i].ownership", "pricing.md"},
       {"cluster.node_types[i].interruptions", "spot.md"},
       {"cluster.node_types[i].interruptions.advisor", "spot.md"},

@@ -181,7 +181,7 @@ TEST_CASE("fleet-month: owned, on-demand and spot see the same month of work", "
     // minimum); on demand bills every node-hour at the list price, more than three times
     // the spot price. So spot is cheaper whatever the interruptions.
     const auto& pool = spot_s.cluster.node_types.at(0);
-    const double spot_usd_per_hour = pool.price.spot_profile.usd_per_hour_at(sim::SimTime::zero());
+    const double spot_usd_per_hour = pool.price.spot_profile.value_at(sim::SimTime::zero());
     const double sessions = pool.count + node_interruptions(spot);
     CHECK(ledger_usd(spot) <= (pool.count * MONTH_H + sessions * 60.0 / 3600) * spot_usd_per_hour);
     CHECK(ledger_usd(spot) < ledger_usd(on_demand));

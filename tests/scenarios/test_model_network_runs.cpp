@@ -6,7 +6,7 @@
 
 #include "analysis/trace_data.hpp"
 #include "models/network/collectives.hpp"
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;

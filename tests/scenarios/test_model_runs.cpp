@@ -8,7 +8,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/trace_data.hpp"
 #include "models/simulation.hpp"
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "support/scenario_support.hpp"

@@ -8,7 +8,7 @@
 #include "models/cluster/job_queue.hpp"
 #include "models/cluster/node_allocator.hpp"
 #include "models/coupling/model_speeds.hpp"
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/check.hpp"

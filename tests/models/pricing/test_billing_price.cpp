@@ -8,6 +8,7 @@
 #include "models/pricing/billing.hpp"
 #include "models/pricing/csv.hpp"
 #include "models/pricing/price_spec.hpp"
+#include "models/pricing/providers.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/errors.hpp"
 
@@ -78,8 +79,8 @@ TEST_CASE("provider billing defaults", "[unit][pricing]") {
   CHECK(m::default_billing("lambda").granularity == sim::minutes(1));
   CHECK(m::default_billing("tencent").granularity == sim::seconds(1));
   CHECK(m::default_billing("dgx-cloud").granularity == sim::hours(730));
-  CHECK(m::known_billing_provider("vast"));
-  CHECK_FALSE(m::known_billing_provider("acme"));
+  CHECK(m::find_provider("vast") != nullptr);
+  CHECK(m::find_provider("acme") == nullptr);
   CHECK(m::default_billing("acme").minimum == SimTime::zero());  // exact proration
   CHECK(m::describe_billing(m::default_billing("aws")) == "per second, 1m minimum");
   CHECK(m::format_billing_compact(m::default_billing("aws")) == "1s/1m");
@@ -145,7 +146,7 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     REQUIRE(p.spot_usd_per_hour);
     CHECK(*p.spot_usd_per_hour == 0.92);
     CHECK(p.spot_profile.constant());
-    CHECK(p.spot_profile.cost_usd(SimTime::zero(), sim::hours(2)) == Approx(1.84));  // 2 h × 0.92
+    CHECK(gcsim::models::cost_usd(p.spot_profile, SimTime::zero(), sim::hours(2)) == Approx(1.84));  // 2 h × 0.92
     REQUIRE(p.max_usd_per_hour);
     CHECK(*p.max_usd_per_hour == 1.2);
   }
@@ -156,7 +157,7 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     CHECK(p.spot_profile.points().size() == 2);
     CHECK(p.spot_profile.period() == sim::hours(168));
     // 0..6 h: 4 h × 0.92 + 2 h × 1.40 = 3.68 + 2.80 = 6.48.
-    CHECK(p.spot_profile.cost_usd(SimTime::zero(), sim::hours(6)) == Approx(6.48));
+    CHECK(gcsim::models::cost_usd(p.spot_profile, SimTime::zero(), sim::hours(6)) == Approx(6.48));
     CHECK(p.usd_per_hour_at(sim::hours(168 + 1)) == 0.92);  // the second week starts over
     CHECK(p.usd_per_hour_at(sim::hours(168 + 5)) == 1.4);
   }
@@ -164,9 +165,9 @@ TEST_CASE("price blocks per market", "[unit][pricing]") {
     const PriceSpec p = price("{spot_profile: {file: spot_week.csv, repeat: 7d}}", Market::Spot);
     REQUIRE(p.spot_profile.points().size() == 3);
     CHECK(p.spot_profile.points()[2].at == sim::hours(30));
-    CHECK(p.spot_profile.points()[2].usd_per_hour == 0.80);
+    CHECK(p.spot_profile.points()[2].value == 0.80);
     // 0..31 h: 4 × 0.92 + 26 × 1.40 + 1 × 0.80 = 3.68 + 36.40 + 0.80 = 40.88.
-    CHECK(p.spot_profile.cost_usd(SimTime::zero(), sim::hours(31)) == Approx(40.88));
+    CHECK(gcsim::models::cost_usd(p.spot_profile, SimTime::zero(), sim::hours(31)) == Approx(40.88));
   }
   SECTION("reserved: the effective hourly price by hand") {
     // 3y all upfront $262,800: 3 × 8,760 = 26,280 h, so 262,800 / 26,280 = $10/h.
@@ -328,4 +329,25 @@ TEST_CASE("the CSV reader: quotes, embedded commas, doubled quotes, newlines, po
   std::istringstream trailing("\"a\"b,c\n");
   m::csv::Reader bad2(trailing, "t.csv", true);
   CHECK_THROWS_AS(bad2.next(row), ConfigError);
+}
+
+TEST_CASE("billing: the map's keys come from its key table", "[unit][pricing]") {
+  // A misspelt key is unknown-key at its own line and column, with did-you-mean from the
+  // table. "price: {on_demand_per_hour: 1, billing: {granularity: 1m, minimun: 60s}}":
+  // `minimun` starts at column 59 of line 1.
+  const ConfigError e = price_error("{on_demand_per_hour: 1, billing: {granularity: 1m, minimun: 60s}}");
+  CHECK(e.code() == ErrorCode::UnknownKey);
+  CHECK(e.key_path() == "price.billing.minimun");
+  CHECK(e.mark().file == FIXTURES + "/s.yaml");
+  CHECK(e.mark().line == 1);
+  CHECK(e.mark().column == 59);
+  CHECK(e.detail().find("did you mean 'minimum'?") != std::string::npos);
+  // The table says granularity is required: missing, it is missing-key at once.
+  const ConfigError missing = price_error("{on_demand_per_hour: 1, billing: {minimum: 60s}}");
+  CHECK(missing.code() == ErrorCode::MissingKey);
+  CHECK(missing.key_path() == "price.billing.granularity");
+  const gcsim::config::KeySpec* minimum = gcsim::config::find_key(m::BILLING_KEYS, "minimum");
+  REQUIRE(minimum != nullptr);
+  CHECK(minimum->default_value == "`0s`");
+  CHECK(billing("{granularity: 1m}").minimum == SimTime::zero());  // the default the table states
 }

@@ -65,13 +65,13 @@ TEST_CASE("A node price per GPU-hour is multiplied by the GPUs per node", "[mode
         eight_gpus("market: spot, price: {on_demand_per_hour: 30, spot_per_hour: $1/GPUh, max_per_hour: $2/GPUh}"));
     CHECK(price_of(s).on_demand_usd_per_hour == 30.0);
     CHECK(*price_of(s).spot_usd_per_hour == Approx(8.0).epsilon(1e-15));
-    CHECK(price_of(s).spot_profile.usd_per_hour_at(sim::hours(0)) == Approx(8.0).epsilon(1e-15));
+    CHECK(price_of(s).spot_profile.value_at(sim::hours(0)) == Approx(8.0).epsilon(1e-15));
     CHECK(*price_of(s).max_usd_per_hour == Approx(16.0).epsilon(1e-15));
     // Profile points: $0.5/GPUh -> $4/h from 0; a plain $6 (per node-hour) from 1h.
     const auto p = test::scenario_from_yaml(eight_gpus(
         "market: spot, price: {spot_profile: {points: [{at: 0h, price: $0.5/GPUh}, {at: 1h, price: 6}]}}"));
-    CHECK(price_of(p).spot_profile.usd_per_hour_at(sim::minutes(30)) == Approx(4.0).epsilon(1e-15));
-    CHECK(price_of(p).spot_profile.usd_per_hour_at(sim::minutes(90)) == 6.0);
+    CHECK(price_of(p).spot_profile.value_at(sim::minutes(30)) == Approx(4.0).epsilon(1e-15));
+    CHECK(price_of(p).spot_profile.value_at(sim::minutes(90)) == 6.0);
   }
   SECTION("a spot price trace in CSV") {
     // Row 1 per GPU-hour ($1 x 8 = $8), row 2 per node-hour ($2).
@@ -80,8 +80,8 @@ TEST_CASE("A node price per GPU-hour is multiplied by the GPUs per node", "[mode
     std::ofstream(csv) << "time,usd_per_hour\n0h,$1/GPUh\n1h,2\n";
     const auto s = test::scenario_from_yaml(
         eight_gpus("market: spot, price: {spot_profile: {file: " + csv + "}}"));
-    CHECK(price_of(s).spot_profile.usd_per_hour_at(sim::minutes(30)) == Approx(8.0).epsilon(1e-15));
-    CHECK(price_of(s).spot_profile.usd_per_hour_at(sim::minutes(90)) == 2.0);
+    CHECK(price_of(s).spot_profile.value_at(sim::minutes(30)) == Approx(8.0).epsilon(1e-15));
+    CHECK(price_of(s).spot_profile.value_at(sim::minutes(90)) == 2.0);
   }
   SECTION("reserved: the recurring hourly charge") {
     // $3 per GPU-hour x 8 = $24 per node-hour, no upfront: effective $24/h.

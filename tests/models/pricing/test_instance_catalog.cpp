@@ -156,7 +156,7 @@ TEST_CASE("instance lookups: newest price first, zones, did-you-mean", "[unit][p
   }
   const m::PriceSpec d = az.price_defaults();
   CHECK(d.on_demand_usd_per_hour == 32.7726);
-  CHECK(d.spot_profile.usd_per_hour_at(sim::hours(1)) == 6.7915);
+  CHECK(d.spot_profile.value_at(sim::hours(1)) == 6.7915);
 }
 
 TEST_CASE("catalog files round-trip through format_catalog_csv", "[unit][pricing]") {

@@ -102,7 +102,7 @@ TEST_CASE("Interruption processes parse with their parameters", "[unit][spot]") 
     CHECK(s.loop);
     CHECK(s.trace.period() == seconds(3664 * 300));
     // Tick 18 (90 min) is 4, the first non-zero value: the profile starts there.
-    CHECK(s.trace.capacity_at(SimTime::zero()) == 4);
+    CHECK(s.trace.value_at(SimTime::zero()) == 4);
   }
   SECTION("price, none, and correlated events with any process") {
     const InterruptionSpec p = interruptions("{process: price, correlated: {rate: 0.01/h, fraction: 50%}}");
@@ -254,17 +254,17 @@ TEST_CASE("Trace profiles map simulation time onto the trace", "[unit][spot]") {
     CHECK(p.points()[1].at == seconds(10));
     CHECK(p.points()[2].at == seconds(30));
     CHECK(p.points()[3].at == seconds(40));
-    CHECK(p.capacity_at(seconds(29)) == 1);
-    CHECK(p.capacity_at(seconds(30)) == 0);
-    CHECK(p.capacity_at(hours(100)) == 2);
+    CHECK(p.value_at(seconds(29)) == 1);
+    CHECK(p.value_at(seconds(30)) == 0);
+    CHECK(p.value_at(hours(100)) == 2);
     CHECK(p.next_change_after(seconds(30)) == seconds(40));
     CHECK(p.next_change_after(seconds(40)).is_max());
   }
   SECTION("from an offset") {
     const CapacityProfile p = gcsim::models::trace_profile(trace, seconds(15), false);
-    CHECK(p.capacity_at(SimTime::zero()) == 1);
+    CHECK(p.value_at(SimTime::zero()) == 1);
     CHECK(p.next_change_after(SimTime::zero()) == seconds(15));
-    CHECK(p.capacity_at(seconds(25)) == 2);
+    CHECK(p.value_at(seconds(25)) == 2);
   }
   SECTION("looping, from an offset inside a tick") {
     const CapacityProfile p = gcsim::models::trace_profile(trace, seconds(15), true);
@@ -272,7 +272,7 @@ TEST_CASE("Trace profiles map simulation time onto the trace", "[unit][spot]") {
     // Simulation time t reads trace time (15 s + t) mod 50 s.
     for (int t = 0; t < 200; ++t) {
       const int expected = trace.values[static_cast<std::size_t>(((15 + t) % 50) / 10)];
-      CHECK(p.capacity_at(seconds(t)) == expected);
+      CHECK(p.value_at(seconds(t)) == expected);
     }
     CHECK(p.next_change_after(seconds(25)) == seconds(35));
     CHECK(p.next_change_after(seconds(45)) == seconds(65));
@@ -384,16 +384,6 @@ TEST_CASE("The advisor catalog and its band -> rate rule", "[unit][spot]") {
   CHECK(load_error("# only a comment\n").code() == ErrorCode::EmptyFile);
   CHECK(gcsim::test::config_error([&] { SpotAdvisor::load(dir.file("missing.csv")); }).code() ==
         ErrorCode::FileNotFound);
-}
-
-TEST_CASE("Notice defaults per provider", "[unit][spot]") {
-  // The providers' documentation (docs/spot.md, "Notice defaults"): AWS 2 minutes; GCP Spot VMs 30 s; Azure Preempt >= 30 s.
-  CHECK(gcsim::models::default_notice("aws") == seconds(120));
-  CHECK(gcsim::models::default_notice("AWS") == seconds(120));
-  CHECK(gcsim::models::default_notice("gcp") == seconds(30));
-  CHECK(gcsim::models::default_notice("azure") == seconds(30));
-  CHECK(gcsim::models::default_notice("lambda") == SimTime::zero());
-  CHECK(gcsim::models::spot_providers().size() == 3);
 }
 
 TEST_CASE("Window offsets may be compound durations", "[unit][spot]") {

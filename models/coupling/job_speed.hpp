@@ -1,7 +1,9 @@
 // What a model-described job gets on a node type: the HardwareContext the step-time model
 // takes, built from the node type's GPU, host and internals and from the job's storage
 // tier. One function, used both by runs (the cluster's job rates) and by `gcsim estimate`,
-// so an estimate and a run of the same job agree.
+// so an estimate and a run of the same job agree. It joins the workload's step-time model
+// to the cluster and storage specs, so it lives with the couplings: workload/ includes no
+// cluster or storage spec.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // Hardware context of a model-described job (see job_speed.hpp).
-#include "models/workload/job_speed.hpp"
+#include "models/coupling/job_speed.hpp"
 
 #include <algorithm>
 
