@@ -22,7 +22,7 @@
 #include "models/topology/topology.hpp"
 #include "models/trace/network_tables.hpp"
 #include "models/trace/trace_recorder.hpp"
-#include "models/workload/workload.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "sim/engine.hpp"
 #include "sim/errors.hpp"
 

@@ -206,7 +206,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
   }
   if (spec.jobs.empty() && spec.generators.empty())
     node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
-  // Jobs are numbered with 32-bit ids, 0xffffffff meaning "no job" (models/workload/workload.cpp,
+  // Jobs are numbered with 32-bit ids, 0xffffffff meaning "no job" (models/coupling/expand_workload.cpp,
   // models/cluster/node_allocator.cpp): the total, summed in 64 bits, must fit below it.
   std::int64_t total_jobs = static_cast<std::int64_t>(spec.jobs.size());
   for (const auto& g : spec.generators) total_jobs += g.count;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/pricing/price_spec.hpp"
+#include "models/workload/stop_reason.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -88,16 +89,6 @@ struct Placement {
   std::uint32_t count = 0;
   int gpus_per_node = 0;
   int node_type = 0;
-};
-
-// Why a policy preempts (recorded on the job: Job::preempt_reason).
-enum class PreemptReason : std::uint8_t {
-  Unspecified,
-  Priority,   // a job of higher priority needs the GPUs
-  Quantum,    // its time slice ended (LAS, round-robin)
-  FairShare,  // its team is over its share
-  Cost,       // cheaper capacity elsewhere, or a price rose
-  Deadline,   // another job would miss its deadline
 };
 
 enum class PreemptMode : std::uint8_t {

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "models/gpu/gpu_spec.hpp"
-#include "models/scheduler/scheduler.hpp"
 #include "models/workload/checkpoint_spec.hpp"
 #include "models/workload/comm_spec.hpp"
+#include "models/workload/stop_reason.hpp"
 #include "models/workload/training.hpp"
 #include "sim/activity.hpp"
 #include "sim/engine.hpp"
@@ -24,14 +24,6 @@ namespace gcsim::models {
 // Interrupted: it ran, lost its nodes (spot interruption, budget stop) and was not running
 // when the run ended.
 enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted = 2, Interrupted = 3, Queued = 4, Future = 5 };
-
-// Why a run ended without finishing.
-enum class StopReason : std::uint8_t {
-  None,       // not stopped (yet)
-  NodeLoss,   // a node it held went down
-  Budget,     // a budget stopped its team
-  Preempted,  // the scheduling policy preempted it (Job::preempt_reason says why)
-};
 
 struct JobRequest {
   std::uint32_t id = 0;

@@ -5,7 +5,7 @@
 
 #include "models/cluster/cluster.hpp"
 #include "models/scheduler/fifo.hpp"
-#include "models/workload/workload.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "sim/check.hpp"
 #include "sim/engine.hpp"
 #include "support/scenario_support.hpp"

@@ -9,7 +9,7 @@
 #include "models/cluster/cluster.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/workload/checkpoint_interval.hpp"
-#include "models/workload/workload.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "sim/engine.hpp"
 #include "sim/rng.hpp"
 #include "support/scenario_support.hpp"

@@ -10,7 +10,7 @@
 #include "models/coupling/model_speeds.hpp"
 #include "models/coupling/job_speed.hpp"
 #include "models/scheduler/fifo.hpp"
-#include "models/workload/workload.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "sim/check.hpp"
 #include "support/scenario_support.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "models/cluster/cluster.hpp"
 #include "models/scheduler/placement.hpp"
-#include "models/workload/workload.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "sim/check.hpp"
 #include "support/scenario_support.hpp"
 

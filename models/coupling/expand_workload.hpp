@@ -1,5 +1,6 @@
 // Expands a scenario's workload (written jobs and generators) into the concrete job list a
-// run replays, sorted by submit time (ties keep the order of appearance: written jobs first,
+// run replays (a coupling: it joins the workload's specs with the cluster's, for each job's
+// eligible node types, so it lives above both), sorted by submit time (ties keep the order of appearance: written jobs first,
 // then generators in order). Generated values come from named random streams
 // "workload.generators.<name>.<field>" seeded by (seed, replication).
 #pragma once

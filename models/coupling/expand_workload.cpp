@@ -1,5 +1,5 @@
 // Workload expansion (see workload.hpp).
-#include "models/workload/workload.hpp"
+#include "models/coupling/expand_workload.hpp"
 
 #include <algorithm>
 #include <cmath>
