@@ -117,7 +117,13 @@ ModelAnchor parse_anchor(const ConfigNode& node, const ModelSpec& m, const GpuCa
 }  // namespace
 
 ModelSpec parse_model(const ConfigNode& node, bool require_sources, const GpuCatalog* gpus) {
-  MapReader r(node);
+  // A job's inline model is read against its key table (a misspelt key is refused at
+  // once, with a did-you-mean); `anchors` there keeps its own error.
+  const bool inline_model = !require_sources;
+  if (inline_model && node.is_map())
+    if (const ConfigNode* list = node.find("anchors"))
+      list->fail(ErrorCode::Conflict, "anchors are read from model catalog files only, not from a job's inline model");
+  MapReader r = inline_model ? MapReader(node, INLINE_MODEL_KEYS) : MapReader(node);
   ModelSpec m;
   m.name = config::read_string(r.required("name"));
   if (const ConfigNode* aliases = r.optional("aliases")) {

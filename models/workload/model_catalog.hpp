@@ -70,6 +70,29 @@ inline constexpr config::KeySpec ANCHOR_KEYS[] = {
     {"source", "text", "", true, "", "where the measurement is published"},
 };
 
+// The keys of a job's inline `model: {...}` (parse_model with require_sources false;
+// docs/scenario-reference.md, "Inline models"). `anchors` is not among them: it is a
+// `conflict` there, since measured runs are read from catalog files only.
+inline constexpr config::KeySpec INLINE_MODEL_KEYS[] = {
+    {"name", "text", "", true, "", "the model's name in reports"},
+    {"aliases", "list of names", "none", false, "", "other names (kept, unused by a job)"},
+    {"sample", "text", "`sample`", false, "", "what a sample is (`image`, `sequence`), for reports"},
+    {"transformer", "map", "none", false, "",
+     "`{layers, hidden, heads, ffn, vocab, seq_len, max_seq_len, head_token_fraction, extra_forward_flop, "
+     "extra_params}`: figures derived from the shape, instead of the six below"},
+    {"forward_flop", "count", "none: `transformer` needed", false, "> 0", "forward FLOPs per sample (a multiply-add counts 2)"},
+    {"tensor_fraction", "fraction", "required with `forward_flop`", false, "0..1", "share of the FLOPs in matmuls and convolutions"},
+    {"memory_traffic", "bytes", "required with `forward_flop`", false, ">= 0", "bytes moved by memory-bound ops per sample"},
+    {"params", "count", "required with `forward_flop`", false, "> 0", "parameters"},
+    {"activations", "bytes", "required with `forward_flop`", false, "", "activation bytes kept for backward per sample"},
+    {"kernels_per_step", "integer", "required with `forward_flop`", false, "0..16777216", "kernel launches per step"},
+    {"input", "bytes", "`0`", false, ">= 0", "read from storage per sample"},
+    {"device_input", "bytes", "`input`", false, ">= 0", "copied host to GPU per sample"},
+    {"cpu_decode", "duration", "`0s`", false, ">= 0", "core-seconds of CPU decode and augmentation per sample"},
+    {"sources", "text", "none", false, "", "where the figures come from"},
+    {"notes", "text", "none", false, "", "free text"},
+};
+
 struct ModelSpec {
   std::string name;
   std::vector<std::string> aliases;

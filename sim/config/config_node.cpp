@@ -2,6 +2,8 @@
 // node's file, line, column and key path.
 #include "sim/config/config_node.hpp"
 
+#include "sim/config/node_access.hpp"
+
 namespace gcsim::config {
 
 namespace {
@@ -40,35 +42,36 @@ const std::string& ConfigNode::scalar() const {
   return scalar_;
 }
 
-std::string ConfigNode::path() const {
-  if (!parent_path_) return segment_;
-  if (index_segment_) return *parent_path_ + segment_;
-  return join_key_path(*parent_path_, segment_);
+std::string detail::TreePlace::path() const {
+  if (!up) return segment;
+  if (is_index) return join_index_path(up->path(), index);
+  return join_key_path(up->path(), segment);
 }
 
-namespace {
-const std::vector<ConfigNode> NO_ITEMS;
-const std::vector<std::pair<std::string, ConfigNode>> NO_ENTRIES;
-}  // namespace
+std::string ConfigNode::path() const {
+  std::string parent = place_ ? place_->path() : std::string();
+  if (index_segment_) return join_index_path(parent, index_);
+  return join_key_path(parent, segment_);
+}
 
 std::size_t ConfigNode::size() const { return items().size(); }
 
 const ConfigNode& ConfigNode::at(std::size_t i) const {
-  const auto& all = items();
+  const auto all = items();
   if (i >= all.size())
     fail(ErrorCode::OutOfRange, "index " + std::to_string(i) + " beyond a list of " + std::to_string(all.size()) +
                                     " items");
   return all[i];
 }
 
-const std::vector<ConfigNode>& ConfigNode::items() const {
+std::span<const ConfigNode> ConfigNode::items() const {
   if (kind_ != Kind::Sequence) fail(ErrorCode::WrongType, "expected a list, got " + describe(*this));
-  return children_ ? children_->items : NO_ITEMS;
+  return {static_cast<const ConfigNode*>(children_.get()), size_};
 }
 
-const std::vector<std::pair<std::string, ConfigNode>>& ConfigNode::entries() const {
+std::span<const ConfigNode::Entry> ConfigNode::entries() const {
   if (kind_ != Kind::Map) fail(ErrorCode::WrongType, "expected a map, got " + describe(*this));
-  return children_ ? children_->entries : NO_ENTRIES;
+  return {static_cast<const Entry*>(children_.get()), size_};
 }
 
 const ConfigNode* ConfigNode::find(std::string_view key) const {
@@ -79,25 +82,20 @@ const ConfigNode* ConfigNode::find(std::string_view key) const {
 }
 
 SourceMark ConfigNode::key_mark(std::size_t i) const {
-  const auto& all = entries();
+  const auto all = entries();
   if (i >= all.size())
     fail(ErrorCode::OutOfRange, "entry " + std::to_string(i) + " beyond a map of " + std::to_string(all.size()) +
                                     " entries");
-  if (i >= children_->key_marks.size()) return all[i].second.mark();
-  const LineColumn& at = children_->key_marks[i];
-  return SourceMark{file_ ? *file_ : std::string(), at.line, at.column};
+  const ConfigNode& value = all[i].second;
+  if (!value.has_key_mark_) return value.mark();
+  return SourceMark{file_name(), value.key_line_, value.key_column_};
 }
 
 void ConfigNode::fail(ErrorCode code, std::string detail) const { throw ConfigError(code, mark(), path(), std::move(detail)); }
 
 ConfigNode ConfigNode::make_null(SourceMark mark, std::string path) {
-  ConfigNode n;
-  n.kind_ = Kind::Null;
-  n.line_ = mark.line;
-  n.column_ = mark.column;
-  n.file_ = std::make_shared<const std::string>(std::move(mark.file));
-  n.segment_ = std::move(path);
-  return n;
+  return NodeAccess::null(std::make_shared<const std::string>(std::move(mark.file)), mark.line, mark.column,
+                          std::move(path));
 }
 
 ConfigNode ConfigNode::make_scalar(std::string text, bool quoted, SourceMark mark, std::string path) {
@@ -109,12 +107,8 @@ ConfigNode ConfigNode::make_scalar(std::string text, bool quoted, SourceMark mar
 }
 
 ConfigNode ConfigNode::make_sequence(std::vector<ConfigNode> items, SourceMark mark, std::string path) {
-  ConfigNode n = make_null(std::move(mark), std::move(path));
-  n.kind_ = Kind::Sequence;
-  auto c = std::make_shared<Children>();
-  c->items = std::move(items);
-  n.children_ = std::move(c);
-  return n;
+  const FileName file = std::make_shared<const std::string>(std::move(mark.file));
+  return NodeAccess::sequence(std::move(items), file, mark.line, mark.column, std::move(path));
 }
 
 ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries, SourceMark mark,
@@ -124,18 +118,15 @@ ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> 
 
 ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries,
                                 std::vector<SourceMark> key_marks, SourceMark mark, std::string path) {
-  ConfigNode n = make_null(std::move(mark), std::move(path));
-  n.kind_ = Kind::Map;
-  auto c = std::make_shared<Children>();
   // A mismatched list would attach marks to the wrong keys; fall back to value marks. The
   // marks are kept as positions in this node's file: builders give keys of one file.
+  NodeAccess::KeyMarks marks;
   if (key_marks.size() == entries.size()) {
-    c->key_marks.reserve(key_marks.size());
-    for (const SourceMark& m : key_marks) c->key_marks.push_back({m.line, m.column});
+    marks.reserve(key_marks.size());
+    for (const SourceMark& m : key_marks) marks.push_back({m.line, m.column});
   }
-  c->entries = std::move(entries);
-  n.children_ = std::move(c);
-  return n;
+  const FileName file = std::make_shared<const std::string>(std::move(mark.file));
+  return NodeAccess::map(std::move(entries), std::move(marks), file, mark.line, mark.column, std::move(path));
 }
 
 }  // namespace gcsim::config

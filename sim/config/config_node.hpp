@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,9 +16,24 @@
 
 namespace gcsim::config {
 
+namespace detail {
+// Where the children of one list or map sit: their file and their parent's path, shared by
+// all of them (one per list or map, not one per node). The path is kept as a link to the
+// place above and the collection's own key or index, and joined only when asked for.
+struct TreePlace {
+  std::shared_ptr<const std::string> file;  // one per document
+  std::shared_ptr<const TreePlace> up;      // null: `segment` is the whole path
+  std::string segment;                      // the collection's key (unless is_index)
+  std::uint32_t index = 0;                  // the collection's index in its list (is_index)
+  bool is_index = false;
+
+  std::string path() const;
+};
+}  // namespace detail
+
 class ConfigNode {
  public:
-  enum class Kind { Null, Scalar, Sequence, Map };
+  enum class Kind : std::uint8_t { Null, Scalar, Sequence, Map };
 
   ConfigNode() = default;
 
@@ -27,9 +44,9 @@ class ConfigNode {
   bool is_map() const { return kind_ == Kind::Map; }
   std::string_view kind_name() const;  // "null", "scalar", "list", "map"
 
-  // Returned by value: a node keeps its line and column and shares its file name with the
-  // rest of its document, since a per-node copy of the name cost an allocation per node.
-  SourceMark mark() const { return SourceMark{file_ ? *file_ : std::string(), line_, column_}; }
+  // Returned by value: a node keeps its line and column and shares its file name with its
+  // siblings (through their place), since a per-node copy of the name cost an allocation.
+  SourceMark mark() const { return SourceMark{file_name(), line_, column_}; }
   // Dotted path from the document root: "cluster.node_types[0].gpus" ("" for the root).
   // Built on demand (it is needed for errors and a few records): a node keeps only its
   // own key or index and shares its parent's path with its siblings.
@@ -43,10 +60,11 @@ class ConfigNode {
   // Sequence access; throws ConfigError(WrongType) when not a sequence.
   std::size_t size() const;
   const ConfigNode& at(std::size_t i) const;
-  const std::vector<ConfigNode>& items() const;
+  // The items sit in one block shared by copies of the node.
+  std::span<const ConfigNode> items() const;
 
   // Map access, in document order; throws ConfigError(WrongType) when not a map.
-  const std::vector<std::pair<std::string, ConfigNode>>& entries() const;
+  std::span<const std::pair<std::string, ConfigNode>> entries() const;
   const ConfigNode* find(std::string_view key) const;
   // Where the i-th key itself is written (its value's mark when the builder gave none), so
   // that an unknown key is reported at the key, not at its value on the next line.
@@ -72,24 +90,28 @@ class ConfigNode {
     int line = 0;
     int column = 0;
   };
-  // A list's or map's contents, shared (immutable) between copies of the node; a scalar
-  // has none, which keeps the node small.
-  struct Children {
-    std::vector<ConfigNode> items;
-    std::vector<std::pair<std::string, ConfigNode>> entries;
-    std::vector<LineColumn> key_marks;  // empty, or one per entry (in file_)
-  };
+  using Entry = std::pair<std::string, ConfigNode>;
 
+  std::string file_name() const { return place_ && place_->file ? *place_->file : std::string(); }
+
+  // 32 bytes of positions and flags, then the place, the own key, the text and the block
+  // of children: 128 bytes in all, and no allocation of its own for a short key or scalar.
   Kind kind_ = Kind::Null;
   bool quoted_ = false;
-  bool index_segment_ = false;  // segment_ is "[i]", joined without a dot
+  bool index_segment_ = false;  // the node's own segment is index_ ("[i]"), not segment_
+  bool has_key_mark_ = false;   // key_line_/key_column_ hold where its key is written
   int line_ = 0;
   int column_ = 0;
-  std::shared_ptr<const std::string> file_;         // one per document
-  std::shared_ptr<const std::string> parent_path_;  // null: segment_ is the whole path
-  std::string segment_;
+  int key_line_ = 0;  // in the file of the map holding it
+  int key_column_ = 0;
+  std::uint32_t index_ = 0;
+  std::uint32_t size_ = 0;  // items or entries in children_
+  std::shared_ptr<const detail::TreePlace> place_;  // the parent's path and the file
+  std::string segment_;                             // own key, or the whole path without a place
   std::string scalar_;
-  std::shared_ptr<const Children> children_;
+  // A list's items (ConfigNode[size_]) or a map's entries (Entry[size_]) in one block,
+  // shared (immutable) between copies of the node; a scalar has none.
+  std::shared_ptr<const void> children_;
 };
 
 // Dotted key paths: join_key_path("cluster", "gpus") == "cluster.gpus",

@@ -31,7 +31,7 @@ ConfigNode split_list(const csv::Field& f, const FileName& file, int line, NodeP
     // Columns are exact for an unquoted cell on one line (the usual case).
     const int column = f.column + static_cast<int>(b) + (f.quoted ? 1 : 0);
     if (b == e)
-      throw ConfigError(ErrorCode::WrongType, SourceMark{*file, line, column}, *mine + "[" + std::to_string(items.size()) + "]",
+      throw ConfigError(ErrorCode::WrongType, SourceMark{*file, line, column}, join_index_path(mine->path(), items.size()),
                         "an empty item in a ';'-separated list");
     items.push_back(NodeAccess::scalar(f.text.substr(b, e - b), f.quoted, file, line, column,
                                        NodePlace::item(mine, items.size())));

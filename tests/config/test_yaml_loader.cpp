@@ -93,6 +93,29 @@ TEST_CASE("a document becomes a tree with 1-based marks and dotted paths", "[uni
   CHECK(workload.at(1).scalar() == "b");
 }
 
+TEST_CASE("a node copied out of its document keeps its file, marks, key marks and path", "[unit]") {
+  // The fast path (plain text) and yaml-cpp (an anchor) build the tree differently; a
+  // copy must hold what it points to in both, the document gone.
+  for (const std::string text : {"a:\n  jobs:\n    - {name: j, gpus: 2}\n",
+                                 "a:\n  jobs:\n    - &x {name: j, gpus: 2}\n"}) {
+    ConfigNode job;
+    {
+      const ConfigDocument doc = load_yaml_string(text, "copy.yaml");
+      job = doc.root.find("a")->find("jobs")->at(0);
+    }
+    CHECK(job.path() == "a.jobs[0]");
+    CHECK(job.mark().file == "copy.yaml");
+    CHECK(job.mark().line == 3);
+    REQUIRE(job.entries().size() == 2);
+    CHECK(job.key_mark(1).line == 3);
+    CHECK(job.key_mark(1).column == (text.find('&') == std::string::npos ? 17 : 20));
+    const ConfigNode gpus = *job.find("gpus");
+    CHECK(gpus.path() == "a.jobs[0].gpus");
+    CHECK(gpus.scalar() == "2");
+    CHECK(gpus.mark().file == "copy.yaml");
+  }
+}
+
 TEST_CASE("node accessors refuse the wrong kind", "[unit]") {
   const ConfigDocument doc = load_yaml_string(SCENARIO, "x.yaml");
   const ConfigNode& name = *doc.root.find("name");

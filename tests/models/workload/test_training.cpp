@@ -198,3 +198,30 @@ TEST_CASE("dataset and parallelism refuse a misspelt key with a did-you-mean fro
     CHECK(first_job_error(RN50_LINES + "      dataset: {samples: 10}\n").code() == ErrorCode::MissingKey);
   }
 }
+
+TEST_CASE("an inline model refuses a misspelt key with a did-you-mean from its key table", "[unit][training]") {
+  const std::string rest = "      precision: amp\n      batch_per_gpu: 1\n      gpus: 1\n      samples: 1\n";
+  SECTION("a misspelt key, before the missing forward_flop it causes") {
+    const ConfigError e = first_job_error("      model:\n        name: tiny\n        forwrd_flop: 8G\n" + rest);
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'forward_flop'?"));
+    CHECK(e.key_path() == "workload.jobs[0].model.forwrd_flop");
+    CHECK(e.mark().file == "jobs.yaml");
+    CHECK(e.mark().line == 6);
+    CHECK(e.mark().column == 9);
+  }
+  SECTION("anchors stay a conflict: they are read from catalog files only") {
+    const ConfigError e = first_job_error("      model: {name: tiny, anchors: []}\n" + rest);
+    CHECK(e.code() == ErrorCode::Conflict);
+    CHECK(e.key_path() == "workload.jobs[0].model.anchors");
+  }
+  SECTION("the table's keys are the ones read: a whole fixed-figure model loads") {
+    const TrainingSpec t = job_from(
+        "{model: {name: m, aliases: [m2], sample: image, forward_flop: 1G, tensor_fraction: 0.5, memory_traffic: 1MB, "
+        "params: 1M, activations: 1MB, kernels_per_step: 10, input: 1kB, device_input: 2kB, cpu_decode: 1ms, "
+        "sources: s, notes: n}, precision: fp32, batch_per_gpu: 2, gpus: 1, samples: 1k}");
+    CHECK(t.model.forward_flop_per_sample == 1e9);
+    CHECK(t.model.device_bytes_per_sample == 2e3);
+    CHECK(t.model.notes == "n");
+  }
+}
