@@ -27,6 +27,7 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"workload", WORKLOAD_KEYS}, REFERENCE},
       {{"workload.jobs[i]", JOB_KEYS}, REFERENCE},
       {{"workload.jobs[i].model", INLINE_MODEL_KEYS}, REFERENCE},
+      {{"workload.jobs[i].model.transformer", TRANSFORMER_KEYS}, REFERENCE},
       {{"workload.jobs[i].dataset", DATASET_KEYS}, "step-time.md"},
       {{"workload.jobs[i].parallelism", PARALLELISM_KEYS}, "step-time.md"},
       {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},

@@ -32,7 +32,7 @@ int read_positive_int(const ConfigNode& n, std::int64_t max = 1 << 24) {
 }
 
 TransformerShape parse_shape(const ConfigNode& node) {
-  MapReader r(node);
+  MapReader r(node, TRANSFORMER_KEYS);
   TransformerShape t;
   t.layers = read_positive_int(r.required("layers"), 10'000);
   t.hidden = read_positive_int(r.required("hidden"), 1 << 20);

@@ -73,6 +73,21 @@ inline constexpr config::KeySpec ANCHOR_KEYS[] = {
 // The keys of a job's inline `model: {...}` (parse_model with require_sources false;
 // docs/scenario-reference.md, "Inline models"). `anchors` is not among them: it is a
 // `conflict` there, since measured runs are read from catalog files only.
+// The keys of a model's `transformer:` shape, inline or in a catalog (docs/step-time.md,
+// "Transformers: figures from the shape"; the ranges are those parse_shape enforces).
+inline constexpr config::KeySpec TRANSFORMER_KEYS[] = {
+    {"layers", "integer", "", true, "1..10000", "transformer layers"},
+    {"hidden", "integer", "", true, "1..2^20", "hidden width, a multiple of `heads`"},
+    {"heads", "integer", "", true, "1..2^16", "attention heads"},
+    {"ffn", "integer", "4 × `hidden`", false, "1..2^22", "MLP width"},
+    {"vocab", "integer", "`0`: no language-model head", false, "0..2^24", "vocabulary size"},
+    {"seq_len", "integer", "", true, "1..2^24", "default tokens per sample"},
+    {"max_seq_len", "integer", "`0`: any", false, "seq_len..2^24", "longest sequence a job may ask for"},
+    {"head_token_fraction", "fraction", "`1`", false, "0..1", "share of tokens the LM head runs on (BERT MLM: 0.15)"},
+    {"extra_forward_flop", "count", "`0`", false, ">= 0", "forward FLOPs per sample outside the layers"},
+    {"extra_params", "count", "`0`", false, ">= 0", "parameters outside the layers and the token embedding"},
+};
+
 inline constexpr config::KeySpec INLINE_MODEL_KEYS[] = {
     {"name", "text", "", true, "", "the model's name in reports"},
     {"aliases", "list of names", "none", false, "", "other names (kept, unused by a job)"},

@@ -96,7 +96,7 @@ std::unique_ptr<CsvTable> CsvTable::open(const ConfigNode& n, std::initializer_l
 CsvTable::CsvTable(const ConfigNode& n, const std::string& label, const std::string& bytes)
     : path_(n.path()),
       file_(std::make_shared<const std::string>(label)),
-      table_path_(NodePlace::whole(n.path()).shared()),
+      table_path_(NodePlace::whole(n.path()).shared(file_)),
       in_(bytes),
       reader_(in_, label, true) {}
 

@@ -26,6 +26,10 @@
 
 namespace gcsim::config {
 
+namespace detail {
+struct TreePlace;  // a node's place in its tree (node_access.hpp)
+}  // namespace detail
+
 // Calls f(begin, end) for each item of a list cell, "a;b; c" (offsets into `text`, blanks
 // around an item trimmed): the one rule for splitting a list cell. An empty item is passed
 // on as begin == end, for the caller to refuse.
@@ -71,7 +75,7 @@ class CsvTable {
 
   std::string path_;  // the table's key path ("network.routes")
   std::shared_ptr<const std::string> file_;
-  std::shared_ptr<const std::string> table_path_;
+  std::shared_ptr<const detail::TreePlace> table_path_;  // the rows' parent place, in file_
   std::istringstream in_;
   csv::Reader reader_;
   int header_line_ = 0;

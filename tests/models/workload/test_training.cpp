@@ -210,6 +210,15 @@ TEST_CASE("an inline model refuses a misspelt key with a did-you-mean from its k
     CHECK(e.mark().line == 6);
     CHECK(e.mark().column == 9);
   }
+  SECTION("a transformer shape's misspelt key, before the missing seq_len it causes") {
+    const ConfigError e = first_job_error(
+        "      model:\n        name: tiny\n        transformer: {layers: 2, hidden: 64, heads: 4, seqlen: 16}\n" + rest);
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK_THAT(e.what(), Catch::Contains("did you mean 'seq_len'?"));
+    CHECK(e.key_path() == "workload.jobs[0].model.transformer.seqlen");
+    CHECK(e.mark().line == 6);
+    CHECK(e.mark().column == 56);  // 8 spaces, "transformer: {", then layers, hidden and heads
+  }
   SECTION("anchors stay a conflict: they are read from catalog files only") {
     const ConfigError e = first_job_error("      model: {name: tiny, anchors: []}\n" + rest);
     CHECK(e.code() == ErrorCode::Conflict);
