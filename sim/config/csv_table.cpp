@@ -39,8 +39,8 @@ ConfigNode split_list(const csv::Field& f, const FileName& file, int line, NodeP
   return NodeAccess::sequence(std::move(items), file, line, f.column, std::move(place));
 }
 
-// A column the table's keys do not know: UnknownKey at its header cell, worded as
-// MapReader::finish words an unknown inline key (the suggestion among keys not given).
+// A column the table's keys do not know: UnknownKey at its header cell, worded as an
+// unknown inline key is (unknown_key_detail: the suggestion among keys not given).
 void check_header(const csv::Row& header, const std::vector<std::string>& columns, KeyTable table_keys,
                   const std::string& label, const std::string& row_path) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -50,16 +50,8 @@ void check_header(const csv::Row& header, const std::vector<std::string>& column
       known.emplace_back(k.name);
       if (std::find(columns.begin(), columns.end(), k.name) == columns.end()) absent.emplace_back(k.name);
     }
-    const std::string suggestion = did_you_mean(columns[c], absent);
-    std::string detail = "unknown key '" + columns[c] + "'";
-    if (!suggestion.empty()) {
-      detail += "; did you mean '" + suggestion + "'?";
-    } else {
-      detail += "; valid keys:";
-      for (std::size_t i = 0; i < known.size(); ++i) detail += (i ? ", " : " ") + known[i];
-    }
     throw ConfigError(ErrorCode::UnknownKey, SourceMark{label, header.line, header.fields[c].column},
-                      join_key_path(row_path, columns[c]), std::move(detail));
+                      join_key_path(row_path, columns[c]), unknown_key_detail(columns[c], absent, known));
   }
 }
 

@@ -151,20 +151,25 @@ void MapReader::finish() const {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string& key = entries[i].first;
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-    std::string detail = "unknown key '" + key + "'";
-    // Suggest only keys the map does not already have: "gpuz" beside "gpu" means "gpus".
     std::vector<std::string> absent;
     for (const auto& k : known_)
       if (node_.find(k) == nullptr) absent.push_back(k);
-    const std::string suggestion = did_you_mean(key, absent);
-    if (!suggestion.empty())
-      detail += "; did you mean '" + suggestion + "'?";
-    else if (known_.empty())
-      detail += "; no keys are allowed here";
-    else
-      detail += "; valid keys: " + join(known_);
-    throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), entries[i].second.path(), std::move(detail));
+    throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), entries[i].second.path(),
+                      unknown_key_detail(key, absent, known_));
   }
+}
+
+std::string unknown_key_detail(const std::string& key, const std::vector<std::string>& absent,
+                               const std::vector<std::string>& known) {
+  std::string detail = "unknown key '" + key + "'";
+  const std::string suggestion = did_you_mean(key, absent);
+  if (!suggestion.empty())
+    detail += "; did you mean '" + suggestion + "'?";
+  else if (known.empty())
+    detail += "; no keys are allowed here";
+  else
+    detail += "; valid keys: " + join(known);
+  return detail;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -46,6 +46,13 @@ class MapReader {
   std::vector<std::string> known_;
 };
 
+// The detail of an UnknownKey error, the one wording for inline keys and CSV columns:
+// "unknown key 'gpuz'; did you mean 'gpus'?", the suggestion taken among `absent` (known
+// keys the map does not already have: "gpuz" beside "gpu" means "gpus"), else the list of
+// `known` keys (or "no keys are allowed here" when there are none).
+std::string unknown_key_detail(const std::string& key, const std::vector<std::string>& absent,
+                               const std::vector<std::string>& known);
+
 // Scalars. Every reader throws ConfigError at `n` on failure.
 std::string read_string(const ConfigNode& n);                        // any scalar, non-empty
 std::string read_enum(const ConfigNode& n, const std::vector<std::string>& allowed);  // UnknownName w/ did-you-mean
