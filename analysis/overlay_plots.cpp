@@ -60,7 +60,10 @@ void draw_lines(Gnuplot& gp, const std::vector<Line>& lines, const std::string& 
   }
   gp << "plot ";
   for (std::size_t i = 0; i < drawn.size(); ++i)
-    gp << (i > 0 ? ", " : "") << "'-' using 1:2 with " << style << " lw 2 title " << gp_quote(drawn[i]->title);
+    // A dash pattern per line as well as a colour: strategies that agree draw on top of
+    // each other, and the dashes show the line beneath.
+    gp << (i > 0 ? ", " : "") << "'-' using 1:2 with " << style << " lw 2 dt " << (i % 5) + 1 << " title "
+       << gp_quote(drawn[i]->title);
   gp << "\n";
   for (const Line* l : drawn) gp.send1d(l->points);
 }
@@ -209,12 +212,16 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
     queue.push_back(queue_length_steps(*t));
     for (const std::string& team : trace_teams(*t)) teams.insert(team);
   }
-  cdf_plot(jct, labels, dir, "jct_cdf", "job completion time (end - submit), completed jobs", "job completion time",
+  // Every run is of one scenario and seed: the title names them once.
+  const TraceAttributes& a = runs.empty() ? TraceAttributes{} : runs.front()->attrs;
+  const std::string prefix = (a.scenario_name.empty() ? std::string("gcsim") : a.scenario_name) + " (seed " +
+                             std::to_string(a.seed) + ", replication 0): ";
+  cdf_plot(jct, labels, dir, "jct_cdf", prefix + "job completion time (end - submit), completed jobs", "job completion time",
            "completed jobs", paths);
-  cdf_plot(wait, labels, dir, "wait_cdf", "waiting time (start - submit), started jobs", "waiting time",
+  cdf_plot(wait, labels, dir, "wait_cdf", prefix + "waiting time (start - submit), started jobs", "waiting time",
            "started jobs", paths);
-  time_plot(allocated, labels, end_s, dir, "gpus_allocated", "GPUs allocated to jobs (max per pixel)", "GPUs", paths);
-  time_plot(queue, labels, end_s, dir, "queue_length", "jobs waiting (submitted, not running, not finished)", "jobs",
+  time_plot(allocated, labels, end_s, dir, "gpus_allocated", prefix + "GPUs allocated to jobs (max per pixel)", "GPUs", paths);
+  time_plot(queue, labels, end_s, dir, "queue_length", prefix + "jobs waiting (submitted, not running, not finished)", "jobs",
             paths);
   for (const std::string& team : teams) {
     // The team's GPUs over the GPUs provisioned at each instant.
@@ -236,7 +243,7 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
       share.push_back(std::move(s));
     }
     time_plot(share, labels, end_s, dir, "team_share-" + file_name_part(team),
-              "team " + team + ": share of the provisioned GPUs its jobs hold (max per pixel)", "share of GPUs (0-1)",
+              prefix + "team " + team + ": share of the provisioned GPUs its jobs hold (max per pixel)", "share of GPUs (0-1)",
               paths);
   }
   return paths;

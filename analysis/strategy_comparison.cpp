@@ -16,12 +16,13 @@ namespace {
 constexpr std::size_t LABEL_WIDTH = 28;
 constexpr std::size_t MIN_COLUMN_WIDTH = 12;
 
-std::string format_value(FigureUnit unit, double v) {
+// `of_replications`: a mean or a half-width over replications, where counts get a decimal.
+std::string format_value(FigureUnit unit, double v, bool of_replications) {
   switch (unit) {
     case FigureUnit::Usd: return format_usd(v);
     case FigureUnit::Fraction: return format_percent(v);
     case FigureUnit::Seconds: return format_duration(v);
-    case FigureUnit::Count: return format_count(v, std::isnan(v) || v == std::floor(v) ? 0 : 1);
+    case FigureUnit::Count: return format_count(v, of_replications ? 1 : 0);
     case FigureUnit::GpuHours: return format_count(v, 1);
     case FigureUnit::Ratio: {
       if (!std::isfinite(v)) return "n/a";
@@ -51,9 +52,10 @@ std::string cell(const StrategyResult& v, std::size_t figure, bool with_interval
   const std::vector<double> values = values_of(v, figure);
   const MeanInterval m = mean_ci95(values);
   const FigureUnit unit = STRATEGY_FIGURES[figure].unit;
-  if (!with_interval) return format_value(unit, m.mean);
+  if (!with_interval) return format_value(unit, m.mean, false);
   if (std::isnan(m.mean)) return "n/a";
-  return format_value(unit, m.mean) + " ± " + (std::isnan(m.half_width) ? "n/a" : format_value(unit, m.half_width));
+  return format_value(unit, m.mean, true) + " ± " +
+         (std::isnan(m.half_width) ? "n/a" : format_value(unit, m.half_width, true));
 }
 
 // Display width in characters (the ± is two bytes of UTF-8).
@@ -106,7 +108,8 @@ std::string format_strategy_table(const ComparisonHeader& header, const std::vec
     if (!lower_is_better(r) || variants.size() < 2) continue;
     // The best shown mean, unless every variant shows the same.
     std::vector<std::string> shown;
-    for (std::size_t c = 0; c < variants.size(); ++c) shown.push_back(format_value(STRATEGY_FIGURES[r].unit, means[c]));
+    for (std::size_t c = 0; c < variants.size(); ++c)
+      shown.push_back(format_value(STRATEGY_FIGURES[r].unit, means[c], with_interval));
     std::size_t best = variants.size();
     for (std::size_t c = 0; c < variants.size(); ++c)
       if (!std::isnan(means[c]) && (best == variants.size() || means[c] < means[best])) best = c;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -233,4 +234,24 @@ TEST_CASE("compare: the variant replaces the scheduler section's lines, or is ap
   CHECK(a.find("b")->quoted());
   CHECK(a.find("c")->at(1).find("d")->scalar() == "2");
   CHECK(a.find("odd key")->is_null());
+}
+
+TEST_CASE("compare -o: overlaid plots in PNG and SVG, one per team for the shares", "[smoke][compare]") {
+  test::TempDir dir("compare-plots");
+  const std::string scenario = dir.file("spot.yaml");
+  test::write_file(scenario, SPOT_SCENARIO);
+  const std::string out = dir.file("out");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy fifo --policy 'fifo:{placement: first-fit}' -o " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  for (const char* name : {"jct_cdf", "wait_cdf", "gpus_allocated", "queue_length", "team_share-research", "team_share-vision"}) {
+    INFO(name);
+    CHECK(fs::file_size(out + "/" + name + ".png") > 0);
+    std::ifstream svg(out + "/" + name + ".svg");
+    std::string head(5, '\0');
+    svg.read(head.data(), 5);
+    CHECK(head == "<?xml");
+  }
+  CHECK(fs::exists(out + "/compare.txt"));
+  CHECK(fs::exists(out + "/compare.json"));
 }
