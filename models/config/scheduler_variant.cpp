@@ -95,8 +95,11 @@ config::ConfigNode inline_section(const std::string& argument) {
   std::vector<std::pair<std::string, config::ConfigNode>> entries{{"policy", policy}};
   std::vector<SourceMark> key_marks{SourceMark{label, 1, 1}};
   if (colon != std::string::npos) {
+    const std::string after = argument.substr(colon + 1);
+    if (after.find_first_not_of(" \t") == std::string::npos)
+      policy.fail(ErrorCode::WrongType, "after 'NAME:' comes a YAML flow map of the policy's keys, {key: value, ...}");
     // Spaces in place of "NAME:" keep the parser's columns those of the argument.
-    const config::ConfigDocument doc = config::load_yaml_string(std::string(colon + 1, ' ') + argument.substr(colon + 1), label);
+    const config::ConfigDocument doc = config::load_yaml_string(std::string(colon + 1, ' ') + after, label);
     if (!doc.root.is_map())
       doc.root.fail(ErrorCode::WrongType, "after 'NAME:' comes a YAML flow map of the policy's keys, {key: value, ...}");
     for (std::size_t i = 0; i < doc.root.entries().size(); ++i) {

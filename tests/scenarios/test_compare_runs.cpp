@@ -143,6 +143,7 @@ TEST_CASE("compare: a bad --policy exits 2 naming the argument and key, before w
       {"fiffo", "--policy 'fiffo':1:1: error[unknown-name]: scheduler.policy: unknown value 'fiffo'; did you mean 'fifo'?"},
       {"fifo:{placement: worst}", "error[unknown-name]: scheduler.placement: unknown value 'worst'"},
       {"fifo:[1]", "error[wrong-type]"},
+      {"fifo:", "--policy 'fifo:':1:1: error[wrong-type]: scheduler.policy: after 'NAME:' comes a YAML flow map"},
       {"fifo:{policy: fifo}", "error[conflict]: scheduler.policy"},
   };
   for (const Case& c : cases) {
