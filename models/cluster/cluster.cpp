@@ -52,7 +52,10 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
 void Cluster::on_arrival(std::uint64_t id) {
   Job& j = jobs_[id];
   j.status = JobStatus::Queued;
-  j.alone_s = alone_s(j);
+  if (j.alone_s == 0) {
+    j.alone_s = alone_s(j);
+    if (!std::isnan(j.estimate_factor)) j.estimate_s = j.estimate_factor * j.alone_s;
+  }
   queue_.add(queue_entry(j));
   job_submitted.emit(j);
   // One arrival event is pending at a time: the next job's is scheduled from this one, so

@@ -33,6 +33,14 @@ struct SchedulerSpec {
   std::shared_ptr<const SchedulerParams> params;
 };
 
+// A user's estimate of a job's run time (what sjf, srtf and backfill may rank by, with
+// `lengths: estimate`): a stated run time, or the true length times a lognormal error
+// exp(sigma Z), Z ~ N(0, 1), so its median is the truth (docs/scheduling.md, "Lengths").
+struct EstimateSpec {
+  std::optional<sim::SimTime> given;
+  double sigma = 0;  // the error's; used when nothing is given
+};
+
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.
 struct JobSpec {
   std::string name;
@@ -47,6 +55,7 @@ struct JobSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;     // container start on every (re)start, before progress
   std::string team;            // budget owner; empty for none
+  std::optional<EstimateSpec> estimate;
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
 };
@@ -67,6 +76,7 @@ struct GeneratorSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;
   std::string team;
+  std::optional<EstimateSpec> estimate;  // the error form only
   SourceMark mark;
   std::string path;
 };

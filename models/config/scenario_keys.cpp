@@ -33,6 +33,7 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},
       {{"comm", COMM_KEYS}, "network.md"},
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
+      {{"estimate", ESTIMATE_KEYS}, REFERENCE},
       {{"distribution", DISTRIBUTION_KEYS}, REFERENCE},
       {{"budgets", BUDGET_KEYS}, REFERENCE},
       {{"output", OUTPUT_KEYS}, REFERENCE},

@@ -43,8 +43,10 @@ struct JobRequest {
   const CheckpointSpec* checkpoint = nullptr;
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
-  // The user's estimate of its run time (key `estimate`, or drawn with an error); NaN: none.
+  // The user's estimate of its run time (key `estimate`): given, or its true length times
+  // estimate_factor (drawn with the error, applied when its length is known, at arrival); NaN: none.
   double estimate_s = std::numeric_limits<double>::quiet_NaN();
+  double estimate_factor = std::numeric_limits<double>::quiet_NaN();
   // Its run time alone on the fastest node type it may use, set when it first arrives
   // (QueuedJob::length_s); 0 before.
   double alone_s = 0;
