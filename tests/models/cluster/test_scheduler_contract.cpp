@@ -289,9 +289,10 @@ workload:
 namespace {
 
 // One GPU. L (1000 s) from 0; H (50 s) arrives at 100 s and has less left than L's 900 s,
-// so ShortestRemaining preempts L at 100 s. CHECKPOINT is L's checkpoint map, if any.
-std::string one_gpu(const std::string& scheduler, const std::string& checkpoint = "") {
-  return "scheduler: " + scheduler + R"(
+// so ShortestRemaining preempts L at 100 s. CHECKPOINT is L's checkpoint map, if any;
+// EXTRA more top-level sections.
+std::string one_gpu(const std::string& scheduler, const std::string& checkpoint = "", const std::string& extra = "") {
+  return extra + "scheduler: " + scheduler + R"(
 name: one-gpu
 horizon: 1d
 cluster:
@@ -395,4 +396,67 @@ TEST_CASE("A save cuts a periodic checkpoint short and keeps the work at the pre
   CHECK(l.end == sim::seconds(1272));
   // Checkpoint time: 10 s of the cut write, the 10 s save, 10 writes after the restart.
   CHECK(l.checkpoint_gpu_s == Approx(10.0 + 10.0 + 10 * 20.0).epsilon(1e-12));
+}
+
+TEST_CASE("A given save sends nothing to the checkpoint tier; the default save is the tier write",
+          "[model][cluster][scheduler]") {
+  // L checkpoints 10 GB to a tier written at 1 GB/s (10 s alone), every 10 h (never, here).
+  const std::string storage = "storage:\n  tiers:\n    - {name: fs, kind: shared-fs, read: 2GB/s, write: 1GB/s}\n";
+  const std::string checkpoint = "{every: 10h, size: 10GB, tier: fs}";
+  for (const bool given : {true, false}) {
+    DYNAMIC_SECTION((given ? "save: 3s" : "the default save")) {
+      Fixture f(one_gpu(given ? "{preemption: {save: 3s}}" : "{}", checkpoint, storage),
+                std::make_unique<ShortestRemaining>());
+      std::vector<sim::SimTime> writes, stops;
+      f.cluster.checkpoint_started.connect([&](const models::Job&) { writes.push_back(f.cluster.now()); });
+      f.cluster.job_stopped.connect([&](const models::Job&) { stops.push_back(f.cluster.now()); });
+      f.cluster.start();
+      f.engine.run();
+      // The given save: a 3 s pause, no tier write. The default: the 10 s write to the tier.
+      CHECK(writes == (given ? std::vector<sim::SimTime>{} : std::vector<sim::SimTime>{sim::seconds(100)}));
+      CHECK(stops == std::vector<sim::SimTime>{sim::seconds(given ? 103 : 110)});
+      CHECK(f.job(0).lost_gpu_s == 0);
+      CHECK(f.job(0).ckpt_work == 100.0);
+    }
+  }
+}
+
+namespace {
+
+// A market's node events at given times, sent straight to the cluster (a market's part).
+struct NodeEvents {
+  models::Cluster& cluster;
+  sim::SimTime down_at;
+  static void notice(void* self, std::uint64_t) {
+    auto& e = *static_cast<NodeEvents*>(self);
+    e.cluster.notice(0, e.down_at);
+  }
+  static void down(void* self, std::uint64_t) { static_cast<NodeEvents*>(self)->cluster.down(0); }
+};
+
+}  // namespace
+
+TEST_CASE("A notice during a save changes nothing; the node going before the save is done loses the work",
+          "[model][cluster][scheduler]") {
+  // L (no checkpoints) saves 100-110 s. A notice at 105 s for 108 s finds it already on
+  // its way out; at 108 s the node goes, before the save commits: L loses its 100 s, and
+  // the preemption's save lasted 8 s.
+  Fixture f(one_gpu("{preemption: {save: 10s, restore: 5s}}"), std::make_unique<ShortestRemaining>());
+  NodeEvents events{f.cluster, sim::seconds(108)};
+  f.engine.schedule_at(sim::seconds(105), &NodeEvents::notice, &events);
+  f.engine.schedule_at(sim::seconds(108), &NodeEvents::down, &events);
+  std::vector<sim::SimTime> stops;
+  f.cluster.job_stopped.connect([&](const models::Job& j) {
+    if (j.id == 0) stops.push_back(f.cluster.now());
+  });
+  f.cluster.start();
+  f.engine.run();
+  const models::Job& l = f.job(0);
+  CHECK(stops == std::vector<sim::SimTime>{sim::seconds(108)});
+  CHECK(l.stop_reason == models::StopReason::NodeLoss);
+  CHECK(l.preempted_at == sim::seconds(100));
+  CHECK(l.ckpt_work == 0);
+  CHECK(l.checkpoints == 0);
+  CHECK(l.lost_gpu_s == Approx(100.0).epsilon(1e-12));
+  CHECK(l.checkpoint_gpu_s == Approx(8.0).epsilon(1e-12));  // the save, to the node's loss
 }
