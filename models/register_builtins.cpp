@@ -3,6 +3,8 @@
 
 #include "models/scheduler/fifo.hpp"
 #include "models/scheduler/placement.hpp"
+#include "models/scheduler/sjf.hpp"
+#include "models/scheduler/srtf.hpp"
 
 namespace gcsim::models {
 
@@ -14,6 +16,8 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_placement("first-fit", "the lowest-index node with enough free GPUs, else whole free nodes of one type",
                              [] { return std::make_unique<FirstFitPlacement>(); });
   b.schedulers.add_policy(fifo_policy());
+  b.schedulers.add_policy(sjf_policy());
+  b.schedulers.add_policy(srtf_policy());
 }
 
 const Builtins& builtins() {

@@ -9,6 +9,7 @@
 #include "models/cluster/cluster.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/event_priorities.hpp"
 #include "models/scheduler/placement.hpp"
@@ -19,7 +20,7 @@ namespace gcsim::models {
 Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs,
                  std::unique_ptr<Scheduler> policy)
     : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)),
-      alloc_(scenario.cluster), queue_(scenario.workload.teams.size()), checkpoints_(engine, scenario, *this),
+      alloc_(scenario.cluster), queue_(scenario.workload.teams.size(), *policy_), checkpoints_(engine, scenario, *this),
       types_(node_type_views(scenario.cluster)) {
   for (std::size_t t = 0; t < types_.size(); ++t) types_[t].market = scenario.cluster.node_types[t].price.market;
   running_pos_.assign(jobs_.size(), -1);
@@ -40,6 +41,10 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   // A waiting duration job resumes from its last committed checkpoint (driven jobs redo
   // the whole run: their ckpt_work stays 0).
   if (j.has_duration && !j.training) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt_work);
+  const double total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
+  const double left = total > 0 ? std::clamp(1.0 - j.ckpt_work / total, 0.0, 1.0) : 0.0;
+  q.length_s = std::isnan(q.remaining_s) ? j.alone_s * left : q.remaining_s;
+  if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
   q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
   return q;
 }
@@ -47,7 +52,8 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
 void Cluster::on_arrival(std::uint64_t id) {
   Job& j = jobs_[id];
   j.status = JobStatus::Queued;
-  queue_.arrive(queue_entry(j));
+  j.alone_s = alone_s(j);
+  queue_.add(queue_entry(j));
   job_submitted.emit(j);
   // One arrival event is pending at a time: the next job's is scheduled from this one, so
   // a million-job workload does not fill the event queue up front.
@@ -57,6 +63,31 @@ void Cluster::on_arrival(std::uint64_t id) {
     if (t <= scenario_.horizon) engine_.schedule_at<&Cluster::on_arrival>(t, this, next_arrival_, PRIORITY_STATE);
   }
   request_schedule();
+}
+
+double Cluster::alone_s(Job& j) {
+  if (j.has_duration && !j.training) return j.duration.seconds();
+  double best = 0;
+  for (std::size_t t = 0; t < types_.size(); ++t) {
+    if (!(j.eligible_types >> t & 1)) continue;
+    double rate = 0;
+    if (j.training) {
+      GCSIM_CHECK(rates_ != nullptr, "job '" + j.name + "' is model-described but the cluster has no rate provider");
+      rate = rates_->alone_samples_per_s(j, static_cast<int>(t));
+    } else {
+      rate = j.gpus * scenario_.cluster.node_types[t].gpu.peak_flop_per_s(j.precision) * j.efficiency;
+    }
+    best = std::max(best, rate);
+  }
+  const double work = j.training ? j.training->total_samples : j.work_flop;
+  return best > 0 ? work / best : 0.0;
+}
+
+RunningPlace Cluster::where(std::uint32_t id) const {
+  GCSIM_CHECK(id < jobs_.size() && jobs_[id].status == JobStatus::Running,
+              "where: job " + std::to_string(id) + " is not running");
+  const Job& j = jobs_[id];
+  return RunningPlace{j.node_type, alloc_.nodes_of(j), j.gpus_per_node_held, j.stopping};
 }
 
 // ---- Progress ----
@@ -236,6 +267,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   j.stop_reason = why;
   j.noticed = false;
   j.stopping = false;
+  policy_->run_ended(j.id);
   job_stopped.emit(j);
   requeue(j);
   request_schedule();
@@ -262,6 +294,7 @@ void Cluster::on_finish(std::uint64_t id) {
   alloc_.release(j, run_s);
   remove_running(j);
   j.held_gpu_s += run_s * j.gpus_held();
+  policy_->run_ended(j.id);
   job_finished.emit(j);
   if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && next_arrival_ >= jobs_.size()) {
     engine_.cancel(end_event_);

@@ -30,7 +30,7 @@
 
 namespace gcsim::models {
 
-class Cluster final : public NodeEventSink {
+class Cluster final : public NodeEventSink, public RunningJobs {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
 
@@ -85,6 +85,8 @@ class Cluster final : public NodeEventSink {
   void hold_team(int team, bool stop_running);
   void release_team(int team);
   bool team_held(int team) const { return queue_.team_held(team); }
+  // RunningJobs: where a running job runs, for policies.
+  RunningPlace where(std::uint32_t job) const override;
 
   // Signals, in the order things happen at one instant.
   sim::Signal<const Job&> job_submitted;
@@ -117,7 +119,8 @@ class Cluster final : public NodeEventSink {
   QueuedJob queue_entry(const Job& j) const;
   void add_running(const Job& j);
   void remove_running(const Job& j);
-  void requeue(const Job& j) { queue_.requeue(queue_entry(j)); }
+  void requeue(const Job& j) { queue_.add(queue_entry(j)); }
+  double alone_s(Job& j);  // Job::alone_s, computed at the first arrival
   // Progress.
   double start_rate(Job& j);
   void schedule_finish(Job& job);
@@ -159,7 +162,7 @@ class Cluster final : public NodeEventSink {
   std::vector<std::uint32_t> running_nodes_;
   std::vector<std::uint32_t> scratch_jobs_;
   Decisions decisions_;
-  std::vector<std::uint8_t> placed_;  // scratch: queue entries placed this pass
+  std::vector<std::uint32_t> placed_;  // scratch: the jobs a pass places
   std::vector<std::uint32_t> preempt_ids_;  // scratch: the jobs a pass preempts
   std::size_t next_arrival_ = 0;
   std::vector<std::uint32_t> running_;       // ids of running jobs (unordered)

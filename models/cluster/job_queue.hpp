@@ -1,7 +1,7 @@
-// The jobs waiting for GPUs: the queue policies see, in submit order (ties by job id), and
-// the held queue of the teams a budget holds (releasing a team puts each of its jobs back
-// in its submit-order place). A job that comes back after a stopped run takes its
-// submit-order place again, so a requeued job keeps its priority.
+// The jobs waiting for GPUs, as policies see them (WaitingJobs: by id), and the held jobs
+// of the teams a budget holds. Every job that joins or leaves the waiting set is told to
+// the policy (Scheduler::job_waiting, job_left), which keeps its own order over them; a job
+// back from a stopped run keeps its id, hence its submit-order place.
 #pragma once
 
 #include <cstdint>
@@ -14,30 +14,31 @@ namespace gcsim::models {
 
 class JobQueue {
  public:
-  explicit JobQueue(std::size_t teams);
+  // `policy` is told of every change to the waiting jobs; it must outlive the queue.
+  JobQueue(std::size_t teams, Scheduler& policy);
 
-  std::span<const QueuedJob> waiting() const { return waiting_; }
+  const WaitingJobs& waiting() const { return waiting_; }
   std::span<const QueuedJob> held() const { return held_; }
   bool empty() const { return waiting_.empty() && held_.empty(); }
   bool team_held(int team) const {
     return team >= 0 && static_cast<std::size_t>(team) < held_teams_.size() && held_teams_[static_cast<std::size_t>(team)];
   }
 
-  // A new arrival, at the back (arrivals come in submit order); held if its team is.
-  void arrive(const QueuedJob& job);
-  // A job back from a stopped run, at its submit-order place; held if its team is.
-  void requeue(const QueuedJob& job);
-  // Drops the waiting entries whose flag is set (placed this pass); flags has one per entry.
-  void remove_waiting(std::span<const std::uint8_t> flags);
-  // Moves the team's waiting jobs to the held queue, and back (to their submit-order
-  // places) on release. InternalError for a team index past the workload's teams.
+  // A job that arrived or is back from a stopped run: waiting, or held if its team is.
+  void add(const QueuedJob& job);
+  // A waiting job that was placed.
+  void remove_placed(std::uint32_t job);
+  // Moves the team's waiting jobs to the held queue, and back on release. InternalError
+  // for a team index past the workload's teams.
   void hold_team(int team);
   void release_team(int team);
 
  private:
-  std::vector<QueuedJob> waiting_;
+  Scheduler& policy_;
+  WaitingJobs waiting_;
   std::vector<QueuedJob> held_;
   std::vector<std::uint8_t> held_teams_;
+  std::vector<std::uint32_t> scratch_;
 };
 
 }  // namespace gcsim::models

@@ -22,6 +22,9 @@ class RateProvider {
   // The speed model-described job `j` (Job::training) starts at on its placement (node_type,
   // nodes_of and GPUs already recorded on the job).
   virtual ModelSpeed start_speed(const Job& j) = 0;
+  // The samples per second model-described job `j` would reach on nodes of `node_type`
+  // alone (an idle cluster: no contention); what its true length is ranked by.
+  virtual double alone_samples_per_s(const Job& j, int node_type) = 0;
 };
 
 }  // namespace gcsim::models

@@ -36,7 +36,7 @@ void Cluster::on_schedule(std::uint64_t) {
   running_view_.clear();
   running_nodes_.clear();
   if (policy_->wants_running_jobs()) build_running_view();
-  const ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_};
+  const ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this};
   decisions_.clear();
   policy_->schedule(view, queue_.waiting(), decisions_);
   validate(decisions_);
@@ -45,11 +45,11 @@ void Cluster::on_schedule(std::uint64_t) {
     wake_at_ = decisions_.wake_at;
     wake_event_ = engine_.schedule_at<&Cluster::on_wake>(wake_at_, this, 0, PRIORITY_SCHEDULE);
   }
-  if (!decisions_.placements.empty()) {
-    // validate() flagged the placed entries in placed_.
-    const std::span<const QueuedJob> waiting = queue_.waiting();
-    for (const Placement& p : decisions_.placements) start_job(jobs_[waiting[p.queue_index].job], p, decisions_);
-    queue_.remove_waiting(placed_);
+  for (const Placement& p : decisions_.placements) {
+    const QueuedJob entry = queue_.waiting()[p.job];
+    queue_.remove_placed(p.job);
+    start_job(jobs_[p.job], p, decisions_);
+    policy_->run_started(entry, engine_.now());
   }
   for (const Preemption& p : decisions_.preemptions) preempt(jobs_[p.job], p);
 }
@@ -57,16 +57,16 @@ void Cluster::on_schedule(std::uint64_t) {
 void Cluster::validate(const Decisions& d) {
   const std::string& policy = scenario_.scheduler.policy;
   auto who = [&] { return "policy '" + policy + "'"; };
-  const std::span<const QueuedJob> waiting = queue_.waiting();
-  // Placements: each queue entry once (the rest is checked as each one starts).
-  if (!d.placements.empty()) placed_.assign(waiting.size(), 0);
+  const WaitingJobs& waiting = queue_.waiting();
+  // Placements: of waiting jobs, each once (the rest is checked as each one starts).
+  placed_.clear();
   for (const Placement& p : d.placements) {
-    GCSIM_CHECK(p.queue_index < waiting.size(), who() + " placed queue entry " + std::to_string(p.queue_index) +
-                                                    " of a queue of " + std::to_string(waiting.size()));
-    GCSIM_CHECK(!placed_[p.queue_index],
-                who() + " placed job '" + jobs_[waiting[p.queue_index].job].name + "' twice in one pass");
-    placed_[p.queue_index] = 1;
+    GCSIM_CHECK(waiting.contains(p.job), who() + " placed job " + std::to_string(p.job) + ", which is not waiting");
+    placed_.push_back(p.job);
   }
+  std::sort(placed_.begin(), placed_.end());
+  const auto placed_twice = std::adjacent_find(placed_.begin(), placed_.end());
+  GCSIM_CHECK(placed_twice == placed_.end(), who() + " placed job '" + jobs_[*placed_twice].name + "' twice in one pass");
   // Preemptions: of running jobs, each once, not already on their way out.
   preempt_ids_.clear();
   for (const Preemption& p : d.preemptions) {

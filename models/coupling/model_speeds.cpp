@@ -46,6 +46,12 @@ ModelSpeed ModelSpeeds::start_speed(const Job& j) {
   return ModelSpeed{e.estimate.samples_per_s, e.estimate.step_s, static_cast<int>(e.estimate.bottleneck)};
 }
 
+double ModelSpeeds::alone_samples_per_s(const Job& j, int node_type) {
+  const TrainingSpec& t = *j.training;
+  const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(node_type)];
+  return estimate_step(t, hardware_context(type, j.gpus, t, scenario_.storage)).samples_per_s;
+}
+
 void ModelSpeeds::set_storage_read(std::uint32_t job, double bytes_per_s) {
   Entry& e = entries_[static_cast<std::size_t>(slot_of_[job])];
   GCSIM_CHECK(e.hw, "ModelSpeeds: the job has no hardware context (it is not a model job that started)");

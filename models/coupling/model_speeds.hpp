@@ -34,6 +34,7 @@ class ModelSpeeds final : public RateProvider {
 
   // RateProvider: builds the job's context on its placement and returns its estimate.
   ModelSpeed start_speed(const Job& job) override;
+  double alone_samples_per_s(const Job& job, int node_type) override;
 
   // The job's current context and last estimate; nullptr for jobs that are not
   // model-described or never started.

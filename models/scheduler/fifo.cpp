@@ -1,38 +1,23 @@
-// Strict FIFO (see fifo.hpp).
+// First in, first out (see fifo.hpp).
 #include "models/scheduler/fifo.hpp"
 
 namespace gcsim::models {
 
-void FifoScheduler::schedule(const ClusterView& cluster, std::span<const QueuedJob> queue, Decisions& out) {
-  placement_->reset(cluster);
-  for (std::uint32_t i = 0; i < queue.size(); ++i) {
-    if (!placement_->try_place(queue[i], i, out)) break;
-  }
-}
-
 namespace {
-constexpr config::KeySpec FIFO_KEYS[] = {
-    {.name = "placement", .type = "name", .default_value = "`best-fit`",
-     .help = "placement strategy: where each job goes (`gcsim policies` lists them)"},
-};
+const config::KeySpec FIFO_KEYS[] = {PLACEMENT_KEY, BLOCKING_KEY};
 }  // namespace
 
 PolicyDef<FifoParams> fifo_policy() {
   return {
       .name = "fifo",
-      .description = "strict first-in first-out: the head job waits for room and nothing overtakes it",
+      .description = "first in, first out: strict (the head job waits for room, nothing overtakes it) or skip",
       .keys = FIFO_KEYS,
-      .parse =
-          [](config::MapReader& map, const SchedulerRegistry& registry) {
-            FifoParams p;
-            if (const config::ConfigNode* n = map.optional("placement"))
-              p.placement = config::read_enum(*n, registry.placements().names());
-            return p;
-          },
-      .make =
-          [](const FifoParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-            return std::make_unique<FifoScheduler>(registry.make_placement(p.placement));
-          },
+      .parse = [](config::MapReader& map, const SchedulerRegistry& registry) {
+        return FifoParams{read_ordered_params(map, registry, false)};
+      },
+      .make = [](const FifoParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<FifoScheduler>(registry.make_placement(p.placement), p);
+      },
   };
 }
 

@@ -34,9 +34,17 @@ class PlacementStrategy {
  public:
   virtual ~PlacementStrategy() = default;
   void reset(const ClusterView& cluster);
-  // Appends a placement for queue[queue_index] to `out` and reserves its capacity, or
-  // returns false (and changes nothing) when it does not fit now.
-  bool try_place(const QueuedJob& job, std::uint32_t queue_index, Decisions& out);
+  // Appends a placement for `job` to `out` and takes its capacity, or returns false (and
+  // changes nothing) when it does not fit now.
+  bool try_place(const QueuedJob& job, Decisions& out);
+  // Takes the capacity `job` would take, without placing it (a reservation, a plan); false
+  // when it does not fit.
+  bool reserve(const QueuedJob& job);
+  // Gives a running job's GPUs back to the scratch capacity (what a plan assumes freed).
+  void give_back(const RunningPlace& place);
+  // Whether a job of `gpus` GPUs, of any type, could fit now: false means no job of that
+  // size or more can (a pass may stop looking at them).
+  bool could_fit(int gpus) const;
 
  protected:
   struct NodeChoice {
@@ -50,7 +58,16 @@ class PlacementStrategy {
   std::vector<int> free_;  // scratch free GPUs per node
 
  private:
-  bool place_whole_nodes(const QueuedJob& job, std::uint32_t queue_index, Decisions& out);
+  bool place_whole_nodes(const QueuedJob& job, Decisions& out);
+  void take(std::uint32_t node, int gpus);
+  void recount(std::size_t type) const;
+  // Per node type, kept with free_: whole free nodes, and the most free GPUs on one node
+  // (recomputed when a take may have lowered it).
+  std::vector<int> whole_free_;
+  mutable std::vector<int> max_free_;
+  mutable std::vector<std::uint8_t> stale_;
+  std::vector<std::uint16_t> type_of_;
+  Decisions scratch_;  // reserve()'s placements, dropped
 };
 
 class BestFitPlacement final : public PlacementStrategy {

@@ -1,6 +1,8 @@
-// The scheduling-policy contract. A policy gets a read-only view of the cluster (nodes, node
-// types with their market and price now, waiting jobs and, if it asks, running jobs) and
-// returns decisions: placements, preemptions, and a time to be called again. The cluster
+// The scheduling-policy contract. A policy is told as jobs join and leave the waiting set
+// and as runs start and end (so it can keep its own order over them: a pass need not look
+// at every waiting job), gets a read-only view of the cluster (nodes, node types with their
+// market and price now, the waiting jobs by id and, if it asks, running jobs) and returns
+// decisions: placements, preemptions, and a time to be called again. The cluster
 // checks every decision in every build and applies it (Vidur's schedule(), SST's
 // sub-component slots); an invalid one is an InternalError naming the policy, raised before
 // anything changes. A new policy is one file plus one line in register_builtins.
@@ -58,7 +60,13 @@ struct QueuedJob {
   // their last committed checkpoint, for a waiting job), UNKNOWN for FLOP and model jobs
   // before they run (their speed depends on the node type). Running jobs: at their current rate.
   double remaining_s = UNKNOWN;
-  double estimated_remaining_s = UNKNOWN;  // a user-given estimate; UNKNOWN: none given (no key yet)
+  // The job's true remaining length: remaining_s where known, else its work left at its
+  // speed alone on the fastest node type it may use (FLOP jobs: GPUs x peak x efficiency;
+  // model-described jobs: the step-time model's speed on an idle node). Always known.
+  double length_s = 0;
+  // The user's estimate of the job's run time (job key `estimate`, or drawn with an error),
+  // less the work already saved, in the same proportion as length_s; UNKNOWN: none given.
+  double estimated_remaining_s = UNKNOWN;
   bool can_checkpoint = false;     // it writes checkpoints (a preemption's default save is one)
 };
 
@@ -72,6 +80,44 @@ struct RunningJob : QueuedJob {
   bool stopping = false;           // writing a last checkpoint before it stops (notice, budget, preemption)
 };
 
+// The waiting jobs, as policies see them: each by its job id. Kept by the cluster's queue
+// (a job is in it from when it joins to when it is placed or held); read-only here.
+class WaitingJobs {
+ public:
+  std::size_t size() const { return jobs_.size(); }
+  bool empty() const { return jobs_.empty(); }
+  bool contains(std::uint32_t job) const { return job < slot_.size() && slot_[job] >= 0; }
+  // The entry of a waiting job (contains(job) must hold).
+  const QueuedJob& operator[](std::uint32_t job) const { return jobs_[static_cast<std::size_t>(slot_[job])]; }
+  // Every waiting job, in no particular order.
+  std::span<const QueuedJob> all() const { return jobs_; }
+  // Their ids in submit order (ties by id), into `out`: O(n log n), for simple policies
+  // and tests; a policy for large queues keeps its own order (order_index.hpp).
+  void in_submit_order(std::vector<std::uint32_t>& out) const;
+
+  // The queue's (models/cluster/job_queue.hpp).
+  void add(const QueuedJob& job);
+  void remove(std::uint32_t job);
+
+ private:
+  std::vector<QueuedJob> jobs_;
+  std::vector<std::int32_t> slot_;  // by job id: index into jobs_, -1 when not waiting
+};
+
+// Where a running job runs (ClusterView::where).
+struct RunningPlace {
+  int node_type = -1;
+  std::span<const std::uint32_t> nodes;
+  int gpus_per_node = 0;
+  bool stopping = false;  // writing a last checkpoint, or saving its state, before it stops
+};
+class RunningJobs {
+ public:
+  virtual ~RunningJobs() = default;
+  // InternalError for a job that is not running.
+  virtual RunningPlace where(std::uint32_t job) const = 0;
+};
+
 struct ClusterView {
   sim::SimTime now;
   std::span<const NodeTypeView> types;
@@ -79,12 +125,14 @@ struct ClusterView {
   // Filled only for a policy whose wants_running_jobs() is true (empty otherwise).
   std::span<const RunningJob> running = {};
   std::span<const std::uint32_t> running_nodes = {};
+  // Any running job's place, for every policy (null only in a view built by hand).
+  const RunningJobs* running_jobs = nullptr;
 };
 
-// Start queue[queue_index] on nodes[first, first + count) of Decisions::nodes, taking
+// Start waiting job `job` on nodes[first, first + count) of Decisions::nodes, taking
 // gpus_per_node GPUs on each.
 struct Placement {
-  std::uint32_t queue_index = 0;
+  std::uint32_t job = 0;
   std::uint32_t first = 0;
   std::uint32_t count = 0;
   int gpus_per_node = 0;
@@ -116,9 +164,21 @@ struct Decisions {
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
-  // Called whenever the queue or the free capacity may have changed (and at a wake-up it
-  // asked for). Jobs in `queue` are in submit order.
-  virtual void schedule(const ClusterView& cluster, std::span<const QueuedJob> queue, Decisions& out) = 0;
+  // The job joined the waiting jobs (it arrived, its run stopped, or a budget released
+  // its team): its entry as `waiting` holds it until it leaves.
+  virtual void job_waiting(const QueuedJob& job) = 0;
+  // The job left the waiting jobs: it was placed (by this policy), or a budget held it.
+  virtual void job_left(std::uint32_t job) = 0;
+  // A run started (after job_left) at `now`, and a run ended (finished or stopped, before
+  // job_waiting when it goes back): for policies that keep an order over running jobs.
+  virtual void run_started(const QueuedJob& job, sim::SimTime now) {
+    (void)job;
+    (void)now;
+  }
+  virtual void run_ended(std::uint32_t job) { (void)job; }
+  // Called whenever the waiting jobs or the free capacity may have changed (and at a
+  // wake-up it asked for).
+  virtual void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) = 0;
   // True for a policy that reads ClusterView::running (the cluster builds it only then).
   virtual bool wants_running_jobs() const { return false; }
 };

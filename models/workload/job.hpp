@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "models/gpu/gpu_spec.hpp"
@@ -42,6 +43,11 @@ struct JobRequest {
   const CheckpointSpec* checkpoint = nullptr;
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
+  // The user's estimate of its run time (key `estimate`, or drawn with an error); NaN: none.
+  double estimate_s = std::numeric_limits<double>::quiet_NaN();
+  // Its run time alone on the fastest node type it may use, set when it first arrives
+  // (QueuedJob::length_s); 0 before.
+  double alone_s = 0;
 };
 
 struct JobRun {

@@ -24,6 +24,7 @@ enum class PreemptReason : std::uint8_t {
   FairShare,  // its team is over its share
   Cost,       // cheaper capacity elsewhere, or a price rose
   Deadline,   // another job would miss its deadline
+  Shorter,    // a job with less time left needs the GPUs (SRTF)
 };
 
 }  // namespace gcsim::models

@@ -29,10 +29,10 @@ workload:
 )";
 
 // A policy that returns whatever decisions it was built with, valid or not.
-class ScriptedPolicy final : public models::Scheduler {
+class ScriptedPolicy final : public test::SpanPolicy {
  public:
   explicit ScriptedPolicy(models::Decisions d) : decisions_(std::move(d)) {}
-  void schedule(const models::ClusterView&, std::span<const models::QueuedJob>, models::Decisions& out) override {
+  void decide(const models::ClusterView&, std::span<const models::QueuedJob>, models::Decisions& out) override {
     out = decisions_;
   }
 

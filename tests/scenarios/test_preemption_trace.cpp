@@ -1,70 +1,21 @@
-// Preemptions in the trace and in `gcsim analyze`: a policy of this file's own registry
-// preempts a long job for a short one on one GPU; the /preemptions row and the analysis
-// counts (preemptions, GPU-hours saving, restoring and lost) are checked against the times
-// worked out by hand, for a saving preemption and a losing one.
+// Preemptions in the trace and in `gcsim analyze`: srtf preempts a long job for a short one
+// on one GPU; the /preemptions row and the analysis counts (preemptions, GPU-hours saving,
+// restoring and lost) are checked against the times worked out by hand, for a saving
+// preemption and a losing one.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <string>
 
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
-#include "models/config/scenario_loader.hpp"
-#include "models/register_builtins.hpp"
-#include "models/scheduler/placement.hpp"
-#include "models/scheduler/scheduler_registry.hpp"
-#include "models/simulation.hpp"
-#include "sim/config/config_node.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
 
 namespace {
 
-// Shortest remaining time first: waiting jobs in order of remaining time; when the shortest
-// does not fit, the running job with the most time left, if more than that one's, is
-// preempted (not while it stops).
-class ShortestRemaining final : public models::Scheduler {
- public:
-  bool wants_running_jobs() const override { return true; }
-  void schedule(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
-                models::Decisions& out) override {
-    std::vector<std::uint32_t> order(queue.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return queue[a].remaining_s < queue[b].remaining_s; });
-    planner_.reset(cluster);
-    for (std::uint32_t i : order) {
-      if (planner_.try_place(queue[i], i, out)) continue;
-      const models::RunningJob* longest = nullptr;
-      for (const auto& r : cluster.running)
-        if (!r.stopping && (!longest || r.remaining_s > longest->remaining_s)) longest = &r;
-      if (longest && longest->remaining_s > queue[i].remaining_s)
-        out.preemptions.push_back({.job = longest->job, .reason = models::PreemptReason::Priority});
-      break;
-    }
-  }
-
- private:
-  models::BestFitPlacement planner_;
-};
-
-struct NoParams {};
-
-models::PolicyDef<NoParams> srt_policy() {
-  return {
-      .name = "test-srt",
-      .description = "shortest remaining time first, preempting (a test's own policy)",
-      .keys = {},
-      .parse = [](config::MapReader&, const models::SchedulerRegistry&) { return NoParams{}; },
-      .make = [](const NoParams&, const models::SchedulerRegistry&) -> std::unique_ptr<models::Scheduler> {
-        return std::make_unique<ShortestRemaining>();
-      },
-  };
-}
-
 // One GPU. L (1000 s) from 0; H (50 s) at 100 s: L, with 900 s left, is preempted at 100 s.
-std::string one_gpu(const std::string& preemption, const std::string& checkpoint, const std::string& policy = "test-srt") {
+std::string one_gpu(const std::string& preemption, const std::string& checkpoint, const std::string& policy = "srtf") {
   return "name: preempt\n"
          "seed: 1\n"
          "horizon: 1d\n"
@@ -78,30 +29,18 @@ std::string one_gpu(const std::string& preemption, const std::string& checkpoint
          "    - {name: H, submit: 100s, gpus: 1, duration: 50s}\n";
 }
 
-analysis::TraceData run(const std::string& yaml, const std::string& name) {
-  models::Builtins mine;
-  models::register_builtins(mine);
-  mine.schedulers.add_policy(srt_policy());
-  const models::Scenario s =
-      models::load_scenario(config::load_yaml_string(yaml, name + ".yaml"), test::bundled_catalogs(), mine.schedulers);
-  test::TempDir dir(name);
-  models::RunOptions o;
-  o.fixed_wall_clock_s = 0.0;
-  models::run_simulation_to(s, mine.schedulers, dir.file(name + ".h5"), o);
-  return analysis::read_trace(dir.file(name + ".h5"));
-}
-
 }  // namespace
 
 TEST_CASE("a saving preemption is a /preemptions row, counted by analyze", "[scenario][scheduler]") {
   // L saves 100-110 s, keeping its 100 s; H runs 110-160 s; L restores 160-165 s and ends
   // at 165 + 900 = 1065 s. Saving 10 GPU-s, restoring 5 GPU-s, nothing lost.
-  const auto t = run(one_gpu("{save: 10s, restore: 5s}", ""), "save");
+  const test::TempDir dir("save");
+  const auto t = test::run_yaml(one_gpu("{save: 10s, restore: 5s}", ""), dir);
   REQUIRE(t.preemptions.size() == 1);
   const analysis::PreemptionRecord& p = t.preemptions[0];
   CHECK(p.time_s == 100.0);
   CHECK(p.job == test::job_named(t, "L").job_id);
-  CHECK(p.reason == "priority");
+  CHECK(p.reason == "shorter");
   CHECK(p.mode == "save");
   CHECK(p.gpus == 1);
   CHECK(p.save_s == 10.0);
@@ -128,7 +67,8 @@ TEST_CASE("a losing preemption is a /preemptions row with the work it lost", "[s
   // L's checkpoint at 60 s (instant) is its last before 100 s: it stops at once, losing
   // 40 GPU-s and keeping 60 of the run's 100; H runs 100-150 s; L restarts with nothing
   // to restore (restore_time 0) from 60 s of work and ends at 150 + 940 = 1090 s.
-  const auto t = run(one_gpu("{mode: lose}", ", checkpoint: {every: 60s, write_time: 0s, restore_time: 0s}"), "lose");
+  const test::TempDir dir("lose");
+  const auto t = test::run_yaml(one_gpu("{mode: lose}", ", checkpoint: {every: 60s, write_time: 0s, restore_time: 0s}"), dir);
   REQUIRE(t.preemptions.size() == 1);
   const analysis::PreemptionRecord& p = t.preemptions[0];
   CHECK(p.time_s == 100.0);

@@ -48,16 +48,16 @@ struct NewestFirstParams {
   int depth = 1;
 };
 
-class NewestFirst final : public models::Scheduler {
+class NewestFirst final : public test::SpanPolicy {
  public:
   explicit NewestFirst(int depth) : depth_(depth) {}
-  void schedule(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
-                models::Decisions& out) override {
+  void decide(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
+              models::Decisions& out) override {
     placement_.reset(cluster);
     const std::size_t n = queue.size();
     for (std::size_t k = 0; k < n && k < static_cast<std::size_t>(depth_); ++k) {
       const auto i = static_cast<std::uint32_t>(n - 1 - k);
-      if (!placement_.try_place(queue[i], i, out)) break;
+      if (!placement_.try_place(queue[i], out)) break;
     }
   }
 
@@ -139,12 +139,12 @@ TEST_CASE("fifo with first-fit loads and runs, and best-fit stays the default", 
 TEST_CASE("scheduler: every bad key or name is refused at its place", "[unit][scheduler]") {
   // The scheduler line is line 7 of the file.
   SECTION("a key the policy does not have lists the policy's keys") {
-    const auto e = load_error(two_nodes("scheduler: {policy: fifo, blokcing: skip}\n"));
+    const auto e = load_error(two_nodes("scheduler: {policy: fifo, quantum: 1h}\n"));
     CHECK(e.code() == ErrorCode::UnknownKey);
     CHECK(e.mark().file == "s.yaml");
     CHECK(e.mark().line == 7);
     CHECK(e.mark().column == 27);
-    CHECK(e.key_path() == "scheduler.blokcing");
+    CHECK(e.key_path() == "scheduler.quantum");
     CHECK_THAT(e.detail(), Catch::Matchers::Contains("placement"));
   }
   SECTION("a near miss gets a did-you-mean") {

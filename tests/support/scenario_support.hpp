@@ -12,8 +12,42 @@
 #include "analysis/trace_data.hpp"
 #include "models/config/scenario_loader.hpp"
 #include "models/register_builtins.hpp"
+#include "models/scheduler/scheduler.hpp"
 
 namespace gcsim::test {
+
+// A policy for tests that sees the waiting jobs as a span in submit order, rebuilt every
+// pass (what a policy for large queues must not do: it keeps its own order).
+class SpanPolicy : public models::Scheduler {
+ public:
+  void job_waiting(const models::QueuedJob&) override {}
+  void job_left(std::uint32_t) override {}
+  void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting, models::Decisions& out) final {
+    waiting.in_submit_order(ids_);
+    queue_.clear();
+    for (std::uint32_t id : ids_) queue_.push_back(waiting[id]);
+    decide(cluster, queue_, out);
+  }
+  virtual void decide(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
+                      models::Decisions& out) = 0;
+
+ private:
+  std::vector<std::uint32_t> ids_;
+  std::vector<models::QueuedJob> queue_;
+};
+
+// Runs `policy` on jobs given as a span, as the cluster would (they join, the pass runs,
+// they leave): for tests of a policy or a placement on a hand-built view.
+inline void schedule_once(models::Scheduler& policy, const models::ClusterView& view,
+                          std::span<const models::QueuedJob> jobs, models::Decisions& out) {
+  models::WaitingJobs waiting;
+  for (const models::QueuedJob& q : jobs) {
+    waiting.add(q);
+    policy.job_waiting(q);
+  }
+  policy.schedule(view, waiting, out);
+  for (const models::QueuedJob& q : jobs) policy.job_left(q.job);
+}
 
 // The ConfigError that f() throws; fails the test when it throws none.
 template <class F>

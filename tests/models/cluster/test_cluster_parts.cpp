@@ -95,39 +95,55 @@ TEST_CASE("NodeAllocator takes the lowest free GPUs and refuses more than a node
   }
 }
 
-TEST_CASE("JobQueue keeps submit order across team holds and requeues", "[unit][cluster]") {
-  auto entry = [](std::uint32_t id, int team, double submit_h) {
+namespace {
+// Records what the queue tells a policy.
+class Recorder final : public models::Scheduler {
+ public:
+  void job_waiting(const models::QueuedJob& job) override { log.push_back("+" + std::to_string(job.job)); }
+  void job_left(std::uint32_t job) override { log.push_back("-" + std::to_string(job)); }
+  void schedule(const models::ClusterView&, const models::WaitingJobs&, models::Decisions&) override {}
+  std::vector<std::string> log;
+};
+}  // namespace
+
+TEST_CASE("JobQueue tells the policy every job that joins or leaves the waiting jobs, team holds too",
+          "[unit][cluster]") {
+  auto entry = [](std::uint32_t id, int team) {
     models::QueuedJob q;
     q.job = id;
     q.team = team;
-    q.submit = sim::SimTime::from_seconds(submit_h * 3600);
     return q;
   };
-  auto ids = [](std::span<const models::QueuedJob> q) {
+  auto ids = [](const models::WaitingJobs& w) {
     std::vector<std::uint32_t> v;
-    for (const auto& e : q) v.push_back(e.job);
+    w.in_submit_order(v);
     return v;
   };
-  models::JobQueue q(2);
-  q.arrive(entry(0, 0, 0));
-  q.arrive(entry(1, 1, 1));
-  q.arrive(entry(2, 0, 2));
+  Recorder policy;
+  models::JobQueue q(2, policy);
+  q.add(entry(0, 0));
+  q.add(entry(1, 1));
+  q.add(entry(2, 0));
   q.hold_team(0);
   CHECK(q.team_held(0));
   CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{1});
-  CHECK(ids(q.held()) == std::vector<std::uint32_t>{0, 2});
-  q.arrive(entry(3, 0, 3));                                // a held team's arrival waits held
-  q.requeue(entry(4, 1, 0.5));                             // back from a stopped run: its submit place
-  CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{4, 1});
+  REQUIRE(q.held().size() == 2);
+  CHECK(q.held()[0].job == 0);
+  CHECK(q.held()[1].job == 2);
+  q.add(entry(3, 0));  // a held team's arrival waits held, unseen by the policy
+  q.add(entry(4, 1));
+  CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{1, 4});
   q.release_team(0);
   CHECK_FALSE(q.team_held(0));
-  CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{0, 4, 1, 2, 3});
+  CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
   CHECK(q.held().empty());
-  const std::uint8_t placed[] = {0, 1, 0, 1, 0};
-  q.remove_waiting(placed);
-  CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{0, 1, 3});
+  q.remove_placed(1);
+  q.remove_placed(3);
+  CHECK(ids(q.waiting()) == std::vector<std::uint32_t>{0, 2, 4});
+  CHECK(q.waiting()[4].team == 1);
+  CHECK(policy.log == std::vector<std::string>{"+0", "+1", "+2", "-0", "-2", "+4", "+0", "+2", "+3", "-1", "-3"});
   CHECK_THROWS_AS(q.hold_team(2), InternalError);
-  CHECK_THROWS_AS(q.remove_waiting(std::span<const std::uint8_t>(placed, 2)), InternalError);
+  CHECK_THROWS_AS(q.remove_placed(1), InternalError);  // not waiting any more
 }
 
 TEST_CASE("CheckpointController: periodic writes pause the job and commit on time", "[model][cluster][checkpoint]") {

@@ -38,11 +38,11 @@ workload:
 // Shortest remaining time first, with preemption: waiting jobs are placed in order of
 // remaining time; when the shortest does not fit, the running job with the most time left,
 // if it has more than that one, is preempted (once per pass, not while it stops).
-class ShortestRemaining final : public models::Scheduler {
+class ShortestRemaining final : public test::SpanPolicy {
  public:
   bool wants_running_jobs() const override { return true; }
-  void schedule(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
-                models::Decisions& out) override {
+  void decide(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
+              models::Decisions& out) override {
     ++calls;
     std::vector<std::uint32_t> order(queue.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -50,7 +50,7 @@ class ShortestRemaining final : public models::Scheduler {
                      [&](std::uint32_t a, std::uint32_t b) { return queue[a].remaining_s < queue[b].remaining_s; });
     planner_.reset(cluster);
     for (std::uint32_t i : order) {
-      if (planner_.try_place(queue[i], i, out)) continue;
+      if (planner_.try_place(queue[i], out)) continue;
       const models::RunningJob* longest = nullptr;
       for (const auto& r : cluster.running)
         if (!r.stopping && (!longest || r.remaining_s > longest->remaining_s)) longest = &r;
@@ -71,16 +71,16 @@ class ShortestRemaining final : public models::Scheduler {
 };
 
 // Returns what `decide` writes, after placing what fits in submit order.
-class Scripted final : public models::Scheduler {
+class Scripted final : public test::SpanPolicy {
  public:
   using Decide = std::function<void(const models::ClusterView&, std::span<const models::QueuedJob>, models::Decisions&)>;
   explicit Scripted(Decide decide) : decide_(std::move(decide)) {}
   bool wants_running_jobs() const override { return true; }
-  void schedule(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
-                models::Decisions& out) override {
+  void decide(const models::ClusterView& cluster, std::span<const models::QueuedJob> queue,
+              models::Decisions& out) override {
     planner_.reset(cluster);
     for (std::uint32_t i = 0; i < queue.size(); ++i)
-      if (!planner_.try_place(queue[i], i, out)) break;
+      if (!planner_.try_place(queue[i], out)) break;
     decide_(cluster, queue, out);
   }
 

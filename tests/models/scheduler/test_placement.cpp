@@ -6,6 +6,7 @@
 
 #include "models/scheduler/fifo.hpp"
 #include "models/scheduler/placement.hpp"
+#include "support/scenario_support.hpp"
 
 using namespace gcsim;
 using models::ClusterView;
@@ -44,8 +45,8 @@ TEST_CASE("best-fit takes the tightest node, first-fit the lowest-index one", "[
     const ClusterView view = c.view();  // the strategies keep a pointer to it until the next reset
     best_fit.reset(view);
     first_fit.reset(view);
-    REQUIRE(best_fit.try_place(job(0, gpus), 0, b));
-    REQUIRE(first_fit.try_place(job(0, gpus), 0, f));
+    REQUIRE(best_fit.try_place(job(0, gpus), b));
+    REQUIRE(first_fit.try_place(job(0, gpus), f));
     CHECK(b.nodes == std::vector<std::uint32_t>{best});
     CHECK(f.nodes == std::vector<std::uint32_t>{first});
   }
@@ -62,13 +63,13 @@ TEST_CASE("where the strategies part: first-fit fragments the node a later job n
 
   models::FifoScheduler best(std::make_unique<models::BestFitPlacement>());
   Decisions b;
-  best.schedule(view, queue, b);
+  test::schedule_once(best, view, queue, b);
   REQUIRE(b.placements.size() == 2);
   CHECK(b.nodes == std::vector<std::uint32_t>{1, 0});
 
   models::FifoScheduler first(std::make_unique<models::FirstFitPlacement>());
   Decisions f;
-  first.schedule(view, queue, f);
+  test::schedule_once(first, view, queue, f);
   REQUIRE(f.placements.size() == 1);
   CHECK(f.nodes == std::vector<std::uint32_t>{0});
 }
@@ -84,12 +85,12 @@ TEST_CASE("both strategies gang a big job on whole free nodes of one type, lowes
                                        static_cast<models::PlacementStrategy*>(&first_fit)}) {
     Decisions d;
     s->reset(view);
-    REQUIRE(s->try_place(job(0, 8), 0, d));
+    REQUIRE(s->try_place(job(0, 8), d));
     REQUIRE(d.placements.size() == 1);
     CHECK(d.placements[0].count == 2);
     CHECK(d.placements[0].gpus_per_node == 4);
     CHECK(d.nodes == std::vector<std::uint32_t>{0, 2});
-    CHECK_FALSE(s->try_place(job(1, 16), 1, d));
+    CHECK_FALSE(s->try_place(job(1, 16), d));
     CHECK(d.placements.size() == 1);  // a refusal changes nothing
     CHECK(d.nodes.size() == 2);
   }

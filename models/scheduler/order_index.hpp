@@ -1,0 +1,148 @@
+// An ordering policy's own order over jobs (waiting or running), kept as jobs come and go,
+// so that a pass visits jobs in order from the first and stops as soon as nothing more can
+// start: it does not look at every waiting job (issue 12, "Speed"). Jobs are kept in one
+// binary heap per size class (GPUs rounded up to a power of two); a scan visits them in
+// key order across classes (a heap is visited in order by expanding, from a small
+// candidate heap, the children of each entry visited), and skips a whole class the moment
+// its smallest size no longer fits, so jobs too big for the free capacity cost nothing
+// once their class is skipped. Ties in the key break by job id, which is submit order.
+// insert and erase are O(log n); a scan that visits k jobs is O((k + classes) log).
+// Nothing allocates once the index and its scratch have grown to the workload's size.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/check.hpp"
+
+namespace gcsim::models {
+
+enum class Visit : std::uint8_t { Next, Stop };
+
+template <class Key>
+class OrderIndex {
+ public:
+  static constexpr int CLASSES = 33;  // 1, 2, 3-4, 5-8, ..., up to 2^31 GPUs
+
+  // The size class of a job of `gpus` GPUs, and the smallest size in a class.
+  static int size_class(int gpus) { return gpus <= 1 ? 0 : std::bit_width(static_cast<unsigned>(gpus - 1)); }
+  static int smallest_in_class(int c) { return c == 0 ? 1 : (1 << (c - 1)) + 1; }
+
+  bool contains(std::uint32_t job) const { return job < where_.size() && where_[job].heap >= 0; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Key& key(std::uint32_t job) const { return heaps_[where_[job].heap][where_[job].pos].key; }
+
+  void insert(std::uint32_t job, int gpus, const Key& key) {
+    if (job >= where_.size()) where_.resize(std::max<std::size_t>(job + 1, where_.size() * 2));
+    GCSIM_CHECK(where_[job].heap < 0, "order index: job " + std::to_string(job) + " is in it already");
+    const int c = size_class(gpus);
+    std::vector<Entry>& h = heaps_[c];
+    h.push_back(Entry{key, job});
+    where_[job] = Where{static_cast<std::int16_t>(c), static_cast<std::uint32_t>(h.size() - 1)};
+    sift_up(c, h.size() - 1);
+    ++size_;
+  }
+
+  void erase(std::uint32_t job) {
+    GCSIM_CHECK(contains(job), "order index: job " + std::to_string(job) + " is not in it");
+    const Where w = where_[job];
+    std::vector<Entry>& h = heaps_[w.heap];
+    where_[job].heap = -1;
+    --size_;
+    if (w.pos + 1 == h.size()) {
+      h.pop_back();
+      return;
+    }
+    const std::uint32_t moved = h.back().job;
+    h[w.pos] = h.back();
+    h.pop_back();
+    where_[moved].pos = w.pos;
+    sift_up(w.heap, w.pos);
+    sift_down(w.heap, where_[moved].pos);
+  }
+
+  // Visits jobs in key order: visit(job, fits) returns Visit::Stop to end the scan. Before
+  // each job, fits(smallest size of its class) is asked; when false, visit is told so and
+  // the rest of that class is dropped from this scan (free capacity only shrinks during a
+  // pass). The index must not change during a scan.
+  template <class Fits, class F>
+  void scan(Fits&& fits, F&& visit) const {
+    const auto after = [this](const Cand& a, const Cand& b) {
+      return before(heaps_[b.heap][b.pos], heaps_[a.heap][a.pos]);
+    };
+    const auto push = [&](Cand c) {
+      cand_.push_back(c);
+      std::push_heap(cand_.begin(), cand_.end(), after);
+    };
+    cand_.clear();
+    for (int c = 0; c < CLASSES; ++c)
+      if (!heaps_[c].empty()) push(Cand{static_cast<std::int16_t>(c), 0});
+    while (!cand_.empty()) {
+      std::pop_heap(cand_.begin(), cand_.end(), after);
+      const Cand x = cand_.back();
+      cand_.pop_back();
+      const std::vector<Entry>& h = heaps_[x.heap];
+      const bool class_fits = fits(smallest_in_class(x.heap));
+      if (visit(h[x.pos].job, class_fits) == Visit::Stop) return;
+      if (!class_fits) continue;  // its children are the same class
+      for (std::uint32_t child = 2 * x.pos + 1; child <= 2 * x.pos + 2 && child < h.size(); ++child)
+        push(Cand{x.heap, child});
+    }
+  }
+
+ private:
+  struct Entry {
+    Key key;
+    std::uint32_t job;
+  };
+  struct Where {
+    std::int16_t heap = -1;
+    std::uint32_t pos = 0;
+  };
+  struct Cand {
+    std::int16_t heap;
+    std::uint32_t pos;
+  };
+  static bool before(const Entry& a, const Entry& b) {
+    return a.key < b.key || (!(b.key < a.key) && a.job < b.job);
+  }
+  void place(int c, std::size_t pos, const Entry& e) {
+    heaps_[c][pos] = e;
+    where_[e.job].pos = static_cast<std::uint32_t>(pos);
+  }
+  void sift_up(int c, std::size_t pos) {
+    std::vector<Entry>& h = heaps_[c];
+    const Entry e = h[pos];
+    while (pos > 0) {
+      const std::size_t parent = (pos - 1) / 2;
+      if (!before(e, h[parent])) break;
+      place(c, pos, h[parent]);
+      pos = parent;
+    }
+    place(c, pos, e);
+  }
+  void sift_down(int c, std::size_t pos) {
+    std::vector<Entry>& h = heaps_[c];
+    const Entry e = h[pos];
+    for (;;) {
+      std::size_t child = 2 * pos + 1;
+      if (child >= h.size()) break;
+      if (child + 1 < h.size() && before(h[child + 1], h[child])) ++child;
+      if (!before(h[child], e)) break;
+      place(c, pos, h[child]);
+      pos = child;
+    }
+    place(c, pos, e);
+  }
+
+  std::vector<Entry> heaps_[CLASSES];
+  std::vector<Where> where_;  // by job id
+  std::size_t size_ = 0;
+  mutable std::vector<Cand> cand_;  // scratch of scan()
+};
+
+}  // namespace gcsim::models

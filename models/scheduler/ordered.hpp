@@ -1,0 +1,79 @@
+// What the ordering policies share (fifo, sjf, srtf; docs/scheduling.md): an order over
+// waiting jobs kept as they come and go (order_index.hpp), a placement strategy, and how
+// a job that does not fit blocks the ones behind it:
+//   strict  the first job in order that does not fit holds everyone behind it (the
+//           default: what a batch scheduler without backfill does, and gcsim's FIFO);
+//   skip    every job that fits starts, in order (Kubernetes' and most research
+//           simulators' FIFO and SJF); big jobs may starve behind a stream of small ones.
+// A pass visits jobs from the first in order and stops as soon as nothing more can start
+// (strict: at the first that does not fit; skip: when no size class left fits), so its
+// cost does not grow with the number of waiting jobs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/scheduler/order_index.hpp"
+#include "models/scheduler/placement.hpp"
+#include "models/scheduler/scheduler.hpp"
+#include "sim/config/key_table.hpp"
+#include "sim/config/reader.hpp"
+
+namespace gcsim::models {
+
+class SchedulerRegistry;
+
+enum class Blocking : std::uint8_t { Strict, Skip };
+// Which length sjf, srtf and backfill rank jobs by.
+enum class Lengths : std::uint8_t {
+  True,      // the job's true length (QueuedJob::length_s)
+  Estimate,  // the user's estimate where the job has one (QueuedJob::estimated_remaining_s), else its true length
+};
+
+// A job's length as `lengths` says, in seconds.
+inline double job_length_s(const QueuedJob& q, Lengths lengths) {
+  return lengths == Lengths::Estimate && q.estimated_remaining_s == q.estimated_remaining_s ? q.estimated_remaining_s
+                                                                                              : q.length_s;
+}
+
+struct OrderedParams {
+  std::string placement = "best-fit";
+  Blocking blocking = Blocking::Strict;
+  Lengths lengths = Lengths::True;
+};
+
+class OrderedScheduler : public Scheduler {
+ public:
+  OrderedScheduler(std::unique_ptr<PlacementStrategy> placement, const OrderedParams& params)
+      : placement_(std::move(placement)), params_(params) {}
+  void job_waiting(const QueuedJob& job) override { order_.insert(job.job, job.gpus, order_key(job)); }
+  void job_left(std::uint32_t job) override { order_.erase(job); }
+  void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
+
+ protected:
+  // The job's place in the order: smaller first, ties by job id (submit order).
+  virtual double order_key(const QueuedJob& job) const = 0;
+  // After the placements of a pass: a preempting policy adds its preemptions. `blocked`
+  // is the first job in order that did not fit (none: every waiting job was placed).
+  virtual void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
+                             Decisions& out) {
+    (void)cluster;
+    (void)waiting;
+    (void)blocked;
+    (void)out;
+  }
+
+  std::unique_ptr<PlacementStrategy> placement_;
+  OrderedParams params_;
+  OrderIndex<double> order_;
+};
+
+// The keys every ordering policy has, and their parser.
+extern const config::KeySpec PLACEMENT_KEY;
+extern const config::KeySpec BLOCKING_KEY;
+extern const config::KeySpec LENGTHS_KEY;
+// Reads placement, blocking and (with_lengths) lengths from the policy's map.
+OrderedParams read_ordered_params(config::MapReader& map, const SchedulerRegistry& registry, bool with_lengths);
+
+}  // namespace gcsim::models

@@ -1,0 +1,33 @@
+// The waiting jobs by id (see WaitingJobs in scheduler.hpp).
+#include <algorithm>
+#include <string>
+
+#include "models/scheduler/scheduler.hpp"
+#include "sim/check.hpp"
+
+namespace gcsim::models {
+
+void WaitingJobs::in_submit_order(std::vector<std::uint32_t>& out) const {
+  out.clear();
+  for (const QueuedJob& q : jobs_) out.push_back(q.job);
+  // Jobs are numbered in submit order (ties by their place in the workload).
+  std::sort(out.begin(), out.end());
+}
+
+void WaitingJobs::add(const QueuedJob& job) {
+  if (job.job >= slot_.size()) slot_.resize(std::max<std::size_t>(job.job + 1, slot_.size() * 2), -1);
+  GCSIM_CHECK(slot_[job.job] < 0, "waiting jobs: job " + std::to_string(job.job) + " is already waiting");
+  slot_[job.job] = static_cast<std::int32_t>(jobs_.size());
+  jobs_.push_back(job);
+}
+
+void WaitingJobs::remove(std::uint32_t job) {
+  GCSIM_CHECK(contains(job), "waiting jobs: job " + std::to_string(job) + " is not waiting");
+  const auto at = static_cast<std::size_t>(slot_[job]);
+  jobs_[at] = jobs_.back();
+  slot_[jobs_[at].job] = static_cast<std::int32_t>(at);
+  jobs_.pop_back();
+  slot_[job] = -1;
+}
+
+}  // namespace gcsim::models
