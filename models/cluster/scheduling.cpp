@@ -4,7 +4,7 @@
 // decisions are all checked before any is applied; then placements start in order (each
 // checked again against the capacity the earlier ones left), then preemptions stop their
 // jobs, which puts them back in the queue and asks for another pass at the same instant
-// (which sees the GPUs an immediate preemption freed).
+// (which sees the GPUs a losing preemption, or a save of 0 s, freed).
 #include <algorithm>
 
 #include "models/cluster/cluster.hpp"
