@@ -212,11 +212,16 @@ void append_resilience_section(std::string& out, const Metrics& m) {
 
 void append_preemption_section(std::string& out, const Metrics& m) {
   if (m.preemptions == 0) return;
+  // Shares of held GPU-time, as in the section above: a few seconds show as 0.0 GPU-hours.
+  const auto of_held = [&](double hours, const char* what) {
+    return (m.gpu_hours_held > 0 ? format_percent(hours / m.gpu_hours_held) + " of held, " : std::string()) + what;
+  };
   out += "\nPreemptions (by the scheduling policy)\n";
   line(out, "preemptions", format_count(static_cast<double>(m.preemptions), 0));
-  line(out, "GPU-hours saving", format_count(m.gpu_hours_preempt_save, 3), "(held before the stop)");
-  line(out, "GPU-hours restoring", format_count(m.gpu_hours_preempt_restore, 3), "(held after the restart)");
-  line(out, "GPU-hours lost", format_count(m.gpu_hours_preempt_lost, 3), "(work redone)");
+  line(out, "GPU-hours saving", format_count(m.gpu_hours_preempt_save, 1), of_held(m.gpu_hours_preempt_save, "before the stop"));
+  line(out, "GPU-hours restoring", format_count(m.gpu_hours_preempt_restore, 1),
+       of_held(m.gpu_hours_preempt_restore, "after the restart"));
+  line(out, "GPU-hours lost", format_count(m.gpu_hours_preempt_lost, 1), of_held(m.gpu_hours_preempt_lost, "redone"));
 }
 
 void append_pool_section(std::string& out, const Metrics& m) {

@@ -58,6 +58,8 @@ TEST_CASE("a saving preemption is a /preemptions row, counted by analyze", "[sce
   // Shown by analyze, and in its JSON.
   const std::string report = analysis::format_report(t, m);
   CHECK_THAT(report, Catch::Matchers::Contains("Preemptions (by the scheduling policy)"));
+  // Held: L 110 + 905 s, H 50 s = 1065 GPU-s; saving 10 of them is 0.9%.
+  CHECK_THAT(report, Catch::Matchers::Contains("0.9% of held, before the stop"));
   const std::string json = analysis::format_json(m, t.attrs);
   CHECK_THAT(json, Catch::Matchers::Contains("\"preemptions\": 1,"));
   CHECK_THAT(json, Catch::Matchers::Contains("\"gpu_hours_preempt_lost\": 0,"));
