@@ -21,7 +21,7 @@ const config::KeySpec SCHEDULER_PREEMPTION_KEY = {
 
 namespace {
 
-PreemptionSpec read_preemption(const config::ConfigNode& n) {
+PreemptionSpec read_preemption(const config::ConfigNode& n, sim::SimTime horizon) {
   config::MapReader r(n, PREEMPTION_KEYS);
   PreemptionSpec p;
   if (const config::ConfigNode* mode = r.optional("mode")) {
@@ -46,12 +46,21 @@ PreemptionSpec read_preemption(const config::ConfigNode& n) {
   }
   if (save) p.save = config::read_duration(*save);
   if (restore) p.restore = config::read_duration(*restore);
+  // Past the range they would saturate to "never": a job preempted near the horizon would
+  // hold its GPUs for ever. (The job's own checkpoint times are bounded with the job.)
+  const sim::SimTime save_time = p.save.value_or(sim::SimTime::zero());
+  const sim::SimTime restore_time = p.restore.value_or(sim::SimTime::zero());
+  if ((horizon + save_time + restore_time).is_max())
+    (save_time >= restore_time ? save : restore)->fail(ErrorCode::OutOfRange,
+                                                        "the horizon + save + restore lie beyond the simulated time "
+                                                        "range (about 292 years)");
   return p;
 }
 
 }  // namespace
 
-SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry) {
+SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry,
+                             sim::SimTime horizon) {
   SchedulerSpec spec;
   if (section == nullptr) return spec;
   // The policy first: it decides which keys the rest of the map may hold.
@@ -63,7 +72,7 @@ SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerR
   std::vector<config::KeySpec> keys{SCHEDULER_POLICY_KEY, SCHEDULER_PREEMPTION_KEY};
   keys.insert(keys.end(), entry->keys.begin(), entry->keys.end());
   config::MapReader map(*section, keys);  // refuses keys the policy does not have, at once
-  if (const config::ConfigNode* preemption = map.optional("preemption")) spec.preemption = read_preemption(*preemption);
+  if (const config::ConfigNode* preemption = map.optional("preemption")) spec.preemption = read_preemption(*preemption, horizon);
   spec.params = entry->parse(map, registry);
   return spec;
 }

@@ -28,7 +28,9 @@ inline constexpr config::KeySpec PREEMPTION_KEYS[] = {
 };
 
 // `section` is the `scheduler:` value, or null when the scenario has none (all defaults).
-// Throws ConfigError at the offending node (file:line:column, key path).
-SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry);
+// A preemption's save and restore, begun as late as `horizon`, must end within SimTime's
+// range. Throws ConfigError at the offending node (file:line:column, key path).
+SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry,
+                             sim::SimTime horizon);
 
 }  // namespace gcsim::models

@@ -187,6 +187,11 @@ TEST_CASE("scheduler: every bad key or name is refused at its place", "[unit][sc
     CHECK(load_error(two_nodes("scheduler: {preemption: {save: 10}}\n")).code() == ErrorCode::BadUnit);
     CHECK(load_error(two_nodes("scheduler: {preemption: {restore: -1s}}\n")).code() == ErrorCode::OutOfRange);
     CHECK(load_error(two_nodes("scheduler: {preemption: lose}\n")).code() == ErrorCode::WrongType);
+    // A 20 h horizon + 150 + 150 years is past SimTime's 292 years; 150 + 140 is not.
+    const auto far = load_error(two_nodes("scheduler: {preemption: {save: 150y, restore: 150y}}\n"));
+    CHECK(far.code() == ErrorCode::OutOfRange);
+    CHECK(far.key_path() == "scheduler.preemption.save");
+    CHECK_NOTHROW(test::scenario_from_yaml(two_nodes("scheduler: {preemption: {save: 150y, restore: 140y}}\n")));
   }
   SECTION("a scheduler that is not a map") {
     CHECK(load_error(two_nodes("scheduler: fifo\n")).code() == ErrorCode::WrongType);
