@@ -2,24 +2,11 @@
 // functions to the min and max over each pixel column of the plot area, analysis/
 // pixel_steps.hpp; a fixed time grid for cost; quantiles for the CDF) so that a
 // million-job trace plots as fast as a small one and the pictures show what the trace
-// holds whatever its size. One gnuplot process per plot keeps failures attributable; its
-// stderr goes to a side file that ends up in the error message.
+// holds whatever its size. The gnuplot sessions themselves are analysis/plot_support.*.
 #include "analysis/plots.hpp"
 
-#include <fcntl.h>
-#include <pthread.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <csignal>
-#include <ctime>
 #include <filesystem>
 #include <sstream>
 #include <system_error>
@@ -27,11 +14,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include <gnuplot-iostream.h>
-
 #include "analysis/metrics.hpp"
 #include "analysis/pixel_steps.hpp"
-#include "sim/atomic_file.hpp"
+#include "analysis/plot_support.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::analysis {
@@ -39,201 +24,14 @@ namespace gcsim::analysis {
 namespace {
 
 namespace fs = std::filesystem;
-using Points = std::vector<std::pair<double, double>>;
+using namespace plotting;
 
-// The picture, and the plot area of the time plots fixed in pixels (margins set "at
-// screen"), so that one reduced column is one pixel column of the PNG.
-constexpr int WIDTH_PX = 1000;
-constexpr int HEIGHT_PX = 600;
-constexpr int PLOT_LEFT_PX = 80;
-constexpr int PLOT_RIGHT_PX = 980;
-constexpr std::size_t PLOT_COLUMNS = PLOT_RIGHT_PX - PLOT_LEFT_PX;
 constexpr std::size_t COST_GRID_POINTS = 1001;
-constexpr std::size_t CDF_POINTS = 2000;
-
-#ifdef GCSIM_GNUPLOT
-constexpr const char* GNUPLOT = GCSIM_GNUPLOT;
-#else
-constexpr const char* GNUPLOT = "gnuplot";
-#endif
-
-// A time unit that keeps axis numbers readable.
-struct TimeUnit {
-  double seconds;
-  const char* name;
-};
-
-TimeUnit time_unit_for(double span_s) {
-  if (span_s < 2 * 3600.0) return {60.0, "minutes"};
-  if (span_s < 3 * 86400.0) return {3600.0, "hours"};
-  return {86400.0, "days"};
-}
-
-std::string gp_quote(const std::string& s) { return gnuplot_text(s); }
-
-// Writing to a gnuplot that has already exited would raise SIGPIPE and kill the whole
-// process. Blocking it in this thread turns that into a failed write (we then report the
-// missing PNG); a SIGPIPE left pending is consumed before the old mask is restored.
-class SigpipeBlock {
- public:
-  SigpipeBlock() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~SigpipeBlock() {
-    sigset_t pending;
-    sigpending(&pending);
-    if (sigismember(&pending, SIGPIPE) == 1 && sigismember(&old_, SIGPIPE) == 0) {
-      const timespec zero{0, 0};
-      while (sigtimedwait(&pipe_, nullptr, &zero) < 0 && errno == EINTR) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlock(const SigpipeBlock&) = delete;
-  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
-
- private:
-  sigset_t pipe_{};
-  sigset_t old_{};
-};
-
-// The first 2000 bytes gnuplot wrote to its stderr file.
-std::string read_small_file(int fd) {
-  std::string text(2001, '\0');
-  const ssize_t n = pread(fd, text.data(), text.size(), 0);
-  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  if (text.size() > 2000) text = text.substr(0, 2000) + "...";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
-// A gnuplot child whose stdin is a pipe from us and whose stdout and stderr are the two
-// given descriptors. gnuplot writes the PNG to its stdout (no `set output` file), so it
-// never opens a path: the PNG and the error text land in files AtomicFile created (fresh
-// names, O_EXCL | O_NOFOLLOW), and no shell is involved.
-class GnuplotProcess {
- public:
-  GnuplotProcess(int stdout_fd, int stderr_fd) {
-    int pipe_fds[2];
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    // dup2 onto 0, 1 and 2 clears close-on-exec there; every other descriptor of ours
-    // (the originals included) is close-on-exec and does not reach gnuplot.
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
-    char* argv[] = {const_cast<char*>(GNUPLOT), nullptr};
-    const int rc = posix_spawnp(&pid_, GNUPLOT, &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(pipe_fds[0]);
-    if (rc != 0) {
-      close(pipe_fds[1]);
-      throw std::runtime_error(std::string(GNUPLOT) + ": " + std::strerror(rc));
-    }
-    input_ = fdopen(pipe_fds[1], "w");
-    if (input_ == nullptr) {
-      close(pipe_fds[1]);
-      const int err = errno;
-      wait();  // its input is closed: it exits
-      throw std::runtime_error(std::string("fdopen: ") + std::strerror(err));
-    }
-  }
-  // Reached with the child still running only when plotting failed: stop it rather than
-  // wait for an end of input that may never come.
-  ~GnuplotProcess() {
-    if (pid_ > 0) kill(pid_, SIGKILL);
-    wait();
-  }
-  GnuplotProcess(const GnuplotProcess&) = delete;
-  GnuplotProcess& operator=(const GnuplotProcess&) = delete;
-
-  // Handed to Gnuplot, which fcloses it when destroyed: gnuplot then sees end of input.
-  FILE* input() const { return input_; }
-  void wait() {
-    if (pid_ <= 0) return;
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  FILE* input_ = nullptr;
-};
-
-// Runs one gnuplot session: `draw` writes the plot commands and data after the terminal
-// is set. Returns the final PNG path.
-template <typename Draw>
-std::string plot_png(const fs::path& dir, const std::string& name, Draw&& draw) {
-  const fs::path final_path = dir / (name + ".png");
-  sim::AtomicFile png(final_path.string());
-  sim::AtomicFile errors((dir / (name + ".gnuplot-stderr")).string());  // never committed
-  {
-    SigpipeBlock block;
-    try {
-      GnuplotProcess process(png.fd(), errors.fd());
-      {
-        Gnuplot gp(process.input());
-        gp << "set terminal pngcairo noenhanced size " << WIDTH_PX << "," << HEIGHT_PX << " font 'sans,10'\n";
-        gp << "set output\n";  // standard output: the PNG file
-        gp << "set grid\n";
-        draw(gp);
-        gp << "unset output\n";
-        gp << "exit\n";
-      }  // ~Gnuplot flushes and closes the pipe
-      process.wait();  // gnuplot has exited: the PNG is complete
-    } catch (const std::exception& e) {
-      throw Error(std::string("gnuplot failed to start for '") + final_path.string() + "': " + e.what());
-    }
-  }
-  struct stat st {};
-  const bool ok = fstat(png.fd(), &st) == 0 && st.st_size > 0;
-  if (!ok) {
-    const std::string stderr_text = read_small_file(errors.fd());
-    throw Error("gnuplot failed to write '" + final_path.string() + "' (gnuplot: " + GNUPLOT + ")" +
-                (stderr_text.empty() ? "" : ": " + stderr_text));
-  }
-  png.commit();
-  return final_path.string();
-}
 
 std::string title_prefix(const TraceData& trace) {
   const TraceAttributes& a = trace.attrs;
   return (a.scenario_name.empty() ? std::string("gcsim") : a.scenario_name) + " (seed " + std::to_string(a.seed) +
          ", replication " + std::to_string(a.replication) + "): ";
-}
-
-// --- time plots ---------------------------------------------------------------------
-
-// The plot area of a time plot at PLOT_COLUMNS pixel columns over [0, end].
-void set_time_area(Gnuplot& gp, double end_s, const TimeUnit& unit) {
-  gp << "set lmargin at screen " << static_cast<double>(PLOT_LEFT_PX) / WIDTH_PX << "\n";
-  gp << "set rmargin at screen " << static_cast<double>(PLOT_RIGHT_PX) / WIDTH_PX << "\n";
-  gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
-  gp << "set xrange [0:" << std::max(end_s / unit.seconds, 1e-9) << "]\n";
-}
-
-// A step function reduced to pixel columns, ready for gnuplot: `line` (the max of each
-// column, "with steps", the last value repeated at the end) and `band` (x_from, x_to, min,
-// max of the columns whose min and max differ, "with boxxyerror").
-struct PixelSeries {
-  Points line;
-  std::vector<std::tuple<double, double, double, double>> band;
-};
-
-PixelSeries pixel_series(const std::vector<StepPoint>& steps, double end_s, double unit_s) {
-  PixelSeries out;
-  for (const PixelColumn& c : reduce_steps_to_pixels(steps, 0.0, end_s, PLOT_COLUMNS)) {
-    if (!c.has_value) continue;
-    out.line.emplace_back(c.from_s / unit_s, c.max);
-    if (c.min < c.max) out.band.emplace_back(c.from_s / unit_s, c.to_s / unit_s, c.min, c.max);
-  }
-  if (!out.line.empty()) out.line.emplace_back(end_s / unit_s, out.line.back().second);
-  return out;
 }
 
 // --- cumulative cost ------------------------------------------------------------------

@@ -36,4 +36,15 @@ struct InstanceCommands;
 std::shared_ptr<InstanceCommands> add_instance_commands(CLI::App& app);
 int run_instance_commands(const InstanceCommands& commands, const std::string& catalog_dir);
 
+// `gcsim compare SCENARIO --policy P ...` (cli/compare.cpp): registered on `app`;
+// run_compare_command runs it when it was chosen and returns its exit code, else -1.
+struct CompareCommand;
+std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app);
+int run_compare_command(const CompareCommand& command, const models::LoadOptions& options,
+                        const models::ResourceLimits& limits);
+
+// Makes an output folder (and its parents) and removes the temporary files a killed run
+// left in it (sim/atomic_file.hpp); throws gcsim::Error when it cannot.
+void make_output_dir(const std::string& dir);
+
 }  // namespace gcsim::cli

@@ -39,6 +39,13 @@
 namespace fs = std::filesystem;
 using namespace gcsim;
 
+void gcsim::cli::make_output_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw Error("cannot create output folder '" + dir + "': " + ec.message());
+  sim::remove_stale_temp_files(dir);  // what a killed run into this folder left
+}
+
 namespace {
 
 #ifndef GCSIM_SOURCE_DIR
@@ -58,12 +65,7 @@ models::LoadOptions load_options() {
 
 std::string default_scenario() { return (fs::path(data_dir()) / "scenarios" / "examples" / "quickstart.yaml").string(); }
 
-void make_output_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) throw Error("cannot create output folder '" + dir + "': " + ec.message());
-  sim::remove_stale_temp_files(dir);  // what a killed run into this folder left
-}
+using cli::make_output_dir;
 
 int cmd_validate(const std::string& file, const models::ResourceLimits& limits) {
   const models::Scenario s = models::load_scenario_file(file, load_options());
@@ -331,6 +333,7 @@ int main(int argc, char** argv) {
   auto* policies = app.add_subcommand("policies", "List the scheduling policies and placement strategies, with their keys");
 
   const auto instance_commands = cli::add_instance_commands(app);
+  const auto compare_command = cli::add_compare_command(app);
 
   try {
     app.parse(argc, argv);
@@ -373,6 +376,7 @@ int main(int argc, char** argv) {
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out, limits);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(), limits);
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;
+    if (const int rc = cli::run_compare_command(*compare_command, load_options(), limits); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;

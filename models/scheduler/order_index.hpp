@@ -1,7 +1,8 @@
 // An ordering policy's own order over jobs (waiting or running), kept as jobs come and go,
 // so that a pass visits jobs in order from the first and stops as soon as nothing more can
 // start: it does not look at every waiting job (issue 12, "Speed"). Jobs are kept in one
-// binary heap per size class (GPUs rounded up to a power of two); a scan visits them in
+// binary heap per size class (one per GPU count up to 64, then one per power of two:
+// 65-128, 129-256, ...); a scan visits them in
 // key order across classes (a heap is visited in order by expanding, from a small
 // candidate heap, the children of each entry visited), and skips a whole class the moment
 // its smallest size no longer fits, so jobs too big for the free capacity cost nothing
@@ -25,11 +26,15 @@ enum class Visit : std::uint8_t { Next, Stop };
 template <class Key>
 class OrderIndex {
  public:
-  static constexpr int CLASSES = 33;  // 1, 2, 3-4, 5-8, ..., up to 2^31 GPUs
+  static constexpr int EXACT = 64;             // GPU counts 1..64 each have a class
+  static constexpr int CLASSES = EXACT + 25;   // then 65-128, ..., up to 2^31 GPUs
 
   // The size class of a job of `gpus` GPUs, and the smallest size in a class.
-  static int size_class(int gpus) { return gpus <= 1 ? 0 : std::bit_width(static_cast<unsigned>(gpus - 1)); }
-  static int smallest_in_class(int c) { return c == 0 ? 1 : (1 << (c - 1)) + 1; }
+  static int size_class(int gpus) {
+    if (gpus <= EXACT) return std::max(gpus, 1) - 1;
+    return EXACT - 7 + std::bit_width(static_cast<unsigned>(gpus - 1));  // 65..128 -> EXACT
+  }
+  static int smallest_in_class(int c) { return c < EXACT ? c + 1 : (1 << (c - EXACT + 6)) + 1; }
 
   bool contains(std::uint32_t job) const { return job < where_.size() && where_[job].heap >= 0; }
   std::size_t size() const { return size_; }

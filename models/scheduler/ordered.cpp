@@ -1,6 +1,8 @@
 // The ordering policies' shared pass and keys (see ordered.hpp).
 #include "models/scheduler/ordered.hpp"
 
+#include <limits>
+
 #include "models/scheduler/scheduler_registry.hpp"
 
 namespace gcsim::models {
@@ -22,10 +24,19 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
       return Visit::Stop;
     });
   } else {
-    order_.scan([&](int gpus) { return placement_->could_fit(gpus); }, [&](std::uint32_t id, bool fits) {
-      if (!fits || !placement_->try_place(waiting[id], out)) blocks(id);
-      return Visit::Next;
-    });
+    // A job that may run on every node type and does not fit: no job as big fits either
+    // (capacity only shrinks during a pass).
+    const std::uint64_t all_types = cluster.types.size() >= 64 ? ~std::uint64_t{0}
+                                                                : (std::uint64_t{1} << cluster.types.size()) - 1;
+    int too_big = std::numeric_limits<int>::max();
+    order_.scan([&](int gpus) { return gpus < too_big && placement_->could_fit(gpus); },
+                [&](std::uint32_t id, bool fits) {
+                  const QueuedJob& q = waiting[id];
+                  if (fits && q.gpus < too_big && placement_->try_place(q, out)) return Visit::Next;
+                  blocks(id);
+                  if (fits && (q.eligible_types & all_types) == all_types) too_big = std::min(too_big, q.gpus);
+                  return Visit::Next;
+                });
   }
   after_placing(cluster, waiting, any_blocked ? &blocked : nullptr, out);
 }

@@ -25,7 +25,7 @@ void SrtfScheduler::after_placing(const ClusterView& cluster, const WaitingJobs&
   const double now_s = cluster.now.seconds();
   // Room already coming from jobs stopping for an earlier decision: wait for it.
   for (std::uint32_t id : preempted_) placement_->give_back(cluster.running_jobs->where(id));
-  if (placement_->reserve(w)) return;
+  if (placement_->could_fit(w.gpus) && placement_->reserve(w)) return;
   victims_.clear();
   bool fits = false;
   running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
@@ -36,7 +36,7 @@ void SrtfScheduler::after_placing(const ClusterView& cluster, const WaitingJobs&
     if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
     placement_->give_back(place);
     victims_.push_back(id);
-    fits = placement_->reserve(w);
+    fits = placement_->could_fit(w.gpus) && placement_->reserve(w);
     return fits ? Visit::Stop : Visit::Next;
   });
   if (!fits) return;

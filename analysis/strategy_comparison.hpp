@@ -1,0 +1,79 @@
+// `gcsim compare`'s table and JSON: the figures of each scheduling strategy (a variant of
+// the scenario's `scheduler:` section) over its replications, a column per variant and a
+// row per figure, with each figure's mean and 95% Student t interval when there are several
+// replications (docs/analysis.md, "Comparing strategies"). Works on figures, so a run's trace
+// need not stay in memory.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/metrics.hpp"
+#include "analysis/trace_data.hpp"
+
+namespace gcsim::analysis {
+
+enum class FigureUnit { Usd, Fraction, Seconds, Count, GpuHours, Ratio };
+
+struct FigureDefinition {
+  std::string_view key;    // the JSON key
+  std::string_view label;  // the table's row
+  FigureUnit unit;
+};
+
+// Every figure, in table order: cost (total, busy, idle), utilization, JCT (mean, p50, p95,
+// p99), wait (mean, p95), makespan, interruptions, lost GPU-hours, Jain's index over the
+// teams' mean slowdowns, the worst finish-time fairness rho.
+inline constexpr std::array<FigureDefinition, 16> STRATEGY_FIGURES = {{
+    {"total_cost_usd", "total cost", FigureUnit::Usd},
+    {"busy_cost_usd", "  busy", FigureUnit::Usd},
+    {"idle_cost_usd", "  idle", FigureUnit::Usd},
+    {"gpu_utilization", "GPUs allocated", FigureUnit::Fraction},
+    {"jct_mean_s", "JCT mean", FigureUnit::Seconds},
+    {"jct_p50_s", "JCT p50", FigureUnit::Seconds},
+    {"jct_p95_s", "JCT p95", FigureUnit::Seconds},
+    {"jct_p99_s", "JCT p99", FigureUnit::Seconds},
+    {"wait_mean_s", "wait mean", FigureUnit::Seconds},
+    {"wait_p95_s", "wait p95", FigureUnit::Seconds},
+    {"makespan_s", "makespan", FigureUnit::Seconds},
+    {"interruptions", "interruptions", FigureUnit::Count},
+    {"gpu_hours_lost", "lost GPU-hours", FigureUnit::GpuHours},
+    {"team_slowdown_jain", "Jain index, team slowdown", FigureUnit::Ratio},
+    {"worst_rho", "worst rho (JCT / alone)", FigureUnit::Ratio},
+    {"jobs_completed", "jobs completed", FigureUnit::Count},
+}};
+
+using StrategyFigures = std::array<double, STRATEGY_FIGURES.size()>;
+
+// One run's figures, in STRATEGY_FIGURES order (NaN where undefined).
+StrategyFigures strategy_figures(const TraceData& trace, const Metrics& metrics);
+
+// One variant: its label (the --policy text), the scheduler section it ran as YAML, and
+// each replication's figures, replication 0 first.
+struct StrategyResult {
+  std::string label;
+  std::string scheduler_yaml;
+  std::vector<StrategyFigures> replications;
+};
+
+// What every variant shares.
+struct ComparisonHeader {
+  std::string scenario_name;
+  std::string scenario_file;
+  std::uint64_t seed = 0;
+  std::uint64_t replications = 1;
+};
+
+// The table: with one replication each cell is the value; with more, `mean ± half-width`
+// of the 95% interval. '*' marks the best mean of a row where lower is better.
+std::string format_strategy_table(const ComparisonHeader& header, const std::vector<StrategyResult>& variants);
+
+// {"scenario": ..., "seed": ..., "replications": R, "variants": [{"label": ..., "policy":
+// <scheduler YAML>, "figures": {KEY: {"mean": m, "ci95": h, "values": [...]}, ...}}, ...]},
+// NaN as null; a newline at the end.
+std::string format_strategy_json(const ComparisonHeader& header, const std::vector<StrategyResult>& variants);
+
+}  // namespace gcsim::analysis

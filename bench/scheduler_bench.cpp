@@ -1,0 +1,121 @@
+// Scheduling-policy benchmark (issue 12, "Speed"): a saturated cluster, 6,500 GPUs (812
+// nodes of 8 and one of 4), and a workload of N jobs (default 1,000,000; most 1 GPU, some
+// 2-8, a few 16-64; lognormal durations, median 1 h) arriving faster than it can serve
+// them, so the queue grows to hundreds of thousands. Each policy runs the same workload
+// (same seed) in a child process of its own, trace off; the child reports the CPU time of
+// the run (loading and workload expansion excluded) and its peak resident memory, and the
+// last column is the time against FIFO's in the same invocation. Every policy must also
+// complete every job, which checks that they did the same work.
+//
+//   scheduler_bench [jobs=1000000] [catalog_dir=<source>/scenarios/catalog]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "models/config/scenario_loader.hpp"
+#include "models/register_builtins.hpp"
+#include "models/simulation.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace {
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::string scenario_text(long jobs, const std::string& scheduler) {
+  return "name: saturated\nseed: 7\nhorizon: 400d\nrun_until: done\n"
+         "cluster:\n  node_types:\n"
+         "    - {name: big, gpu: A100-80GB-SXM, gpus: 8, count: 812, price: {on_demand_per_hour: 32.77}}\n"
+         "    - {name: small, gpu: A100-80GB-SXM, gpus: 4, count: 1, price: {on_demand_per_hour: 16.4}}\n"
+         "scheduler: " + scheduler + "\n"
+         "workload:\n  generators:\n    - name: mix\n      count: " + std::to_string(jobs) + "\n"
+         "      arrival: {dist: exponential, mean: 1.5s}\n"
+         "      gpus: {choice: [1, 2, 4, 8, 16, 32, 64], weights: [0.8, 0.06, 0.06, 0.06, 0.01, 0.006, 0.004]}\n"
+         "      duration: {dist: lognormal, median: 1h, sigma: 1.0}\n";
+}
+
+struct Result {
+  double cpu_s = 0;
+  double end_s = 0;
+  long max_rss_kib = 0;
+  std::uint64_t completed = 0;
+  std::uint64_t events = 0;
+};
+
+// Runs one policy in a child process; its figures come back through a pipe.
+bool run_child(long jobs, const std::string& scheduler, const std::string& catalog_dir, Result& out) {
+  int fd[2];
+  if (pipe(fd) != 0) return false;
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    close(fd[0]);
+    Result r;
+    try {
+      const auto& schedulers = gcsim::models::builtins().schedulers;
+      const gcsim::models::LoadOptions options{catalog_dir, schedulers};
+      const auto catalogs = gcsim::models::load_bundled_catalogs(options);
+      const gcsim::models::Scenario s = gcsim::models::load_scenario(
+          gcsim::config::load_yaml_string(scenario_text(jobs, scheduler), "bench.yaml"), catalogs, schedulers);
+      const double t0 = cpu_seconds();
+      const gcsim::models::RunSummary summary = gcsim::models::run_simulation(s, schedulers, nullptr);
+      r.cpu_s = cpu_seconds() - t0;
+      r.end_s = summary.end_s;
+      r.completed = summary.jobs_completed;
+      r.events = summary.events_handled;
+      rusage usage{};
+      getrusage(RUSAGE_SELF, &usage);
+      r.max_rss_kib = usage.ru_maxrss;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", scheduler.c_str(), e.what());
+      _exit(1);
+    }
+    const ssize_t n = write(fd[1], &r, sizeof r);
+    _exit(n == static_cast<ssize_t>(sizeof r) ? 0 : 1);
+  }
+  close(fd[1]);
+  const ssize_t n = read(fd[0], &out, sizeof out);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return n == static_cast<ssize_t>(sizeof out) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long jobs = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 1000000;
+  const std::string catalog_dir = argc > 2 ? argv[2] : std::string(GCSIM_SOURCE_DIR) + "/scenarios/catalog";
+  const std::vector<std::string> policies = {
+      "{policy: fifo}", "{policy: fifo, blocking: skip}", "{policy: sjf}", "{policy: sjf, blocking: skip}",
+      "{policy: srtf, blocking: skip}",
+  };
+  std::printf("%ld jobs, 6,500 GPUs, trace off, one core per run\n", jobs);
+  std::printf("%-34s %9s %9s %12s %10s %11s %8s\n", "scheduler", "cpu_s", "sim_days", "completed", "events", "peak_MiB",
+              "vs_fifo");
+  double fifo_s = 0;
+  int failures = 0;
+  for (const std::string& p : policies) {
+    Result r;
+    if (!run_child(jobs, p, catalog_dir, r)) {
+      std::printf("%-34s failed\n", p.c_str());
+      ++failures;
+      continue;
+    }
+    if (fifo_s == 0) fifo_s = r.cpu_s;
+    if (r.completed != static_cast<std::uint64_t>(jobs)) ++failures;
+    std::printf("%-34s %9.2f %9.2f %12" PRIu64 " %10" PRIu64 " %11.1f %8.2f\n", p.c_str(), r.cpu_s, r.end_s / 86400,
+                r.completed, r.events, static_cast<double>(r.max_rss_kib) / 1024, r.cpu_s / fifo_s);
+  }
+  return failures == 0 ? 0 : 1;
+}
