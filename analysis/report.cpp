@@ -337,6 +337,8 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   if (a.end_s < a.horizon_s && has_committed_pools(m.pools))
     info(out, "billed to", "the horizon for owned and reserved pools (paid whether used or not); to " +
                                format_duration(a.end_s) + " for rented ones (run_until: done)");
+  if (!a.scheduler.empty())
+    info(out, "scheduler", a.scheduler + (a.scheduler_settings.empty() ? "" : " (" + a.scheduler_settings + ")"));
   info(out, "simulation wall clock", printf_string("%.2fs", a.wall_clock_s));
   info(out, "nodes", format_count(static_cast<double>(trace.nodes.size()), 0));
 

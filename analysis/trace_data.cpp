@@ -132,6 +132,8 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
   a.horizon_s = r.attribute_double(at::HORIZON_S);
   a.end_s = r.attribute_double(at::END_S);
   a.run_until = optional_string(r, at::RUN_UNTIL);
+  a.scheduler = optional_string(r, at::SCHEDULER);
+  a.scheduler_settings = optional_string(r, at::SCHEDULER_SETTINGS);
   a.wall_clock_s = r.has_attribute(at::WALL_CLOCK_S) ? r.attribute_double(at::WALL_CLOCK_S) : 0.0;
   return a;
 }

@@ -33,6 +33,8 @@ struct TraceAttributes {
   double horizon_s = 0;
   double end_s = 0;  // when the run ended: the horizon, or the last completion if earlier
   std::string run_until;  // "horizon" or "done" (schema 2); "" in older traces
+  std::string scheduler;           // the policy's name (schema 2); "" in older traces
+  std::string scheduler_settings;  // its settings as one line; "" when it has none, or in older traces
   double wall_clock_s = 0;
   std::int64_t trace_schema = TRACE_SCHEMA;
 };

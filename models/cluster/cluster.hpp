@@ -38,6 +38,7 @@ class Cluster final : public NodeEventSink, public RunningJobs {
   void start();
 
   const std::vector<Job>& jobs() const { return jobs_; }
+  const Scheduler& policy() const { return *policy_; }
   const std::vector<NodeState>& nodes() const { return alloc_.nodes(); }
   const std::vector<NodeTypeView>& types() const { return types_; }
   std::span<const std::uint32_t> nodes_of(const Job& j) const { return alloc_.nodes_of(j); }

@@ -25,6 +25,7 @@ class FifoScheduler final : public OrderedScheduler {
 
  protected:
   double order_key(const QueuedJob&) const override { return 0; }  // job id order is submit order
+  bool uses_lengths() const override { return false; }
 };
 
 struct FifoParams : OrderedParams {};

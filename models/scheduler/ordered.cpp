@@ -41,6 +41,14 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
   after_placing(cluster, waiting, any_blocked ? &blocked : nullptr, out);
 }
 
+std::string OrderedScheduler::settings() const {
+  std::string s = "placement: " + params_.placement + ", blocking: " +
+                  (params_.blocking == Blocking::Strict ? "strict" : "skip");
+  if (uses_lengths())
+    s += params_.lengths == Lengths::True ? ", lengths: true" : ", lengths: estimate (true where a job has none)";
+  return s;
+}
+
 const config::KeySpec PLACEMENT_KEY = {
     .name = "placement", .type = "name", .default_value = "`best-fit`",
     .help = "placement strategy: where each job goes (`gcsim policies` lists them)"};

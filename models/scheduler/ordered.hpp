@@ -50,8 +50,11 @@ class OrderedScheduler : public Scheduler {
   void job_waiting(const QueuedJob& job) override { order_.insert(job.job, job.gpus, order_key(job)); }
   void job_left(std::uint32_t job) override { order_.erase(job); }
   void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
+  std::string settings() const override;
 
  protected:
+  // Whether the policy ranks by length (its settings then name the lengths).
+  virtual bool uses_lengths() const { return true; }
   // The job's place in the order: smaller first, ties by job id (submit order).
   virtual double order_key(const QueuedJob& job) const = 0;
   // After the placements of a pass: a preempting policy adds its preemptions. `blocked`

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "models/pricing/price_spec.hpp"
@@ -179,6 +180,9 @@ class Scheduler {
   // Called whenever the waiting jobs or the free capacity may have changed (and at a
   // wake-up it asked for).
   virtual void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) = 0;
+  // The policy's settings as one line ("blocking: strict, lengths: true"), for the trace
+  // and the report: which rule a run used. "" for none.
+  virtual std::string settings() const { return ""; }
   // True for a policy that reads ClusterView::running (the cluster builds it only then).
   virtual bool wants_running_jobs() const { return false; }
 };

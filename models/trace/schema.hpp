@@ -72,6 +72,7 @@ inline constexpr const char* HORIZON_S = "horizon_s";
 inline constexpr const char* END_S = "end_s";
 inline constexpr const char* RUN_UNTIL = "run_until";  // "done" or "horizon"
 inline constexpr const char* SCHEDULER = "scheduler";
+inline constexpr const char* SCHEDULER_SETTINGS = "scheduler_settings";
 inline constexpr const char* WALL_CLOCK_S = "wall_clock_s";
 }  // namespace attribute
 

@@ -314,6 +314,7 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::END_S, cluster_.end_time().seconds());
   file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
   file_.set_attribute(at::SCHEDULER, std::string_view(scenario_.scheduler.policy));
+  file_.set_attribute(at::SCHEDULER_SETTINGS, std::string_view(cluster_.policy().settings()));
   file_.set_attribute(at::WALL_CLOCK_S, wall_clock_s);
 }
 

@@ -40,10 +40,7 @@ budgets:
   - {team: x, limit: $100, action: alert}
 )";
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using gcsim::test::read_bytes;
 
 // What `gcsim analyze` does with a trace, in a child process: "exit 0", "exit 2" (a
 // gcsim::Error), "exit 1" (anything else thrown), "signal N", or "hang" (the child is
@@ -86,7 +83,7 @@ TEST_CASE("300 single-bit flips of a trace are each refused or read, never a cra
   const std::string good = dir.file("good.h5");
   gcsim::test::run_to_trace(gcsim::test::scenario_from_yaml(SCENARIO), good);
   REQUIRE(analyze_in_child(good, 20) == "exit 0");
-  const std::string bytes = read_file(good);
+  const std::string bytes = read_bytes(good);
   REQUIRE(bytes.size() > 1000);
 
   const std::string damaged = dir.file("damaged.h5");

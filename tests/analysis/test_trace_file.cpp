@@ -33,11 +33,7 @@ using gcsim::trace::TraceReader;
 
 namespace {
 
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using gcsim::test::read_bytes;
 
 const std::vector<Column> ALL_TYPES = {
     {"x", ColumnType::F64},

@@ -23,13 +23,6 @@ using test::run_yaml;
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 const char* HAND = R"(name: hand
 seed: 1
 horizon: 10h
@@ -92,12 +85,12 @@ TEST_CASE("same scenario and seed give the same trace, bit for bit", "[scenario]
   const auto s = models::load_scenario_file(GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml", test::load_options());
   run_to_trace(s, dir.file("a.h5"));
   run_to_trace(s, dir.file("b.h5"));
-  const std::string a = read_bytes(dir.file("a.h5"));
+  const std::string a = test::read_bytes(dir.file("a.h5"));
   CHECK(a.size() > 1000);
-  CHECK(a == read_bytes(dir.file("b.h5")));
+  CHECK(a == test::read_bytes(dir.file("b.h5")));
   // Another replication draws another workload.
   run_to_trace(s, dir.file("c.h5"), 1);
-  CHECK(a != read_bytes(dir.file("c.h5")));
+  CHECK(a != test::read_bytes(dir.file("c.h5")));
 }
 
 TEST_CASE("the quickstart matches its approved golden summary", "[scenario]") {
@@ -111,7 +104,7 @@ TEST_CASE("the quickstart matches its approved golden summary", "[scenario]") {
     std::ofstream(golden_path) << json;
     WARN("golden summary rewritten: " << golden_path);
   }
-  const std::string golden = read_bytes(golden_path);
+  const std::string golden = test::read_bytes(golden_path);
   REQUIRE(!golden.empty());
   // Compare every number within 1e-9 relative (libm may differ in the last bit between
   // platforms), and everything else exactly.

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -74,6 +75,12 @@ analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& p
 // Writes `text` to `path` as it is (binary), replacing what was there.
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
+}
+
+// A file's bytes ("" when it cannot be read).
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // A fresh empty folder under the build tree, unique per process and instance (ctest runs
