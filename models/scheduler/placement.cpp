@@ -32,38 +32,51 @@ int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJ
 
 void PlacementStrategy::reset(const ClusterView& cluster) {
   cluster_ = &cluster;
-  const std::size_t types = cluster.types.size();
-  free_.resize(cluster.nodes.size());
-  type_of_.resize(cluster.nodes.size());
+  for (std::uint32_t n : touched_) delta_[n] = 0;
+  touched_.clear();
+  if (delta_.size() != cluster.nodes.size()) delta_.assign(cluster.nodes.size(), 0);
+  counted_ = false;
+}
+
+void PlacementStrategy::change(std::uint32_t node, int gpus) {
+  if (delta_[node] == 0) touched_.push_back(node);  // may list a node twice: reset zeroes it twice
+  const int before = free(node);
+  delta_[node] += gpus;
+  if (!counted_) return;
+  const std::uint16_t t = cluster_->nodes[node].type;
+  const int per = cluster_->types[t].gpus_per_node, after = before + gpus;
+  whole_free_[t] += (after == per) - (before == per);
+  if (after > max_free_[t]) max_free_[t] = after;
+  else if (before == max_free_[t] && after < before) stale_[t] = 1;
+}
+
+void PlacementStrategy::take(std::uint32_t node, int gpus) { change(node, -gpus); }
+
+void PlacementStrategy::count() const {
+  const std::size_t types = cluster_->types.size();
   whole_free_.assign(types, 0);
   max_free_.assign(types, 0);
   stale_.assign(types, 0);
-  for (std::size_t i = 0; i < cluster.nodes.size(); ++i) {
-    const NodeView& n = cluster.nodes[i];
-    free_[i] = n.gpus_free;
-    type_of_[i] = n.type;
-    if (n.gpus_free == cluster.types[n.type].gpus_per_node) ++whole_free_[n.type];
-    max_free_[n.type] = std::max(max_free_[n.type], n.gpus_free);
+  for (std::uint32_t n = 0; n < cluster_->nodes.size(); ++n) {
+    const std::uint16_t t = cluster_->nodes[n].type;
+    const int f = free(n);
+    if (f == cluster_->types[t].gpus_per_node) ++whole_free_[t];
+    max_free_[t] = std::max(max_free_[t], f);
   }
-}
-
-void PlacementStrategy::take(std::uint32_t node, int gpus) {
-  const std::uint16_t t = type_of_[node];
-  if (free_[node] == cluster_->types[t].gpus_per_node) --whole_free_[t];
-  if (free_[node] == max_free_[t]) stale_[t] = 1;
-  free_[node] -= gpus;
+  counted_ = true;
 }
 
 void PlacementStrategy::recount(std::size_t t) const {
   const NodeTypeView& type = cluster_->types[t];
   int m = 0;
   for (std::uint32_t n = type.first_node; n < type.first_node + static_cast<std::uint32_t>(type.count); ++n)
-    m = std::max(m, free_[n]);
+    m = std::max(m, free(n));
   max_free_[t] = m;
   stale_[t] = 0;
 }
 
 bool PlacementStrategy::could_fit(int gpus) const {
+  if (!counted_) count();
   for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
     const int per = cluster_->types[t].gpus_per_node;
     if (gpus > per) {
@@ -91,12 +104,7 @@ bool PlacementStrategy::reserve(const QueuedJob& job) {
 }
 
 void PlacementStrategy::give_back(const RunningPlace& place) {
-  for (std::uint32_t n : place.nodes) {
-    const std::uint16_t t = type_of_[n];
-    free_[n] += place.gpus_per_node;
-    if (free_[n] == cluster_->types[t].gpus_per_node) ++whole_free_[t];
-    max_free_[t] = std::max(max_free_[t], free_[n]);
-  }
+  for (std::uint32_t n : place.nodes) change(n, place.gpus_per_node);
 }
 
 // Whole nodes of one type, in type order, lowest-index free nodes first.
@@ -110,7 +118,7 @@ bool PlacementStrategy::place_whole_nodes(const QueuedJob& job, Decisions& out) 
     const std::uint32_t first = static_cast<std::uint32_t>(out.nodes.size());
     const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
     for (std::uint32_t n = types[t].first_node; n < end && static_cast<int>(out.nodes.size() - first) < needed; ++n)
-      if (free_[n] == per) out.nodes.push_back(n);
+      if (free(n) == per) out.nodes.push_back(n);
     if (static_cast<int>(out.nodes.size() - first) == needed) {
       for (std::uint32_t i = first; i < out.nodes.size(); ++i) take(out.nodes[i], per);
       out.placements.push_back(Placement{job.job, first, static_cast<std::uint32_t>(needed), per, static_cast<int>(t)});
@@ -130,7 +138,7 @@ PlacementStrategy::NodeChoice BestFitPlacement::choose_node(const QueuedJob& job
     if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
     const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
     for (std::uint32_t n = types[t].first_node; n < end; ++n) {
-      const int f = free_[n];
+      const int f = free(n);
       if (f >= job.gpus && (best.node < 0 || f < best_free)) {
         best = NodeChoice{static_cast<int>(n), static_cast<int>(t)};
         best_free = f;
@@ -147,7 +155,7 @@ PlacementStrategy::NodeChoice FirstFitPlacement::choose_node(const QueuedJob& jo
     if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
     const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
     for (std::uint32_t n = types[t].first_node; n < end; ++n)
-      if (free_[n] >= job.gpus) return NodeChoice{static_cast<int>(n), static_cast<int>(t)};
+      if (free(n) >= job.gpus) return NodeChoice{static_cast<int>(n), static_cast<int>(t)};
   }
   return {};
 }

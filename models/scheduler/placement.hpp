@@ -51,22 +51,29 @@ class PlacementStrategy {
     int node = -1;  // -1: no single node of an eligible type has room
     int type = -1;
   };
-  // The node a job that fits on one node of an eligible type goes to, given free_.
+  // The node a job that fits on one node of an eligible type goes to, given free().
   virtual NodeChoice choose_node(const QueuedJob& job) const = 0;
 
   const ClusterView* cluster_ = nullptr;
-  std::vector<int> free_;  // scratch free GPUs per node
+  // Free GPUs of node n in the plan: the view's, plus what this pass changed (an overlay
+  // cleared at reset, so a pass costs what it touches, not every node).
+  int free(std::uint32_t n) const { return cluster_->nodes[n].gpus_free + delta_[n]; }
 
  private:
   bool place_whole_nodes(const QueuedJob& job, Decisions& out);
   void take(std::uint32_t node, int gpus);
+  void change(std::uint32_t node, int gpus);  // free(node) += gpus
+  void count() const;
   void recount(std::size_t type) const;
-  // Per node type, kept with free_: whole free nodes, and the most free GPUs on one node
-  // (recomputed when a take may have lowered it).
-  std::vector<int> whole_free_;
+  std::vector<int> delta_;                // by node; 0 but for touched_
+  std::vector<std::uint32_t> touched_;
+  // Per node type, for could_fit: whole free nodes, and the most free GPUs on one node;
+  // counted at the first could_fit of a pass, then kept (a type's most is recounted when a
+  // take may have lowered it).
+  mutable bool counted_ = false;
+  mutable std::vector<int> whole_free_;
   mutable std::vector<int> max_free_;
   mutable std::vector<std::uint8_t> stale_;
-  std::vector<std::uint16_t> type_of_;
   Decisions scratch_;  // reserve()'s placements, dropped
 };
 
