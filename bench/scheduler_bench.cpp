@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   const std::string catalog_dir = argc > 2 ? argv[2] : std::string(GCSIM_SOURCE_DIR) + "/scenarios/catalog";
   const std::vector<std::string> policies = {
       "{policy: fifo}", "{policy: fifo, blocking: skip}", "{policy: sjf}", "{policy: sjf, blocking: skip}",
-      "{policy: srtf, blocking: skip}",
+      "{policy: srtf, blocking: skip}", "{policy: backfill}", "{policy: backfill, mode: conservative}",
   };
   std::printf("%ld jobs, 6,500 GPUs, trace off, one core per run\n", jobs);
   std::printf("%-34s %9s %9s %12s %10s %11s %8s\n", "scheduler", "cpu_s", "sim_days", "completed", "events", "peak_MiB",
