@@ -95,6 +95,12 @@ Metrics compute_metrics(const TraceData& trace) {
     }
   }
   m.jobs_total = static_cast<std::int64_t>(trace.jobs.size());
+  m.preemptions = static_cast<std::int64_t>(trace.preemptions.size());
+  for (const PreemptionRecord& p : trace.preemptions) {
+    m.gpu_hours_preempt_save += p.save_gpu_s / 3600.0;
+    m.gpu_hours_preempt_restore += p.restore_gpu_s / 3600.0;
+    m.gpu_hours_preempt_lost += p.lost_gpu_s / 3600.0;
+  }
   m.idle_cost_usd = m.total_cost_usd - m.busy_cost_usd - m.storage_cost_usd;
   if (m.jobs_completed > 0) m.cost_per_completed_job_usd = m.total_cost_usd / static_cast<double>(m.jobs_completed);
   m.makespan_s = jcts.empty() ? 0.0 : last_end_s - first_submit_s;

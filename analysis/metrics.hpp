@@ -121,6 +121,12 @@ struct Metrics {
   double gpu_hours_useful = 0;
   double gpu_hours_waiting = 0;       // held - lost - checkpoint - restart - useful: input and communication waits
   double cost_per_useful_gpu_hour_usd = NOT_A_NUMBER;  // total / useful
+  // Preemptions by the scheduling policy (/preemptions; docs/analysis.md). Their GPU-hours
+  // are parts of the checkpoint, restart and lost GPU-hours above, not added to them.
+  std::int64_t preemptions = 0;
+  double gpu_hours_preempt_save = 0;     // held, making no progress, saving before the stop
+  double gpu_hours_preempt_restore = 0;  // held, making no progress, restoring after the restart
+  double gpu_hours_preempt_lost = 0;     // work the preemptions lost (redone)
   // The ledger by category, in CATEGORY_REPORT_ORDER; categories without a charge are left
   // out, and the whole is empty for traces without a ledger.
   std::vector<std::pair<std::string, double>> cost_by_category_usd;

@@ -210,6 +210,20 @@ void append_resilience_section(std::string& out, const Metrics& m) {
   line(out, "per useful GPU-hour", format_usd(m.cost_per_useful_gpu_hour_usd), "(total cost / useful GPU-hours)");
 }
 
+void append_preemption_section(std::string& out, const Metrics& m) {
+  if (m.preemptions == 0) return;
+  // Shares of held GPU-time, as in the section above: a few seconds show as 0.0 GPU-hours.
+  const auto of_held = [&](double hours, const char* what) {
+    return (m.gpu_hours_held > 0 ? format_percent(hours / m.gpu_hours_held) + " of held, " : std::string()) + what;
+  };
+  out += "\nPreemptions (by the scheduling policy)\n";
+  line(out, "preemptions", format_count(static_cast<double>(m.preemptions), 0));
+  line(out, "GPU-hours saving", format_count(m.gpu_hours_preempt_save, 1), of_held(m.gpu_hours_preempt_save, "before the stop"));
+  line(out, "GPU-hours restoring", format_count(m.gpu_hours_preempt_restore, 1),
+       of_held(m.gpu_hours_preempt_restore, "after the restart"));
+  line(out, "GPU-hours lost", format_count(m.gpu_hours_preempt_lost, 1), of_held(m.gpu_hours_preempt_lost, "redone"));
+}
+
 void append_pool_section(std::string& out, const Metrics& m) {
   if (!pools_add_information(m)) return;
   std::size_t name_width = 8;
@@ -370,6 +384,7 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
 
   append_category_section(out, m);
   append_resilience_section(out, m);
+  append_preemption_section(out, m);
   append_pool_section(out, m);
   append_budget_section(out, trace);
   return out;
@@ -440,6 +455,10 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
   j.number("gpu_hours_waiting", m.gpu_hours_waiting);
   j.number("checkpoint_overhead_share", checkpoint_overhead_share(m));
   j.number("cost_per_useful_gpu_hour_usd", m.cost_per_useful_gpu_hour_usd);
+  j.integer("preemptions", m.preemptions);
+  j.number("gpu_hours_preempt_save", m.gpu_hours_preempt_save);
+  j.number("gpu_hours_preempt_restore", m.gpu_hours_preempt_restore);
+  j.number("gpu_hours_preempt_lost", m.gpu_hours_preempt_lost);
 
   JsonObject categories(j.depth() + 1);
   for (const auto& [name, usd] : m.cost_by_category_usd) categories.number(name, usd);

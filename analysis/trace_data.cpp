@@ -223,6 +223,29 @@ std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const st
   return events;
 }
 
+std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path) {
+  if (!has_table(r, schema::PREEMPTIONS)) return {};
+  std::vector<PreemptionRecord> out(rows(r, schema::PREEMPTIONS));
+  TableColumns<schema::PREEMPTIONS> c(r, path, {"time_s", "job", "reason", "mode", "gpus", "save_s", "save_gpu_s",
+                                                "restore_s", "restore_gpu_s", "saved_gpu_s", "lost_gpu_s"});
+  c.f64("time_s", out, &PreemptionRecord::time_s);
+  c.integer("job", out, &PreemptionRecord::job);
+  c.integer("gpus", out, &PreemptionRecord::gpus);
+  c.f64("save_s", out, &PreemptionRecord::save_s);
+  c.f64("save_gpu_s", out, &PreemptionRecord::save_gpu_s);
+  c.f64("restore_s", out, &PreemptionRecord::restore_s);
+  c.f64("restore_gpu_s", out, &PreemptionRecord::restore_gpu_s);
+  c.f64("saved_gpu_s", out, &PreemptionRecord::saved_gpu_s);
+  c.f64("lost_gpu_s", out, &PreemptionRecord::lost_gpu_s);
+  std::vector<std::string> reason = c.labels(r, "reason");
+  std::vector<std::string> mode = c.labels(r, "mode");
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].reason = std::move(reason[i]);
+    out[i].mode = std::move(mode[i]);
+  }
+  return out;
+}
+
 std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
   using Jobs = TableColumns<schema::JOBS>;
   std::vector<JobRecord> jobs(rows(r, schema::JOBS));
@@ -337,6 +360,7 @@ TraceData read_trace(const std::string& path) {
   data.ledger = read_ledger(*reader, path);
   data.pools = read_pools(*reader, path);
   data.budget_events = read_budget_events(*reader, path);
+  data.preemptions = read_preemptions(*reader, path);
   return data;
 }
 

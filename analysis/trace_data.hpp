@@ -104,6 +104,22 @@ struct BudgetEventRecord {
   std::string action;  // alert, stop_new, stop_running
 };
 
+// A preemption by the scheduling policy, from /preemptions (traces written before that
+// table have none).
+struct PreemptionRecord {
+  double time_s = 0;
+  std::int64_t job = 0;
+  std::string reason;  // priority, quantum, fair_share, cost, deadline, unspecified
+  std::string mode;    // save, lose
+  std::int32_t gpus = 0;
+  double save_s = 0;
+  double save_gpu_s = 0;
+  double restore_s = 0;
+  double restore_gpu_s = 0;
+  double saved_gpu_s = 0;
+  double lost_gpu_s = 0;
+};
+
 // What the step-time model gave a model-described job (NaN / "" for other jobs, and in
 // traces written before these columns existed).
 struct ModelRecord {
@@ -162,6 +178,7 @@ struct TraceData {
   std::vector<ChargeRecord> ledger;          // schema 2
   std::vector<PoolRecord> pools;             // schema 2
   std::vector<BudgetEventRecord> budget_events;
+  std::vector<PreemptionRecord> preemptions;
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

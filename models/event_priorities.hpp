@@ -12,8 +12,8 @@ inline constexpr int PRIORITY_STATE = 0;
 // A budget's stop_running ends a run once its last checkpoint is written: after the
 // cluster's transitions at that instant (a write that completes then counts).
 inline constexpr int PRIORITY_BUDGET_STOP = 1;
-// A policy's checkpoint-first preemption ends the run once its last checkpoint is written,
-// at the same point for the same reason.
+// A saving preemption (scheduler.preemption) ends the run once its last checkpoint or save
+// is written, at the same point for the same reason.
 inline constexpr int PRIORITY_PREEMPT_STOP = 1;
 // Controllers act (budgets: checks, holds, period starts; later autoscalers and preempting
 // schedulers): after every state change at the instant, so they see its charges and

@@ -70,7 +70,9 @@ void CheckpointController::on_checkpoint(std::uint64_t arg) {
 void CheckpointController::move_write(Job& j, sim::SimTime done_at) {
   GCSIM_CHECK(j.checkpoint && done_at >= engine_.now(),
               "move_checkpoint_write: job '" + j.name + "' has no checkpoints or the time is past");
-  if (done_at == j.ckpt_done_at) return;
+  // A preemption's save lasts what the scenario says: a periodic write it cut short, whose
+  // transfer goes on until the run stops, does not move it.
+  if (done_at == j.ckpt_done_at || (j.stopping && j.last_is_save)) return;
   const double gpus = j.gpus_held();
   if (j.stopping) {
     // A last checkpoint: progress stays stopped until the run ends either way.
@@ -106,9 +108,10 @@ void CheckpointController::on_checkpoint_done(std::uint64_t arg) {
       std::max(engine_.now(), j.progress.updated) + sim::SimTime::from_seconds(wait_s), this, arg, PRIORITY_STATE);
 }
 
-void CheckpointController::begin_last(Job& j, sim::SimTime stop_at) {
+void CheckpointController::begin_last(Job& j, sim::SimTime stop_at, sim::SimTime write, bool is_save) {
   cluster_.accrue(j);
   j.stopping = true;
+  j.last_is_save = is_save;
   j.pending_ckpt_work = j.work_done();
   const sim::SimTime now = engine_.now();
   // No progress from now on: the run ends at stop_at.
@@ -117,14 +120,14 @@ void CheckpointController::begin_last(Job& j, sim::SimTime stop_at) {
   // The write, and the wait after it until the run ends, are checkpoint time (on_run_stopped
   // adds the wait); a regular write this one cuts short counts only to now.
   if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
-  j.checkpoint_gpu_s += j.checkpoint->write_time.seconds() * j.gpus_held();
-  j.last_ckpt_done_at = now + j.checkpoint->write_time;
+  j.checkpoint_gpu_s += write.seconds() * j.gpus_held();
+  j.last_ckpt_done_at = now + write;
   j.write_until = j.last_ckpt_done_at;
   j.ckpt_done_at = j.last_ckpt_done_at;
   engine_.cancel(j.ckpt_event);  // a regular write in progress is abandoned
   j.ckpt_event = engine_.schedule_at<&CheckpointController::on_last_checkpoint_done>(
       j.last_ckpt_done_at, this, Cluster::event_arg(j), PRIORITY_STATE);
-  if (!j.checkpoint->tier.empty()) cluster_.checkpoint_started.emit(j);
+  if (!is_save && !j.checkpoint->tier.empty()) cluster_.checkpoint_started.emit(j);
 }
 
 void CheckpointController::on_last_checkpoint_done(std::uint64_t arg) {
@@ -147,6 +150,8 @@ double CheckpointController::on_run_stopped(Job& j) {
   // because of the stop).
   if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
   if (j.stopping && now > j.last_ckpt_done_at) j.checkpoint_gpu_s += (now - j.last_ckpt_done_at).seconds() * j.gpus_held();
+  // A preemption's save, committed, keeps all the work to the preemption.
+  if (j.stopping && j.last_is_save && now >= j.last_ckpt_done_at) return std::min(j.ckpt_work, j.work_done());
   // Work past the last committed checkpoint is lost; a job without checkpoints loses all.
   if (!j.checkpoint) return 0.0;
   // A checkpoint on the node's own NVMe does not outlive the run: the next one starts

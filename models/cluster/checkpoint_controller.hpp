@@ -23,9 +23,11 @@ class CheckpointController {
 
   // A run of a checkpointing job began: resolve its interval and schedule the first write.
   void on_run_started(Job& j);
-  // Writes a checkpoint of the work done now and stops progress; at stop_at the run ends.
-  // The write must fit before stop_at.
-  void begin_last(Job& j, sim::SimTime stop_at);
+  // Writes a checkpoint of the work done now, taking `write`, and stops progress; at stop_at
+  // the run ends. The write must fit before stop_at. A preemption's save (`is_save`) is a
+  // pause of that length with no tier traffic, whose work survives the stop whatever the
+  // job's checkpoints (none, or on the node's NVMe).
+  void begin_last(Job& j, sim::SimTime stop_at, sim::SimTime write, bool is_save);
   // The write in progress now ends at done_at (>= now): its commit, and a paused job's
   // progress, move with it.
   void move_write(Job& j, sim::SimTime done_at);

@@ -52,7 +52,10 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
 void Cluster::on_arrival(std::uint64_t id) {
   Job& j = jobs_[id];
   j.status = JobStatus::Queued;
-  j.alone_s = alone_s(j);
+  if (j.alone_s == 0) {
+    j.alone_s = alone_s(j);
+    if (!std::isnan(j.estimate_factor)) j.estimate_s = j.estimate_factor * j.alone_s;
+  }
   queue_.add(queue_entry(j));
   job_submitted.emit(j);
   // One arrival event is pending at a time: the next job's is scheduled from this one, so
@@ -207,8 +210,9 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.progress.remaining = j.work_total - j.ckpt_work;
   j.run_start_work = j.ckpt_work;
   j.progress_s = 0;
-  sim::SimTime overhead = j.image_pull;
-  if (restart && j.checkpoint && j.ckpt_work > 0) overhead += j.checkpoint->restore_time;
+  j.preempted = false;
+  j.run_restore = restart && j.ckpt_work > 0 ? j.restore_time : sim::SimTime::zero();
+  const sim::SimTime overhead = j.image_pull + j.run_restore;
   j.restart_gpu_s += overhead.seconds() * j.gpus_held();
   j.overhead_until = j.run_start + overhead;
   j.write_until = sim::SimTime::zero();
@@ -220,7 +224,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
     checkpoints_.on_run_started(j);
   }
   job_started.emit(j);
-  if (restart && j.checkpoint && j.ckpt_work > 0) restore_started.emit(j);
+  if (restart && j.ckpt_work > 0) restore_started.emit(j);
 }
 
 void Cluster::stop_job(Job& j, StopReason why) {
@@ -236,6 +240,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   if (!j.driven) j.progress.cancel(engine_);
   j.stopped_work = j.work_done();
   const double run_s = (now - j.run_start).seconds();
+  const double lost_before_gpu_s = j.lost_gpu_s;
   if (j.driven) {
     // Network-driven steps are not checkpointed: the whole run is redone.
     j.lost_work += run_s;
@@ -245,8 +250,16 @@ void Cluster::stop_job(Job& j, StopReason why) {
     j.lost_work += lost;
     if (j.progress.rate > 0) j.lost_gpu_s += lost / j.progress.rate * j.gpus_held();
   }
+  j.stop_lost_gpu_s = j.lost_gpu_s - lost_before_gpu_s;
   j.progress.remaining = j.work_total - saved;
   j.ckpt_work = saved;
+  // The next start restores what this stop kept: a preemption's save in the scenario's
+  // `restore` (default: the checkpoint's restore_time, else as long as the save took).
+  j.restore_time = j.checkpoint ? j.checkpoint->restore_time : sim::SimTime::zero();
+  if (why == StopReason::Preempted && j.stopping) {
+    const PreemptionSpec& how = scenario_.scheduler.preemption;
+    j.restore_time = how.restore.value_or(j.checkpoint ? j.restore_time : now - j.preempted_at);
+  }
   alloc_.release(j, run_s);
   remove_running(j);
   j.held_gpu_s += run_s * j.gpus_held();
@@ -325,12 +338,12 @@ Job* Cluster::live(std::uint64_t arg) {
   return &j;
 }
 
-// ---- Planned stops: budgets and checkpoint-first preemptions ----
+// ---- Planned stops: budgets and saving preemptions ----
 
-void Cluster::plan_stop_after_checkpoint(Job& j, StopReason why) {
+void Cluster::plan_stop_after_checkpoint(Job& j, StopReason why, sim::SimTime write, bool is_save) {
   // Write one now and end the run when it is done.
-  const sim::SimTime at = engine_.now() + j.checkpoint->write_time;
-  checkpoints_.begin_last(j, at);
+  const sim::SimTime at = engine_.now() + write;
+  checkpoints_.begin_last(j, at, write, is_save);
   j.stop_reason = why;
   engine_.schedule_at<&Cluster::on_planned_stop>(
       at, this, event_arg(j), why == StopReason::Preempted ? PRIORITY_PREEMPT_STOP : PRIORITY_BUDGET_STOP);
@@ -355,7 +368,7 @@ void Cluster::hold_team(int team, bool stop_running) {
   if (!stop_running) return;
   for (Job& j : jobs_) {
     if (j.team != team || j.status != JobStatus::Running || j.stopping) continue;
-    if (j.checkpoint && !j.driven) plan_stop_after_checkpoint(j, StopReason::Budget);
+    if (j.checkpoint && !j.driven) plan_stop_after_checkpoint(j, StopReason::Budget, j.checkpoint->write_time, false);
     else stop_job(j, StopReason::Budget);
   }
 }

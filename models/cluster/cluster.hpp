@@ -136,7 +136,9 @@ class Cluster final : public NodeEventSink, public RunningJobs {
   void preempt(Job& j, const Preemption& p);
   // A stop planned for a time (a budget's or a policy's, after a last checkpoint).
   void on_planned_stop(std::uint64_t arg);
-  void plan_stop_after_checkpoint(Job& j, StopReason why);
+  // Writes a last checkpoint taking `write` (a preemption's `save` when `is_save`: no tier
+  // traffic, kept whatever the job's checkpoints) and ends the run when it is committed.
+  void plan_stop_after_checkpoint(Job& j, StopReason why, sim::SimTime write, bool is_save);
 
   // InternalError unless the job is running (what: the operation, for the message).
   void check_running(const Job& job, const char* what) const;

@@ -31,7 +31,7 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
     if (std::max(now, j.progress.updated) + sim::SimTime::from_seconds(left_s) <= down_at) return;
     // Still restoring or pulling: there is nothing new to save yet.
     if (j.progress.updated > now && j.work_done() <= j.ckpt_work) return;
-    if (now + j.checkpoint->write_time <= down_at) checkpoints_.begin_last(j, down_at);
+    if (now + j.checkpoint->write_time <= down_at) checkpoints_.begin_last(j, down_at, j.checkpoint->write_time, false);
   });
 }
 

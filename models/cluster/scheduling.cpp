@@ -4,7 +4,7 @@
 // decisions are all checked before any is applied; then placements start in order (each
 // checked again against the capacity the earlier ones left), then preemptions stop their
 // jobs, which puts them back in the queue and asks for another pass at the same instant
-// (which sees the GPUs an immediate preemption freed).
+// (which sees the GPUs a losing preemption, or a save of 0 s, freed).
 #include <algorithm>
 
 #include "models/cluster/cluster.hpp"
@@ -74,8 +74,6 @@ void Cluster::validate(const Decisions& d) {
     const Job& j = jobs_[p.job];
     GCSIM_CHECK(j.status == JobStatus::Running, who() + " preempted job '" + j.name + "', which is not running");
     GCSIM_CHECK(!j.stopping, who() + " preempted job '" + j.name + "', which is already stopping after a checkpoint");
-    GCSIM_CHECK(p.mode != PreemptMode::CheckpointFirst || (j.checkpoint && !j.driven),
-                who() + " preempted job '" + j.name + "' checkpoint-first, but it writes no checkpoints");
     preempt_ids_.push_back(p.job);
   }
   std::sort(preempt_ids_.begin(), preempt_ids_.end());
@@ -85,10 +83,20 @@ void Cluster::validate(const Decisions& d) {
                                              " s, not after now (" + std::to_string(engine_.now().seconds()) + " s)");
 }
 
+// How the job stops is the scenario's (PreemptionSpec). A saving preemption with a given
+// `save` is a pause of that length that keeps all the work; without one it is the job's
+// ordinary last checkpoint, through its tier if it has one. A network-driven job (its steps
+// are not checkpointed) and, by default, a job without checkpoints cannot save: they lose
+// their run, as with `mode: lose`.
 void Cluster::preempt(Job& j, const Preemption& p) {
+  const PreemptionSpec& how = scenario_.scheduler.preemption;
   j.preempt_reason = p.reason;
-  if (p.mode == PreemptMode::CheckpointFirst) plan_stop_after_checkpoint(j, StopReason::Preempted);
-  else stop_job(j, StopReason::Preempted);
+  j.preempted = true;
+  j.preempted_at = engine_.now();
+  j.preempt_saves = how.mode == PreemptionMode::Save && !j.driven && (how.save || j.checkpoint);
+  if (!j.preempt_saves) stop_job(j, StopReason::Preempted);
+  else if (how.save) plan_stop_after_checkpoint(j, StopReason::Preempted, *how.save, true);
+  else plan_stop_after_checkpoint(j, StopReason::Preempted, j.checkpoint->write_time, false);
 }
 
 void Cluster::refresh_prices() {

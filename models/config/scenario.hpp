@@ -28,9 +28,36 @@ struct SchedulerParams;  // models/scheduler/scheduler_registry.hpp
 // The `scheduler:` section (models/config/scheduler_reader.hpp): the policy's name and the
 // parameters its registry entry parsed, immutable and shared by copies of the spec. Null
 // params (a spec built by hand) mean the policy's defaults.
+// How a preempted job stops (`scheduler.preemption`, common to every policy: policies say
+// whom and why, the scenario says how; docs/scenario-reference.md, "Preemption").
+enum class PreemptionMode : std::uint8_t {
+  Save,  // hold the GPUs for `save`, keep all the work done, spend `restore` on the next start
+  Lose,  // stop at once, losing the work since the last committed checkpoint
+};
+
+struct PreemptionSpec {
+  PreemptionMode mode = PreemptionMode::Save;
+  // Unset: the job's own checkpoint write (its ordinary last checkpoint, through its tier if
+  // it has one); a job without a checkpoint then cannot save and loses its run. Set: a pause
+  // of this length, no tier traffic, that keeps the work whatever the job's checkpoints.
+  std::optional<sim::SimTime> save;
+  // Unset: the job's checkpoint restore_time; a job without a checkpoint restores for as
+  // long as its save took.
+  std::optional<sim::SimTime> restore;
+};
+
 struct SchedulerSpec {
   std::string policy = "fifo";
   std::shared_ptr<const SchedulerParams> params;
+  PreemptionSpec preemption;
+};
+
+// A user's estimate of a job's run time (what sjf, srtf and backfill may rank by, with
+// `lengths: estimate`): a stated run time, or the true length times a lognormal error
+// exp(sigma Z), Z ~ N(0, 1), so its median is the truth (docs/scheduling.md, "Lengths").
+struct EstimateSpec {
+  std::optional<sim::SimTime> given;
+  double sigma = 0;  // the error's; used when nothing is given
 };
 
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.
@@ -47,6 +74,7 @@ struct JobSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;     // container start on every (re)start, before progress
   std::string team;            // budget owner; empty for none
+  std::optional<EstimateSpec> estimate;
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
 };
@@ -67,6 +95,7 @@ struct GeneratorSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;
   std::string team;
+  std::optional<EstimateSpec> estimate;  // the error form only
   SourceMark mark;
   std::string path;
 };

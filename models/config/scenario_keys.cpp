@@ -6,6 +6,7 @@
 #include "models/config/cluster_reader.hpp"
 #include "models/config/distribution_reader.hpp"
 #include "models/config/output_reader.hpp"
+#include "models/config/scheduler_reader.hpp"
 #include "models/config/workload_reader.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/pricing/price_spec.hpp"
@@ -33,9 +34,11 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},
       {{"comm", COMM_KEYS}, "network.md"},
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
+      {{"estimate", ESTIMATE_KEYS}, REFERENCE},
       {{"distribution", DISTRIBUTION_KEYS}, REFERENCE},
       {{"budgets", BUDGET_KEYS}, REFERENCE},
       {{"output", OUTPUT_KEYS}, REFERENCE},
+      {{"scheduler.preemption", PREEMPTION_KEYS}, REFERENCE},
       {{"storage", STORAGE_KEYS}, "storage.md"},
       {{"storage.tiers[i]", STORAGE_TIER_KEYS}, "storage.md"},
       {{"storage.tiers[i].retrieval", RETRIEVAL_KEYS}, "storage.md"},

@@ -1,7 +1,8 @@
 // The `scheduler:` section: `policy` names an entry of the registry given (default `fifo`),
 // and the rest of the map is that policy's parameters, read and validated by its entry
 // (models/scheduler/scheduler_registry.hpp), so every policy's keys are checked against
-// its own table: an unknown key lists that policy's keys, with a did-you-mean.
+// its own table: an unknown key lists that policy's keys, with a did-you-mean. `preemption`
+// (how a preempted job stops) is common to every policy.
 #pragma once
 
 #include "models/config/scenario.hpp"
@@ -12,11 +13,24 @@ namespace gcsim::models {
 
 class SchedulerRegistry;
 
-// The `policy` key, common to every policy.
+// The `policy` and `preemption` keys, common to every policy.
 extern const config::KeySpec SCHEDULER_POLICY_KEY;
+extern const config::KeySpec SCHEDULER_PREEMPTION_KEY;
+
+// scheduler.preemption: {save: 30s, restore: 1m} or {mode: lose}.
+inline constexpr config::KeySpec PREEMPTION_KEYS[] = {
+    {"mode", "`save` | `lose`", "`save`", false, "",
+     "save: hold the GPUs for `save`, keep all the work, restore on the next start; lose: stop now, back to the last checkpoint"},
+    {"save", "duration", "the job's checkpoint `write_time`", false, "mode `save` only",
+     "GPUs held, no progress, before the job stops with all its work kept"},
+    {"restore", "duration", "the job's checkpoint `restore_time`", false, "mode `save` only",
+     "GPUs held, no progress, at the next start before it resumes"},
+};
 
 // `section` is the `scheduler:` value, or null when the scenario has none (all defaults).
-// Throws ConfigError at the offending node (file:line:column, key path).
-SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry);
+// A preemption's save and restore, begun as late as `horizon`, must end within SimTime's
+// range. Throws ConfigError at the offending node (file:line:column, key path).
+SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry,
+                             sim::SimTime horizon);
 
 }  // namespace gcsim::models

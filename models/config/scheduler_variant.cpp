@@ -136,7 +136,9 @@ SchedulerVariant read_scheduler_variant(const std::string& argument, const Sched
   }
   try {
     if (!argument.starts_with("@")) section = inline_section(argument);
-    v.spec = read_scheduler(&section, registry);
+    // No horizon here: the scenario with this section put in is loaded before it runs, and
+    // that load bounds the preemption's times by its horizon.
+    v.spec = read_scheduler(&section, registry, sim::SimTime::zero());
   } catch (const ConfigError& e) {
     rethrow_under_scheduler(e);
   }

@@ -67,6 +67,22 @@ CheckpointSpec read_checkpoint(const ConfigNode& n) {
   return c;
 }
 
+// estimate: 30m | {error: lognormal, sigma: 0.5}; a generator takes the error form only.
+EstimateSpec read_estimate(const ConfigNode& n, bool may_give) {
+  EstimateSpec e;
+  if (n.is_scalar()) {
+    if (!may_give)
+      n.fail(ErrorCode::WrongType, "a generator's jobs differ in length: give {error: lognormal, sigma: S}");
+    e.given = config::read_duration(n, sim::SimTime::from_ns(1));
+    return e;
+  }
+  MapReader r(n, ESTIMATE_KEYS);
+  config::read_enum(r.required("error"), {"lognormal"});
+  e.sigma = config::read_double(r.required("sigma"), 0, 10);
+  if (!(e.sigma > 0)) r.required("sigma").fail(ErrorCode::OutOfRange, "sigma must be > 0 (an exact estimate is lengths: true)");
+  return e;
+}
+
 void read_job_lifecycle(MapReader& r, std::optional<CheckpointSpec>& checkpoint, sim::SimTime& image_pull,
                         std::string& team) {
   if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c);
@@ -94,6 +110,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
   j.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1 << 20));
   read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team);
+  if (const ConfigNode* e = r.optional("estimate")) j.estimate = read_estimate(*e, true);
   const ConfigNode* duration = r.optional("duration");
   const ConfigNode* work = r.optional("work");
   const ConfigNode* model = r.optional("model");
@@ -139,6 +156,7 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   g.mark = n.mark();
   g.path = n.path();
   read_job_lifecycle(r, g.checkpoint, g.image_pull, g.team);
+  if (const ConfigNode* e = r.optional("estimate")) g.estimate = read_estimate(*e, false);
   refuse_model_size_without_model(n, g.checkpoint);
   g.name = read_name(r.required("name"));
   g.count = config::read_int(r.required("count"), 1, 100'000'000);

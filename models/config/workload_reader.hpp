@@ -37,6 +37,8 @@ inline constexpr config::KeySpec JOB_KEYS[] = {
     {"checkpoint", "map", "none: a stopped run loses all its work", false, "", "when the job saves its state"},
     {"image_pull", "duration", "`0s`", false, ">= 0", "container start before progress, on every (re)start"},
     {"team", "text", "none", false, "", "who pays: the key of budgets:"},
+    {"estimate", "duration, or `{error: lognormal, sigma: S}`", "none", false, "> 0",
+     "the user's estimate of its run time, given or drawn around the true length (`lengths: estimate`)"},
     {"comm", "map", "", false, "", "per-step collectives sent over the network (duration jobs)"},
     {"model", "catalog name or inline", "", false, "", "a job described by its model (step-time model)"},
     {"seq_len", "integer", "the model's", false, "1..16777216", "tokens per sample (transformer model jobs)"},
@@ -82,6 +84,13 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"checkpoint", "map, as for jobs", "none", false, "", "every job of the generator gets it"},
     {"image_pull", "duration", "`0s`", false, ">= 0", "as for jobs"},
     {"team", "text", "none", false, "", "every job of the generator gets it"},
+    {"estimate", "`{error: lognormal, sigma: S}`", "none", false, "",
+     "each job's run-time estimate, drawn around its true length (`lengths: estimate`)"},
+};
+
+inline constexpr config::KeySpec ESTIMATE_KEYS[] = {
+    {"error", "`lognormal`", "", true, "", "the estimate is the true length times exp(sigma Z), Z ~ N(0, 1)"},
+    {"sigma", "number", "", true, "(0, 10]", "the error's spread: 0.5 puts 68% of estimates within x0.61..x1.65"},
 };
 
 // The workload as read, with the nodes the resolve step reports at (one per job and per

@@ -15,6 +15,13 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
   for (const auto& g : s.workload.generators) total += static_cast<std::size_t>(g.count);
   jobs.reserve(total);
 
+  // Estimates drawn with an error: jobs written out draw from one stream, in workload order.
+  sim::RngStream job_estimates(seed, replication, "workload.jobs.estimate");
+  const auto set_estimate = [](Job& j, const std::optional<EstimateSpec>& e, sim::RngStream& rng) {
+    if (!e) return;
+    if (e->given) j.estimate_s = e->given->seconds();
+    else j.estimate_factor = std::exp(e->sigma * rng.normal(0, 1));
+  };
   for (const auto& spec : s.workload.jobs) {
     Job j;
     j.name = spec.name;
@@ -38,6 +45,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.efficiency = spec.efficiency;
       j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision);
     }
+    set_estimate(j, spec.estimate, job_estimates);
     jobs.push_back(std::move(j));
   }
 
@@ -47,6 +55,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     sim::RngStream gpus(seed, replication, prefix + "gpus");
     sim::RngStream size(seed, replication, prefix + (g.duration ? "duration" : "work"));
     sim::RngStream efficiency(seed, replication, prefix + "efficiency");
+    sim::RngStream estimate(seed, replication, prefix + "estimate");
     const int width = static_cast<int>(std::to_string(g.count).size());
     sim::SimTime t = g.start;
     for (std::int64_t i = 0; i < g.count; ++i) {
@@ -71,6 +80,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
         j.efficiency = g.efficiency.sample(efficiency);
         j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision);
       }
+      set_estimate(j, g.estimate, estimate);
       jobs.push_back(std::move(j));
     }
   }

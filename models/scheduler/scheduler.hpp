@@ -67,7 +67,7 @@ struct QueuedJob {
   // The user's estimate of the job's run time (job key `estimate`, or drawn with an error),
   // less the work already saved, in the same proportion as length_s; UNKNOWN: none given.
   double estimated_remaining_s = UNKNOWN;
-  bool can_checkpoint = false;     // it writes checkpoints: PreemptMode::CheckpointFirst applies
+  bool can_checkpoint = false;     // it writes checkpoints (a preemption's default save is one)
 };
 
 // A running job: the waiting job's fields at now, plus where it runs and since when.
@@ -139,18 +139,11 @@ struct Placement {
   int node_type = 0;
 };
 
-enum class PreemptMode : std::uint8_t {
-  // Write a checkpoint now (the same last-checkpoint path as a market's notice) and stop
-  // when it is written; the job resumes from it. Only for jobs that can_checkpoint.
-  CheckpointFirst,
-  // Stop now: the work since its last committed checkpoint is lost.
-  Immediate,
-};
-
+// Stop a running job. A policy says whom and why; how it stops (saving its work first or
+// losing it) is the scenario's `scheduler.preemption` (PreemptionSpec), applied by the cluster.
 struct Preemption {
   std::uint32_t job = 0;           // job id of a running job
   PreemptReason reason = PreemptReason::Unspecified;
-  PreemptMode mode = PreemptMode::Immediate;
 };
 
 struct Decisions {

@@ -110,6 +110,11 @@ inline constexpr std::array<std::string_view, 4> MARKETS = {"on_demand", "spot",
 inline constexpr std::array<std::string_view, 3> BUDGET_EVENT_KINDS = {"alert", "limit_reached", "period_start"};
 inline constexpr std::array<std::string_view, 3> BUDGET_ACTIONS = {"alert", "stop_new", "stop_running"};
 
+// /preemptions.reason, in the value order of models::PreemptReason; .mode, how it stopped.
+inline constexpr std::array<std::string_view, 7> PREEMPT_REASONS = {"unspecified", "priority", "quantum", "fair_share",
+                                                                    "cost",        "deadline", "shorter"};
+inline constexpr std::array<std::string_view, 2> PREEMPT_MODES = {"save", "lose"};
+
 // ---- Tables ----
 
 namespace detail {
@@ -188,6 +193,13 @@ inline constexpr Column INPUTS[] = {{"key", T::Str, {}, KEY_BYTES},         {"wr
 inline constexpr Column LINKS[] = {{"link_id", T::I32},     {"name", T::Str, {}, LINK_BYTES},  {"kind", T::Str, {}, LABEL_BYTES},
                                    {"bytes_per_s", T::F64}, {"latency_s", T::F64}, {"bytes", T::F64},
                                    {"busy_s", T::F64},      {"utilization", T::F64}};
+inline constexpr Column PREEMPTIONS[] = {{"time_s", T::F64},          {"job", T::I64},
+                                          {"reason", T::Enum8, PREEMPT_REASONS},
+                                          {"mode", T::Enum8, PREEMPT_MODES},
+                                          {"gpus", T::I32},            {"save_s", T::F64},
+                                          {"save_gpu_s", T::F64},      {"restore_s", T::F64},
+                                          {"restore_gpu_s", T::F64},   {"saved_gpu_s", T::F64},
+                                          {"lost_gpu_s", T::F64}};
 inline constexpr Column FLOWS[] = {
     {"flow_id", T::I64}, {"job", T::I64}, {"bytes", T::F64}, {"start_s", T::F64}, {"finish_s", T::F64}};
 }  // namespace detail
@@ -199,6 +211,7 @@ inline constexpr Table BUDGET_EVENTS{"budget_events", detail::BUDGET_EVENTS};  /
 inline constexpr Table JOBS{"jobs", detail::JOBS};
 inline constexpr Table NODES{"nodes", detail::NODES};
 inline constexpr Table POOLS{"pools", detail::POOLS};
+inline constexpr Table PREEMPTIONS{"preemptions", detail::PREEMPTIONS};  // every preemption by the policy
 // Every file the scenario was resolved against besides its own text (bundled and extra
 // catalogs, traces, price CSVs, CSV tables), bytes included, so the run can be redone.
 inline constexpr Table INPUTS{"inputs", detail::INPUTS};

@@ -25,6 +25,7 @@ static_assert(static_cast<std::size_t>(Market::Owned) + 1 == schema::MARKETS.siz
 static_assert(static_cast<std::size_t>(BudgetEventKind::PeriodStart) + 1 == schema::BUDGET_EVENT_KINDS.size());
 static_assert(static_cast<std::size_t>(BudgetAction::StopRunning) + 1 == schema::BUDGET_ACTIONS.size());
 static_assert(static_cast<std::size_t>(EventKind::Restore) + 1 == schema::EVENT_KINDS.size());
+static_assert(static_cast<std::size_t>(PreemptReason::Shorter) + 1 == schema::PREEMPT_REASONS.size());
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed,
@@ -35,7 +36,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
       utilization_(add_table(file, schema::UTILIZATION, 16384)),
       ledger_(add_table(file, schema::LEDGER, 16384)),
       node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
-      first_up_s_(cluster.nodes().size(), 0.0) {
+      first_up_s_(cluster.nodes().size(), 0.0), open_preemption_(cluster.jobs().size(), -1) {
   ledger.charged.connect([this](const Charge& c) {
     ledger_.begin_row()
         .f64(0, c.time.seconds())
@@ -63,8 +64,10 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
   cluster.job_started.connect([this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Start, j.run_start, j.id, static_cast<std::int32_t>(n));
     utilization(j.run_start);
+    restart_began(j);
   });
   cluster.job_stopped.connect([this](const Job& j) {
+    preemption_stopped(j);
     const sim::SimTime now = cluster_.now();
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Stop, now, j.id, static_cast<std::int32_t>(n));
     utilization(now);
@@ -114,6 +117,59 @@ void TraceRecorder::flush_utilization() {
   utilization_.begin_row().f64(0, util_time_.seconds()).i32(1, util_value_).i32(2, util_total_);
   util_written_ = util_value_;
   util_total_written_ = util_total_;
+}
+
+void TraceRecorder::preemption_stopped(const Job& j) {
+  const sim::SimTime now = cluster_.now();
+  if (const std::int64_t open = open_preemption_[j.id]; open >= 0) {
+    // A run that ends during its restore spent only part of it (the image is pulled first).
+    PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
+    const double spent_s = std::clamp((now - j.run_start - j.image_pull).seconds(), 0.0, row.restore_s);
+    row.restore_gpu_s *= row.restore_s > 0 ? spent_s / row.restore_s : 0.0;
+    row.restore_s = spent_s;
+    open_preemption_[j.id] = -1;
+  }
+  if (!j.preempted) return;
+  const double gpus = j.gpus_held();
+  PreemptionRow row;
+  row.time_s = j.preempted_at.seconds();
+  row.job = j.id;
+  row.reason = static_cast<std::uint8_t>(j.preempt_reason);
+  row.mode = j.preempt_saves ? 0 : 1;
+  row.gpus = j.gpus_held();
+  row.save_s = (now - j.preempted_at).seconds();
+  row.save_gpu_s = row.save_s * gpus;
+  // The run's progress the stop kept, at the run's speed.
+  if (j.progress.rate > 0) row.saved_gpu_s = std::max(0.0, j.ckpt_work - j.run_start_work) / j.progress.rate * gpus;
+  row.lost_gpu_s = j.stop_lost_gpu_s;
+  open_preemption_[j.id] = static_cast<std::int64_t>(preemptions_.size());
+  preemptions_.push_back(row);
+}
+
+void TraceRecorder::restart_began(const Job& j) {
+  const std::int64_t open = open_preemption_[j.id];
+  if (open < 0) return;
+  PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
+  row.restore_s = j.run_restore.seconds();
+  row.restore_gpu_s = row.restore_s * j.gpus_held();
+  if (j.run_restore == sim::SimTime::zero()) open_preemption_[j.id] = -1;
+}
+
+void TraceRecorder::write_preemptions() {
+  trace::Table& t = add_table(file_, schema::PREEMPTIONS, 1024);
+  for (const PreemptionRow& r : preemptions_)
+    t.begin_row()
+        .f64(0, r.time_s)
+        .i64(1, r.job)
+        .enum8(2, r.reason)
+        .enum8(3, r.mode)
+        .i32(4, r.gpus)
+        .f64(5, r.save_s)
+        .f64(6, r.save_gpu_s)
+        .f64(7, r.restore_s)
+        .f64(8, r.restore_gpu_s)
+        .f64(9, r.saved_gpu_s)
+        .f64(10, r.lost_gpu_s);
 }
 
 void TraceRecorder::write_jobs() {
@@ -243,6 +299,7 @@ void TraceRecorder::finish(double wall_clock_s) {
   write_jobs();
   write_nodes();
   write_pools();
+  write_preemptions();
   write_inputs();
   namespace at = schema::attribute;
   file_.set_attribute(at::TRACE_SCHEMA, schema::VERSION);

@@ -1,6 +1,6 @@
 // Writes gcsim's trace tables (docs/trace-format.md) as an observer of the cluster: /events,
-// /utilization, /ledger and /budget_events as things happen, /jobs, /nodes, /pools and the
-// root attributes when the run ends. The network's tables are written next door
+// /utilization, /ledger and /budget_events as things happen, /jobs, /nodes, /pools,
+// /preemptions and the root attributes when the run ends. The network's tables are written next door
 // (network_tables.hpp). Names, columns and labels come from schema.hpp, which analysis/
 // reads with; the trace file itself (HDF5, temp-file-then-rename) is sim/trace's business.
 #pragma once
@@ -36,6 +36,24 @@ class TraceRecorder {
   void write_nodes();
   void write_pools();
   void write_inputs();
+  void write_preemptions();
+  void preemption_stopped(const Job& j);
+  void restart_began(const Job& j);
+
+  // A /preemptions row, complete once the job's next run has spent its restore.
+  struct PreemptionRow {
+    double time_s = 0;
+    std::int64_t job = 0;
+    std::uint8_t reason = 0;
+    std::uint8_t mode = 0;
+    std::int32_t gpus = 0;
+    double save_s = 0;
+    double save_gpu_s = 0;
+    double restore_s = 0;
+    double restore_gpu_s = 0;
+    double saved_gpu_s = 0;
+    double lost_gpu_s = 0;
+  };
 
   trace::TraceFile& file_;
   const Scenario& scenario_;
@@ -51,6 +69,9 @@ class TraceRecorder {
   std::vector<int> node_downs_;
   std::vector<double> last_down_s_;
   std::vector<double> first_up_s_;  // NaN while a node down from the start has not come up
+  std::vector<PreemptionRow> preemptions_;
+  // By job: the row of its last preemption while its restore is still to come or going on, else -1.
+  std::vector<std::int64_t> open_preemption_;
   // The utilization row for the current instant is held back until time moves on, so that
   // several changes at one instant give one row.
   bool util_pending_ = false;

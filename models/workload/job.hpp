@@ -43,8 +43,10 @@ struct JobRequest {
   const CheckpointSpec* checkpoint = nullptr;
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
-  // The user's estimate of its run time (key `estimate`, or drawn with an error); NaN: none.
+  // The user's estimate of its run time (key `estimate`): given, or its true length times
+  // estimate_factor (drawn with the error, applied when its length is known, at arrival); NaN: none.
   double estimate_s = std::numeric_limits<double>::quiet_NaN();
+  double estimate_factor = std::numeric_limits<double>::quiet_NaN();
   // Its run time alone on the fastest node type it may use, set when it first arrives
   // (QueuedJob::length_s); 0 before.
   double alone_s = 0;
@@ -84,6 +86,11 @@ struct JobRun {
   // The last (or, while a planned stop waits for its last checkpoint, the coming) stop's cause.
   StopReason stop_reason = StopReason::None;
   PreemptReason preempt_reason = PreemptReason::Unspecified;  // when stop_reason is Preempted
+  // The policy preempted the current (or last) run at preempted_at; preempt_saves: it saves
+  // its work before it stops (scheduler.preemption), else it stopped at once, losing it.
+  bool preempted = false;
+  bool preempt_saves = false;
+  sim::SimTime preempted_at;
   double run_start_work = 0;       // work_done() when the current (or last) run started
   double stopped_work = 0;         // work_done() when the last stopped run ended, before the rollback
 };
@@ -100,6 +107,9 @@ struct JobCheckpoint {
   sim::SimTime ckpt_done_at;       // when the write in progress commits
   sim::EventId ckpt_event;         // its commit event
   bool stopping = false;           // writing a last checkpoint before it stops
+  bool last_is_save = false;       // that last checkpoint is a preemption's `save`: no tier, always kept
+  sim::SimTime restore_time;       // what the next start spends restoring ckpt_work (set at each stop)
+  sim::SimTime run_restore;        // what the current (or last) run's start spent restoring
 };
 
 struct JobStats {
@@ -110,6 +120,7 @@ struct JobStats {
   int checkpoints = 0;             // committed
   double lost_work = 0;            // work units redone because a run ended past its checkpoint
   double lost_gpu_s = 0;           // GPU-seconds of that work
+  double stop_lost_gpu_s = 0;      // of lost_gpu_s, what the last stopped run lost
   double checkpoint_gpu_s = 0;     // GPU-seconds paused writing checkpoints
   double restart_gpu_s = 0;        // GPU-seconds restoring and pulling images
   double held_gpu_s = 0;           // GPU-seconds held over all runs (ended runs)

@@ -170,9 +170,10 @@ TEST_CASE("the docs check fails when a key is missing from the docs, extra, or g
   CHECK(disagreements(budgets, edited) == expected);
 }
 
-TEST_CASE("the scheduler's keys and every built-in policy's keys match their tables in the docs", "[unit][docs]") {
+TEST_CASE("the scheduler's common keys and every built-in policy's keys match their tables in the docs", "[unit][docs]") {
   const std::vector<std::string> lines = read_lines(docs_path("scenario-reference.md"));
-  const gcsim::config::KeySpec policy_key[] = {gcsim::models::SCHEDULER_POLICY_KEY};
+  const gcsim::config::KeySpec policy_key[] = {gcsim::models::SCHEDULER_POLICY_KEY,
+                                                 gcsim::models::SCHEDULER_PREEMPTION_KEY};
   CHECK(disagreements({{"scheduler", policy_key}, "scenario-reference.md"}, lines) == std::vector<std::string>{});
   const auto& policies = gcsim::models::builtins().schedulers.policies();
   REQUIRE(!policies.empty());

@@ -168,6 +168,31 @@ TEST_CASE("scheduler: every bad key or name is refused at its place", "[unit][sc
     CHECK(e.key_path() == "scheduler.placement");
     CHECK_THAT(e.detail(), Catch::Matchers::Contains("did you mean 'first-fit'?"));
   }
+  SECTION("scheduler.preemption: a misspelt key, a bad mode, save or restore when losing") {
+    const auto sav = load_error(two_nodes("scheduler: {preemption: {sav: 1s}}\n"));
+    CHECK(sav.code() == ErrorCode::UnknownKey);
+    CHECK(sav.key_path() == "scheduler.preemption.sav");
+    CHECK_THAT(sav.detail(), Catch::Matchers::Contains("did you mean 'save'?"));
+    const auto los = load_error(two_nodes("scheduler: {preemption: {mode: los}}\n"));
+    CHECK(los.code() == ErrorCode::UnknownName);
+    CHECK(los.key_path() == "scheduler.preemption.mode");
+    CHECK_THAT(los.detail(), Catch::Matchers::Contains("did you mean 'lose'?") &&
+                                 Catch::Matchers::Contains("(modes: save, lose)"));
+    CHECK_THAT(load_error(two_nodes("scheduler: {preemption: {mode: drop}}\n")).detail(),
+               Catch::Matchers::Contains("(modes: save, lose)"));
+    const auto lose_save = load_error(two_nodes("scheduler: {preemption: {mode: lose, save: 1s}}\n"));
+    CHECK(lose_save.code() == ErrorCode::Conflict);
+    CHECK(lose_save.key_path() == "scheduler.preemption.save");
+    CHECK(load_error(two_nodes("scheduler: {preemption: {mode: lose, restore: 1s}}\n")).code() == ErrorCode::Conflict);
+    CHECK(load_error(two_nodes("scheduler: {preemption: {save: 10}}\n")).code() == ErrorCode::BadUnit);
+    CHECK(load_error(two_nodes("scheduler: {preemption: {restore: -1s}}\n")).code() == ErrorCode::OutOfRange);
+    CHECK(load_error(two_nodes("scheduler: {preemption: lose}\n")).code() == ErrorCode::WrongType);
+    // A 20 h horizon + 150 + 150 years is past SimTime's 292 years; 150 + 140 is not.
+    const auto far = load_error(two_nodes("scheduler: {preemption: {save: 150y, restore: 150y}}\n"));
+    CHECK(far.code() == ErrorCode::OutOfRange);
+    CHECK(far.key_path() == "scheduler.preemption.save");
+    CHECK_NOTHROW(test::scenario_from_yaml(two_nodes("scheduler: {preemption: {save: 150y, restore: 140y}}\n")));
+  }
   SECTION("a scheduler that is not a map") {
     CHECK(load_error(two_nodes("scheduler: fifo\n")).code() == ErrorCode::WrongType);
     CHECK(load_error(two_nodes("scheduler: {policy: [fifo]}\n")).code() == ErrorCode::WrongType);
@@ -224,6 +249,21 @@ TEST_CASE("a test's own policy loads and runs from its registry, and the builtin
   CHECK(models::builtins().schedulers.find_policy("test-newest-first") == nullptr);
   CHECK(load_error(yaml).code() == ErrorCode::UnknownName);
   CHECK_THROWS_AS(models::run_simulation(s, models::builtins().schedulers, nullptr), Error);
+}
+
+TEST_CASE("scheduler.preemption: save by default, given times, or lose", "[unit][scheduler]") {
+  using models::PreemptionMode;
+  const auto none = test::scenario_from_yaml(two_nodes(""));
+  CHECK(none.scheduler.preemption.mode == PreemptionMode::Save);
+  CHECK_FALSE(none.scheduler.preemption.save);
+  CHECK_FALSE(none.scheduler.preemption.restore);
+  const auto given = test::scenario_from_yaml(two_nodes("scheduler: {preemption: {save: 30s, restore: 2m}}\n"));
+  CHECK(given.scheduler.preemption.mode == PreemptionMode::Save);
+  CHECK(given.scheduler.preemption.save == sim::seconds(30));
+  CHECK(given.scheduler.preemption.restore == sim::minutes(2));
+  const auto lose = test::scenario_from_yaml(two_nodes("scheduler: {policy: fifo, preemption: {mode: lose}}\n"));
+  CHECK(lose.scheduler.preemption.mode == PreemptionMode::Lose);
+  CHECK(lose.scheduler.policy == "fifo");
 }
 
 TEST_CASE("a hand-built spec without parameters gets the policy's defaults", "[unit][scheduler]") {
