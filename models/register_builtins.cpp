@@ -1,6 +1,7 @@
 // Fills the built-in registries (see register_builtins.hpp).
 #include "models/register_builtins.hpp"
 
+#include "models/scheduler/backfill.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/sjf.hpp"
@@ -18,6 +19,7 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_policy(fifo_policy());
   b.schedulers.add_policy(sjf_policy());
   b.schedulers.add_policy(srtf_policy());
+  b.schedulers.add_policy(backfill_policy());
 }
 
 const Builtins& builtins() {

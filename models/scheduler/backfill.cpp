@@ -1,0 +1,306 @@
+// Backfilling, EASY and conservative (see backfill.hpp and docs/scheduling-backfill.md).
+#include "models/scheduler/backfill.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace gcsim::models {
+
+namespace {
+// Whether every node of a running job is up: a job on a noticed or down node gives no
+// placeable GPUs back when it ends.
+bool on_up_nodes(const ClusterView& cluster, std::span<const std::uint32_t> nodes) {
+  return std::all_of(nodes.begin(), nodes.end(),
+                     [&](std::uint32_t n) { return cluster.nodes[n].status == NodeStatus::Up; });
+}
+}  // namespace
+
+void BackfillScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
+  running_.insert(job.job, job.gpus, now.seconds() + length_s(job));
+}
+
+void BackfillScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  reservations_.clear();
+  if (params_.mode == BackfillMode::Easy)
+    easy(cluster, waiting, out);
+  else
+    conservative(cluster, waiting, out);
+}
+
+void BackfillScheduler::start_plan(const ClusterView& cluster, const Decisions& out, std::size_t from) {
+  plan_nodes_.assign(cluster.nodes.begin(), cluster.nodes.end());
+  for (NodeView& n : plan_nodes_)
+    if (n.status != NodeStatus::Up) n.gpus_free = 0;
+  for (std::size_t i = from; i < out.placements.size(); ++i) {
+    const Placement& p = out.placements[i];
+    for (std::uint32_t k = p.first; k < p.first + p.count; ++k) plan_nodes_[out.nodes[k]].gpus_free -= p.gpus_per_node;
+  }
+  plan_view_ = ClusterView{cluster.now, cluster.types, plan_nodes_};
+}
+
+void BackfillScheduler::undo_last(Decisions& out) {
+  const Placement p = out.placements.back();
+  now_->give_back(RunningPlace{p.node_type, std::span<const std::uint32_t>(out.nodes).subspan(p.first, p.count),
+                               p.gpus_per_node});
+  out.nodes.resize(p.first);
+  out.placements.pop_back();
+}
+
+bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
+                                     std::size_t started_from, const Decisions& out) {
+  const double now_s = cluster.now.seconds();
+  start_plan(cluster, out, started_from);
+  plan_->reset(plan_view_);
+  spare_at_.resize(plan_nodes_.size());
+  for (std::size_t n = 0; n < plan_nodes_.size(); ++n) spare_at_[n] = plan_nodes_[n].gpus_free;
+  // The runs this pass started end at now + length: merged, by end, with the running ones.
+  started_.clear();
+  for (std::size_t i = started_from; i < out.placements.size(); ++i) {
+    const Placement& p = out.placements[i];
+    started_.push_back(Hold{now_s, now_s + length_s(waiting[p.job]), p.first, p.count, p.gpus_per_node});
+  }
+  std::sort(started_.begin(), started_.end(), [](const Hold& a, const Hold& b) { return a.end_s < b.end_s; });
+  std::size_t next_started = 0;
+  double at_s = now_s;
+  bool fits = false;
+  const auto release = [&](double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node) {
+    plan_->give_back(RunningPlace{-1, nodes, gpus_per_node});
+    for (std::uint32_t n : nodes) spare_at_[n] += gpus_per_node;
+    at_s = std::max(now_s, end_s);  // a run past its expected end may end any moment
+    fits = plan_->could_fit(head.gpus) && plan_->try_place(head, plan_out_);
+    return fits;
+  };
+  const auto release_started_until = [&](double end_s) {
+    for (; next_started < started_.size() && started_[next_started].end_s <= end_s; ++next_started) {
+      const Hold& h = started_[next_started];
+      if (release(h.end_s, std::span<const std::uint32_t>(out.nodes).subspan(h.first, h.count), h.gpus_per_node))
+        return true;
+    }
+    return false;
+  };
+  plan_out_.clear();
+  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+    const double end_s = running_.key(id);
+    if (release_started_until(end_s)) return Visit::Stop;
+    const RunningPlace place = cluster.running_jobs->where(id);
+    if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
+    return release(end_s, place.nodes, place.gpus_per_node) ? Visit::Stop : Visit::Next;
+  });
+  if (!fits) release_started_until(std::numeric_limits<double>::infinity());
+  if (!fits) return false;
+  const Placement& p = plan_out_.placements.back();
+  for (std::uint32_t k = p.first; k < p.first + p.count; ++k) spare_at_[plan_out_.nodes[k]] -= p.gpus_per_node;
+  reservations_.push_back(Reservation{head.job, at_s});
+  return true;
+}
+
+void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  now_->reset(cluster);
+  const double now_s = cluster.now.seconds();
+  const std::size_t started_from = out.placements.size();
+  bool have_head = false;
+  bool reserved = false;
+  int behind = 0;
+  // Sizes (with eligible types) whose placement now was refused for the reservation: the
+  // same request on the same capacity gets the same nodes, so it is not tried again until
+  // a job starts (which changes the capacity).
+  refused_.clear();
+  int too_big = std::numeric_limits<int>::max();
+  const std::uint64_t all_types =
+      cluster.types.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cluster.types.size()) - 1;
+  waiting_.scan([&](int gpus) { return gpus < too_big && now_->could_fit(gpus); },
+                [&](std::uint32_t id, bool fits) {
+                  const QueuedJob& q = waiting[id];
+                  if (!have_head) {
+                    if (fits && now_->try_place(q, out)) return Visit::Next;
+                    have_head = true;
+                    reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, q, started_from, out);
+                    return Visit::Next;
+                  }
+                  if (behind++ == params_.depth) return Visit::Stop;
+                  if (!fits || q.gpus >= too_big) return Visit::Next;
+                  const bool short_enough = !reserved || now_s + length_s(q) <= reservations_.front().start_s;
+                  const auto refused = std::find_if(refused_.begin(), refused_.end(), [&](const auto& r) {
+                    return r.first == q.gpus && r.second == q.eligible_types;
+                  });
+                  if (!short_enough && refused != refused_.end()) return Visit::Next;
+                  if (!now_->try_place(q, out)) {
+                    if ((q.eligible_types & all_types) == all_types) too_big = std::min(too_big, q.gpus);
+                    return Visit::Next;
+                  }
+                  if (short_enough) {
+                    refused_.clear();
+                    return Visit::Next;
+                  }
+                  // A long job: on each of its nodes, the GPUs it takes must be left at the
+                  // reservation's time beyond what the reservation takes there.
+                  const Placement& p = out.placements.back();
+                  bool clear = true;
+                  for (std::uint32_t k = p.first; k < p.first + p.count; ++k)
+                    clear = clear && spare_at_[out.nodes[k]] >= p.gpus_per_node;
+                  if (!clear) {
+                    undo_last(out);
+                    refused_.emplace_back(q.gpus, q.eligible_types);
+                    return Visit::Next;
+                  }
+                  for (std::uint32_t k = p.first; k < p.first + p.count; ++k) spare_at_[out.nodes[k]] -= p.gpus_per_node;
+                  refused_.clear();
+                  return Visit::Next;
+                });
+}
+
+namespace {
+// Whether a hold overlaps a job that would run over [t, t + length): half-open spans, and a
+// hold starting at t always does (a run of length 0 still holds its GPUs when it starts).
+bool overlaps(double start_s, double end_s, double t, double length) {
+  return start_s == t || (start_s < t + length && end_s > t);
+}
+}  // namespace
+
+void BackfillScheduler::add_capacity(const ClusterView& cluster, std::uint32_t node, int gpus) {
+  const std::uint16_t t = cluster.nodes[node].type;
+  cap_[node] += gpus;
+  if (cap_[node] == cluster.types[t].gpus_per_node) ++cap_whole_[t];
+  cap_max_[t] = std::max(cap_max_[t], cap_[node]);
+}
+
+bool BackfillScheduler::capacity_may_fit(const ClusterView& cluster, const QueuedJob& q) const {
+  for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+    if (!(q.eligible_types >> t & 1)) continue;
+    const int per = cluster.types[t].gpus_per_node;
+    if (q.gpus <= per ? cap_max_[t] >= q.gpus : static_cast<long long>(cap_whole_[t]) * per >= q.gpus) return true;
+  }
+  return false;
+}
+
+bool BackfillScheduler::try_at(double t, double length, const QueuedJob& q, long long cap_total) {
+  long long held = 0;
+  for (const Hold& h : holds_)
+    if (overlaps(h.start_s, h.end_s, t, length)) held += static_cast<long long>(h.count) * h.gpus_per_node;
+  if (cap_total - held < q.gpus) return false;
+  for (std::size_t n = 0; n < plan_nodes_.size(); ++n) plan_nodes_[n].gpus_free = cap_[n];
+  for (const Hold& h : holds_)
+    if (overlaps(h.start_s, h.end_s, t, length))
+      for (std::uint32_t k = h.first; k < h.first + h.count; ++k) {
+        int& f = plan_nodes_[plan_hold_nodes_[k]].gpus_free;
+        f = std::max(0, f - h.gpus_per_node);
+      }
+  plan_->reset(plan_view_);
+  plan_out_.clear();
+  return plan_->could_fit(q.gpus) && plan_->try_place(q, plan_out_);
+}
+
+void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  const double now_s = cluster.now.seconds();
+  start_plan(cluster, out, out.placements.size());
+  base_free_.resize(plan_nodes_.size());
+  long long base_total = 0;
+  for (std::size_t n = 0; n < plan_nodes_.size(); ++n) {
+    base_free_[n] = plan_nodes_[n].gpus_free;
+    base_total += base_free_[n];
+  }
+  long long free_now = base_total;
+  // The running jobs' releases, by expected end (a run past it may end any moment: now).
+  releases_.clear();
+  holds_nodes_.clear();
+  if (cluster.running_jobs != nullptr)
+    running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+      const RunningPlace place = cluster.running_jobs->where(id);
+      if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
+      releases_.push_back(Hold{0, std::max(now_s, running_.key(id)), static_cast<std::uint32_t>(holds_nodes_.size()),
+                               static_cast<std::uint32_t>(place.nodes.size()), place.gpus_per_node});
+      holds_nodes_.insert(holds_nodes_.end(), place.nodes.begin(), place.nodes.end());
+      return Visit::Next;
+    });
+  holds_.clear();
+  plan_hold_nodes_.clear();
+  hold_ends_.clear();
+  bool blocked = false;
+  int behind = 0;
+  constexpr double NEVER = std::numeric_limits<double>::infinity();
+  waiting_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+    // Nothing more can start now: later reservations would change nothing in this pass.
+    if (free_now == 0 || (blocked && behind++ == params_.depth)) return Visit::Stop;
+    const QueuedJob& q = waiting[id];
+    const double length = length_s(q);
+    // Candidate starts, in time order: now, then every time a run or a reservation ends;
+    // the capacity only grows from one to the next (holds aside, checked in try_at).
+    cap_ = base_free_;
+    cap_whole_.assign(cluster.types.size(), 0);
+    cap_max_.assign(cluster.types.size(), 0);
+    for (std::size_t n = 0; n < cap_.size(); ++n) {
+      const std::uint16_t ty = cluster.nodes[n].type;
+      if (cap_[n] == cluster.types[ty].gpus_per_node) ++cap_whole_[ty];
+      cap_max_[ty] = std::max(cap_max_[ty], cap_[n]);
+    }
+    long long cap_total = base_total;
+    std::size_t next_release = 0;
+    std::size_t next_hold = 0;
+    for (double t = now_s; t != NEVER;) {
+      for (; next_release < releases_.size() && releases_[next_release].end_s <= t; ++next_release) {
+        const Hold& r = releases_[next_release];
+        for (std::uint32_t k = r.first; k < r.first + r.count; ++k) add_capacity(cluster, holds_nodes_[k], r.gpus_per_node);
+        cap_total += static_cast<long long>(r.count) * r.gpus_per_node;
+      }
+      while (next_hold < hold_ends_.size() && hold_ends_[next_hold] <= t) ++next_hold;
+      if (capacity_may_fit(cluster, q) && try_at(t, length, q, cap_total)) {
+        const Placement& p = plan_out_.placements.back();
+        holds_.push_back(Hold{t, t + length, static_cast<std::uint32_t>(plan_hold_nodes_.size()), p.count, p.gpus_per_node});
+        plan_hold_nodes_.insert(plan_hold_nodes_.end(), plan_out_.nodes.begin(), plan_out_.nodes.end());
+        hold_ends_.insert(std::upper_bound(hold_ends_.begin(), hold_ends_.end(), t + length), t + length);
+        if (t == now_s) {
+          out.placements.push_back(
+              Placement{q.job, static_cast<std::uint32_t>(out.nodes.size()), p.count, p.gpus_per_node, p.node_type});
+          out.nodes.insert(out.nodes.end(), plan_out_.nodes.begin(), plan_out_.nodes.end());
+          free_now -= static_cast<long long>(p.count) * p.gpus_per_node;
+        } else {
+          reservations_.push_back(Reservation{q.job, t});
+          blocked = true;
+        }
+        return Visit::Next;
+      }
+      t = std::min(next_release < releases_.size() ? releases_[next_release].end_s : NEVER,
+                   next_hold < hold_ends_.size() ? hold_ends_[next_hold] : NEVER);
+    }
+    blocked = true;  // it fits nowhere even once every run and reservation has ended
+    return Visit::Next;
+  });
+}
+
+namespace {
+const config::KeySpec MODE_KEY = {
+    .name = "mode", .type = "`easy` | `conservative`", .default_value = "`easy`",
+    .help = "`easy`: only the first waiting job that does not fit holds a reservation; `conservative`: every waiting "
+            "job does"};
+const config::KeySpec DEPTH_KEY = {
+    .name = "depth", .type = "integer", .default_value = "`100`", .range = ">= 1",
+    .help = "waiting jobs a pass examines behind the first that does not fit (Slurm's `bf_max_job_test`)"};
+const config::KeySpec BACKFILL_KEYS[] = {PLACEMENT_KEY, LENGTHS_KEY, MODE_KEY, DEPTH_KEY};
+}  // namespace
+
+PolicyDef<BackfillParams> backfill_policy() {
+  return {
+      .name = "backfill",
+      .description = "submit order; later jobs start early only if they delay no reservation (EASY: the first "
+                     "waiting job's; conservative: every waiting job's)",
+      .keys = BACKFILL_KEYS,
+      .parse = [](config::MapReader& map, const SchedulerRegistry& registry) {
+        BackfillParams p;
+        const OrderedParams o = read_ordered_params(map, registry, true);
+        p.placement = o.placement;
+        p.lengths = o.lengths;
+        if (const config::ConfigNode* n = map.optional("mode"))
+          p.mode = config::read_enum(*n, {"easy", "conservative"}) == "conservative" ? BackfillMode::Conservative
+                                                                                     : BackfillMode::Easy;
+        if (const config::ConfigNode* n = map.optional("depth"))
+          p.depth = static_cast<int>(config::read_int(*n, 1, std::numeric_limits<int>::max()));
+        return p;
+      },
+      .make = [](const BackfillParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<BackfillScheduler>(registry.make_placement(p.placement),
+                                                   registry.make_placement(p.placement), p);
+      },
+  };
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,120 @@
+// Backfilling (docs/scheduling-backfill.md): waiting jobs in submit order, and a later job
+// may start before an earlier one that does not fit only if it delays no reservation.
+//   easy          (Lifka 1995, the Argonne SP scheduler) only the first waiting job that
+//                 does not fit holds a reservation: the earliest time it would fit if
+//                 running jobs end at their expected ends (start + length, at `lengths`),
+//                 on the nodes it would take then. A later job starts now if it fits now
+//                 and either ends (now + its length) by that time, or takes, on each node
+//                 the placement strategy chooses for it, no more GPUs than the node has
+//                 left at that time beyond what the reservation takes there.
+//   conservative  (Mu'alem and Feitelson 2001) each waiting job in order, up to `depth`
+//                 of them, holds a reservation on a profile of free GPUs per node over
+//                 time; a job starts now only if it fits beside every earlier reservation
+//                 for the whole of its length.
+// Reservations are recomputed every pass, so a job that runs past its expected end (an
+// estimate too low) moves them later. A pass visits at most `depth` waiting jobs behind
+// the first that does not fit, and stops sooner once no size class left fits now (the
+// order index's could_fit pruning), so its cost does not grow with the queue.
+//
+// Keys (`scheduler:` with `policy: backfill`): placement, lengths (ordered.hpp), mode, depth.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/scheduler/order_index.hpp"
+#include "models/scheduler/ordered.hpp"
+#include "models/scheduler/placement.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
+
+namespace gcsim::models {
+
+enum class BackfillMode : std::uint8_t { Easy, Conservative };
+
+struct BackfillParams {
+  std::string placement = "best-fit";
+  Lengths lengths = Lengths::True;
+  BackfillMode mode = BackfillMode::Easy;
+  int depth = 100;  // waiting jobs a pass examines behind the first that does not fit
+};
+
+class BackfillScheduler final : public Scheduler {
+ public:
+  // `now` and `plan` are two instances of the same placement strategy: one places jobs on
+  // the free capacity of the pass, the other plans on capacity in the future.
+  BackfillScheduler(std::unique_ptr<PlacementStrategy> now, std::unique_ptr<PlacementStrategy> plan,
+                    const BackfillParams& params)
+      : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
+  void job_waiting(const QueuedJob& job) override { waiting_.insert(job.job, job.gpus, 0.0); }
+  void job_left(std::uint32_t job) override { waiting_.erase(job); }
+  void run_started(const QueuedJob& job, sim::SimTime now) override;
+  void run_ended(std::uint32_t job) override { running_.erase(job); }
+  void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
+
+  // A reservation made in the last pass: the job and the time, in seconds, it would start.
+  struct Reservation {
+    std::uint32_t job = 0;
+    double start_s = 0;
+  };
+  // Easy: the head job's (none when every job visited started, or it fits nowhere even
+  // when every running job has ended); conservative: every reserved job's, in order.
+  const std::vector<Reservation>& reservations() const { return reservations_; }
+
+ private:
+  // A span of time in which a job holds GPUs on some nodes (a run, or a reservation).
+  struct Hold {
+    double start_s = 0;
+    double end_s = 0;
+    std::uint32_t first = 0;  // its nodes: holds_nodes_[first, first + count)
+    std::uint32_t count = 0;
+    int gpus_per_node = 0;
+  };
+  void easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
+  void conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
+  // The first job that does not fit: its reservation on plan_ (filled in reservations_ and
+  // spare_at_), or false when it fits nowhere even once every running job has ended.
+  bool reserve_head(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
+                    std::size_t started_from, const Decisions& out);
+  // The capacity of the pass as a view for plan_: free GPUs of up nodes, less what this
+  // pass placed from placement `from` on.
+  void start_plan(const ClusterView& cluster, const Decisions& out, std::size_t from);
+  // Conservative: cap_ gains `gpus` on `node`; whether a job may fit on cap_ (an upper
+  // bound: holds aside); whether it fits at t on cap_ less the holds overlapping its run
+  // (placed on plan_out_ if so).
+  void add_capacity(const ClusterView& cluster, std::uint32_t node, int gpus);
+  bool capacity_may_fit(const ClusterView& cluster, const QueuedJob& q) const;
+  bool try_at(double t, double length, const QueuedJob& q, long long cap_total);
+  // Undoes out's last placement on now_ (a job that would have delayed a reservation).
+  void undo_last(Decisions& out);
+  double length_s(const QueuedJob& q) const { return job_length_s(q, params_.lengths); }
+
+  std::unique_ptr<PlacementStrategy> now_;
+  std::unique_ptr<PlacementStrategy> plan_;
+  BackfillParams params_;
+  OrderIndex<double> waiting_;  // submit order (ties by job id)
+  OrderIndex<double> running_;  // expected end, s, soonest first
+  std::vector<Reservation> reservations_;
+  // Scratch of a pass.
+  std::vector<NodeView> plan_nodes_;
+  ClusterView plan_view_;
+  std::vector<int> spare_at_;    // easy: per node, GPUs free at the reservation beyond it
+  std::vector<Hold> started_;    // easy: runs this pass started, by end
+  std::vector<std::pair<int, std::uint64_t>> refused_;  // easy: (gpus, eligible types) refused since the last start
+  std::vector<Hold> releases_;   // conservative: running jobs, by expected end
+  std::vector<std::uint32_t> holds_nodes_;  // their nodes
+  std::vector<Hold> holds_;      // conservative: runs started and reservations made this pass
+  std::vector<std::uint32_t> plan_hold_nodes_;  // their nodes
+  std::vector<int> base_free_;   // conservative: free GPUs per node at the start of the pass
+  std::vector<int> cap_;         // conservative: ... once the runs ending by a candidate time have ended
+  std::vector<int> cap_whole_;   // conservative: per node type, nodes of cap_ wholly free
+  std::vector<int> cap_max_;     // conservative: per node type, the most GPUs of cap_ on one node
+  std::vector<double> hold_ends_;  // conservative: ends of holds_, sorted
+  Decisions plan_out_;
+};
+
+PolicyDef<BackfillParams> backfill_policy();
+
+}  // namespace gcsim::models
