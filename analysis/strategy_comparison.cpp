@@ -86,6 +86,7 @@ StrategyFigures strategy_figures(const TraceData& trace, const Metrics& m) {
           m.wait_s.p95,
           m.jobs_completed > 0 ? m.makespan_s : NOT_A_NUMBER,
           static_cast<double>(m.interruptions),
+          static_cast<double>(m.preemptions),
           m.gpu_hours_lost,
           team_slowdown_jain(trace),
           worst_finish_time_fairness(trace),

@@ -25,9 +25,9 @@ struct FigureDefinition {
 };
 
 // Every figure, in table order: cost (total, busy, idle), utilization, JCT (mean, p50, p95,
-// p99), wait (mean, p95), makespan, interruptions, lost GPU-hours, Jain's index over the
+// p99), wait (mean, p95), makespan, interruptions, preemptions, lost GPU-hours, Jain's index over the
 // teams' mean slowdowns, the worst finish-time fairness rho.
-inline constexpr std::array<FigureDefinition, 16> STRATEGY_FIGURES = {{
+inline constexpr std::array<FigureDefinition, 17> STRATEGY_FIGURES = {{
     {"total_cost_usd", "total cost", FigureUnit::Usd},
     {"busy_cost_usd", "  busy", FigureUnit::Usd},
     {"idle_cost_usd", "  idle", FigureUnit::Usd},
@@ -40,6 +40,7 @@ inline constexpr std::array<FigureDefinition, 16> STRATEGY_FIGURES = {{
     {"wait_p95_s", "wait p95", FigureUnit::Seconds},
     {"makespan_s", "makespan", FigureUnit::Seconds},
     {"interruptions", "interruptions", FigureUnit::Count},
+    {"preemptions", "preemptions", FigureUnit::Count},
     {"gpu_hours_lost", "lost GPU-hours", FigureUnit::GpuHours},
     {"team_slowdown_jain", "Jain index, team slowdown", FigureUnit::Ratio},
     {"worst_rho", "worst rho (JCT / alone)", FigureUnit::Ratio},

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> policies = {
       "{policy: fifo}", "{policy: fifo, blocking: skip}", "{policy: sjf}", "{policy: sjf, blocking: skip}",
       "{policy: srtf, blocking: skip, preemption: {save: 30s, restore: 30s}}", "{policy: backfill}",
-      // Not by default: conservative backfill is far off the target (docs/scheduling-backfill.md);
+      // Not by default: conservative backfill is far off the target (docs/scheduling.md, "Backfilling");
       // run it alone with the third argument "{policy: backfill, mode: conservative}".
   };
   if (argc > 3) policies = {argv[3]};

@@ -1,4 +1,4 @@
-// Backfilling, EASY and conservative (see backfill.hpp and docs/scheduling-backfill.md).
+// Backfilling, EASY and conservative (see backfill.hpp and docs/scheduling.md, "Backfilling").
 #include "models/scheduler/backfill.hpp"
 
 #include <algorithm>

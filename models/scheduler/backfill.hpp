@@ -1,4 +1,4 @@
-// Backfilling (docs/scheduling-backfill.md): waiting jobs in submit order, and a later job
+// Backfilling (docs/scheduling.md, "Backfilling"): waiting jobs in submit order, and a later job
 // may start before an earlier one that does not fit only if it delays no reservation.
 //   easy          (Lifka 1995, the Argonne SP scheduler) only the first waiting job that
 //                 does not fit holds a reservation: the earliest time it would fit if
