@@ -111,7 +111,7 @@ struct BudgetEventRecord {
 struct PreemptionRecord {
   double time_s = 0;
   std::int64_t job = 0;
-  std::string reason;  // priority, quantum, fair_share, cost, deadline, unspecified
+  std::string reason;  // priority, quantum, fair_share, cost, deadline, shorter, unspecified
   std::string mode;    // save, lose
   std::int32_t gpus = 0;
   double save_s = 0;

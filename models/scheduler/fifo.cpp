@@ -8,17 +8,9 @@ const config::KeySpec FIFO_KEYS[] = {PLACEMENT_KEY, BLOCKING_KEY};
 }  // namespace
 
 PolicyDef<FifoParams> fifo_policy() {
-  return {
-      .name = "fifo",
-      .description = "first in, first out: strict (the head job waits for room, nothing overtakes it) or skip",
-      .keys = FIFO_KEYS,
-      .parse = [](config::MapReader& map, const SchedulerRegistry& registry) {
-        return FifoParams{read_ordered_params(map, registry, false)};
-      },
-      .make = [](const FifoParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<FifoScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+  return ordered_policy_def<FifoScheduler, FifoParams>(
+      "fifo", "first in, first out: strict (the head job waits for room, nothing overtakes it) or skip",
+      FIFO_KEYS, false);
 }
 
 }  // namespace gcsim::models

@@ -17,12 +17,11 @@
 #include "models/scheduler/order_index.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 #include "sim/config/key_table.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
-
-class SchedulerRegistry;
 
 enum class Blocking : std::uint8_t { Strict, Skip };
 // Which length sjf, srtf and backfill rank jobs by.
@@ -78,5 +77,24 @@ extern const config::KeySpec BLOCKING_KEY;
 extern const config::KeySpec LENGTHS_KEY;
 // Reads placement, blocking and (with_lengths) lengths from the policy's map.
 OrderedParams read_ordered_params(config::MapReader& map, const SchedulerRegistry& registry, bool with_lengths);
+
+// The registry entry of an ordering policy `Policy` (constructed from its placement
+// strategy and its Params, an OrderedParams), whose keys are `keys`: placement, blocking
+// and, when it ranks by length, lengths.
+template <class Policy, class Params>
+PolicyDef<Params> ordered_policy_def(std::string name, std::string description, config::KeyTable keys,
+                                     bool with_lengths) {
+  return {
+      .name = std::move(name),
+      .description = std::move(description),
+      .keys = keys,
+      .parse = [with_lengths](config::MapReader& map, const SchedulerRegistry& registry) {
+        return Params{read_ordered_params(map, registry, with_lengths)};
+      },
+      .make = [](const Params& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<Policy>(registry.make_placement(p.placement), p);
+      },
+  };
+}
 
 }  // namespace gcsim::models

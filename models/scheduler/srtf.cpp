@@ -53,17 +53,9 @@ const config::KeySpec SRTF_KEYS[] = {PLACEMENT_KEY, BLOCKING_KEY, LENGTHS_KEY};
 }  // namespace
 
 PolicyDef<SrtfParams> srtf_policy() {
-  return {
-      .name = "srtf",
-      .description = "shortest remaining time first: preempts the jobs with the most time left for a shorter one",
-      .keys = SRTF_KEYS,
-      .parse = [](config::MapReader& map, const SchedulerRegistry& registry) {
-        return SrtfParams{read_ordered_params(map, registry, true)};
-      },
-      .make = [](const SrtfParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<SrtfScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+  return ordered_policy_def<SrtfScheduler, SrtfParams>(
+      "srtf", "shortest remaining time first: preempts the jobs with the most time left for a shorter one",
+      SRTF_KEYS, true);
 }
 
 }  // namespace gcsim::models

@@ -9,7 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "models/cluster/cluster.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "models/register_builtins.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 #include "models/simulation.hpp"
 #include "sim/trace/table_writer.hpp"
 
@@ -26,6 +29,15 @@ const models::GpuCatalog& bundled_gpus() { return bundled_catalogs().gpus; }
 
 models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& label) {
   return models::load_scenario(config::load_yaml_string(yaml, label), bundled_catalogs(), models::builtins().schedulers);
+}
+
+std::vector<models::Job> run_jobs(const models::Scenario& s, std::uint64_t replication) {
+  sim::Engine engine;
+  models::Cluster cluster(engine, s, models::expand_workload(s, replication),
+                          models::builtins().schedulers.make(s.scheduler));
+  cluster.start();
+  engine.run();
+  return cluster.jobs();
 }
 
 analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication) {

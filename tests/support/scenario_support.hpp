@@ -14,6 +14,7 @@
 #include "models/config/scenario_loader.hpp"
 #include "models/register_builtins.hpp"
 #include "models/scheduler/scheduler.hpp"
+#include "models/workload/job.hpp"
 
 namespace gcsim::test {
 
@@ -70,6 +71,10 @@ models::Scenario scenario_from_yaml(const std::string& yaml, const std::string& 
 
 // Runs a scenario into the trace at `path` (wall clock pinned to 0, so equal runs give equal
 // bytes) and reads it back.
+// Runs the scenario's jobs on a bare cluster (engine, cluster and its own policy from the
+// scenario's scheduler section: no accounting, no trace) and returns them as they ended.
+std::vector<models::Job> run_jobs(const models::Scenario& s, std::uint64_t replication = 0);
+
 analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& path, std::uint64_t replication = 0);
 
 // Writes `text` to `path` as it is (binary), replacing what was there.

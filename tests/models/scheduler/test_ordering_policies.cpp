@@ -25,13 +25,8 @@ std::string scenario(const std::string& scheduler, int gpus, const std::string& 
 
 // Start time of each job, in minutes, by name.
 std::map<std::string, double> starts_min(const std::string& yaml) {
-  const auto s = test::scenario_from_yaml(yaml);
-  sim::Engine engine;
-  models::Cluster c(engine, s, models::expand_workload(s, 0), models::builtins().schedulers.make(s.scheduler));
-  c.start();
-  engine.run();
   std::map<std::string, double> out;
-  for (const auto& j : c.jobs()) out[j.name] = j.start.seconds() / 60;
+  for (const auto& j : test::run_jobs(test::scenario_from_yaml(yaml))) out[j.name] = j.start.seconds() / 60;
   return out;
 }
 
@@ -95,15 +90,11 @@ TEST_CASE("srtf preempts the running job with more time left for a shorter arriv
   const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 1h}\n"
                            "    - {name: B, submit: 20m, gpus: 1, duration: 10m}\n";
   const std::string yaml = scenario("{policy: srtf, preemption: {save: 0s, restore: 0s}}", 1, jobs);
-  const auto s = test::scenario_from_yaml(yaml);
-  sim::Engine engine;
-  models::Cluster c(engine, s, models::expand_workload(s, 0), models::builtins().schedulers.make(s.scheduler));
-  c.start();
-  engine.run();
-  CHECK(c.jobs()[1].start.seconds() == Approx(20 * 60));
-  CHECK(c.jobs()[1].end.seconds() == Approx(30 * 60));
-  CHECK(c.jobs()[0].end.seconds() == Approx(70 * 60));
-  CHECK(c.jobs()[0].preemptions == 1);
+  const auto ended = test::run_jobs(test::scenario_from_yaml(yaml));
+  CHECK(ended[1].start.seconds() == Approx(20 * 60));
+  CHECK(ended[1].end.seconds() == Approx(30 * 60));
+  CHECK(ended[0].end.seconds() == Approx(70 * 60));
+  CHECK(ended[0].preemptions == 1);
   // A job with less time left than the arrival is not preempted: B (50m) at 20m waits.
   const std::string longer = "    - {name: A, submit: 0m, gpus: 1, duration: 1h}\n"
                              "    - {name: B, submit: 20m, gpus: 1, duration: 50m}\n";
@@ -159,18 +150,14 @@ TEST_CASE("estimates drawn with a lognormal error have the error's median and sp
       "workload:\n  generators:\n"
       "    - {name: g, count: 4000, arrival: {dist: exponential, mean: 10m}, gpus: 1,\n"
       "       duration: {dist: lognormal, median: 1h, sigma: 1}, estimate: {error: lognormal, sigma: 0.5}}\n";
-  const auto s = test::scenario_from_yaml(yaml);
-  sim::Engine engine;
-  models::Cluster c(engine, s, models::expand_workload(s, 0), models::builtins().schedulers.make(s.scheduler));
-  c.start();
-  engine.run();
+  const auto jobs = test::run_jobs(test::scenario_from_yaml(yaml));
   double sum = 0, sum2 = 0;
-  for (const auto& j : c.jobs()) {
+  for (const auto& j : jobs) {
     const double e = std::log(j.estimate_s / j.duration.seconds());
     sum += e;
     sum2 += e * e;
   }
-  const double n = static_cast<double>(c.jobs().size()), mean = sum / n;
+  const double n = static_cast<double>(jobs.size()), mean = sum / n;
   CHECK(std::abs(mean) < 0.04);
   CHECK(std::sqrt(sum2 / n - mean * mean) == Approx(0.5).margin(0.03));
 }

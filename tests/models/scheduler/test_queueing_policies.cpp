@@ -86,15 +86,9 @@ double simulated_mean(const std::string& scheduler, bool response, double mean_i
                            "    - {name: q, count: " + std::to_string(jobs) +
                            ", arrival: {dist: exponential, mean: " + std::to_string(mean_interarrival_h) +
                            "h}, gpus: 1, duration: {dist: exponential, mean: " + std::to_string(mean_h) + "h}}\n";
-  const auto scenario = test::scenario_from_yaml(yaml);
-  sim::Engine engine;
-  models::Cluster cluster(engine, scenario, models::expand_workload(scenario, rep),
-                          models::builtins().schedulers.make(scenario.scheduler));
-  cluster.start();
-  engine.run();
   double sum = 0;
   int n = 0, completed = 0;
-  for (const auto& j : cluster.jobs()) {
+  for (const auto& j : test::run_jobs(test::scenario_from_yaml(yaml), rep)) {
     completed += j.status == models::JobStatus::Completed;
     if (j.id < static_cast<std::uint32_t>(jobs / 10)) continue;
     sum += ((response ? j.end : j.start) - j.submit).seconds();
