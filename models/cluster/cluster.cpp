@@ -41,7 +41,7 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   // A waiting duration job resumes from its last committed checkpoint (driven jobs redo
   // the whole run: their ckpt_work stays 0).
   if (j.has_duration && !j.training) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt_work);
-  const double total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
+  const double total = j.total_work();
   const double left = total > 0 ? std::clamp(1.0 - j.ckpt_work / total, 0.0, 1.0) : 0.0;
   q.length_s = std::isnan(q.remaining_s) ? j.alone_s * left : q.remaining_s;
   if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
@@ -82,8 +82,7 @@ double Cluster::alone_s(Job& j) {
     }
     best = std::max(best, rate);
   }
-  const double work = j.training ? j.training->total_samples : j.work_flop;
-  return best > 0 ? work / best : 0.0;
+  return best > 0 ? j.total_work() / best : 0.0;
 }
 
 RunningPlace Cluster::where(std::uint32_t id) const {
@@ -204,7 +203,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.noticed = false;
   j.stopping = false;
   add_running(j);
-  j.work_total = j.training ? j.training->total_samples : j.has_duration ? j.duration.seconds() : j.work_flop;
+  j.work_total = j.total_work();
   // A restart resumes from its last checkpoint, after restoring it; every start pulls the
   // container image first.
   j.progress.remaining = j.work_total - j.ckpt_work;

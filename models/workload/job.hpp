@@ -47,6 +47,10 @@ struct JobRequest {
   // estimate_factor (drawn with the error, applied when its length is known, at arrival); NaN: none.
   double estimate_s = std::numeric_limits<double>::quiet_NaN();
   double estimate_factor = std::numeric_limits<double>::quiet_NaN();
+  // All its work, in its units: samples (model-described), seconds (duration) or FLOP.
+  double total_work() const {
+    return training ? training->total_samples : has_duration ? duration.seconds() : work_flop;
+  }
   // Its run time alone on the fastest node type it may use, set when it first arrives
   // (QueuedJob::length_s); 0 before.
   double alone_s = 0;
