@@ -2,8 +2,11 @@
 #include "models/register_builtins.hpp"
 
 #include "models/scheduler/backfill.hpp"
+#include "models/scheduler/fair_share.hpp"
 #include "models/scheduler/fifo.hpp"
+#include "models/scheduler/las.hpp"
 #include "models/scheduler/placement.hpp"
+#include "models/scheduler/priority.hpp"
 #include "models/scheduler/sjf.hpp"
 #include "models/scheduler/srtf.hpp"
 
@@ -20,6 +23,9 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_policy(sjf_policy());
   b.schedulers.add_policy(srtf_policy());
   b.schedulers.add_policy(backfill_policy());
+  b.schedulers.add_policy(las_policy());
+  b.schedulers.add_policy(priority_policy());
+  b.schedulers.add_policy(fair_share_policy());
 }
 
 const Builtins& builtins() {

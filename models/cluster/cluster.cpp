@@ -36,6 +36,8 @@ void Cluster::start() {
 QueuedJob Cluster::queue_entry(const Job& j) const {
   QueuedJob q{j.id, j.gpus, j.submit, j.eligible_types};
   q.team = j.team;
+  q.priority = j.priority;
+  q.waiting_since = engine_.now();
   q.restarts = j.interruptions;
   q.attained_gpu_s = j.held_gpu_s;
   // A waiting duration job resumes from its last committed checkpoint (driven jobs redo
@@ -269,7 +271,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   j.stop_reason = why;
   j.noticed = false;
   j.stopping = false;
-  policy_->run_ended(j.id);
+  policy_->run_ended(j.id, engine_.now());
   job_stopped.emit(j);
   requeue(j);
   request_schedule();
@@ -296,7 +298,7 @@ void Cluster::on_finish(std::uint64_t id) {
   alloc_.release(j, run_s);
   remove_running(j);
   j.held_gpu_s += run_s * j.gpus_held();
-  policy_->run_ended(j.id);
+  policy_->run_ended(j.id, engine_.now());
   job_finished.emit(j);
   if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && next_arrival_ >= jobs_.size()) {
     engine_.cancel(end_event_);

@@ -74,6 +74,7 @@ struct JobSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;     // container start on every (re)start, before progress
   std::string team;            // budget owner; empty for none
+  int priority = 0;            // its class for `policy: priority` (higher first)
   std::optional<EstimateSpec> estimate;
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
@@ -95,6 +96,7 @@ struct GeneratorSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;
   std::string team;
+  int priority = 0;                      // every job of the generator gets it
   std::optional<EstimateSpec> estimate;  // the error form only
   SourceMark mark;
   std::string path;

@@ -138,10 +138,11 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net, &sources);
   if (const ConfigNode* storage = r.optional("storage")) s.storage = parse_storage(*storage);
 
-  s.scheduler = read_scheduler(r.optional("scheduler"), schedulers, s.horizon);
-
   WorkloadSection workload = read_workload(r.required("workload"), catalogs.models, sources);
   s.workload = std::move(workload.spec);
+  // After the workload: a policy's keys may name its teams (fair-share's weights).
+  s.scheduler = read_scheduler(r.optional("scheduler"), schedulers, s.horizon,
+                               PolicyContext{.teams = s.workload.teams, .knows_teams = true});
   const ConfigNode* budgets = r.optional("budgets");
   if (budgets) s.budgets = read_budgets(*budgets);
   const ConfigNode* output = r.optional("output");

@@ -60,7 +60,7 @@ PreemptionSpec read_preemption(const config::ConfigNode& n, sim::SimTime horizon
 }  // namespace
 
 SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry,
-                             sim::SimTime horizon) {
+                             sim::SimTime horizon, const PolicyContext& context) {
   SchedulerSpec spec;
   if (section == nullptr) return spec;
   // The policy first: it decides which keys the rest of the map may hold.
@@ -73,7 +73,7 @@ SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerR
   keys.insert(keys.end(), entry->keys.begin(), entry->keys.end());
   config::MapReader map(*section, keys);  // refuses keys the policy does not have, at once
   if (const config::ConfigNode* preemption = map.optional("preemption")) spec.preemption = read_preemption(*preemption, horizon);
-  spec.params = entry->parse(map, registry);
+  spec.params = entry->parse(map, registry, context);
   return spec;
 }
 

@@ -5,6 +5,8 @@
 // (how a preempted job stops) is common to every policy.
 #pragma once
 
+#include "models/scheduler/scheduler_registry.hpp"
+
 #include "models/config/scenario.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
@@ -29,8 +31,9 @@ inline constexpr config::KeySpec PREEMPTION_KEYS[] = {
 
 // `section` is the `scheduler:` value, or null when the scenario has none (all defaults).
 // A preemption's save and restore, begun as late as `horizon`, must end within SimTime's
-// range. Throws ConfigError at the offending node (file:line:column, key path).
+// range. `context` is what the policy's keys may refer to (the workload's teams). Throws
+// ConfigError at the offending node (file:line:column, key path).
 SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerRegistry& registry,
-                             sim::SimTime horizon);
+                             sim::SimTime horizon, const PolicyContext& context = {});
 
 }  // namespace gcsim::models

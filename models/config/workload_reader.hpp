@@ -37,6 +37,7 @@ inline constexpr config::KeySpec JOB_KEYS[] = {
     {"checkpoint", "map", "none: a stopped run loses all its work", false, "", "when the job saves its state"},
     {"image_pull", "duration", "`0s`", false, ">= 0", "container start before progress, on every (re)start"},
     {"team", "text", "none", false, "", "who pays: the key of budgets:"},
+    {"priority", "integer", "`0`", false, "-1000..1000", "its class for `policy: priority`: higher classes go first"},
     {"estimate", "duration, or `{error: lognormal, sigma: S}`", "none", false, "> 0",
      "the user's estimate of its run time, given or drawn around the true length (`lengths: estimate`)"},
     {"comm", "map", "", false, "", "per-step collectives sent over the network (duration jobs)"},
@@ -84,6 +85,7 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"checkpoint", "map, as for jobs", "none", false, "", "every job of the generator gets it"},
     {"image_pull", "duration", "`0s`", false, ">= 0", "as for jobs"},
     {"team", "text", "none", false, "", "every job of the generator gets it"},
+    {"priority", "integer", "`0`", false, "-1000..1000", "every job of the generator gets it"},
     {"estimate", "`{error: lognormal, sigma: S}`", "none", false, "",
      "each job's run-time estimate, drawn around its true length (`lengths: estimate`)"},
 };

@@ -30,6 +30,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     j.checkpoint = spec.checkpoint ? &*spec.checkpoint : nullptr;
     j.image_pull = spec.image_pull;
     j.team = static_cast<std::int16_t>(s.workload.team_index(spec.team));
+    j.priority = static_cast<std::int16_t>(spec.priority);
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
       j.training = &*spec.training;
@@ -68,6 +69,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.checkpoint = g.checkpoint ? &*g.checkpoint : nullptr;
       j.image_pull = g.image_pull;
       j.team = static_cast<std::int16_t>(s.workload.team_index(g.team));
+      j.priority = static_cast<std::int16_t>(g.priority);
       j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));
       if (g.duration) {
         j.has_duration = true;

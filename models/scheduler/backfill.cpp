@@ -284,7 +284,7 @@ PolicyDef<BackfillParams> backfill_policy() {
       .description = "submit order; later jobs start early only if they delay no reservation (EASY: the first "
                      "waiting job's; conservative: every waiting job's)",
       .keys = BACKFILL_KEYS,
-      .parse = [](config::MapReader& map, const SchedulerRegistry& registry) {
+      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
         BackfillParams p;
         const OrderedParams o = read_ordered_params(map, registry, true);
         p.placement = o.placement;

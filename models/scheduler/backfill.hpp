@@ -51,7 +51,7 @@ class BackfillScheduler final : public Scheduler {
   void job_waiting(const QueuedJob& job) override { waiting_.insert(job.job, job.gpus, 0.0); }
   void job_left(std::uint32_t job) override { waiting_.erase(job); }
   void run_started(const QueuedJob& job, sim::SimTime now) override;
-  void run_ended(std::uint32_t job) override { running_.erase(job); }
+  void run_ended(std::uint32_t job, sim::SimTime) override { running_.erase(job); }
   void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
 
   // A reservation made in the last pass: the job and the time, in seconds, it would start.

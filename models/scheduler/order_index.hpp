@@ -25,7 +25,22 @@ enum class Visit : std::uint8_t { Next, Stop };
 
 template <class Key>
 class OrderIndex {
+  struct Where;
+
  public:
+  // Where each job sits, by job id: an index's own, or one shared by several indexes that
+  // together hold each job at most once (fair-share's per-team queues), so that each
+  // index does not need a slot for every job id. contains() then says whether the job is
+  // in one of them.
+  class Slots {
+    friend class OrderIndex;
+    std::vector<Where> where_;
+  };
+  OrderIndex() : slots_(&own_) {}
+  explicit OrderIndex(Slots& shared) : slots_(&shared) {}
+  OrderIndex(const OrderIndex&) = delete;
+  OrderIndex& operator=(const OrderIndex&) = delete;
+
   static constexpr int EXACT = 64;             // GPU counts 1..64 each have a class
   static constexpr int CLASSES = EXACT + 25;   // then 65-128, ..., up to 2^31 GPUs
 
@@ -36,12 +51,13 @@ class OrderIndex {
   }
   static int smallest_in_class(int c) { return c < EXACT ? c + 1 : (1 << (c - EXACT + 6)) + 1; }
 
-  bool contains(std::uint32_t job) const { return job < where_.size() && where_[job].heap >= 0; }
+  bool contains(std::uint32_t job) const { return job < where().size() && where()[job].heap >= 0; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const Key& key(std::uint32_t job) const { return heaps_[where_[job].heap][where_[job].pos].key; }
+  const Key& key(std::uint32_t job) const { return heaps_[where()[job].heap][where()[job].pos].key; }
 
   void insert(std::uint32_t job, int gpus, const Key& key) {
+    std::vector<Where>& where_ = where();
     if (job >= where_.size()) where_.resize(std::max<std::size_t>(job + 1, where_.size() * 2));
     GCSIM_CHECK(where_[job].heap < 0, "order index: job " + std::to_string(job) + " is in it already");
     const int c = size_class(gpus);
@@ -54,6 +70,7 @@ class OrderIndex {
 
   void erase(std::uint32_t job) {
     GCSIM_CHECK(contains(job), "order index: job " + std::to_string(job) + " is not in it");
+    std::vector<Where>& where_ = where();
     const Where w = where_[job];
     std::vector<Entry>& h = heaps_[w.heap];
     where_[job].heap = -1;
@@ -115,9 +132,11 @@ class OrderIndex {
   static bool before(const Entry& a, const Entry& b) {
     return a.key < b.key || (!(b.key < a.key) && a.job < b.job);
   }
+  std::vector<Where>& where() { return slots_->where_; }
+  const std::vector<Where>& where() const { return slots_->where_; }
   void place(int c, std::size_t pos, const Entry& e) {
     heaps_[c][pos] = e;
-    where_[e.job].pos = static_cast<std::uint32_t>(pos);
+    where()[e.job].pos = static_cast<std::uint32_t>(pos);
   }
   void sift_up(int c, std::size_t pos) {
     std::vector<Entry>& h = heaps_[c];
@@ -145,7 +164,8 @@ class OrderIndex {
   }
 
   std::vector<Entry> heaps_[CLASSES];
-  std::vector<Where> where_;  // by job id
+  Slots own_;
+  Slots* slots_;  // &own_, or shared
   std::size_t size_ = 0;
   mutable std::vector<Cand> cand_;  // scratch of scan()
 };

@@ -88,7 +88,7 @@ PolicyDef<Params> ordered_policy_def(std::string name, std::string description, 
       .name = std::move(name),
       .description = std::move(description),
       .keys = keys,
-      .parse = [with_lengths](config::MapReader& map, const SchedulerRegistry& registry) {
+      .parse = [with_lengths](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
         return Params{read_ordered_params(map, registry, with_lengths)};
       },
       .make = [](const Params& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {

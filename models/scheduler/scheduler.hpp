@@ -54,7 +54,8 @@ struct QueuedJob {
   sim::SimTime submit;
   std::uint64_t eligible_types = 0;  // bit t set: node type t can hold it
   int team = -1;                   // index into WorkloadSpec::teams, -1 for none
-  int priority = 0;                // 0 unless the workload gives one (no key does yet)
+  int priority = 0;                // its class (job key `priority`, default 0): higher goes first under `priority`
+  sim::SimTime waiting_since = sim::SimTime::zero();  // when it joined the waiting jobs (its arrival, or the end of its last run)
   int restarts = 0;                // runs ended before finishing (interruptions, budget stops, preemptions)
   double attained_gpu_s = 0;       // GPU-seconds held over its runs so far (attained service)
   // Work left in seconds at the nominal rate, where known: exact for duration jobs (from
@@ -176,7 +177,10 @@ class Scheduler {
     (void)job;
     (void)now;
   }
-  virtual void run_ended(std::uint32_t job) { (void)job; }
+  virtual void run_ended(std::uint32_t job, sim::SimTime now) {
+    (void)job;
+    (void)now;
+  }
   // Called whenever the waiting jobs or the free capacity may have changed (and at a
   // wake-up it asked for).
   virtual void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) = 0;

@@ -33,6 +33,14 @@ struct SchedulerParams {
 
 class SchedulerRegistry;
 
+// What a policy's parser may know of the rest of the scenario: the teams its jobs name
+// (sorted: QueuedJob::team indexes them), when the workload has been read (a strategy
+// read on its own, as `gcsim compare --policy` first does, knows none).
+struct PolicyContext {
+  std::vector<std::string> teams;
+  bool knows_teams = false;
+};
+
 // A policy as its own file declares it, with its parameters' type.
 template <class Params>
 struct PolicyDef {
@@ -41,7 +49,7 @@ struct PolicyDef {
   config::KeyTable keys;    // its keys in the `scheduler:` map, besides `policy`
   // Reads the keys of `keys` from the map (declared to the reader already: unknown keys
   // have been refused) and validates them; throws ConfigError at the offending node.
-  std::function<Params(config::MapReader& map, const SchedulerRegistry& registry)> parse;
+  std::function<Params(config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext& context)> parse;
   std::function<std::unique_ptr<Scheduler>(const Params& params, const SchedulerRegistry& registry)> make;
 };
 
@@ -52,7 +60,8 @@ class SchedulerRegistry {
   struct Policy {
     std::string description;
     config::KeyTable keys;
-    std::function<std::shared_ptr<const SchedulerParams>(config::MapReader&, const SchedulerRegistry&)> parse;
+    std::function<std::shared_ptr<const SchedulerParams>(config::MapReader&, const SchedulerRegistry&, const PolicyContext&)>
+        parse;
     // `params` null: the policy's defaults (a SchedulerSpec built by hand).
     std::function<std::unique_ptr<Scheduler>(const SchedulerParams* params, const SchedulerRegistry&)> make;
   };
@@ -96,8 +105,10 @@ void SchedulerRegistry::add_policy(PolicyDef<Params> def) {
   Policy p;
   p.description = std::move(def.description);
   p.keys = def.keys;
-  p.parse = [parse = std::move(def.parse)](config::MapReader& map, const SchedulerRegistry& registry) {
-    return std::shared_ptr<const SchedulerParams>(std::make_shared<const detail::ParsedParams<Params>>(parse(map, registry)));
+  p.parse = [parse = std::move(def.parse)](config::MapReader& map, const SchedulerRegistry& registry,
+                                           const PolicyContext& context) {
+    return std::shared_ptr<const SchedulerParams>(
+        std::make_shared<const detail::ParsedParams<Params>>(parse(map, registry, context)));
   };
   p.make = [make = std::move(def.make), name = def.name](const SchedulerParams* params, const SchedulerRegistry& registry) {
     if (params == nullptr) return make(Params{}, registry);

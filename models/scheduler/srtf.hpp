@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/scheduler/ordered.hpp"
+#include "models/scheduler/preempter.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
 
 namespace gcsim::models {
@@ -25,7 +26,7 @@ class SrtfScheduler final : public OrderedScheduler {
  public:
   using OrderedScheduler::OrderedScheduler;
   void run_started(const QueuedJob& job, sim::SimTime now) override;
-  void run_ended(std::uint32_t job) override;
+  void run_ended(std::uint32_t job, sim::SimTime now) override;
 
  protected:
   double order_key(const QueuedJob& job) const override { return job_length_s(job, params_.lengths); }
@@ -34,10 +35,7 @@ class SrtfScheduler final : public OrderedScheduler {
 
  private:
   // Running jobs, the most time left first: key -(expected end, s).
-  OrderIndex<double> running_;
-  std::vector<std::uint32_t> preempted_;   // preempted by this policy, still stopping
-  std::vector<std::uint8_t> is_preempted_;  // by job id
-  std::vector<std::uint32_t> victims_;      // scratch
+  Preempter running_;
 };
 
 struct SrtfParams : OrderedParams {};

@@ -43,6 +43,7 @@ struct JobRequest {
   const CheckpointSpec* checkpoint = nullptr;
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
+  std::int16_t priority = 0;               // its class (job key `priority`)
   // The user's estimate of its run time (key `estimate`): given, or its true length times
   // estimate_factor (drawn with the error, applied when its length is known, at arrival); NaN: none.
   double estimate_s = std::numeric_limits<double>::quiet_NaN();

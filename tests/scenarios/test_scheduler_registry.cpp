@@ -77,7 +77,7 @@ models::PolicyDef<NewestFirstParams> newest_first_policy() {
       .description = "last in, first out (a test's own policy)",
       .keys = NEWEST_FIRST_KEYS,
       .parse =
-          [](config::MapReader& map, const models::SchedulerRegistry&) {
+          [](config::MapReader& map, const models::SchedulerRegistry&, const models::PolicyContext&) {
             NewestFirstParams p;
             if (const config::ConfigNode* n = map.optional("depth")) p.depth = static_cast<int>(config::read_int(*n, 1, 100));
             return p;

@@ -33,7 +33,7 @@ class RecordingBackfill final : public models::Scheduler {
   void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }
   void job_left(std::uint32_t job) override { inner_.job_left(job); }
   void run_started(const models::QueuedJob& job, sim::SimTime now) override { inner_.run_started(job, now); }
-  void run_ended(std::uint32_t job) override { inner_.run_ended(job); }
+  void run_ended(std::uint32_t job, sim::SimTime now) override { inner_.run_ended(job, now); }
   void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
                 models::Decisions& out) override {
     inner_.schedule(cluster, waiting, out);

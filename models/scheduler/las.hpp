@@ -1,0 +1,86 @@
+// Least attained service, discretized in two dimensions (Tiresias: Gu et al., NSDI 2019).
+// A job's attained service is GPUs x time run (GPU-seconds); `queues` priority queues
+// split it at `thresholds`: a job is in queue k (0 first) while its service counted so far
+// is at least thresholds[k-1] and below thresholds[k]. Waiting jobs are ordered by queue,
+// first in, first out inside a queue (submit time, then place in the workload). Decisions
+// that preempt are taken on a round of `interval` (ticks at multiples of it from time 0;
+// Tiresias' and Gavel's round length): at each tick, running jobs are put in the queue of
+// the service they have attained by then (a running job is demoted when it crosses a
+// threshold), and when the first waiting job does not fit, running jobs of strictly
+// lower queues (higher index) are preempted, the lowest queue first and, inside it, the
+// most recently submitted first, until it would fit (reason `quantum`). Between ticks jobs
+// start only in free capacity. Against starvation (Tiresias' promotion), a waiting job
+// that has waited `promote` times its counted run time (counted service / GPUs) goes back
+// to the first queue, its counted service starting again from zero. `promote: 0` never
+// promotes. Blocking as fifo's (ordered.hpp).
+//
+// Keys (`scheduler:` with `policy: las`): placement, blocking (ordered.hpp), and
+//   queues       integer 1..16                  default 2 (or one more than thresholds)
+//   thresholds   list of GPU-time, increasing   default 1h, 10h, 100h, ...: GPU-hours (queues - 1 of them)
+//   promote      number >= 0                    default 10
+//   interval     duration > 0                   default 5m
+#pragma once
+
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "models/scheduler/ordered.hpp"
+#include "models/scheduler/preempter.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
+
+namespace gcsim::models {
+
+struct LasParams : OrderedParams {
+  int queues = 2;
+  std::vector<double> thresholds_gpu_s;  // queues - 1 of them, increasing; none given: 1, 10, 100 ... GPU-hours
+  double promote = 10;                   // 0: never
+  sim::SimTime interval = sim::SimTime::from_seconds(300);
+};
+
+class LasScheduler final : public OrderedScheduler {
+ public:
+  LasScheduler(std::unique_ptr<PlacementStrategy> placement, const LasParams& params);
+  void job_waiting(const QueuedJob& job) override;
+  void job_left(std::uint32_t job) override;
+  void run_started(const QueuedJob& job, sim::SimTime now) override;
+  void run_ended(std::uint32_t job, sim::SimTime now) override;
+  void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
+  std::string settings() const override;
+
+  // The queue of `gpu_s` GPU-seconds of counted service.
+  int queue_of(double gpu_s) const;
+
+ protected:
+  bool uses_lengths() const override { return false; }
+  double order_key(const QueuedJob& job) const override;
+  void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
+                     Decisions& out) override;
+
+ private:
+  struct State {
+    double base_gpu_s = 0;      // attained service not counted (before its last promotion)
+    double attained_gpu_s = 0;  // at the start of its run (running) or its last join (waiting)
+    double start_s = 0;         // start of its run (running)
+    double promote_at_s = -1;   // when a waiting job is promoted; < 0: never
+    int gpus = 0;
+    int queue = 0;              // its queue as last set
+    std::uint32_t running_pos = 0;
+  };
+  State& state(std::uint32_t job);
+  void promote_due(double now_s, const WaitingJobs& waiting);
+  void demote_running(double now_s);
+  double victim_key(std::uint32_t job) const;
+
+  LasParams params_las_;
+  std::vector<State> states_;         // by job id
+  std::vector<std::uint32_t> running_ids_;
+  Preempter running_;                 // victim order: lowest queue first, then latest submitted
+  using Due = std::pair<double, std::uint32_t>;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> promotions_;  // (time, job), stale ones skipped
+  bool tick_ = false;                 // this pass is on a tick
+};
+
+PolicyDef<LasParams> las_policy();
+
+}  // namespace gcsim::models

@@ -1,0 +1,56 @@
+// Priority classes with preemption of lower classes (see priority.hpp).
+#include "models/scheduler/priority.hpp"
+
+namespace gcsim::models {
+
+namespace {
+// Job ids are below 2^32: class * 2^32 + (2^32 - 1 - id) is exact in a double for classes
+// within -1000..1000 (|key| < 2^42), and orders by class, then latest submitted first.
+constexpr double ID_SPAN = 4294967296.0;
+}  // namespace
+
+void PriorityScheduler::run_started(const QueuedJob& job, sim::SimTime) {
+  if (!preempt_) return;
+  if (job.job >= class_.size()) class_.resize(std::max<std::size_t>(job.job + 1, class_.size() * 2), 0);
+  class_[job.job] = static_cast<std::int16_t>(job.priority);
+  running_.running(job.job, job.gpus, job.priority * ID_SPAN + (ID_SPAN - 1 - job.job));
+}
+
+void PriorityScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting,
+                                      const std::uint32_t* blocked, Decisions& out) {
+  if (!preempt_ || blocked == nullptr) return;
+  const QueuedJob& w = waiting[*blocked];
+  running_.make_room(cluster, *placement_, w, [&](std::uint32_t id) { return class_[id] < w.priority; },
+                     PreemptReason::Priority, out);
+}
+
+std::string PriorityScheduler::settings() const {
+  return OrderedScheduler::settings() + (preempt_ ? ", preempt: true" : ", preempt: false");
+}
+
+namespace {
+const config::KeySpec PRIORITY_KEYS[] = {
+    PLACEMENT_KEY, BLOCKING_KEY,
+    {.name = "preempt", .type = "bool", .default_value = "`true`",
+     .help = "preempt running jobs of lower classes (lowest first) when the first waiting job does not fit"},
+};
+}  // namespace
+
+PolicyDef<PriorityParams> priority_policy() {
+  return {
+      .name = "priority",
+      .description = "priority classes (job key `priority`, higher first), FIFO inside a class; preempts lower classes",
+      .keys = PRIORITY_KEYS,
+      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
+        PriorityParams p;
+        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+        if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
+        return p;
+      },
+      .make = [](const PriorityParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<PriorityScheduler>(registry.make_placement(p.placement), p);
+      },
+  };
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,202 @@
+// priority, las and fair-share on small cases worked out by hand: priority preempts only
+// lower classes, LAS demotes by attained service and promotes against starvation on its
+// round, fair-share's decayed usage is the integral it claims and its shares converge to
+// the weights under saturation; and the keys' validation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "models/scheduler/fair_share.hpp"
+#include "models/scheduler/las.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+
+namespace {
+
+std::string scenario(const std::string& scheduler, int gpus, const std::string& jobs, const std::string& horizon = "3d") {
+  return "name: classes\nseed: 3\nhorizon: " + horizon + "\nrun_until: done\ncluster:\n  node_types:\n"
+         "    - {name: n, gpu: A100-40GB-SXM, gpus: " + std::to_string(gpus) +
+         ", count: 1, price: {on_demand_per_hour: 1}}\n"
+         "scheduler: " + scheduler + "\nworkload:\n  jobs:\n" + jobs;
+}
+
+struct Times {
+  double start_min, end_min;
+  int preemptions;
+};
+std::map<std::string, Times> run(const std::string& yaml) {
+  std::map<std::string, Times> out;
+  for (const auto& j : test::run_jobs(test::scenario_from_yaml(yaml)))
+    out[j.name] = Times{j.start.seconds() / 60, j.end.seconds() / 60, j.preemptions};
+  return out;
+}
+
+const std::string FREE = "preemption: {save: 0s, restore: 0s}";
+
+}  // namespace
+
+TEST_CASE("priority preempts the lowest class, latest submitted first, and never its own class", "[model][scheduler]") {
+  // 2 GPUs. A and B (class 0, 2h each) start at 0. H (class 5, 1h) at 30m preempts B (the
+  // later of the lowest class): H 30-90m. M (class 5) at 40m preempts A: M 40-100m. At 90m
+  // A (submitted first) resumes with 80m left: ends 170m; at 100m B, 90m left: ends 190m.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 2h}\n"
+                           "    - {name: B, submit: 0m, gpus: 1, duration: 2h}\n"
+                           "    - {name: H, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
+                           "    - {name: M, submit: 40m, gpus: 1, duration: 1h, priority: 5}\n";
+  auto t = run(scenario("{policy: priority, " + FREE + "}", 2, jobs));
+  CHECK(t["H"].start_min == Approx(30));
+  CHECK(t["H"].end_min == Approx(90));
+  CHECK(t["M"].start_min == Approx(40));
+  CHECK(t["M"].end_min == Approx(100));
+  CHECK(t["A"].end_min == Approx(170));
+  CHECK(t["B"].end_min == Approx(190));
+  CHECK(t["A"].preemptions == 1);
+  CHECK(t["B"].preemptions == 1);
+  // preempt: false: H and M wait for A and B (120m), then go first by class.
+  auto n = run(scenario("{policy: priority, preempt: false}", 2, jobs));
+  CHECK(n["H"].start_min == Approx(120));
+  CHECK(n["M"].start_min == Approx(120));
+  CHECK(n["A"].preemptions == 0);
+
+  // 1 GPU. A (class 5, 2h) at 0; B (class 5) at 10m waits: same class. C (class 9, 1h) at
+  // 20m preempts A: C 20-80m. Then A, submitted before B in their class, resumes (100m
+  // left): 80-180m; B starts at 180m.
+  const std::string same = "    - {name: A, submit: 0m, gpus: 1, duration: 2h, priority: 5}\n"
+                           "    - {name: B, submit: 10m, gpus: 1, duration: 1h, priority: 5}\n"
+                           "    - {name: C, submit: 20m, gpus: 1, duration: 1h, priority: 9}\n";
+  auto s = run(scenario("{policy: priority, " + FREE + "}", 1, same));
+  CHECK(s["C"].start_min == Approx(20));
+  CHECK(s["A"].end_min == Approx(180));
+  CHECK(s["B"].start_min == Approx(180));
+  CHECK(s["A"].preemptions == 1);
+  CHECK(s["B"].preemptions == 0);
+}
+
+TEST_CASE("las demotes a job by attained service at its round and preempts it for a new one", "[model][scheduler]") {
+  // 1 GPU, one threshold at 1 GPU-hour, a 1-minute round. A (10h) runs from 0; B (1h)
+  // arrives at 30m in the same queue (A has 0.5 GPU-h): no preemption. At the 60m tick A
+  // has 1 GPU-h and moves down: B preempts it, runs 60-120m; A resumes: ends 660m.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: B, submit: 30m, gpus: 1, duration: 1h}\n";
+  auto t = run(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 0, " + FREE + "}", 1, jobs));
+  CHECK(t["B"].start_min == Approx(60));
+  CHECK(t["B"].end_min == Approx(120));
+  CHECK(t["A"].end_min == Approx(660));
+  CHECK(t["A"].preemptions == 1);
+  // FIFO for comparison: B waits for A.
+  auto f = run(scenario("{policy: fifo}", 1, jobs));
+  CHECK(f["B"].start_min == Approx(600));
+}
+
+TEST_CASE("las promotes a starving job back to the first queue: two long jobs take turns", "[model][scheduler]") {
+  // As above with B as long as A (10h). Without promotion B, once ahead, keeps the GPU
+  // (both in the lower queue: no preemption): B 60m-660m, A ends 1200m. With promote: 1 a
+  // job waiting as long as it has run (counted) goes back to the first queue, so at every
+  // hour the waiting one preempts the running one (which has just crossed 1 GPU-h again):
+  // A runs [0,1], [2,3], ..., [18,19] h and ends at 19h; B [1,2], ..., [17,18], [19,20] h.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: B, submit: 30m, gpus: 1, duration: 10h}\n";
+  auto off = run(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 0, " + FREE + "}", 1, jobs));
+  CHECK(off["B"].end_min == Approx(660));
+  CHECK(off["A"].end_min == Approx(1200));
+  auto on = run(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 1, " + FREE + "}", 1, jobs));
+  CHECK(on["A"].end_min == Approx(19 * 60));
+  CHECK(on["B"].end_min == Approx(20 * 60));
+  CHECK(on["A"].preemptions == 9);
+  CHECK(on["B"].preemptions == 9);
+}
+
+TEST_CASE("las with several queues: a job's queue is the number of thresholds its service reached", "[unit][scheduler]") {
+  models::LasParams p;
+  p.queues = 3;
+  p.thresholds_gpu_s = {3600, 36000};
+  models::LasScheduler las(std::make_unique<models::BestFitPlacement>(), p);
+  CHECK(las.queue_of(0) == 0);
+  CHECK(las.queue_of(3599.9) == 0);
+  CHECK(las.queue_of(3600) == 1);
+  CHECK(las.queue_of(35999) == 1);
+  CHECK(las.queue_of(36000) == 2);
+  CHECK(las.queue_of(1e9) == 2);
+  // queues: 3 without thresholds: 1 and 10 GPU-hours.
+  const auto spec = test::scenario_from_yaml(scenario("{policy: las, queues: 3}", 1, "    - {gpus: 1, duration: 1h}\n"));
+  auto made = models::builtins().schedulers.make(spec.scheduler);
+  CHECK(made->settings().find("queues: 3, thresholds: 1 GPU-h 10 GPU-h") != std::string::npos);
+}
+
+TEST_CASE("fair-share's usage is the decayed integral of the GPUs a team held", "[unit][scheduler]") {
+  // 2 GPUs held from 0 to one half-life h: usage = 2 * integral_0^h 2^(-(h-s)/h) ds =
+  // 2 h / ln 2 * (1 - 1/2) = h / ln 2. One half-life later, with nothing running, half that.
+  models::FairShareParams p;
+  p.half_life = sim::SimTime::from_seconds(3600);
+  models::FairShareScheduler fs(std::make_unique<models::BestFitPlacement>(), p);
+  models::QueuedJob q;
+  q.job = 0;
+  q.gpus = 2;
+  q.team = 0;
+  fs.job_waiting(q);
+  fs.job_left(0);
+  fs.run_started(q, sim::SimTime::zero());
+  const double h = 3600;
+  CHECK(fs.usage_gpu_s(0, sim::SimTime::from_seconds(h)) == Approx(h / std::log(2.0)).epsilon(1e-12));
+  fs.run_ended(0, sim::SimTime::from_seconds(h));
+  CHECK(fs.usage_gpu_s(0, sim::SimTime::from_seconds(2 * h)) == Approx(h / std::log(2.0) / 2).epsilon(1e-12));
+  CHECK(fs.usage_gpu_s(1, sim::SimTime::from_seconds(2 * h)) == 0);
+}
+
+TEST_CASE("fair-share converges to the weights under saturation", "[model][scheduler]") {
+  // 4 GPUs; teams a (weight 3) and b (weight 1) each submit 400 one-GPU, one-hour jobs at
+  // time 0, a's listed first. Each hour the 4 GPUs free together; fair-share gives them to
+  // the team furthest below its share, so a holds 3 of 4 GPUs: over the first 100 h a's
+  // share is 0.75, to within one hour's 4 GPUs out of 400 GPU-hours (0.01). FIFO gives a
+  // everything until its jobs run out (share 1).
+  std::string jobs;
+  for (const char* team : {"a", "b"})
+    for (int i = 0; i < 400; ++i)
+      jobs += std::string("    - {name: ") + team + std::to_string(i) + ", gpus: 1, duration: 1h, team: " + team + "}\n";
+  const auto share_of_a = [&](const std::string& scheduler) {
+    double a = 0, all = 0;
+    for (const auto& j : test::run_jobs(test::scenario_from_yaml(scenario(scheduler, 4, jobs, "30d")))) {
+      const double end_h = std::min(j.end.seconds() / 3600, 100.0), start_h = j.start.seconds() / 3600;
+      if (end_h <= start_h) continue;
+      all += end_h - start_h;
+      if (j.name[0] == 'a') a += end_h - start_h;
+    }
+    CHECK(all == Approx(400));
+    return a / all;
+  };
+  CHECK(share_of_a("{policy: fair-share, weights: {a: 3, b: 1}}") == Approx(0.75).margin(0.01));
+  CHECK(share_of_a("{policy: fair-share, weights: {a: 1, b: 1}}") == Approx(0.5).margin(0.01));
+  CHECK(share_of_a("{policy: fifo}") == Approx(1.0));
+}
+
+TEST_CASE("the class policies' keys are validated like every other key", "[unit][scheduler][config]") {
+  const std::string one = "    - {gpus: 1, duration: 1h, team: research}\n";
+  const auto fails = [&](const std::string& scheduler, ErrorCode code, const std::string& text) {
+    try {
+      test::scenario_from_yaml(scenario(scheduler, 1, one));
+      FAIL("accepted " << scheduler);
+    } catch (const ConfigError& e) {
+      CHECK(e.code() == code);
+      CHECK_THAT(e.what(), Catch::Contains(text));
+    }
+  };
+  fails("{policy: fair-share, weights: {reseach: 2}}", ErrorCode::UnknownName, "did you mean 'research'");
+  fails("{policy: fair-share, weights: {research: 0}}", ErrorCode::OutOfRange, "> 0");
+  fails("{policy: fair-share, half_lfe: 1d}", ErrorCode::UnknownKey, "half_life");
+  fails("{policy: las, queues: 3, thresholds: [1h]}", ErrorCode::Conflict, "needs 2 thresholds");
+  fails("{policy: las, thresholds: [2h, 1h]}", ErrorCode::OutOfRange, "increase");
+  fails("{policy: las, interval: 0s}", ErrorCode::OutOfRange, "");
+  fails("{policy: priority, preempt: maybe}", ErrorCode::WrongType, "");
+  fails("{policy: fifo, preempt: true}", ErrorCode::UnknownKey, "preempt");
+  // A job's class is an integer in -1000..1000.
+  try {
+    test::scenario_from_yaml(scenario("{policy: priority}", 1, "    - {gpus: 1, duration: 1h, priority: 1001}\n"));
+    FAIL("accepted priority 1001");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::OutOfRange);
+  }
+}
