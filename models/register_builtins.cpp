@@ -2,12 +2,15 @@
 #include "models/register_builtins.hpp"
 
 #include "models/scheduler/backfill.hpp"
+#include "models/scheduler/cost_aware.hpp"
 #include "models/scheduler/fair_share.hpp"
 #include "models/scheduler/fifo.hpp"
+#include "models/scheduler/hetero.hpp"
 #include "models/scheduler/las.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/priority.hpp"
 #include "models/scheduler/sjf.hpp"
+#include "models/scheduler/spot_fallback.hpp"
 #include "models/scheduler/srtf.hpp"
 
 namespace gcsim::models {
@@ -26,6 +29,9 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_policy(las_policy());
   b.schedulers.add_policy(priority_policy());
   b.schedulers.add_policy(fair_share_policy());
+  b.schedulers.add_policy(hetero_policy());
+  b.schedulers.add_policy(cost_aware_policy());
+  b.schedulers.add_policy(spot_fallback_policy());
 }
 
 const Builtins& builtins() {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "models/event_priorities.hpp"
 #include "models/scheduler/placement.hpp"
@@ -48,6 +49,7 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   q.length_s = std::isnan(q.remaining_s) ? j.alone_s * left : q.remaining_s;
   if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
   q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
+  q.deadline = j.deadline;
   return q;
 }
 
@@ -70,21 +72,32 @@ void Cluster::on_arrival(std::uint64_t id) {
   request_schedule();
 }
 
+double Cluster::alone_rate(const Job& j, std::size_t t) const {
+  if (j.training) {
+    GCSIM_CHECK(rates_ != nullptr, "job '" + j.name + "' is model-described but the cluster has no rate provider");
+    return rates_->alone_samples_per_s(j, static_cast<int>(t));
+  }
+  return j.gpus * scenario_.cluster.node_types[t].gpu.peak_flop_per_s(j.precision) * j.efficiency;
+}
+
 double Cluster::alone_s(Job& j) {
   if (j.has_duration && !j.training) return j.duration.seconds();
   double best = 0;
-  for (std::size_t t = 0; t < types_.size(); ++t) {
-    if (!(j.eligible_types >> t & 1)) continue;
-    double rate = 0;
-    if (j.training) {
-      GCSIM_CHECK(rates_ != nullptr, "job '" + j.name + "' is model-described but the cluster has no rate provider");
-      rate = rates_->alone_samples_per_s(j, static_cast<int>(t));
-    } else {
-      rate = j.gpus * scenario_.cluster.node_types[t].gpu.peak_flop_per_s(j.precision) * j.efficiency;
-    }
-    best = std::max(best, rate);
-  }
+  for (std::size_t t = 0; t < types_.size(); ++t)
+    if (j.eligible_types >> t & 1) best = std::max(best, alone_rate(j, t));
   return best > 0 ? j.total_work() / best : 0.0;
+}
+
+double Cluster::time_left_alone_s(std::uint32_t id, int type) const {
+  GCSIM_CHECK(id < jobs_.size() && type >= 0 && static_cast<std::size_t>(type) < types_.size(),
+              "time_left_alone_s: no job " + std::to_string(id) + " or node type " + std::to_string(type));
+  const Job& j = jobs_[id];
+  if (!(j.eligible_types >> type & 1)) return std::numeric_limits<double>::quiet_NaN();
+  if (j.has_duration && !j.training) return std::max(0.0, j.duration.seconds() - j.ckpt_work);
+  const double total = j.total_work();
+  const double left = total > 0 ? std::clamp(1.0 - j.ckpt_work / total, 0.0, 1.0) : 0.0;
+  const double rate = alone_rate(j, static_cast<std::size_t>(type));
+  return rate > 0 ? total * left / rate : std::numeric_limits<double>::infinity();
 }
 
 RunningPlace Cluster::where(std::uint32_t id) const {

@@ -30,7 +30,7 @@
 
 namespace gcsim::models {
 
-class Cluster final : public NodeEventSink, public RunningJobs {
+class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
 
@@ -88,6 +88,7 @@ class Cluster final : public NodeEventSink, public RunningJobs {
   bool team_held(int team) const { return queue_.team_held(team); }
   // RunningJobs: where a running job runs, for policies.
   RunningPlace where(std::uint32_t job) const override;
+  double time_left_alone_s(std::uint32_t job, int type) const override;
 
   // Signals, in the order things happen at one instant.
   sim::Signal<const Job&> job_submitted;
@@ -122,6 +123,7 @@ class Cluster final : public NodeEventSink, public RunningJobs {
   void remove_running(const Job& j);
   void requeue(const Job& j) { queue_.add(queue_entry(j)); }
   double alone_s(Job& j);  // Job::alone_s, computed at the first arrival
+  double alone_rate(const Job& j, std::size_t type) const;  // work per second alone on a node type
   // Progress.
   double start_rate(Job& j);
   void schedule_finish(Job& job);

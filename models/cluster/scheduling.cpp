@@ -36,7 +36,7 @@ void Cluster::on_schedule(std::uint64_t) {
   running_view_.clear();
   running_nodes_.clear();
   if (policy_->wants_running_jobs()) build_running_view();
-  const ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this};
+  const ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this, this};
   decisions_.clear();
   policy_->schedule(view, queue_.waiting(), decisions_);
   validate(decisions_);

@@ -75,6 +75,7 @@ struct JobSpec {
   sim::SimTime image_pull;     // container start on every (re)start, before progress
   std::string team;            // budget owner; empty for none
   int priority = 0;            // its class for `policy: priority` (higher first)
+  std::optional<sim::SimTime> deadline;  // after submit: when it should be done (cost-aware, spot-fallback)
   std::optional<EstimateSpec> estimate;
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
@@ -97,6 +98,7 @@ struct GeneratorSpec {
   sim::SimTime image_pull;
   std::string team;
   int priority = 0;                      // every job of the generator gets it
+  std::optional<sim::SimTime> deadline;  // after each job's submit
   std::optional<EstimateSpec> estimate;  // the error form only
   SourceMark mark;
   std::string path;

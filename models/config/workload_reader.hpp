@@ -38,6 +38,7 @@ inline constexpr config::KeySpec JOB_KEYS[] = {
     {"image_pull", "duration", "`0s`", false, ">= 0", "container start before progress, on every (re)start"},
     {"team", "text", "none", false, "", "who pays: the key of budgets:"},
     {"priority", "integer", "`0`", false, "-1000..1000", "its class for `policy: priority`: higher classes go first"},
+    {"deadline", "duration after submit", "none", false, "> 0", "when it should be done (`cost-aware`, `spot-fallback`)"},
     {"estimate", "duration, or `{error: lognormal, sigma: S}`", "none", false, "> 0",
      "the user's estimate of its run time, given or drawn around the true length (`lengths: estimate`)"},
     {"comm", "map", "", false, "", "per-step collectives sent over the network (duration jobs)"},
@@ -86,6 +87,7 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"image_pull", "duration", "`0s`", false, ">= 0", "as for jobs"},
     {"team", "text", "none", false, "", "every job of the generator gets it"},
     {"priority", "integer", "`0`", false, "-1000..1000", "every job of the generator gets it"},
+    {"deadline", "duration after submit", "none", false, "> 0", "every job of the generator gets it, after its own submit"},
     {"estimate", "`{error: lognormal, sigma: S}`", "none", false, "",
      "each job's run-time estimate, drawn around its true length (`lengths: estimate`)"},
 };

@@ -31,6 +31,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     j.image_pull = spec.image_pull;
     j.team = static_cast<std::int16_t>(s.workload.team_index(spec.team));
     j.priority = static_cast<std::int16_t>(spec.priority);
+    if (spec.deadline) j.deadline = j.submit.saturating_add(*spec.deadline);
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
       j.training = &*spec.training;
@@ -70,6 +71,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.image_pull = g.image_pull;
       j.team = static_cast<std::int16_t>(s.workload.team_index(g.team));
       j.priority = static_cast<std::int16_t>(g.priority);
+      if (g.deadline) j.deadline = j.submit.saturating_add(*g.deadline);
       j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));
       if (g.duration) {
         j.has_duration = true;

@@ -19,7 +19,7 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
   };
   if (params_.blocking == Blocking::Strict) {
     order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      if (placement_->try_place(waiting[id], out)) return Visit::Next;
+      if (place(cluster, waiting[id], out)) return Visit::Next;
       blocks(id);
       return Visit::Stop;
     });
@@ -32,9 +32,10 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
     order_.scan([&](int gpus) { return gpus < too_big && placement_->could_fit(gpus); },
                 [&](std::uint32_t id, bool fits) {
                   const QueuedJob& q = waiting[id];
-                  if (fits && q.gpus < too_big && placement_->try_place(q, out)) return Visit::Next;
+                  if (fits && q.gpus < too_big && place(cluster, q, out)) return Visit::Next;
                   blocks(id);
-                  if (fits && (q.eligible_types & all_types) == all_types) too_big = std::min(too_big, q.gpus);
+                  if (fits && !chooses_types() && (q.eligible_types & all_types) == all_types)
+                    too_big = std::min(too_big, q.gpus);
                   return Visit::Next;
                 });
   }

@@ -56,6 +56,15 @@ class OrderedScheduler : public Scheduler {
   virtual bool uses_lengths() const { return true; }
   // The job's place in the order: smaller first, ties by job id (submit order).
   virtual double order_key(const QueuedJob& job) const = 0;
+  // Places `job` now (appending to `out`), or returns false: the placement strategy's
+  // choice, unless the policy also chooses the node type (type_choice.hpp).
+  virtual bool place(const ClusterView& cluster, const QueuedJob& job, Decisions& out) {
+    (void)cluster;
+    return placement_->try_place(job, out);
+  }
+  // True when place() may leave a job waiting although some eligible type has room (a
+  // skipping pass then cannot conclude that no job as big fits).
+  virtual bool chooses_types() const { return false; }
   // After the placements of a pass: a preempting policy adds its preemptions. `blocked`
   // is the first job in order that did not fit (none: every waiting job was placed).
   virtual void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,

@@ -70,6 +70,7 @@ struct QueuedJob {
   // less the work already saved, in the same proportion as length_s; UNKNOWN: none given.
   double estimated_remaining_s = UNKNOWN;
   bool can_checkpoint = false;     // it writes checkpoints (a preemption's default save is one)
+  sim::SimTime deadline = sim::SimTime::max();  // when it should be done (job key `deadline`); max(): none
 };
 
 // A running job: the waiting job's fields at now, plus where it runs and since when.
@@ -120,6 +121,18 @@ class RunningJobs {
   virtual RunningPlace where(std::uint32_t job) const = 0;
 };
 
+// How long a job would take on each node type: for policies that choose the type
+// (hetero, cost-aware, spot-fallback). The cluster answers from the same speeds that give
+// QueuedJob::length_s, which is the least of these over the job's eligible types.
+class JobSpeeds {
+ public:
+  virtual ~JobSpeeds() = default;
+  // The time job `job` (waiting or running) needs to finish the work it has left (from its
+  // last committed checkpoint) running alone on node type `type`, in seconds; NaN when it
+  // may not run there. Duration jobs take their duration on every type.
+  virtual double time_left_alone_s(std::uint32_t job, int type) const = 0;
+};
+
 struct ClusterView {
   sim::SimTime now;
   std::span<const NodeTypeView> types;
@@ -129,6 +142,8 @@ struct ClusterView {
   std::span<const std::uint32_t> running_nodes = {};
   // Any running job's place, for every policy (null only in a view built by hand).
   const RunningJobs* running_jobs = nullptr;
+  // Any job's speed on each node type (null only in a view built by hand).
+  const JobSpeeds* speeds = nullptr;
 };
 
 // Start waiting job `job` on nodes[first, first + count) of Decisions::nodes, taking

@@ -30,6 +30,7 @@ struct JobRequest {
   std::uint32_t id = 0;
   std::string name;
   sim::SimTime submit;
+  sim::SimTime deadline = sim::SimTime::max();  // submit + the job key `deadline`; max(): none
   int gpus = 1;
   // Exactly one of these describes the work: a measured duration, or FLOP at a rate.
   bool has_duration = true;

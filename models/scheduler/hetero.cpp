@@ -1,0 +1,37 @@
+// Heterogeneity-aware type choice (see hetero.hpp).
+#include "models/scheduler/hetero.hpp"
+
+namespace gcsim::models {
+
+void HeteroScheduler::prefer(const ClusterView&, const QueuedJob&, std::vector<Option>& options) const {
+  if (by_cost_) sort_options(options, [](const Option& o) { return o.cost_usd; });
+  else sort_options(options, [](const Option& o) { return o.time_s; });
+}
+
+namespace {
+const config::KeySpec HETERO_KEYS[] = {
+    PLACEMENT_KEY, BLOCKING_KEY,
+    {.name = "objective", .type = "`throughput` | `cost`", .default_value = "`throughput`",
+     .help = "each job on the type where it runs fastest alone, or where its run costs least at today's prices"},
+};
+}  // namespace
+
+PolicyDef<HeteroParams> hetero_policy() {
+  return {
+      .name = "hetero",
+      .description = "heterogeneity-aware (Gavel-style): each job on the node type with the best throughput per GPU or per dollar",
+      .keys = HETERO_KEYS,
+      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
+        HeteroParams p;
+        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+        if (const config::ConfigNode* n = map.optional("objective"))
+          p.by_cost = config::read_enum(*n, {"throughput", "cost"}) == "cost";
+        return p;
+      },
+      .make = [](const HeteroParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<HeteroScheduler>(registry.make_placement(p.placement), p);
+      },
+  };
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,70 @@
+// Spot first, then fall back (see spot_fallback.hpp).
+#include "models/scheduler/spot_fallback.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gcsim::models {
+
+namespace {
+bool is_spot(const ClusterView& cluster, const TypeChoiceScheduler::Option& o) {
+  return cluster.types[static_cast<std::size_t>(o.type)].market == Market::Spot;
+}
+}  // namespace
+
+bool SpotFallbackScheduler::falls_back(const ClusterView& cluster, const QueuedJob& job) const {
+  if (job.restarts >= after_) return true;
+  if (job.deadline.is_max()) return false;
+  std::vector<Option> all;
+  options(cluster, job, all);
+  double fastest_spot_s = -1;
+  for (const Option& o : all)
+    if (is_spot(cluster, o) && (fastest_spot_s < 0 || o.time_s < fastest_spot_s)) fastest_spot_s = o.time_s;
+  if (fastest_spot_s < 0) return false;
+  return !(fastest_spot_s * (1 + margin_) <= (job.deadline - cluster.now).seconds());
+}
+
+void SpotFallbackScheduler::prefer(const ClusterView& cluster, const QueuedJob& job, std::vector<Option>& options) const {
+  const bool any_spot = std::any_of(options.begin(), options.end(), [&](const Option& o) { return is_spot(cluster, o); });
+  const bool any_other = std::any_of(options.begin(), options.end(), [&](const Option& o) { return !is_spot(cluster, o); });
+  const bool on_spot = any_spot && (!any_other || !falls_back(cluster, job));
+  options.erase(std::remove_if(options.begin(), options.end(), [&](const Option& o) { return is_spot(cluster, o) != on_spot; }),
+                options.end());
+  sort_options(options, [](const Option& o) { return std::pair{o.cost_usd, o.time_s}; });
+}
+
+std::string SpotFallbackScheduler::settings() const {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, ", after: %d, margin: %g", after_, margin_);
+  return OrderedScheduler::settings() + buf;
+}
+
+namespace {
+const config::KeySpec SPOT_FALLBACK_KEYS[] = {
+    PLACEMENT_KEY, BLOCKING_KEY,
+    {.name = "after", .type = "integer", .default_value = "`2`", .range = "1..1000000",
+     .help = "interruptions (runs ended before finishing) after which a job runs only on the other types"},
+    {.name = "margin", .type = "fraction", .default_value = "`0`", .range = ">= 0",
+     .help = "a job leaves spot when its time alone there x (1 + margin) would pass its deadline"},
+};
+}  // namespace
+
+PolicyDef<SpotFallbackParams> spot_fallback_policy() {
+  return {
+      .name = "spot-fallback",
+      .description = "spot first; on-demand after N interruptions or when the deadline is at risk",
+      .keys = SPOT_FALLBACK_KEYS,
+      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
+        SpotFallbackParams p;
+        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+        if (const config::ConfigNode* n = map.optional("after")) p.after = static_cast<int>(config::read_int(*n, 1, 1000000));
+        if (const config::ConfigNode* n = map.optional("margin")) p.margin = config::read_double(*n, 0, 1e6);
+        return p;
+      },
+      .make = [](const SpotFallbackParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<SpotFallbackScheduler>(registry.make_placement(p.placement), p);
+      },
+  };
+}
+
+}  // namespace gcsim::models
