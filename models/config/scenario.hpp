@@ -76,6 +76,8 @@ struct JobSpec {
   std::string team;            // budget owner; empty for none
   int priority = 0;            // its class for `policy: priority` (higher first)
   std::optional<sim::SimTime> deadline;  // after submit: when it should be done (cost-aware, spot-fallback)
+  std::vector<std::string> gpu_types;    // the GPUs it accepts (key `gpu`, canonical names); empty: any
+  std::uint64_t node_type_mask = ~std::uint64_t{0};  // node types with one of them (resolve step)
   std::optional<EstimateSpec> estimate;
   SourceMark mark;
   std::string path;            // "workload.jobs[1]"
@@ -99,6 +101,8 @@ struct GeneratorSpec {
   std::string team;
   int priority = 0;                      // every job of the generator gets it
   std::optional<sim::SimTime> deadline;  // after each job's submit
+  std::vector<std::string> gpu_types;    // as for jobs
+  std::uint64_t node_type_mask = ~std::uint64_t{0};
   std::optional<EstimateSpec> estimate;  // the error form only
   SourceMark mark;
   std::string path;

@@ -149,7 +149,7 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   s.output = read_output(output, name_node, s.name);
 
   // Phase 2: references between sections and the figures derived from several of them.
-  resolve_scenario(s, SectionNodes{workload, budgets, output});
+  resolve_scenario(s, SectionNodes{workload, budgets, output, &catalogs.gpus});
 
   s.gpu_catalog_yaml = used_gpus_yaml(s.cluster);
   s.source_text = std::move(document.text);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "models/config/limits.hpp"
+#include "models/gpu/gpu_catalog.hpp"
 #include "models/spot/interruption_rate.hpp"
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
@@ -76,30 +77,64 @@ void require_lifecycle_in_range(const ConfigNode& entry, sim::SimTime horizon, s
                "make progress");
 }
 
-void require_feasible(const ConfigNode& at, const ClusterSpec& cluster, int gpus, const Precision* precision) {
-  if (eligible_node_types(cluster, gpus, precision) == 0)
-    at.fail(ErrorCode::Infeasible, infeasible_message(cluster, gpus, precision));
+void require_feasible(const ConfigNode& at, const ClusterSpec& cluster, int gpus, const Precision* precision,
+                      std::uint64_t mask = ~std::uint64_t{0}) {
+  if ((eligible_node_types(cluster, gpus, precision) & mask) == 0)
+    at.fail(ErrorCode::Infeasible, infeasible_message(cluster, gpus, precision) +
+                                       (mask == ~std::uint64_t{0} ? "" : " (counting only node types with its `gpu`)"));
 }
 
-void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s) {
+// A job's `gpu` names: each a GPU of the catalog (canonical name or alias), at least one of
+// them on some node type. Sets the names to canonical ones and returns the node types
+// with one of them.
+std::uint64_t resolve_gpu_types(std::vector<std::string>& names, const ConfigNode& job, const Scenario& s,
+                                const GpuCatalog* catalog) {
+  if (names.empty()) return ~std::uint64_t{0};
+  const ConfigNode& at = *job.find("gpu");
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const ConfigNode& item = at.is_sequence() ? at.at(i) : at;
+    const GpuSpec* gpu = catalog ? catalog->find(names[i]) : nullptr;
+    if (catalog && gpu == nullptr) {
+      const std::string near = did_you_mean(names[i], catalog->all_names());
+      item.fail(ErrorCode::UnknownName, "unknown GPU '" + names[i] + "'" +
+                                            (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                                            " (`gcsim gpus` lists the catalog)");
+    }
+    if (gpu) names[i] = gpu->name;
+    for (std::size_t t = 0; t < s.cluster.node_types.size() && t < 64; ++t)
+      if (s.cluster.node_types[t].gpu.name == names[i]) mask |= std::uint64_t{1} << t;
+  }
+  if (mask == 0) {
+    std::string have;
+    for (const auto& t : s.cluster.node_types) have += (have.empty() ? "" : ", ") + t.name + " (" + t.gpu.name + ")";
+    at.fail(ErrorCode::Infeasible, "no node type has the GPU" + std::string(names.size() == 1 ? "" : "s") +
+                                       " this job accepts; the cluster has: " + have);
+  }
+  return mask;
+}
+
+void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s, const GpuCatalog* catalog) {
   const TrainingSpec* training = j.training ? &*j.training : nullptr;
+  j.node_type_mask = resolve_gpu_types(j.gpu_types, n, s, catalog);
   if (j.checkpoint) resolve_checkpoint(*j.checkpoint, n, s, training);
   require_lifecycle_in_range(n, s.horizon, j.image_pull, j.checkpoint);
   const ConfigNode& gpus = *n.find("gpus");
   if (training) {
     if (training->dataset) resolve_dataset(*training->dataset, n, s);
-    if (eligible_node_types(s.cluster, j.gpus, &j.precision, training) == 0) {
+    if ((eligible_node_types(s.cluster, j.gpus, &j.precision, training) & j.node_type_mask) == 0) {
       const std::string why = memory_fit_hint(s.cluster, *training);
       if (!why.empty()) n.fail(ErrorCode::Infeasible, "the job does not fit in GPU memory on any node type." + why);
-      require_feasible(gpus, s.cluster, j.gpus, &j.precision);
+      require_feasible(gpus, s.cluster, j.gpus, &j.precision, j.node_type_mask);
     }
     return;
   }
   if (j.comm && !s.network) n.find("comm")->fail(ErrorCode::Conflict, "comm needs a network: section to send its traffic over");
-  require_feasible(gpus, s.cluster, j.gpus, j.work_flop ? &j.precision : nullptr);
+  require_feasible(gpus, s.cluster, j.gpus, j.work_flop ? &j.precision : nullptr, j.node_type_mask);
 }
 
-void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s) {
+void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s, const GpuCatalog* catalog) {
+  g.node_type_mask = resolve_gpu_types(g.gpu_types, n, s, catalog);
   if (g.checkpoint) resolve_checkpoint(*g.checkpoint, n, s, nullptr);
   require_lifecycle_in_range(n, s.horizon, g.image_pull, g.checkpoint);
   // Every value the gpus distribution can produce must be placeable.
@@ -109,9 +144,9 @@ void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s)
   // infeasible either way, and a double beyond int's range has no int value.
   auto as_gpus = [](double v) { return static_cast<int>(std::min(std::round(v), 1e9)); };
   if (g.gpus.kind == Distribution::Kind::Choice) {
-    for (double v : g.gpus.values) require_feasible(gpus, s.cluster, as_gpus(v), needs);
+    for (double v : g.gpus.values) require_feasible(gpus, s.cluster, as_gpus(v), needs, g.node_type_mask);
   } else {
-    require_feasible(gpus, s.cluster, as_gpus(g.gpus.highest()), needs);
+    require_feasible(gpus, s.cluster, as_gpus(g.gpus.highest()), needs, g.node_type_mask);
   }
 }
 
@@ -121,9 +156,9 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
   for (NodeTypeSpec& t : s.cluster.node_types)
     if (t.spot) t.interruption_rate_per_s = mean_interruption_rate_per_s(t.spot->interruptions);
   for (std::size_t i = 0; i < s.workload.jobs.size(); ++i)
-    resolve_job(s.workload.jobs[i], *nodes.workload.job_nodes[i], s);
+    resolve_job(s.workload.jobs[i], *nodes.workload.job_nodes[i], s, nodes.gpus);
   for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
-    resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s);
+    resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s, nodes.gpus);
   for (std::size_t i = 0; i < s.budgets.size(); ++i) {
     const std::string& team = s.budgets[i].team;
     if (s.workload.team_index(team) >= 0) continue;

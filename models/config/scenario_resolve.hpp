@@ -19,10 +19,13 @@
 
 namespace gcsim::models {
 
+class GpuCatalog;
+
 struct SectionNodes {
   const WorkloadSection& workload;
   const config::ConfigNode* budgets = nullptr;  // the budgets list, when given
   const config::ConfigNode* output = nullptr;   // the output map, when given
+  const GpuCatalog* gpus = nullptr;             // for the jobs' `gpu` names (null: not checked)
 };
 
 void resolve_scenario(Scenario& s, const SectionNodes& nodes);

@@ -84,12 +84,22 @@ EstimateSpec read_estimate(const ConfigNode& n, bool may_give) {
 }
 
 void read_job_lifecycle(MapReader& r, std::optional<CheckpointSpec>& checkpoint, sim::SimTime& image_pull,
-                        std::string& team, int& priority, std::optional<sim::SimTime>& deadline) {
+                        std::string& team, int& priority, std::optional<sim::SimTime>& deadline,
+                        std::vector<std::string>& gpu_types) {
   if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c);
   if (const ConfigNode* p = r.optional("image_pull")) image_pull = config::read_duration(*p);
   if (const ConfigNode* t = r.optional("team")) team = read_name(*t);
   if (const ConfigNode* p = r.optional("priority")) priority = static_cast<int>(config::read_int(*p, -1000, 1000));
   if (const ConfigNode* d = r.optional("deadline")) deadline = config::read_duration(*d, sim::SimTime::from_ns(1));
+  // `gpu`: one name or a list (names are checked against the GPU catalog in the resolve step).
+  if (const ConfigNode* g = r.optional("gpu")) {
+    if (g->is_sequence()) {
+      if (g->size() == 0) g->fail(ErrorCode::OutOfRange, "gpu: name at least one GPU (or leave the key out: any)");
+      for (const ConfigNode& item : g->items()) gpu_types.push_back(config::read_string(item));
+    } else {
+      gpu_types.push_back(config::read_string(*g));
+    }
+  }
 }
 
 // `size: model` takes the job's model; the size itself is computed in the resolve step.
@@ -111,7 +121,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   }
   if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
   j.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1 << 20));
-  read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team, j.priority, j.deadline);
+  read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team, j.priority, j.deadline, j.gpu_types);
   if (const ConfigNode* e = r.optional("estimate")) j.estimate = read_estimate(*e, true);
   const ConfigNode* duration = r.optional("duration");
   const ConfigNode* work = r.optional("work");
@@ -157,7 +167,7 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   GeneratorSpec g;
   g.mark = n.mark();
   g.path = n.path();
-  read_job_lifecycle(r, g.checkpoint, g.image_pull, g.team, g.priority, g.deadline);
+  read_job_lifecycle(r, g.checkpoint, g.image_pull, g.team, g.priority, g.deadline, g.gpu_types);
   if (const ConfigNode* e = r.optional("estimate")) g.estimate = read_estimate(*e, false);
   refuse_model_size_without_model(n, g.checkpoint);
   g.name = read_name(r.required("name"));

@@ -39,6 +39,7 @@ inline constexpr config::KeySpec JOB_KEYS[] = {
     {"team", "text", "none", false, "", "who pays: the key of budgets:"},
     {"priority", "integer", "`0`", false, "-1000..1000", "its class for `policy: priority`: higher classes go first"},
     {"deadline", "duration after submit", "none", false, "> 0", "when it should be done (`cost-aware`, `spot-fallback`)"},
+    {"gpu", "GPU name, or a list of them", "any", false, "", "the GPU models it accepts: it runs only on node types with one"},
     {"estimate", "duration, or `{error: lognormal, sigma: S}`", "none", false, "> 0",
      "the user's estimate of its run time, given or drawn around the true length (`lengths: estimate`)"},
     {"comm", "map", "", false, "", "per-step collectives sent over the network (duration jobs)"},
@@ -88,6 +89,7 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"team", "text", "none", false, "", "every job of the generator gets it"},
     {"priority", "integer", "`0`", false, "-1000..1000", "every job of the generator gets it"},
     {"deadline", "duration after submit", "none", false, "> 0", "every job of the generator gets it, after its own submit"},
+    {"gpu", "GPU name, or a list of them", "any", false, "", "as for jobs"},
     {"estimate", "`{error: lognormal, sigma: S}`", "none", false, "",
      "each job's run-time estimate, drawn around its true length (`lengths: estimate`)"},
 };

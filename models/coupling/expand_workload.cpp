@@ -36,16 +36,16 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     if (spec.training) {
       j.training = &*spec.training;
       j.precision = spec.training->precision;
-      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision, j.training);
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision, j.training) & spec.node_type_mask;
     } else if (j.has_duration) {
       j.duration = *spec.duration;
       j.comm = spec.comm ? &*spec.comm : nullptr;
-      j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr);
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr) & spec.node_type_mask;
     } else {
       j.work_flop = *spec.work_flop;
       j.precision = spec.precision;
       j.efficiency = spec.efficiency;
-      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision);
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision) & spec.node_type_mask;
     }
     set_estimate(j, spec.estimate, job_estimates);
     jobs.push_back(std::move(j));
@@ -76,13 +76,13 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       if (g.duration) {
         j.has_duration = true;
         j.duration = std::max(sim::SimTime::from_ns(1), sim::SimTime::from_seconds(g.duration->sample(size)));
-        j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr);
+        j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr) & g.node_type_mask;
       } else {
         j.has_duration = false;
         j.work_flop = g.work->sample(size);
         j.precision = g.precision;
         j.efficiency = g.efficiency.sample(efficiency);
-        j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision);
+        j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision) & g.node_type_mask;
       }
       set_estimate(j, g.estimate, estimate);
       jobs.push_back(std::move(j));

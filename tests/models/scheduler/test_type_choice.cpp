@@ -147,3 +147,31 @@ TEST_CASE("spot-fallback leaves spot when the deadline is at risk", "[unit][sche
   q.restarts = 2;
   CHECK(sf.falls_back(view, q));
 }
+
+TEST_CASE("a job's gpu key names the GPU models it accepts", "[model][scheduler][config]") {
+  // fifo's best-fit would take the first type with room (a100); gpu: H100-SXM keeps J off it.
+  auto only = run(two_types("{policy: fifo}", "    - {name: J, gpus: 8, duration: 1h, gpu: H100-SXM}\n"
+                                              "    - {name: K, gpus: 8, duration: 1h}\n"));
+  CHECK(only["J"].type == "h100");
+  CHECK(only["K"].type == "a100");
+  // A list, and an alias (A100-SXM4-40GB is the A100-40GB-SXM): both types, a100 first.
+  auto both = run(two_types("{policy: fifo}", "    - {name: J, gpus: 8, duration: 1h, gpu: [H100-SXM, A100-SXM4-40GB]}\n"));
+  CHECK(both["J"].type == "a100");
+  // Two jobs that accept only the A100 queue for it while the H100 node idles.
+  auto queue = run(two_types("{policy: fifo, blocking: skip}", "    - {name: J, gpus: 8, duration: 1h, gpu: A100-40GB-SXM}\n"
+                                                               "    - {name: K, gpus: 8, duration: 1h, gpu: A100-40GB-SXM}\n"));
+  CHECK(queue["K"].start_h == Approx(1));
+  const auto fails = [&](const std::string& job, ErrorCode code, const std::string& text) {
+    try {
+      test::scenario_from_yaml(two_types("{policy: fifo}", job));
+      FAIL("accepted " << job);
+    } catch (const ConfigError& e) {
+      CHECK(e.code() == code);
+      CHECK_THAT(e.what(), Catch::Contains(text));
+    }
+  };
+  fails("    - {gpus: 1, duration: 1h, gpu: H100-SMX}\n", ErrorCode::UnknownName, "did you mean 'H100-SXM'");
+  fails("    - {gpus: 1, duration: 1h, gpu: T4}\n", ErrorCode::Infeasible, "no node type has the GPU");
+  fails("    - {gpus: 16, duration: 1h, gpu: H100-SXM}\n", ErrorCode::Infeasible, "counting only node types with its `gpu`");
+  fails("    - {gpus: 1, duration: 1h, gpu: []}\n", ErrorCode::OutOfRange, "at least one");
+}
