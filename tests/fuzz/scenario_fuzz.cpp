@@ -101,7 +101,7 @@ bool same_tree(const gcsim::config::ConfigNode& a, const gcsim::config::ConfigNo
 }
 
 void check_fast_path(const std::string& text) {
-  const auto fast = gcsim::config::detail::parse_plain_yaml(text, std::make_shared<const std::string>("fuzz.yaml"));
+  const auto fast = gcsim::config::detail::parse_plain_yaml(text, std::string("fuzz.yaml"));
   if (!fast) return;
   try {
     const auto full = gcsim::config::detail::load_yaml_string_full(text, "fuzz.yaml");
