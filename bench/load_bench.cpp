@@ -1,6 +1,6 @@
 // Loading benchmark (large scenarios load at disk speed): generates two large
 // scenarios, then times, in the same run, reading their bytes and loading them into the
-// config tree (sim/config), and reports both speeds and their ratio.
+// config tree (sim/config), and reports both speeds, their ratio and the peak memory.
 //
 //   load_bench [--dir DIR] [--jobs N] [--flows N] [--reps R]
 //
@@ -18,6 +18,7 @@
 // Each measurement is the median of R (5) repetitions of process CPU time; the tree is
 // destroyed outside the timed part. The end-to-end comparison with SimGrid is in
 // docs/network.md, "End to end: gcsim flows on a 256-host explicit fabric".
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -248,5 +249,10 @@ int main(int argc, char** argv) {
   const auto spec = gcsim::topology::parse_network_spec(r.required("network"));
   std::printf("  fabric-csv.yaml  loaded, CSV tables read, network spec checked in %.3f s of CPU (%zu links, %zu routes)\n",
               cpu_now() - t, spec.links.size(), spec.routes.size());
+  // The process's peak resident memory (Linux reports ru_maxrss in KiB): the largest tree
+  // and its text, the reader's buffers, the generated files' writers.
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("  peak resident memory of the process %.1f MiB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
   return 0;
 }

@@ -43,7 +43,7 @@ bool plain_key(const std::string& key) {
 // the values read back as they were first read.
 std::string scalar_text(const config::ConfigNode& node) {
   if (node.is_null()) return "~";
-  return node.quoted() ? quoted_scalar(node.scalar()) : node.scalar();
+  return node.quoted() ? quoted_scalar(node.scalar()) : std::string(node.scalar());
 }
 
 void emit_block(const config::ConfigNode& node, std::size_t indent, std::string& out) {
@@ -65,7 +65,7 @@ void emit_block(const config::ConfigNode& node, std::size_t indent, std::string&
   };
   if (node.is_map()) {
     for (const auto& [key, v] : node.entries()) {
-      out += pad + (plain_key(key) ? key : quoted_scalar(key)) + ":";
+      out += pad + (plain_key(key) ? std::string(key) : quoted_scalar(key)) + ":";
       value(v);
     }
   } else {

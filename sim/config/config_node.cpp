@@ -1,6 +1,9 @@
 // The format-neutral config tree: typed access that fails with a ConfigError naming the
-// node's file, line, column and key path.
+// node's file, line, column and key path; the tree's storage.
 #include "sim/config/config_node.hpp"
+
+#include <algorithm>
+#include <cstring>
 
 #include "sim/config/node_access.hpp"
 
@@ -16,6 +19,79 @@ std::string describe(const ConfigNode& n) {
 
 }  // namespace
 
+std::string operator+(const std::string& a, TextView b) {
+  std::string out;
+  out.reserve(a.size() + b.size());
+  out += a;
+  out += b;
+  return out;
+}
+std::string operator+(std::string&& a, TextView b) {
+  a += b;
+  return std::move(a);
+}
+std::string operator+(TextView a, const std::string& b) {
+  std::string out(a);
+  out += b;
+  return out;
+}
+std::string operator+(const char* a, TextView b) {
+  std::string out(a);
+  out += b;
+  return out;
+}
+std::string operator+(TextView a, const char* b) {
+  std::string out(a);
+  out += b;
+  return out;
+}
+
+namespace detail {
+
+Tree::~Tree() {
+  for (Tree* t : kept_) t->release();
+}
+
+void* Tree::grow(std::size_t bytes) {
+  // A block larger than half a chunk gets a chunk of its own, and the current one stays
+  // in use; otherwise a new chunk, each twice the last up to MAX_CHUNK.
+  if (bytes > chunk_size_ / 2 && bytes > FIRST_CHUNK) {
+    chunks_.emplace_back(new std::byte[bytes]);
+    return chunks_.back().get();
+  }
+  while (chunk_size_ < bytes) chunk_size_ *= 2;
+  chunks_.emplace_back(new std::byte[chunk_size_]);
+  next_ = chunks_.back().get();
+  left_ = chunk_size_;
+  chunk_size_ = std::min(chunk_size_ * 2, MAX_CHUNK);
+  void* p = next_;
+  next_ += bytes;
+  left_ -= bytes;
+  return p;
+}
+
+std::string_view Tree::copy(std::string_view s) {
+  if (s.empty()) return {};
+  char* p = static_cast<char*>(allocate(s.size()));
+  std::memcpy(p, s.data(), s.size());
+  return {p, s.size()};
+}
+
+void Tree::keep_alive(Tree* other) {
+  if (other == this || (!kept_.empty() && kept_.back() == other)) return;
+  if (std::find(kept_.begin(), kept_.end(), other) != kept_.end()) return;
+  other->retain();
+  kept_.push_back(other);
+}
+
+std::string TreePlace::path() const {
+  if (!up) return std::string(segment);
+  if (is_index) return join_index_path(up->path(), index);
+  return join_key_path(up->path(), segment);
+}
+
+}  // namespace detail
+
 std::string join_key_path(std::string_view parent, std::string_view key) {
   std::string out(parent);
   if (!out.empty()) out += '.';
@@ -27,6 +103,11 @@ std::string join_index_path(std::string_view parent, std::size_t index) {
   return std::string(parent) + '[' + std::to_string(index) + ']';
 }
 
+void ConfigNode::retain() const noexcept { tree_->retain(); }
+void ConfigNode::release() noexcept { tree_->release(); }
+
+std::string ConfigNode::file_name() const { return tree_ ? tree_->file() : std::string(); }
+
 std::string_view ConfigNode::kind_name() const {
   switch (kind_) {
     case Kind::Null: return "null";
@@ -37,21 +118,15 @@ std::string_view ConfigNode::kind_name() const {
   return "null";
 }
 
-const std::string& ConfigNode::scalar() const {
+TextView ConfigNode::scalar() const {
   if (kind_ != Kind::Scalar) fail(ErrorCode::WrongType, "expected a single value, got " + describe(*this));
-  return scalar_;
-}
-
-std::string detail::TreePlace::path() const {
-  if (!up) return segment;
-  if (is_index) return join_index_path(up->path(), index);
-  return join_key_path(up->path(), segment);
+  return std::string_view(static_cast<const char*>(data_), size_);
 }
 
 std::string ConfigNode::path() const {
   std::string parent = place_ ? place_->path() : std::string();
   if (index_segment_) return join_index_path(parent, index_);
-  return join_key_path(parent, segment_);
+  return join_key_path(parent, std::string_view(segment_, index_));
 }
 
 std::size_t ConfigNode::size() const { return items().size(); }
@@ -66,12 +141,12 @@ const ConfigNode& ConfigNode::at(std::size_t i) const {
 
 std::span<const ConfigNode> ConfigNode::items() const {
   if (kind_ != Kind::Sequence) fail(ErrorCode::WrongType, "expected a list, got " + describe(*this));
-  return {static_cast<const ConfigNode*>(children_.get()), size_};
+  return {static_cast<const ConfigNode*>(data_), size_};
 }
 
 std::span<const ConfigNode::Entry> ConfigNode::entries() const {
   if (kind_ != Kind::Map) fail(ErrorCode::WrongType, "expected a map, got " + describe(*this));
-  return {static_cast<const Entry*>(children_.get()), size_};
+  return {static_cast<const Entry*>(data_), size_};
 }
 
 const ConfigNode* ConfigNode::find(std::string_view key) const {
@@ -94,21 +169,19 @@ SourceMark ConfigNode::key_mark(std::size_t i) const {
 void ConfigNode::fail(ErrorCode code, std::string detail) const { throw ConfigError(code, mark(), path(), std::move(detail)); }
 
 ConfigNode ConfigNode::make_null(SourceMark mark, std::string path) {
-  return NodeAccess::null(std::make_shared<const std::string>(std::move(mark.file)), mark.line, mark.column,
-                          std::move(path));
+  TreeRef tree(std::move(mark.file));
+  return NodeAccess::owned(NodeAccess::null(*tree, mark.line, mark.column, path));
 }
 
 ConfigNode ConfigNode::make_scalar(std::string text, bool quoted, SourceMark mark, std::string path) {
-  ConfigNode n = make_null(std::move(mark), std::move(path));
-  n.kind_ = Kind::Scalar;
-  n.scalar_ = std::move(text);
-  n.quoted_ = quoted;
-  return n;
+  TreeRef tree(std::move(mark.file));
+  return NodeAccess::owned(
+      NodeAccess::scalar(*tree, text, quoted, mark.line, mark.column, NodePlace::whole(path)));
 }
 
 ConfigNode ConfigNode::make_sequence(std::vector<ConfigNode> items, SourceMark mark, std::string path) {
-  const FileName file = std::make_shared<const std::string>(std::move(mark.file));
-  return NodeAccess::sequence(std::move(items), file, mark.line, mark.column, std::move(path));
+  TreeRef tree(std::move(mark.file));
+  return NodeAccess::owned(NodeAccess::sequence_from(*tree, items, mark.line, mark.column, NodePlace::whole(path)));
 }
 
 ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries, SourceMark mark,
@@ -125,8 +198,12 @@ ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> 
     marks.reserve(key_marks.size());
     for (const SourceMark& m : key_marks) marks.push_back({m.line, m.column});
   }
-  const FileName file = std::make_shared<const std::string>(std::move(mark.file));
-  return NodeAccess::map(std::move(entries), std::move(marks), file, mark.line, mark.column, std::move(path));
+  TreeRef tree(std::move(mark.file));
+  NodeAccess::Entries kept;
+  kept.reserve(entries.size());
+  for (auto& [key, value] : entries) kept.emplace_back(tree->copy(key), std::move(value));
+  return NodeAccess::owned(
+      NodeAccess::map_from(*tree, kept, marks, mark.line, mark.column, NodePlace::whole(path)));
 }
 
 }  // namespace gcsim::config

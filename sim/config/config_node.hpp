@@ -3,9 +3,11 @@
 // ConfigNodes, so that every error can name file, line, column and the dotted key path.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,15 +18,34 @@
 
 namespace gcsim::config {
 
+// A key or scalar: a view of text kept by the tree it belongs to (the document's own
+// text, or the tree's storage for text that had to be unescaped). It is a string_view
+// that also converts to std::string, so that code written for `const std::string&`
+// (`std::string s = n.scalar();`, `"'" + n.scalar() + "'"`) reads it unchanged.
+class TextView : public std::string_view {
+ public:
+  constexpr TextView() noexcept = default;
+  constexpr TextView(std::string_view s) noexcept : std::string_view(s) {}  // NOLINT: implicit by design
+  TextView(const std::string& s) noexcept : std::string_view(s) {}         // NOLINT
+  constexpr TextView(const char* s) : std::string_view(s) {}                // NOLINT
+  operator std::string() const { return std::string(data(), size()); }     // NOLINT
+};
+std::string operator+(const std::string& a, TextView b);
+std::string operator+(std::string&& a, TextView b);
+std::string operator+(TextView a, const std::string& b);
+std::string operator+(const char* a, TextView b);
+std::string operator+(TextView a, const char* b);
+
 namespace detail {
-// Where the children of one list or map sit: their file and their parent's path, shared by
-// all of them (one per list or map, not one per node). The path is kept as a link to the
-// place above and the collection's own key or index, and joined only when asked for.
+class Tree;
+
+// Where the children of one list or map sit: their parent's path, shared by all of them
+// (one per list or map, not one per node), kept as a link to the place above and the
+// collection's own key or index, and joined only when asked for. In its tree's storage.
 struct TreePlace {
-  std::shared_ptr<const std::string> file;  // one per document
-  std::shared_ptr<const TreePlace> up;      // null: `segment` is the whole path
-  std::string segment;                      // the collection's key (unless is_index)
-  std::uint32_t index = 0;                  // the collection's index in its list (is_index)
+  const TreePlace* up = nullptr;  // null: `segment` is the whole path
+  std::string_view segment;       // the collection's key (unless is_index)
+  std::uint32_t index = 0;        // the collection's index in its list (is_index)
   bool is_index = false;
 
   std::string path() const;
@@ -34,8 +55,38 @@ struct TreePlace {
 class ConfigNode {
  public:
   enum class Kind : std::uint8_t { Null, Scalar, Sequence, Map };
+  using Entry = std::pair<TextView, ConfigNode>;
 
   ConfigNode() = default;
+  // A copy keeps the whole tree it belongs to alive (its text, its places, its storage);
+  // the nodes inside a tree do not count, so building one costs no reference counting.
+  ConfigNode(const ConfigNode& o) noexcept : ConfigNode(o, Unowned{}) {
+    if (tree_ != nullptr) {
+      owner_ = true;
+      retain();
+    }
+  }
+  ConfigNode(ConfigNode&& o) noexcept : ConfigNode(o, Unowned{}) {
+    owner_ = o.owner_;
+    o.owner_ = false;
+  }
+  ConfigNode& operator=(const ConfigNode& o) noexcept {
+    if (this != &o) *this = ConfigNode(o);
+    return *this;
+  }
+  ConfigNode& operator=(ConfigNode&& o) noexcept {
+    if (this != &o) {
+      if (owner_) release();
+      const bool owner = o.owner_;
+      o.owner_ = false;
+      new (this) ConfigNode(o, Unowned{});
+      owner_ = owner;
+    }
+    return *this;
+  }
+  ~ConfigNode() {
+    if (owner_) release();
+  }
 
   Kind kind() const { return kind_; }
   bool is_null() const { return kind_ == Kind::Null; }
@@ -44,27 +95,27 @@ class ConfigNode {
   bool is_map() const { return kind_ == Kind::Map; }
   std::string_view kind_name() const;  // "null", "scalar", "list", "map"
 
-  // Returned by value: a node keeps its line and column and shares its file name with its
-  // siblings (through their place), since a per-node copy of the name cost an allocation.
+  // Returned by value: a node keeps its line and column, and its tree the file name.
   SourceMark mark() const { return SourceMark{file_name(), line_, column_}; }
   // Dotted path from the document root: "cluster.node_types[0].gpus" ("" for the root).
   // Built on demand (it is needed for errors and a few records): a node keeps only its
   // own key or index and shares its parent's path with its siblings.
   std::string path() const;
 
-  // The scalar's text; throws ConfigError(WrongType) naming this node when not a scalar.
-  const std::string& scalar() const;
+  // The scalar's text (a view into the tree: valid while the node or a copy lives);
+  // throws ConfigError(WrongType) naming this node when not a scalar.
+  TextView scalar() const;
   // True when the scalar was written in quotes ("42"), so it is text, not a number.
   bool quoted() const { return quoted_; }
 
   // Sequence access; throws ConfigError(WrongType) when not a sequence.
   std::size_t size() const;
   const ConfigNode& at(std::size_t i) const;
-  // The items sit in one block shared by copies of the node.
+  // The items sit in one block of the tree.
   std::span<const ConfigNode> items() const;
 
   // Map access, in document order; throws ConfigError(WrongType) when not a map.
-  std::span<const std::pair<std::string, ConfigNode>> entries() const;
+  std::span<const Entry> entries() const;
   const ConfigNode* find(std::string_view key) const;
   // Where the i-th key itself is written (its value's mark when the builder gave none), so
   // that an unknown key is reported at the key, not at its value on the next line.
@@ -73,7 +124,8 @@ class ConfigNode {
   // Throws ConfigError(code) at this node's position and path.
   [[noreturn]] void fail(ErrorCode code, std::string detail) const;
 
-  // Builders, used by loaders and tests.
+  // Builders, used by loaders and tests. Each makes a tree of its own (the children's
+  // trees are kept alive by it).
   static ConfigNode make_null(SourceMark mark, std::string path);
   static ConfigNode make_scalar(std::string text, bool quoted, SourceMark mark, std::string path);
   static ConfigNode make_sequence(std::vector<ConfigNode> items, SourceMark mark, std::string path);
@@ -90,28 +142,46 @@ class ConfigNode {
     int line = 0;
     int column = 0;
   };
-  using Entry = std::pair<std::string, ConfigNode>;
+  struct Unowned {};
+  // A copy stored inside a tree: it does not keep the tree alive.
+  ConfigNode(const ConfigNode& o, Unowned) noexcept
+      : tree_(o.tree_),
+        place_(o.place_),
+        data_(o.data_),
+        segment_(o.segment_),
+        size_(o.size_),
+        index_(o.index_),
+        line_(o.line_),
+        column_(o.column_),
+        key_line_(o.key_line_),
+        key_column_(o.key_column_),
+        kind_(o.kind_),
+        quoted_(o.quoted_),
+        index_segment_(o.index_segment_),
+        has_key_mark_(o.has_key_mark_),
+        owner_(false) {}
 
-  std::string file_name() const { return place_ && place_->file ? *place_->file : std::string(); }
+  std::string file_name() const;
+  void retain() const noexcept;
+  void release() noexcept;
 
-  // 32 bytes of positions and flags, then the place, the own key, the text and the block
-  // of children: 128 bytes in all, and no allocation of its own for a short key or scalar.
-  Kind kind_ = Kind::Null;
-  bool quoted_ = false;
-  bool index_segment_ = false;  // the node's own segment is index_ ("[i]"), not segment_
-  bool has_key_mark_ = false;   // key_line_/key_column_ hold where its key is written
+  // 64 bytes: the tree, the parent's place, the contents, the own key, then positions
+  // and flags. No allocation of its own: text, places and children blocks are in the tree.
+  detail::Tree* tree_ = nullptr;
+  const detail::TreePlace* place_ = nullptr;  // the parent's path
+  const void* data_ = nullptr;                // scalar: its chars; list: ConfigNode[size_]; map: Entry[size_]
+  const char* segment_ = nullptr;             // own key, or the whole path without a place (index_ chars)
+  std::uint32_t size_ = 0;                    // scalar: its length; list or map: items or entries
+  std::uint32_t index_ = 0;                   // own index (index_segment_), else the segment's length
   int line_ = 0;
   int column_ = 0;
   int key_line_ = 0;  // in the file of the map holding it
   int key_column_ = 0;
-  std::uint32_t index_ = 0;
-  std::uint32_t size_ = 0;  // items or entries in children_
-  std::shared_ptr<const detail::TreePlace> place_;  // the parent's path and the file
-  std::string segment_;                             // own key, or the whole path without a place
-  std::string scalar_;
-  // A list's items (ConfigNode[size_]) or a map's entries (Entry[size_]) in one block,
-  // shared (immutable) between copies of the node; a scalar has none.
-  std::shared_ptr<const void> children_;
+  Kind kind_ = Kind::Null;
+  bool quoted_ = false;
+  bool index_segment_ = false;  // the node's own segment is index_ ("[i]"), not segment_
+  bool has_key_mark_ = false;   // key_line_/key_column_ hold where its key is written
+  bool owner_ = false;          // this copy keeps tree_ alive
 };
 
 // Dotted key paths: join_key_path("cluster", "gpus") == "cluster.gpus",

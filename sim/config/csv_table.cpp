@@ -24,19 +24,19 @@ bool is_key_text(std::string_view s) {
 }
 
 // "a;b; c" -> items with their own columns; an empty item is an error at its place.
-ConfigNode split_list(const csv::Field& f, const FileName& file, int line, NodePlace place) {
-  const SharedPath mine = place.shared();
+ConfigNode split_list(detail::Tree& tree, const csv::Field& f, int line, const NodePlace& place) {
+  const detail::TreePlace* mine = place.shared(tree);
   std::vector<ConfigNode> items;
   for_each_list_item(f.text, [&](std::size_t b, std::size_t e) {
     // Columns are exact for an unquoted cell on one line (the usual case).
     const int column = f.column + static_cast<int>(b) + (f.quoted ? 1 : 0);
     if (b == e)
-      throw ConfigError(ErrorCode::WrongType, SourceMark{*file, line, column}, join_index_path(mine->path(), items.size()),
-                        "an empty item in a ';'-separated list");
-    items.push_back(NodeAccess::scalar(f.text.substr(b, e - b), f.quoted, file, line, column,
+      throw ConfigError(ErrorCode::WrongType, SourceMark{tree.file(), line, column},
+                        join_index_path(mine->path(), items.size()), "an empty item in a ';'-separated list");
+    items.push_back(NodeAccess::scalar(tree, std::string_view(f.text).substr(b, e - b), f.quoted, line, column,
                                        NodePlace::item(mine, items.size())));
   });
-  return NodeAccess::sequence(std::move(items), file, line, f.column, std::move(place));
+  return NodeAccess::sequence_from(tree, items, line, f.column, place);
 }
 
 // A column the table's keys do not know: UnknownKey at its header cell, worded as an
@@ -86,11 +86,7 @@ std::unique_ptr<CsvTable> CsvTable::open(const ConfigNode& n, std::initializer_l
 }
 
 CsvTable::CsvTable(const ConfigNode& n, const std::string& label, const std::string& bytes)
-    : path_(n.path()),
-      file_(std::make_shared<const std::string>(label)),
-      table_path_(NodePlace::whole(n.path()).shared(file_)),
-      in_(bytes),
-      reader_(in_, label, true) {}
+    : path_(n.path()), file_(label), in_(bytes), reader_(in_, label, true) {}
 
 std::size_t CsvTable::column(std::string_view key) const {
   for (std::size_t c = 0; c < keys_.size(); ++c)
@@ -101,34 +97,43 @@ std::size_t CsvTable::column(std::string_view key) const {
 bool CsvTable::next(csv::Row& row) {
   if (!reader_.next(row)) return false;
   if (row.fields.size() > keys_.size())
-    csv::fail(ErrorCode::WrongType, *file_, row.line, row.fields[keys_.size()].column, "",
+    csv::fail(ErrorCode::WrongType, file_, row.line, row.fields[keys_.size()].column, "",
               "a row with " + std::to_string(row.fields.size()) + " cells under a header of " +
                   std::to_string(keys_.size()));
   return true;
 }
 
-ConfigNode CsvTable::node(const csv::Row& row, std::size_t index) const {
-  NodePlace place = NodePlace::item(table_path_, index);
-  const SharedPath row_path = place.shared();
+ConfigNode CsvTable::build(detail::Tree& tree, const detail::TreePlace* table, const csv::Row& row,
+                           std::size_t index) const {
+  const NodePlace place = NodePlace::item(table, index);
+  const detail::TreePlace* row_path = place.shared(tree);
   NodeAccess::Entries entries;
   NodeAccess::KeyMarks marks;
   for (std::size_t c = 0; c < row.fields.size(); ++c) {
     const csv::Field& f = row.fields[c];
     if (f.text.empty() && !f.quoted) continue;  // not given: the key's default applies
-    NodePlace cell = NodePlace::key(row_path, keys_[c]);
-    entries.emplace_back(keys_[c], is_list_[c] ? split_list(f, file_, row.line, std::move(cell))
-                                               : NodeAccess::scalar(f.text, f.quoted, file_, row.line, f.column,
-                                                                    std::move(cell)));
+    const std::string_view key = tree.copy(keys_[c]);
+    const NodePlace cell = NodePlace::key(row_path, key);
+    entries.emplace_back(key, is_list_[c] ? split_list(tree, f, row.line, cell)
+                                          : NodeAccess::scalar(tree, f.text, f.quoted, row.line, f.column, cell));
     marks.push_back(NodeAccess::position(header_line_, key_columns_[c]));
   }
-  return NodeAccess::map(std::move(entries), std::move(marks), file_, row.line, 1, std::move(place));
+  return NodeAccess::map_from(tree, entries, marks, row.line, 1, place);
+}
+
+ConfigNode CsvTable::node(const csv::Row& row, std::size_t index) const {
+  // A tree of its own for each row: a reader walking a large table keeps none of them.
+  TreeRef tree(file_);
+  return NodeAccess::owned(build(*tree, NodePlace::whole(path_).shared(*tree), row, index));
 }
 
 ConfigNode CsvTable::as_list() {
+  TreeRef tree(file_);
+  const detail::TreePlace* table = NodePlace::whole(path_).shared(*tree);
   std::vector<ConfigNode> rows;
   csv::Row row;
-  while (next(row)) rows.push_back(node(row, rows.size()));
-  return NodeAccess::sequence(std::move(rows), file_, header_line_, 1, NodePlace::whole(path_));
+  while (next(row)) rows.push_back(build(*tree, table, row, rows.size()));
+  return NodeAccess::owned(NodeAccess::sequence_from(*tree, rows, header_line_, 1, NodePlace::whole(path_)));
 }
 
 ConfigNode read_table(const ConfigNode& n, std::initializer_list<std::string_view> list_columns, SourceResolver* sources,

@@ -27,7 +27,7 @@
 namespace gcsim::config {
 
 namespace detail {
-struct TreePlace;  // a node's place in its tree (node_access.hpp)
+class Tree;  // a document's storage (node_access.hpp)
 }  // namespace detail
 
 // Calls f(begin, end) for each item of a list cell, "a;b; c" (offsets into `text`, blanks
@@ -73,9 +73,11 @@ class CsvTable {
  private:
   CsvTable(const ConfigNode& n, const std::string& label, const std::string& bytes);
 
+  // `row` as the table's `index`th entry, in `tree`, under `table` (the table's place).
+  ConfigNode build(detail::Tree& tree, const detail::TreePlace* table, const csv::Row& row, std::size_t index) const;
+
   std::string path_;  // the table's key path ("network.routes")
-  std::shared_ptr<const std::string> file_;
-  std::shared_ptr<const detail::TreePlace> table_path_;  // the rows' parent place, in file_
+  std::string file_;
   std::istringstream in_;
   csv::Reader reader_;
   int header_line_ = 0;

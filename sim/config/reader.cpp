@@ -24,7 +24,7 @@ std::string describe(const ConfigNode& n) {
 }
 
 // The scalar's text, or WrongType naming what was expected.
-const std::string& scalar_text(const ConfigNode& n, std::string_view expected) {
+TextView scalar_text(const ConfigNode& n, std::string_view expected) {
   if (!n.is_scalar()) n.fail(ErrorCode::WrongType, "expected " + std::string(expected) + ", got " + describe(n));
   return n.scalar();
 }

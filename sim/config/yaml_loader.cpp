@@ -207,12 +207,12 @@ PreScan pre_scan(const std::string& text, const std::string& file) {
 // consuming the token, forever.
 class Builder : public YAML::EventHandler {
  public:
-  Builder(const std::string& file, FileName file_name, const std::string& text)
-      : file_(file), file_name_(std::move(file_name)), text_(text) {}
+  Builder(const std::string& file, const std::string& text) : file_(file), tree_(file), text_(text) {}
 
   bool has_root() const { return root_.has_value(); }
   const ConfigNode& root() const { return *root_; }
-  ConfigNode take_root() { return std::move(*root_); }
+  // A copy that keeps the tree alive (the builder's nodes do not).
+  ConfigNode take_root() { return NodeAccess::owned(*root_); }
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
@@ -271,7 +271,7 @@ class Builder : public YAML::EventHandler {
       mark = stack_.back().key_mark;
     std::string path = next_path();
     check_depth(mark, path, static_cast<int>(stack_.size()));
-    add(NodeAccess::null(file_name_, mark.line, mark.column, std::move(path)), anchor);
+    add(NodeAccess::null(*tree_, mark.line, mark.column, path), anchor);
   }
 
   void on_scalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor, const std::string& value) {
@@ -281,12 +281,12 @@ class Builder : public YAML::EventHandler {
     if (tag == "!") check_quote_closed(m, mark, expecting_key() ? stack_.back().path : next_path());
     if (expecting_key()) {
       set_key(value, mark);
-      if (anchor != 0) anchors_[anchor] = NodeAccess::scalar(value, quoted, file_name_, mark.line, mark.column, "");
+      if (anchor != 0) anchors_[anchor] = NodeAccess::scalar(*tree_, value, quoted, mark.line, mark.column, "");
       return;
     }
     std::string path = next_path();
     check_depth(mark, path, static_cast<int>(stack_.size()));
-    add(NodeAccess::scalar(value, quoted, file_name_, mark.line, mark.column, std::move(path)), anchor);
+    add(NodeAccess::scalar(*tree_, value, quoted, mark.line, mark.column, path), anchor);
   }
 
   void on_alias(const YAML::Mark& m, YAML::anchor_t anchor) {
@@ -314,7 +314,7 @@ class Builder : public YAML::EventHandler {
     YAML::anchor_t anchor = 0;
     std::size_t expanded_at_start = 0;
     std::vector<ConfigNode> items;
-    std::vector<std::pair<std::string, ConfigNode>> entries;
+    NodeAccess::Entries entries;
     NodeAccess::KeyMarks key_marks;
     std::unordered_map<std::string, int> seen;  // key -> line of its first occurrence
     bool have_key = false;
@@ -367,10 +367,8 @@ class Builder : public YAML::EventHandler {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
     ConfigNode node = f.kind == ConfigNode::Kind::Sequence
-                          ? NodeAccess::sequence(std::move(f.items), file_name_, f.mark.line, f.mark.column,
-                                                 std::move(f.path))
-                          : NodeAccess::map(std::move(f.entries), std::move(f.key_marks), file_name_, f.mark.line,
-                                            f.mark.column, std::move(f.path));
+                          ? NodeAccess::sequence_from(*tree_, f.items, f.mark.line, f.mark.column, f.path)
+                          : NodeAccess::map_from(*tree_, f.entries, f.key_marks, f.mark.line, f.mark.column, f.path);
     if (f.anchor != 0) {
       open_anchors_.erase(f.anchor);
       // The stored copy holds the alias expansions inside it a second time; what is
@@ -390,7 +388,7 @@ class Builder : public YAML::EventHandler {
     if (top.kind == ConfigNode::Kind::Sequence) {
       top.items.push_back(std::move(node));
     } else {
-      top.entries.emplace_back(top.key, std::move(node));
+      top.entries.emplace_back(tree_->copy(top.key), std::move(node));
       top.key_marks.push_back(NodeAccess::position(top.key_mark.line, top.key_mark.column));
       top.have_key = false;
     }
@@ -401,20 +399,19 @@ class Builder : public YAML::EventHandler {
   ConfigNode reroot(const ConfigNode& src, std::string path, int depth) {
     const SourceMark at = src.mark();
     check_depth(at, path, depth);
-    const FileName& file = NodeAccess::file(src);
     switch (src.kind()) {
       case ConfigNode::Kind::Null:
         charge_expanded(path.size());
-        return NodeAccess::null(file, at.line, at.column, std::move(path));
+        return NodeAccess::null(*tree_, at.line, at.column, path);
       case ConfigNode::Kind::Scalar:
         charge_expanded(path.size() + src.scalar().size());
-        return NodeAccess::scalar(src.scalar(), src.quoted(), file, at.line, at.column, std::move(path));
+        return NodeAccess::scalar_kept(*tree_, src.scalar(), src.quoted(), at.line, at.column, path);
       case ConfigNode::Kind::Sequence: {
         charge_expanded(path.size());
         std::vector<ConfigNode> items;
         items.reserve(src.size());
         for (std::size_t i = 0; i < src.size(); ++i) items.push_back(reroot(src.at(i), join_index_path(path, i), depth + 1));
-        return NodeAccess::sequence(std::move(items), file, at.line, at.column, std::move(path));
+        return NodeAccess::sequence_from(*tree_, items, at.line, at.column, path);
       }
       case ConfigNode::Kind::Map: {
         charge_expanded(path.size());
@@ -424,11 +421,10 @@ class Builder : public YAML::EventHandler {
           charge_expanded(key.size());
           entries.emplace_back(key, reroot(value, join_key_path(path, key), depth + 1));
         }
-        return NodeAccess::map(std::move(entries), NodeAccess::key_marks(src), file, at.line, at.column,
-                               std::move(path));
+        return NodeAccess::map_from(*tree_, entries, NodeAccess::key_marks(src), at.line, at.column, path);
       }
     }
-    return NodeAccess::null(file, at.line, at.column, std::move(path));
+    return NodeAccess::null(*tree_, at.line, at.column, path);
   }
 
   void check_depth(const SourceMark& mark, const std::string& path, int depth) const {
@@ -485,7 +481,7 @@ class Builder : public YAML::EventHandler {
   }
 
   const std::string& file_;
-  FileName file_name_;
+  TreeRef tree_;  // first: the nodes below are in it
   const std::string& text_;
   std::vector<Frame> stack_;
   std::optional<ConfigNode> root_;
@@ -542,7 +538,7 @@ ConfigDocument load_yaml_string_full(std::string text, std::string file) {
   guarded(file, [&] {
     std::istringstream in(text);
     YAML::Parser parser(in);
-    Builder builder(file, std::make_shared<const std::string>(file), text);
+    Builder builder(file, text);
     const bool got_document = parser.HandleNextDocument(builder);
     builder.rethrow_deferred();
     if (!got_document || !builder.has_root() || (builder.root().is_null() && !scan.has_content)) {
@@ -572,9 +568,13 @@ ConfigDocument load_yaml_string(std::string text, std::string file) {
   // Most scenarios, and every large one we generate, stay within the plain subset; the
   // rest, and every error, go to yaml-cpp (see yaml_plain.hpp).
   if (text.size() <= MAX_FILE_BYTES) {
-    if (std::optional<ConfigNode> root = detail::parse_plain_yaml(text, std::make_shared<const std::string>(file))) {
+    // The tree keeps its own copy of the text, which its keys and plain scalars are views
+    // of: doc.text is the caller's to change or move.
+    TreeRef tree(file);
+    const std::string_view source = tree->adopt_text(text);
+    if (std::optional<ConfigNode> root = detail::parse_plain_yaml(source, *tree)) {
       ConfigDocument doc;
-      doc.root = std::move(*root);
+      doc.root = NodeAccess::owned(*root);
       doc.file = std::move(file);
       doc.text = std::move(text);
       return doc;

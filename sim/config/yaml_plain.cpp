@@ -58,7 +58,7 @@ constexpr CharTable CHARS;
 
 class PlainReader {
  public:
-  PlainReader(std::string_view text, const FileName& file) : t_(text), file_(file) {}
+  PlainReader(std::string_view text, detail::Tree& tree) : t_(text), tree_(tree) {}
 
   ConfigNode document() {
     // A NUL or a carriage return (a line break of its own to YAML, even inside a comment)
@@ -142,18 +142,18 @@ class PlainReader {
   }
 
   // A block node whose first character is at p_, in column `indent` (0-based).
-  ConfigNode block_node(std::size_t indent, NodePlace place, int depth) {
+  ConfigNode block_node(std::size_t indent, const NodePlace& place, int depth) {
     check_depth(depth);
-    if (is_sequence_item(p_)) return block_sequence(indent, std::move(place), depth);
-    if (key_length(p_) > 0) return block_map(indent, std::move(place), depth);
+    if (is_sequence_item(p_)) return block_sequence(indent, place, depth);
+    if (key_length(p_) > 0) return block_map(indent, place, depth);
     give_up();  // a scalar or flow collection on a line of its own
   }
 
-  ConfigNode block_map(std::size_t indent, NodePlace place, int depth) {
+  ConfigNode block_map(std::size_t indent, const NodePlace& place, int depth) {
     check_depth(depth);
     const int line = line_;
     const int col = column();
-    const SharedPath mine = place.shared(file_);
+    const TreePlace* mine = place.shared(tree_);
     Scratch& scratch = scratch_[static_cast<std::size_t>(depth)];
     NodeAccess::Entries& entries = scratch.entries;
     NodeAccess::KeyMarks& key_marks = scratch.key_marks;
@@ -185,16 +185,16 @@ class PlainReader {
         finish_line();
         seek_content();
         if (has_line_ && (indent_ > indent || (indent_ == indent && is_sequence_item(p_)))) {
-          entries.emplace_back(std::string(key), block_node(indent_, std::move(child), depth + 1));
+          entries.emplace_back(key, block_node(indent_, child, depth + 1));
         } else {
           // An empty value followed by a sibling key: yaml-cpp marks it at that key (the
           // fuzzer's "b:\nnulls: ..."), an accident of its tokens this reader does not copy.
           if (has_line_ && indent_ == indent) give_up();
           check_depth(depth + 1);
-          entries.emplace_back(std::string(key), NodeAccess::null(file_, key_line, key_col, std::move(child)));
+          entries.emplace_back(key, NodeAccess::null(tree_, key_line, key_col, child));
         }
       } else {
-        entries.emplace_back(std::string(key), value(std::move(child), depth + 1, false));
+        entries.emplace_back(key, value(child, depth + 1, false));
         finish_line();
         seek_content();
       }
@@ -202,16 +202,16 @@ class PlainReader {
       if (!has_line_ || indent_ < indent) break;
       if (indent_ > indent || is_sequence_item(p_)) give_up();  // misplaced: the full parser says why
     }
-    ConfigNode out = NodeAccess::map_from(entries, key_marks, file_, line, col, std::move(place));
+    ConfigNode out = NodeAccess::map_from(tree_, entries, key_marks, line, col, place);
     key_marks.clear();
     return out;
   }
 
-  ConfigNode block_sequence(std::size_t indent, NodePlace place, int depth) {
+  ConfigNode block_sequence(std::size_t indent, const NodePlace& place, int depth) {
     check_depth(depth);
     const int line = line_;
     const int col = column();
-    const SharedPath mine = place.shared(file_);
+    const TreePlace* mine = place.shared(tree_);
     std::vector<ConfigNode>& items = scratch_[static_cast<std::size_t>(depth)].items;
     items.clear();
     for (;;) {
@@ -222,13 +222,13 @@ class PlainReader {
         finish_line();
         seek_content();
         if (!has_line_ || indent_ <= indent) give_up();  // an empty item
-        items.push_back(block_node(indent_, std::move(child), depth + 1));
+        items.push_back(block_node(indent_, child, depth + 1));
       } else if (is_sequence_item(p_)) {
         give_up();  // "- - x"
       } else if (key_length(p_) > 0) {
-        items.push_back(block_map(p_ - line_start_, std::move(child), depth + 1));
+        items.push_back(block_map(p_ - line_start_, child, depth + 1));
       } else {
-        items.push_back(value(std::move(child), depth + 1, false));
+        items.push_back(value(child, depth + 1, false));
         finish_line();
         seek_content();
         if (has_line_ && indent_ > indent) give_up();
@@ -237,27 +237,28 @@ class PlainReader {
       if (indent_ > indent) give_up();
       if (!is_sequence_item(p_)) break;  // the next key of the map this list is the value of
     }
-    return NodeAccess::sequence_from(items, file_, line, col, std::move(place));
+    return NodeAccess::sequence_from(tree_, items, line, col, place);
   }
 
   // A value written on the same line: after "key: " or "- " (in_flow false), or inside a
   // flow collection (in_flow true: a plain scalar there also ends at ',', ']' and '}').
-  ConfigNode value(NodePlace place, int depth, bool in_flow) {
+  ConfigNode value(const NodePlace& place, int depth, bool in_flow) {
     check_depth(depth);
     switch (t_[p_]) {
-      case '[': return flow_sequence(std::move(place), depth);
-      case '{': return flow_map(std::move(place), depth);
+      case '[': return flow_sequence(place, depth);
+      case '{': return flow_map(place, depth);
       case '"':
-      case '\'': return quoted(std::move(place));
-      default: return plain(std::move(place), in_flow);
+      case '\'': return quoted(place);
+      default: return plain(place, in_flow);
     }
   }
 
-  ConfigNode quoted(NodePlace place) {
+  ConfigNode quoted(const NodePlace& place) {
     const char q = t_[p_];
     const int col = column();
-    std::string text;
-    std::size_t i = p_ + 1;
+    const std::size_t begin = p_ + 1;
+    bool doubled = false;  // a '' inside single quotes: the text is not the source's
+    std::size_t i = begin;
     for (;; ++i) {
       if (at_line_end(i)) give_up();  // continues on the next line
       const char c = t_[i];
@@ -265,23 +266,29 @@ class PlainReader {
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) give_up();
       if (c == q) {
         if (q == '\'' && at(i + 1) == '\'') {
-          text += '\'';
+          doubled = true;
           ++i;
           continue;
         }
         break;
       }
-      text += c;
     }
     p_ = i + 1;
     // Something glued to the closing quote ("a"b) is not ours to judge.
     if (!(at_line_end(p_) || t_[p_] == ' ' || t_[p_] == ',' || t_[p_] == ']' || t_[p_] == '}')) give_up();
-    return NodeAccess::scalar(std::move(text), true, file_, line_, col, std::move(place));
+    const std::string_view written = t_.substr(begin, i - begin);
+    if (!doubled) return NodeAccess::scalar(tree_, written, true, line_, col, place);
+    std::string text;
+    for (std::size_t k = 0; k < written.size(); ++k) {
+      text += written[k];
+      if (written[k] == '\'') ++k;  // '' is one quote
+    }
+    return NodeAccess::scalar(tree_, tree_.copy(text), true, line_, col, place);
   }
 
   // A plain scalar: to the line's end (or a comment) in block context; to the next
   // ',', ']' or '}' in a flow collection.
-  ConfigNode plain(NodePlace place, bool flow) {
+  ConfigNode plain(const NodePlace& place, bool flow) {
     const std::size_t begin = p_;
     const char first = t_[p_];
     // Indicators: anchors, aliases, tags, block scalars, directives, reserved characters.
@@ -308,8 +315,8 @@ class PlainReader {
     p_ = end;
     const std::string_view text = t_.substr(begin, end - begin);
     const int col = static_cast<int>(begin - line_start_) + 1;
-    if (is_null_word(text)) return NodeAccess::null(file_, line_, col, std::move(place));
-    return NodeAccess::scalar(std::string(text), false, file_, line_, col, std::move(place));
+    if (is_null_word(text)) return NodeAccess::null(tree_, line_, col, place);
+    return NodeAccess::scalar(tree_, text, false, line_, col, place);
   }
 
   // Inside a flow collection, after an item: blanks, then ',' (and more) or the closer.
@@ -328,9 +335,9 @@ class PlainReader {
   }
 
 
-  ConfigNode flow_sequence(NodePlace place, int depth) {
+  ConfigNode flow_sequence(const NodePlace& place, int depth) {
     const int col = column();
-    const SharedPath mine = place.shared(file_);
+    const TreePlace* mine = place.shared(tree_);
     std::vector<ConfigNode>& items = scratch_[static_cast<std::size_t>(depth)].items;
     items.clear();
     ++p_;
@@ -344,12 +351,12 @@ class PlainReader {
         if (at(p_) == ':') give_up();  // "[a: 1]", a one-pair map
       } while (next_flow_item(']'));
     }
-    return NodeAccess::sequence_from(items, file_, line_, col, std::move(place));
+    return NodeAccess::sequence_from(tree_, items, line_, col, place);
   }
 
-  ConfigNode flow_map(NodePlace place, int depth) {
+  ConfigNode flow_map(const NodePlace& place, int depth) {
     const int col = column();
-    const SharedPath mine = place.shared(file_);
+    const TreePlace* mine = place.shared(tree_);
     Scratch& scratch = scratch_[static_cast<std::size_t>(depth)];
     NodeAccess::Entries& entries = scratch.entries;
     NodeAccess::KeyMarks& key_marks = scratch.key_marks;
@@ -372,10 +379,10 @@ class PlainReader {
         p_ += n + 1;
         skip_spaces();
         if (at_line_end(p_) || t_[p_] == ',' || t_[p_] == '}') give_up();  // "{a: }"
-        entries.emplace_back(std::string(key), value(NodePlace::key(mine, key), depth + 1, true));
+        entries.emplace_back(key, value(NodePlace::key(mine, key), depth + 1, true));
       } while (next_flow_item('}'));
     }
-    ConfigNode out = NodeAccess::map_from(entries, key_marks, file_, line_, col, std::move(place));
+    ConfigNode out = NodeAccess::map_from(tree_, entries, key_marks, line_, col, place);
     key_marks.clear();
     return out;
   }
@@ -390,7 +397,7 @@ class PlainReader {
   };
 
   std::string_view t_;
-  const FileName& file_;
+  detail::Tree& tree_;
   std::vector<Scratch> scratch_ = std::vector<Scratch>(static_cast<std::size_t>(MAX_DEPTH) + 2);
   std::size_t p_ = 0;
   std::size_t line_start_ = 0;
@@ -401,12 +408,20 @@ class PlainReader {
 
 }  // namespace
 
-std::optional<ConfigNode> parse_plain_yaml(std::string_view text, const FileName& file) {
+std::optional<ConfigNode> parse_plain_yaml(std::string_view text, Tree& tree) {
   try {
-    return PlainReader(text, file).document();
+    return PlainReader(text, tree).document();
   } catch (const GiveUp&) {
     return std::nullopt;
   }
+}
+
+std::optional<ConfigNode> parse_plain_yaml(std::string_view text, std::string file) {
+  TreeRef tree(std::move(file));
+  const std::string_view source = tree->adopt_text(std::string(text));
+  std::optional<ConfigNode> root = parse_plain_yaml(source, *tree);
+  if (!root) return std::nullopt;
+  return NodeAccess::owned(*root);
 }
 
 }  // namespace gcsim::config::detail

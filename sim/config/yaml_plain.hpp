@@ -19,7 +19,12 @@
 
 namespace gcsim::config::detail {
 
-std::optional<ConfigNode> parse_plain_yaml(std::string_view text, const FileName& file);
+// Builds into `tree` (keys and plain scalars are views of `text`, which must be the
+// tree's adopted text or outlive it); the root does not count as a copy (NodeAccess::owned).
+std::optional<ConfigNode> parse_plain_yaml(std::string_view text, Tree& tree);
+// The same in a tree of its own, labelled `file` (with its own copy of the text); the root
+// keeps it alive. For tests and the fuzzer.
+std::optional<ConfigNode> parse_plain_yaml(std::string_view text, std::string file);
 
 // load_yaml_string without the fast path: yaml-cpp always (for tests and the fuzzer,
 // which compare the two).

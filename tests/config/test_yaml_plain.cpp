@@ -54,7 +54,7 @@ std::string difference(const ConfigNode& a, const ConfigNode& b) {
 
 // Whether the fast path took the text; when it did, the trees must be equal.
 bool fast_path_agrees(const std::string& text) {
-  const auto fast = detail::parse_plain_yaml(text, std::make_shared<const std::string>("t.yaml"));
+  const auto fast = detail::parse_plain_yaml(text, std::string("t.yaml"));
   if (!fast) return false;
   const auto full = detail::load_yaml_string_full(text, "t.yaml");
   INFO(text);
@@ -106,24 +106,24 @@ TEST_CASE("the fast path gives up on what it does not read, and errors are yaml-
   };
   for (const char* t : texts) {
     INFO(t);
-    CHECK_FALSE(detail::parse_plain_yaml(t, std::make_shared<const std::string>("t.yaml")).has_value());
+    CHECK_FALSE(detail::parse_plain_yaml(t, std::string("t.yaml")).has_value());
   }
   // A carriage return or a NUL, even inside a comment (found by the fuzzer: yaml-cpp ends
   // the comment at the CR and the stream at the NUL, and refused the text as empty).
   for (const std::string& t : {std::string("# c\rb\na: 1\n"), std::string("#\0\na: 1\n", 8), std::string("a: 1 # \0\nb: 2\n", 15)}) {
-    CHECK_FALSE(detail::parse_plain_yaml(t, std::make_shared<const std::string>("t.yaml")).has_value());
+    CHECK_FALSE(detail::parse_plain_yaml(t, std::string("t.yaml")).has_value());
   }
   // A '?' inside a plain scalar: text to YAML 1.2, an unknown token to yaml-cpp in a flow
   // collection (found by the fuzzer: "[$2.50/?h]" was read by the fast path, refused by
   // yaml-cpp). Indicators inside flow scalars go to yaml-cpp too.
   for (const char* t : {"a: [$2.50/?h]\n", "a: b?c\n", "a: [x&y]\n", "a: {k: v*w}\n", "a: [1|2]\n"}) {
     INFO(t);
-    CHECK_FALSE(detail::parse_plain_yaml(t, std::make_shared<const std::string>("t.yaml")).has_value());
+    CHECK_FALSE(detail::parse_plain_yaml(t, std::string("t.yaml")).has_value());
   }
   CHECK(config_error([] { load_yaml_string("a: [$2.50/?h]\n", "q.yaml"); }).code() == ErrorCode::Syntax);
   // An empty value followed by a sibling key: yaml-cpp marks the null at the next key
   // (found by the fuzzer: "b:\nnulls: [~]" gave b's null 2:1 there, 1:1 here).
-  CHECK_FALSE(detail::parse_plain_yaml("b:\nnulls: [~, null, Null]\n", std::make_shared<const std::string>("t.yaml"))
+  CHECK_FALSE(detail::parse_plain_yaml("b:\nnulls: [~, null, Null]\n", std::string("t.yaml"))
                   .has_value());
   // The same errors, codes and positions as before the fast path existed.
   const auto e = config_error([] { load_yaml_string("a:\n  - x\n  y: 1\n", "s.yaml"); });
@@ -135,7 +135,7 @@ TEST_CASE("the fast path gives up on what it does not read, and errors are yaml-
 TEST_CASE("nesting: the fast path takes 64 levels and leaves 65 to the guard", "[unit]") {
   auto brackets = [](int n) { return "a: " + std::string(n, '[') + "1" + std::string(n, ']') + "\n"; };
   CHECK(fast_path_agrees(brackets(gcsim::config::MAX_DEPTH - 1)));
-  CHECK_FALSE(detail::parse_plain_yaml(brackets(gcsim::config::MAX_DEPTH), std::make_shared<const std::string>("t"))
+  CHECK_FALSE(detail::parse_plain_yaml(brackets(gcsim::config::MAX_DEPTH), std::string("t"))
                   .has_value());
   CHECK(config_error([&] { load_yaml_string(brackets(gcsim::config::MAX_DEPTH), "t.yaml"); }).code() ==
         ErrorCode::TooDeep);
@@ -161,7 +161,7 @@ TEST_CASE("every scenario and catalog in the tree loads the same by both paths",
           return std::optional<gcsim::config::ConfigDocument>();
         }
       }();
-      if (const auto quick = detail::parse_plain_yaml(text, std::make_shared<const std::string>("t.yaml"))) {
+      if (const auto quick = detail::parse_plain_yaml(text, std::string("t.yaml"))) {
         ++fast;
         fast_examples += example;
         REQUIRE(full.has_value());
@@ -210,4 +210,91 @@ TEST_CASE("an honest file of more than MAX_ALIAS_NODES nodes loads through yaml-
   const std::string text = "x: &x 1\ny: *x\n" + job_list(200'000);
   const auto doc = detail::load_yaml_string_full(text, "jobs.yaml");
   CHECK(doc.root.find("workload")->find("jobs")->size() == 200'000);
+}
+
+TEST_CASE("the tree: a copy of a node keeps its tree; the document's text is not it", "[unit]") {
+  // 64 bytes a node (a job of the list above costs one node, four entries and a place).
+  CHECK(sizeof(ConfigNode) <= 64);
+  ConfigNode job;
+  {
+    auto doc = load_yaml_string(job_list(3), "jobs.yaml");
+    // The caller may change the text it gets back: the keys and scalars are views of the
+    // tree's own copy.
+    doc.text.assign(doc.text.size(), 'x');
+    job = doc.root.find("workload")->find("jobs")->at(2);
+  }
+  // The document is gone; the copy holds the whole tree: text, places, marks.
+  REQUIRE(job.is_map());
+  CHECK(job.entries()[0].first == "name");
+  CHECK(job.find("name")->scalar() == "j2");
+  CHECK(job.find("submit")->scalar() == "10m");
+  CHECK(job.path() == "workload.jobs[2]");
+  CHECK(job.find("duration")->path() == "workload.jobs[2].duration");
+  CHECK(job.mark().file == "jobs.yaml");
+  CHECK(job.mark().line == 5);
+  CHECK(job.key_mark(3).column == 41);  // "    - {name: j2, gpus: 1, duration: 2h, submit: 10m}"
+  // Copies and moves of copies: each keeps the tree; the last one frees it.
+  ConfigNode moved = std::move(job);
+  ConfigNode again = moved;
+  moved = ConfigNode();
+  CHECK(again.find("gpus")->scalar() == "1");
+  const gcsim::ConfigError e = config_error([&] { (void)again.find("name")->items(); });
+  CHECK(e.mark().file == "jobs.yaml");
+  CHECK(e.key_path() == "workload.jobs[2].name");
+  CHECK(e.mark().line == 5);
+  CHECK(e.mark().column == 14);
+}
+
+TEST_CASE("the tree: nodes of other trees built into a new one stay alive with it", "[unit]") {
+  ConfigNode list;
+  ConfigNode map;
+  {
+    const auto a = load_yaml_string("a: [x, 'it''s']\n", "a.yaml");
+    const auto b = load_yaml_string("b: {k: v}\n", "b.yaml");
+    list = ConfigNode::make_sequence({a.root.find("a")->at(1), b.root.find("b")->entries()[0].second},
+                                     {"m.yaml", 1, 1}, "m");
+    map = ConfigNode::make_map({{"first", a.root.find("a")->at(0)}, {"second", list}}, {"n.yaml", 2, 3}, "n");
+  }
+  REQUIRE(list.size() == 2);
+  CHECK(list.at(0).scalar() == "it's");  // unfolded: not a view of the text
+  CHECK(list.at(0).quoted());
+  CHECK(list.at(0).mark().file == "a.yaml");
+  CHECK(list.at(0).path() == "a[1]");
+  CHECK(list.at(1).scalar() == "v");
+  CHECK(list.at(1).mark().file == "b.yaml");
+  CHECK(list.mark().file == "m.yaml");
+  CHECK(map.entries()[1].first == "second");
+  CHECK(map.find("second")->at(1).scalar() == "v");
+  CHECK(map.find("first")->scalar() == "x");
+  CHECK(map.path() == "n");
+  CHECK(map.mark().line == 2);
+}
+
+TEST_CASE("the slow path's text: escapes, folded lines, CRLF, anchors, empty values", "[unit]") {
+  // What the fast path gives up on is read by yaml-cpp into the tree's own storage; the
+  // values are YAML's, the positions and paths as the fast path gives them.
+  const auto doc = load_yaml_string(
+      "a: \"x\\ty\\u00e9\"\r\n"  // escapes (a tab, an e-acute), and CRLF line ends
+      "b: one\r\n  two\r\n"    // a plain scalar folded over two lines
+      "c: &c {k: [p, q]}\r\n"
+      "d: *c\r\n"
+      "e:\r\n"
+      "f: '' # comment\r\n",
+      "s.yaml");
+  const ConfigNode& r = doc.root;
+  CHECK(r.find("a")->scalar() == "x\ty\xc3\xa9");
+  CHECK(r.find("a")->quoted());
+  CHECK(r.find("b")->scalar() == "one two");
+  CHECK(r.find("d")->find("k")->at(1).scalar() == "q");
+  CHECK(r.find("d")->find("k")->at(1).path() == "d.k[1]");  // the alias's copy, at its new place
+  CHECK(r.find("c")->find("k")->at(1).path() == "c.k[1]");
+  CHECK(r.find("d")->find("k")->at(1).mark().line == 4);    // where the anchored text is written
+  CHECK(r.find("e")->is_null());
+  CHECK(r.find("e")->mark().line == 6);
+  CHECK(r.find("e")->mark().column == 1);
+  CHECK(r.find("f")->scalar().empty());
+  CHECK(r.find("f")->quoted());
+  CHECK(r.key_mark(5).line == 7);
+  // The same without CR, escapes or folding goes the fast path: the same tree as yaml-cpp's.
+  CHECK(fast_path_agrees("c: {k: [p, q]}\nf: '' # comment\ng: 'a''b''''c'\nh: \"\"\ne:\n"));
 }

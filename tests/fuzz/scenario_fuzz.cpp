@@ -101,7 +101,7 @@ bool same_tree(const gcsim::config::ConfigNode& a, const gcsim::config::ConfigNo
 }
 
 void check_fast_path(const std::string& text) {
-  const auto fast = gcsim::config::detail::parse_plain_yaml(text, std::make_shared<const std::string>("fuzz.yaml"));
+  const auto fast = gcsim::config::detail::parse_plain_yaml(text, std::string("fuzz.yaml"));
   if (!fast) return;
   try {
     const auto full = gcsim::config::detail::load_yaml_string_full(text, "fuzz.yaml");
@@ -135,6 +135,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     gcsim::config::ConfigDocument doc = gcsim::config::load_yaml_string(std::move(text), "fuzz.yaml");
     // Bounded, so that an alias-expanded tree of a million nodes does not make a slow unit.
     exercise(doc.root, 8);
+    {
+      // A copy of a node keeps its tree: walked again after the document is gone and its
+      // text overwritten (keys and plain scalars are views of the tree's own copy).
+      gcsim::config::ConfigNode kept;
+      {
+        gcsim::config::ConfigDocument gone = gcsim::config::load_yaml_string(doc.text, "fuzz.yaml");
+        gone.text.assign(gone.text.size(), '#');
+        kept = gone.root.is_map() && !gone.root.entries().empty() ? gone.root.entries().back().second : gone.root;
+      }
+      exercise(kept, 4);
+    }
     if (!g_yaml_only)
       (void)gcsim::models::load_scenario(std::move(doc), *g_catalog, gcsim::models::builtins().schedulers);
   } catch (const gcsim::Error&) {
