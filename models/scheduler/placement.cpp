@@ -73,11 +73,17 @@ std::uint32_t NodeSet::next(std::uint32_t from) const {
 }
 
 void PlacementStrategy::reset(const ClusterView& cluster) {
-  // The index stays current when this view is the one it followed, through the log of the
-  // nodes that changed since (and none was dropped unread).
+  // The index stays usable on the storage it was built on, with the same node types. It
+  // follows the cluster's log when this view has the log it read and none was dropped
+  // unread; otherwise (a view built by hand, or a pass missed) it is compared with the
+  // view node by node, which is still cheaper than a rebuild.
   const NodeChanges* log = cluster.changes;
-  const bool follow = built_ && log != nullptr && log == log_ && cluster.nodes.data() == log_nodes_ &&
-                      cluster.nodes.size() == delta_.size() && log->dropped <= seen_ &&
+  bool same = built_ && cluster.nodes.data() == log_nodes_ && cluster.nodes.size() == delta_.size() &&
+              cluster.types.size() == layout_.size();
+  for (std::size_t t = 0; same && t < layout_.size(); ++t)
+    same = layout_[t].gpus_per_node == cluster.types[t].gpus_per_node && layout_[t].count == cluster.types[t].count &&
+           layout_[t].first_node == cluster.types[t].first_node;
+  const bool follow = same && log != nullptr && log == log_ && log->dropped <= seen_ &&
                       seen_ <= log->dropped + log->nodes.size();
   cluster_ = &cluster;
   for (std::uint32_t n : touched_) delta_[n] = 0;
@@ -85,6 +91,9 @@ void PlacementStrategy::reset(const ClusterView& cluster) {
     for (std::uint32_t n : touched_) refile(n);
     for (std::size_t i = static_cast<std::size_t>(seen_ - log->dropped); i < log->nodes.size(); ++i)
       refile(log->nodes[i]);
+  } else if (same) {
+    for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n)
+      if (filed_[n] != cluster.nodes[n].gpus_free) refile(n);
   } else {
     built_ = false;
     if (delta_.size() != cluster.nodes.size()) delta_.assign(cluster.nodes.size(), 0);
@@ -99,6 +108,7 @@ void PlacementStrategy::build() const {
   const auto& types = cluster_->types;
   buckets_.resize(types.size());
   filed_.resize(cluster_->nodes.size());
+  layout_.assign(types.begin(), types.end());
   for (std::size_t t = 0; t < types.size(); ++t) {
     buckets_[t].resize(static_cast<std::size_t>(types[t].gpus_per_node) + 1);
     for (NodeSet& s : buckets_[t]) s.reset(static_cast<std::size_t>(types[t].count));

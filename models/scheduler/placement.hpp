@@ -22,8 +22,8 @@
 // type's nodes by free GPUs (a bitset per free count with a summary level), so a choice
 // costs O(gpus per node x nodes / 4096), not O(nodes). With the cluster's change log
 // (ClusterView::changes) the index follows the view from pass to pass by the nodes that
-// changed; a view without one (built by hand, a plan) gets the index rebuilt at its first
-// use in a pass. Strategies are chosen by name from a registry (scheduler_registry.hpp); a
+// changed; a view without one (built by hand, a plan) on the same storage is compared node
+// by node; any other view gets the index rebuilt at its first use in a pass. Strategies are chosen by name from a registry (scheduler_registry.hpp); a
 // new one is a subclass here plus one line in register_builtins.cpp.
 #pragma once
 
@@ -128,6 +128,7 @@ class PlacementStrategy {
   mutable bool built_ = false;
   mutable std::vector<std::vector<NodeSet>> buckets_;
   mutable std::vector<int> filed_;
+  mutable std::vector<NodeTypeView> layout_;  // the types it was built for
   const NodeChanges* log_ = nullptr;
   const NodeView* log_nodes_ = nullptr;  // the view's nodes the log describes
   std::uint64_t seen_ = 0;
