@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/cluster/cluster.hpp"
@@ -340,4 +341,38 @@ TEST_CASE("leaf groups come from the network's fabric", "[unit][scheduler]") {
   CHECK(models::node_groups(cluster, net) == std::vector<std::uint32_t>{0, 0, 0, 0, 0});
   net.fabric = topology::Fabric::Explicit;
   CHECK(models::node_groups(cluster, net).empty());
+}
+
+TEST_CASE("a run places a two-node job inside one leaf of its leaf-spine fabric under topology", "[model][scheduler]") {
+  // Four 8-GPU nodes, two to a leaf (leaves: nodes 0 1 | 2 3). A (8 GPUs) starts at 0 on
+  // node 0 under every strategy; B (16 GPUs, from 1 min) needs two whole nodes: best-fit
+  // takes the lowest free pair 1, 2 (two leaves), topology leaf 1's nodes 2, 3, under every
+  // policy that takes `placement`. Without the network section topology has no leaves and
+  // takes best-fit's pair.
+  const std::string cluster = R"(name: leaves
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-80GB-SXM, gpus: 8, count: 4, price: {on_demand_per_hour: 8}}
+workload:
+  jobs:
+    - {name: A, submit: 0s, gpus: 8, duration: 2h}
+    - {name: B, submit: 1m, gpus: 16, duration: 1h}
+)";
+  const std::string network = "network: {fabric: leaf-spine, nodes_per_leaf: 2, spines: 1}\n";
+  const test::TempDir dir("placement-leaves");
+  int runs = 0;
+  for (const char* policy : {"fifo", "sjf", "srtf", "backfill"})
+    for (const auto& [placement, with_network, first] :
+         std::vector<std::tuple<std::string, bool, int>>{{"best-fit", true, 1}, {"topology", true, 2}, {"topology", false, 1}}) {
+      INFO(policy << ", " << placement << (with_network ? ", leaf-spine" : ", no network"));
+      const std::string yaml = cluster + (with_network ? network : "") + "scheduler: {policy: " + policy +
+                               ", placement: " + placement + "}\n";
+      const auto t = test::run_to_trace(test::scenario_from_yaml(yaml), dir.file("run" + std::to_string(runs++) + ".h5"));
+      REQUIRE(t.jobs.size() == 2);
+      CHECK(t.jobs[0].first_node == 0);
+      CHECK(t.jobs[1].nodes == 2);
+      CHECK(t.jobs[1].first_node == first);
+    }
+  CHECK(runs == 12);
 }
