@@ -31,7 +31,10 @@ void Cluster::on_schedule(std::uint64_t) {
   woken_ = false;
   // With nobody waiting there is nothing to place; a policy is still called at the
   // wake-up it asked for.
-  if (queue_.waiting().empty() && !woken) return;
+  if (queue_.waiting().empty() && !woken) {
+    alloc_.drop_changes();  // unread: placement indexes notice the gap and compare node by node
+    return;
+  }
   refresh_prices();
   running_view_.clear();
   running_nodes_.clear();
