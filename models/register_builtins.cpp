@@ -22,6 +22,16 @@ void register_builtins(Builtins& b) {
                              [] { return std::make_unique<BestFitPlacement>(); });
   b.schedulers.add_placement("first-fit", "the lowest-index node with enough free GPUs, else whole free nodes of one type",
                              [] { return std::make_unique<FirstFitPlacement>(); });
+  b.schedulers.add_placement("pack",
+                             "the node left fullest, as a fraction of its GPUs (lowest index on ties), else whole free "
+                             "nodes of the type that needs fewest",
+                             [] { return std::make_unique<PackPlacement>(); });
+  b.schedulers.add_placement("spread", "the node with the most free GPUs (lowest index on ties), else whole free nodes of one type",
+                             [] { return std::make_unique<SpreadPlacement>(); });
+  b.schedulers.add_placement("topology",
+                             "one node as best-fit; whole free nodes of one leaf switch when one has enough, else of the "
+                             "fewest leaves",
+                             [] { return std::make_unique<TopologyPlacement>(); });
   b.schedulers.add_policy(fifo_policy());
   b.schedulers.add_policy(sjf_policy());
   b.schedulers.add_policy(srtf_policy());

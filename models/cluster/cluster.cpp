@@ -18,12 +18,35 @@
 
 namespace gcsim::models {
 
+std::vector<std::uint32_t> node_groups(const ClusterSpec& cluster, const topology::NetworkSpec& network) {
+  std::vector<std::uint32_t> group;
+  if (network.fabric == topology::Fabric::Explicit) return group;
+  std::uint32_t node = 0, port = 0;
+  for (const NodeTypeSpec& nt : cluster.node_types)
+    for (int i = 0; i < nt.count; ++i, ++node) {
+      switch (network.fabric) {
+        case topology::Fabric::LeafSpine:
+          group.push_back(node / static_cast<std::uint32_t>(network.nodes_per_leaf));
+          break;
+        case topology::Fabric::FatTree:
+          group.push_back(port / static_cast<std::uint32_t>(network.k / 2));
+          port += static_cast<std::uint32_t>(nt.internals.nic_count);
+          break;
+        default:
+          group.push_back(0);
+          break;
+      }
+    }
+  return group;
+}
+
 Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs,
                  std::unique_ptr<Scheduler> policy)
     : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)),
       alloc_(scenario.cluster), queue_(scenario.workload.teams.size(), *policy_), checkpoints_(engine, scenario, *this),
       types_(node_type_views(scenario.cluster)) {
   for (std::size_t t = 0; t < types_.size(); ++t) types_[t].market = scenario.cluster.node_types[t].price.market;
+  if (scenario.network) node_group_ = node_groups(scenario.cluster, *scenario.network);
   running_pos_.assign(jobs_.size(), -1);
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);

@@ -30,6 +30,13 @@
 
 namespace gcsim::models {
 
+// Each node's leaf switch under `network` (ClusterView::node_group, for the topology
+// placement): leaf-spine, node n / nodes_per_leaf; fat-tree, the edge switch of the node's
+// first NIC (NICs take the edge ports in node order, k/2 to a switch, as build_topology
+// attaches them); single-switch, 0 for every node. Empty for an explicit fabric (its
+// switches have no levels to call one a leaf).
+std::vector<std::uint32_t> node_groups(const ClusterSpec& cluster, const topology::NetworkSpec& network);
+
 class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
@@ -161,6 +168,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   JobQueue queue_;
   CheckpointController checkpoints_;
   std::vector<NodeTypeView> types_;
+  std::vector<std::uint32_t> node_group_;    // ClusterView::node_group (node_groups())
   std::vector<RunningJob> running_view_;     // scratch: running jobs, for policies that want them
   std::vector<std::uint32_t> running_nodes_;
   std::vector<std::uint32_t> scratch_jobs_;

@@ -139,6 +139,7 @@ void NodeAllocator::refresh_view(std::uint32_t n) {
   NodeView& v = view_[n];
   v.status = !node.up ? NodeStatus::Down : node.noticed ? NodeStatus::Noticed : NodeStatus::Up;
   v.gpus_free = v.status == NodeStatus::Up ? node.gpus - std::popcount(node.busy_mask) : 0;
+  changes_.nodes.push_back(n);
 }
 
 }  // namespace gcsim::models

@@ -35,6 +35,12 @@ class NodeAllocator {
 
   const std::vector<NodeState>& nodes() const { return nodes_; }
   std::span<const NodeView> view() const { return view_; }
+  // The nodes whose view changed since the last drop_changes() (ClusterView::changes).
+  const NodeChanges& changes() const { return changes_; }
+  void drop_changes() {
+    changes_.dropped += changes_.nodes.size();
+    changes_.nodes.clear();
+  }
   std::span<const std::uint32_t> nodes_of(const Job& j) const { return {held_nodes_.data() + j.nodes_offset, j.nodes_count}; }
   int total_gpus() const { return total_gpus_; }
   int up_gpus() const { return up_gpus_; }
@@ -63,6 +69,7 @@ class NodeAllocator {
 
   std::vector<NodeState> nodes_;
   std::vector<NodeView> view_;          // what policies see; kept current at every change
+  NodeChanges changes_;                 // every refresh of view_, logged
   std::vector<std::uint32_t> gpu_job_;  // per GPU (NodeState::first_gpu + local): job id, or NO_JOB
   std::vector<std::uint32_t> held_nodes_;  // every run's nodes, appended at allocate (Job::nodes_offset)
   int total_gpus_ = 0;

@@ -31,14 +31,20 @@ void Cluster::on_schedule(std::uint64_t) {
   woken_ = false;
   // With nobody waiting there is nothing to place; a policy is still called at the
   // wake-up it asked for.
-  if (queue_.waiting().empty() && !woken) return;
+  if (queue_.waiting().empty() && !woken) {
+    alloc_.drop_changes();  // unread: placement indexes notice the gap and compare node by node
+    return;
+  }
   refresh_prices();
   running_view_.clear();
   running_nodes_.clear();
   if (policy_->wants_running_jobs()) build_running_view();
-  const ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this, this};
+  ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this, this};
+  view.node_group = node_group_;
+  view.changes = &alloc_.changes();
   decisions_.clear();
   policy_->schedule(view, queue_.waiting(), decisions_);
+  alloc_.drop_changes();  // the pass has seen them; what it starts and stops is logged for the next
   validate(decisions_);
   if (!decisions_.wake_at.is_max()) {
     if (!wake_at_.is_max()) engine_.cancel(wake_event_);

@@ -36,6 +36,7 @@ void BackfillScheduler::start_plan(const ClusterView& cluster, const Decisions& 
     for (std::uint32_t k = p.first; k < p.first + p.count; ++k) plan_nodes_[out.nodes[k]].gpus_free -= p.gpus_per_node;
   }
   plan_view_ = ClusterView{cluster.now, cluster.types, plan_nodes_};
+  plan_view_.node_group = cluster.node_group;  // so a topology plan reserves what the pass would place
 }
 
 void BackfillScheduler::undo_last(Decisions& out) {

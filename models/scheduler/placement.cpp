@@ -1,7 +1,11 @@
 // Placement strategies (see placement.hpp).
 #include "models/scheduler/placement.hpp"
 
+#include <algorithm>
+#include <bit>
+
 #include "models/config/scenario.hpp"
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 
@@ -30,61 +34,159 @@ int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJ
   return d.placements.empty() ? -1 : d.placements.front().node_type;
 }
 
+void NodeSet::reset(std::size_t size) {
+  words_.assign((size + 63) / 64, 0);
+  summary_.assign((words_.size() + 63) / 64, 0);
+  size_ = 0;
+}
+
+void NodeSet::insert(std::uint32_t i) {
+  const std::uint32_t w = i >> 6;
+  if (words_[w] == 0) summary_[w >> 6] |= std::uint64_t{1} << (w & 63);
+  words_[w] |= std::uint64_t{1} << (i & 63);
+  ++size_;
+}
+
+void NodeSet::erase(std::uint32_t i) {
+  const std::uint32_t w = i >> 6;
+  words_[w] &= ~(std::uint64_t{1} << (i & 63));
+  if (words_[w] == 0) summary_[w >> 6] &= ~(std::uint64_t{1} << (w & 63));
+  --size_;
+}
+
+std::uint32_t NodeSet::next(std::uint32_t from) const {
+  std::uint32_t w = from >> 6;
+  if (w >= words_.size()) return NONE;
+  if (const std::uint64_t bits = words_[w] & (~std::uint64_t{0} << (from & 63)))
+    return w << 6 | static_cast<std::uint32_t>(std::countr_zero(bits));
+  // The next non-empty word, from the summary.
+  ++w;
+  for (std::uint32_t s = w >> 6; s < summary_.size(); ++s) {
+    std::uint64_t bits = summary_[s];
+    if (s == w >> 6) bits &= ~std::uint64_t{0} << (w & 63);
+    if (bits) {
+      const std::uint32_t word = s << 6 | static_cast<std::uint32_t>(std::countr_zero(bits));
+      return word << 6 | static_cast<std::uint32_t>(std::countr_zero(words_[word]));
+    }
+  }
+  return NONE;
+}
+
 void PlacementStrategy::reset(const ClusterView& cluster) {
+  // The index stays usable on the storage it was built on, with the same node types. It
+  // follows the cluster's log when this view has the log it read and none was dropped
+  // unread; otherwise (a view built by hand, or a pass missed) it is compared with the
+  // view node by node, which is still cheaper than a rebuild.
+  const NodeChanges* log = cluster.changes;
+  bool same = built_ && cluster.nodes.data() == log_nodes_ && cluster.nodes.size() == delta_.size() &&
+              cluster.types.size() == layout_.size();
+  for (std::size_t t = 0; same && t < layout_.size(); ++t)
+    same = layout_[t].gpus_per_node == cluster.types[t].gpus_per_node && layout_[t].count == cluster.types[t].count &&
+           layout_[t].first_node == cluster.types[t].first_node;
+  const bool follow = same && log != nullptr && log == log_ && log->dropped <= seen_ &&
+                      seen_ <= log->dropped + log->nodes.size();
   cluster_ = &cluster;
   for (std::uint32_t n : touched_) delta_[n] = 0;
+  if (follow) {
+    for (std::uint32_t n : touched_) refile(n);
+    for (std::size_t i = static_cast<std::size_t>(seen_ - log->dropped); i < log->nodes.size(); ++i)
+      refile(log->nodes[i]);
+  } else if (same) {
+    for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n)
+      if (filed_[n] != cluster.nodes[n].gpus_free) refile(n);
+  } else {
+    built_ = false;
+    if (delta_.size() != cluster.nodes.size()) delta_.assign(cluster.nodes.size(), 0);
+  }
   touched_.clear();
-  if (delta_.size() != cluster.nodes.size()) delta_.assign(cluster.nodes.size(), 0);
-  counted_ = false;
+  log_ = log;
+  log_nodes_ = cluster.nodes.data();
+  seen_ = log != nullptr ? log->dropped + log->nodes.size() : 0;
+}
+
+void PlacementStrategy::build() const {
+  const auto& types = cluster_->types;
+  buckets_.resize(types.size());
+  filed_.resize(cluster_->nodes.size());
+  layout_.assign(types.begin(), types.end());
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    buckets_[t].resize(static_cast<std::size_t>(types[t].gpus_per_node) + 1);
+    for (NodeSet& s : buckets_[t]) s.reset(static_cast<std::size_t>(types[t].count));
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(types[t].count); ++i) {
+      const std::uint32_t n = types[t].first_node + i;
+      const int f = free(n);
+      GCSIM_CHECK(f >= 0 && f <= types[t].gpus_per_node,
+                  "node " + std::to_string(n) + " has " + std::to_string(f) + " free GPUs of " +
+                      std::to_string(types[t].gpus_per_node));
+      buckets_[t][static_cast<std::size_t>(f)].insert(i);
+      filed_[n] = f;
+    }
+  }
+  built_ = true;
+}
+
+void PlacementStrategy::refile(std::uint32_t n) const {
+  const int f = free(n);
+  if (filed_[n] == f) return;
+  const NodeTypeView& type = cluster_->types[cluster_->nodes[n].type];
+  GCSIM_CHECK(f >= 0 && f <= type.gpus_per_node,
+              "node " + std::to_string(n) + " has " + std::to_string(f) + " free GPUs of " +
+                  std::to_string(type.gpus_per_node));
+  auto& b = buckets_[cluster_->nodes[n].type];
+  b[static_cast<std::size_t>(filed_[n])].erase(n - type.first_node);
+  b[static_cast<std::size_t>(f)].insert(n - type.first_node);
+  filed_[n] = f;
 }
 
 void PlacementStrategy::change(std::uint32_t node, int gpus) {
-  if (delta_[node] == 0) touched_.push_back(node);  // may list a node twice: reset zeroes it twice
-  const int before = free(node);
+  if (delta_[node] == 0) touched_.push_back(node);  // may list a node twice: reset handles it twice
   delta_[node] += gpus;
-  if (!counted_) return;
-  const std::uint16_t t = cluster_->nodes[node].type;
-  const int per = cluster_->types[t].gpus_per_node, after = before + gpus;
-  whole_free_[t] += (after == per) - (before == per);
-  if (after > max_free_[t]) max_free_[t] = after;
-  else if (before == max_free_[t] && after < before) stale_[t] = 1;
+  if (built_) refile(node);
 }
 
-void PlacementStrategy::take(std::uint32_t node, int gpus) { change(node, -gpus); }
+const NodeSet& PlacementStrategy::with_free(std::size_t t, int f) const {
+  if (!built_) build();
+  return buckets_[t][static_cast<std::size_t>(f)];
+}
 
-void PlacementStrategy::count() const {
-  const std::size_t types = cluster_->types.size();
-  whole_free_.assign(types, 0);
-  max_free_.assign(types, 0);
-  stale_.assign(types, 0);
-  for (std::uint32_t n = 0; n < cluster_->nodes.size(); ++n) {
-    const std::uint16_t t = cluster_->nodes[n].type;
-    const int f = free(n);
-    if (f == cluster_->types[t].gpus_per_node) ++whole_free_[t];
-    max_free_[t] = std::max(max_free_[t], f);
+int PlacementStrategy::tightest(std::size_t t, int gpus) const {
+  for (int f = gpus; f <= cluster_->types[t].gpus_per_node; ++f)
+    if (!with_free(t, f).empty()) return f;
+  return -1;
+}
+
+int PlacementStrategy::loosest(std::size_t t, int gpus) const {
+  for (int f = cluster_->types[t].gpus_per_node; f >= gpus; --f)
+    if (!with_free(t, f).empty()) return f;
+  return -1;
+}
+
+// Over every eligible type whose nodes are big enough: the fewest free GPUs, ties by the
+// lowest index (an earlier type's nodes come first).
+PlacementStrategy::NodeChoice PlacementStrategy::tightest_node(const QueuedJob& job) const {
+  NodeChoice best;
+  int best_free = 0;
+  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
+    if (!fits_one_node(job, t)) continue;
+    const int f = tightest(t, job.gpus);
+    if (f >= 0 && (best.node < 0 || f < best_free)) {
+      best = NodeChoice{static_cast<int>(cluster_->types[t].first_node + with_free(t, f).first()), static_cast<int>(t)};
+      best_free = f;
+    }
   }
-  counted_ = true;
+  return best;
 }
 
-void PlacementStrategy::recount(std::size_t t) const {
-  const NodeTypeView& type = cluster_->types[t];
-  int m = 0;
-  for (std::uint32_t n = type.first_node; n < type.first_node + static_cast<std::uint32_t>(type.count); ++n)
-    m = std::max(m, free(n));
-  max_free_[t] = m;
-  stale_[t] = 0;
-}
+int PlacementStrategy::whole_free(std::size_t t) const { return with_free(t, cluster_->types[t].gpus_per_node).size(); }
 
 bool PlacementStrategy::could_fit(int gpus) const {
-  if (!counted_) count();
   for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
     const int per = cluster_->types[t].gpus_per_node;
     if (gpus > per) {
-      if (static_cast<long long>(whole_free_[t]) * per >= gpus) return true;
-      continue;
+      if (static_cast<long long>(whole_free(t)) * per >= gpus) return true;
+    } else if (loosest(t, gpus) >= 0) {
+      return true;
     }
-    if (stale_[t]) recount(t);
-    if (max_free_[t] >= gpus) return true;
   }
   return false;
 }
@@ -107,57 +209,149 @@ void PlacementStrategy::give_back(const RunningPlace& place) {
   for (std::uint32_t n : place.nodes) change(n, place.gpus_per_node);
 }
 
-// Whole nodes of one type, in type order, lowest-index free nodes first.
+// A job bigger than one node of its type: whole free nodes of one type, or nothing.
 bool PlacementStrategy::place_whole_nodes(const QueuedJob& job, Decisions& out) {
   const auto& types = cluster_->types;
-  for (std::size_t t = 0; t < types.size(); ++t) {
+  std::uint64_t fits = 0;
+  for (std::size_t t = 0; t < types.size() && t < 64; ++t) {
     const int per = types[t].gpus_per_node;
     if (!(job.eligible_types >> t & 1) || job.gpus <= per) continue;
-    const int needed = (job.gpus + per - 1) / per;
-    if (needed > types[t].count) continue;
-    const std::uint32_t first = static_cast<std::uint32_t>(out.nodes.size());
-    const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
-    for (std::uint32_t n = types[t].first_node; n < end && static_cast<int>(out.nodes.size() - first) < needed; ++n)
-      if (free(n) == per) out.nodes.push_back(n);
-    if (static_cast<int>(out.nodes.size() - first) == needed) {
-      for (std::uint32_t i = first; i < out.nodes.size(); ++i) take(out.nodes[i], per);
-      out.placements.push_back(Placement{job.job, first, static_cast<std::uint32_t>(needed), per, static_cast<int>(t)});
-      return true;
-    }
-    out.nodes.resize(first);
+    if (whole_free(t) >= (job.gpus + per - 1) / per) fits |= std::uint64_t{1} << t;
   }
-  return false;
+  if (fits == 0) return false;
+  const int t = choose_type(job, fits);
+  const int per = types[static_cast<std::size_t>(t)].gpus_per_node;
+  const int needed = (job.gpus + per - 1) / per;
+  const std::uint32_t first = static_cast<std::uint32_t>(out.nodes.size());
+  choose_whole_nodes(static_cast<std::size_t>(t), needed, out.nodes);
+  for (std::uint32_t i = first; i < out.nodes.size(); ++i) take(out.nodes[i], per);
+  out.placements.push_back(Placement{job.job, first, static_cast<std::uint32_t>(needed), per, t});
+  return true;
 }
 
-// Over every eligible type whose nodes are big enough, in type then node order.
-PlacementStrategy::NodeChoice BestFitPlacement::choose_node(const QueuedJob& job) const {
-  const auto& types = cluster_->types;
+int PlacementStrategy::choose_type(const QueuedJob&, std::uint64_t fits) const { return std::countr_zero(fits); }
+
+void PlacementStrategy::choose_whole_nodes(std::size_t t, int needed, std::vector<std::uint32_t>& out) const {
+  const NodeSet& whole = with_free(t, cluster_->types[t].gpus_per_node);
+  std::uint32_t i = whole.first();
+  for (int k = 0; k < needed; ++k, i = whole.next(i + 1)) out.push_back(cluster_->types[t].first_node + i);
+}
+
+PlacementStrategy::NodeChoice BestFitPlacement::choose_node(const QueuedJob& job) const { return tightest_node(job); }
+
+PlacementStrategy::NodeChoice FirstFitPlacement::choose_node(const QueuedJob& job) const {
+  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
+    if (!fits_one_node(job, t)) continue;
+    std::uint32_t lowest = NodeSet::NONE;
+    for (int f = job.gpus; f <= cluster_->types[t].gpus_per_node; ++f) lowest = std::min(lowest, with_free(t, f).first());
+    if (lowest != NodeSet::NONE)
+      return NodeChoice{static_cast<int>(cluster_->types[t].first_node + lowest), static_cast<int>(t)};
+  }
+  return {};
+}
+
+// The fullest node after placing: the least free fraction (f - gpus) / gpus_per_node,
+// compared exactly as (f1 - g) * p2 < (f2 - g) * p1; ties by the lowest index. Within a
+// type that is the fewest free GPUs, as best-fit; across types of different sizes it
+// prefers the bigger node left with the same fraction.
+PlacementStrategy::NodeChoice PackPlacement::choose_node(const QueuedJob& job) const {
   NodeChoice best;
-  int best_free = 0;
-  for (std::size_t t = 0; t < types.size(); ++t) {
-    if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
-    const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
-    for (std::uint32_t n = types[t].first_node; n < end; ++n) {
-      const int f = free(n);
-      if (f >= job.gpus && (best.node < 0 || f < best_free)) {
-        best = NodeChoice{static_cast<int>(n), static_cast<int>(t)};
-        best_free = f;
-        if (f == job.gpus) break;  // cannot fit tighter within this type
-      }
+  long long best_left = 0, best_per = 1;
+  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
+    if (!fits_one_node(job, t)) continue;
+    const int f = tightest(t, job.gpus);
+    if (f < 0) continue;
+    const long long left = f - job.gpus, per = cluster_->types[t].gpus_per_node;
+    if (best.node < 0 || left * best_per < best_left * per) {
+      best = NodeChoice{static_cast<int>(cluster_->types[t].first_node + with_free(t, f).first()), static_cast<int>(t)};
+      best_left = left;
+      best_per = per;
     }
   }
   return best;
 }
 
-PlacementStrategy::NodeChoice FirstFitPlacement::choose_node(const QueuedJob& job) const {
-  const auto& types = cluster_->types;
-  for (std::size_t t = 0; t < types.size(); ++t) {
-    if (!(job.eligible_types >> t & 1) || job.gpus > types[t].gpus_per_node) continue;
-    const std::uint32_t end = types[t].first_node + static_cast<std::uint32_t>(types[t].count);
-    for (std::uint32_t n = types[t].first_node; n < end; ++n)
-      if (free(n) >= job.gpus) return NodeChoice{static_cast<int>(n), static_cast<int>(t)};
+// The type that needs the fewest whole nodes; ties in type order.
+int PackPlacement::choose_type(const QueuedJob& job, std::uint64_t fits) const {
+  int best = -1, best_needed = 0;
+  for (std::uint64_t f = fits; f != 0; f &= f - 1) {
+    const int t = std::countr_zero(f);
+    const int per = cluster_->types[static_cast<std::size_t>(t)].gpus_per_node;
+    const int needed = (job.gpus + per - 1) / per;
+    if (best < 0 || needed < best_needed) {
+      best = t;
+      best_needed = needed;
+    }
   }
-  return {};
+  return best;
+}
+
+// The most free GPUs, ties by the lowest index.
+PlacementStrategy::NodeChoice SpreadPlacement::choose_node(const QueuedJob& job) const {
+  NodeChoice best;
+  int best_free = 0;
+  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
+    if (!fits_one_node(job, t)) continue;
+    const int f = loosest(t, job.gpus);
+    if (f >= 0 && (best.node < 0 || f > best_free)) {
+      best = NodeChoice{static_cast<int>(cluster_->types[t].first_node + with_free(t, f).first()), static_cast<int>(t)};
+      best_free = f;
+    }
+  }
+  return best;
+}
+
+PlacementStrategy::NodeChoice TopologyPlacement::choose_node(const QueuedJob& job) const { return tightest_node(job); }
+
+// One leaf (group) when one has `needed` whole free nodes: the one with the fewest that
+// suffice, ties by the lowest group (Slurm's topology/tree best fit of leaf switches).
+// Else the fewest leaves: the leaves with the most whole free nodes first (ties by the
+// lowest group), the last one again the tightest that holds what is left. Inside a leaf,
+// its lowest-index whole free nodes.
+void TopologyPlacement::choose_whole_nodes(std::size_t t, int needed, std::vector<std::uint32_t>& out) const {
+  const auto& group = cluster_->node_group;
+  if (group.empty()) {
+    PlacementStrategy::choose_whole_nodes(t, needed, out);
+    return;
+  }
+  const NodeTypeView& type = cluster_->types[t];
+  const NodeSet& whole = with_free(t, type.gpus_per_node);
+  groups_.clear();
+  for (std::uint32_t i = whole.first(); i != NodeSet::NONE; i = whole.next(i + 1)) {
+    const std::uint32_t g = group[type.first_node + i];
+    if (g >= count_.size()) {
+      count_.resize(g + 1, 0);
+      take_.resize(g + 1, 0);
+    }
+    if (count_[g]++ == 0) groups_.push_back(g);
+  }
+  // Most whole free nodes first, ties by the lowest group.
+  std::sort(groups_.begin(), groups_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return count_[a] != count_[b] ? count_[a] > count_[b] : a < b;
+  });
+  // Take the biggest leaves while the rest does not fit in one; the last leaf is the one
+  // with the fewest whole free nodes that hold the remainder.
+  std::size_t first_left = 0;
+  int left = needed;
+  while (count_[groups_[first_left]] < left) left -= count_[groups_[first_left++]];
+  std::size_t last = first_left;
+  for (std::size_t k = first_left + 1; k < groups_.size() && count_[groups_[k]] >= left; ++k)
+    if (count_[groups_[k]] < count_[groups_[last]] ||
+        (count_[groups_[k]] == count_[groups_[last]] && groups_[k] < groups_[last]))
+      last = k;
+  for (std::size_t k = 0; k < first_left; ++k) take_[groups_[k]] = count_[groups_[k]];
+  take_[groups_[last]] = left;
+  const std::size_t from = out.size();
+  for (std::uint32_t i = whole.first(); i != NodeSet::NONE; i = whole.next(i + 1)) {
+    const std::uint32_t g = group[type.first_node + i];
+    if (take_[g] > 0) {
+      --take_[g];
+      out.push_back(type.first_node + i);
+    }
+  }
+  GCSIM_CHECK(static_cast<int>(out.size() - from) == needed, "topology placement: chose " +
+                  std::to_string(out.size() - from) + " whole nodes of " + std::to_string(needed));
+  for (std::uint32_t g : groups_) count_[g] = take_[g] = 0;
 }
 
 }  // namespace gcsim::models

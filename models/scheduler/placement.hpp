@@ -1,16 +1,33 @@
 // Where a job fits, as a strategy of its own (issue 9: placement is a decision separate
 // from ordering). Every strategy gang-schedules: a job that fits on one node of an eligible
-// type takes all its GPUs there, on the node the strategy chooses; a bigger job takes whole
-// free nodes of one type, in type order, lowest index first, or nothing. The strategies
-// differ in the node they choose for a one-node job:
-//   best-fit   the node with the fewest free GPUs that suffice, lowest index on ties (keeps
-//              whole nodes free for big jobs);
-//   first-fit  the lowest-index node that suffices.
-// A strategy works on a scratch copy of free capacity, so a policy can place several jobs
-// in one pass. Strategies are chosen by name from a registry (scheduler_registry.hpp); a
+// type takes all its GPUs there, on the node the strategy chooses; a bigger job takes
+// ceil(gpus / gpus_per_node) whole free nodes of one type, or nothing (the cluster gives a
+// run the same GPUs on each of its nodes, so a multi-node job never takes partly free nodes).
+// The strategies (docs/scheduling.md, "Placement"):
+//   best-fit   one node: the fewest free GPUs that suffice, lowest index on ties (keeps
+//              whole nodes free for big jobs); several: the first eligible type in type
+//              order, its lowest-index whole free nodes;
+//   first-fit  one node: the lowest-index node that suffices; several: as best-fit;
+//   pack       one node: the fullest node after placing, as a fraction of its GPUs
+//              (Kubernetes' MostAllocated), lowest index on ties; several: the eligible
+//              type that needs the fewest nodes, lowest-index whole free nodes;
+//   spread     one node: the most free GPUs, lowest index on ties (Kubernetes'
+//              LeastAllocated, by count); several: as best-fit;
+//   topology   one node: as best-fit; several: the whole free nodes of one leaf switch
+//              when one has enough (the leaf with the fewest that suffice, as Slurm's
+//              topology/tree plugin), else of the fewest leaves (ClusterView::node_group;
+//              without groups, as best-fit).
+// A strategy plans on an overlay of the view (free = view + this pass's changes), so a
+// policy can place several jobs in one pass. It finds nodes through an index of each
+// type's nodes by free GPUs (a bitset per free count with a summary level), so a choice
+// costs O(gpus per node x nodes / 4096), not O(nodes). With the cluster's change log
+// (ClusterView::changes) the index follows the view from pass to pass by the nodes that
+// changed; a view without one (built by hand, a plan) on the same storage is compared node
+// by node; any other view gets the index rebuilt at its first use in a pass. Strategies are chosen by name from a registry (scheduler_registry.hpp); a
 // new one is a subclass here plus one line in register_builtins.cpp.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -29,6 +46,24 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster);
 // `gcsim estimate` asks this with the scenario's own policy and placement strategy, so the
 // estimate and the run agree.
 int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy);
+
+// A set of small integers (a type's local node indices), ordered: a bitset with one summary
+// bit per word, so the lowest member from a point costs O(size / 4096) words.
+class NodeSet {
+ public:
+  static constexpr std::uint32_t NONE = 0xffffffffu;
+  void reset(std::size_t size);  // empty, for members 0..size-1
+  void insert(std::uint32_t i);
+  void erase(std::uint32_t i);
+  std::uint32_t next(std::uint32_t from) const;  // the lowest member >= from, or NONE
+  std::uint32_t first() const { return next(0); }
+  bool empty() const { return size_ == 0; }
+  int size() const { return size_; }
+
+ private:
+  std::vector<std::uint64_t> words_, summary_;
+  int size_ = 0;
+};
 
 class PlacementStrategy {
  public:
@@ -53,27 +88,50 @@ class PlacementStrategy {
   };
   // The node a job that fits on one node of an eligible type goes to, given free().
   virtual NodeChoice choose_node(const QueuedJob& job) const = 0;
+  // Appends to `out` the nodes (ascending) a job bigger than a node of type t takes there,
+  // `needed` whole free nodes (at least that many are free: whole_free(t) >= needed).
+  // Default: the lowest-index ones.
+  virtual void choose_whole_nodes(std::size_t t, int needed, std::vector<std::uint32_t>& out) const;
+  // The eligible type a job bigger than a node goes to, given which types have room
+  // (`fits`, bit t). Default: the first in type order.
+  virtual int choose_type(const QueuedJob& job, std::uint64_t fits) const;
 
-  const ClusterView* cluster_ = nullptr;
   // Free GPUs of node n in the plan: the view's, plus what this pass changed (an overlay
   // cleared at reset, so a pass costs what it touches, not every node).
   int free(std::uint32_t n) const { return cluster_->nodes[n].gpus_free + delta_[n]; }
+  // The index (built if it is not current). Nodes of type t with exactly f free GPUs, as
+  // local indices (node = types[t].first_node + i).
+  const NodeSet& with_free(std::size_t t, int f) const;
+  // The fewest (tightest) and most (loosest) free GPUs >= gpus on one node of type t, or -1.
+  int tightest(std::size_t t, int gpus) const;
+  int loosest(std::size_t t, int gpus) const;
+  int whole_free(std::size_t t) const;  // whole free nodes of type t
+  // best-fit's rule for a one-node job (see choose_node).
+  NodeChoice tightest_node(const QueuedJob& job) const;
+  bool fits_one_node(const QueuedJob& job, std::size_t t) const {
+    return (job.eligible_types >> t & 1) && job.gpus <= cluster_->types[t].gpus_per_node;
+  }
+
+  const ClusterView* cluster_ = nullptr;
 
  private:
   bool place_whole_nodes(const QueuedJob& job, Decisions& out);
-  void take(std::uint32_t node, int gpus);
+  void take(std::uint32_t node, int gpus) { change(node, -gpus); }
   void change(std::uint32_t node, int gpus);  // free(node) += gpus
-  void count() const;
-  void recount(std::size_t type) const;
+  void refile(std::uint32_t node) const;      // moves node to the bucket of free(node)
+  void build() const;
   std::vector<int> delta_;                // by node; 0 but for touched_
   std::vector<std::uint32_t> touched_;
-  // Per node type, for could_fit: whole free nodes, and the most free GPUs on one node;
-  // counted at the first could_fit of a pass, then kept (a type's most is recounted when a
-  // take may have lowered it).
-  mutable bool counted_ = false;
-  mutable std::vector<int> whole_free_;
-  mutable std::vector<int> max_free_;
-  mutable std::vector<std::uint8_t> stale_;
+  // The index: per type, one NodeSet per free count 0..gpus_per_node (buckets_[t][f]);
+  // filed_[n] is the count node n is filed under. Current when built_ (against the view
+  // and the overlay); followed through the change log `log_`, read up to `seen_`.
+  mutable bool built_ = false;
+  mutable std::vector<std::vector<NodeSet>> buckets_;
+  mutable std::vector<int> filed_;
+  mutable std::vector<NodeTypeView> layout_;  // the types it was built for
+  const NodeChanges* log_ = nullptr;
+  const NodeView* log_nodes_ = nullptr;  // the view's nodes the log describes
+  std::uint64_t seen_ = 0;
   Decisions scratch_;  // reserve()'s placements, dropped
 };
 
@@ -85,6 +143,27 @@ class BestFitPlacement final : public PlacementStrategy {
 class FirstFitPlacement final : public PlacementStrategy {
  protected:
   NodeChoice choose_node(const QueuedJob& job) const override;
+};
+
+class PackPlacement final : public PlacementStrategy {
+ protected:
+  NodeChoice choose_node(const QueuedJob& job) const override;
+  int choose_type(const QueuedJob& job, std::uint64_t fits) const override;
+};
+
+class SpreadPlacement final : public PlacementStrategy {
+ protected:
+  NodeChoice choose_node(const QueuedJob& job) const override;
+};
+
+class TopologyPlacement final : public PlacementStrategy {
+ protected:
+  NodeChoice choose_node(const QueuedJob& job) const override;
+  void choose_whole_nodes(std::size_t t, int needed, std::vector<std::uint32_t>& out) const override;
+
+ private:
+  mutable std::vector<int> count_, take_;      // by group: whole free nodes, nodes to take (scratch)
+  mutable std::vector<std::uint32_t> groups_;  // groups with some, scratch
 };
 
 }  // namespace gcsim::models

@@ -133,6 +133,16 @@ class JobSpeeds {
   virtual double time_left_alone_s(std::uint32_t job, int type) const = 0;
 };
 
+// The nodes whose NodeView changed, oldest first, as the cluster logs them for placement
+// indexes (placement.hpp) to follow the view without reading every node. The cluster drops
+// what a pass has seen after the pass; `dropped` counts every entry dropped so far, so a
+// reader that last read up to entry d (counted from the start) has missed some when
+// d < dropped.
+struct NodeChanges {
+  std::uint64_t dropped = 0;
+  std::vector<std::uint32_t> nodes;
+};
+
 struct ClusterView {
   sim::SimTime now;
   std::span<const NodeTypeView> types;
@@ -144,6 +154,11 @@ struct ClusterView {
   const RunningJobs* running_jobs = nullptr;
   // Any job's speed on each node type (null only in a view built by hand).
   const JobSpeeds* speeds = nullptr;
+  // Each node's leaf switch (or other group of nodes close in the network), from the
+  // scenario's network; empty when it has none.
+  std::span<const std::uint32_t> node_group = {};
+  // The cluster's log of node changes (null in a view built by hand).
+  const NodeChanges* changes = nullptr;
 };
 
 // Start waiting job `job` on nodes[first, first + count) of Decisions::nodes, taking
