@@ -148,9 +148,7 @@ const config::KeySpec FAIR_SHARE_KEYS[] = {
      .help = "past usage counts half after this long (Slurm's PriorityDecayHalfLife)"},
 };
 
-FairShareParams read_fair_share(config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext& context) {
-  FairShareParams p;
-  static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+void read_fair_share(config::MapReader& map, const PolicyContext& context, FairShareParams& p) {
   p.team_names = context.teams;
   p.weight_by_team.assign(context.teams.size(), 1.0);
   if (const config::ConfigNode* w = map.optional("weights")) {
@@ -172,20 +170,13 @@ FairShareParams read_fair_share(config::MapReader& map, const SchedulerRegistry&
   }
   if (const config::ConfigNode* h = map.optional("half_life"))
     p.half_life = config::read_duration(*h, sim::SimTime::from_ns(1));
-  return p;
 }
 }  // namespace
 
 PolicyDef<FairShareParams> fair_share_policy() {
-  return {
-      .name = "fair-share",
-      .description = "fair share between teams on decayed GPU-time (Slurm's fair-share factor), with weights",
-      .keys = FAIR_SHARE_KEYS,
-      .parse = read_fair_share,
-      .make = [](const FairShareParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<FairShareScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+  return ordered_policy_def<FairShareScheduler, FairShareParams>(
+      "fair-share", "fair share between teams on decayed GPU-time (Slurm's fair-share factor), with weights",
+      FAIR_SHARE_KEYS, false, read_fair_share);
 }
 
 }  // namespace gcsim::models

@@ -17,21 +17,12 @@ const config::KeySpec HETERO_KEYS[] = {
 }  // namespace
 
 PolicyDef<HeteroParams> hetero_policy() {
-  return {
-      .name = "hetero",
-      .description = "heterogeneity-aware (Gavel-style): each job on the node type with the best throughput per GPU or per dollar",
-      .keys = HETERO_KEYS,
-      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
-        HeteroParams p;
-        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+  return ordered_policy_def<HeteroScheduler, HeteroParams>(
+      "hetero", "heterogeneity-aware (Gavel-style): each job on the node type with the best throughput per GPU or per dollar",
+      HETERO_KEYS, false, [](config::MapReader& map, const PolicyContext&, HeteroParams& p) {
         if (const config::ConfigNode* n = map.optional("objective"))
           p.by_cost = config::read_enum(*n, {"throughput", "cost"}) == "cost";
-        return p;
-      },
-      .make = [](const HeteroParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<HeteroScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+      });
 }
 
 }  // namespace gcsim::models

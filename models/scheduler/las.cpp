@@ -156,9 +156,7 @@ const config::KeySpec LAS_KEYS[] = {
      .help = "the round: demotions and preemptions happen at its multiples"},
 };
 
-LasParams read_las(config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
-  LasParams p;
-  static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+void read_las(config::MapReader& map, const PolicyContext&, LasParams& p) {
   const config::ConfigNode* queues = map.optional("queues");
   const config::ConfigNode* thresholds = map.optional("thresholds");
   if (thresholds) {
@@ -185,20 +183,13 @@ LasParams read_las(config::MapReader& map, const SchedulerRegistry& registry, co
   if (const config::ConfigNode* n = map.optional("promote")) p.promote = config::read_double(*n, 0, 1e9);
   if (const config::ConfigNode* n = map.optional("interval"))
     p.interval = config::read_duration(*n, sim::SimTime::from_ns(1));
-  return p;
 }
 }  // namespace
 
 PolicyDef<LasParams> las_policy() {
-  return {
-      .name = "las",
-      .description = "least attained service (Tiresias' discretized 2D-LAS): queues by GPU-time run, preempts on a round",
-      .keys = LAS_KEYS,
-      .parse = read_las,
-      .make = [](const LasParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<LasScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+  return ordered_policy_def<LasScheduler, LasParams>(
+      "las", "least attained service (Tiresias' discretized 2D-LAS): queues by GPU-time run, preempts on a round",
+      LAS_KEYS, false, read_las);
 }
 
 }  // namespace gcsim::models

@@ -89,21 +89,34 @@ OrderedParams read_ordered_params(config::MapReader& map, const SchedulerRegistr
 
 // The registry entry of an ordering policy `Policy` (constructed from its placement
 // strategy and its Params, an OrderedParams), whose keys are `keys`: placement, blocking
-// and, when it ranks by length, lengths.
-template <class Policy, class Params>
+// and, when it ranks by length, lengths, read here; and the policy's own keys, read by
+// read_own(map, context, params) after them.
+template <class Policy, class Params, class ReadOwn>
 PolicyDef<Params> ordered_policy_def(std::string name, std::string description, config::KeyTable keys,
-                                     bool with_lengths) {
+                                     bool with_lengths, ReadOwn read_own) {
   return {
       .name = std::move(name),
       .description = std::move(description),
       .keys = keys,
-      .parse = [with_lengths](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
-        return Params{read_ordered_params(map, registry, with_lengths)};
+      .parse = [with_lengths, read_own](config::MapReader& map, const SchedulerRegistry& registry,
+                                        const PolicyContext& context) {
+        Params p;
+        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, with_lengths);
+        read_own(map, context, p);
+        return p;
       },
       .make = [](const Params& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
         return std::make_unique<Policy>(registry.make_placement(p.placement), p);
       },
   };
+}
+
+// The same for a policy with no keys of its own.
+template <class Policy, class Params>
+PolicyDef<Params> ordered_policy_def(std::string name, std::string description, config::KeyTable keys,
+                                     bool with_lengths) {
+  return ordered_policy_def<Policy, Params>(std::move(name), std::move(description), keys, with_lengths,
+                                            [](config::MapReader&, const PolicyContext&, Params&) {});
 }
 
 }  // namespace gcsim::models

@@ -37,20 +37,11 @@ const config::KeySpec PRIORITY_KEYS[] = {
 }  // namespace
 
 PolicyDef<PriorityParams> priority_policy() {
-  return {
-      .name = "priority",
-      .description = "priority classes (job key `priority`, higher first), FIFO inside a class; preempts lower classes",
-      .keys = PRIORITY_KEYS,
-      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
-        PriorityParams p;
-        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+  return ordered_policy_def<PriorityScheduler, PriorityParams>(
+      "priority", "priority classes (job key `priority`, higher first), FIFO inside a class; preempts lower classes",
+      PRIORITY_KEYS, false, [](config::MapReader& map, const PolicyContext&, PriorityParams& p) {
         if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
-        return p;
-      },
-      .make = [](const PriorityParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<PriorityScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+      });
 }
 
 }  // namespace gcsim::models

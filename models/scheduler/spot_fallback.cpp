@@ -50,21 +50,12 @@ const config::KeySpec SPOT_FALLBACK_KEYS[] = {
 }  // namespace
 
 PolicyDef<SpotFallbackParams> spot_fallback_policy() {
-  return {
-      .name = "spot-fallback",
-      .description = "spot first; on-demand after N interruptions or when the deadline is at risk",
-      .keys = SPOT_FALLBACK_KEYS,
-      .parse = [](config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext&) {
-        SpotFallbackParams p;
-        static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+  return ordered_policy_def<SpotFallbackScheduler, SpotFallbackParams>(
+      "spot-fallback", "spot first; on-demand after N interruptions or when the deadline is at risk",
+      SPOT_FALLBACK_KEYS, false, [](config::MapReader& map, const PolicyContext&, SpotFallbackParams& p) {
         if (const config::ConfigNode* n = map.optional("after")) p.after = static_cast<int>(config::read_int(*n, 1, 1000000));
         if (const config::ConfigNode* n = map.optional("margin")) p.margin = config::read_double(*n, 0, 1e6);
-        return p;
-      },
-      .make = [](const SpotFallbackParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
-        return std::make_unique<SpotFallbackScheduler>(registry.make_placement(p.placement), p);
-      },
-  };
+      });
 }
 
 }  // namespace gcsim::models
