@@ -40,6 +40,7 @@ int run_instance_commands(const InstanceCommands& commands, const std::string& c
 // run_compare_command runs it when it was chosen and returns its exit code, else -1.
 struct CompareCommand;
 std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app);
+CLI::App* compare_app(const CompareCommand& command);  // its subcommand, for shared flags
 int run_compare_command(const CompareCommand& command, const models::LoadOptions& options,
                         const models::ResourceLimits& limits);
 

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "analysis/metrics.hpp"
@@ -85,7 +86,13 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   const config::ConfigDocument document = config::load_yaml_file(c.scenario);
   const models::Scenario base = models::load_scenario(document, catalogs, schedulers);
 
-  // Every variant read, and its scenario loaded and checked, before anything runs.
+  // Every variant read, and its scenario loaded and checked, before anything runs. The runs
+  // held at once share the memory limit: each must fit in its part of it.
+  const std::size_t runs = c.policies.size() * c.replications;
+  const std::size_t threads = c.threads > 0 ? static_cast<std::size_t>(c.threads)
+                                            : std::max(1u, std::thread::hardware_concurrency());
+  models::ResourceLimits per_run = limits;
+  per_run.max_memory_bytes /= static_cast<double>(std::max<std::size_t>(1, std::min(runs, threads)));
   std::vector<models::SchedulerVariant> variants;
   std::vector<std::shared_ptr<const models::Scenario>> scenarios;
   for (const std::string& policy : c.policies) {
@@ -93,7 +100,15 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
     auto s = std::make_shared<const models::Scenario>(models::load_scenario(
         config::load_yaml_string(models::with_scheduler_section(document, variants.back()), document.file), catalogs,
         schedulers));
-    models::check_resources(models::estimate_resources(*s), limits);
+    try {
+      models::check_resources(models::estimate_resources(*s), per_run);
+    } catch (const ConfigError& e) {
+      if (per_run.max_memory_bytes == limits.max_memory_bytes || e.detail().find("--max-memory") == std::string::npos)
+        throw;
+      throw ConfigError(e.code(), e.mark(), e.key_path(),
+                        e.detail() + " (the memory limit is shared by the " +
+                            std::to_string(std::min(runs, threads)) + " runs held at once: lower -j to give each more)");
+    }
     scenarios.push_back(std::move(s));
   }
 
@@ -185,6 +200,8 @@ std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app) {
   c->app->add_flag("--no-plots", c->no_plots, "With -o: write no plots");
   return c;
 }
+
+CLI::App* compare_app(const CompareCommand& command) { return command.app; }
 
 int run_compare_command(const CompareCommand& command, const models::LoadOptions& options,
                         const models::ResourceLimits& limits) {

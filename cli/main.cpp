@@ -318,22 +318,27 @@ int main(int argc, char** argv) {
   estimate->add_option("scenario", estimate_file, "Scenario file")->required();
   estimate->add_flag("--json", estimate_json, "Print JSON");
 
-  // The limits that validate, run, rerun, estimate and flows check before building anything.
+  auto* policies = app.add_subcommand("policies", "List the scheduling policies and placement strategies, with their keys");
+
+  const auto instance_commands = cli::add_instance_commands(app);
+  const auto compare_command = cli::add_compare_command(app);
+
+  // The limits that validate, run, rerun, estimate, flows and compare check before building
+  // anything (compare: the memory is shared by the runs it holds at once).
   std::string max_memory_text, max_events_text;
-  for (CLI::App* command : {run, rerun, validate, estimate, flows}) {
+  CLI::App* compare = cli::compare_app(*compare_command);
+  for (CLI::App* command : {run, rerun, validate, estimate, flows, compare}) {
     command
         ->add_option("--max-memory", max_memory_text,
-                     "Refuse scenarios estimated to need more memory (default: half the usable memory)")
+                     command == compare
+                         ? "Refuse strategies whose runs at once (-j) are estimated to need more memory together "
+                           "(default: half the usable memory)"
+                         : "Refuse scenarios estimated to need more memory (default: half the usable memory)")
         ->check(memory_size());
     command
         ->add_option("--max-events", max_events_text, "Refuse scenarios estimated to handle more events (default: 1e9)")
         ->check(event_count());
   }
-
-  auto* policies = app.add_subcommand("policies", "List the scheduling policies and placement strategies, with their keys");
-
-  const auto instance_commands = cli::add_instance_commands(app);
-  const auto compare_command = cli::add_compare_command(app);
 
   try {
     app.parse(argc, argv);

@@ -38,7 +38,7 @@ TraceData two_jobs() {
 
 }  // namespace
 
-TEST_CASE("Queue length: submitted, not running, not finished; a stopped job waits again", "[unit][analysis]") {
+TEST_CASE("Queue length: submitted, not running, not finished, a stopped job waits again", "[unit][analysis]") {
   const std::vector<StepPoint> q = queue_length_steps(two_jobs());
   // 0: A waits (1); 5: B too (2); 10: A runs (1); 20: A stopped (2); 30: A runs (1); 50: B runs (0).
   const std::vector<std::pair<double, double>> expected{{0, 1}, {5, 2}, {10, 1}, {20, 2}, {30, 1}, {50, 0}};

@@ -32,7 +32,7 @@ TEST_CASE("FNV-1a 64 digests match the published test vectors", "[unit]") {
   CHECK(gcsim::config::fnv1a64_hex("foobar") == "85944171f73967e8");
 }
 
-TEST_CASE("a relative path is relative to the file that names it; absolute paths stay", "[unit]") {
+TEST_CASE("a relative path is relative to the file that names it, absolute paths stay", "[unit]") {
   CHECK(SourceResolver::resolve("/a/b/scenario.yaml", "x.csv") == "/a/b/x.csv");
   CHECK(SourceResolver::resolve("/a/b/scenario.yaml", "../c/./x.csv") == "/a/c/x.csv");
   CHECK(SourceResolver::resolve("/a/b/scenario.yaml", "/elsewhere/x.csv") == "/elsewhere/x.csv");

@@ -226,7 +226,7 @@ TEST_CASE("parse_fraction: decimals and percentages", "[unit]") {
   REQUIRE_THROWS_AS(u::parse_fraction("45%%"), UnitError);
 }
 
-TEST_CASE("parse_rate_per_s, parse_usd_per_kwh, parse_fraction_per_year; years", "[unit]") {
+TEST_CASE("parse_rate_per_s, parse_usd_per_kwh, parse_fraction_per_year, years", "[unit]") {
   CHECK(u::parse_rate_per_s("0.05/h") == Approx(0.05 / 3600));
   CHECK(u::parse_rate_per_s("1.2/d") == Approx(1.2 / 86400));
   CHECK(u::parse_rate_per_s("2/w") == Approx(2.0 / 604800));

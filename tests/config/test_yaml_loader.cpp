@@ -142,7 +142,7 @@ TEST_CASE("null spellings, explicit strings and aliases", "[unit]") {
   CHECK(doc.root.find("f")->quoted());
 }
 
-TEST_CASE("a root that is not a map loads; the schema layer refuses it", "[unit]") {
+TEST_CASE("a root that is not a map loads, the schema layer refuses it", "[unit]") {
   CHECK(load_yaml_string("[1, 2]", "t.yaml").root.is_sequence());
   CHECK(load_yaml_string("42", "t.yaml").root.is_scalar());
   CHECK(load_yaml_string("~", "t.yaml").root.is_null());

@@ -212,7 +212,7 @@ TEST_CASE("an honest file of more than MAX_ALIAS_NODES nodes loads through yaml-
   CHECK(doc.root.find("workload")->find("jobs")->size() == 200'000);
 }
 
-TEST_CASE("the tree: a copy of a node keeps its tree; the document's text is not it", "[unit]") {
+TEST_CASE("the tree: a copy of a node keeps its tree, the document's text is not it", "[unit]") {
   // 64 bytes a node (a job of the list above costs one node, four entries and a place).
   CHECK(sizeof(ConfigNode) <= 64);
   ConfigNode job;

@@ -171,7 +171,7 @@ TEST_CASE("A job that would finish within the notice just finishes", "[model][sp
   CHECK(run.job().interruptions == 0);
 }
 
-TEST_CASE("Queued jobs wait while the node is down; a noticed node takes no new job", "[model][spot]") {
+TEST_CASE("Queued jobs wait while the node is down, a noticed node takes no new job", "[model][spot]") {
   // A (1h) runs 0-1h. The node is noticed at 1h (down at 1h10, back at 2h10): B, queued since
   // 30m, cannot start on a noticed node and waits for 2h10.
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 1h}\n    - {name: B, submit: 30m, gpus: 1, duration: 1h}\n");

@@ -162,7 +162,30 @@ TEST_CASE("compare: a bad --policy exits 2 naming the argument and key, before w
   CHECK(!fs::exists(out));
 }
 
-TEST_CASE("compare: --json parses; -j 1 and -j 2 print the same; no -o leaves no file behind", "[scenario][compare]") {
+TEST_CASE("compare: --max-memory is shared by the runs held at once, --max-events holds for each", "[scenario][compare]") {
+  test::TempDir dir("compare-limits");
+  const std::string scenario = dir.file("spot.yaml");
+  test::write_file(scenario, SPOT_SCENARIO);
+  const std::string out = dir.file("out");
+  // The scenario's estimate is some MiB; a limit of 64 MiB fits one run at a time, and 4
+  // runs at once share it; 1 KiB fits nothing.
+  const auto one = test::run_gcsim("compare " + scenario + " --policy fifo --policy sjf -j 1 --max-memory 1KiB -o " + out);
+  CHECK(one.code == 2);
+  CHECK(one.output.find("error[infeasible]") != std::string::npos);
+  CHECK(one.output.find("--max-memory") != std::string::npos);
+  CHECK(one.output.find("shared by") == std::string::npos);  // one run at a time: the whole limit
+  CHECK(!fs::exists(out));
+  const auto four = test::run_gcsim("compare " + scenario + " --policy fifo --policy sjf --replications 2 -j 4 --max-memory 1KiB");
+  CHECK(four.code == 2);
+  CHECK(four.output.find("shared by the 4 runs held at once") != std::string::npos);
+  const auto events = test::run_gcsim("compare " + scenario + " --policy fifo -j 4 --max-events 1");
+  CHECK(events.code == 2);
+  CHECK(events.output.find("--max-events") != std::string::npos);
+  CHECK(events.output.find("shared by") == std::string::npos);
+  CHECK(test::run_gcsim("compare " + scenario + " --policy fifo -j 1 --max-memory 64MiB").code == 0);
+}
+
+TEST_CASE("compare: --json parses, -j 1 and -j 2 print the same, no -o leaves no file behind", "[scenario][compare]") {
   test::TempDir dir("compare-json");
   const std::string scenario = dir.file("spot.yaml");
   test::write_file(scenario, SPOT_SCENARIO);
@@ -194,7 +217,7 @@ assert [x["label"] for x in v] == ["fifo", "@" + sys.argv[2]], v
 assert v[1]["policy"] == "  policy: fifo\n  placement: first-fit\n", v[1]["policy"]
 for x in v:
     f = x["figures"]
-    assert len(f) == 16, sorted(f)
+    assert len(f) == 17, sorted(f)  # the rows of the table (docs/analysis.md)
     for key in ("total_cost_usd", "jct_mean_s", "wait_p95_s", "team_slowdown_jain", "worst_rho", "interruptions"):
         assert len(f[key]["values"]) == 3, (key, f[key])
         m = sum(f[key]["values"]) / 3

@@ -119,7 +119,7 @@ TEST_CASE("two different simulations on two threads at once each give their sing
   CHECK(t.attrs.replication == 3);
 }
 
-TEST_CASE("a seed sweep shares one loaded scenario; the seed is the run's", "[scenario]") {
+TEST_CASE("a seed sweep shares one loaded scenario, the seed is the run's", "[scenario]") {
   const models::Catalogs& catalogs = test::bundled_catalogs();
   test::TempDir dir("concurrent-seeds");
   const auto quick = std::make_shared<const models::Scenario>(

@@ -398,7 +398,7 @@ TEST_CASE("A save cuts a periodic checkpoint short and keeps the work at the pre
   CHECK(l.checkpoint_gpu_s == Approx(10.0 + 10.0 + 10 * 20.0).epsilon(1e-12));
 }
 
-TEST_CASE("A given save sends nothing to the checkpoint tier; the default save is the tier write",
+TEST_CASE("A given save sends nothing to the checkpoint tier, the default save is the tier write",
           "[model][cluster][scheduler]") {
   // L checkpoints 10 GB to a tier written at 1 GB/s (10 s alone), every 10 h (never, here).
   const std::string storage = "storage:\n  tiers:\n    - {name: fs, kind: shared-fs, read: 2GB/s, write: 1GB/s}\n";
@@ -436,7 +436,7 @@ struct NodeEvents {
 
 }  // namespace
 
-TEST_CASE("A notice during a save changes nothing; the node going before the save is done loses the work",
+TEST_CASE("A notice during a save changes nothing, the node going before the save is done loses the work",
           "[model][cluster][scheduler]") {
   // L (no checkpoints) saves 100-110 s. A notice at 105 s for 108 s finds it already on
   // its way out; at 108 s the node goes, before the save commits: L loses its 100 s, and

@@ -46,7 +46,7 @@ std::int64_t run_collective(const Topology& topo, const CollectiveSpec& spec, bo
 
 }  // namespace
 
-TEST_CASE("collectives: ring all-reduce matches alpha-beta; other traffic only slows it", "[model][network]") {
+TEST_CASE("collectives: ring all-reduce matches alpha-beta, other traffic only slows it", "[model][network]") {
   // n hosts on one switch, B = 1e9 B/s per direction, 1 us per link (a = 2 us per path).
   // Each step every host sends S/n to its neighbour: one flow per link direction.
   // T = 2(n-1) * (S/n / B + a).

@@ -111,7 +111,7 @@ TEST_CASE("flow network: rounding never loops and never finishes early", "[model
   CHECK(engine.now().ns() <= 3'333'333'340);
 }
 
-TEST_CASE("flow network: callbacks can start the next flow; cancel frees bandwidth", "[model][network]") {
+TEST_CASE("flow network: callbacks can start the next flow, cancel frees bandwidth", "[model][network]") {
   Engine engine;
   FlowNetwork net(engine);
   engine.add_resource_model(&net);

@@ -43,7 +43,7 @@ const std::string LENGTHS = "    - {name: A, submit: 0m, gpus: 1, duration: 1h}\
 
 }  // namespace
 
-TEST_CASE("fifo strict holds a job that fits behind the head; skip starts it", "[model][scheduler]") {
+TEST_CASE("fifo strict holds a job that fits behind the head, skip starts it", "[model][scheduler]") {
   // strict: C waits behind B until A ends at 60m; then B (2) and C (1) both start.
   auto strict = starts_min(scenario("{policy: fifo}", 4, HOLE));
   CHECK(strict["B"] == Approx(60));

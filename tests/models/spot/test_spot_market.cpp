@@ -217,7 +217,7 @@ TEST_CASE("Weibull lifetimes: mean lambda Gamma(1 + 1/k), median lambda ln2^(1/k
   CHECK(std::abs(below_median / double(n) - 0.5) < 4 * std::sqrt(0.25 / n));
 }
 
-TEST_CASE("Notices precede downs by exactly the notice; replacements take exactly the provisioning", "[model][spot]") {
+TEST_CASE("Notices precede downs by exactly the notice, replacements take exactly the provisioning", "[model][spot]") {
   // Lifetimes of mean 30 min against a 10 min notice: many nodes come up less than a notice
   // before they go, and get their notice at once.
   const SimTime notice = minutes(10);

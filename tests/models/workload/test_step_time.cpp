@@ -139,7 +139,7 @@ TEST_CASE("Ring all-reduce alpha-beta, flat and hierarchical", "[model][step]") 
   CHECK(alpha_beta_all_reduce_s(1e9, 16, hw, cal) == Approx(intra + inter));
 }
 
-TEST_CASE("Gradient sync overlaps backward; the collective hook replaces alpha-beta", "[model][step]") {
+TEST_CASE("Gradient sync overlaps backward, the collective hook replaces alpha-beta", "[model][step]") {
   const Calibration cal = toy_cal();
   auto job = toy_job(Precision::Fp16, 10, 8);
   HardwareContext hw = toy_hw(8);
