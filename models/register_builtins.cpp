@@ -5,6 +5,7 @@
 #include "models/scheduler/cost_aware.hpp"
 #include "models/scheduler/fair_share.hpp"
 #include "models/scheduler/fifo.hpp"
+#include "models/scheduler/finish_time_fair.hpp"
 #include "models/scheduler/hetero.hpp"
 #include "models/scheduler/las.hpp"
 #include "models/scheduler/placement.hpp"
@@ -37,6 +38,7 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_policy(srtf_policy());
   b.schedulers.add_policy(backfill_policy());
   b.schedulers.add_policy(las_policy());
+  b.schedulers.add_policy(finish_time_fair_policy());
   b.schedulers.add_policy(priority_policy());
   b.schedulers.add_policy(fair_share_policy());
   b.schedulers.add_policy(hetero_policy());

@@ -1,0 +1,140 @@
+// Finish-time fairness, Themis' rho (see finish_time_fair.hpp).
+#include "models/scheduler/finish_time_fair.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gcsim::models {
+
+namespace {
+// A job of zero length would divide by zero; a nanosecond is below any length gcsim resolves.
+constexpr double MIN_IDEAL_S = 1e-9;
+}  // namespace
+
+FinishTimeFairScheduler::FinishTimeFairScheduler(std::unique_ptr<PlacementStrategy> placement,
+                                                 const FinishTimeFairParams& params)
+    : OrderedScheduler(std::move(placement), params), params_ftf_(params) {}
+
+FinishTimeFairScheduler::State& FinishTimeFairScheduler::state(std::uint32_t job) {
+  if (job >= states_.size()) states_.resize(std::max<std::size_t>(job + 1, states_.size() * 2));
+  return states_[job];
+}
+
+double FinishTimeFairScheduler::rho(std::uint32_t job, double at_s) const {
+  const State& s = states_[job];
+  if (s.running) return (s.start_s - s.submit_s + s.remaining_s) / s.ideal_s;
+  return (at_s - s.submit_s + s.remaining_s) / s.ideal_s;
+}
+
+double FinishTimeFairScheduler::order_key(const QueuedJob& job) const {
+  // Called from job_waiting, after the job's state was set: its rho at the last tick,
+  // negated (the order index puts smaller keys first).
+  return -rho(job.job, sim::SimTime::from_ns(rank_ns_).seconds());
+}
+
+void FinishTimeFairScheduler::job_waiting(const QueuedJob& job) {
+  State& s = state(job.job);
+  if (!s.seen) {
+    s.seen = true;
+    s.ideal_s = std::max(job.length_s, MIN_IDEAL_S);
+  }
+  s.submit_s = job.submit.seconds();
+  s.remaining_s = job.length_s;
+  s.running = false;
+  OrderedScheduler::job_waiting(job);
+}
+
+void FinishTimeFairScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
+  State& s = state(job.job);
+  if (!s.seen) {
+    s.seen = true;
+    s.ideal_s = std::max(job.length_s, MIN_IDEAL_S);
+  }
+  s.submit_s = job.submit.seconds();
+  s.remaining_s = job.length_s;
+  s.start_s = now.seconds();
+  s.running = true;
+  ++running_count_;
+  if (params_ftf_.preempt) running_.running(job.job, job.gpus, rho(job.job, s.start_s));
+}
+
+void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
+  if (params_ftf_.preempt) running_.ended(job);
+  states_[job].running = false;
+  --running_count_;
+}
+
+void FinishTimeFairScheduler::rekey(double at_s, const WaitingJobs& waiting) {
+  for (const QueuedJob& q : waiting.all()) {
+    order_.erase(q.job);
+    order_.insert(q.job, q.gpus, -rho(q.job, at_s));
+  }
+}
+
+void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  const std::int64_t interval_ns = params_ftf_.interval.ns();
+  const std::int64_t now_ns = cluster.now.ns();
+  const std::int64_t tick_ns = now_ns / interval_ns * interval_ns;
+  tick_ = now_ns == tick_ns;
+  if (tick_ns != rank_ns_) {
+    rank_ns_ = tick_ns;
+    rekey(sim::SimTime::from_ns(rank_ns_).seconds(), waiting);
+  }
+  OrderedScheduler::schedule(cluster, waiting, out);
+  // The next tick, while someone waits and someone runs or was just placed (only a
+  // preemption could change anything then; an arrival or an end calls the policy anyway,
+  // and re-keys if a tick passed).
+  if (params_ftf_.preempt && waiting.size() > out.placements.size() && running_count_ + out.placements.size() > 0)
+    out.wake_at = sim::SimTime::from_ns(tick_ns + interval_ns);
+}
+
+void FinishTimeFairScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting,
+                                            const std::uint32_t* blocked, Decisions& out) {
+  if (!params_ftf_.preempt || !tick_ || blocked == nullptr) return;
+  const QueuedJob& w = waiting[*blocked];
+  const double rho_w = rho(w.job, cluster.now.seconds());
+  running_.make_room(cluster, *placement_, w, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
+                     PreemptReason::Quantum, out);
+}
+
+std::string FinishTimeFairScheduler::settings() const {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ", interval: %g s, preempt: %s", params_ftf_.interval.seconds(),
+                params_ftf_.preempt ? "true" : "false");
+  return OrderedScheduler::settings() + buf;
+}
+
+namespace {
+const config::KeySpec FINISH_TIME_FAIR_KEYS[] = {
+    PLACEMENT_KEY, BLOCKING_KEY,
+    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = "> 0",
+     .help = "the round: the waiting order is recomputed, and preemptions happen, at its multiples"},
+    {.name = "preempt", .type = "bool", .default_value = "`true`",
+     .help = "at a round, the first waiting job that does not fit preempts running jobs of lower rho (lowest first)"},
+};
+
+FinishTimeFairParams read_finish_time_fair(config::MapReader& map, const SchedulerRegistry& registry,
+                                           const PolicyContext&) {
+  FinishTimeFairParams p;
+  static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
+  if (const config::ConfigNode* n = map.optional("interval"))
+    p.interval = config::read_duration(*n, sim::SimTime::from_ns(1));
+  if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
+  return p;
+}
+}  // namespace
+
+PolicyDef<FinishTimeFairParams> finish_time_fair_policy() {
+  return {
+      .name = "finish-time-fair",
+      .description = "finish-time fairness (Themis' rho: finish time shared / alone), worst first; recomputed and "
+                     "preempting on a round",
+      .keys = FINISH_TIME_FAIR_KEYS,
+      .parse = read_finish_time_fair,
+      .make = [](const FinishTimeFairParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {
+        return std::make_unique<FinishTimeFairScheduler>(registry.make_placement(p.placement), p);
+      },
+  };
+}
+
+}  // namespace gcsim::models

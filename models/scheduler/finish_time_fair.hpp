@@ -1,0 +1,87 @@
+// Finish-time fairness (Themis: Mahajan et al., "Themis: Fair and Efficient GPU Cluster
+// Scheduling", NSDI 2020). A job's finish-time fairness is rho = T_shared / T_ideal: the
+// time from its submission to its (estimated) finish in the shared cluster against the time
+// it would take alone. gcsim's T_ideal is the job's length alone on its fastest eligible
+// node type when it first joined the queue (QueuedJob::length_s then): Themis' T_ideal is
+// that length times the average contention N over the job's life, and at one instant a
+// common N scales every job's rho alike, so it does not change the order; the per-job
+// average contention is not modelled. For a waiting job rho(t) = (t - submit + remaining
+// alone) / T_ideal, growing at 1/T_ideal while it waits; for a running job the remaining
+// time shrinks as fast as time passes (at its starting speed), so its rho is constant:
+// (start - submit + remaining alone at start) / T_ideal.
+//
+// The policy gives GPUs to the worst (highest) rho first. rho changes with time, so the
+// order over waiting jobs is recomputed on a round of `interval` (ticks at multiples from
+// time 0, as las): at the first pass at or after a tick every waiting job is re-keyed with
+// its rho at that tick (O(n log n) over the n waiting jobs, once per round); between rounds
+// the order is that of the last tick, jobs joining since keyed with their rho extrapolated
+// to that tick (so all keys are compared at one instant), and a pass costs what fifo's
+// does. With `preempt: true` (Themis reallocates its leases every round), at a tick the
+// first waiting job that does not fit, W, preempts running jobs whose rho is strictly below
+// W's, the lowest (best off) first, until W fits (reason `quantum`: their lease ended).
+// Ties in rho go by job id (submit order). Themis' auction (partial allocations bid by
+// each app's placement preferences) and its fairness knob f are not modelled: whole jobs
+// are placed by the placement strategy. Blocking as fifo's (ordered.hpp).
+//
+// Keys (`scheduler:` with `policy: finish-time-fair`): placement, blocking (ordered.hpp), and
+//   interval     duration > 0     default 5m
+//   preempt      bool             default true
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/scheduler/ordered.hpp"
+#include "models/scheduler/preempter.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
+
+namespace gcsim::models {
+
+struct FinishTimeFairParams : OrderedParams {
+  sim::SimTime interval = sim::SimTime::from_seconds(300);
+  bool preempt = true;
+};
+
+class FinishTimeFairScheduler final : public OrderedScheduler {
+ public:
+  FinishTimeFairScheduler(std::unique_ptr<PlacementStrategy> placement, const FinishTimeFairParams& params);
+  void job_waiting(const QueuedJob& job) override;
+  void run_started(const QueuedJob& job, sim::SimTime now) override;
+  void run_ended(std::uint32_t job, sim::SimTime now) override;
+  void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
+  std::string settings() const override;
+
+  // Job `job`'s rho at time `at_s` (seconds) as the policy last estimated it: waiting, from
+  // its remaining length when it joined; running, its constant rho. For tests.
+  double rho(std::uint32_t job, double at_s) const;
+
+ protected:
+  bool uses_lengths() const override { return false; }
+  double order_key(const QueuedJob& job) const override;
+  void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
+                     Decisions& out) override;
+
+ private:
+  struct State {
+    double ideal_s = 0;      // T_ideal: its length alone when it first joined (> 0)
+    double submit_s = 0;
+    double remaining_s = 0;  // its length alone left, when it last joined or started
+    double start_s = 0;      // start of its run (running)
+    bool running = false;
+    bool seen = false;
+  };
+  State& state(std::uint32_t job);
+  void rekey(double at_s, const WaitingJobs& waiting);
+
+  FinishTimeFairParams params_ftf_;
+  std::vector<State> states_;  // by job id
+  Preempter running_;          // victim order: lowest rho first
+  std::int64_t rank_ns_ = 0;   // the tick the waiting order was last computed at
+  bool tick_ = false;          // this pass is on a tick
+  std::size_t running_count_ = 0;
+};
+
+PolicyDef<FinishTimeFairParams> finish_time_fair_policy();
+
+}  // namespace gcsim::models

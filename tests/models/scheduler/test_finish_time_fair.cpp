@@ -1,0 +1,145 @@
+// finish-time-fair (Themis' rho) on small cases worked out by hand: a waiting job's rho
+// grows until it passes a running job's and preempts it at a round, a tie does not
+// preempt, the waiting order is the one computed at the last round (so the round length
+// changes who goes first), it differs from fifo; and its keys' validation.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "models/scheduler/finish_time_fair.hpp"
+#include "models/scheduler/placement.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+
+namespace {
+
+std::string scenario(const std::string& scheduler, int gpus, const std::string& jobs, const std::string& horizon = "10d") {
+  return "name: ftf\nseed: 3\nhorizon: " + horizon + "\nrun_until: done\ncluster:\n  node_types:\n"
+         "    - {name: n, gpu: A100-40GB-SXM, gpus: " + std::to_string(gpus) +
+         ", count: 1, price: {on_demand_per_hour: 1}}\n"
+         "scheduler: " + scheduler + "\nworkload:\n  jobs:\n" + jobs;
+}
+
+struct Times {
+  double start_min, end_min;
+  int preemptions;
+};
+std::map<std::string, Times> run(const std::string& yaml) {
+  std::map<std::string, Times> out;
+  for (const auto& j : test::run_jobs(test::scenario_from_yaml(yaml)))
+    out[j.name] = Times{j.start.seconds() / 60, j.end.seconds() / 60, j.preemptions};
+  return out;
+}
+
+const std::string FREE = "preemption: {save: 0s, restore: 0s}";
+
+}  // namespace
+
+TEST_CASE("finish-time-fair: a short job's rho grows while it waits and preempts a long job at a round",
+          "[model][scheduler]") {
+  // 1 GPU, 5-minute round. A (100h = 6000m) runs from 0: its rho is constant, (0 - 0 +
+  // 6000) / 6000 = 1. S (1h) arrives at 30m: rho_S(t) = (t - 30 + 60) / 60, exactly 1 at
+  // the 30m tick: a tie, no preemption. At the 35m tick rho_S = 65/60 > 1: S preempts A,
+  // runs 35-95m (its rho then constant, 65/60). A waits with 5965m left: rho_A(t) =
+  // (t + 5965) / 6000 passes 65/60 only after t = 535m, long after S ended; A resumes at
+  // 95m and ends at 95 + 5965 = 6060m.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 100h}\n"
+                           "    - {name: S, submit: 30m, gpus: 1, duration: 1h}\n";
+  auto t = run(scenario("{policy: finish-time-fair, interval: 5m, " + FREE + "}", 1, jobs));
+  CHECK(t["S"].end_min == Approx(95));
+  CHECK(t["A"].end_min == Approx(6060));
+  CHECK(t["A"].preemptions == 1);
+  CHECK(t["S"].preemptions == 0);
+  // The default round is 5m too.
+  auto d = run(scenario("{policy: finish-time-fair, " + FREE + "}", 1, jobs));
+  CHECK(d["S"].end_min == Approx(95));
+  // A 10-minute round: ticks at 30m (the tie) and 40m: S runs 40-100m.
+  auto ten = run(scenario("{policy: finish-time-fair, interval: 10m, " + FREE + "}", 1, jobs));
+  CHECK(ten["S"].end_min == Approx(100));
+  CHECK(ten["A"].end_min == Approx(6060));
+  // preempt: false: S waits for A, as under fifo.
+  auto n = run(scenario("{policy: finish-time-fair, preempt: false}", 1, jobs));
+  CHECK(n["S"].start_min == Approx(6000));
+  CHECK(n["A"].preemptions == 0);
+}
+
+TEST_CASE("finish-time-fair: the waiting order is the one at the last round, and differs from fifo",
+          "[model][scheduler]") {
+  // 1 GPU. A (60m) runs from 0. B (1000m) arrives at 10m, C (100m) at 50m; at t (minutes)
+  // rho_B = 1 + (t - 10) / 1000 and rho_C = 1 + (t - 50) / 100: C's passes B's at t = 54.4m.
+  // A ends at 60m and the pass orders by rho at the last tick:
+  //  - interval 100m: the tick is 0: rho_B = 0.99, rho_C = 0.5: B runs 60-1060m, C 1060-1160m
+  //    (preempt: false; fifo does the same);
+  //  - interval 20m: the tick is 60m: rho_B = 1.05, rho_C = 1.1: C runs 60-160m, B 160-1160m.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 60m}\n"
+                           "    - {name: B, submit: 10m, gpus: 1, duration: 1000m}\n"
+                           "    - {name: C, submit: 50m, gpus: 1, duration: 100m}\n";
+  auto slow = run(scenario("{policy: finish-time-fair, interval: 100m, preempt: false}", 1, jobs));
+  CHECK(slow["B"].start_min == Approx(60));
+  CHECK(slow["C"].start_min == Approx(1060));
+  auto fast = run(scenario("{policy: finish-time-fair, interval: 20m, preempt: false}", 1, jobs));
+  CHECK(fast["C"].start_min == Approx(60));
+  CHECK(fast["C"].end_min == Approx(160));
+  CHECK(fast["B"].start_min == Approx(160));
+  CHECK(fast["B"].end_min == Approx(1160));
+  auto fifo = run(scenario("{policy: fifo}", 1, jobs));
+  CHECK(fifo["B"].start_min == Approx(60));
+  CHECK(fifo["C"].start_min == Approx(1060));
+  // interval 100m with preemption: B starts at 60m (its rho constant: (60 - 10 + 1000) /
+  // 1000 = 1.05); at the 100m tick rho_C = 1.5 > 1.05: C preempts B, runs 100-200m
+  // (rho 1.5; B's, (t - 10 + 960) / 1000, stays below it until 590m); B resumes at 200m
+  // with 960m left and ends at 1160m.
+  auto pre = run(scenario("{policy: finish-time-fair, interval: 100m, " + FREE + "}", 1, jobs));
+  CHECK(pre["C"].start_min == Approx(100));
+  CHECK(pre["C"].end_min == Approx(200));
+  CHECK(pre["B"].end_min == Approx(1160));
+  CHECK(pre["B"].preemptions == 1);
+  CHECK(pre["C"].preemptions == 0);
+}
+
+TEST_CASE("finish-time-fair: rho is finish time shared over length alone", "[unit][scheduler]") {
+  models::FinishTimeFairParams p;
+  models::FinishTimeFairScheduler ftf(std::make_unique<models::BestFitPlacement>(), p);
+  models::QueuedJob q;
+  q.job = 4;
+  q.submit = sim::SimTime::from_seconds(100);
+  q.length_s = 400;
+  ftf.job_waiting(q);
+  CHECK(ftf.rho(4, 100) == Approx(1.0));
+  CHECK(ftf.rho(4, 500) == Approx(2.0));  // waited 400 s: shared (400 + 400) over alone 400
+  // It runs from 300 s: its rho is fixed at (300 - 100 + 400) / 400 = 1.5.
+  ftf.job_left(4);
+  ftf.run_started(q, sim::SimTime::from_seconds(300));
+  CHECK(ftf.rho(4, 300) == Approx(1.5));
+  CHECK(ftf.rho(4, 600) == Approx(1.5));
+  // Preempted at 400 s with 300 s left: T_ideal stays its first length, 400 s.
+  ftf.run_ended(4, sim::SimTime::from_seconds(400));
+  q.length_s = 300;
+  ftf.job_waiting(q);
+  CHECK(ftf.rho(4, 400) == Approx((400.0 - 100 + 300) / 400));
+  CHECK(ftf.settings() == "placement: best-fit, blocking: strict, interval: 300 s, preempt: true");
+}
+
+TEST_CASE("finish-time-fair's keys are validated like every other key", "[unit][scheduler][config]") {
+  const std::string one = "    - {gpus: 1, duration: 1h}\n";
+  const auto fails = [&](const std::string& scheduler, ErrorCode code, const std::string& text) {
+    try {
+      test::scenario_from_yaml(scenario(scheduler, 1, one));
+      FAIL("accepted " << scheduler);
+    } catch (const ConfigError& e) {
+      CHECK(e.code() == code);
+      CHECK_THAT(e.what(), Catch::Contains(text));
+    }
+  };
+  fails("{policy: finish-time-fair, interval: 0s}", ErrorCode::OutOfRange, "");
+  fails("{policy: finish-time-fair, interval: 5}", ErrorCode::BadUnit, "");
+  fails("{policy: finish-time-fair, preempt: maybe}", ErrorCode::WrongType, "");
+  fails("{policy: finish-time-fair, lengths: estimate}", ErrorCode::UnknownKey, "lengths");
+  fails("{policy: finish-time-fair, intervl: 5m}", ErrorCode::UnknownKey, "interval");
+  fails("{policy: finish-time-fair, blocking: sometimes}", ErrorCode::UnknownName, "sometimes");
+  CHECK_NOTHROW(test::scenario_from_yaml(scenario("{policy: finish-time-fair, blocking: skip, interval: 1h, preempt: false}", 1, one)));
+}
