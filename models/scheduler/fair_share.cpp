@@ -99,24 +99,25 @@ void FairShareScheduler::schedule(const ClusterView& cluster, const WaitingJobs&
     Rank r = ranks_.back();
     ranks_.pop_back();
     Group& g = groups_[r.group];
-    int started_gpus = 0;
-    bool stop = false;
+    bool started = false, stop = false;
+    // The team's jobs in order, for as long as it stays first after each start (capacity
+    // only shrinks in a pass, so carrying on where the scan is equals starting it again).
     g.waiting->scan([&](int gpus) { return strict || placement_->could_fit(gpus); },
                     [&](std::uint32_t id, bool fits) {
                       if (placed(id)) return Visit::Next;
                       const QueuedJob& q = waiting[id];
                       if (fits && placement_->try_place(q, out)) {
-                        started_gpus = q.gpus;
+                        started = true;
                         if (id >= placed_.size()) placed_.resize(std::max<std::size_t>(id + 1, placed_.size() * 2), 0);
                         placed_[id] = 1;
-                        return Visit::Stop;
+                        r.running_per_weight += q.gpus / g.weight;
+                        return ranks_.empty() || !after(r, ranks_.front()) ? Visit::Next : Visit::Stop;
                       }
                       if (strict) stop = true;
                       return strict ? Visit::Stop : Visit::Next;
                     });
     if (stop) break;
-    if (started_gpus == 0) continue;  // nothing of this team fits: passed over
-    r.running_per_weight += started_gpus / g.weight;
+    if (!started) continue;  // nothing of this team fits: passed over
     ranks_.push_back(r);
     std::push_heap(ranks_.begin(), ranks_.end(), after);
   }
