@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "analysis/report.hpp"
@@ -79,6 +80,13 @@ std::string gib(double bytes) {
 
 }  // namespace
 
+// A model job's time on each node type, as the estimate computed it (NaN: not eligible).
+struct EstimatedSpeeds final : models::JobSpeeds {
+  explicit EstimatedSpeeds(std::size_t types) : time_s(types, std::numeric_limits<double>::quiet_NaN()) {}
+  double time_left_alone_s(std::uint32_t, int type) const override { return time_s[static_cast<std::size_t>(type)]; }
+  std::vector<double> time_s;
+};
+
 int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& options,
                  const models::ResourceLimits& limits) {
   const models::Scenario s = models::load_scenario_file(file, options);
@@ -88,10 +96,11 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
   const std::vector<models::NodeTypeView> types = models::node_type_views(s.cluster);
   for (const auto& job : s.workload.jobs) {
     if (!job.training) continue;
-    const std::uint64_t eligible = models::eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training);
-    const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible},
-                                                         *options.schedulers.make(s.scheduler));
+    const std::uint64_t eligible =
+        models::eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training) & job.node_type_mask;
     const bool has_epoch = job.training->dataset && job.training->dataset->samples > 0;
+    const std::size_t first_row = rows.size();
+    EstimatedSpeeds speeds(s.cluster.node_types.size());
     for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
       const auto& type = s.cluster.node_types[t];
       if (!(eligible >> t & 1)) {
@@ -99,8 +108,15 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
         continue;
       }
       const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
-      rows.push_back({&job, &type, billed_estimate(*job.training, hw, type), static_cast<int>(t) == placed, has_epoch});
+      rows.push_back({&job, &type, billed_estimate(*job.training, hw, type), false, has_epoch});
+      speeds.time_s[t] = rows.back().e.total_time_s;
     }
+    // The type the run would place it on, asked of the scenario's own policy (with these
+    // times, for a policy that chooses the type by them).
+    const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible},
+                                                         *options.schedulers.make(s.scheduler), &speeds);
+    for (std::size_t i = first_row; i < rows.size(); ++i)
+      rows[i].would_run_on = placed >= 0 && rows[i].type == &s.cluster.node_types[static_cast<std::size_t>(placed)];
   }
   if (rows.empty()) throw Error(file + ": no job is described by a model (model: ...); nothing to estimate");
 

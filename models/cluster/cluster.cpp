@@ -45,7 +45,6 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
     : engine_(engine), scenario_(scenario), jobs_(std::move(jobs)), policy_(std::move(policy)),
       alloc_(scenario.cluster), queue_(scenario.workload.teams.size(), *policy_), checkpoints_(engine, scenario, *this),
       types_(node_type_views(scenario.cluster)) {
-  for (std::size_t t = 0; t < types_.size(); ++t) types_[t].market = scenario.cluster.node_types[t].price.market;
   if (scenario.network) node_group_ = node_groups(scenario.cluster, *scenario.network);
   running_pos_.assign(jobs_.size(), -1);
   placed_.reserve(1024);

@@ -13,18 +13,21 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
   std::vector<NodeTypeView> types;
   std::uint32_t first = 0;
   for (const NodeTypeSpec& nt : cluster.node_types) {
-    types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus});
+    types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
+                                 nt.price.usd_per_hour_at(sim::SimTime::zero()) / nt.gpus});
     first += static_cast<std::uint32_t>(nt.count);
   }
   return types;
 }
 
-int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy) {
+int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy,
+                              const JobSpeeds* speeds) {
   std::vector<NodeView> nodes;
   for (std::size_t t = 0; t < types.size(); ++t)
     nodes.insert(nodes.end(), static_cast<std::size_t>(types[t].count),
                  NodeView{static_cast<std::uint16_t>(t), types[t].gpus_per_node});
-  const ClusterView idle{sim::SimTime::zero(), types, nodes};
+  ClusterView idle{sim::SimTime::zero(), types, nodes};
+  idle.speeds = speeds;
   WaitingJobs waiting;
   waiting.add(job);
   policy.job_waiting(job);

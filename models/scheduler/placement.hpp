@@ -44,8 +44,10 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster);
 // The node type `policy` places `job` on when every node is up and free and the job is
 // alone in the queue (a job alone at the start of a run), or -1 when it places it nowhere.
 // `gcsim estimate` asks this with the scenario's own policy and placement strategy, so the
-// estimate and the run agree.
-int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy);
+// estimate and the run agree. `speeds` (the job's time on each type) is needed by policies
+// that choose the node type (type_choice.hpp); null for the others.
+int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJob& job, Scheduler& policy,
+                              const JobSpeeds* speeds = nullptr);
 
 // A set of small integers (a type's local node indices), ordered: a bitset with one summary
 // bit per word, so the lowest member from a point costs O(size / 4096) words.
