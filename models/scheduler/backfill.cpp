@@ -99,7 +99,11 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   now_->reset(cluster);
   const double now_s = cluster.now.seconds();
   const std::size_t started_from = out.placements.size();
-  bool have_head = false;
+  const QueuedJob* head = nullptr;
+  // The head's reservation is planned only when a job behind it could start now (it then
+  // decides whether that job may): a pass in which none can, the common case on a full
+  // cluster, decides the same without it and skips the plan, its costliest part.
+  bool planned = false;
   bool reserved = false;
   int behind = 0;
   // Sizes (with eligible types) whose placement now was refused for the reservation: the
@@ -112,14 +116,17 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   waiting_.scan([&](int gpus) { return gpus < too_big && now_->could_fit(gpus); },
                 [&](std::uint32_t id, bool fits) {
                   const QueuedJob& q = waiting[id];
-                  if (!have_head) {
+                  if (head == nullptr) {
                     if (fits && now_->try_place(q, out)) return Visit::Next;
-                    have_head = true;
-                    reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, q, started_from, out);
+                    head = &q;
                     return Visit::Next;
                   }
                   if (behind++ == params_.depth) return Visit::Stop;
                   if (!fits || q.gpus >= too_big) return Visit::Next;
+                  if (!planned) {  // nothing was placed since the head: the plan is the same as then
+                    planned = true;
+                    reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, *head, started_from, out);
+                  }
                   const bool short_enough = !reserved || now_s + length_s(q) <= reservations_.front().start_s;
                   const auto refused = std::find_if(refused_.begin(), refused_.end(), [&](const auto& r) {
                     return r.first == q.gpus && r.second == q.eligible_types;

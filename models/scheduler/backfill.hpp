@@ -59,8 +59,10 @@ class BackfillScheduler final : public Scheduler {
     std::uint32_t job = 0;
     double start_s = 0;
   };
-  // Easy: the head job's (none when every job visited started, or it fits nowhere even
-  // when every running job has ended); conservative: every reserved job's, in order.
+  // Easy: the head job's (none when every job visited started, when no job behind the head
+  // could start now, so that the reservation would decide nothing and is not planned, or
+  // when it fits nowhere even once every running job has ended); conservative: every
+  // reserved job's, in order.
   const std::vector<Reservation>& reservations() const { return reservations_; }
 
  private:
