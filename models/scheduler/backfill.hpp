@@ -12,7 +12,9 @@
 //                 time; a job starts now only if it fits beside every earlier reservation
 //                 for the whole of its length.
 // Reservations are recomputed every pass, so a job that runs past its expected end (an
-// estimate too low) moves them later. A pass visits at most `depth` waiting jobs behind
+// estimate too low) moves them later; EASY plans its one only in a pass where a job behind
+// the head could start (elsewhere it decides nothing), and reuses the last plan while the
+// head, the running jobs and the nodes are unchanged (the result is the same). A pass visits at most `depth` waiting jobs behind
 // the first that does not fit, and stops sooner once no size class left fits now (the
 // order index's could_fit pruning), so its cost does not grow with the queue.
 //
