@@ -17,6 +17,7 @@ bool on_up_nodes(const ClusterView& cluster, std::span<const std::uint32_t> node
 
 void BackfillScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   running_.insert(job.job, job.gpus, now.seconds() + length_s(job));
+  ++running_changes_;
 }
 
 void BackfillScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
@@ -50,6 +51,18 @@ void BackfillScheduler::undo_last(Decisions& out) {
 bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
                                      std::size_t started_from, const Decisions& out) {
   const double now_s = cluster.now.seconds();
+  const bool memo_able = cluster.changes != nullptr && started_from == out.placements.size();
+  const std::uint64_t node_changes = memo_able ? cluster.changes->dropped + cluster.changes->nodes.size() : 0;
+  if (memo_able && memo_.valid && memo_.head == head.job && memo_.gpus == head.gpus &&
+      memo_.eligible_types == head.eligible_types && memo_.running_changes == running_changes_ &&
+      memo_.node_changes == node_changes) {
+    if (!memo_.fits) return false;
+    spare_at_ = memo_spare_at_;
+    reservations_.push_back(Reservation{head.job, std::max(now_s, memo_.end_s)});
+    return true;
+  }
+  memo_.valid = false;
+  double fit_end_s = 0;
   start_plan(cluster, out, started_from);
   plan_->reset(plan_view_);
   spare_at_.resize(plan_nodes_.size());
@@ -68,6 +81,7 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
     plan_->give_back(RunningPlace{-1, nodes, gpus_per_node});
     for (std::uint32_t n : nodes) spare_at_[n] += gpus_per_node;
     at_s = std::max(now_s, end_s);  // a run past its expected end may end any moment
+    fit_end_s = end_s;
     fits = plan_->could_fit(head.gpus) && plan_->try_place(head, plan_out_);
     return fits;
   };
@@ -88,9 +102,12 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
     return release(end_s, place.nodes, place.gpus_per_node) ? Visit::Stop : Visit::Next;
   });
   if (!fits) release_started_until(std::numeric_limits<double>::infinity());
+  if (memo_able)
+    memo_ = PlanMemo{true, head.job, head.gpus, head.eligible_types, running_changes_, node_changes, fits, fit_end_s};
   if (!fits) return false;
   const Placement& p = plan_out_.placements.back();
   for (std::uint32_t k = p.first; k < p.first + p.count; ++k) spare_at_[plan_out_.nodes[k]] -= p.gpus_per_node;
+  if (memo_able) memo_spare_at_ = spare_at_;
   reservations_.push_back(Reservation{head.job, at_s});
   return true;
 }
@@ -99,7 +116,11 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   now_->reset(cluster);
   const double now_s = cluster.now.seconds();
   const std::size_t started_from = out.placements.size();
-  bool have_head = false;
+  const QueuedJob* head = nullptr;
+  // The head's reservation is planned only when a job behind it could start now (it then
+  // decides whether that job may): a pass in which none can, the common case on a full
+  // cluster, decides the same without it and skips the plan, its costliest part.
+  bool planned = false;
   bool reserved = false;
   int behind = 0;
   // Sizes (with eligible types) whose placement now was refused for the reservation: the
@@ -112,14 +133,17 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   waiting_.scan([&](int gpus) { return gpus < too_big && now_->could_fit(gpus); },
                 [&](std::uint32_t id, bool fits) {
                   const QueuedJob& q = waiting[id];
-                  if (!have_head) {
+                  if (head == nullptr) {
                     if (fits && now_->try_place(q, out)) return Visit::Next;
-                    have_head = true;
-                    reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, q, started_from, out);
+                    head = &q;
                     return Visit::Next;
                   }
                   if (behind++ == params_.depth) return Visit::Stop;
                   if (!fits || q.gpus >= too_big) return Visit::Next;
+                  if (!planned) {  // nothing was placed since the head: the plan is the same as then
+                    planned = true;
+                    reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, *head, started_from, out);
+                  }
                   const bool short_enough = !reserved || now_s + length_s(q) <= reservations_.front().start_s;
                   const auto refused = std::find_if(refused_.begin(), refused_.end(), [&](const auto& r) {
                     return r.first == q.gpus && r.second == q.eligible_types;

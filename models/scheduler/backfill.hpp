@@ -12,7 +12,9 @@
 //                 time; a job starts now only if it fits beside every earlier reservation
 //                 for the whole of its length.
 // Reservations are recomputed every pass, so a job that runs past its expected end (an
-// estimate too low) moves them later. A pass visits at most `depth` waiting jobs behind
+// estimate too low) moves them later; EASY plans its one only in a pass where a job behind
+// the head could start (elsewhere it decides nothing), and reuses the last plan while the
+// head, the running jobs and the nodes are unchanged (the result is the same). A pass visits at most `depth` waiting jobs behind
 // the first that does not fit, and stops sooner once no size class left fits now (the
 // order index's could_fit pruning), so its cost does not grow with the queue.
 //
@@ -51,7 +53,10 @@ class BackfillScheduler final : public Scheduler {
   void job_waiting(const QueuedJob& job) override { waiting_.insert(job.job, job.gpus, 0.0); }
   void job_left(std::uint32_t job) override { waiting_.erase(job); }
   void run_started(const QueuedJob& job, sim::SimTime now) override;
-  void run_ended(std::uint32_t job, sim::SimTime) override { running_.erase(job); }
+  void run_ended(std::uint32_t job, sim::SimTime) override {
+    running_.erase(job);
+    ++running_changes_;
+  }
   void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
 
   // A reservation made in the last pass: the job and the time, in seconds, it would start.
@@ -59,8 +64,10 @@ class BackfillScheduler final : public Scheduler {
     std::uint32_t job = 0;
     double start_s = 0;
   };
-  // Easy: the head job's (none when every job visited started, or it fits nowhere even
-  // when every running job has ended); conservative: every reserved job's, in order.
+  // Easy: the head job's (none when every job visited started, when no job behind the head
+  // could start now, so that the reservation would decide nothing and is not planned, or
+  // when it fits nowhere even once every running job has ended); conservative: every
+  // reserved job's, in order.
   const std::vector<Reservation>& reservations() const { return reservations_; }
 
  private:
@@ -97,6 +104,24 @@ class BackfillScheduler final : public Scheduler {
   OrderIndex<double> waiting_;  // submit order (ties by job id)
   OrderIndex<double> running_;  // expected end, s, soonest first
   std::vector<Reservation> reservations_;
+  // Easy: the last plan of the head's reservation, reused while what it was planned from
+  // is unchanged: the same head (id, size, eligible types), no run started or ended
+  // (running_changes_), no node's view changed (the cluster's change log has as many
+  // entries), and no run started earlier in the pass. Only the time moves: a plan that
+  // fits at the expected end e of a run has its reservation at max(now, e).
+  struct PlanMemo {
+    bool valid = false;
+    std::uint32_t head = 0;
+    int gpus = 0;
+    std::uint64_t eligible_types = 0;
+    std::uint64_t running_changes = 0;
+    std::uint64_t node_changes = 0;
+    bool fits = false;
+    double end_s = 0;
+  };
+  std::uint64_t running_changes_ = 0;  // runs started and ended so far
+  PlanMemo memo_;
+  std::vector<int> memo_spare_at_;  // spare_at_ of the memo's plan
   // Scratch of a pass.
   std::vector<NodeView> plan_nodes_;
   ClusterView plan_view_;

@@ -46,6 +46,27 @@ class RecordingBackfill final : public models::Scheduler {
   BackfillScheduler inner_;
 };
 
+// A backfill policy that never sees the cluster's change log, so that EASY cannot reuse
+// a reservation plan from an earlier pass and plans afresh every time.
+class UnloggedBackfill final : public models::Scheduler {
+ public:
+  explicit UnloggedBackfill(const BackfillParams& p)
+      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p) {}
+  void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }
+  void job_left(std::uint32_t job) override { inner_.job_left(job); }
+  void run_started(const models::QueuedJob& job, sim::SimTime now) override { inner_.run_started(job, now); }
+  void run_ended(std::uint32_t job, sim::SimTime now) override { inner_.run_ended(job, now); }
+  void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
+                models::Decisions& out) override {
+    models::ClusterView unlogged = cluster;
+    unlogged.changes = nullptr;
+    inner_.schedule(unlogged, waiting, out);
+  }
+
+ private:
+  BackfillScheduler inner_;
+};
+
 struct BackfillRun {
   models::Scenario scenario;
   sim::Engine engine;
@@ -127,15 +148,17 @@ TEST_CASE("a long job may backfill on GPUs the head's reservation leaves spare",
 }
 
 TEST_CASE("EASY never delays the head job's reservation on a random workload", "[model][scheduler]") {
-  // Four 4-GPU nodes, 300 jobs of 1-8 GPUs (8: two whole nodes) with lognormal durations
+  // Four 4-GPU nodes, 500 jobs of 1-8 GPUs (8: two whole nodes) with lognormal durations
   // arriving faster than the cluster serves them, true lengths: a job's start is never
-  // later than the first reservation it was given as the head. Times are whole
-  // nanoseconds; the reservation is in double seconds (1e-6 s covers the rounding).
+  // later than the first reservation it was given as the head (a reservation is planned
+  // only in a pass where a job behind the head could start, the passes it decides
+  // something in). Times are whole nanoseconds; the reservation is in double seconds
+  // (1e-6 s covers the rounding).
   BackfillRun run(nodes(4) + R"(seed: 11
 workload:
   generators:
     - name: mix
-      count: 300
+      count: 500
       arrival: {dist: exponential, mean: 10m}
       gpus: {choice: [1, 2, 3, 4, 8], weights: [0.4, 0.2, 0.1, 0.2, 0.1]}
       duration: {dist: lognormal, median: 1h, sigma: 1.0}
@@ -157,6 +180,52 @@ workload:
   // The check means something only if many jobs waited as the head and many overtook.
   CHECK(reserved > 50);
   CHECK(backfilled > 20);
+}
+
+TEST_CASE("EASY reusing its reservation plan decides as planning afresh every pass", "[model][scheduler]") {
+  // The same random workload (1-8 GPUs on four 4-GPU nodes, faster than served) with and
+  // without the change log the plan is reused by: every job starts at the same time on
+  // the same nodes. With `lengths: estimate` runs overrun their expected ends, so a reused
+  // plan must move its time with now.
+  for (const std::string lengths : {"true", "estimate"}) {
+    INFO("lengths: " << lengths);
+    const models::Scenario s = test::scenario_from_yaml(nodes(4) + R"(seed: 13
+workload:
+  generators:
+    - name: mix
+      count: 400
+      arrival: {dist: exponential, mean: 10m}
+      gpus: {choice: [1, 2, 3, 4, 8], weights: [0.4, 0.2, 0.1, 0.2, 0.1]}
+      duration: {dist: lognormal, median: 1h, sigma: 1.0}
+      estimate: {error: lognormal, sigma: 0.5}
+)");
+    BackfillParams p;
+    p.lengths = lengths == "true" ? models::Lengths::True : models::Lengths::Estimate;
+    sim::Engine logged_engine;
+    models::Cluster logged(logged_engine, s, models::expand_workload(s, 0), std::make_unique<BackfillScheduler>(
+        std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p));
+    logged.start();
+    logged_engine.run();
+    sim::Engine unlogged_engine;
+    models::Cluster unlogged(unlogged_engine, s, models::expand_workload(s, 0), std::make_unique<UnloggedBackfill>(p));
+    unlogged.start();
+    unlogged_engine.run();
+    REQUIRE(logged.jobs().size() == 400);
+    REQUIRE(unlogged.jobs().size() == logged.jobs().size());
+    std::size_t backfilled = 0;
+    sim::SimTime latest_start = sim::SimTime::zero();
+    for (std::size_t i = 0; i < logged.jobs().size(); ++i) {
+      const models::Job& a = logged.jobs()[i];
+      const models::Job& b = unlogged.jobs()[i];
+      INFO("job " << a.name);
+      REQUIRE(a.status == JobStatus::Completed);
+      CHECK(a.start == b.start);
+      CHECK(a.nodes_offset == b.nodes_offset);
+      if (a.start < latest_start) ++backfilled;
+      latest_start = std::max(latest_start, a.start);
+    }
+    CHECK(backfilled > 20);  // the reservations decided something
+  }
 }
 
 TEST_CASE("conservative refuses a backfill that EASY makes, which delays the second waiting job",
@@ -236,6 +305,43 @@ TEST_CASE("a job running past its estimate moves the head's reservation later", 
     CHECK(policy.reservations()[0].job == 1);
     CHECK(policy.reservations()[0].start_s == reservation_s);
     CHECK(d.placements.size() == (l_starts ? 1u : 0u));
+  }
+}
+
+TEST_CASE("EASY plans the head's reservation only when a job behind it could start", "[model][scheduler]") {
+  // One 4-GPU node, A running since 0 with an expected end at 1h; H (4 GPUs) and L (1 GPU,
+  // 30m) wait. A on all 4 GPUs: nothing can start, so the reservation would decide nothing
+  // and none is planned. A on 3 GPUs: L fits in the free GPU, H's reservation (1h, A's end)
+  // is planned, and L (ending at 30m <= 1h) starts.
+  for (const auto& [a_gpus, l_starts] : std::vector<std::tuple<int, bool>>{{4, false}, {3, true}}) {
+    INFO("A on " << a_gpus << " GPUs");
+    BackfillScheduler policy(std::make_unique<models::BestFitPlacement>(),
+                             std::make_unique<models::BestFitPlacement>(), BackfillParams{});
+    models::QueuedJob a{0, a_gpus, sim::SimTime::zero(), 1};
+    a.length_s = 3600.0;
+    policy.run_started(a, sim::SimTime::zero());
+    models::QueuedJob h{1, 4, sim::SimTime::zero(), 1};
+    h.length_s = 3600.0;
+    models::QueuedJob l{2, 1, sim::SimTime::zero(), 1};
+    l.length_s = 1800.0;
+    const std::vector<models::NodeTypeView> types{models::NodeTypeView{4, 1, 0, 1.0}};
+    const std::vector<models::NodeView> node{models::NodeView{0, 4 - a_gpus}};
+    const OneRunning running(0, a_gpus);
+    const std::vector<models::QueuedJob> queue{h, l};
+    models::ClusterView view{sim::SimTime::zero(), types, node};
+    view.running_jobs = &running;
+    models::Decisions d;
+    test::schedule_once(policy, view, queue, d);
+    if (l_starts) {
+      REQUIRE(policy.reservations().size() == 1);
+      CHECK(policy.reservations()[0].job == 1);
+      CHECK(policy.reservations()[0].start_s == 3600.0);
+      REQUIRE(d.placements.size() == 1);
+      CHECK(d.placements[0].job == 2);
+    } else {
+      CHECK(policy.reservations().empty());
+      CHECK(d.placements.empty());
+    }
   }
 }
 
