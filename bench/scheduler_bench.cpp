@@ -100,6 +100,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> policies = {
       "{policy: fifo}", "{policy: fifo, blocking: skip}", "{policy: sjf}", "{policy: sjf, blocking: skip}",
       "{policy: srtf, blocking: skip, preemption: {save: 30s, restore: 30s}}", "{policy: backfill}",
+      "{policy: priority}", "{policy: las, preemption: {save: 30s, restore: 30s}}", "{policy: fair-share}",
+      "{policy: finish-time-fair, preemption: {save: 30s, restore: 30s}}", "{policy: hetero}", "{policy: cost-aware}",
+      "{policy: spot-fallback}",
+      // (las and finish-time-fair with a saving preemption: these jobs have no checkpoints,
+      // and work lost at every preemption keeps long jobs from ever finishing in overload.)
       // Not by default: conservative backfill is far off the target (docs/scheduling.md, "Backfilling");
       // run it alone with the third argument "{policy: backfill, mode: conservative}".
   };
