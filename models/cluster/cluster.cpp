@@ -118,7 +118,17 @@ double Cluster::time_left_alone_s(std::uint32_t id, int type) const {
   if (j.has_duration && !j.training) return std::max(0.0, j.duration.seconds() - j.ckpt_work);
   const double total = j.total_work();
   const double left = total > 0 ? std::clamp(1.0 - j.ckpt_work / total, 0.0, 1.0) : 0.0;
-  const double rate = alone_rate(j, static_cast<std::size_t>(type));
+  double rate = 0;
+  if (j.training) {
+    // The step-time model's speed alone is fixed per job and type: evaluated once, since a
+    // policy that chooses types asks again at every pass a job waits.
+    const std::size_t k = static_cast<std::size_t>(id) * types_.size() + static_cast<std::size_t>(type);
+    if (model_rate_.empty()) model_rate_.assign(jobs_.size() * types_.size(), std::numeric_limits<double>::quiet_NaN());
+    if (std::isnan(model_rate_[k])) model_rate_[k] = alone_rate(j, static_cast<std::size_t>(type));
+    rate = model_rate_[k];
+  } else {
+    rate = alone_rate(j, static_cast<std::size_t>(type));
+  }
   return rate > 0 ? total * left / rate : std::numeric_limits<double>::infinity();
 }
 

@@ -131,6 +131,9 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   void requeue(const Job& j) { queue_.add(queue_entry(j)); }
   double alone_s(Job& j);  // Job::alone_s, computed at the first arrival
   double alone_rate(const Job& j, std::size_t type) const;  // work per second alone on a node type
+  // alone_rate of model jobs by job * types + type, NaN until asked (time_left_alone_s);
+  // empty unless a policy asks.
+  mutable std::vector<double> model_rate_;
   // Progress.
   double start_rate(Job& j);
   void schedule_finish(Job& job);
