@@ -11,31 +11,17 @@
 #include "models/scheduler/fair_share.hpp"
 #include "models/scheduler/las.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
-#include "support/scenario_support.hpp"
+#include "support/scheduler_runs.hpp"
 
 using namespace gcsim;
 
 namespace {
 
 std::string scenario(const std::string& scheduler, int gpus, const std::string& jobs, const std::string& horizon = "3d") {
-  return "name: classes\nseed: 3\nhorizon: " + horizon + "\nrun_until: done\ncluster:\n  node_types:\n"
-         "    - {name: n, gpu: A100-40GB-SXM, gpus: " + std::to_string(gpus) +
-         ", count: 1, price: {on_demand_per_hour: 1}}\n"
-         "scheduler: " + scheduler + "\nworkload:\n  jobs:\n" + jobs;
+  return test::one_node_scenario(scheduler, gpus, jobs, horizon);
 }
-
-struct Times {
-  double start_min, end_min;
-  int preemptions;
-};
-std::map<std::string, Times> run(const std::string& yaml) {
-  std::map<std::string, Times> out;
-  for (const auto& j : test::run_jobs(test::scenario_from_yaml(yaml)))
-    out[j.name] = Times{j.start.seconds() / 60, j.end.seconds() / 60, j.preemptions};
-  return out;
-}
-
-const std::string FREE = "preemption: {save: 0s, restore: 0s}";
+using test::run_job_times;
+const std::string& FREE = test::FREE_PREEMPTION;
 
 }  // namespace
 
@@ -47,7 +33,7 @@ TEST_CASE("priority preempts the lowest class, latest submitted first, and never
                            "    - {name: B, submit: 0m, gpus: 1, duration: 2h}\n"
                            "    - {name: H, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
                            "    - {name: M, submit: 40m, gpus: 1, duration: 1h, priority: 5}\n";
-  auto t = run(scenario("{policy: priority, " + FREE + "}", 2, jobs));
+  auto t = run_job_times(scenario("{policy: priority, " + FREE + "}", 2, jobs));
   CHECK(t["H"].start_min == Approx(30));
   CHECK(t["H"].end_min == Approx(90));
   CHECK(t["M"].start_min == Approx(40));
@@ -57,7 +43,7 @@ TEST_CASE("priority preempts the lowest class, latest submitted first, and never
   CHECK(t["A"].preemptions == 1);
   CHECK(t["B"].preemptions == 1);
   // preempt: false: H and M wait for A and B (120m), then go first by class.
-  auto n = run(scenario("{policy: priority, preempt: false}", 2, jobs));
+  auto n = run_job_times(scenario("{policy: priority, preempt: false}", 2, jobs));
   CHECK(n["H"].start_min == Approx(120));
   CHECK(n["M"].start_min == Approx(120));
   CHECK(n["A"].preemptions == 0);
@@ -68,7 +54,7 @@ TEST_CASE("priority preempts the lowest class, latest submitted first, and never
   const std::string same = "    - {name: A, submit: 0m, gpus: 1, duration: 2h, priority: 5}\n"
                            "    - {name: B, submit: 10m, gpus: 1, duration: 1h, priority: 5}\n"
                            "    - {name: C, submit: 20m, gpus: 1, duration: 1h, priority: 9}\n";
-  auto s = run(scenario("{policy: priority, " + FREE + "}", 1, same));
+  auto s = run_job_times(scenario("{policy: priority, " + FREE + "}", 1, same));
   CHECK(s["C"].start_min == Approx(20));
   CHECK(s["A"].end_min == Approx(180));
   CHECK(s["B"].start_min == Approx(180));
@@ -82,13 +68,13 @@ TEST_CASE("las demotes a job by attained service at its round and preempts it fo
   // has 1 GPU-h and moves down: B preempts it, runs 60-120m; A resumes: ends 660m.
   const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
                            "    - {name: B, submit: 30m, gpus: 1, duration: 1h}\n";
-  auto t = run(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 0, " + FREE + "}", 1, jobs));
+  auto t = run_job_times(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 0, " + FREE + "}", 1, jobs));
   CHECK(t["B"].start_min == Approx(60));
   CHECK(t["B"].end_min == Approx(120));
   CHECK(t["A"].end_min == Approx(660));
   CHECK(t["A"].preemptions == 1);
   // FIFO for comparison: B waits for A.
-  auto f = run(scenario("{policy: fifo}", 1, jobs));
+  auto f = run_job_times(scenario("{policy: fifo}", 1, jobs));
   CHECK(f["B"].start_min == Approx(600));
 }
 
@@ -100,10 +86,10 @@ TEST_CASE("las promotes a starving job back to the first queue: two long jobs ta
   // A runs [0,1], [2,3], ..., [18,19] h and ends at 19h; B [1,2], ..., [17,18], [19,20] h.
   const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
                            "    - {name: B, submit: 30m, gpus: 1, duration: 10h}\n";
-  auto off = run(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 0, " + FREE + "}", 1, jobs));
+  auto off = run_job_times(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 0, " + FREE + "}", 1, jobs));
   CHECK(off["B"].end_min == Approx(660));
   CHECK(off["A"].end_min == Approx(1200));
-  auto on = run(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 1, " + FREE + "}", 1, jobs));
+  auto on = run_job_times(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 1, " + FREE + "}", 1, jobs));
   CHECK(on["A"].end_min == Approx(19 * 60));
   CHECK(on["B"].end_min == Approx(20 * 60));
   CHECK(on["A"].preemptions == 9);

@@ -11,31 +11,17 @@
 #include "models/scheduler/finish_time_fair.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
-#include "support/scenario_support.hpp"
+#include "support/scheduler_runs.hpp"
 
 using namespace gcsim;
 
 namespace {
 
 std::string scenario(const std::string& scheduler, int gpus, const std::string& jobs, const std::string& horizon = "10d") {
-  return "name: ftf\nseed: 3\nhorizon: " + horizon + "\nrun_until: done\ncluster:\n  node_types:\n"
-         "    - {name: n, gpu: A100-40GB-SXM, gpus: " + std::to_string(gpus) +
-         ", count: 1, price: {on_demand_per_hour: 1}}\n"
-         "scheduler: " + scheduler + "\nworkload:\n  jobs:\n" + jobs;
+  return test::one_node_scenario(scheduler, gpus, jobs, horizon);
 }
-
-struct Times {
-  double start_min, end_min;
-  int preemptions;
-};
-std::map<std::string, Times> run(const std::string& yaml) {
-  std::map<std::string, Times> out;
-  for (const auto& j : test::run_jobs(test::scenario_from_yaml(yaml)))
-    out[j.name] = Times{j.start.seconds() / 60, j.end.seconds() / 60, j.preemptions};
-  return out;
-}
-
-const std::string FREE = "preemption: {save: 0s, restore: 0s}";
+using test::run_job_times;
+const std::string& FREE = test::FREE_PREEMPTION;
 
 }  // namespace
 
@@ -49,20 +35,20 @@ TEST_CASE("finish-time-fair: a short job's rho grows while it waits and preempts
   // 95m and ends at 95 + 5965 = 6060m.
   const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 100h}\n"
                            "    - {name: S, submit: 30m, gpus: 1, duration: 1h}\n";
-  auto t = run(scenario("{policy: finish-time-fair, interval: 5m, " + FREE + "}", 1, jobs));
+  auto t = run_job_times(scenario("{policy: finish-time-fair, interval: 5m, " + FREE + "}", 1, jobs));
   CHECK(t["S"].end_min == Approx(95));
   CHECK(t["A"].end_min == Approx(6060));
   CHECK(t["A"].preemptions == 1);
   CHECK(t["S"].preemptions == 0);
   // The default round is 5m too.
-  auto d = run(scenario("{policy: finish-time-fair, " + FREE + "}", 1, jobs));
+  auto d = run_job_times(scenario("{policy: finish-time-fair, " + FREE + "}", 1, jobs));
   CHECK(d["S"].end_min == Approx(95));
   // A 10-minute round: ticks at 30m (the tie) and 40m: S runs 40-100m.
-  auto ten = run(scenario("{policy: finish-time-fair, interval: 10m, " + FREE + "}", 1, jobs));
+  auto ten = run_job_times(scenario("{policy: finish-time-fair, interval: 10m, " + FREE + "}", 1, jobs));
   CHECK(ten["S"].end_min == Approx(100));
   CHECK(ten["A"].end_min == Approx(6060));
   // preempt: false: S waits for A, as under fifo.
-  auto n = run(scenario("{policy: finish-time-fair, preempt: false}", 1, jobs));
+  auto n = run_job_times(scenario("{policy: finish-time-fair, preempt: false}", 1, jobs));
   CHECK(n["S"].start_min == Approx(6000));
   CHECK(n["A"].preemptions == 0);
 }
@@ -78,22 +64,22 @@ TEST_CASE("finish-time-fair: the waiting order is the one at the last round, and
   const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 60m}\n"
                            "    - {name: B, submit: 10m, gpus: 1, duration: 1000m}\n"
                            "    - {name: C, submit: 50m, gpus: 1, duration: 100m}\n";
-  auto slow = run(scenario("{policy: finish-time-fair, interval: 100m, preempt: false}", 1, jobs));
+  auto slow = run_job_times(scenario("{policy: finish-time-fair, interval: 100m, preempt: false}", 1, jobs));
   CHECK(slow["B"].start_min == Approx(60));
   CHECK(slow["C"].start_min == Approx(1060));
-  auto fast = run(scenario("{policy: finish-time-fair, interval: 20m, preempt: false}", 1, jobs));
+  auto fast = run_job_times(scenario("{policy: finish-time-fair, interval: 20m, preempt: false}", 1, jobs));
   CHECK(fast["C"].start_min == Approx(60));
   CHECK(fast["C"].end_min == Approx(160));
   CHECK(fast["B"].start_min == Approx(160));
   CHECK(fast["B"].end_min == Approx(1160));
-  auto fifo = run(scenario("{policy: fifo}", 1, jobs));
+  auto fifo = run_job_times(scenario("{policy: fifo}", 1, jobs));
   CHECK(fifo["B"].start_min == Approx(60));
   CHECK(fifo["C"].start_min == Approx(1060));
   // interval 100m with preemption: B starts at 60m (its rho constant: (60 - 10 + 1000) /
   // 1000 = 1.05); at the 100m tick rho_C = 1.5 > 1.05: C preempts B, runs 100-200m
   // (rho 1.5; B's, (t - 10 + 960) / 1000, stays below it until 590m); B resumes at 200m
   // with 960m left and ends at 1160m.
-  auto pre = run(scenario("{policy: finish-time-fair, interval: 100m, " + FREE + "}", 1, jobs));
+  auto pre = run_job_times(scenario("{policy: finish-time-fair, interval: 100m, " + FREE + "}", 1, jobs));
   CHECK(pre["C"].start_min == Approx(100));
   CHECK(pre["C"].end_min == Approx(200));
   CHECK(pre["B"].end_min == Approx(1160));
