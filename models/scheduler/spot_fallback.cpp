@@ -15,10 +15,9 @@ bool is_spot(const ClusterView& cluster, const TypeChoiceScheduler::Option& o) {
 bool SpotFallbackScheduler::falls_back(const ClusterView& cluster, const QueuedJob& job) const {
   if (job.restarts >= after_) return true;
   if (job.deadline.is_max()) return false;
-  std::vector<Option> all;
-  options(cluster, job, all);
+  options(cluster, job, spot_);  // scratch: nothing allocates once warm
   double fastest_spot_s = -1;
-  for (const Option& o : all)
+  for (const Option& o : spot_)
     if (is_spot(cluster, o) && (fastest_spot_s < 0 || o.time_s < fastest_spot_s)) fastest_spot_s = o.time_s;
   if (fastest_spot_s < 0) return false;
   return !(fastest_spot_s * (1 + margin_) <= (job.deadline - cluster.now).seconds());

@@ -39,7 +39,7 @@ class SpotFallbackScheduler final : public TypeChoiceScheduler {
  private:
   int after_;
   double margin_;
-  mutable std::vector<Option> spot_;  // scratch
+  mutable std::vector<Option> spot_;  // scratch of falls_back()
 };
 
 PolicyDef<SpotFallbackParams> spot_fallback_policy();
