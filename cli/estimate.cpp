@@ -112,9 +112,12 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
       speeds.time_s[t] = rows.back().e.total_time_s;
     }
     // The type the run would place it on, asked of the scenario's own policy (with these
-    // times, for a policy that chooses the type by them).
+    // times, for a policy that chooses the type by them). Without its quotas: they depend on
+    // the time of the week and the other teams, and an estimate is of the job alone.
+    models::SchedulerSpec policy = s.scheduler;
+    policy.quotas.reset();
     const int placed = models::node_type_on_idle_cluster(types, models::QueuedJob{0, job.gpus, job.submit, eligible},
-                                                         *options.schedulers.make(s.scheduler), &speeds);
+                                                         *options.schedulers.make(policy), &speeds);
     for (std::size_t i = first_row; i < rows.size(); ++i)
       rows[i].would_run_on = placed >= 0 && rows[i].type == &s.cluster.node_types[static_cast<std::size_t>(placed)];
   }

@@ -39,7 +39,7 @@ int cmd_policies(const models::SchedulerRegistry& registry) {
   std::printf("scheduling policies (scheduler: {policy: NAME, ...}):\n");
   for (const auto& [name, policy] : registry.policies()) {
     std::printf("\n  %s: %s\n", name.c_str(), policy.description.c_str());
-    std::vector<config::KeySpec> keys{models::SCHEDULER_POLICY_KEY, models::SCHEDULER_PREEMPTION_KEY};
+    std::vector<config::KeySpec> keys = models::scheduler_common_keys();
     keys.insert(keys.end(), policy.keys.begin(), policy.keys.end());
     print_keys(keys);
   }

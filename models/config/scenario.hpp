@@ -17,6 +17,7 @@
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/distribution.hpp"
 #include "models/workload/training.hpp"
+#include "sim/calendar.hpp"
 #include "sim/config/source_resolver.hpp"
 #include "sim/errors.hpp"
 #include "sim/time.hpp"
@@ -46,10 +47,36 @@ struct PreemptionSpec {
   std::optional<sim::SimTime> restore;
 };
 
+// Team quotas by the time of the week (`scheduler.quotas`; docs/scheduling.md, "Team quotas
+// and time-sharing windows"): in each window, each team's guaranteed share of the cluster's
+// GPUs and its cap, as fractions of them.
+struct TeamShareSpec {
+  double min = 0;  // guaranteed: its jobs may reclaim up to this share from other teams
+  double max = 1;  // cap: it never holds more
+};
+
+struct QuotaWindowSpec {
+  std::string name;
+  sim::WeekCalendar when;
+  std::vector<TeamShareSpec> teams;  // by team index (WorkloadSpec::teams); a team not named has {0, 1}
+};
+
+enum class ReclaimMode : std::uint8_t {
+  Preempt,  // an owner below its guarantee preempts borrowers (as scheduler.preemption says)
+  Wait,     // it waits for borrowers to finish
+};
+
+struct QuotaSpec {
+  std::vector<QuotaWindowSpec> windows;  // where several hold, the first listed wins; none: no quota
+  bool lending = true;                   // idle guaranteed GPUs may run other teams' jobs
+  ReclaimMode reclaim = ReclaimMode::Preempt;
+};
+
 struct SchedulerSpec {
   std::string policy = "fifo";
   std::shared_ptr<const SchedulerParams> params;
   PreemptionSpec preemption;
+  std::optional<QuotaSpec> quotas;
 };
 
 // A user's estimate of a job's run time (what sjf, srtf and backfill may rank by, with
@@ -91,6 +118,9 @@ struct GeneratorSpec {
   std::int64_t count = 0;
   sim::SimTime start;                    // first arrival is start + one inter-arrival draw
   Distribution arrival;                  // inter-arrival time, seconds
+  // Arrivals only inside these hours of the week: the inter-arrival times run on a clock
+  // that stops outside them (unset: always).
+  std::optional<sim::WeekCalendar> active;
   Distribution gpus;                     // rounded to an integer, >= 1
   std::optional<Distribution> duration;  // seconds
   std::optional<Distribution> work;      // FLOP

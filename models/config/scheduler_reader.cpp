@@ -19,7 +19,85 @@ const config::KeySpec SCHEDULER_PREEMPTION_KEY = {
     .name = "preemption", .type = "map", .default_value = "`{mode: save}`",
     .help = "how a job the policy preempts stops: saves and resumes, or loses its work since its last checkpoint"};
 
+const config::KeySpec SCHEDULER_QUOTAS_KEY = {
+    .name = "quotas", .type = "map", .default_value = "none",
+    .help = "per-team guaranteed shares and caps of the GPUs, by time of the week, with lending and reclaim"};
+
+std::vector<config::KeySpec> scheduler_common_keys() {
+  return {SCHEDULER_POLICY_KEY, SCHEDULER_PREEMPTION_KEY, SCHEDULER_QUOTAS_KEY};
+}
+
 namespace {
+
+// One team's share in a window: a fraction (its guaranteed min) or {min, max}.
+TeamShareSpec read_team_share(const config::ConfigNode& n) {
+  TeamShareSpec share;
+  if (n.is_scalar()) {
+    share.min = config::read_fraction(n);
+    return share;
+  }
+  config::MapReader r(n, TEAM_SHARE_KEYS);
+  const config::ConfigNode* min = r.optional("min");
+  const config::ConfigNode* max = r.optional("max");
+  if (min) share.min = config::read_fraction(*min);
+  if (max) share.max = config::read_fraction(*max);
+  if (!min && !max) n.fail(ErrorCode::MissingKey, "give the team's `min` (guaranteed share), `max` (cap), or both");
+  if (share.min > share.max)
+    (max ? max : min)->fail(ErrorCode::OutOfRange, "a team's guaranteed `min` cannot exceed its cap `max`");
+  return share;
+}
+
+QuotaWindowSpec read_quota_window(const config::ConfigNode& n, std::size_t index, const PolicyContext& context) {
+  config::MapReader r(n, QUOTA_WINDOW_KEYS);
+  QuotaWindowSpec w;
+  w.name = "window " + std::to_string(index + 1);
+  if (const config::ConfigNode* name = r.optional("name")) w.name = config::read_string(*name);
+  w.when = read_week_calendar(r);
+  const config::ConfigNode& teams = r.required("teams");
+  if (!teams.is_map())
+    teams.fail(ErrorCode::WrongType, "teams is a map of team names to shares ({research: 80%, quant: {max: 20%}})");
+  if (teams.entries().empty()) teams.fail(ErrorCode::MissingKey, "name at least one team and its share");
+  w.teams.assign(context.teams.size(), TeamShareSpec{});
+  double guaranteed = 0;
+  for (const auto& [team, value] : teams.entries()) {
+    const TeamShareSpec share = read_team_share(value);
+    guaranteed += share.min;
+    if (!context.knows_teams) continue;
+    const auto it = std::find(context.teams.begin(), context.teams.end(), team);
+    if (it == context.teams.end()) {
+      const std::string near = did_you_mean(std::string(team), context.teams);
+      value.fail(ErrorCode::UnknownName, "no job names team '" + std::string(team) + "'" +
+                                             (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    }
+    w.teams[static_cast<std::size_t>(it - context.teams.begin())] = share;
+  }
+  // A 1e-9 guard, so 20% + 80% is 100%.
+  if (guaranteed > 1 + 1e-9)
+    teams.fail(ErrorCode::OutOfRange, "the guaranteed shares (`min`) of window '" + w.name + "' add up to " +
+                                          std::to_string(static_cast<int>(guaranteed * 100 + 0.5)) +
+                                          "%, more than the cluster");
+  return w;
+}
+
+QuotaSpec read_quotas(const config::ConfigNode& n, const PolicyContext& context) {
+  config::MapReader r(n, QUOTA_KEYS);
+  QuotaSpec q;
+  const config::ConfigNode& windows = r.required("windows");
+  if (!windows.is_sequence()) windows.fail(ErrorCode::WrongType, "windows is a list of maps ({days, hours, teams})");
+  if (windows.size() == 0) windows.fail(ErrorCode::MissingKey, "give at least one window");
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    const config::ConfigNode& item = windows.items()[i];
+    q.windows.push_back(read_quota_window(item, i, context));
+    for (std::size_t k = 0; k + 1 < q.windows.size(); ++k)
+      if (q.windows[k].name == q.windows.back().name)
+        (item.find("name") ? *item.find("name") : item)
+            .fail(ErrorCode::Duplicate, "window '" + q.windows.back().name + "' is named twice");
+  }
+  if (const config::ConfigNode* lending = r.optional("lending")) q.lending = config::read_bool(*lending);
+  if (const config::ConfigNode* reclaim = r.optional("reclaim"))
+    q.reclaim = config::read_enum(*reclaim, {"preempt", "wait"}) == "wait" ? ReclaimMode::Wait : ReclaimMode::Preempt;
+  return q;
+}
 
 PreemptionSpec read_preemption(const config::ConfigNode& n, sim::SimTime horizon) {
   config::MapReader r(n, PREEMPTION_KEYS);
@@ -69,10 +147,11 @@ SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerR
   const SchedulerRegistry::Policy* entry = registry.find_policy(spec.policy);
   if (entry == nullptr)
     section->fail(ErrorCode::UnknownName, "the default policy '" + spec.policy + "' is not registered; name one");
-  std::vector<config::KeySpec> keys{SCHEDULER_POLICY_KEY, SCHEDULER_PREEMPTION_KEY};
+  std::vector<config::KeySpec> keys = scheduler_common_keys();
   keys.insert(keys.end(), entry->keys.begin(), entry->keys.end());
   config::MapReader map(*section, keys);  // refuses keys the policy does not have, at once
   if (const config::ConfigNode* preemption = map.optional("preemption")) spec.preemption = read_preemption(*preemption, horizon);
+  if (const config::ConfigNode* quotas = map.optional("quotas")) spec.quotas = read_quotas(*quotas, context);
   spec.params = entry->parse(map, registry, context);
   return spec;
 }

@@ -2,11 +2,15 @@
 // and the rest of the map is that policy's parameters, read and validated by its entry
 // (models/scheduler/scheduler_registry.hpp), so every policy's keys are checked against
 // its own table: an unknown key lists that policy's keys, with a did-you-mean. `preemption`
-// (how a preempted job stops) is common to every policy.
+// (how a preempted job stops) and `quotas` (team shares by the time of the week) are
+// common to every policy.
 #pragma once
+
+#include <vector>
 
 #include "models/scheduler/scheduler_registry.hpp"
 
+#include "models/config/calendar_reader.hpp"
 #include "models/config/scenario.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
@@ -27,6 +31,31 @@ inline constexpr config::KeySpec PREEMPTION_KEYS[] = {
      "GPUs held, no progress, before the job stops with all its work kept"},
     {"restore", "duration", "the job's checkpoint `restore_time`", false, "mode `save` only",
      "GPUs held, no progress, at the next start before it resumes"},
+};
+
+// The `quotas` key, common to every policy, and its maps (docs/scenario-reference.md).
+extern const config::KeySpec SCHEDULER_QUOTAS_KEY;
+// The keys every policy's map has: policy, preemption, quotas (the policy's own follow).
+std::vector<config::KeySpec> scheduler_common_keys();
+inline constexpr config::KeySpec QUOTA_KEYS[] = {
+    {"windows", "list of maps", "", true, "at least one",
+     "the windows of the week, each with the teams' shares in it; where several hold, the first listed wins"},
+    {"lending", "bool", "`true`", false, "",
+     "whether a team's idle guaranteed GPUs may run other teams' jobs (reclaimed when its own jobs wait)"},
+    {"reclaim", "`preempt` | `wait`", "`preempt`", false, "",
+     "how an owner below its guarantee gets lent GPUs back: preempting the borrowers, or waiting for them to end"},
+};
+inline constexpr config::KeySpec QUOTA_WINDOW_KEYS[] = {
+    {"name", "text, unique", "`window N` (its place, from 1)", false, "", "the window's name in the report"},
+    DAYS_KEY,
+    HOURS_KEY,
+    {"teams", "map: team name -> share or `{min, max}`", "", true, "at least one team",
+     "each named team's guaranteed share and cap of the cluster's GPUs in the window"},
+};
+inline constexpr config::KeySpec TEAM_SHARE_KEYS[] = {
+    {"min", "fraction (`80%`)", "`0%`", false, "the window's mins add up to <= 100%",
+     "guaranteed: the team's waiting jobs may reclaim lent GPUs up to this share"},
+    {"max", "fraction", "`100%`", false, ">= min", "cap: the team's jobs never hold more than this share"},
 };
 
 // `section` is the `scheduler:` value, or null when the scenario has none (all defaults).

@@ -174,6 +174,10 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   g.count = config::read_int(r.required("count"), 1, 100'000'000);
   if (const ConfigNode* s = r.optional("start")) g.start = config::read_duration(*s);
   g.arrival = read_distribution(r.required("arrival"), ValueKind::Duration);
+  if (const ConfigNode* active = r.optional("active")) {
+    MapReader hours(*active, ACTIVE_KEYS);
+    g.active = read_week_calendar(hours);
+  }
   const ConfigNode& gpus = r.required("gpus");
   g.gpus = read_distribution(gpus, ValueKind::Integer);
   g.gpus.min = std::max(g.gpus.min, 1.0);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/config/calendar_reader.hpp"
 #include "models/config/scenario.hpp"
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
@@ -79,6 +80,8 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"count", "integer", "", true, "1..1e8", "how many jobs"},
     {"start", "duration", "`0s`", false, ">= 0", "the first job arrives one inter-arrival time after start"},
     {"arrival", "distribution of durations", "", true, "", "time between consecutive arrivals"},
+    {"active", "`{days, hours}`", "always", false, "",
+     "jobs arrive only in these hours of the week: the inter-arrival times run on a clock that stops outside them"},
     {"gpus", "distribution, rounded to an integer", "", true, ">= 1", "GPUs of each job; must be bounded"},
     {"duration", "distribution of durations", "", false, "", "one of duration, work"},
     {"work", "distribution of FLOP", "", false, "", "one of duration, work"},
@@ -93,6 +96,9 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"estimate", "`{error: lognormal, sigma: S}`", "none", false, "",
      "each job's run-time estimate, drawn around its true length (`lengths: estimate`)"},
 };
+
+// workload.generators[i].active: the hours of the week its jobs arrive in.
+inline constexpr config::KeySpec ACTIVE_KEYS[] = {DAYS_KEY, HOURS_KEY};
 
 inline constexpr config::KeySpec ESTIMATE_KEYS[] = {
     {"error", "`lognormal`", "", true, "", "the estimate is the true length times exp(sigma Z), Z ~ N(0, 1)"},

@@ -60,8 +60,16 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     sim::RngStream estimate(seed, replication, prefix + "estimate");
     const int width = static_cast<int>(std::to_string(g.count).size());
     sim::SimTime t = g.start;
+    // With active hours, the arrivals' clock runs only inside them.
+    sim::SimTime inside = g.active ? g.active->inside_before(g.start) : sim::SimTime::zero();
     for (std::int64_t i = 0; i < g.count; ++i) {
-      t = t.saturating_add(sim::SimTime::from_seconds(g.arrival.sample(arrival)));
+      const sim::SimTime gap = sim::SimTime::from_seconds(g.arrival.sample(arrival));
+      if (g.active) {
+        inside = inside.saturating_add(gap);
+        t = inside.is_max() ? sim::SimTime::max() : g.active->at_inside(inside);
+      } else {
+        t = t.saturating_add(gap);
+      }
       Job j;
       char suffix[32];
       std::snprintf(suffix, sizeof suffix, "-%0*lld", width, static_cast<long long>(i + 1));

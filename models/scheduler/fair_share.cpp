@@ -113,6 +113,7 @@ void FairShareScheduler::schedule(const ClusterView& cluster, const WaitingJobs&
                         r.running_per_weight += q.gpus / g.weight;
                         return ranks_.empty() || !after(r, ranks_.front()) ? Visit::Next : Visit::Stop;
                       }
+                      if (held_by_quota(cluster, q)) return Visit::Next;  // its team's limit, not the capacity
                       if (strict) stop = true;
                       return strict ? Visit::Stop : Visit::Next;
                     });

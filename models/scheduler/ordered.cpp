@@ -19,7 +19,7 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
   };
   if (params_.blocking == Blocking::Strict) {
     order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      if (place(cluster, waiting[id], out)) return Visit::Next;
+      if (place(cluster, waiting[id], out) || held_by_quota(cluster, waiting[id])) return Visit::Next;
       blocks(id);
       return Visit::Stop;
     });
@@ -33,6 +33,7 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
                 [&](std::uint32_t id, bool fits) {
                   const QueuedJob& q = waiting[id];
                   if (fits && q.gpus < too_big && place(cluster, q, out)) return Visit::Next;
+                  if (held_by_quota(cluster, q)) return Visit::Next;  // its team's limit, not the capacity
                   blocks(id);
                   if (fits && !chooses_types() && (q.eligible_types & all_types) == all_types)
                     too_big = std::min(too_big, q.gpus);

@@ -195,6 +195,11 @@ bool PlacementStrategy::could_fit(int gpus) const {
 }
 
 bool PlacementStrategy::try_place(const QueuedJob& job, Decisions& out) {
+  if (cluster_->admission != nullptr && !cluster_->admission->admits(job)) return false;
+  return place(job, out);
+}
+
+bool PlacementStrategy::place(const QueuedJob& job, Decisions& out) {
   const NodeChoice c = choose_node(job);
   if (c.node < 0) return place_whole_nodes(job, out);
   take(static_cast<std::uint32_t>(c.node), job.gpus);
@@ -205,7 +210,7 @@ bool PlacementStrategy::try_place(const QueuedJob& job, Decisions& out) {
 
 bool PlacementStrategy::reserve(const QueuedJob& job) {
   scratch_.clear();
-  return try_place(job, scratch_);
+  return place(job, scratch_);
 }
 
 void PlacementStrategy::give_back(const RunningPlace& place) {

@@ -72,13 +72,19 @@ class PlacementStrategy {
   virtual ~PlacementStrategy() = default;
   void reset(const ClusterView& cluster);
   // Appends a placement for `job` to `out` and takes its capacity, or returns false (and
-  // changes nothing) when it does not fit now.
+  // changes nothing) when it does not fit now or the view's quotas do not admit it
+  // (ClusterView::admission).
   bool try_place(const QueuedJob& job, Decisions& out);
   // Takes the capacity `job` would take, without placing it (a reservation, a plan); false
-  // when it does not fit.
+  // when it does not fit. Quotas are not asked: a plan is about capacity.
   bool reserve(const QueuedJob& job);
   // Gives a running job's GPUs back to the scratch capacity (what a plan assumes freed).
   void give_back(const RunningPlace& place);
+  // Takes the capacity of placement `p`, decided in this pass by another strategy (`nodes`
+  // is its Decisions::nodes).
+  void take_placed(const Placement& p, std::span<const std::uint32_t> nodes) {
+    for (std::uint32_t i = p.first; i < p.first + p.count; ++i) change(nodes[i], -p.gpus_per_node);
+  }
   // Whether a job of `gpus` GPUs, of any type, could fit now: false means no job of that
   // size or more can (a pass may stop looking at them).
   bool could_fit(int gpus) const;
@@ -117,6 +123,7 @@ class PlacementStrategy {
   const ClusterView* cluster_ = nullptr;
 
  private:
+  bool place(const QueuedJob& job, Decisions& out);  // try_place without asking the quotas
   bool place_whole_nodes(const QueuedJob& job, Decisions& out);
   void take(std::uint32_t node, int gpus) { change(node, -gpus); }
   void change(std::uint32_t node, int gpus);  // free(node) += gpus

@@ -143,6 +143,19 @@ struct NodeChanges {
   std::vector<std::uint32_t> nodes;
 };
 
+// What each team may still take in a pass, beyond free capacity: team quotas
+// (models/scheduler/quotas.hpp), which wrap the policy and put themselves in the view it
+// sees. PlacementStrategy::try_place asks before placing a job, so no policy has to know
+// about quotas; an ordering policy only passes over a job they hold back instead of
+// blocking on it (held_by_quota). The quotas read what the pass has placed so far from
+// the pass's decisions themselves, so a placement a policy takes back is forgotten too.
+class Admission {
+ public:
+  virtual ~Admission() = default;
+  // Whether `job` (waiting) may start now, given the placements decided so far in this pass.
+  virtual bool admits(const QueuedJob& job) const = 0;
+};
+
 struct ClusterView {
   sim::SimTime now;
   std::span<const NodeTypeView> types;
@@ -159,7 +172,15 @@ struct ClusterView {
   std::span<const std::uint32_t> node_group = {};
   // The cluster's log of node changes (null in a view built by hand).
   const NodeChanges* changes = nullptr;
+  // Team quotas in force (null: none).
+  Admission* admission = nullptr;
 };
+
+// A waiting job that quotas hold back now: a strict pass passes over it (it does not hold
+// the jobs behind it, which may be other teams'), and a preempting policy makes no room for it.
+inline bool held_by_quota(const ClusterView& cluster, const QueuedJob& job) {
+  return cluster.admission != nullptr && !cluster.admission->admits(job);
+}
 
 // Start waiting job `job` on nodes[first, first + count) of Decisions::nodes, taking
 // gpus_per_node GPUs on each.

@@ -1,6 +1,7 @@
 // The policy and placement registry (see scheduler_registry.hpp).
 #include "models/scheduler/scheduler_registry.hpp"
 
+#include "models/scheduler/quotas.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
@@ -28,7 +29,9 @@ std::unique_ptr<Scheduler> SchedulerRegistry::make(const SchedulerSpec& spec) co
     for (const auto& [name, entry] : policies_) valid += (valid.empty() ? "" : ", ") + name;
     throw Error("unknown scheduler policy '" + spec.policy + "'; valid policies: " + valid);
   }
-  return p->make(spec.params.get(), *this);
+  std::unique_ptr<Scheduler> policy = p->make(spec.params.get(), *this);
+  if (spec.quotas) policy = std::make_unique<QuotaScheduler>(std::move(policy), *spec.quotas, make_placement("first-fit"));
+  return policy;
 }
 
 std::unique_ptr<PlacementStrategy> SchedulerRegistry::make_placement(const std::string& name) const {

@@ -112,8 +112,8 @@ inline constexpr std::array<std::string_view, 3> BUDGET_EVENT_KINDS = {"alert", 
 inline constexpr std::array<std::string_view, 3> BUDGET_ACTIONS = {"alert", "stop_new", "stop_running"};
 
 // /preemptions.reason, in the value order of models::PreemptReason; .mode, how it stopped.
-inline constexpr std::array<std::string_view, 7> PREEMPT_REASONS = {"unspecified", "priority", "quantum", "fair_share",
-                                                                    "cost",        "deadline", "shorter"};
+inline constexpr std::array<std::string_view, 9> PREEMPT_REASONS = {
+    "unspecified", "priority", "quantum", "fair_share", "cost", "deadline", "shorter", "reclaim", "quota_cap"};
 inline constexpr std::array<std::string_view, 2> PREEMPT_MODES = {"save", "lose"};
 
 // ---- Tables ----

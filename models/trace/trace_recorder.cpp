@@ -25,7 +25,7 @@ static_assert(static_cast<std::size_t>(Market::Owned) + 1 == schema::MARKETS.siz
 static_assert(static_cast<std::size_t>(BudgetEventKind::PeriodStart) + 1 == schema::BUDGET_EVENT_KINDS.size());
 static_assert(static_cast<std::size_t>(BudgetAction::StopRunning) + 1 == schema::BUDGET_ACTIONS.size());
 static_assert(static_cast<std::size_t>(EventKind::Restore) + 1 == schema::EVENT_KINDS.size());
-static_assert(static_cast<std::size_t>(PreemptReason::Shorter) + 1 == schema::PREEMPT_REASONS.size());
+static_assert(static_cast<std::size_t>(PreemptReason::QuotaCap) + 1 == schema::PREEMPT_REASONS.size());
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed,

@@ -25,6 +25,8 @@ enum class PreemptReason : std::uint8_t {
   Cost,       // cheaper capacity elsewhere, or a price rose
   Deadline,   // another job would miss its deadline
   Shorter,    // a job with less time left needs the GPUs (SRTF)
+  Reclaim,    // its team borrowed GPUs that their owner's team wants back (quotas)
+  QuotaCap,   // its team is over its cap in a quota window that began
 };
 
 }  // namespace gcsim::models

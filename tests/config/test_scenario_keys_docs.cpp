@@ -172,9 +172,8 @@ TEST_CASE("the docs check fails when a key is missing from the docs, extra, or g
 
 TEST_CASE("the scheduler's common keys and every built-in policy's keys match their tables in the docs", "[unit][docs]") {
   const std::vector<std::string> lines = read_lines(docs_path("scenario-reference.md"));
-  const gcsim::config::KeySpec policy_key[] = {gcsim::models::SCHEDULER_POLICY_KEY,
-                                                 gcsim::models::SCHEDULER_PREEMPTION_KEY};
-  CHECK(disagreements({{"scheduler", policy_key}, "scenario-reference.md"}, lines) == std::vector<std::string>{});
+  const std::vector<gcsim::config::KeySpec> common = gcsim::models::scheduler_common_keys();
+  CHECK(disagreements({{"scheduler", common}, "scenario-reference.md"}, lines) == std::vector<std::string>{});
   const auto& policies = gcsim::models::builtins().schedulers.policies();
   REQUIRE(!policies.empty());
   for (const auto& [name, policy] : policies) {

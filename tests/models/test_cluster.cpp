@@ -172,6 +172,34 @@ workload:
   }
 }
 
+TEST_CASE("a generator with active hours submits only inside them, its arrival clock stopped outside",
+          "[model][workload][calendar]") {
+  // Hourly arrivals on weekdays 09:00-18:00 from Monday 00:00 (t = 0): the first at Monday
+  // 10:00 (1 h into the window), eight on Monday (10:00-17:00); the ninth reads 9 h, the
+  // window's end, and so is Tuesday 09:00; the 18th is Wednesday 09:00. Twenty from Friday
+  // noon (start: 4d12h) run into the weekend: Friday 13:00-17:00 (5), then Monday 09:00.
+  const auto s = test::scenario_from_yaml(CLUSTER + R"(seed: 1
+workload:
+  generators:
+    - {name: g, count: 20, arrival: 1h, gpus: 1, duration: 1h, active: {days: weekdays, hours: 09:00-18:00}}
+    - {name: f, count: 6, start: 108h, arrival: 1h, gpus: 1, duration: 1h, active: {days: mon-fri, hours: 9-18}}
+)");
+  std::vector<double> g, f;
+  for (const auto& j : models::expand_workload(s, 0))
+    (j.name.rfind("g-", 0) == 0 ? g : f).push_back(j.submit.seconds() / 3600);
+  REQUIRE(g.size() == 20);
+  CHECK(g[0] == Approx(10));
+  CHECK(g[7] == Approx(17));
+  CHECK(g[8] == Approx(24 + 9));
+  CHECK(g[16] == Approx(24 + 17));
+  CHECK(g[17] == Approx(48 + 9));
+  CHECK(g[19] == Approx(48 + 11));
+  REQUIRE(f.size() == 6);
+  CHECK(f[0] == Approx(4 * 24 + 13));
+  CHECK(f[4] == Approx(4 * 24 + 17));
+  CHECK(f[5] == Approx(7 * 24 + 9));
+}
+
 TEST_CASE("set_rate keeps progress and moves the finish", "[model][cluster]") {
   // S is a 2h job. After 1h at full speed, it is slowed to half speed: the remaining hour of
   // work takes 2h, so it ends at 3h. T (work job) is sped up 4x after 30 min of its 1.5h.
