@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <map>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "sim/errors.hpp"
@@ -178,7 +178,51 @@ Metrics compute_metrics(const TraceData& trace) {
 
   m.wait_s = summarize(waits);
   m.jct_s = summarize(jcts);
+  m.teams = team_metrics(trace);
   return m;
+}
+
+std::vector<TeamMetrics> team_metrics(const TraceData& trace) {
+  std::map<std::string, std::size_t> index;
+  for (const JobRecord& j : trace.jobs)
+    if (!j.resilience.team.empty()) index.emplace(j.resilience.team, 0);
+  std::vector<TeamMetrics> teams;
+  for (auto& [name, i] : index) {
+    i = teams.size();
+    teams.emplace_back();
+    teams.back().team = name;
+  }
+  if (teams.empty()) return teams;
+  std::vector<std::vector<double>> waits(teams.size()), jcts(teams.size());
+  // By job id (/preemptions names jobs by id).
+  std::int64_t max_id = -1;
+  for (const JobRecord& j : trace.jobs) max_id = std::max(max_id, j.job_id);
+  std::vector<int> team_of_job(static_cast<std::size_t>(max_id + 1), -1);
+  double held_all = 0;
+  for (std::size_t k = 0; k < trace.jobs.size(); ++k) {
+    const JobRecord& j = trace.jobs[k];
+    held_all += j.resilience.gpu_s_held / 3600.0;
+    if (j.resilience.team.empty()) continue;
+    const std::size_t i = index.at(j.resilience.team);
+    if (j.job_id >= 0) team_of_job[static_cast<std::size_t>(j.job_id)] = static_cast<int>(i);
+    TeamMetrics& t = teams[i];
+    ++t.jobs;
+    t.gpu_hours_held += j.resilience.gpu_s_held / 3600.0;
+    if (std::isfinite(j.start_s)) waits[i].push_back(j.start_s - j.submit_s);
+    if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) {
+      ++t.completed;
+      jcts[i].push_back(j.end_s - j.submit_s);
+    }
+  }
+  for (const PreemptionRecord& p : trace.preemptions)
+    if (p.job >= 0 && static_cast<std::size_t>(p.job) < team_of_job.size() && team_of_job[static_cast<std::size_t>(p.job)] >= 0)
+      ++teams[static_cast<std::size_t>(team_of_job[static_cast<std::size_t>(p.job)])].preemptions;
+  for (std::size_t i = 0; i < teams.size(); ++i) {
+    teams[i].gpu_hours_share = held_all > 0 ? teams[i].gpu_hours_held / held_all : 0;
+    teams[i].wait_s = summarize(waits[i]);
+    teams[i].jct_s = summarize(jcts[i]);
+  }
+  return teams;
 }
 
 bool has_committed_pools(const std::vector<PoolMetrics>& pools) {

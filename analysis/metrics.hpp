@@ -45,6 +45,18 @@ struct Distribution {
   double max = NOT_A_NUMBER;
 };
 
+// One team's jobs over the run (docs/analysis.md, "Teams"): every job that names it.
+struct TeamMetrics {
+  std::string team;
+  std::int64_t jobs = 0;
+  std::int64_t completed = 0;
+  double gpu_hours_held = 0;       // Σ its jobs' gpu_s_held / 3600
+  double gpu_hours_share = 0;      // gpu_hours_held / every job's (0 when none held any)
+  std::int64_t preemptions = 0;    // rows of /preemptions of its jobs
+  Distribution wait_s;             // its started jobs
+  Distribution jct_s;              // its completed jobs
+};
+
 // One node pool (node type) over the run.
 struct PoolMetrics {
   std::string name;
@@ -133,6 +145,9 @@ struct Metrics {
   std::vector<PoolMetrics> pools;
   std::int64_t budget_alerts = 0;
   std::int64_t budget_limits_reached = 0;
+  // Per team named by a job, sorted by name; empty when no job names one. Jobs without a
+  // team are left out.
+  std::vector<TeamMetrics> teams;
 };
 
 // One team's budget over the run, from /budget_events (docs/checkpoints.md, Budgets).
@@ -150,6 +165,9 @@ struct TeamBudget {
 Metrics compute_metrics(const TraceData& trace);
 // Per pool, from /pools and /nodes (empty for traces without /pools).
 std::vector<PoolMetrics> pool_metrics(const TraceData& trace);
+
+// Per team named by a job, sorted by team name (Metrics::teams).
+std::vector<TeamMetrics> team_metrics(const TraceData& trace);
 
 // Per team with any budget event, sorted by team name (empty without /budget_events).
 std::vector<TeamBudget> team_budgets(const TraceData& trace);

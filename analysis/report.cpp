@@ -279,6 +279,22 @@ void append_budget_section(std::string& out, const TraceData& trace) {
   }
 }
 
+void append_team_section(std::string& out, const Metrics& m) {
+  if (m.teams.empty()) return;
+  std::size_t name_width = 8;
+  for (const TeamMetrics& t : m.teams) name_width = std::max(name_width, t.team.size() + 2);
+  out += "\nTeams\n  " + pad_right("team", name_width) + pad_left("jobs", 9) + pad_left("completed", 11) +
+         pad_left("GPU-hours", 12) + pad_left("share", 8) + pad_left("wait mean", 12) + pad_left("wait p95", 12) +
+         pad_left("JCT mean", 12) + pad_left("preempted", 11) + "\n";
+  for (const TeamMetrics& t : m.teams) {
+    out += "  " + pad_right(t.team, name_width) + pad_left(format_count(static_cast<double>(t.jobs), 0), 9) +
+           pad_left(format_count(static_cast<double>(t.completed), 0), 11) + pad_left(format_count(t.gpu_hours_held, 1), 12) +
+           pad_left(format_percent(t.gpu_hours_share), 8) + pad_left(format_duration(t.wait_s.mean), 12) +
+           pad_left(format_duration(t.wait_s.p95), 12) + pad_left(format_duration(t.jct_s.mean), 12) +
+           pad_left(format_count(static_cast<double>(t.preemptions), 0), 11) + "\n";
+  }
+}
+
 std::string indent(int depth) { return std::string(static_cast<std::size_t>(2 * std::max(depth, 0)), ' '); }
 
 }  // namespace
@@ -388,6 +404,7 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   append_resilience_section(out, m);
   append_preemption_section(out, m);
   append_pool_section(out, m);
+  append_team_section(out, m);
   append_budget_section(out, trace);
   return out;
 }
@@ -488,6 +505,23 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
     pools.push_back(o.finish());
   }
   j.raw("pools", json_array(pools, j.depth() + 1));
+
+  std::vector<std::string> per_team;
+  for (const TeamMetrics& t : m.teams) {
+    JsonObject o(j.depth() + 2);
+    o.string("team", t.team);
+    o.integer("jobs", t.jobs);
+    o.integer("completed", t.completed);
+    o.number("gpu_hours_held", t.gpu_hours_held);
+    o.number("gpu_hours_share", t.gpu_hours_share);
+    o.integer("preemptions", t.preemptions);
+    o.number("wait_mean_s", t.wait_s.mean);
+    o.number("wait_p95_s", t.wait_s.p95);
+    o.number("jct_mean_s", t.jct_s.mean);
+    o.number("jct_p95_s", t.jct_s.p95);
+    per_team.push_back(o.finish());
+  }
+  j.raw("teams", json_array(per_team, j.depth() + 1));
 
   j.integer("budget_alerts", m.budget_alerts);
   j.integer("budget_limits_reached", m.budget_limits_reached);

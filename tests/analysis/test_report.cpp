@@ -157,11 +157,20 @@ TEST_CASE("the report shows categories, interruptions, pools and budgets with ha
   CHECK_THAT(spot, Catch::Contains("spot") && Catch::Contains("60.0%") && Catch::Contains("$120.00") &&
                        Catch::EndsWith("$2.50"));
 
+  // Teams: nlp's two jobs held 48 of the 88 GPU-hours every job held (54.5%), vision's one
+  // 40 (45.5%); each completed job waited 0 s, nlp's ran 6 h and vision's 5 h.
+  CHECK_THAT(r, Catch::Contains("\nTeams\n"));
+  const std::string teams = r.substr(r.find("\nTeams\n"));
+  CHECK_THAT(line_of(teams, "nlp"), Catch::Contains("  2          1        48.0   54.5%") && Catch::EndsWith("6h 0m          0"));
+  CHECK_THAT(line_of(teams, "vision"), Catch::Contains("  1          1        40.0   45.5%") &&
+                                           Catch::EndsWith("5h 0m          0"));
+
   CHECK_THAT(r, Catch::Contains("\nBudgets\n"));
-  CHECK_THAT(line_of(r, "nlp"), Catch::Contains(" 1       1 ") && Catch::Contains("$100.00") &&
-                                    Catch::Contains("$101.50") && Catch::EndsWith("9h 0m (stop_new)"));
-  CHECK_THAT(line_of(r, "vision"), Catch::Contains(" 0       0 ") && Catch::Contains("$500.00") &&
-                                       Catch::EndsWith("$0.00"));
+  const std::string budgets = r.substr(r.find("\nBudgets\n"));
+  CHECK_THAT(line_of(budgets, "nlp"), Catch::Contains(" 1       1 ") && Catch::Contains("$100.00") &&
+                                          Catch::Contains("$101.50") && Catch::EndsWith("9h 0m (stop_new)"));
+  CHECK_THAT(line_of(budgets, "vision"), Catch::Contains(" 0       0 ") && Catch::Contains("$500.00") &&
+                                             Catch::EndsWith("$0.00"));
 }
 
 TEST_CASE("an owned pool below its break-even, or one that never breaks even, says so", "[model]") {
