@@ -48,14 +48,46 @@ std::vector<double> values_of(const StrategyResult& v, std::size_t figure) {
   return out;
 }
 
-std::string cell(const StrategyResult& v, std::size_t figure, bool with_interval) {
-  const std::vector<double> values = values_of(v, figure);
+// A team's figure over the replications (NaN where the team has no job in a replication).
+std::vector<double> team_values_of(const StrategyResult& v, const std::string& team, std::size_t figure) {
+  std::vector<double> out;
+  for (const auto& teams : v.team_replications) {
+    double value = NOT_A_NUMBER;
+    for (const auto& [name, figures] : teams)
+      if (name == team) value = figures[figure];
+    out.push_back(value);
+  }
+  return out;
+}
+
+// Every team of any variant's runs, sorted.
+std::vector<std::string> teams_of(const std::vector<StrategyResult>& variants) {
+  std::vector<std::string> teams;
+  for (const StrategyResult& v : variants)
+    for (const auto& run : v.team_replications)
+      for (const auto& [name, figures] : run)
+        if (std::find(teams.begin(), teams.end(), name) == teams.end()) teams.push_back(name);
+  std::sort(teams.begin(), teams.end());
+  return teams;
+}
+
+std::string cell_of(const std::vector<double>& values, FigureUnit unit, bool with_interval) {
   const MeanInterval m = mean_ci95(values);
-  const FigureUnit unit = STRATEGY_FIGURES[figure].unit;
   if (!with_interval) return format_value(unit, m.mean, false);
   if (std::isnan(m.mean)) return "n/a";
   return format_value(unit, m.mean, true) + " ± " +
          (std::isnan(m.half_width) ? "n/a" : format_value(unit, m.half_width, true));
+}
+
+std::string json_figure(const std::vector<double>& values, int depth) {
+  const MeanInterval m = mean_ci95(values);
+  JsonObject figure(depth);
+  figure.number("mean", m.mean);
+  figure.number("ci95", m.half_width);
+  std::string list = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) list += (i > 0 ? ", " : "") + json_number(values[i]);
+  figure.raw("values", list + "]");
+  return figure.finish();
 }
 
 // Display width in characters (the ± is two bytes of UTF-8).
@@ -93,24 +125,53 @@ StrategyFigures strategy_figures(const TraceData& trace, const Metrics& m) {
           static_cast<double>(m.jobs_completed)};
 }
 
+std::vector<std::pair<std::string, TeamFigures>> team_figures(const Metrics& m) {
+  std::vector<std::pair<std::string, TeamFigures>> out;
+  for (const TeamMetrics& t : m.teams) out.emplace_back(t.team, TeamFigures{t.wait_s.mean, t.jct_s.mean, t.gpu_hours_share});
+  return out;
+}
+
 std::string format_strategy_table(const ComparisonHeader& header, const std::vector<StrategyResult>& variants) {
   const bool with_interval = header.replications > 1;
-  std::vector<std::vector<std::string>> cells(STRATEGY_FIGURES.size());
+  // Rows: the figures, then per team its team figures.
+  struct Row {
+    std::string label;
+    FigureUnit unit;
+    bool ranked;
+    std::vector<std::vector<double>> values;  // per variant
+  };
+  std::vector<Row> rows;
+  for (std::size_t f = 0; f < STRATEGY_FIGURES.size(); ++f) {
+    Row row{std::string(STRATEGY_FIGURES[f].label), STRATEGY_FIGURES[f].unit, lower_is_better(f), {}};
+    for (const StrategyResult& v : variants) row.values.push_back(values_of(v, f));
+    rows.push_back(std::move(row));
+  }
+  const std::vector<std::string> teams = teams_of(variants);
+  for (const std::string& team : teams)
+    for (std::size_t f = 0; f < TEAM_FIGURES.size(); ++f) {
+      Row row{"  " + team + ": " + std::string(TEAM_FIGURES[f].label), TEAM_FIGURES[f].unit,
+              TEAM_FIGURES[f].unit == FigureUnit::Seconds, {}};
+      for (const StrategyResult& v : variants) row.values.push_back(team_values_of(v, team, f));
+      rows.push_back(std::move(row));
+    }
+  std::size_t label_width = LABEL_WIDTH;
+  for (const Row& row : rows) label_width = std::max(label_width, row.label.size() + 2);
+
+  std::vector<std::vector<std::string>> cells(rows.size());
   std::vector<std::size_t> width(variants.size(), MIN_COLUMN_WIDTH);
   for (std::size_t c = 0; c < variants.size(); ++c) width[c] = std::max(width[c], display_width(variants[c].label));
-  std::vector<std::vector<bool>> marks(STRATEGY_FIGURES.size(), std::vector<bool>(variants.size(), false));
-  for (std::size_t r = 0; r < STRATEGY_FIGURES.size(); ++r) {
+  std::vector<std::vector<bool>> marks(rows.size(), std::vector<bool>(variants.size(), false));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
     std::vector<double> means;
     for (std::size_t c = 0; c < variants.size(); ++c) {
-      cells[r].push_back(cell(variants[c], r, with_interval));
+      cells[r].push_back(cell_of(rows[r].values[c], rows[r].unit, with_interval));
       width[c] = std::max(width[c], display_width(cells[r][c]));
-      means.push_back(mean_ci95(values_of(variants[c], r)).mean);
+      means.push_back(mean_ci95(rows[r].values[c]).mean);
     }
-    if (!lower_is_better(r) || variants.size() < 2) continue;
+    if (!rows[r].ranked || variants.size() < 2) continue;
     // The best shown mean, unless every variant shows the same.
     std::vector<std::string> shown;
-    for (std::size_t c = 0; c < variants.size(); ++c)
-      shown.push_back(format_value(STRATEGY_FIGURES[r].unit, means[c], with_interval));
+    for (std::size_t c = 0; c < variants.size(); ++c) shown.push_back(format_value(rows[r].unit, means[c], with_interval));
     std::size_t best = variants.size();
     for (std::size_t c = 0; c < variants.size(); ++c)
       if (!std::isnan(means[c]) && (best == variants.size() || means[c] < means[best])) best = c;
@@ -123,12 +184,13 @@ std::string format_strategy_table(const ComparisonHeader& header, const std::vec
                     std::to_string(header.seed) + ", " + std::to_string(header.replications) +
                     (header.replications == 1 ? " replication" : " replications") + ", " +
                     std::to_string(variants.size()) + (variants.size() == 1 ? " strategy" : " strategies") + "\n";
-  out += "\n  " + pad_right("", LABEL_WIDTH);
+  out += "\n  " + pad_right("", label_width);
   for (std::size_t c = 0; c < variants.size(); ++c) out += "  " + pad_to(variants[c].label, width[c]) + " ";
   while (!out.empty() && out.back() == ' ') out.pop_back();
   out += '\n';
-  for (std::size_t r = 0; r < STRATEGY_FIGURES.size(); ++r) {
-    out += "  " + pad_right(std::string(STRATEGY_FIGURES[r].label), LABEL_WIDTH);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r == STRATEGY_FIGURES.size()) out += "  teams\n";
+    out += "  " + pad_right(rows[r].label, label_width);
     for (std::size_t c = 0; c < variants.size(); ++c) out += "  " + pad_to(cells[r][c], width[c]) + (marks[r][c] ? "*" : " ");
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';
@@ -146,18 +208,17 @@ std::string format_strategy_json(const ComparisonHeader& header, const std::vect
     o.string("label", v.label);
     o.string("policy", v.scheduler_yaml);
     JsonObject figures(3);
-    for (std::size_t f = 0; f < STRATEGY_FIGURES.size(); ++f) {
-      const std::vector<double> values = values_of(v, f);
-      const MeanInterval m = mean_ci95(values);
-      JsonObject figure(4);
-      figure.number("mean", m.mean);
-      figure.number("ci95", m.half_width);
-      std::string list = "[";
-      for (std::size_t i = 0; i < values.size(); ++i) list += (i > 0 ? ", " : "") + json_number(values[i]);
-      figure.raw("values", list + "]");
-      figures.raw(std::string(STRATEGY_FIGURES[f].key), figure.finish());
-    }
+    for (std::size_t f = 0; f < STRATEGY_FIGURES.size(); ++f)
+      figures.raw(std::string(STRATEGY_FIGURES[f].key), json_figure(values_of(v, f), 4));
     o.raw("figures", figures.finish());
+    JsonObject teams(3);
+    for (const std::string& team : teams_of({v})) {
+      JsonObject per(4);
+      for (std::size_t f = 0; f < TEAM_FIGURES.size(); ++f)
+        per.raw(std::string(TEAM_FIGURES[f].key), json_figure(team_values_of(v, team, f), 5));
+      teams.raw(team, per.finish());
+    }
+    o.raw("teams", teams.finish());
     items.push_back(o.finish());
   }
   JsonObject top;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/metrics.hpp"
@@ -52,12 +53,24 @@ using StrategyFigures = std::array<double, STRATEGY_FIGURES.size()>;
 // One run's figures, in STRATEGY_FIGURES order (NaN where undefined).
 StrategyFigures strategy_figures(const TraceData& trace, const Metrics& metrics);
 
+// Per team, below the table: each team's mean wait, mean JCT and share of the GPU-hours
+// held (TeamMetrics), in this order.
+inline constexpr std::array<FigureDefinition, 3> TEAM_FIGURES = {{
+    {"wait_mean_s", "wait mean", FigureUnit::Seconds},
+    {"jct_mean_s", "JCT mean", FigureUnit::Seconds},
+    {"gpu_hours_share", "GPU-hour share", FigureUnit::Fraction},
+}};
+using TeamFigures = std::array<double, TEAM_FIGURES.size()>;
+// One run's figures per team named by a job, by team name.
+std::vector<std::pair<std::string, TeamFigures>> team_figures(const Metrics& metrics);
+
 // One variant: its label (the --policy text), the scheduler section it ran as YAML, and
-// each replication's figures, replication 0 first.
+// each replication's figures (and per-team figures), replication 0 first.
 struct StrategyResult {
   std::string label;
   std::string scheduler_yaml;
   std::vector<StrategyFigures> replications;
+  std::vector<std::vector<std::pair<std::string, TeamFigures>>> team_replications;  // empty: none given
 };
 
 // What every variant shares.
@@ -69,12 +82,13 @@ struct ComparisonHeader {
 };
 
 // The table: with one replication each cell is the value; with more, `mean ± half-width`
-// of the 95% interval. '*' marks the best mean of a row where lower is better.
+// of the 95% interval. '*' marks the best mean of a row where lower is better. When jobs
+// name teams, a row per team and team figure follows.
 std::string format_strategy_table(const ComparisonHeader& header, const std::vector<StrategyResult>& variants);
 
 // {"scenario": ..., "seed": ..., "replications": R, "variants": [{"label": ..., "policy":
-// <scheduler YAML>, "figures": {KEY: {"mean": m, "ci95": h, "values": [...]}, ...}}, ...]},
-// NaN as null; a newline at the end.
+// <scheduler YAML>, "figures": {KEY: {"mean": m, "ci95": h, "values": [...]}, ...},
+// "teams": {TEAM: {KEY: {...}, ...}, ...}}, ...]}, NaN as null; a newline at the end.
 std::string format_strategy_json(const ComparisonHeader& header, const std::vector<StrategyResult>& variants);
 
 }  // namespace gcsim::analysis

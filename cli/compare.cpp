@@ -145,10 +145,12 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   const bool plots = !c.out_dir.empty() && !c.no_plots;
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    analysis::StrategyResult result{variants[v].argument, variants[v].yaml, {}};
+    analysis::StrategyResult result{variants[v].argument, variants[v].yaml, {}, {}};
     for (std::size_t r = 0; r < c.replications; ++r) {
       analysis::TraceData trace = analysis::read_trace(outcomes[v * c.replications + r].trace_path);
-      result.replications.push_back(analysis::strategy_figures(trace, analysis::compute_metrics(trace)));
+      const analysis::Metrics metrics = analysis::compute_metrics(trace);
+      result.replications.push_back(analysis::strategy_figures(trace, metrics));
+      result.team_replications.push_back(analysis::team_figures(metrics));
       if (r == 0 && plots) first_runs.push_back(std::move(trace));
     }
     results.push_back(std::move(result));
