@@ -133,13 +133,15 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   waiting_.scan([&](int gpus) { return gpus < too_big && now_->could_fit(gpus); },
                 [&](std::uint32_t id, bool fits) {
                   const QueuedJob& q = waiting[id];
+                  // A job the quotas hold back is passed over: it is no head and holds no reservation.
                   if (head == nullptr) {
                     if (fits && now_->try_place(q, out)) return Visit::Next;
+                    if (held_by_quota(cluster, q)) return Visit::Next;
                     head = &q;
                     return Visit::Next;
                   }
                   if (behind++ == params_.depth) return Visit::Stop;
-                  if (!fits || q.gpus >= too_big) return Visit::Next;
+                  if (!fits || q.gpus >= too_big || held_by_quota(cluster, q)) return Visit::Next;
                   if (!planned) {  // nothing was placed since the head: the plan is the same as then
                     planned = true;
                     reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, *head, started_from, out);
@@ -247,6 +249,7 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     // Nothing more can start now: later reservations would change nothing in this pass.
     if (free_now == 0 || (blocked && behind++ == params_.depth)) return Visit::Stop;
     const QueuedJob& q = waiting[id];
+    if (held_by_quota(cluster, q)) return Visit::Next;  // no start and no reservation while the quotas hold it
     const double length = length_s(q);
     // Candidate starts, in time order: now, then every time a run or a reservation ends;
     // the capacity only grows from one to the next (holds aside, checked in try_at).

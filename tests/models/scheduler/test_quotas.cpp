@@ -13,6 +13,8 @@
 #include <string>
 #include <tuple>
 
+#include "models/register_builtins.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 #include "support/scheduler_runs.hpp"
 
 using namespace gcsim;
@@ -155,27 +157,32 @@ std::map<double, std::map<std::string, TeamState>> team_states(const analysis::T
   return out;
 }
 
-}  // namespace
+// 32 GPUs (4 nodes of 8); 1-GPU jobs, so a guarantee is never kept from its owner by the
+// shape of the free GPUs. Weekdays 09:00-18:00: research guaranteed 50% (16), capped at 75%
+// (24), quant capped at 25% (8); weekday nights: quant guaranteed 50%. Weekends: no quota.
+// Both teams submit all week, more than the cluster serves. `policy` is the scheduler map's
+// start ("policy: fifo\n  blocking: skip").
+std::string instants_scenario(const std::string& policy, const std::string& horizon, int jobs_per_team) {
+  return "name: quota-instants\nseed: 11\nhorizon: " + horizon +
+         "\ncluster:\n  node_types:\n"
+         "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 4, price: {on_demand_per_hour: 1}}\n"
+         "scheduler:\n  " + policy + "\n  preemption: {save: 0s, restore: 0s}\n"
+         "  quotas:\n    windows:\n"
+         "      - {name: day, days: weekdays, hours: 09:00-18:00, teams: {research: {min: 50%, max: 75%}, quant: {max: 25%}}}\n"
+         "      - {name: night, days: weekdays, hours: 18:00-09:00, teams: {quant: 50%}}\n"
+         "workload:\n  generators:\n"
+         "    - {name: r, team: research, count: " + std::to_string(jobs_per_team) +
+         ", arrival: {dist: exponential, mean: 12m}, gpus: 1, duration: {dist: lognormal, median: 3h, sigma: 0.8, max: 1d}}\n"
+         "    - {name: q, team: quant, count: " + std::to_string(jobs_per_team) +
+         ", arrival: {dist: exponential, mean: 12m}, gpus: 1, duration: {dist: lognormal, median: 3h, sigma: 0.8, max: 1d}}\n";
+}
 
-TEST_CASE("caps and guarantees hold at every instant of their windows over two weeks", "[model][scheduler][quotas]") {
-  // 32 GPUs (4 nodes of 8); 1-GPU jobs, so a guarantee is never kept from its owner by
-  // the shape of the free GPUs. Weekdays 09:00-18:00: research guaranteed 50% (16), capped
-  // at 75% (24), quant capped at 25% (8); every night: quant guaranteed 50%. Weekends: no
-  // quota. Both teams submit all week, more than the cluster serves.
-  const std::string yaml =
-      "name: quota-instants\nseed: 11\nhorizon: 14d\ncluster:\n  node_types:\n"
-      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 4, price: {on_demand_per_hour: 1}}\n"
-      "scheduler:\n  policy: fifo\n  blocking: skip\n  preemption: {save: 0s, restore: 0s}\n"
-      "  quotas:\n    windows:\n"
-      "      - {name: day, days: weekdays, hours: 09:00-18:00, teams: {research: {min: 50%, max: 75%}, quant: {max: 25%}}}\n"
-      "      - {name: night, days: weekdays, hours: 18:00-09:00, teams: {quant: 50%}}\n"
-      "workload:\n  generators:\n"
-      "    - {name: r, team: research, count: 1500, arrival: {dist: exponential, mean: 12m}, gpus: 1,"
-      " duration: {dist: lognormal, median: 3h, sigma: 0.8, max: 1d}}\n"
-      "    - {name: q, team: quant, count: 1500, arrival: {dist: exponential, mean: 12m}, gpus: 1,"
-      " duration: {dist: lognormal, median: 3h, sigma: 0.8, max: 1d}}\n";
-  test::TempDir dir("quota-instants");
-  const analysis::TraceData t = test::run_yaml(yaml, dir);
+struct InstantChecks {
+  int instants = 0, research_waiting_in_day = 0, quant_waiting_at_night = 0;
+};
+
+// Replays the trace and REQUIREs the caps and guarantees of instants_scenario() after every instant.
+InstantChecks check_instants(const analysis::TraceData& t) {
   // Which window holds at t (s from Monday 00:00): 0 none, 1 day, 2 night. The night
   // window starts on weekdays, so Friday 18:00 to Saturday 09:00 is night, and Monday
   // 00:00-09:00 is Sunday's night: no window.
@@ -187,7 +194,10 @@ TEST_CASE("caps and guarantees hold at every instant of their windows over two w
     if ((day < 5 && hour >= 18) || (day >= 1 && day <= 5 && hour < 9)) return 2;
     return 0;
   };
-  int checked = 0, research_waiting_in_day = 0, quant_waiting_at_night = 0;
+  InstantChecks c;
+  int& checked = c.instants;
+  int& research_waiting_in_day = c.research_waiting_in_day;
+  int& quant_waiting_at_night = c.quant_waiting_at_night;
   for (const auto& [time, teams] : team_states(t)) {
     const int w = window(time);
     const TeamState research = teams.count("research") ? teams.at("research") : TeamState{};
@@ -206,10 +216,34 @@ TEST_CASE("caps and guarantees hold at every instant of their windows over two w
       REQUIRE(quant.held >= 16);
     }
   }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("caps and guarantees hold at every instant of their windows over two weeks", "[model][scheduler][quotas]") {
+  test::TempDir dir("quota-instants");
+  const InstantChecks c = check_instants(test::run_yaml(instants_scenario("policy: fifo\n  blocking: skip", "14d", 1500), dir));
   // The checks did run, in both windows, with jobs waiting.
-  CHECK(checked > 1000);
-  CHECK(research_waiting_in_day > 100);
-  CHECK(quant_waiting_at_night > 100);
+  CHECK(c.instants > 1000);
+  CHECK(c.research_waiting_in_day > 100);
+  CHECK(c.quant_waiting_at_night > 100);
+}
+
+TEST_CASE("caps and guarantees hold at every instant under every policy", "[model][scheduler][quotas]") {
+  // The same checks over one week, for each built-in policy with its defaults (and
+  // conservative backfill): the quotas
+  // wrap whichever policy orders the jobs, and a policy's own preemptions (srtf, las,
+  // priority, finish-time-fair) do not break them.
+  std::vector<std::string> policies{"policy: backfill\n  mode: conservative"};
+  for (const auto& [name, policy] : models::builtins().schedulers.policies()) policies.push_back("policy: " + name);
+  for (const std::string& policy : policies) {
+    INFO(policy);
+    test::TempDir dir("quota-policy");
+    const InstantChecks c = check_instants(test::run_yaml(instants_scenario(policy, "7d", 600), dir));
+    CHECK(c.research_waiting_in_day > 10);
+    CHECK(c.quant_waiting_at_night > 10);
+  }
 }
 
 TEST_CASE("quota keys are validated with the place of the error", "[model][scheduler][quotas][config]") {
