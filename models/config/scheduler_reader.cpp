@@ -62,14 +62,7 @@ QuotaWindowSpec read_quota_window(const config::ConfigNode& n, std::size_t index
   for (const auto& [team, value] : teams.entries()) {
     const TeamShareSpec share = read_team_share(value);
     guaranteed += share.min;
-    if (!context.knows_teams) continue;
-    const auto it = std::find(context.teams.begin(), context.teams.end(), team);
-    if (it == context.teams.end()) {
-      const std::string near = did_you_mean(std::string(team), context.teams);
-      value.fail(ErrorCode::UnknownName, "no job names team '" + std::string(team) + "'" +
-                                             (near.empty() ? "" : "; did you mean '" + near + "'?"));
-    }
-    w.teams[static_cast<std::size_t>(it - context.teams.begin())] = share;
+    if (const int t = context.team_index(value, team); t >= 0) w.teams[static_cast<std::size_t>(t)] = share;
   }
   // A 1e-9 guard, so 20% + 80% is 100%.
   if (guaranteed > 1 + 1e-9)

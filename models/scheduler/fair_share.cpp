@@ -160,14 +160,7 @@ void read_fair_share(config::MapReader& map, const PolicyContext& context, FairS
       const auto& [team, value] = entries[i];
       const double weight = config::read_double(value, 0, 1e12);
       if (!(weight > 0)) value.fail(ErrorCode::OutOfRange, "a weight must be > 0");
-      if (!context.knows_teams) continue;
-      const auto it = std::find(context.teams.begin(), context.teams.end(), team);
-      if (it == context.teams.end()) {
-        const std::string near = did_you_mean(team, context.teams);
-        value.fail(ErrorCode::UnknownName, "no job names team '" + team + "'" +
-                                               (near.empty() ? "" : "; did you mean '" + near + "'?"));
-      }
-      p.weight_by_team[static_cast<std::size_t>(it - context.teams.begin())] = weight;
+      if (const int t = context.team_index(value, team); t >= 0) p.weight_by_team[static_cast<std::size_t>(t)] = weight;
     }
   }
   if (const config::ConfigNode* h = map.optional("half_life"))

@@ -51,13 +51,6 @@ class QuotaScheduler final : public Scheduler, private Admission {
   std::string settings() const override;
   bool wants_running_jobs() const override { return inner_->wants_running_jobs(); }
 
-  // The window in force at the last pass (-1: none), and a team's limits in it, in GPUs
-  // (team -1: jobs without a team). For tests and the report.
-  int window() const { return window_; }
-  int guaranteed_gpus(int team) const { return limits_[slot(team)].guaranteed; }
-  int cap_gpus(int team) const { return limits_[slot(team)].cap; }
-  int used_gpus(int team) const { return used_[slot(team)]; }
-
  private:
   bool admits(const QueuedJob& job) const override;
   // Brings taken_ and free_gpus_ up to the placements in *pass_ (decided so far).

@@ -1,10 +1,23 @@
 // The policy and placement registry (see scheduler_registry.hpp).
 #include "models/scheduler/scheduler_registry.hpp"
 
+#include <algorithm>
+
 #include "models/scheduler/quotas.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
+
+int PolicyContext::team_index(const config::ConfigNode& at, std::string_view team) const {
+  if (!knows_teams) return -1;
+  const auto it = std::find(teams.begin(), teams.end(), team);
+  if (it == teams.end()) {
+    const std::string near = did_you_mean(team, teams);
+    at.fail(ErrorCode::UnknownName,
+            "no job names team '" + std::string(team) + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+  }
+  return static_cast<int>(it - teams.begin());
+}
 
 void SchedulerRegistry::insert_policy(std::string name, Policy policy) {
   const auto [it, added] = policies_.try_emplace(std::move(name), std::move(policy));

@@ -39,6 +39,9 @@ class SchedulerRegistry;
 struct PolicyContext {
   std::vector<std::string> teams;
   bool knows_teams = false;
+  // The index of the team a key names, read at `at`: unknown-name with did-you-mean when no
+  // job names it; -1 when the teams are not known yet.
+  int team_index(const config::ConfigNode& at, std::string_view team) const;
 };
 
 // A policy as its own file declares it, with its parameters' type.
