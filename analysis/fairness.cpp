@@ -24,7 +24,7 @@ double time_alone_s(const JobRecord& job) {
   const ResilienceRecord& r = job.resilience;
   const double kept_gpu_s = r.gpu_s_held - r.gpu_s_lost - r.gpu_s_restart;
   if (!(kept_gpu_s > 0)) return NOT_A_NUMBER;
-  return kept_gpu_s / job.gpus_held;
+  return kept_gpu_s / job.gpu_share_held();
 }
 
 double finish_time_fairness(const JobRecord& job) {

@@ -48,7 +48,7 @@ StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& sample
     const double from = std::max(samples[i].time_s, 0.0);
     const double to = std::min(i + 1 < samples.size() ? samples[i + 1].time_s : end_s, end_s);
     if (!(to > from)) continue;
-    out.allocated_gpu_s += static_cast<double>(samples[i].allocated_gpus) * (to - from);
+    out.allocated_gpu_s += samples[i].allocated_gpus * (to - from);
     out.total_gpu_s += static_cast<double>(samples[i].total_gpus) * (to - from);
   }
   return out;
@@ -138,7 +138,7 @@ Metrics compute_metrics(const TraceData& trace) {
     m.samples_total += j.model.samples;
     if (!std::isfinite(j.start_s)) continue;
     const double until = j.status == JobStatus::Completed ? j.end_s : m.end_s;
-    const double gpu_h = j.gpus_held * (until - j.start_s) / 3600.0;
+    const double gpu_h = j.gpu_share_held() * (until - j.start_s) / 3600.0;
     m.model_gpu_hours += gpu_h;
     by_bottleneck[j.model.bottleneck.empty() ? "unknown" : j.model.bottleneck] += gpu_h;
     const ModelRecord& r = j.model;

@@ -167,8 +167,8 @@ std::vector<StepPoint> team_gpu_steps(const TraceData& trace, const std::string&
   walk_job_events(trace, [&](double t, std::size_t j, JobState from, JobState to) {
     const JobRecord& job = trace.jobs[j];
     if (job.resilience.team != team) return;
-    if (from == JobState::Running) changes.emplace_back(t, -static_cast<double>(job.gpus_held));
-    if (to == JobState::Running) changes.emplace_back(t, static_cast<double>(job.gpus_held));
+    if (from == JobState::Running) changes.emplace_back(t, -job.gpu_share_held());
+    if (to == JobState::Running) changes.emplace_back(t, job.gpu_share_held());
   });
   return steps_from(changes);
 }
@@ -208,7 +208,7 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
       if (j.status == JobStatus::Completed) jct.back().push_back(j.end_s - j.submit_s);
     }
     allocated.emplace_back();
-    for (const UtilizationSample& s : t->utilization) allocated.back().push_back({s.time_s, static_cast<double>(s.allocated_gpus)});
+    for (const UtilizationSample& s : t->utilization) allocated.back().push_back({s.time_s, s.allocated_gpus});
     queue.push_back(queue_length_steps(*t));
     for (const std::string& team : trace_teams(*t)) teams.insert(team);
   }

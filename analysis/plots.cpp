@@ -129,7 +129,7 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir, const std::st
   allocated.reserve(trace.utilization.size());
   provisioned.reserve(trace.utilization.size());
   for (const UtilizationSample& s : trace.utilization) {
-    allocated.push_back({s.time_s, static_cast<double>(s.allocated_gpus)});
+    allocated.push_back({s.time_s, s.allocated_gpus});
     provisioned.push_back({s.time_s, static_cast<double>(s.total_gpus)});
   }
   const PixelSeries alloc = pixel_series(allocated, end_s, unit.seconds);

@@ -256,6 +256,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   const bool has_model = has_column<schema::JOBS>(r, "samples");
   const bool has_breakdown = has_model && has_column<schema::JOBS>(r, "compute_s");  // added later in schema 1
   const bool has_resilience = has_column<schema::JOBS>(r, "interruptions");        // schema 2
+  const bool has_shares = has_column<schema::JOBS>(r, "gpu_milli");                // schema 4
   std::vector<Name<schema::JOBS>> names{"job_id",     "name",  "submit_s", "start_s",  "end_s",  "gpus",
                                         "gpus_held",  "node_type", "first_node", "nodes", "cost_usd", "status"};
   if (has_model) names.insert(names.end(), {"samples", "samples_per_s", "step_time_s", "bottleneck"});
@@ -263,6 +264,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   if (has_resilience)
     names.insert(names.end(), {"team", "interruptions", "checkpoints", "gpu_s_held", "gpu_s_lost", "gpu_s_checkpoint",
                                "gpu_s_restart"});
+  if (has_shares) names.push_back("gpu_milli");
   Jobs c(r, path, names);
   c.integer("job_id", jobs, &JobRecord::job_id);
   c.str("name", jobs, &JobRecord::name);
@@ -275,6 +277,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   c.integer("first_node", jobs, &JobRecord::first_node);
   c.integer("nodes", jobs, &JobRecord::nodes);
   c.f64("cost_usd", jobs, &JobRecord::cost_usd);
+  if (has_shares) c.integer("gpu_milli", jobs, &JobRecord::gpu_milli);
   if (has_model) {
     std::vector<ModelRecord> models(jobs.size());
     c.f64("samples", models, &ModelRecord::samples);
@@ -323,7 +326,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
     const double end_s = r.attribute_double(schema::attribute::END_S);
     for (auto& j : jobs)
       if (j.status == JobStatus::Completed || j.status == JobStatus::Running)
-        j.resilience.gpu_s_held = ((j.status == JobStatus::Completed ? j.end_s : end_s) - j.start_s) * j.gpus_held;
+        j.resilience.gpu_s_held = ((j.status == JobStatus::Completed ? j.end_s : end_s) - j.start_s) * j.gpu_share_held();
   }
   return jobs;
 }
@@ -344,7 +347,7 @@ std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std:
   std::vector<UtilizationSample> samples(rows(r, schema::UTILIZATION));
   TableColumns<schema::UTILIZATION> c(r, path, {"time_s", "allocated_gpus", "total_gpus"});
   c.f64("time_s", samples, &UtilizationSample::time_s);
-  c.integer("allocated_gpus", samples, &UtilizationSample::allocated_gpus);
+  c.f64("allocated_gpus", samples, &UtilizationSample::allocated_gpus);
   c.integer("total_gpus", samples, &UtilizationSample::total_gpus);
   return samples;
 }

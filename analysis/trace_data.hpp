@@ -144,7 +144,7 @@ struct JobRecord {
   double start_s = 0;  // NaN if never started
   double end_s = 0;    // NaN unless completed
   std::int32_t gpus = 0;       // requested
-  std::int32_t gpus_held = 0;  // GPUs of the node(s) it holds
+  std::int32_t gpus_held = 0;  // GPUs of the node(s) it holds (or a share of)
   std::string node_type;       // "" if never started
   std::int32_t first_node = -1;
   std::int32_t nodes = 0;
@@ -152,6 +152,8 @@ struct JobRecord {
   JobStatus status = JobStatus::NeverStarted;
   ModelRecord model;  // jobs described by a model only
   ResilienceRecord resilience;
+  std::int32_t gpu_milli = 1000;  // its share of each GPU in thousandths (traces before schema 4: 1000)
+  double gpu_share_held() const { return gpus_held * (gpu_milli / 1000.0); }  // GPU-seconds per second held
 };
 
 // Event kinds are an open set (later schemas append kinds), so a record keeps the raw
@@ -166,7 +168,7 @@ struct EventRecord {
 // One step of the allocation step function: the values hold from time_s to the next row.
 struct UtilizationSample {
   double time_s = 0;
-  std::int32_t allocated_gpus = 0;
+  double allocated_gpus = 0;  // a shared GPU counts the shares held (an integer before schema 4)
   std::int32_t total_gpus = 0;
 };
 

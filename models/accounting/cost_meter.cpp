@@ -61,7 +61,7 @@ double CostMeter::running_cost_usd(const Job& j, sim::SimTime now) const {
   if (j.status != JobStatus::Running) return 0;
   double usd = 0;
   for (std::uint32_t n : cluster_.nodes_of(j)) {
-    const double share = static_cast<double>(j.gpus_per_node_held) / cluster_.nodes()[n].gpus;
+    const double share = j.gpus_per_node_held * (j.gpu_milli / 1000.0) / cluster_.nodes()[n].gpus;
     usd += busy_usd(n, j.run_start, now) * share;
   }
   return usd;
@@ -70,7 +70,8 @@ double CostMeter::running_cost_usd(const Job& j, sim::SimTime now) const {
 void CostMeter::charge_run(const Job& j, sim::SimTime until) {
   for (std::uint32_t n : cluster_.nodes_of(j)) {
     const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[n].type];
-    const double share = static_cast<double>(j.gpus_per_node_held) / t.gpus;
+    // A job sharing a GPU pays its share of it (gpu_milli / 1000).
+    const double share = j.gpus_per_node_held * (j.gpu_milli / 1000.0) / t.gpus;
     const double usd = busy_usd(n, j.run_start, until) * share;
     session_busy_usd_[n] += usd;
     ledger_.post(Charge{until, static_cast<std::int32_t>(cluster_.nodes()[n].type), static_cast<std::int32_t>(n),

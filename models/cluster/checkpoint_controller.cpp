@@ -59,7 +59,7 @@ void CheckpointController::on_checkpoint(std::uint64_t arg) {
   j.ckpt_due_s = j.progress_s + j.ckpt_every.seconds();
   if (c.pause) {
     cluster_.delay_progress(j.id, c.write_time);
-    j.checkpoint_gpu_s += c.write_time.seconds() * j.gpus_held();
+    j.checkpoint_gpu_s += c.write_time.seconds() * j.gpu_share_held();
     j.write_until = engine_.now() + c.write_time;
   }
   j.ckpt_done_at = engine_.now() + c.write_time;
@@ -73,7 +73,7 @@ void CheckpointController::move_write(Job& j, sim::SimTime done_at) {
   // A preemption's save lasts what the scenario says: a periodic write it cut short, whose
   // transfer goes on until the run stops, does not move it.
   if (done_at == j.ckpt_done_at || (j.stopping && j.last_is_save)) return;
-  const double gpus = j.gpus_held();
+  const double gpus = j.gpu_share_held();
   if (j.stopping) {
     // A last checkpoint: progress stays stopped until the run ends either way.
     j.checkpoint_gpu_s += (done_at - j.last_ckpt_done_at).seconds() * gpus;
@@ -119,8 +119,8 @@ void CheckpointController::begin_last(Job& j, sim::SimTime stop_at, sim::SimTime
   cluster_.delay_progress(j.id, std::max(stop_at, j.progress.updated) - j.progress.updated + sim::SimTime::from_ns(1));
   // The write, and the wait after it until the run ends, are checkpoint time (on_run_stopped
   // adds the wait); a regular write this one cuts short counts only to now.
-  if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
-  j.checkpoint_gpu_s += write.seconds() * j.gpus_held();
+  if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpu_share_held();
+  j.checkpoint_gpu_s += write.seconds() * j.gpu_share_held();
   j.last_ckpt_done_at = now + write;
   j.write_until = j.last_ckpt_done_at;
   j.ckpt_done_at = j.last_ckpt_done_at;
@@ -148,8 +148,8 @@ double CheckpointController::on_run_stopped(Job& j) {
   // A write counted whole when it began counts only to now; after a last checkpoint, the
   // wait for the stop counts as checkpoint time (the GPUs are held, making no progress,
   // because of the stop).
-  if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpus_held();
-  if (j.stopping && now > j.last_ckpt_done_at) j.checkpoint_gpu_s += (now - j.last_ckpt_done_at).seconds() * j.gpus_held();
+  if (j.write_until > now) j.checkpoint_gpu_s -= (j.write_until - now).seconds() * j.gpu_share_held();
+  if (j.stopping && now > j.last_ckpt_done_at) j.checkpoint_gpu_s += (now - j.last_ckpt_done_at).seconds() * j.gpu_share_held();
   // A preemption's save, committed, keeps all the work to the preemption.
   if (j.stopping && j.last_is_save && now >= j.last_ckpt_done_at) return std::min(j.ckpt_work, j.work_done());
   // Work past the last committed checkpoint is lost; a job without checkpoints loses all.

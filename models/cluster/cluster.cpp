@@ -9,6 +9,7 @@
 #include "models/cluster/cluster.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -46,6 +47,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
       alloc_(scenario.cluster), queue_(scenario.workload.teams.size(), *policy_), checkpoints_(engine, scenario, *this),
       types_(node_type_views(scenario.cluster)) {
   if (scenario.network) node_group_ = node_groups(scenario.cluster, *scenario.network);
+  shares_gpus_ = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.shares_gpu(); });
   running_pos_.assign(jobs_.size(), -1);
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);
@@ -57,7 +59,7 @@ void Cluster::start() {
 }
 
 QueuedJob Cluster::queue_entry(const Job& j) const {
-  QueuedJob q{j.id, j.gpus, j.submit, j.eligible_types};
+  QueuedJob q{j.id, j.gpus, j.submit, j.eligible_types, j.gpu_milli};
   q.team = j.team;
   q.priority = j.priority;
   q.waiting_since = engine_.now();
@@ -99,7 +101,8 @@ double Cluster::alone_rate(const Job& j, std::size_t t) const {
     GCSIM_CHECK(rates_ != nullptr, "job '" + j.name + "' is model-described but the cluster has no rate provider");
     return rates_->alone_samples_per_s(j, static_cast<int>(t));
   }
-  return j.gpus * scenario_.cluster.node_types[t].gpu.peak_flop_per_s(j.precision) * j.efficiency;
+  // A job sharing a GPU computes at its share of the GPU's rate.
+  return j.gpus * (j.gpu_milli / 1000.0) * scenario_.cluster.node_types[t].gpu.peak_flop_per_s(j.precision) * j.efficiency;
 }
 
 double Cluster::alone_s(Job& j) {
@@ -136,7 +139,8 @@ RunningPlace Cluster::where(std::uint32_t id) const {
   GCSIM_CHECK(id < jobs_.size() && jobs_[id].status == JobStatus::Running,
               "where: job " + std::to_string(id) + " is not running");
   const Job& j = jobs_[id];
-  return RunningPlace{j.node_type, alloc_.nodes_of(j), j.gpus_per_node_held, j.stopping};
+  return RunningPlace{j.node_type, alloc_.nodes_of(j), j.gpus_per_node_held, j.stopping,
+                      j.shares_gpu() ? std::countr_zero(j.gpu_mask) : -1, j.gpu_milli, j.gpu_mask};
 }
 
 // ---- Progress ----
@@ -151,7 +155,7 @@ double Cluster::start_rate(Job& j) {
   }
   if (j.has_duration) return 1.0;
   const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)];
-  return j.gpus * type.gpu.peak_flop_per_s(j.precision) * j.efficiency;
+  return j.gpus * (j.gpu_milli / 1000.0) * type.gpu.peak_flop_per_s(j.precision) * j.efficiency;
 }
 
 void Cluster::schedule_finish(Job& j) {
@@ -259,7 +263,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.preempted = false;
   j.run_restore = restart && j.ckpt_work > 0 ? j.restore_time : sim::SimTime::zero();
   const sim::SimTime overhead = j.image_pull + j.run_restore;
-  j.restart_gpu_s += overhead.seconds() * j.gpus_held();
+  j.restart_gpu_s += overhead.seconds() * j.gpu_share_held();
   j.overhead_until = j.run_start + overhead;
   j.write_until = sim::SimTime::zero();
   j.progress.updated = j.run_start + overhead;
@@ -282,7 +286,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   // the part it spent (the checkpoint controller does the same for its writes).
   const sim::SimTime now = engine_.now();
   const double saved = checkpoints_.on_run_stopped(j);
-  if (j.overhead_until > now) j.restart_gpu_s -= (j.overhead_until - now).seconds() * j.gpus_held();
+  if (j.overhead_until > now) j.restart_gpu_s -= (j.overhead_until - now).seconds() * j.gpu_share_held();
   if (!j.driven) j.progress.cancel(engine_);
   j.stopped_work = j.work_done();
   const double run_s = (now - j.run_start).seconds();
@@ -290,11 +294,11 @@ void Cluster::stop_job(Job& j, StopReason why) {
   if (j.driven) {
     // Network-driven steps are not checkpointed: the whole run is redone.
     j.lost_work += run_s;
-    j.lost_gpu_s += run_s * j.gpus_held();
+    j.lost_gpu_s += run_s * j.gpu_share_held();
   } else {
     const double lost = j.work_done() - saved;
     j.lost_work += lost;
-    if (j.progress.rate > 0) j.lost_gpu_s += lost / j.progress.rate * j.gpus_held();
+    if (j.progress.rate > 0) j.lost_gpu_s += lost / j.progress.rate * j.gpu_share_held();
   }
   j.stop_lost_gpu_s = j.lost_gpu_s - lost_before_gpu_s;
   j.progress.remaining = j.work_total - saved;
@@ -308,7 +312,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   }
   alloc_.release(j, run_s);
   remove_running(j);
-  j.held_gpu_s += run_s * j.gpus_held();
+  j.held_gpu_s += run_s * j.gpu_share_held();
   j.status = JobStatus::Queued;
   ++j.incarnation;
   ++j.interruptions;
@@ -342,7 +346,7 @@ void Cluster::on_finish(std::uint64_t id) {
   const double run_s = (engine_.now() - j.run_start).seconds();
   alloc_.release(j, run_s);
   remove_running(j);
-  j.held_gpu_s += run_s * j.gpus_held();
+  j.held_gpu_s += run_s * j.gpu_share_held();
   policy_->run_ended(j.id, engine_.now());
   job_finished.emit(j);
   if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && next_arrival_ >= jobs_.size()) {

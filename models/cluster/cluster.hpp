@@ -51,7 +51,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   std::span<const std::uint32_t> nodes_of(const Job& j) const { return alloc_.nodes_of(j); }
   int total_gpus() const { return alloc_.total_gpus(); }
   int up_gpus() const { return alloc_.up_gpus(); }  // GPUs of nodes that are up
-  int allocated_gpus() const { return alloc_.allocated_gpus(); }
+  double allocated_gpus() const { return alloc_.allocated_gpus(); }  // a shared GPU counts its jobs' shares
   bool ended() const { return ended_; }
 
   // The source of model-described jobs' starting speeds (ModelSpeeds registers itself).
@@ -182,6 +182,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   std::vector<std::uint32_t> running_;       // ids of running jobs (unordered)
   std::vector<std::int32_t> running_pos_;    // by job id: index into running_, -1 when not running
   bool schedule_pending_ = false;
+  bool shares_gpus_ = false;          // some job shares a GPU: the view carries ClusterView::gpu_room
   bool woken_ = false;                // this pass is a wake-up the policy asked for
   bool ended_ = false;
   sim::SimTime end_time_;

@@ -28,6 +28,8 @@ NodeAllocator::NodeAllocator(const ClusterSpec& cluster) {
   }
   up_gpus_ = total_gpus_;
   gpu_job_.assign(static_cast<std::size_t>(total_gpus_), NO_JOB);
+  gpu_used_.assign(static_cast<std::size_t>(total_gpus_), 0);
+  gpu_room_.assign(static_cast<std::size_t>(total_gpus_), 1000);
 }
 
 void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std::string_view policy) {
@@ -36,6 +38,14 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
   GCSIM_CHECK(p.count >= 1 && p.first <= d.nodes.size() && p.count <= d.nodes.size() - p.first,
               who() + ": nodes [" + std::to_string(p.first) + ", +" + std::to_string(p.count) + ") of a list of " +
                   std::to_string(d.nodes.size()));
+  if (j.shares_gpu()) {
+    GCSIM_CHECK(p.count == 1 && p.gpus_per_node == 1 && p.first < d.nodes.size(),
+                who() + ": a job sharing a GPU takes one GPU of one node, not " + std::to_string(p.count) + " x " +
+                    std::to_string(p.gpus_per_node));
+    allocate_share(j, p, d.nodes[p.first], policy);
+    return;
+  }
+  GCSIM_CHECK(p.gpu < 0, who() + ": names GPU " + std::to_string(p.gpu) + ", but the job takes whole GPUs");
   GCSIM_CHECK(p.gpus_per_node >= 1 && static_cast<long>(p.gpus_per_node) * p.count >= j.gpus,
               who() + ": " + std::to_string(p.count) + " x " + std::to_string(p.gpus_per_node) +
                   " GPUs for a job of " + std::to_string(j.gpus));
@@ -48,6 +58,17 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
                     " GPUs free (down and noticed nodes have none), not " + std::to_string(p.gpus_per_node));
     for (std::uint32_t k = 0; k < i; ++k)
       GCSIM_CHECK(d.nodes[p.first + k] != n, who() + ": takes node " + std::to_string(n) + " twice");
+    if (p.gpu_mask != 0) {
+      // A strategy that follows GPUs planned which ones: the lowest free, as taken below.
+      std::uint64_t lowest = 0;
+      for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
+        if (!(nodes_[n].busy_mask >> g & 1)) {
+          lowest |= std::uint64_t{1} << g;
+          ++taken;
+        }
+      GCSIM_CHECK(p.gpu_mask == lowest, who() + ": planned GPUs " + std::to_string(p.gpu_mask) + " of node " +
+                                            std::to_string(n) + ", but its lowest free ones are " + std::to_string(lowest));
+    }
   }
   j.node_type = p.node_type;
   j.gpus_per_node_held = p.gpus_per_node;
@@ -66,15 +87,71 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
       }
     node.busy_mask |= mask;
     for (int g = 0; g < node.gpus; ++g)
-      if (mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = j.id;
+      if (mask >> g & 1) {
+        gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = j.id;
+        gpu_used_[node.first_gpu + static_cast<std::uint32_t>(g)] = 1000;
+      }
     refresh_view(n);
     j.gpu_mask = mask;
     held_nodes_.push_back(n);
   }
-  allocated_gpus_ += j.gpus_held();
+  allocated_milli_ += 1000LL * j.gpus_held();
+}
+
+void NodeAllocator::allocate_share(Job& j, const Placement& p, std::uint32_t n, std::string_view policy) {
+  auto who = [&] { return "policy '" + std::string(policy) + "', placement of job '" + j.name + "'"; };
+  GCSIM_CHECK(n < nodes_.size(), who() + ": no node " + std::to_string(n));
+  NodeState& node = nodes_[n];
+  GCSIM_CHECK(node.type == p.node_type, who() + ": node " + std::to_string(n) + " is not of the type it names");
+  GCSIM_CHECK(p.gpu >= 0 && p.gpu < node.gpus,
+              who() + ": GPU " + std::to_string(p.gpu) + " of node " + std::to_string(n) + ", which has " +
+                  std::to_string(node.gpus));
+  const std::uint32_t g = node.first_gpu + static_cast<std::uint32_t>(p.gpu);
+  GCSIM_CHECK(gpu_room_[g] >= j.gpu_milli,
+              who() + ": GPU " + std::to_string(p.gpu) + " of node " + std::to_string(n) + " has " +
+                  std::to_string(gpu_room_[g]) + " thousandths unheld (down and noticed nodes have none), not " +
+                  std::to_string(j.gpu_milli));
+  if (j.id >= next_sharer_.size()) next_sharer_.resize(std::max<std::size_t>(j.id + 1, 2 * next_sharer_.size()), NO_JOB);
+  j.node_type = p.node_type;
+  j.gpus_per_node_held = 1;
+  j.nodes_offset = static_cast<std::uint32_t>(held_nodes_.size());
+  j.nodes_count = 1;
+  j.gpu_mask = std::uint64_t{1} << p.gpu;
+  next_sharer_[j.id] = gpu_job_[g];
+  gpu_job_[g] = j.id;
+  gpu_used_[g] = static_cast<std::uint16_t>(gpu_used_[g] + j.gpu_milli);
+  node.busy_mask |= j.gpu_mask;
+  held_nodes_.push_back(n);
+  refresh_view(n);
+  allocated_milli_ += j.gpu_milli;
+}
+
+void NodeAllocator::release_share(const Job& j, double run_s) {
+  const std::uint32_t n = nodes_of(j)[0];
+  NodeState& node = nodes_[n];
+  const std::uint32_t g = node.first_gpu + static_cast<std::uint32_t>(std::countr_zero(j.gpu_mask));
+  // Its place in the GPU's list of jobs, found before anything changes.
+  std::uint32_t* link = &gpu_job_[g];
+  while (link != nullptr && *link != NO_JOB && *link != j.id)
+    link = *link < next_sharer_.size() ? &next_sharer_[*link] : nullptr;
+  GCSIM_CHECK(link != nullptr && *link == j.id && gpu_used_[g] >= j.gpu_milli,
+              "job '" + j.name + "' releases a share of a GPU of node " + std::to_string(n) + " it does not hold");
+  *link = next_sharer_[j.id];
+  next_sharer_[j.id] = NO_JOB;
+  gpu_used_[g] = static_cast<std::uint16_t>(gpu_used_[g] - j.gpu_milli);
+  if (gpu_used_[g] == 0) node.busy_mask &= ~j.gpu_mask;
+  node.busy_gpu_s += run_s * (j.gpu_milli / 1000.0);
+  refresh_view(n);
+  allocated_milli_ -= j.gpu_milli;
 }
 
 void NodeAllocator::release(const Job& j, double run_s) {
+  if (j.shares_gpu()) {
+    GCSIM_CHECK(j.nodes_count == 1 && std::popcount(j.gpu_mask) == 1,
+                "job '" + j.name + "' releases a share of a GPU it does not hold");
+    release_share(j, run_s);
+    return;
+  }
   const auto held = nodes_of(j);
   // Checked on every node before any is freed: a refused release changes nothing.
   for (std::uint32_t n : held) {
@@ -83,24 +160,29 @@ void NodeAllocator::release(const Job& j, double run_s) {
     GCSIM_CHECK(j.gpu_mask != 0 && (node.busy_mask & j.gpu_mask) == j.gpu_mask && gpu_job_[lowest] == j.id,
                 "job '" + j.name + "' releases GPUs of node " + std::to_string(n) + " it does not hold");
   }
-  GCSIM_CHECK(allocated_gpus_ >= j.gpus_held(), "job '" + j.name + "': more GPUs released than taken");
+  GCSIM_CHECK(allocated_milli_ >= 1000LL * j.gpus_held(), "job '" + j.name + "': more GPUs released than taken");
   for (std::uint32_t n : held) {
     NodeState& node = nodes_[n];
     node.busy_gpu_s += run_s * j.gpus_per_node_held;
     node.busy_mask &= ~j.gpu_mask;
     for (int g = 0; g < node.gpus; ++g)
-      if (j.gpu_mask >> g & 1) gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = NO_JOB;
+      if (j.gpu_mask >> g & 1) {
+        gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)] = NO_JOB;
+        gpu_used_[node.first_gpu + static_cast<std::uint32_t>(g)] = 0;
+      }
     refresh_view(n);
   }
-  allocated_gpus_ -= j.gpus_held();
+  allocated_milli_ -= 1000LL * j.gpus_held();
 }
 
 void NodeAllocator::jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) const {
   const NodeState& node = nodes_[n];
   out.clear();
   for (int g = 0; g < node.gpus; ++g) {
-    const std::uint32_t id = gpu_job_[node.first_gpu + static_cast<std::uint32_t>(g)];
-    if (id != NO_JOB && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    const std::uint32_t gpu = node.first_gpu + static_cast<std::uint32_t>(g);
+    // A GPU's jobs: one whole-GPU job (which has no sharer link), or those sharing it.
+    for (std::uint32_t id = gpu_job_[gpu]; id != NO_JOB; id = id < next_sharer_.size() ? next_sharer_[id] : NO_JOB)
+      if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
   }
 }
 
@@ -139,6 +221,8 @@ void NodeAllocator::refresh_view(std::uint32_t n) {
   NodeView& v = view_[n];
   v.status = !node.up ? NodeStatus::Down : node.noticed ? NodeStatus::Noticed : NodeStatus::Up;
   v.gpus_free = v.status == NodeStatus::Up ? node.gpus - std::popcount(node.busy_mask) : 0;
+  for (std::uint32_t g = node.first_gpu; g < node.first_gpu + static_cast<std::uint32_t>(node.gpus); ++g)
+    gpu_room_[g] = v.status == NodeStatus::Up ? static_cast<std::uint16_t>(1000 - gpu_used_[g]) : 0;
   changes_.nodes.push_back(n);
 }
 

@@ -1,5 +1,6 @@
 // The cluster's nodes and who holds which GPU: per-node busy masks, the owner of every
-// GPU, whether a node is up, noticed or down, and the node view policies see. allocate()
+// GPU (or, for a GPU shared by jobs with gpu_milli < 1000, its jobs and the thousandths
+// they hold), whether a node is up, noticed or down, and the node view policies see. allocate()
 // and release() check what they are given in every build (sim/check.hpp) and refuse an
 // impossible placement or a second release with an InternalError naming what was wrong,
 // before changing anything.
@@ -20,13 +21,13 @@ namespace gcsim::models {
 struct NodeState {
   std::uint16_t type = 0;
   int gpus = 0;
-  std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs are taken
+  std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs someone holds (all or a share of)
   bool up = true;               // placeable and billed (a market may take it down)
   bool noticed = false;         // up, but will be taken at down_at: no new jobs
   sim::SimTime up_since;
   sim::SimTime down_at;
   std::uint32_t first_gpu = 0;  // index of its GPU 0 in the cluster-wide GPU numbering
-  double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it
+  double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it (shares counted as shares)
 };
 
 class NodeAllocator {
@@ -44,18 +45,24 @@ class NodeAllocator {
   std::span<const std::uint32_t> nodes_of(const Job& j) const { return {held_nodes_.data() + j.nodes_offset, j.nodes_count}; }
   int total_gpus() const { return total_gpus_; }
   int up_gpus() const { return up_gpus_; }
-  int allocated_gpus() const { return allocated_gpus_; }
+  // GPUs held, a shared GPU counting the thousandths its jobs hold.
+  double allocated_gpus() const { return static_cast<double>(allocated_milli_) / 1000.0; }
+  // Per GPU (cluster-wide numbering): thousandths nobody holds, 0 on noticed and down nodes
+  // (ClusterView::gpu_room).
+  std::span<const std::uint16_t> gpu_room() const { return gpu_room_; }
 
   // Gives the queued job `j` the GPUs placement `p` names (the lowest free GPUs of each
-  // node) and records them on the job (node_type, nodes_of, gpu_mask). InternalError, naming
-  // `policy`, unless every node exists, is of the type p names, is up and not noticed, is
-  // listed once and has p.gpus_per_node GPUs free, and the job fits the placement.
+  // node; for a job sharing a GPU, its share of GPU p.gpu) and records them on the job
+  // (node_type, nodes_of, gpu_mask). InternalError, naming `policy`, unless every node
+  // exists, is of the type p names, is up and not noticed, is listed once and has
+  // p.gpus_per_node GPUs free, and the job fits the placement; a sharing job needs one
+  // node, one GPU, and that GPU to have its share unheld.
   void allocate(Job& j, const Placement& p, const Decisions& d, std::string_view policy);
   // Frees the GPUs of j's run, which held them for run_s seconds. InternalError if the run
   // does not hold them (a second release would count them free twice).
   void release(const Job& j, double run_s);
 
-  // The jobs holding GPUs of node n, each once, in GPU order, into `out` (cleared first).
+  // The jobs holding GPUs (or shares) of node n, each once, in GPU order, into `out` (cleared first).
   void jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) const;
 
   // A market's node events; each returns false (and changes nothing) when it does not apply:
@@ -66,15 +73,22 @@ class NodeAllocator {
 
  private:
   void refresh_view(std::uint32_t n);
+  void allocate_share(Job& j, const Placement& p, std::uint32_t n, std::string_view policy);
+  void release_share(const Job& j, double run_s);
 
   std::vector<NodeState> nodes_;
   std::vector<NodeView> view_;          // what policies see; kept current at every change
   NodeChanges changes_;                 // every refresh of view_, logged
-  std::vector<std::uint32_t> gpu_job_;  // per GPU (NodeState::first_gpu + local): job id, or NO_JOB
+  // Per GPU (NodeState::first_gpu + local): the job holding it, or NO_JOB; for a shared GPU
+  // the first of its jobs, the others linked through next_sharer_ (by job id).
+  std::vector<std::uint32_t> gpu_job_;
+  std::vector<std::uint32_t> next_sharer_;
+  std::vector<std::uint16_t> gpu_used_;  // per GPU: thousandths held (1000 for a whole-GPU job)
+  std::vector<std::uint16_t> gpu_room_;  // per GPU: 1000 - used on up nodes, else 0
   std::vector<std::uint32_t> held_nodes_;  // every run's nodes, appended at allocate (Job::nodes_offset)
   int total_gpus_ = 0;
   int up_gpus_ = 0;
-  int allocated_gpus_ = 0;
+  std::int64_t allocated_milli_ = 0;
 };
 
 }  // namespace gcsim::models

@@ -6,6 +6,7 @@
 // jobs, which puts them back in the queue and asks for another pass at the same instant
 // (which sees the GPUs a losing preemption, or a save of 0 s, freed).
 #include <algorithm>
+#include <bit>
 
 #include "models/cluster/cluster.hpp"
 #include "models/event_priorities.hpp"
@@ -42,6 +43,7 @@ void Cluster::on_schedule(std::uint64_t) {
   ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this, this};
   view.node_group = node_group_;
   view.changes = &alloc_.changes();
+  if (shares_gpus_) view.gpu_room = alloc_.gpu_room();
   decisions_.clear();
   policy_->schedule(view, queue_.waiting(), decisions_);
   alloc_.drop_changes();  // the pass has seen them; what it starts and stops is logged for the next
@@ -120,7 +122,7 @@ void Cluster::build_running_view() {
     RunningJob r;
     static_cast<QueuedJob&>(r) = queue_entry(j);
     const double run_s = (now - j.run_start).seconds();
-    r.attained_gpu_s = j.held_gpu_s + run_s * j.gpus_held();
+    r.attained_gpu_s = j.held_gpu_s + run_s * j.gpu_share_held();
     if (j.driven) {
       r.remaining_s = UNKNOWN;
     } else {
@@ -132,6 +134,7 @@ void Cluster::build_running_view() {
     r.first = static_cast<std::uint32_t>(running_nodes_.size());
     r.count = j.nodes_count;
     r.gpus_per_node = j.gpus_per_node_held;
+    if (j.shares_gpu()) r.gpu = std::countr_zero(j.gpu_mask);
     r.since = j.run_start;
     r.stopping = j.stopping;
     const auto nodes = alloc_.nodes_of(j);

@@ -92,6 +92,9 @@ struct JobSpec {
   std::string name;
   sim::SimTime submit;
   int gpus = 1;
+  // Its share of its GPU in thousandths (key `gpu_milli`): 1000, the whole GPU, or less for
+  // a one-GPU job that shares its GPU with other such jobs (docs/scheduling.md, "GPU shares").
+  int gpu_milli = 1000;
   std::optional<sim::SimTime> duration;
   std::optional<double> work_flop;
   Precision precision = Precision::Fp32;
@@ -122,6 +125,7 @@ struct GeneratorSpec {
   // that stops outside them (unset: always).
   std::optional<sim::WeekCalendar> active;
   Distribution gpus;                     // rounded to an integer, >= 1
+  std::optional<Distribution> gpu_milli;  // one-GPU jobs' share of their GPU, rounded, 1..1000 (unset: 1000)
   std::optional<Distribution> duration;  // seconds
   std::optional<Distribution> work;      // FLOP
   Precision precision = Precision::Fp32;

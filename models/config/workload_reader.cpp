@@ -121,6 +121,13 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   }
   if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
   j.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1 << 20));
+  const ConfigNode* milli = r.optional("gpu_milli");
+  if (milli) {
+    j.gpu_milli = static_cast<int>(config::read_int(*milli, 1, 1000));
+    if (j.gpu_milli < 1000 && j.gpus != 1)
+      milli->fail(ErrorCode::Conflict, "a share of a GPU (gpu_milli below 1000) is for one-GPU jobs; this one asks for " +
+                                           std::to_string(j.gpus) + " GPUs");
+  }
   read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team, j.priority, j.deadline, j.gpu_types);
   if (const ConfigNode* e = r.optional("estimate")) j.estimate = read_estimate(*e, true);
   const ConfigNode* duration = r.optional("duration");
@@ -133,6 +140,9 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
     if (work) work->fail(ErrorCode::Conflict, "a job given by its model gives samples, epochs or tokens, not work");
     if (efficiency) efficiency->fail(ErrorCode::Conflict, "the step-time model derives efficiency from the hardware");
     if (comm) comm->fail(ErrorCode::Conflict, "a job given by its model derives its communication from the model");
+    if (milli && j.gpu_milli < 1000)
+      milli->fail(ErrorCode::Conflict, "the step-time model runs jobs on whole GPUs: a share of a GPU (gpu_milli below "
+                                       "1000) is for jobs given by a duration or work");
     j.training = parse_training(r, models, j.gpus);
     j.precision = j.training->precision;
     return j;
@@ -181,6 +191,17 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   const ConfigNode& gpus = r.required("gpus");
   g.gpus = read_distribution(gpus, ValueKind::Integer);
   g.gpus.min = std::max(g.gpus.min, 1.0);
+  if (const ConfigNode* milli = r.optional("gpu_milli")) {
+    g.gpu_milli = read_distribution(*milli, ValueKind::Integer);
+    // A constant, uniform or choice with values out of range is an error; the other shapes
+    // are truncated to 1..1000 (redrawn, as every bounded distribution).
+    const Distribution::Kind k = g.gpu_milli->kind;
+    const bool bounded = k == Distribution::Kind::Constant || k == Distribution::Kind::Uniform || k == Distribution::Kind::Choice;
+    if (bounded && (g.gpu_milli->lowest() < 1 || g.gpu_milli->highest() > 1000))
+      milli->fail(ErrorCode::OutOfRange, "gpu_milli draws shares of one GPU in thousandths: its values must lie in 1..1000");
+    g.gpu_milli->min = std::max(g.gpu_milli->min, 1.0);
+    g.gpu_milli->max = std::min(g.gpu_milli->max, 1000.0);
+  }
   const ConfigNode* duration = r.optional("duration");
   const ConfigNode* work = r.optional("work");
   const ConfigNode* precision = r.optional("precision");

@@ -27,6 +27,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     j.name = spec.name;
     j.submit = spec.submit;
     j.gpus = spec.gpus;
+    j.gpu_milli = static_cast<std::int16_t>(spec.gpu_milli);
     j.checkpoint = spec.checkpoint ? &*spec.checkpoint : nullptr;
     j.image_pull = spec.image_pull;
     j.team = static_cast<std::int16_t>(s.workload.team_index(spec.team));
@@ -58,6 +59,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     sim::RngStream size(seed, replication, prefix + (g.duration ? "duration" : "work"));
     sim::RngStream efficiency(seed, replication, prefix + "efficiency");
     sim::RngStream estimate(seed, replication, prefix + "estimate");
+    sim::RngStream gpu_milli(seed, replication, prefix + "gpu_milli");
     const int width = static_cast<int>(std::to_string(g.count).size());
     sim::SimTime t = g.start;
     // With active hours, the arrivals' clock runs only inside them.
@@ -81,6 +83,12 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.priority = static_cast<std::int16_t>(g.priority);
       if (g.deadline) j.deadline = j.submit.saturating_add(*g.deadline);
       j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));
+      // A share only for one-GPU jobs; the draw is made for every job, so that the shares
+      // of the one-GPU jobs do not depend on the sizes drawn before them.
+      if (g.gpu_milli) {
+        const double m = std::clamp(std::round(g.gpu_milli->sample(gpu_milli)), 1.0, 1000.0);
+        if (j.gpus == 1) j.gpu_milli = static_cast<std::int16_t>(m);
+      }
       if (g.duration) {
         j.has_duration = true;
         j.duration = std::max(sim::SimTime::from_ns(1), sim::SimTime::from_seconds(g.duration->sample(size)));

@@ -2,7 +2,10 @@
 #include "models/scheduler/backfill.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 
@@ -43,7 +46,7 @@ void BackfillScheduler::start_plan(const ClusterView& cluster, const Decisions& 
 void BackfillScheduler::undo_last(Decisions& out) {
   const Placement p = out.placements.back();
   now_->give_back(RunningPlace{p.node_type, std::span<const std::uint32_t>(out.nodes).subspan(p.first, p.count),
-                               p.gpus_per_node});
+                               p.gpus_per_node, false, p.gpu, p.gpu_milli, p.gpu_mask});
   out.nodes.resize(p.first);
   out.placements.pop_back();
 }
@@ -53,7 +56,7 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
   const double now_s = cluster.now.seconds();
   const bool memo_able = cluster.changes != nullptr && started_from == out.placements.size();
   const std::uint64_t node_changes = memo_able ? cluster.changes->dropped + cluster.changes->nodes.size() : 0;
-  if (memo_able && memo_.valid && memo_.head == head.job && memo_.gpus == head.gpus &&
+  if (memo_able && memo_.valid && memo_.head == head.job && memo_.gpus == head.gpus && memo_.gpu_milli == head.gpu_milli &&
       memo_.eligible_types == head.eligible_types && memo_.running_changes == running_changes_ &&
       memo_.node_changes == node_changes) {
     if (!memo_.fits) return false;
@@ -63,32 +66,33 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
   }
   memo_.valid = false;
   double fit_end_s = 0;
-  start_plan(cluster, out, started_from);
-  plan_->reset(plan_view_);
-  spare_at_.resize(plan_nodes_.size());
-  for (std::size_t n = 0; n < plan_nodes_.size(); ++n) spare_at_[n] = plan_nodes_[n].gpus_free;
+  // The plan starts from the pass's view (following the cluster's log, GPU by GPU where
+  // jobs share GPUs), less what this pass placed from started_from on.
+  plan_->reset(cluster);
+  for (std::size_t i = started_from; i < out.placements.size(); ++i) plan_->take_placed(out.placements[i], out.nodes);
   // The runs this pass started end at now + length: merged, by end, with the running ones.
   started_.clear();
   for (std::size_t i = started_from; i < out.placements.size(); ++i) {
     const Placement& p = out.placements[i];
-    started_.push_back(Hold{now_s, now_s + length_s(waiting[p.job]), p.first, p.count, p.gpus_per_node});
+    started_.push_back(
+        Hold{now_s, now_s + length_s(waiting[p.job]), p.first, p.count, p.gpus_per_node, p.gpu, p.gpu_milli, p.gpu_mask});
   }
   std::sort(started_.begin(), started_.end(), [](const Hold& a, const Hold& b) { return a.end_s < b.end_s; });
   std::size_t next_started = 0;
   double at_s = now_s;
   bool fits = false;
-  const auto release = [&](double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node) {
-    plan_->give_back(RunningPlace{-1, nodes, gpus_per_node});
-    for (std::uint32_t n : nodes) spare_at_[n] += gpus_per_node;
+  const auto release = [&](double end_s, const RunningPlace& place) {
+    plan_->give_back(place);
     at_s = std::max(now_s, end_s);  // a run past its expected end may end any moment
     fit_end_s = end_s;
-    fits = plan_->could_fit(head.gpus) && plan_->try_place(head, plan_out_);
+    fits = plan_->could_fit(head.gpus) && plan_->reserve(head);  // capacity only: the quotas admitted the head
     return fits;
   };
   const auto release_started_until = [&](double end_s) {
     for (; next_started < started_.size() && started_[next_started].end_s <= end_s; ++next_started) {
       const Hold& h = started_[next_started];
-      if (release(h.end_s, std::span<const std::uint32_t>(out.nodes).subspan(h.first, h.count), h.gpus_per_node))
+      if (release(h.end_s, RunningPlace{-1, std::span<const std::uint32_t>(out.nodes).subspan(h.first, h.count),
+                                        h.gpus_per_node, false, h.gpu, h.gpu_milli, h.gpu_mask}))
         return true;
     }
     return false;
@@ -99,14 +103,16 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
     if (release_started_until(end_s)) return Visit::Stop;
     const RunningPlace place = cluster.running_jobs->where(id);
     if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
-    return release(end_s, place.nodes, place.gpus_per_node) ? Visit::Stop : Visit::Next;
+    return release(end_s, place) ? Visit::Stop : Visit::Next;
   });
   if (!fits) release_started_until(std::numeric_limits<double>::infinity());
   if (memo_able)
-    memo_ = PlanMemo{true, head.job, head.gpus, head.eligible_types, running_changes_, node_changes, fits, fit_end_s};
+    memo_ = PlanMemo{true, head.job, head.gpus, head.gpu_milli, head.eligible_types, running_changes_, node_changes, fits,
+                     fit_end_s};
   if (!fits) return false;
-  const Placement& p = plan_out_.placements.back();
-  for (std::uint32_t k = p.first; k < p.first + p.count; ++k) spare_at_[plan_out_.nodes[k]] -= p.gpus_per_node;
+  // Per node, the whole GPUs free at the reservation beyond what the head takes there.
+  spare_at_.resize(cluster.nodes.size());
+  for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) spare_at_[n] = plan_->free_gpus(n);
   if (memo_able) memo_spare_at_ = spare_at_;
   reservations_.push_back(Reservation{head.job, at_s});
   return true;
@@ -147,12 +153,13 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                     reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, *head, started_from, out);
                   }
                   const bool short_enough = !reserved || now_s + length_s(q) <= reservations_.front().start_s;
+                  const int request = q.gpus * 1024 + q.gpu_milli % 1000;  // a share is its own request
                   const auto refused = std::find_if(refused_.begin(), refused_.end(), [&](const auto& r) {
-                    return r.first == q.gpus && r.second == q.eligible_types;
+                    return r.first == request && r.second == q.eligible_types;
                   });
                   if (!short_enough && refused != refused_.end()) return Visit::Next;
                   if (!now_->try_place(q, out)) {
-                    if ((q.eligible_types & all_types) == all_types) too_big = std::min(too_big, q.gpus);
+                    if ((q.eligible_types & all_types) == all_types && q.gpu_milli >= 1000) too_big = std::min(too_big, q.gpus);
                     return Visit::Next;
                   }
                   if (short_enough) {
@@ -160,14 +167,16 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                     return Visit::Next;
                   }
                   // A long job: on each of its nodes, the GPUs it takes must be left at the
-                  // reservation's time beyond what the reservation takes there.
+                  // reservation's time beyond what the reservation takes there. A share
+                  // counts as a whole GPU: it may keep any one GPU of its node from being
+                  // free then, and with one spare the reservation still has what it planned.
                   const Placement& p = out.placements.back();
                   bool clear = true;
                   for (std::uint32_t k = p.first; k < p.first + p.count; ++k)
                     clear = clear && spare_at_[out.nodes[k]] >= p.gpus_per_node;
                   if (!clear) {
                     undo_last(out);
-                    refused_.emplace_back(q.gpus, q.eligible_types);
+                    refused_.emplace_back(request, q.eligible_types);
                     return Visit::Next;
                   }
                   for (std::uint32_t k = p.first; k < p.first + p.count; ++k) spare_at_[out.nodes[k]] -= p.gpus_per_node;
@@ -218,6 +227,7 @@ bool BackfillScheduler::try_at(double t, double length, const QueuedJob& q, long
 }
 
 void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  constexpr double NEVER = std::numeric_limits<double>::infinity();
   const double now_s = cluster.now.seconds();
   start_plan(cluster, out, out.placements.size());
   base_free_.resize(plan_nodes_.size());
@@ -227,24 +237,45 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     base_total += base_free_[n];
   }
   long long free_now = base_total;
-  // The running jobs' releases, by expected end (a run past it may end any moment: now).
+  // Jobs that share GPUs start on the GPU now_ picks on the planned node: the plan counts
+  // whole GPUs, now_ follows every GPU.
+  if (!cluster.gpu_room.empty()) now_->reset(cluster);
+  // The running jobs' releases, by expected end. A run at or past it may end any moment, but
+  // has not yet: its GPUs are released just after now, so nothing starts on them now (a run
+  // that paused for checkpoints outlasts its length).
+  // A shared GPU is released whole when the last of its jobs is expected to end.
   releases_.clear();
   holds_nodes_.clear();
+  shared_.clear();
   if (cluster.running_jobs != nullptr)
     running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
       const RunningPlace place = cluster.running_jobs->where(id);
       if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
-      releases_.push_back(Hold{0, std::max(now_s, running_.key(id)), static_cast<std::uint32_t>(holds_nodes_.size()),
+      const double end_s = std::max(std::nextafter(now_s, NEVER), running_.key(id));
+      if (place.gpu >= 0) {
+        const std::pair<std::uint32_t, int> gpu{place.nodes[0], place.gpu};
+        const auto it = std::find_if(shared_.begin(), shared_.end(), [&](const auto& s) { return s.first == gpu; });
+        if (it == shared_.end()) shared_.emplace_back(gpu, end_s);
+        else it->second = std::max(it->second, end_s);
+        return Visit::Next;
+      }
+      releases_.push_back(Hold{0, end_s, static_cast<std::uint32_t>(holds_nodes_.size()),
                                static_cast<std::uint32_t>(place.nodes.size()), place.gpus_per_node});
       holds_nodes_.insert(holds_nodes_.end(), place.nodes.begin(), place.nodes.end());
       return Visit::Next;
     });
+  if (!shared_.empty()) {
+    for (const auto& [gpu, end_s] : shared_) {
+      releases_.push_back(Hold{0, end_s, static_cast<std::uint32_t>(holds_nodes_.size()), 1, 1});
+      holds_nodes_.push_back(gpu.first);
+    }
+    std::stable_sort(releases_.begin(), releases_.end(), [](const Hold& a, const Hold& b) { return a.end_s < b.end_s; });
+  }
   holds_.clear();
   plan_hold_nodes_.clear();
   hold_ends_.clear();
   bool blocked = false;
   int behind = 0;
-  constexpr double NEVER = std::numeric_limits<double>::infinity();
   waiting_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
     // Nothing more can start now: later reservations would change nothing in this pass.
     if (free_now == 0 || (blocked && behind++ == params_.depth)) return Visit::Stop;
@@ -277,9 +308,17 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
         plan_hold_nodes_.insert(plan_hold_nodes_.end(), plan_out_.nodes.begin(), plan_out_.nodes.end());
         hold_ends_.insert(std::upper_bound(hold_ends_.begin(), hold_ends_.end(), t + length), t + length);
         if (t == now_s) {
-          out.placements.push_back(
-              Placement{q.job, static_cast<std::uint32_t>(out.nodes.size()), p.count, p.gpus_per_node, p.node_type});
-          out.nodes.insert(out.nodes.end(), plan_out_.nodes.begin(), plan_out_.nodes.end());
+          if (q.gpu_milli < 1000) {
+            // The plan counted a whole GPU of its node for it; it takes its share there.
+            const bool placed = now_->place_share_on(q, plan_out_.nodes[p.first], out);
+            GCSIM_CHECK(placed, "conservative backfill: no room for a share on node " +
+                                    std::to_string(plan_out_.nodes[p.first]) + ", where the plan has a free GPU");
+          } else {
+            out.placements.push_back(Placement{q.job, static_cast<std::uint32_t>(out.nodes.size()), p.count,
+                                               p.gpus_per_node, p.node_type, -1, 1000, 0});
+            out.nodes.insert(out.nodes.end(), plan_out_.nodes.begin(), plan_out_.nodes.end());
+            if (!cluster.gpu_room.empty()) now_->take_placed(out.placements.back(), out.nodes);
+          }
           free_now -= static_cast<long long>(p.count) * p.gpus_per_node;
         } else {
           reservations_.push_back(Reservation{q.job, t});

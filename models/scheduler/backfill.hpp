@@ -78,6 +78,9 @@ class BackfillScheduler final : public Scheduler {
     std::uint32_t first = 0;  // its nodes: holds_nodes_[first, first + count)
     std::uint32_t count = 0;
     int gpus_per_node = 0;
+    int gpu = -1;  // a share of a GPU: its local index, and the thousandths
+    int gpu_milli = 1000;
+    std::uint64_t gpu_mask = 0;  // Placement::gpu_mask
   };
   void easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   void conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
@@ -113,6 +116,7 @@ class BackfillScheduler final : public Scheduler {
     bool valid = false;
     std::uint32_t head = 0;
     int gpus = 0;
+    int gpu_milli = 1000;
     std::uint64_t eligible_types = 0;
     std::uint64_t running_changes = 0;
     std::uint64_t node_changes = 0;
@@ -137,6 +141,8 @@ class BackfillScheduler final : public Scheduler {
   std::vector<int> cap_whole_;   // conservative: per node type, nodes of cap_ wholly free
   std::vector<int> cap_max_;     // conservative: per node type, the most GPUs of cap_ on one node
   std::vector<double> hold_ends_;  // conservative: ends of holds_, sorted
+  // conservative: shared GPUs ((node, GPU)) and the latest expected end of their jobs
+  std::vector<std::pair<std::pair<std::uint32_t, int>, double>> shared_;
   Decisions plan_out_;
 };
 

@@ -35,7 +35,8 @@ void OrderedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& w
                   if (fits && q.gpus < too_big && place(cluster, q, out)) return Visit::Next;
                   if (held_by_quota(cluster, q)) return Visit::Next;  // its team's limit, not the capacity
                   blocks(id);
-                  if (fits && !chooses_types() && (q.eligible_types & all_types) == all_types)
+                  // (A share that does not fit says nothing of smaller shares.)
+                  if (fits && !chooses_types() && q.gpu_milli >= 1000 && (q.eligible_types & all_types) == all_types)
                     too_big = std::min(too_big, q.gpus);
                   return Visit::Next;
                 });

@@ -11,11 +11,12 @@ namespace gcsim::models {
 
 std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
   std::vector<NodeTypeView> types;
-  std::uint32_t first = 0;
+  std::uint32_t first = 0, first_gpu = 0;
   for (const NodeTypeSpec& nt : cluster.node_types) {
     types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
-                                 nt.price.usd_per_hour_at(sim::SimTime::zero()) / nt.gpus});
+                                 nt.price.usd_per_hour_at(sim::SimTime::zero()) / nt.gpus, first_gpu});
     first += static_cast<std::uint32_t>(nt.count);
+    first_gpu += static_cast<std::uint32_t>(nt.count * nt.gpus);
   }
   return types;
 }
@@ -28,6 +29,11 @@ int node_type_on_idle_cluster(std::span<const NodeTypeView> types, const QueuedJ
                  NodeView{static_cast<std::uint16_t>(t), types[t].gpus_per_node});
   ClusterView idle{sim::SimTime::zero(), types, nodes};
   idle.speeds = speeds;
+  std::vector<std::uint16_t> rooms;
+  if (job.gpu_milli < 1000) {
+    for (const NodeTypeView& t : types) rooms.insert(rooms.end(), static_cast<std::size_t>(t.count * t.gpus_per_node), 1000);
+    idle.gpu_room = rooms;
+  }
   WaitingJobs waiting;
   waiting.add(job);
   policy.job_waiting(job);
@@ -102,6 +108,7 @@ void PlacementStrategy::reset(const ClusterView& cluster) {
     if (delta_.size() != cluster.nodes.size()) delta_.assign(cluster.nodes.size(), 0);
   }
   touched_.clear();
+  reset_rooms(same, follow);
   log_ = log;
   log_nodes_ = cluster.nodes.data();
   seen_ = log != nullptr ? log->dropped + log->nodes.size() : 0;
@@ -183,6 +190,7 @@ PlacementStrategy::NodeChoice PlacementStrategy::tightest_node(const QueuedJob& 
 int PlacementStrategy::whole_free(std::size_t t) const { return with_free(t, cluster_->types[t].gpus_per_node).size(); }
 
 bool PlacementStrategy::could_fit(int gpus) const {
+  if (could_share(gpus)) return true;
   for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
     const int per = cluster_->types[t].gpus_per_node;
     if (gpus > per) {
@@ -200,10 +208,11 @@ bool PlacementStrategy::try_place(const QueuedJob& job, Decisions& out) {
 }
 
 bool PlacementStrategy::place(const QueuedJob& job, Decisions& out) {
+  if (job.gpu_milli < 1000) return place_share(job, out);
   const NodeChoice c = choose_node(job);
   if (c.node < 0) return place_whole_nodes(job, out);
-  take(static_cast<std::uint32_t>(c.node), job.gpus);
-  out.placements.push_back(Placement{job.job, static_cast<std::uint32_t>(out.nodes.size()), 1, job.gpus, c.type});
+  const std::uint64_t mask = take(static_cast<std::uint32_t>(c.node), job.gpus);
+  out.placements.push_back(Placement{job.job, static_cast<std::uint32_t>(out.nodes.size()), 1, job.gpus, c.type, -1, 1000, mask});
   out.nodes.push_back(static_cast<std::uint32_t>(c.node));
   return true;
 }
@@ -213,9 +222,6 @@ bool PlacementStrategy::reserve(const QueuedJob& job) {
   return place(job, scratch_);
 }
 
-void PlacementStrategy::give_back(const RunningPlace& place) {
-  for (std::uint32_t n : place.nodes) change(n, place.gpus_per_node);
-}
 
 // A job bigger than one node of its type: whole free nodes of one type, or nothing.
 bool PlacementStrategy::place_whole_nodes(const QueuedJob& job, Decisions& out) {
@@ -232,8 +238,9 @@ bool PlacementStrategy::place_whole_nodes(const QueuedJob& job, Decisions& out) 
   const int needed = (job.gpus + per - 1) / per;
   const std::uint32_t first = static_cast<std::uint32_t>(out.nodes.size());
   choose_whole_nodes(static_cast<std::size_t>(t), needed, out.nodes);
-  for (std::uint32_t i = first; i < out.nodes.size(); ++i) take(out.nodes[i], per);
-  out.placements.push_back(Placement{job.job, first, static_cast<std::uint32_t>(needed), per, t});
+  std::uint64_t mask = 0;
+  for (std::uint32_t i = first; i < out.nodes.size(); ++i) mask = take(out.nodes[i], per);  // all of each node's
+  out.placements.push_back(Placement{job.job, first, static_cast<std::uint32_t>(needed), per, t, -1, 1000, mask});
   return true;
 }
 
@@ -360,6 +367,293 @@ void TopologyPlacement::choose_whole_nodes(std::size_t t, int needed, std::vecto
   GCSIM_CHECK(static_cast<int>(out.size() - from) == needed, "topology placement: chose " +
                   std::to_string(out.size() - from) + " whole nodes of " + std::to_string(needed));
   for (std::uint32_t g : groups_) count_[g] = take_[g] = 0;
+}
+
+}  // namespace gcsim::models
+
+namespace gcsim::models {
+
+// --- Shares of a GPU -------------------------------------------------------------------
+
+void PlacementStrategy::reset_rooms(bool same, bool follow) {
+  const ClusterView& cluster = *cluster_;
+  for (const auto& [node, g] : gtouched_) gdelta_[g] = 0;
+  if (!tracks_gpus()) {
+    rooms_built_ = false;
+    gtouched_.clear();
+    return;
+  }
+  // The GPU numbering the view's gpu_room follows: each type's GPUs after the earlier types'.
+  std::uint32_t gpus = 0;
+  for (const NodeTypeView& t : cluster.types) {
+    GCSIM_CHECK(t.first_gpu == gpus, "placement: node type GPUs numbered from " + std::to_string(t.first_gpu) +
+                                         ", after " + std::to_string(gpus) + " GPUs of the earlier types");
+    gpus += static_cast<std::uint32_t>(t.count * t.gpus_per_node);
+  }
+  GCSIM_CHECK(cluster.gpu_room.size() == gpus, "placement: the view's gpu_room has " +
+                  std::to_string(cluster.gpu_room.size()) + " GPUs, its node types " + std::to_string(gpus));
+  if (gdelta_.size() != gpus) {
+    gdelta_.assign(gpus, 0);
+    rooms_built_ = false;
+  }
+  const bool rooms_same = rooms_built_ && same && cluster.gpu_room.data() == log_rooms_;
+  if (rooms_same && follow) {
+    for (const auto& [node, g] : gtouched_) refile_gpus(node);
+    for (std::size_t i = static_cast<std::size_t>(seen_ - cluster.changes->dropped); i < cluster.changes->nodes.size(); ++i)
+      refile_gpus(cluster.changes->nodes[i]);
+  } else if (rooms_same) {
+    for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) refile_gpus(n);
+  } else {
+    rooms_built_ = false;
+  }
+  gtouched_.clear();
+  log_rooms_ = cluster.gpu_room.data();
+}
+
+void PlacementStrategy::build_rooms() const {
+  const auto& types = cluster_->types;
+  rooms_.resize(types.size());
+  room_used_.assign(types.size(), {});
+  gfiled_.assign(cluster_->gpu_room.size(), 0);
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    rooms_[t].resize(1000);
+    for (NodeSet& s : rooms_[t]) s.reset(static_cast<std::size_t>(types[t].count * types[t].gpus_per_node));
+  }
+  rooms_built_ = true;
+  for (std::uint32_t n = 0; n < cluster_->nodes.size(); ++n) refile_gpus(n);
+}
+
+void PlacementStrategy::refile_gpus(std::uint32_t n) const {
+  if (!rooms_built_) return;
+  const std::size_t t = cluster_->nodes[n].type;
+  const NodeTypeView& type = cluster_->types[t];
+  for (int local = 0; local < type.gpus_per_node; ++local)
+    refile_gpu(gpu_index(n, local), t, (n - type.first_node) * static_cast<std::uint32_t>(type.gpus_per_node) +
+                                           static_cast<std::uint32_t>(local));
+}
+
+void PlacementStrategy::refile_gpu(std::uint32_t g, std::size_t t, std::uint32_t local_in_type) const {
+  const int r = room(g);
+  GCSIM_CHECK(r >= 0 && r <= 1000, "GPU " + std::to_string(g) + " has " + std::to_string(r) + " thousandths unheld");
+  const std::uint16_t want = r >= 1 && r <= 999 ? static_cast<std::uint16_t>(r) : 0;
+  const std::uint16_t had = gfiled_[g];
+  if (had == want) return;
+  if (had != 0) {
+    NodeSet& s = rooms_[t][had];
+    s.erase(local_in_type);
+    if (s.empty()) room_used_[t][had >> 6] &= ~(std::uint64_t{1} << (had & 63));
+  }
+  if (want != 0) {
+    rooms_[t][want].insert(local_in_type);
+    room_used_[t][want >> 6] |= std::uint64_t{1} << (want & 63);
+  }
+  gfiled_[g] = want;
+}
+
+void PlacementStrategy::change_room(std::uint32_t node, int local, int milli) {
+  const std::uint32_t g = gpu_index(node, local);
+  const int before = room(g);
+  if (gdelta_[g] == 0) gtouched_.emplace_back(node, g);
+  gdelta_[g] += milli;
+  const int after = room(g);
+  GCSIM_CHECK(after >= 0 && after <= 1000, "placement: GPU " + std::to_string(local) + " of node " +
+                  std::to_string(node) + " would have " + std::to_string(after) + " thousandths unheld");
+  if (before == 1000 && after < 1000) change(node, -1);
+  if (before < 1000 && after == 1000) change(node, +1);
+  if (rooms_built_) {
+    const std::size_t t = cluster_->nodes[node].type;
+    const NodeTypeView& type = cluster_->types[t];
+    refile_gpu(g, t, (node - type.first_node) * static_cast<std::uint32_t>(type.gpus_per_node) + static_cast<std::uint32_t>(local));
+  }
+}
+
+std::uint64_t PlacementStrategy::take(std::uint32_t node, int gpus) {
+  if (!tracks_gpus()) {
+    change(node, -gpus);
+    return 0;
+  }
+  // The lowest free GPUs, as the cluster's allocator gives them.
+  const int per = cluster_->types[cluster_->nodes[node].type].gpus_per_node;
+  std::uint64_t mask = 0;
+  for (int local = 0, taken = 0; taken < gpus && local < per; ++local)
+    if (room(gpu_index(node, local)) == 1000) {
+      change_room(node, local, -1000);
+      mask |= std::uint64_t{1} << local;
+      ++taken;
+    }
+  return mask;
+}
+
+void PlacementStrategy::take_placed(const Placement& p, std::span<const std::uint32_t> nodes) {
+  if (p.gpu >= 0) {
+    if (tracks_gpus()) change_room(nodes[p.first], p.gpu, -p.gpu_milli);
+    else change(nodes[p.first], -1);
+    return;
+  }
+  for (std::uint32_t i = p.first; i < p.first + p.count; ++i) {
+    if (p.gpu_mask != 0 && tracks_gpus()) {
+      for (int local = 0; local < 64; ++local)
+        if (p.gpu_mask >> local & 1) change_room(nodes[i], local, -1000);
+    } else {
+      take(nodes[i], p.gpus_per_node);
+    }
+  }
+}
+
+void PlacementStrategy::give_back(const RunningPlace& place) {
+  if (!tracks_gpus()) {
+    // A share gives back no whole GPU: others may hold the rest of it.
+    if (place.gpu < 0)
+      for (std::uint32_t n : place.nodes) change(n, place.gpus_per_node);
+    return;
+  }
+  if (place.gpu >= 0) {
+    for (std::uint32_t n : place.nodes) change_room(n, place.gpu, place.gpu_milli);
+    return;
+  }
+  for (std::uint32_t n : place.nodes) {
+    const int per = cluster_->types[cluster_->nodes[n].type].gpus_per_node;
+    if (place.gpu_mask != 0) {
+      for (int local = 0; local < per; ++local)
+        if (place.gpu_mask >> local & 1) change_room(n, local, 1000);
+      continue;
+    }
+    // GPUs not said (a plan built by hand from counts): GPUs this plan took whole on the
+    // node, lowest first.
+    for (int local = 0, given = 0; given < place.gpus_per_node && local < per; ++local) {
+      const std::uint32_t g = gpu_index(n, local);
+      if (room(g) == 0 && gdelta_[g] <= -1000) {
+        change_room(n, local, 1000);
+        ++given;
+      }
+    }
+  }
+}
+
+int PlacementStrategy::lowest_free_gpu(std::uint32_t n) const {
+  const int per = cluster_->types[cluster_->nodes[n].type].gpus_per_node;
+  for (int local = 0; local < per; ++local)
+    if (room(gpu_index(n, local)) == 1000) return local;
+  return -1;
+}
+
+namespace {
+// The lowest (or highest) value >= from set in a 1000-bit set, or -1.
+int lowest_at_least(const std::array<std::uint64_t, 16>& bits, int from) {
+  for (int w = from >> 6; w < 16; ++w) {
+    std::uint64_t b = bits[static_cast<std::size_t>(w)];
+    if (w == from >> 6) b &= ~std::uint64_t{0} << (from & 63);
+    if (b) return w << 6 | std::countr_zero(b);
+  }
+  return -1;
+}
+int highest_at_least(const std::array<std::uint64_t, 16>& bits, int from) {
+  for (int w = 15; w >= from >> 6; --w) {
+    std::uint64_t b = bits[static_cast<std::size_t>(w)];
+    if (w == from >> 6) b &= ~std::uint64_t{0} << (from & 63);
+    if (b) return w << 6 | (63 - std::countl_zero(b));
+  }
+  return -1;
+}
+}  // namespace
+
+PlacementStrategy::GpuChoice PlacementStrategy::tightest_shared(const QueuedJob& job) const {
+  if (!rooms_built_) build_rooms();
+  GpuChoice best;
+  int best_room = 0;
+  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
+    if (!fits_one_node(job, t)) continue;
+    const int r = lowest_at_least(room_used_[t], job.gpu_milli);
+    if (r >= 0 && (best.node < 0 || r < best_room)) {
+      const NodeTypeView& type = cluster_->types[t];
+      const std::uint32_t local = rooms_[t][static_cast<std::size_t>(r)].first();
+      const std::uint32_t per = static_cast<std::uint32_t>(type.gpus_per_node);
+      best = GpuChoice{static_cast<int>(type.first_node + local / per), static_cast<int>(local % per), static_cast<int>(t)};
+      best_room = r;
+    }
+  }
+  return best;
+}
+
+PlacementStrategy::GpuChoice PlacementStrategy::loosest_shared(const QueuedJob& job) const {
+  if (!rooms_built_) build_rooms();
+  GpuChoice best;
+  int best_room = 0;
+  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
+    if (!fits_one_node(job, t)) continue;
+    const int r = highest_at_least(room_used_[t], job.gpu_milli);
+    if (r >= 0 && (best.node < 0 || r > best_room)) {
+      const NodeTypeView& type = cluster_->types[t];
+      const std::uint32_t local = rooms_[t][static_cast<std::size_t>(r)].first();
+      const std::uint32_t per = static_cast<std::uint32_t>(type.gpus_per_node);
+      best = GpuChoice{static_cast<int>(type.first_node + local / per), static_cast<int>(local % per), static_cast<int>(t)};
+      best_room = r;
+    }
+  }
+  return best;
+}
+
+PlacementStrategy::GpuChoice PlacementStrategy::choose_gpu(const QueuedJob& job) const {
+  const GpuChoice shared = tightest_shared(job);
+  if (shared.node >= 0) return shared;
+  const NodeChoice c = choose_node(job);
+  if (c.node < 0) return {};
+  return GpuChoice{c.node, lowest_free_gpu(static_cast<std::uint32_t>(c.node)), c.type};
+}
+
+PlacementStrategy::GpuChoice SpreadPlacement::choose_gpu(const QueuedJob& job) const {
+  const NodeChoice c = choose_node(job);
+  if (c.node >= 0) return GpuChoice{c.node, lowest_free_gpu(static_cast<std::uint32_t>(c.node)), c.type};
+  return loosest_shared(job);
+}
+
+bool PlacementStrategy::place_share(const QueuedJob& job, Decisions& out) {
+  if (!tracks_gpus()) {
+    // A plan without the GPUs (a view built by hand): the share counts as a whole GPU.
+    const NodeChoice c = choose_node(job);
+    if (c.node < 0) return false;
+    change(static_cast<std::uint32_t>(c.node), -1);
+    out.placements.push_back(Placement{job.job, static_cast<std::uint32_t>(out.nodes.size()), 1, 1, c.type, -1, job.gpu_milli});
+    out.nodes.push_back(static_cast<std::uint32_t>(c.node));
+    return true;
+  }
+  const GpuChoice c = choose_gpu(job);
+  if (c.node < 0) return false;
+  GCSIM_CHECK(c.gpu >= 0, "placement: no free GPU on node " + std::to_string(c.node) + ", which has free GPUs");
+  change_room(static_cast<std::uint32_t>(c.node), c.gpu, -job.gpu_milli);
+  out.placements.push_back(Placement{job.job, static_cast<std::uint32_t>(out.nodes.size()), 1, 1, c.type, c.gpu, job.gpu_milli,
+                                     std::uint64_t{1} << c.gpu});
+  out.nodes.push_back(static_cast<std::uint32_t>(c.node));
+  return true;
+}
+
+bool PlacementStrategy::could_share(int gpus) const {
+  if (gpus != 1 || !tracks_gpus()) return false;
+  if (!rooms_built_) build_rooms();
+  for (const auto& used : room_used_)
+    for (std::uint64_t w : used)
+      if (w) return true;
+  return false;
+}
+
+bool PlacementStrategy::place_share_on(const QueuedJob& job, std::uint32_t n, Decisions& out) {
+  if (!tracks_gpus()) return false;
+  const int per = cluster_->types[cluster_->nodes[n].type].gpus_per_node;
+  int best = -1, best_room = 1000;
+  for (int local = 0; local < per; ++local) {
+    const int r = room(gpu_index(n, local));
+    if (r >= job.gpu_milli && r < best_room) {
+      best = local;
+      best_room = r;
+    }
+  }
+  if (best < 0) best = lowest_free_gpu(n);
+  if (best < 0) return false;
+  change_room(n, best, -job.gpu_milli);
+  out.placements.push_back(Placement{job.job, static_cast<std::uint32_t>(out.nodes.size()), 1, 1,
+                                     cluster_->nodes[n].type, best, job.gpu_milli, std::uint64_t{1} << best});
+  out.nodes.push_back(n);
+  return true;
 }
 
 }  // namespace gcsim::models

@@ -17,6 +17,17 @@
 //              when one has enough (the leaf with the fewest that suffice, as Slurm's
 //              topology/tree plugin), else of the fewest leaves (ClusterView::node_group;
 //              without groups, as best-fit).
+// Shares of a GPU (QueuedJob::gpu_milli < 1000; docs/scheduling.md, "GPU shares"): a job
+// that shares a GPU goes, under every strategy but spread, to the GPU already shared whose
+// unheld thousandths suffice and are fewest (best fit; ties by the lowest GPU, earlier node
+// types first), and only when none has room to a GPU nobody holds, on the node the strategy
+// picks for a one-GPU job (so a share never breaks into a free GPU while a shared one has
+// room, and free GPUs stay on the fullest nodes): fragmentation-aware packing, which keeps
+// whole GPUs and whole nodes for the jobs that need them. spread does the opposite (a free
+// GPU on the emptiest node first, else the shared GPU with the most room), as Kubernetes'
+// LeastAllocated spreads load. In a view with ClusterView::gpu_room the plan follows every
+// GPU (a whole-GPU job takes the lowest free GPUs of a node, as the cluster gives them); in
+// a view without it (a plan built by hand) a share counts as a whole GPU.
 // A strategy plans on an overlay of the view (free = view + this pass's changes), so a
 // policy can place several jobs in one pass. It finds nodes through an index of each
 // type's nodes by free GPUs (a bitset per free count with a summary level), so a choice
@@ -27,8 +38,10 @@
 // new one is a subclass here plus one line in register_builtins.cpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "models/scheduler/scheduler.hpp"
@@ -82,11 +95,16 @@ class PlacementStrategy {
   void give_back(const RunningPlace& place);
   // Takes the capacity of placement `p`, decided in this pass by another strategy (`nodes`
   // is its Decisions::nodes).
-  void take_placed(const Placement& p, std::span<const std::uint32_t> nodes) {
-    for (std::uint32_t i = p.first; i < p.first + p.count; ++i) change(nodes[i], -p.gpus_per_node);
-  }
+  void take_placed(const Placement& p, std::span<const std::uint32_t> nodes);
+  // Places `job`, which shares a GPU, on node n: the shared GPU there with the fewest
+  // unheld thousandths that suffice, else its lowest free GPU; false if neither (or the view
+  // has no gpu_room). Quotas are not asked.
+  bool place_share_on(const QueuedJob& job, std::uint32_t n, Decisions& out);
+  // Whole free GPUs of node n in the plan.
+  int free_gpus(std::uint32_t n) const { return free(n); }
   // Whether a job of `gpus` GPUs, of any type, could fit now: false means no job of that
-  // size or more can (a pass may stop looking at them).
+  // size or more can (a pass may stop looking at them). For one GPU it counts shared GPUs
+  // with room too, so it says true when a share could fit.
   bool could_fit(int gpus) const;
 
  protected:
@@ -116,6 +134,23 @@ class PlacementStrategy {
   int whole_free(std::size_t t) const;  // whole free nodes of type t
   // best-fit's rule for a one-node job (see choose_node).
   NodeChoice tightest_node(const QueuedJob& job) const;
+
+  // Shares of a GPU. A choice of GPU: its node, its local index, its type.
+  struct GpuChoice {
+    int node = -1;  // -1: none
+    int gpu = -1;
+    int type = -1;
+  };
+  // The GPU a job that shares a GPU goes to (default: best fit among shared GPUs, else a
+  // free GPU on choose_node's node).
+  virtual GpuChoice choose_gpu(const QueuedJob& job) const;
+  // The shared GPU (some thousandths held, at least `milli` unheld) with the fewest
+  // (tightest) or most (loosest) unheld thousandths, over the job's eligible types.
+  GpuChoice tightest_shared(const QueuedJob& job) const;
+  GpuChoice loosest_shared(const QueuedJob& job) const;
+  // The lowest free GPU of node n in the plan (free(n) >= 1).
+  int lowest_free_gpu(std::uint32_t n) const;
+  bool tracks_gpus() const { return !cluster_->gpu_room.empty(); }
   bool fits_one_node(const QueuedJob& job, std::size_t t) const {
     return (job.eligible_types >> t & 1) && job.gpus <= cluster_->types[t].gpus_per_node;
   }
@@ -124,11 +159,36 @@ class PlacementStrategy {
 
  private:
   bool place(const QueuedJob& job, Decisions& out);  // try_place without asking the quotas
+  bool place_share(const QueuedJob& job, Decisions& out);
   bool place_whole_nodes(const QueuedJob& job, Decisions& out);
-  void take(std::uint32_t node, int gpus) { change(node, -gpus); }
+  // A whole-GPU job's GPUs: the lowest free ones; the mask of those taken (0 without gpu_room).
+  std::uint64_t take(std::uint32_t node, int gpus);
   void change(std::uint32_t node, int gpus);  // free(node) += gpus
   void refile(std::uint32_t node) const;      // moves node to the bucket of free(node)
   void build() const;
+  // Per GPU, when the view has gpu_room: unheld thousandths in the plan, and their change.
+  std::uint32_t gpu_index(std::uint32_t node, int local) const {
+    const NodeTypeView& t = cluster_->types[cluster_->nodes[node].type];
+    return t.first_gpu + (node - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node) + static_cast<std::uint32_t>(local);
+  }
+  int room(std::uint32_t g) const { return cluster_->gpu_room[g] + gdelta_[g]; }
+  // room(g) += milli, moving the node's free count when the GPU becomes free or stops being.
+  void change_room(std::uint32_t node, int local, int milli);
+  void refile_gpu(std::uint32_t g, std::size_t type, std::uint32_t local_in_type) const;
+  void refile_gpus(std::uint32_t node) const;
+  void build_rooms() const;
+  void reset_rooms(bool same, bool follow);  // reset()'s part for the GPUs
+  bool could_share(int gpus) const;          // a shared GPU has room (one-GPU requests)
+  const std::uint16_t* log_rooms_ = nullptr;
+  std::vector<int> gdelta_;               // by GPU; 0 but for gtouched_
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> gtouched_;  // (node, GPU)
+  // The shared GPUs by unheld thousandths: per type, a NodeSet of the type's GPUs (local
+  // index node x gpus_per_node + gpu) per value 1..999, and a bitset of the values in use.
+  // gfiled_[g] is the value GPU g is filed under, 0 for none (free, full or not up).
+  mutable bool rooms_built_ = false;
+  mutable std::vector<std::vector<NodeSet>> rooms_;
+  mutable std::vector<std::array<std::uint64_t, 16>> room_used_;
+  mutable std::vector<std::uint16_t> gfiled_;
   std::vector<int> delta_;                // by node; 0 but for touched_
   std::vector<std::uint32_t> touched_;
   // The index: per type, one NodeSet per free count 0..gpus_per_node (buckets_[t][f]);
@@ -163,6 +223,7 @@ class PackPlacement final : public PlacementStrategy {
 class SpreadPlacement final : public PlacementStrategy {
  protected:
   NodeChoice choose_node(const QueuedJob& job) const override;
+  GpuChoice choose_gpu(const QueuedJob& job) const override;
 };
 
 class TopologyPlacement final : public PlacementStrategy {

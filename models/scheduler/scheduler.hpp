@@ -31,6 +31,7 @@ struct NodeTypeView {
   // The pool's price per GPU-hour at ClusterView::now: spot from its price profile, reserved
   // the effective price (upfront spread over the term), owned 0 (its cost is sunk: tco.hpp).
   double usd_per_gpu_hour_now = 0;
+  std::uint32_t first_gpu = 0;    // cluster-wide index of its first node's GPU 0 (ClusterView::gpu_room)
 };
 
 enum class NodeStatus : std::uint8_t {
@@ -41,7 +42,7 @@ enum class NodeStatus : std::uint8_t {
 
 struct NodeView {
   std::uint16_t type = 0;
-  int gpus_free = 0;  // 0 on noticed and down nodes
+  int gpus_free = 0;  // GPUs nobody holds any share of; 0 on noticed and down nodes
   NodeStatus status = NodeStatus::Up;
 };
 
@@ -53,6 +54,9 @@ struct QueuedJob {
   int gpus = 1;
   sim::SimTime submit;
   std::uint64_t eligible_types = 0;  // bit t set: node type t can hold it
+  // Its share of its one GPU in thousandths, below 1000 for a job that shares a GPU
+  // (job key `gpu_milli`); 1000: it takes whole GPUs, which it never shares.
+  int gpu_milli = 1000;
   int team = -1;                   // index into WorkloadSpec::teams, -1 for none
   int priority = 0;                // its class (job key `priority`, default 0): higher goes first under `priority`
   sim::SimTime waiting_since = sim::SimTime::zero();  // when it joined the waiting jobs (its arrival, or the end of its last run)
@@ -79,6 +83,7 @@ struct RunningJob : QueuedJob {
   std::uint32_t first = 0;         // its nodes: ClusterView::running_nodes[first, first + count)
   std::uint32_t count = 0;
   int gpus_per_node = 0;
+  int gpu = -1;                    // a shared GPU's local index on its node (gpu_milli < 1000), else -1
   sim::SimTime since;              // start of its current run
   bool stopping = false;           // writing a last checkpoint before it stops (notice, budget, preemption)
 };
@@ -113,6 +118,9 @@ struct RunningPlace {
   std::span<const std::uint32_t> nodes;
   int gpus_per_node = 0;
   bool stopping = false;  // writing a last checkpoint, or saving its state, before it stops
+  int gpu = -1;           // a job sharing a GPU: its local index on the node, and the job's share
+  int gpu_milli = 1000;
+  std::uint64_t gpu_mask = 0;  // the GPUs it holds on each node (bit = local index); 0: not known
 };
 class RunningJobs {
  public:
@@ -174,6 +182,11 @@ struct ClusterView {
   const NodeChanges* changes = nullptr;
   // Team quotas in force (null: none).
   Admission* admission = nullptr;
+  // Per GPU (cluster-wide, NodeTypeView::first_gpu + local node index x gpus_per_node + GPU):
+  // the thousandths of it nobody holds, 0 on noticed and down nodes. Filled when some job
+  // shares GPUs (QueuedJob::gpu_milli < 1000); empty otherwise, when a GPU is either free
+  // (one of the first gpus_free of its node, as a plan counts them) or taken.
+  std::span<const std::uint16_t> gpu_room = {};
 };
 
 // A waiting job that quotas hold back now: a strict pass passes over it (it does not hold
@@ -183,13 +196,19 @@ inline bool held_by_quota(const ClusterView& cluster, const QueuedJob& job) {
 }
 
 // Start waiting job `job` on nodes[first, first + count) of Decisions::nodes, taking
-// gpus_per_node GPUs on each.
+// gpus_per_node GPUs on each; a job that shares a GPU (gpu_milli < 1000) takes its share
+// of GPU `gpu` (local index) of its one node, with gpus_per_node 1.
 struct Placement {
   std::uint32_t job = 0;
   std::uint32_t first = 0;
   std::uint32_t count = 0;
   int gpus_per_node = 0;
   int node_type = 0;
+  int gpu = -1;
+  int gpu_milli = 1000;  // the job's (QueuedJob::gpu_milli)
+  // The GPUs (bit = local index) it takes on each node, as the strategy planned them when the
+  // view has ClusterView::gpu_room (the cluster checks them); 0: not said.
+  std::uint64_t gpu_mask = 0;
 };
 
 // Stop a running job. A policy says whom and why; how it stops (saving its work first or

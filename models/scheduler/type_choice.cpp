@@ -14,7 +14,7 @@ void TypeChoiceScheduler::options(const ClusterView& cluster, const QueuedJob& j
     if (!(job.eligible_types >> t & 1)) continue;
     const double time_s = cluster.speeds->time_left_alone_s(job.job, static_cast<int>(t));
     if (std::isnan(time_s)) continue;
-    out.push_back(Option{static_cast<int>(t), time_s, time_s * job.gpus * cluster.types[t].usd_per_gpu_hour_now / 3600.0});
+    out.push_back(Option{static_cast<int>(t), time_s, time_s * job.gpus * (job.gpu_milli / 1000.0) * cluster.types[t].usd_per_gpu_hour_now / 3600.0});
   }
 }
 

@@ -18,7 +18,8 @@ namespace gcsim::trace::schema {
 // Changes only when an existing field changes meaning or type; added columns and labels
 // keep it (docs/trace-format.md, "Conventions").
 // 3: string columns fixed-width, /inputs' bytes moved to /input_bytes.
-inline constexpr std::int64_t VERSION = 3;
+// 4: /utilization.allocated_gpus is float64 (jobs may hold shares of a GPU), /jobs.gpu_milli.
+inline constexpr std::int64_t VERSION = 4;
 
 enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8 };
 
@@ -122,7 +123,7 @@ namespace detail {
 using T = Type;
 inline constexpr Column EVENTS[] = {
     {"time_s", T::F64}, {"kind", T::Enum8, EVENT_KINDS}, {"job", T::I64}, {"node", T::I32}};
-inline constexpr Column UTILIZATION[] = {{"time_s", T::F64}, {"allocated_gpus", T::I32}, {"total_gpus", T::I32}};
+inline constexpr Column UTILIZATION[] = {{"time_s", T::F64}, {"allocated_gpus", T::F64}, {"total_gpus", T::I32}};
 inline constexpr Column LEDGER[] = {{"time_s", T::F64}, {"pool", T::I32},
                                     {"node", T::I32},   {"job", T::I64},
                                     {"category", T::Enum8, LEDGER_CATEGORIES}, {"usd", T::F64},
@@ -160,7 +161,8 @@ inline constexpr Column JOBS[] = {{"job_id", T::I64},
                                   {"gpu_s_held", T::F64},
                                   {"gpu_s_lost", T::F64},
                                   {"gpu_s_checkpoint", T::F64},
-                                  {"gpu_s_restart", T::F64}};
+                                  {"gpu_s_restart", T::F64},
+                                  {"gpu_milli", T::I32}};
 inline constexpr Column NODES[] = {{"node_id", T::I32},
                                    {"node_type", T::Str, {}, NAME_BYTES},
                                    {"gpu", T::Str, {}, NAME_BYTES},

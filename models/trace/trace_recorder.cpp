@@ -114,7 +114,7 @@ void TraceRecorder::flush_utilization() {
   if (!util_pending_) return;
   util_pending_ = false;
   if (util_value_ == util_written_ && util_total_ == util_total_written_) return;
-  utilization_.begin_row().f64(0, util_time_.seconds()).i32(1, util_value_).i32(2, util_total_);
+  utilization_.begin_row().f64(0, util_time_.seconds()).f64(1, util_value_).i32(2, util_total_);
   util_written_ = util_value_;
   util_total_written_ = util_total_;
 }
@@ -130,7 +130,7 @@ void TraceRecorder::preemption_stopped(const Job& j) {
     open_preemption_[j.id] = -1;
   }
   if (!j.preempted) return;
-  const double gpus = j.gpus_held();
+  const double gpus = j.gpu_share_held();
   PreemptionRow row;
   row.time_s = j.preempted_at.seconds();
   row.job = j.id;
@@ -151,7 +151,7 @@ void TraceRecorder::restart_began(const Job& j) {
   if (open < 0) return;
   PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
   row.restore_s = j.run_restore.seconds();
-  row.restore_gpu_s = row.restore_s * j.gpus_held();
+  row.restore_gpu_s = row.restore_s * j.gpu_share_held();
   if (j.run_restore == sim::SimTime::zero()) open_preemption_[j.id] = -1;
 }
 
@@ -210,14 +210,15 @@ void TraceRecorder::write_jobs() {
         .f64(20, e ? speeds_.memory_per_gpu_bytes(j.id) : NaN);
     // GPU-seconds held, over every run; a run still going at the end counts to the end.
     double held = j.held_gpu_s;
-    if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpus_held();
+    if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpu_share_held();
     t.str(21, j.team >= 0 ? std::string_view(scenario_.workload.teams[static_cast<std::size_t>(j.team)]) : std::string_view())
         .i32(22, j.interruptions)
         .i32(23, j.checkpoints)
         .f64(24, held)
         .f64(25, j.lost_gpu_s)
         .f64(26, j.checkpoint_gpu_s)
-        .f64(27, j.restart_gpu_s);
+        .f64(27, j.restart_gpu_s)
+        .i32(28, j.gpu_milli);
   }
 }
 
@@ -229,7 +230,7 @@ void TraceRecorder::write_nodes() {
   for (std::size_t n = 0; n < nodes.size(); ++n) busy_gpu_s[n] = nodes[n].busy_gpu_s;
   for (const Job& j : cluster_.jobs())
     if (j.status == JobStatus::Running)
-      for (std::uint32_t n : cluster_.nodes_of(j)) busy_gpu_s[n] += (cluster_.end_time() - j.run_start).seconds() * j.gpus_per_node_held;
+      for (std::uint32_t n : cluster_.nodes_of(j)) busy_gpu_s[n] += (cluster_.end_time() - j.run_start).seconds() * j.gpus_per_node_held * (j.gpu_milli / 1000.0);
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     const auto& type = scenario_.cluster.node_types[nodes[n].type];
     t.begin_row()

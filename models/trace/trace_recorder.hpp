@@ -76,8 +76,8 @@ class TraceRecorder {
   // several changes at one instant give one row.
   bool util_pending_ = false;
   sim::SimTime util_time_;
-  int util_value_ = -1;
-  int util_written_ = -1;
+  double util_value_ = -1;
+  double util_written_ = -1;
   int util_total_ = 0;
   int util_total_written_ = -1;
 };

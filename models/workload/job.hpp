@@ -32,6 +32,10 @@ struct JobRequest {
   sim::SimTime submit;
   sim::SimTime deadline = sim::SimTime::max();  // submit + the job key `deadline`; max(): none
   int gpus = 1;
+  // Its share of its GPU in thousandths: 1000 (whole GPUs), or less for a one-GPU job that
+  // shares its GPU with other such jobs. GPU-seconds it holds count gpus x gpu_milli / 1000.
+  std::int16_t gpu_milli = 1000;
+  bool shares_gpu() const { return gpu_milli < 1000; }
   // Exactly one of these describes the work: a measured duration, or FLOP at a rate.
   bool has_duration = true;
   sim::SimTime duration;
@@ -67,6 +71,8 @@ struct JobRun {
   std::uint32_t nodes_count = 0;
   int gpus_per_node_held = 0;      // GPUs held on each of its nodes
   std::uint64_t gpu_mask = 0;      // which GPUs (bit = local index) it holds on each node
+  // The GPUs it holds (or a share of), counted whole: the GPU-seconds it holds are
+  // Job::gpu_share_held() per second.
   int gpus_held() const { return gpus_per_node_held * static_cast<int>(nodes_count); }
 
   // Progress, in work units: seconds of runtime for a duration job, FLOP for a work job,
@@ -132,6 +138,9 @@ struct JobStats {
   double held_gpu_s = 0;           // GPU-seconds held over all runs (ended runs)
 };
 
-struct Job : JobRequest, JobRun, JobCheckpoint, JobStats {};
+struct Job : JobRequest, JobRun, JobCheckpoint, JobStats {
+  // GPUs held, counting a shared GPU by the job's share of it: GPU-seconds per second.
+  double gpu_share_held() const { return gpus_held() * (gpu_milli / 1000.0); }
+};
 
 }  // namespace gcsim::models
