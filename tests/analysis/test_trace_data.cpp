@@ -80,8 +80,11 @@ void write_schema1(const std::string& path, const TraceData& d, const WriteOptio
     auto& events = f->add_table("events", event_columns);
     for (const EventRecord& e : d.events) events.begin_row().f64(0, e.time_s).enum8(1, e.kind).i64(2, e.job).i32(3, e.node);
   }
-  auto& util = f->add_table("utilization", schema1_columns(schema::UTILIZATION, 3));
-  for (const UtilizationSample& u : d.utilization) util.begin_row().f64(0, u.time_s).i32(1, u.allocated_gpus).i32(2, u.total_gpus);
+  std::vector<Column> util_columns = schema1_columns(schema::UTILIZATION, 3);
+  util_columns[1].type = gcsim::trace::ColumnType::I32;  // allocated_gpus: an integer before schema 4
+  auto& util = f->add_table("utilization", util_columns);
+  for (const UtilizationSample& u : d.utilization)
+    util.begin_row().f64(0, u.time_s).i32(1, static_cast<std::int32_t>(u.allocated_gpus)).i32(2, u.total_gpus);
   f->commit();
 }
 
