@@ -54,9 +54,10 @@ void FairShareScheduler::job_left(std::uint32_t job) {
 void FairShareScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   Group& g = group(job.team);
   advance(g, now.seconds());
-  g.running_gpus += job.gpus;
-  if (job.job >= gpus_of_.size()) gpus_of_.resize(std::max<std::size_t>(job.job + 1, gpus_of_.size() * 2), 0);
-  gpus_of_[job.job] = job.gpus;
+  const double share = job.gpus * (job.gpu_milli / 1000.0);
+  g.running_gpus += share;
+  if (job.job >= gpus_of_.size()) gpus_of_.resize(std::max<std::size_t>(job.job + 1, gpus_of_.size() * 2), 0.0);
+  gpus_of_[job.job] = share;
   group_of_[job.job] = job.team + 1;
 }
 
@@ -110,7 +111,7 @@ void FairShareScheduler::schedule(const ClusterView& cluster, const WaitingJobs&
                         started = true;
                         if (id >= placed_.size()) placed_.resize(std::max<std::size_t>(id + 1, placed_.size() * 2), 0);
                         placed_[id] = 1;
-                        r.running_per_weight += q.gpus / g.weight;
+                        r.running_per_weight += q.gpus * (q.gpu_milli / 1000.0) / g.weight;
                         return ranks_.empty() || !after(r, ranks_.front()) ? Visit::Next : Visit::Stop;
                       }
                       if (held_by_quota(cluster, q)) return Visit::Next;  // its team's limit, not the capacity

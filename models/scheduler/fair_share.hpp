@@ -54,7 +54,7 @@ class FairShareScheduler final : public Scheduler {
     double weight = 1;
     double usage_gpu_s = 0;  // at usage_at_s
     double usage_at_s = 0;
-    int running_gpus = 0;
+    double running_gpus = 0;  // a share of a GPU counts as its share
   };
   Group& group(int team);
   void advance(Group& g, double now_s) const;
@@ -65,7 +65,7 @@ class FairShareScheduler final : public Scheduler {
   OrderIndex<double>::Slots slots_;  // shared by the groups' waiting indexes
   std::vector<Group> groups_;        // by team + 1 (0: no team)
   std::vector<std::int32_t> group_of_;  // by job id: its group while running or waiting
-  std::vector<int> gpus_of_;            // by job id, while running
+  std::vector<double> gpus_of_;         // by job id, while running (shares as shares)
   struct Rank {
     double usage_per_weight;
     double running_per_weight;

@@ -64,6 +64,7 @@ class LasScheduler final : public OrderedScheduler {
     double start_s = 0;         // start of its run (running)
     double promote_at_s = -1;   // when a waiting job is promoted; < 0: never
     int gpus = 0;
+    double share = 0;           // GPUs it holds, a share of a GPU as its share (attained service per second)
     int queue = 0;              // its queue as last set
     std::uint32_t running_pos = 0;
   };

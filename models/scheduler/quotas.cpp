@@ -35,10 +35,10 @@ QuotaScheduler::QuotaScheduler(std::unique_ptr<Scheduler> inner, QuotaSpec spec,
 void QuotaScheduler::job_waiting(const QueuedJob& job) {
   const std::size_t s = slot(job.team);
   grow(team_of_, job.job, std::int16_t{0});
-  grow(gpus_of_, job.job, 0);
+  grow(gpus_of_, job.job, Milli{0});
   team_of_[job.job] = static_cast<std::int16_t>(s);
-  gpus_of_[job.job] = job.gpus;
-  waiting_gpus_[s] += job.gpus;
+  gpus_of_[job.job] = milli_of(job);
+  waiting_gpus_[s] += milli_of(job);
   waiting_[s]->insert(job.job, job.gpus, static_cast<double>(job.job));
   inner_->job_waiting(job);
 }
@@ -52,7 +52,7 @@ void QuotaScheduler::job_left(std::uint32_t job) {
 
 void QuotaScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   const std::size_t s = slot(job.team);
-  used_[s] += job.gpus;
+  used_[s] += milli_of(job);
   // Newest first; among runs started at one instant, the later submitted first.
   running_.insert(job.job, job.gpus, {-now.ns(), -static_cast<std::int64_t>(job.job)});
   inner_->run_started(job, now);
@@ -80,11 +80,11 @@ void QuotaScheduler::enter_window(const ClusterView& cluster) {
     if (window_ < 0 && when.contains(cluster.now)) window_ = static_cast<int>(w);
     window_until_ = std::min(window_until_, when.next_change(cluster.now));
   }
-  // floor(share x GPUs), with a guard so that 29% of 100 is 29.
-  const auto gpus = [&](double share) { return static_cast<int>(std::floor(share * total_gpus_ + 1e-9)); };
+  // floor(share x GPUs) whole GPUs, with a guard so that 29% of 100 is 29.
+  const auto gpus = [&](double share) { return 1000 * static_cast<Milli>(std::floor(share * total_gpus_ + 1e-9)); };
   for (std::size_t s = 0; s < limits_.size(); ++s) {
     if (window_ < 0 || s == teams_) {
-      limits_[s] = Limits{0, total_gpus_};
+      limits_[s] = Limits{0, 1000 * static_cast<Milli>(total_gpus_)};
     } else {
       const TeamShareSpec& share = spec_.windows[static_cast<std::size_t>(window_)].teams[s];
       limits_[s] = Limits{gpus(share.min), gpus(share.max)};
@@ -92,11 +92,11 @@ void QuotaScheduler::enter_window(const ClusterView& cluster) {
   }
 }
 
-int QuotaScheduler::reserved(std::size_t team) const {
-  const int left = limits_[team].guaranteed - used_[team] - taken_[team];
+QuotaScheduler::Milli QuotaScheduler::reserved(std::size_t team) const {
+  const Milli left = limits_[team].guaranteed - used_[team] - taken_[team];
   if (left <= 0) return 0;
   if (!spec_.lending) return left;
-  return std::max(0, std::min(left, waiting_gpus_[team] - taken_[team]));
+  return std::max(Milli{0}, std::min(left, waiting_gpus_[team] - taken_[team]));
 }
 
 void QuotaScheduler::sync() const {
@@ -116,11 +116,12 @@ void QuotaScheduler::sync() const {
 bool QuotaScheduler::admits(const QueuedJob& job) const {
   sync();
   const std::size_t s = slot(job.team);
-  if (used_[s] + taken_[s] + job.gpus > limits_[s].cap) return false;
-  int others = 0;
+  const Milli asked = milli_of(job);
+  if (used_[s] + taken_[s] + asked > limits_[s].cap) return false;
+  Milli others = 0;
   for (std::size_t o = 0; o < limits_.size(); ++o)
     if (o != s) others += reserved(o);
-  return job.gpus <= free_gpus_ - others;
+  return asked <= free_gpus_ - others;
 }
 
 void QuotaScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
@@ -128,8 +129,12 @@ void QuotaScheduler::schedule(const ClusterView& cluster, const WaitingJobs& wai
   if (inner_wake_ <= cluster.now) inner_wake_ = sim::SimTime::max();
   std::fill(taken_.begin(), taken_.end(), 0);
   free_at_start_ = 0;
-  for (const NodeView& n : cluster.nodes)
-    if (n.status == NodeStatus::Up) free_at_start_ += n.gpus_free;
+  if (!cluster.gpu_room.empty()) {
+    for (const std::uint16_t room : cluster.gpu_room) free_at_start_ += room;  // 0 on nodes not up
+  } else {
+    for (const NodeView& n : cluster.nodes)
+      if (n.status == NodeStatus::Up) free_at_start_ += 1000 * static_cast<Milli>(n.gpus_free);
+  }
   free_gpus_ = free_at_start_;
   pass_ = &out;
   first_placement_ = synced_ = out.placements.size();
@@ -161,7 +166,7 @@ void QuotaScheduler::mark_victim(std::uint32_t job, PreemptReason reason, Decisi
 
 void QuotaScheduler::enforce_caps(const ClusterView& cluster, Decisions& out) {
   for (std::size_t s = 0; s < limits_.size(); ++s) {
-    int over = used_[s] - stopping_gpus_[s] - limits_[s].cap;
+    Milli over = used_[s] - stopping_gpus_[s] - limits_[s].cap;
     if (over <= 0 || cluster.running_jobs == nullptr) continue;
     running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
       if (static_cast<std::size_t>(team_of_[id]) != s || (id < victim_.size() && victim_[id] != 0)) return Visit::Next;
@@ -176,13 +181,14 @@ void QuotaScheduler::enforce_caps(const ClusterView& cluster, Decisions& out) {
 void QuotaScheduler::reclaim(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   if (cluster.running_jobs == nullptr) return;
   for (std::size_t s = 0; s < teams_; ++s) {
-    const int left = limits_[s].guaranteed - used_[s] - taken_[s];
+    const Milli left = limits_[s].guaranteed - used_[s] - taken_[s];
     if (left <= 0 || waiting_gpus_[s] - taken_[s] <= 0) continue;
     // Its first waiting job, in submit order, that its guarantee has room for and that this
-    // pass did not place.
+    // pass did not place. (Size classes are in whole GPUs: one-GPU jobs may be shares.)
     const QueuedJob* w = nullptr;
-    waiting_[s]->scan([&](int gpus) { return gpus <= left; }, [&](std::uint32_t id, bool fits) {
-      if (!fits) return Visit::Next;
+    waiting_[s]->scan([&](int gpus) { return gpus == 1 || 1000 * static_cast<Milli>(gpus) <= left; },
+                      [&](std::uint32_t id, bool fits) {
+      if (!fits || gpus_of_[id] > left) return Visit::Next;
       for (const Placement& p : out.placements)
         if (p.job == id) return Visit::Next;
       w = &waiting[id];

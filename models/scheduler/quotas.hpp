@@ -56,15 +56,18 @@ class QuotaScheduler final : public Scheduler, private Admission {
   // Brings taken_ and free_gpus_ up to the placements in *pass_ (decided so far).
   void sync() const;
 
+  // GPU amounts are in thousandths of a GPU (a job sharing a GPU counts its share).
+  using Milli = std::int64_t;
+  static Milli milli_of(const QueuedJob& job) { return static_cast<Milli>(job.gpus) * job.gpu_milli; }
   struct Limits {
-    int guaranteed = 0;
-    int cap = 0;
+    Milli guaranteed = 0;
+    Milli cap = 0;
   };
   std::size_t slot(int team) const {
     return team < 0 || static_cast<std::size_t>(team) >= teams_ ? teams_ : static_cast<std::size_t>(team);
   }
   void enter_window(const ClusterView& cluster);
-  int reserved(std::size_t team) const;  // R_team in this pass
+  Milli reserved(std::size_t team) const;  // R_team in this pass
   void reclaim(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   void enforce_caps(const ClusterView& cluster, Decisions& out);
   // Preempts running jobs of other teams above their guarantee, newest first, until job
@@ -80,15 +83,15 @@ class QuotaScheduler final : public Scheduler, private Admission {
 
   // By job id: team slot and GPUs of a waiting or running job.
   std::vector<std::int16_t> team_of_;
-  std::vector<int> gpus_of_;
-  std::vector<int> used_;            // by slot: U
-  std::vector<int> waiting_gpus_;    // by slot: GPUs of its waiting jobs
+  std::vector<Milli> gpus_of_;
+  std::vector<Milli> used_;            // by slot: U
+  std::vector<Milli> waiting_gpus_;    // by slot: GPUs of its waiting jobs
   OrderIndex<double>::Slots waiting_slots_;
   std::vector<std::unique_ptr<OrderIndex<double>>> waiting_;  // by slot, in submit order (key: id)
   // Every running job, newest first: key (-start, -id).
   OrderIndex<std::pair<std::int64_t, std::int64_t>> running_;
   std::vector<std::uint8_t> victim_;  // by job id: 1 preempted here, still running; 2 the policy's, this pass
-  std::vector<int> stopping_gpus_;    // by slot: GPUs of its jobs preempted here, still running
+  std::vector<Milli> stopping_gpus_;  // by slot: GPUs of its jobs preempted here, still running
   std::vector<std::uint32_t> mine_;   // the jobs preempted here, still running
 
   // The window and its limits.
@@ -101,13 +104,13 @@ class QuotaScheduler final : public Scheduler, private Admission {
   const Decisions* pass_ = nullptr;
   std::size_t first_placement_ = 0;     // the placements before it were not the policy's
   mutable std::size_t synced_ = 0;
-  mutable std::vector<int> taken_;      // by slot: GPUs placed in this pass
-  mutable int free_gpus_ = 0;           // free GPUs of up nodes, less this pass's placements
-  int free_at_start_ = 0;
+  mutable std::vector<Milli> taken_;    // by slot: GPUs placed in this pass
+  mutable Milli free_gpus_ = 0;         // free GPUs of up nodes (and unheld shares), less this pass's placements
+  Milli free_at_start_ = 0;
   ClusterView view_;
   sim::SimTime inner_wake_ = sim::SimTime::max();
   std::vector<std::uint32_t> victims_;  // scratch
-  std::vector<int> victim_gpus_;        // scratch, by slot
+  std::vector<Milli> victim_gpus_;      // scratch, by slot
 };
 
 }  // namespace gcsim::models

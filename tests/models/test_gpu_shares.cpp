@@ -304,3 +304,22 @@ workload:
     CHECK(completed == 300);
   }
 }
+
+TEST_CASE("quotas count a share as its share of a GPU", "[model][quotas]") {
+  // Team a may hold at most 25% of 4 GPUs: 1 GPU. Its three 500 shares (2 h each, all at
+  // 0): A1 and A2 fill one GPU (500 + 500 = 1000, at the cap) and start at 0; A3 would take
+  // a over its cap and waits for A1 to end at 2 h. Counted as a whole GPU each, A2 would wait
+  // too. Team b's whole-GPU job starts at 0 beside them.
+  const Run run(TWO_BY_TWO + R"(scheduler: {policy: fifo, blocking: skip, quotas: {windows: [{teams: {a: {max: 25%}}}]}}
+workload:
+  jobs:
+    - {name: A1, team: a, gpus: 1, gpu_milli: 500, duration: 2h}
+    - {name: A2, team: a, gpus: 1, gpu_milli: 500, duration: 2h}
+    - {name: A3, team: a, gpus: 1, gpu_milli: 500, duration: 2h}
+    - {name: B1, team: b, gpus: 1, duration: 1h}
+)");
+  CHECK(run.job("A1").start == sim::SimTime::zero());
+  CHECK(run.job("A2").start == sim::SimTime::zero());
+  CHECK(run.job("A3").start == sim::hours(2));
+  CHECK(run.job("B1").start == sim::SimTime::zero());
+}
