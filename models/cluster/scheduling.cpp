@@ -33,7 +33,9 @@ void Cluster::on_schedule(std::uint64_t) {
   // With nobody waiting there is nothing to place; a policy is still called at the
   // wake-up it asked for.
   if (queue_.waiting().empty() && !woken) {
-    alloc_.drop_changes();  // unread: placement indexes notice the gap and compare node by node
+    // Unread, the log is kept for the next pass to follow while it is shorter than the
+    // nodes; past that, dropped: placement indexes notice the gap and compare node by node.
+    if (alloc_.changes().nodes.size() > alloc_.nodes().size()) alloc_.drop_changes();
     return;
   }
   refresh_prices();
