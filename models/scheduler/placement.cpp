@@ -557,32 +557,16 @@ int highest_at_least(const std::array<std::uint64_t, 16>& bits, int from) {
 }
 }  // namespace
 
-PlacementStrategy::GpuChoice PlacementStrategy::tightest_shared(const QueuedJob& job) const {
+// Over the job's eligible types, the shared GPU with room for it whose room is the least
+// (or, `most`, the greatest); ties by the lowest GPU, earlier types first.
+PlacementStrategy::GpuChoice PlacementStrategy::shared_gpu(const QueuedJob& job, bool most) const {
   if (!rooms_built_) build_rooms();
   GpuChoice best;
   int best_room = 0;
   for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
     if (!fits_one_node(job, t)) continue;
-    const int r = lowest_at_least(room_used_[t], job.gpu_milli);
-    if (r >= 0 && (best.node < 0 || r < best_room)) {
-      const NodeTypeView& type = cluster_->types[t];
-      const std::uint32_t local = rooms_[t][static_cast<std::size_t>(r)].first();
-      const std::uint32_t per = static_cast<std::uint32_t>(type.gpus_per_node);
-      best = GpuChoice{static_cast<int>(type.first_node + local / per), static_cast<int>(local % per), static_cast<int>(t)};
-      best_room = r;
-    }
-  }
-  return best;
-}
-
-PlacementStrategy::GpuChoice PlacementStrategy::loosest_shared(const QueuedJob& job) const {
-  if (!rooms_built_) build_rooms();
-  GpuChoice best;
-  int best_room = 0;
-  for (std::size_t t = 0; t < cluster_->types.size(); ++t) {
-    if (!fits_one_node(job, t)) continue;
-    const int r = highest_at_least(room_used_[t], job.gpu_milli);
-    if (r >= 0 && (best.node < 0 || r > best_room)) {
+    const int r = most ? highest_at_least(room_used_[t], job.gpu_milli) : lowest_at_least(room_used_[t], job.gpu_milli);
+    if (r >= 0 && (best.node < 0 || (most ? r > best_room : r < best_room))) {
       const NodeTypeView& type = cluster_->types[t];
       const std::uint32_t local = rooms_[t][static_cast<std::size_t>(r)].first();
       const std::uint32_t per = static_cast<std::uint32_t>(type.gpus_per_node);
@@ -594,7 +578,7 @@ PlacementStrategy::GpuChoice PlacementStrategy::loosest_shared(const QueuedJob& 
 }
 
 PlacementStrategy::GpuChoice PlacementStrategy::choose_gpu(const QueuedJob& job) const {
-  const GpuChoice shared = tightest_shared(job);
+  const GpuChoice shared = shared_gpu(job, false);
   if (shared.node >= 0) return shared;
   const NodeChoice c = choose_node(job);
   if (c.node < 0) return {};
@@ -604,7 +588,7 @@ PlacementStrategy::GpuChoice PlacementStrategy::choose_gpu(const QueuedJob& job)
 PlacementStrategy::GpuChoice SpreadPlacement::choose_gpu(const QueuedJob& job) const {
   const NodeChoice c = choose_node(job);
   if (c.node >= 0) return GpuChoice{c.node, lowest_free_gpu(static_cast<std::uint32_t>(c.node)), c.type};
-  return loosest_shared(job);
+  return shared_gpu(job, true);
 }
 
 bool PlacementStrategy::place_share(const QueuedJob& job, Decisions& out) {

@@ -144,10 +144,9 @@ class PlacementStrategy {
   // The GPU a job that shares a GPU goes to (default: best fit among shared GPUs, else a
   // free GPU on choose_node's node).
   virtual GpuChoice choose_gpu(const QueuedJob& job) const;
-  // The shared GPU (some thousandths held, at least `milli` unheld) with the fewest
-  // (tightest) or most (loosest) unheld thousandths, over the job's eligible types.
-  GpuChoice tightest_shared(const QueuedJob& job) const;
-  GpuChoice loosest_shared(const QueuedJob& job) const;
+  // The shared GPU (some thousandths held, at least the job's unheld) with the fewest
+  // unheld thousandths (the most, `most`), over the job's eligible types.
+  GpuChoice shared_gpu(const QueuedJob& job, bool most) const;
   // The lowest free GPU of node n in the plan (free(n) >= 1).
   int lowest_free_gpu(std::uint32_t n) const;
   bool tracks_gpus() const { return !cluster_->gpu_room.empty(); }

@@ -7,6 +7,7 @@
 #include "models/scheduler/fifo.hpp"
 #include "models/coupling/expand_workload.hpp"
 #include "sim/engine.hpp"
+#include "support/model_run.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
@@ -14,26 +15,7 @@ using models::JobStatus;
 
 namespace {
 
-struct ModelRun {
-  models::Scenario scenario;
-  sim::Engine engine;
-  models::Cluster cluster;
-  models::Ledger ledger;
-  models::CostMeter costs;
-  explicit ModelRun(const std::string& yaml)
-      : scenario(test::scenario_from_yaml(yaml)),
-        cluster(engine, scenario, models::expand_workload(scenario, 0), std::make_unique<models::FifoScheduler>()),
-        costs(scenario, cluster, ledger) {
-    cluster.start();
-    engine.run();
-  }
-  const models::Job& job(const std::string& name) const {
-    for (const auto& j : cluster.jobs())
-      if (j.name == name) return j;
-    FAIL("no job " << name);
-    throw;
-  }
-};
+using test::ModelRun;
 
 // Two nodes of 4 GPUs at $8/h per node ($2 per GPU-hour), given back with the last job.
 const std::string CLUSTER = R"(name: hand

@@ -19,6 +19,7 @@
 #include "models/scheduler/placement.hpp"
 #include "sim/check.hpp"
 #include "sim/engine.hpp"
+#include "support/model_run.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
@@ -51,25 +52,9 @@ models::Decisions share_on(std::uint32_t node, int gpu) {
   return d;
 }
 
-struct Run {
-  models::Scenario scenario;
-  sim::Engine engine;
-  models::Cluster cluster;
-  models::Ledger ledger;
-  models::CostMeter costs;
-  explicit Run(const std::string& yaml)
-      : scenario(test::scenario_from_yaml(yaml)),
-        cluster(engine, scenario, models::expand_workload(scenario, 0), models::builtins().schedulers.make(scenario.scheduler)),
-        costs(scenario, cluster, ledger) {
-    cluster.start();
-    engine.run();
-  }
-  const models::Job& job(const std::string& name) const {
-    for (const auto& j : cluster.jobs())
-      if (j.name == name) return j;
-    FAIL("no job " << name);
-    throw;
-  }
+// A run, with where each job that shares a GPU went.
+struct Run : test::ModelRun {
+  using test::ModelRun::ModelRun;
   // (node, local GPU) of a job that shares one.
   std::pair<std::uint32_t, int> gpu(const std::string& name) const {
     const models::Job& j = job(name);
