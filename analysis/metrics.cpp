@@ -85,6 +85,10 @@ Metrics compute_metrics(const TraceData& trace) {
     }
     m.interruptions += j.resilience.interruptions;
     m.gpu_hours_held += j.resilience.gpu_s_held / 3600.0;
+    if (j.gpu_milli < 1000) {
+      ++m.jobs_sharing_gpu;
+      m.share_gpu_hours_held += j.resilience.gpu_s_held / 3600.0;
+    }
     m.gpu_hours_lost += j.resilience.gpu_s_lost / 3600.0;
     m.gpu_hours_checkpoint += j.resilience.gpu_s_checkpoint / 3600.0;
     m.gpu_hours_restart += j.resilience.gpu_s_restart / 3600.0;

@@ -111,6 +111,10 @@ struct Metrics {
   std::int64_t jobs_completed = 0;
   std::int64_t jobs_running = 0;
   std::int64_t jobs_never_started = 0;
+  // Jobs that ask for a share of one GPU (gpu_milli < 1000) and the GPU-hours they held
+  // (shares counted as shares: part of gpu_hours_held).
+  std::int64_t jobs_sharing_gpu = 0;
+  double share_gpu_hours_held = 0;
   // Model-described jobs (docs/step-time.md): useful samples and where their GPU time went.
   double samples_total = 0;                 // samples processed by model-described jobs
   double model_gpu_hours = 0;               // GPU-hours those jobs held

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/metrics.hpp"
 #include "models/accounting/cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
 #include "models/cluster/node_allocator.hpp"
@@ -248,6 +249,11 @@ TEST_CASE("the trace carries each job's share and the allocated GPUs as shares",
   REQUIRE_FALSE(t.utilization.empty());
   CHECK(t.utilization.front().allocated_gpus == Approx(2.0));  // A + B = 1 GPU, C 1 GPU
   CHECK(t.attrs.trace_schema == 4);
+  // analyze: two jobs sharing, 0.5 GPU x 2 h each = 2 GPU-hours held by shares of 3 in all.
+  const analysis::Metrics m = analysis::compute_metrics(t);
+  CHECK(m.jobs_sharing_gpu == 2);
+  CHECK(m.share_gpu_hours_held == Approx(2.0).epsilon(1e-12));
+  CHECK(m.gpu_hours_held == Approx(3.0).epsilon(1e-12));
 }
 
 TEST_CASE("every policy runs a mix of shares and whole-GPU jobs without breaking a GPU", "[model][scheduler]") {
