@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace gcsim::models {
 
@@ -65,10 +66,11 @@ void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
 }
 
 void FinishTimeFairScheduler::rekey(double at_s, const WaitingJobs& waiting) {
-  for (const QueuedJob& q : waiting.all()) {
-    order_.erase(q.job);
-    order_.insert(q.job, q.gpus, -rho(q.job, at_s));
-  }
+  // Every waiting job's key moves (by -(tick - last tick) / T_ideal, not alike): the whole
+  // index is rebuilt in O(n), not re-keyed job by job in O(n log n).
+  GCSIM_CHECK(order_.size() == waiting.size(), "finish-time-fair: the order holds " + std::to_string(order_.size()) +
+                                                   " jobs, " + std::to_string(waiting.size()) + " wait");
+  order_.rekey_all([&](std::uint32_t job) { return -rho(job, at_s); });
 }
 
 void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
