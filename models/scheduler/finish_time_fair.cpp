@@ -95,7 +95,7 @@ void FinishTimeFairScheduler::after_placing(const ClusterView& cluster, const Wa
   if (!params_ftf_.preempt || !tick_ || blocked == nullptr) return;
   const QueuedJob& w = waiting[*blocked];
   const double rho_w = rho(w.job, cluster.now.seconds());
-  running_.make_room(cluster, *placement_, w, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
+  running_.make_room(cluster, w, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
                      PreemptReason::Quantum, out);
 }
 
