@@ -24,7 +24,9 @@ void Preempter::stopping(std::uint32_t job, const RunningPlace& place) {
   if (job >= is_preempted_.size()) is_preempted_.resize(std::max<std::size_t>(job + 1, is_preempted_.size() * 2), 0);
   if (job >= held_of_.size()) held_of_.resize(std::max<std::size_t>(job + 1, held_of_.size() * 2));
   is_preempted_[job] = 1;
-  held_of_[job] = Span{static_cast<std::uint32_t>(held_.size()), static_cast<std::uint32_t>(place.nodes.size())};
+  held_of_[job] = Span{static_cast<std::uint32_t>(held_.size()), static_cast<std::uint32_t>(place.nodes.size()),
+                       order_.key(job)};
+  order_.erase(job);
   for (std::uint32_t n : place.nodes) {
     held_.push_back(Held{job, n, place.gpus_per_node});
     stopping_gpus_[n] += place.gpus_per_node;

@@ -28,14 +28,20 @@ namespace gcsim::models {
 class Preempter {
  public:
   // A run started (`key`: its place in the victim order, smaller first), or its key changed.
+  // A job preempted here is out of the order until its run ends (a scan would only pass
+  // over it): its key is kept aside.
   void running(std::uint32_t job, int gpus, double key) {
+    if (is_preempted(job)) {
+      held_of_[job].key = key;
+      return;
+    }
     if (order_.contains(job)) order_.erase(job);
     order_.insert(job, gpus, key);
   }
   // Its run ended (finished or stopped).
   void ended(std::uint32_t job);
-  bool is_running(std::uint32_t job) const { return order_.contains(job); }
-  double key(std::uint32_t job) const { return order_.key(job); }
+  bool is_running(std::uint32_t job) const { return order_.contains(job) || is_preempted(job); }
+  double key(std::uint32_t job) const { return is_preempted(job) ? held_of_[job].key : order_.key(job); }
   // Preempted here and still stopping.
   bool is_preempted(std::uint32_t job) const { return job < is_preempted_.size() && is_preempted_[job]; }
 
@@ -52,7 +58,6 @@ class Preempter {
     victims_.clear();
     bool fits = false;
     order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      if (is_preempted(id)) return Visit::Next;
       if (!may_preempt(id)) return Visit::Stop;
       const RunningPlace place = cluster.running_jobs->where(id);
       if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
@@ -88,6 +93,7 @@ class Preempter {
   struct Span {
     std::uint32_t first = 0;  // into held_
     std::uint32_t count = 0;
+    double key = 0;           // its key in the victim order, while it is out of it
   };
   // The placement instance to plan on, reset to the cluster's view with the stopping jobs'
   // GPUs free and this pass's placements (in `out`) taken.
