@@ -17,13 +17,16 @@ FinishTimeFairScheduler::FinishTimeFairScheduler(std::unique_ptr<PlacementStrate
     : OrderedScheduler(std::move(placement), params), params_ftf_(params) {}
 
 FinishTimeFairScheduler::State& FinishTimeFairScheduler::state(std::uint32_t job) {
-  if (job >= states_.size()) states_.resize(std::max<std::size_t>(job + 1, states_.size() * 2));
+  if (job >= states_.size()) {
+    states_.resize(std::max<std::size_t>(job + 1, states_.size() * 2));
+    is_running_.resize(states_.size(), 0);
+  }
   return states_[job];
 }
 
 double FinishTimeFairScheduler::rho(std::uint32_t job, double at_s) const {
   const State& s = states_[job];
-  if (s.running) return (s.start_s - s.submit_s + s.remaining_s) / s.ideal_s;
+  if (is_running_[job]) return (s.start_s - s.submit_s + s.remaining_s) / s.ideal_s;
   return (at_s - s.submit_s + s.remaining_s) / s.ideal_s;
 }
 
@@ -35,33 +38,31 @@ double FinishTimeFairScheduler::order_key(const QueuedJob& job) const {
 
 void FinishTimeFairScheduler::job_waiting(const QueuedJob& job) {
   State& s = state(job.job);
-  if (!s.seen) {
-    s.seen = true;
+  if (s.ideal_s == 0) {  // first seen
     s.ideal_s = std::max(job.length_s, MIN_IDEAL_S);
   }
   s.submit_s = job.submit.seconds();
   s.remaining_s = job.length_s;
-  s.running = false;
+  is_running_[job.job] = 0;
   OrderedScheduler::job_waiting(job);
 }
 
 void FinishTimeFairScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   State& s = state(job.job);
-  if (!s.seen) {
-    s.seen = true;
+  if (s.ideal_s == 0) {  // first seen
     s.ideal_s = std::max(job.length_s, MIN_IDEAL_S);
   }
   s.submit_s = job.submit.seconds();
   s.remaining_s = job.length_s;
   s.start_s = now.seconds();
-  s.running = true;
+  is_running_[job.job] = 1;
   ++running_count_;
   if (params_ftf_.preempt) running_.running(job.job, job.gpus, rho(job.job, s.start_s));
 }
 
 void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
   if (params_ftf_.preempt) running_.ended(job);
-  states_[job].running = false;
+  is_running_[job] = 0;
   --running_count_;
 }
 
@@ -70,7 +71,11 @@ void FinishTimeFairScheduler::rekey(double at_s, const WaitingJobs& waiting) {
   // index is rebuilt in O(n), not re-keyed job by job in O(n log n).
   GCSIM_CHECK(order_.size() == waiting.size(), "finish-time-fair: the order holds " + std::to_string(order_.size()) +
                                                    " jobs, " + std::to_string(waiting.size()) + " wait");
-  order_.rekey_all([&](std::uint32_t job) { return -rho(job, at_s); });
+  // rho() of a waiting job, without asking whether it runs (every job in the order waits).
+  order_.rekey_all([&](std::uint32_t job) {
+    const State& s = states_[job];
+    return -((at_s - s.submit_s + s.remaining_s) / s.ideal_s);
+  });
 }
 
 void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
