@@ -13,12 +13,13 @@
 // The policy gives GPUs to the worst (highest) rho first. rho changes with time, so the
 // order over waiting jobs is recomputed on a round of `interval` (ticks at multiples from
 // time 0, as las): at the first pass at or after a tick every waiting job is re-keyed with
-// its rho at that tick (O(n log n) over the n waiting jobs, once per round); between rounds
-// the order is that of the last tick, jobs joining since keyed with their rho extrapolated
-// to that tick (so all keys are compared at one instant), and a pass costs what fifo's
-// does. With `preempt: true` (Themis reallocates its leases every round), at a tick the
-// first waiting job that does not fit, W, preempts running jobs whose rho is strictly below
-// W's, the lowest (best off) first, until W fits (reason `quantum`: their lease ended).
+// its rho at that tick (O(n) over the n waiting jobs, the order index rebuilt at once, once
+// per round); between rounds the order is that of the last tick, jobs joining since keyed
+// with their rho extrapolated to that tick (so all keys are compared at one instant), and
+// a pass costs what fifo's does. With `preempt: true` (Themis reallocates its leases every
+// round), at a tick the first waiting job that does not fit, W, preempts running jobs whose
+// rho is strictly below W's, the lowest (best off) first, until W fits (reason `quantum`:
+// their lease ended).
 // Ties in rho go by job id (submit order). Themis' auction (partial allocations bid by
 // each app's placement preferences) and its fairness knob f are not modelled: whole jobs
 // are placed by the placement strategy. Blocking as fifo's (ordered.hpp).
