@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace gcsim::models {
 
@@ -16,13 +17,16 @@ FinishTimeFairScheduler::FinishTimeFairScheduler(std::unique_ptr<PlacementStrate
     : OrderedScheduler(std::move(placement), params), params_ftf_(params) {}
 
 FinishTimeFairScheduler::State& FinishTimeFairScheduler::state(std::uint32_t job) {
-  if (job >= states_.size()) states_.resize(std::max<std::size_t>(job + 1, states_.size() * 2));
+  if (job >= states_.size()) {
+    states_.resize(std::max<std::size_t>(job + 1, states_.size() * 2));
+    is_running_.resize(states_.size(), 0);
+  }
   return states_[job];
 }
 
 double FinishTimeFairScheduler::rho(std::uint32_t job, double at_s) const {
   const State& s = states_[job];
-  if (s.running) return (s.start_s - s.submit_s + s.remaining_s) / s.ideal_s;
+  if (is_running_[job]) return (s.start_s - s.submit_s + s.remaining_s) / s.ideal_s;
   return (at_s - s.submit_s + s.remaining_s) / s.ideal_s;
 }
 
@@ -34,41 +38,44 @@ double FinishTimeFairScheduler::order_key(const QueuedJob& job) const {
 
 void FinishTimeFairScheduler::job_waiting(const QueuedJob& job) {
   State& s = state(job.job);
-  if (!s.seen) {
-    s.seen = true;
+  if (s.ideal_s == 0) {  // first seen
     s.ideal_s = std::max(job.length_s, MIN_IDEAL_S);
   }
   s.submit_s = job.submit.seconds();
   s.remaining_s = job.length_s;
-  s.running = false;
+  is_running_[job.job] = 0;
   OrderedScheduler::job_waiting(job);
 }
 
 void FinishTimeFairScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   State& s = state(job.job);
-  if (!s.seen) {
-    s.seen = true;
+  if (s.ideal_s == 0) {  // first seen
     s.ideal_s = std::max(job.length_s, MIN_IDEAL_S);
   }
   s.submit_s = job.submit.seconds();
   s.remaining_s = job.length_s;
   s.start_s = now.seconds();
-  s.running = true;
+  is_running_[job.job] = 1;
   ++running_count_;
   if (params_ftf_.preempt) running_.running(job.job, job.gpus, rho(job.job, s.start_s));
 }
 
 void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
   if (params_ftf_.preempt) running_.ended(job);
-  states_[job].running = false;
+  is_running_[job] = 0;
   --running_count_;
 }
 
 void FinishTimeFairScheduler::rekey(double at_s, const WaitingJobs& waiting) {
-  for (const QueuedJob& q : waiting.all()) {
-    order_.erase(q.job);
-    order_.insert(q.job, q.gpus, -rho(q.job, at_s));
-  }
+  // Every waiting job's key moves (by -(tick - last tick) / T_ideal, not alike): the whole
+  // index is rebuilt in O(n), not re-keyed job by job in O(n log n).
+  GCSIM_CHECK(order_.size() == waiting.size(), "finish-time-fair: the order holds " + std::to_string(order_.size()) +
+                                                   " jobs, " + std::to_string(waiting.size()) + " wait");
+  // rho() of a waiting job, without asking whether it runs (every job in the order waits).
+  order_.rekey_all([&](std::uint32_t job) {
+    const State& s = states_[job];
+    return -((at_s - s.submit_s + s.remaining_s) / s.ideal_s);
+  });
 }
 
 void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
@@ -93,7 +100,7 @@ void FinishTimeFairScheduler::after_placing(const ClusterView& cluster, const Wa
   if (!params_ftf_.preempt || !tick_ || blocked == nullptr) return;
   const QueuedJob& w = waiting[*blocked];
   const double rho_w = rho(w.job, cluster.now.seconds());
-  running_.make_room(cluster, *placement_, w, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
+  running_.make_room(cluster, w, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
                      PreemptReason::Quantum, out);
 }
 

@@ -7,7 +7,8 @@
 // candidate heap, the children of each entry visited), and skips a whole class the moment
 // its smallest size no longer fits, so jobs too big for the free capacity cost nothing
 // once their class is skipped. Ties in the key break by job id, which is submit order.
-// insert and erase are O(log n); a scan that visits k jobs is O((k + classes) log).
+// insert and erase are O(log n); a scan that visits k jobs is O((k + classes) log);
+// rekey_all, new keys for every job, is O(n).
 // Nothing allocates once the index and its scratch have grown to the workload's size.
 #pragma once
 
@@ -85,6 +86,22 @@ class OrderIndex {
     where_[moved].pos = w.pos;
     sift_up(w.heap, w.pos);
     sift_down(w.heap, where_[moved].pos);
+  }
+
+  // Gives every job in the index the key new_key(job) at once, its size class kept: each
+  // heap is rebuilt bottom-up (Floyd), O(n) for n jobs, where n single updates would cost
+  // O(n log n) (finish-time-fair moves every waiting job's key at each round). The order
+  // visited afterwards is the keys' order, ties by job id, whatever the heaps' layout.
+  template <class NewKey>
+  void rekey_all(NewKey&& new_key) {
+    std::vector<Where>& where_ = where();
+    const auto after = [](const Entry& a, const Entry& b) { return before(b, a); };
+    for (std::vector<Entry>& h : heaps_) {
+      if (h.empty()) continue;
+      for (Entry& e : h) e.key = new_key(e.job);
+      std::make_heap(h.begin(), h.end(), after);  // the earliest on top, as sift_up/sift_down keep
+      for (std::size_t i = 0; i < h.size(); ++i) where_[h[i].job].pos = static_cast<std::uint32_t>(i);
+    }
   }
 
   // Visits jobs in key order: visit(job, fits) returns Visit::Stop to end the scan. Before

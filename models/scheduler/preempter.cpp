@@ -7,10 +7,93 @@ namespace gcsim::models {
 
 void Preempter::ended(std::uint32_t job) {
   if (order_.contains(job)) order_.erase(job);
-  if (is_preempted(job)) {
-    is_preempted_[job] = 0;
-    preempted_.erase(std::find(preempted_.begin(), preempted_.end(), job));
+  if (!is_preempted(job)) return;
+  is_preempted_[job] = 0;
+  const Span s = held_of_[job];
+  for (std::uint32_t i = s.first; i < s.first + s.count; ++i) {
+    Held& h = held_[i];
+    stopping_gpus_[h.node] -= h.gpus;
+    dirty_.push_back(h.node);
+    h.job = NONE;
   }
+  dead_ += s.count;
+  if (dead_ >= 1024 && 2 * dead_ > held_.size()) compact();
+}
+
+void Preempter::stopping(std::uint32_t job, const RunningPlace& place) {
+  if (job >= is_preempted_.size()) is_preempted_.resize(std::max<std::size_t>(job + 1, is_preempted_.size() * 2), 0);
+  if (job >= held_of_.size()) held_of_.resize(std::max<std::size_t>(job + 1, held_of_.size() * 2));
+  is_preempted_[job] = 1;
+  held_of_[job] = Span{static_cast<std::uint32_t>(held_.size()), static_cast<std::uint32_t>(place.nodes.size()),
+                       order_.key(job)};
+  order_.erase(job);
+  for (std::uint32_t n : place.nodes) {
+    held_.push_back(Held{job, n, place.gpus_per_node});
+    stopping_gpus_[n] += place.gpus_per_node;
+    dirty_.push_back(n);
+  }
+}
+
+// Drops the entries of ended jobs (a job's entries stay contiguous and in order).
+void Preempter::compact() {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < held_.size(); ++i) {
+    const Held h = held_[i];
+    if (h.job == NONE) continue;
+    if (kept == 0 || held_[kept - 1].job != h.job) held_of_[h.job].first = static_cast<std::uint32_t>(kept);
+    held_[kept++] = h;
+  }
+  held_.resize(kept);
+  dead_ = 0;
+}
+
+void Preempter::refresh(const ClusterView& cluster, std::uint32_t n) {
+  NodeView v = cluster.nodes[n];
+  v.gpus_free += stopping_gpus_[n];
+  NodeView& mine = nodes_[n];
+  if (v.gpus_free == mine.gpus_free && v.status == mine.status && v.type == mine.type) return;
+  mine = v;
+  changes_.nodes.push_back(n);
+}
+
+PlacementStrategy& Preempter::plan(const ClusterView& cluster, const Decisions& out) {
+  const std::size_t count = cluster.nodes.size();
+  if (stopping_gpus_.size() != count) {
+    // First use (nothing is stopping here yet: victims are recorded after a plan).
+    GCSIM_CHECK(held_.size() == dead_, "preempter: the cluster's nodes changed while jobs it preempted stop");
+    stopping_gpus_.assign(count, 0);
+  }
+  if (nodes_.size() != count || cluster.nodes.data() != cluster_nodes_) {
+    nodes_.resize(count);
+    for (std::uint32_t n = 0; n < count; ++n) {
+      nodes_[n] = cluster.nodes[n];
+      nodes_[n].gpus_free += stopping_gpus_[n];
+      changes_.nodes.push_back(n);
+    }
+  } else {
+    const NodeChanges* log = cluster.changes;
+    // The cluster's log since the last plan, when it still has it all; else every node.
+    if (log != nullptr && log == log_ && log->dropped <= seen_ && seen_ <= log->dropped + log->nodes.size()) {
+      for (std::size_t i = static_cast<std::size_t>(seen_ - log->dropped); i < log->nodes.size(); ++i)
+        refresh(cluster, log->nodes[i]);
+    } else {
+      for (std::uint32_t n = 0; n < count; ++n) refresh(cluster, n);
+    }
+    for (std::uint32_t n : dirty_) refresh(cluster, n);
+  }
+  dirty_.clear();
+  cluster_nodes_ = cluster.nodes.data();
+  log_ = cluster.changes;
+  seen_ = log_ != nullptr ? log_->dropped + log_->nodes.size() : 0;
+  view_ = cluster;
+  view_.nodes = nodes_;
+  view_.changes = &changes_;
+  room_.reset(view_);
+  // room_ has read the log: drop it, counted as dropped, so that it follows it next time.
+  changes_.dropped += changes_.nodes.size();
+  changes_.nodes.clear();
+  for (const Placement& p : out.placements) room_.take_placed(p, out.nodes);
+  return room_;
 }
 
 }  // namespace gcsim::models

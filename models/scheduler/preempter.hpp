@@ -7,9 +7,16 @@
 // nobody is preempted. Jobs preempted here count as freeing their GPUs until their run
 // ends, so one waiting job never preempts twice for the same room, and a victim is never
 // chosen twice. Nothing allocates once warm.
+//
+// The room is planned on a placement instance of the preempter's own, over its own copy of
+// the nodes: the cluster's free GPUs plus those of the jobs preempted here and still
+// stopping. The copy follows the cluster's change log and the stopping jobs as they come
+// and go, so a plan costs the nodes that changed, not a give-back of every stopping job at
+// every pass (hundreds of them in a saturated cluster: issue 12, "Speed").
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "models/scheduler/order_index.hpp"
@@ -21,31 +28,36 @@ namespace gcsim::models {
 class Preempter {
  public:
   // A run started (`key`: its place in the victim order, smaller first), or its key changed.
+  // A job preempted here is out of the order until its run ends (a scan would only pass
+  // over it): its key is kept aside.
   void running(std::uint32_t job, int gpus, double key) {
+    if (is_preempted(job)) {
+      held_of_[job].key = key;
+      return;
+    }
     if (order_.contains(job)) order_.erase(job);
     order_.insert(job, gpus, key);
   }
   // Its run ended (finished or stopped).
   void ended(std::uint32_t job);
-  bool is_running(std::uint32_t job) const { return order_.contains(job); }
-  double key(std::uint32_t job) const { return order_.key(job); }
+  bool is_running(std::uint32_t job) const { return order_.contains(job) || is_preempted(job); }
+  double key(std::uint32_t job) const { return is_preempted(job) ? held_of_[job].key : order_.key(job); }
   // Preempted here and still stopping.
   bool is_preempted(std::uint32_t job) const { return job < is_preempted_.size() && is_preempted_[job]; }
 
-  // Appends preemptions to `out` that make room for waiting job `w` on `placement` (reset
-  // for this pass), choosing victims in order while may_preempt(id) holds; returns whether
-  // it preempted. Room already coming from jobs stopping for an earlier decision counts
-  // first: then nothing is preempted. Uses `placement` as scratch.
+  // Appends preemptions to `out` that make room for waiting job `w`, choosing victims in
+  // order while may_preempt(id) holds; returns whether it preempted. Room already coming
+  // from jobs stopping for an earlier decision counts first: then nothing is preempted.
+  // `out` holds this pass's placements so far (their GPUs are taken).
   template <class MayPreempt>
-  bool make_room(const ClusterView& cluster, PlacementStrategy& placement, const QueuedJob& w, MayPreempt&& may_preempt,
-                 PreemptReason reason, Decisions& out) {
+  bool make_room(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, PreemptReason reason,
+                 Decisions& out) {
     if (cluster.running_jobs == nullptr) return false;
-    for (std::uint32_t id : preempted_) placement.give_back(cluster.running_jobs->where(id));
+    PlacementStrategy& placement = plan(cluster, out);
     if (placement.could_fit(w.gpus) && placement.reserve(w)) return false;
     victims_.clear();
     bool fits = false;
     order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      if (is_preempted(id)) return Visit::Next;
       if (!may_preempt(id)) return Visit::Stop;
       const RunningPlace place = cluster.running_jobs->where(id);
       if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
@@ -57,18 +69,60 @@ class Preempter {
     if (!fits) return false;
     for (std::uint32_t id : victims_) {
       out.preemptions.push_back(Preemption{.job = id, .reason = reason});
-      if (id >= is_preempted_.size()) is_preempted_.resize(std::max<std::size_t>(id + 1, is_preempted_.size() * 2), 0);
-      is_preempted_[id] = 1;
-      preempted_.push_back(id);
+      stopping(id, cluster.running_jobs->where(id));
     }
     return true;
   }
+  // The same, for callers that pass the pass's placement strategy: it is not used (the
+  // plan is made on the preempter's own instance).
+  template <class MayPreempt>
+  bool make_room(const ClusterView& cluster, PlacementStrategy& pass_placement, const QueuedJob& w,
+                 MayPreempt&& may_preempt, PreemptReason reason, Decisions& out) {
+    (void)pass_placement;
+    return make_room(cluster, w, std::forward<MayPreempt>(may_preempt), reason, out);
+  }
 
  private:
+  static constexpr std::uint32_t NONE = 0xffffffffu;
+  // A node a job preempted here holds while it stops (job NONE: its run has ended).
+  struct Held {
+    std::uint32_t job;
+    std::uint32_t node;
+    int gpus;
+  };
+  struct Span {
+    std::uint32_t first = 0;  // into held_
+    std::uint32_t count = 0;
+    double key = 0;           // its key in the victim order, while it is out of it
+  };
+  // The placement instance to plan on, reset to the cluster's view with the stopping jobs'
+  // GPUs free and this pass's placements (in `out`) taken.
+  PlacementStrategy& plan(const ClusterView& cluster, const Decisions& out);
+  // nodes_[n] from the cluster's node n and what stops there; logged when it changed.
+  void refresh(const ClusterView& cluster, std::uint32_t n);
+  // Job `job`, running at `place`, was preempted here.
+  void stopping(std::uint32_t job, const RunningPlace& place);
+  void compact();
+
   OrderIndex<double> order_;
-  std::vector<std::uint32_t> preempted_;   // preempted here, still stopping
   std::vector<std::uint8_t> is_preempted_;  // by job id
   std::vector<std::uint32_t> victims_;      // scratch
+
+  // The plan: whether W fits is a question of capacity, which every strategy answers alike
+  // (a job fits on one node when some eligible node has room, on several when enough
+  // whole nodes are free); the nodes reserve() picks are dropped. So best-fit serves all.
+  BestFitPlacement room_;
+  ClusterView view_;                   // the cluster's, with nodes_ and changes_ (room_ keeps a pointer to it)
+  std::vector<NodeView> nodes_;        // the cluster's nodes, stopping jobs' GPUs counted free
+  NodeChanges changes_;                // nodes_'s log, for room_ to follow
+  const NodeView* cluster_nodes_ = nullptr;  // the storage nodes_ copies
+  const NodeChanges* log_ = nullptr;   // the cluster's log, read up to seen_
+  std::uint64_t seen_ = 0;
+  std::vector<int> stopping_gpus_;     // by node: GPUs of jobs preempted here, still stopping
+  std::vector<std::uint32_t> dirty_;   // nodes whose stopping_gpus_ changed since the last plan
+  std::vector<Held> held_;             // each stopping job's nodes, contiguous
+  std::vector<Span> held_of_;          // by job id
+  std::size_t dead_ = 0;               // entries of held_ whose job has ended
 };
 
 }  // namespace gcsim::models

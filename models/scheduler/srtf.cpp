@@ -16,7 +16,7 @@ void SrtfScheduler::after_placing(const ClusterView& cluster, const WaitingJobs&
   const double need_s = job_length_s(w, params_.lengths);
   const double now_s = cluster.now.seconds();
   // Victims by most time left (-key - now); only those with more left than w's length.
-  running_.make_room(cluster, *placement_, w, [&](std::uint32_t id) { return -running_.key(id) - now_s > need_s; },
+  running_.make_room(cluster, w, [&](std::uint32_t id) { return -running_.key(id) - now_s > need_s; },
                      PreemptReason::Shorter, out);
 }
 

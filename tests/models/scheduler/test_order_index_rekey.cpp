@@ -1,0 +1,249 @@
+// OrderIndex::rekey_all (finish-time-fair's re-keying at each round): the order visited after
+// it is the new keys' order, ties by job id, and the index stays usable (erase, insert,
+// key, scan) because each job's position was refiled with its heap rebuilt. And the
+// Preempter's own copy of the nodes (stopping jobs' GPUs counted free), which follows the
+// cluster's change log: the room it plans after the view changed, hand-computed.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "models/scheduler/order_index.hpp"
+#include "models/scheduler/preempter.hpp"
+#include "sim/check.hpp"
+
+using namespace gcsim;
+
+namespace {
+
+std::vector<std::uint32_t> visit_all(const models::OrderIndex<double>& idx) {
+  std::vector<std::uint32_t> seen;
+  idx.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+    seen.push_back(id);
+    return models::Visit::Next;
+  });
+  return seen;
+}
+
+// The order a plain sort gives: key, then job id.
+std::vector<std::uint32_t> sorted_order(std::vector<std::pair<double, std::uint32_t>> keyed) {
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::uint32_t> order;
+  for (const auto& [key, job] : keyed) order.push_back(job);
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("OrderIndex::rekey_all: a hand-computed order after new keys", "[unit][scheduler]") {
+  models::OrderIndex<double> idx;
+  // (job, gpus, key): 1-GPU jobs 0, 1, 2, 3; 8-GPU jobs 4, 5; a 100-GPU job 6.
+  idx.insert(0, 1, 0.0);
+  idx.insert(1, 1, 1.0);
+  idx.insert(2, 1, 2.0);
+  idx.insert(3, 1, 3.0);
+  idx.insert(4, 8, 4.0);
+  idx.insert(5, 8, 5.0);
+  idx.insert(6, 100, 6.0);
+  CHECK(visit_all(idx) == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6});
+  // New key 10 - 2 x job, but job 1 gets 0 (a tie with job 5, another class) and job 3
+  // gets 6 (a tie with job 2, its class):
+  //   job 0 10, 1 0, 2 6, 3 6, 4 2, 5 0, 6 -2
+  // so the order is 6 (-2), 1 (0), 5 (0), 4 (2), 2 (6), 3 (6), 0 (10).
+  idx.rekey_all([](std::uint32_t job) {
+    if (job == 1) return 0.0;
+    if (job == 3) return 6.0;
+    return 10.0 - 2.0 * job;
+  });
+  CHECK(idx.size() == 7);
+  CHECK(visit_all(idx) == std::vector<std::uint32_t>{6, 1, 5, 4, 2, 3, 0});
+  CHECK(idx.key(2) == 6.0);
+  CHECK(idx.key(6) == -2.0);
+  // Only classes below 8 GPUs fit: 1, 2, 3, 0 as fitting (6, 5 and 4 visited as not).
+  std::vector<std::uint32_t> fitting;
+  idx.scan([](int g) { return g < 8; }, [&](std::uint32_t id, bool fits) {
+    if (fits) fitting.push_back(id);
+    return models::Visit::Next;
+  });
+  CHECK(fitting == std::vector<std::uint32_t>{1, 2, 3, 0});
+  // The positions were refiled: erasing finds each job where it now is.
+  idx.erase(3);
+  idx.erase(5);
+  idx.insert(7, 1, 1.0);  // between 1 (0) and 4 (2)
+  CHECK(visit_all(idx) == std::vector<std::uint32_t>{6, 1, 7, 4, 2, 0});
+  CHECK_FALSE(idx.contains(3));
+  CHECK_THROWS_AS(idx.erase(3), InternalError);
+}
+
+TEST_CASE("OrderIndex::rekey_all agrees with a plain sort on random keys", "[unit][scheduler]") {
+  std::mt19937_64 rng(12345);  // raw 64-bit draws: the same on every standard library
+  const int sizes[] = {1, 1, 1, 2, 4, 8, 16, 64, 65, 128, 300};
+  models::OrderIndex<double> idx;
+  std::vector<double> key(3000);
+  std::vector<int> gpus(key.size());
+  std::vector<bool> in(key.size(), false);
+  // Keys from few values, so that ties (broken by job id) are common.
+  const auto draw_key = [&] { return static_cast<double>(rng() % 200) - 100.0; };
+  const auto expected = [&] {
+    std::vector<std::pair<double, std::uint32_t>> keyed;
+    for (std::uint32_t j = 0; j < key.size(); ++j)
+      if (in[j]) keyed.emplace_back(key[j], j);
+    return sorted_order(keyed);
+  };
+  for (std::uint32_t j = 0; j < 2000; ++j) {
+    gpus[j] = sizes[rng() % std::size(sizes)];
+    key[j] = draw_key();
+    idx.insert(j, gpus[j], key[j]);
+    in[j] = true;
+  }
+  REQUIRE(visit_all(idx) == expected());
+  for (int round = 0; round < 5; ++round) {
+    // Every key moves, each by its own slope (finish-time-fair's -dt / T_ideal), and some to a
+    // fresh value.
+    for (std::uint32_t j = 0; j < key.size(); ++j)
+      if (in[j]) key[j] = rng() % 4 == 0 ? draw_key() : key[j] - static_cast<double>(j % 7);
+    idx.rekey_all([&](std::uint32_t job) { return key[job]; });
+    REQUIRE(visit_all(idx) == expected());
+    for (std::uint32_t j = 0; j < key.size(); ++j)
+      if (in[j]) REQUIRE(idx.key(j) == key[j]);
+    // Then jobs leave and join between rounds, as they do between ticks.
+    for (int k = 0; k < 300; ++k) {
+      const std::uint32_t j = static_cast<std::uint32_t>(rng() % key.size());
+      if (in[j]) {
+        idx.erase(j);
+        in[j] = false;
+      } else {
+        if (gpus[j] == 0) gpus[j] = sizes[rng() % std::size(sizes)];
+        key[j] = draw_key();
+        idx.insert(j, gpus[j], key[j]);
+        in[j] = true;
+      }
+    }
+    REQUIRE(visit_all(idx) == expected());
+  }
+  // An empty index and one of a single job.
+  models::OrderIndex<double> empty;
+  empty.rekey_all([](std::uint32_t) { return 1.0; });
+  CHECK(empty.empty());
+  empty.insert(4, 2, 3.0);
+  empty.rekey_all([](std::uint32_t) { return -2.0; });
+  CHECK(empty.key(4) == -2.0);
+  CHECK(visit_all(empty) == std::vector<std::uint32_t>{4});
+}
+
+namespace {
+// Running jobs of a hand-built view: job -> (nodes, GPUs on each).
+class Running final : public models::RunningJobs {
+ public:
+  std::map<std::uint32_t, std::pair<std::vector<std::uint32_t>, int>> jobs;
+  models::RunningPlace where(std::uint32_t job) const override {
+    const auto it = jobs.find(job);
+    REQUIRE(it != jobs.end());
+    return models::RunningPlace{0, it->second.first, it->second.second};
+  }
+};
+
+models::QueuedJob waiting_job(std::uint32_t id, int gpus) {
+  models::QueuedJob q;
+  q.job = id;
+  q.gpus = gpus;
+  q.eligible_types = 1;
+  return q;
+}
+}  // namespace
+
+TEST_CASE("Preempter: its copy of the nodes follows the view, the jobs stopping and the pass's placements",
+          "[unit][scheduler]") {
+  // Two nodes of 8 GPUs. Job 1 runs on node 0 (8 GPUs, key 1), jobs 2 and 3 on node 1
+  // (4 GPUs each, keys 2 and 3): nothing is free.
+  const std::vector<models::NodeTypeView> types{models::NodeTypeView{8, 2, 0, 1.0}};
+  std::vector<models::NodeView> nodes{models::NodeView{0, 0}, models::NodeView{0, 0}};
+  models::NodeChanges log;
+  Running running;
+  running.jobs[1] = {{0}, 8};
+  running.jobs[2] = {{1}, 4};
+  running.jobs[3] = {{1}, 4};
+  models::Preempter p;
+  p.running(1, 8, 1.0);
+  p.running(2, 4, 2.0);
+  p.running(3, 4, 3.0);
+  models::ClusterView view{sim::SimTime::zero(), types, nodes};
+  view.running_jobs = &running;
+  view.changes = &log;
+  models::Decisions out;
+  const auto any = [](std::uint32_t) { return true; };
+  const auto room = [&](int gpus) {
+    return p.make_room(view, waiting_job(100, gpus), any, models::PreemptReason::Shorter, out);
+  };
+  const auto preempted = [&] {
+    std::vector<std::uint32_t> ids;
+    for (const models::Preemption& x : out.preemptions) ids.push_back(x.job);
+    return ids;
+  };
+
+  // An 8-GPU job: job 1 (first in order) frees node 0.
+  CHECK(room(8));
+  CHECK(preempted() == std::vector<std::uint32_t>{1});
+  CHECK(p.is_preempted(1));
+  CHECK(p.is_running(1));
+  CHECK(p.key(1) == 1.0);
+  // A new key for a stopping job is kept, and it is still not a victim.
+  p.running(1, 8, 0.5);
+  CHECK(p.key(1) == 0.5);
+
+  // Next pass, nothing changed: node 0 is coming free (job 1 stops), so another 8-GPU job
+  // preempts nobody.
+  out.clear();
+  CHECK_FALSE(room(8));
+  CHECK(out.preemptions.empty());
+
+  // Job 1's run ends: node 0 is free in the view (logged). This pass placed an 8-GPU job on
+  // node 0, so a 4-GPU job finds no room: job 2 (next in order) frees 4 on node 1.
+  running.jobs.erase(1);
+  p.ended(1);
+  nodes[0].gpus_free = 8;
+  log.nodes.push_back(0);
+  out.clear();
+  out.placements.push_back(models::Placement{50, 0, 1, 8, 0});
+  out.nodes.push_back(0);
+  CHECK(room(4));
+  CHECK(preempted() == std::vector<std::uint32_t>{2});
+  CHECK_FALSE(p.is_running(1));
+
+  // The next pass, nothing changed yet: node 0 is free in the view, an 8-GPU job fits.
+  out.clear();
+  CHECK_FALSE(room(8));
+
+  // Job 3 finished and job 50 started on node 0, both in the log (and nothing the preempter
+  // did itself): node 0 is full, node 1 has 4 free and job 2's 4 coming. A 16-GPU job has
+  // no room, and job 50 (first in order) frees node 0.
+  running.jobs.erase(3);
+  p.ended(3);
+  running.jobs[50] = {{0}, 8};
+  p.running(50, 8, 4.0);
+  nodes[0].gpus_free = 0;
+  nodes[1].gpus_free = 4;
+  log.nodes.push_back(1);
+  log.nodes.push_back(0);
+  out.clear();
+  CHECK(room(16));
+  CHECK(preempted() == std::vector<std::uint32_t>{50});
+
+  // Passes without a plan drop the log unread; meanwhile job 60 took node 1's 4 free GPUs.
+  // Node 0 has job 50's 8 coming, node 1 only job 2's 4: a 16-GPU job preempts job 60.
+  running.jobs[60] = {{1}, 4};
+  p.running(60, 4, 6.0);
+  nodes[1].gpus_free = 0;
+  log.dropped += log.nodes.size() + 1;  // and job 60's start, never read
+  log.nodes.clear();
+  out.clear();
+  CHECK(room(16));
+  CHECK(preempted() == std::vector<std::uint32_t>{60});
+  // A 17-GPU job needs 3 nodes: it never fits, and nobody is preempted.
+  out.clear();
+  CHECK_FALSE(room(17));
+  CHECK(out.preemptions.empty());
+}
