@@ -2,6 +2,9 @@
 #include "models/scheduler/preempter.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include "sim/check.hpp"
 
 namespace gcsim::models {
 
@@ -12,6 +15,7 @@ void Preempter::ended(std::uint32_t job) {
   const Span s = held_of_[job];
   for (std::uint32_t i = s.first; i < s.first + s.count; ++i) {
     Held& h = held_[i];
+    add_stopping_room(h, -1);
     stopping_gpus_[h.node] -= h.gpus;
     dirty_.push_back(h.node);
     h.job = NONE;
@@ -27,11 +31,25 @@ void Preempter::stopping(std::uint32_t job, const RunningPlace& place) {
   held_of_[job] = Span{static_cast<std::uint32_t>(held_.size()), static_cast<std::uint32_t>(place.nodes.size()),
                        order_.key(job)};
   order_.erase(job);
+  // A share frees no whole GPU (others may hold the rest of it); following GPUs, its
+  // thousandths come back on its GPU.
+  const bool share = place.gpu >= 0;
+  const std::uint64_t mask = share ? std::uint64_t{1} << place.gpu : place.gpu_mask;
   for (std::uint32_t n : place.nodes) {
-    held_.push_back(Held{job, n, place.gpus_per_node});
-    stopping_gpus_[n] += place.gpus_per_node;
+    held_.push_back(Held{job, n, share ? 0 : place.gpus_per_node, mask, share ? place.gpu_milli : 1000});
+    add_stopping_room(held_.back(), +1);
+    stopping_gpus_[n] += held_.back().gpus;
     dirty_.push_back(n);
   }
+}
+
+void Preempter::add_stopping_room(const Held& h, int sign) {
+  if (!gpus_) return;
+  GCSIM_CHECK(h.mask != 0, "preempter: a stopping job's GPUs are not known");
+  const NodeTypeView& t = types_[node_type_[h.node]];
+  const std::uint32_t first = t.first_gpu + (h.node - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node);
+  for (int local = 0; local < 64; ++local)
+    if (h.mask >> local & 1) stopping_room_[first + static_cast<std::uint32_t>(local)] += sign * h.milli;
 }
 
 // Drops the entries of ended jobs (a job's entries stay contiguous and in order).
@@ -49,26 +67,51 @@ void Preempter::compact() {
 
 void Preempter::refresh(const ClusterView& cluster, std::uint32_t n) {
   NodeView v = cluster.nodes[n];
-  v.gpus_free += stopping_gpus_[n];
+  bool rooms_changed = false;
+  if (gpus_) {
+    // Free GPUs are those with all their thousandths unheld or stopping (on an up node).
+    const int per = cluster.types[v.type].gpus_per_node;
+    v.gpus_free = 0;
+    for (int local = 0; local < per; ++local) {
+      const std::uint32_t g = gpu_index(cluster, n, local);
+      const int room = v.status == NodeStatus::Up ? cluster.gpu_room[g] + stopping_room_[g] : 0;
+      GCSIM_CHECK(room >= 0 && room <= 1000, "preempter: GPU " + std::to_string(g) + " would have " +
+                                                 std::to_string(room) + " thousandths unheld");
+      if (rooms_[g] != room) {
+        rooms_[g] = static_cast<std::uint16_t>(room);
+        rooms_changed = true;
+      }
+      v.gpus_free += room == 1000;
+    }
+  } else {
+    v.gpus_free += stopping_gpus_[n];
+  }
   NodeView& mine = nodes_[n];
-  if (v.gpus_free == mine.gpus_free && v.status == mine.status && v.type == mine.type) return;
+  if (!rooms_changed && v.gpus_free == mine.gpus_free && v.status == mine.status && v.type == mine.type) return;
   mine = v;
   changes_.nodes.push_back(n);
 }
 
 PlacementStrategy& Preempter::plan(const ClusterView& cluster, const Decisions& out) {
   const std::size_t count = cluster.nodes.size();
-  if (stopping_gpus_.size() != count) {
+  const bool gpus = !cluster.gpu_room.empty();
+  if (stopping_gpus_.size() != count || gpus != gpus_ || (gpus && rooms_.size() != cluster.gpu_room.size())) {
     // First use (nothing is stopping here yet: victims are recorded after a plan).
     GCSIM_CHECK(held_.size() == dead_, "preempter: the cluster's nodes changed while jobs it preempted stop");
     stopping_gpus_.assign(count, 0);
+    gpus_ = gpus;
+    stopping_room_.assign(gpus ? cluster.gpu_room.size() : 0, 0);
+    rooms_.assign(gpus ? cluster.gpu_room.size() : 0, 0);
+    types_.assign(cluster.types.begin(), cluster.types.end());
+    node_type_.resize(count);
+    for (std::uint32_t n = 0; n < count; ++n) node_type_[n] = cluster.nodes[n].type;
+    nodes_.clear();  // copied afresh below
   }
   if (nodes_.size() != count || cluster.nodes.data() != cluster_nodes_) {
     nodes_.resize(count);
     for (std::uint32_t n = 0; n < count; ++n) {
-      nodes_[n] = cluster.nodes[n];
-      nodes_[n].gpus_free += stopping_gpus_[n];
-      changes_.nodes.push_back(n);
+      nodes_[n] = NodeView{cluster.nodes[n].type, -1, cluster.nodes[n].status};  // -1: refreshed below
+      refresh(cluster, n);
     }
   } else {
     const NodeChanges* log = cluster.changes;
@@ -88,6 +131,7 @@ PlacementStrategy& Preempter::plan(const ClusterView& cluster, const Decisions& 
   view_ = cluster;
   view_.nodes = nodes_;
   view_.changes = &changes_;
+  if (gpus_) view_.gpu_room = rooms_;
   room_.reset(view_);
   // room_ has read the log: drop it, counted as dropped, so that it follows it next time.
   changes_.dropped += changes_.nodes.size();

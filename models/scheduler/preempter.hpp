@@ -12,7 +12,9 @@
 // the nodes: the cluster's free GPUs plus those of the jobs preempted here and still
 // stopping. The copy follows the cluster's change log and the stopping jobs as they come
 // and go, so a plan costs the nodes that changed, not a give-back of every stopping job at
-// every pass (hundreds of them in a saturated cluster: issue 12, "Speed").
+// every pass (hundreds of them in a saturated cluster: issue 12, "Speed"). Where jobs share
+// GPUs (the view has gpu_room) the copy is GPU by GPU: each GPU's unheld thousandths plus
+// those of the stopping jobs on it, and a node's free GPUs are its GPUs with all 1000.
 #pragma once
 
 #include <cstdint>
@@ -88,7 +90,9 @@ class Preempter {
   struct Held {
     std::uint32_t job;
     std::uint32_t node;
-    int gpus;
+    int gpus;             // whole GPUs it frees there (0 for a share)
+    std::uint64_t mask;   // the GPUs it holds there
+    int milli;            // thousandths of each (1000, or its share)
   };
   struct Span {
     std::uint32_t first = 0;  // into held_
@@ -98,8 +102,16 @@ class Preempter {
   // The placement instance to plan on, reset to the cluster's view with the stopping jobs'
   // GPUs free and this pass's placements (in `out`) taken.
   PlacementStrategy& plan(const ClusterView& cluster, const Decisions& out);
-  // nodes_[n] from the cluster's node n and what stops there; logged when it changed.
+  // nodes_[n] (and, following GPUs, rooms_ of its GPUs) from the cluster's node n and what
+  // stops there; logged when it changed.
   void refresh(const ClusterView& cluster, std::uint32_t n);
+  // The cluster-wide index of node n's GPU `local` (ClusterView::gpu_room's numbering).
+  static std::uint32_t gpu_index(const ClusterView& cluster, std::uint32_t n, int local) {
+    const NodeTypeView& t = cluster.types[cluster.nodes[n].type];
+    return t.first_gpu + (n - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node) + static_cast<std::uint32_t>(local);
+  }
+  // Adds `sign` x a stopping job's thousandths to stopping_room_ (when following GPUs).
+  void add_stopping_room(const Held& h, int sign);
   // Job `job`, running at `place`, was preempted here.
   void stopping(std::uint32_t job, const RunningPlace& place);
   void compact();
@@ -119,6 +131,13 @@ class Preempter {
   const NodeChanges* log_ = nullptr;   // the cluster's log, read up to seen_
   std::uint64_t seen_ = 0;
   std::vector<int> stopping_gpus_;     // by node: GPUs of jobs preempted here, still stopping
+  // Following GPUs (the view has gpu_room): by GPU, the thousandths of jobs preempted here
+  // and still stopping, and rooms_ = the cluster's gpu_room + those (view_.gpu_room).
+  bool gpus_ = false;
+  std::vector<NodeTypeView> types_;            // its node types, kept for the numbering
+  std::vector<int> stopping_room_;
+  std::vector<std::uint16_t> rooms_;
+  std::vector<std::uint16_t> node_type_;       // by node
   std::vector<std::uint32_t> dirty_;   // nodes whose stopping_gpus_ changed since the last plan
   std::vector<Held> held_;             // each stopping job's nodes, contiguous
   std::vector<Span> held_of_;          // by job id

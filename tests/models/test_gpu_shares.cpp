@@ -314,3 +314,29 @@ workload:
   CHECK(run.job("A3").start == sim::hours(2));
   CHECK(run.job("B1").start == sim::SimTime::zero());
 }
+
+TEST_CASE("a preempting policy makes room for a share by taking back another job's share", "[model][scheduler]") {
+  // One GPU. L (600, 10 h) starts at 0. S (600, 1 h) arrives at 1 m: 400 are unheld, too
+  // few; srtf preempts L (its 9 h 59 m left > S's 1 h), whose 600 come back: S runs 1 m to
+  // 1 h 1 m. T (300, 1 h) at 2 m fits beside S (400 unheld) without preempting anyone.
+  // L resumes when S ends (T's 300 leave it 700): 1 h 1 m + 9 h 59 m = 11 h.
+  const Run run(R"(name: one-gpu
+horizon: 2d
+run_until: done
+cluster:
+  node_types:
+    - {name: n1, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: {on_demand_per_hour: 2}}
+scheduler: {policy: srtf, preemption: {save: 0s, restore: 0s}}
+workload:
+  jobs:
+    - {name: L, gpus: 1, gpu_milli: 600, duration: 10h}
+    - {name: S, submit: 1m, gpus: 1, gpu_milli: 600, duration: 1h}
+    - {name: T, submit: 2m, gpus: 1, gpu_milli: 300, duration: 1h}
+)");
+  CHECK(run.job("L").preemptions == 1);
+  CHECK(run.job("S").start == sim::minutes(1));
+  CHECK(run.job("S").end == sim::minutes(61));
+  CHECK(run.job("T").start == sim::minutes(2));
+  CHECK(run.job("T").preemptions == 0);
+  CHECK(run.job("L").end == sim::hours(11));
+}
