@@ -167,8 +167,7 @@ class PlacementStrategy {
   void build() const;
   // Per GPU, when the view has gpu_room: unheld thousandths in the plan, and their change.
   std::uint32_t gpu_index(std::uint32_t node, int local) const {
-    const NodeTypeView& t = cluster_->types[cluster_->nodes[node].type];
-    return t.first_gpu + (node - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node) + static_cast<std::uint32_t>(local);
+    return models::gpu_index(cluster_->types[cluster_->nodes[node].type], node, local);
   }
   int room(std::uint32_t g) const { return cluster_->gpu_room[g] + gdelta_[g]; }
   // room(g) += milli, moving the node's free count when the GPU becomes free or stops being.

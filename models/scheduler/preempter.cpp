@@ -24,7 +24,7 @@ void Preempter::ended(std::uint32_t job) {
   if (dead_ >= 1024 && 2 * dead_ > held_.size()) compact();
 }
 
-void Preempter::stopping(std::uint32_t job, const RunningPlace& place) {
+void Preempter::stopping(const ClusterView& cluster, std::uint32_t job, const RunningPlace& place) {
   if (job >= is_preempted_.size()) is_preempted_.resize(std::max<std::size_t>(job + 1, is_preempted_.size() * 2), 0);
   if (job >= held_of_.size()) held_of_.resize(std::max<std::size_t>(job + 1, held_of_.size() * 2));
   is_preempted_[job] = 1;
@@ -36,7 +36,8 @@ void Preempter::stopping(std::uint32_t job, const RunningPlace& place) {
   const bool share = place.gpu >= 0;
   const std::uint64_t mask = share ? std::uint64_t{1} << place.gpu : place.gpu_mask;
   for (std::uint32_t n : place.nodes) {
-    held_.push_back(Held{job, n, share ? 0 : place.gpus_per_node, mask, share ? place.gpu_milli : 1000});
+    held_.push_back(Held{job, n, share ? 0 : place.gpus_per_node, mask, share ? place.gpu_milli : 1000,
+                         gpu_index(cluster, n, 0)});
     add_stopping_room(held_.back(), +1);
     stopping_gpus_[n] += held_.back().gpus;
     dirty_.push_back(n);
@@ -46,10 +47,8 @@ void Preempter::stopping(std::uint32_t job, const RunningPlace& place) {
 void Preempter::add_stopping_room(const Held& h, int sign) {
   if (!gpus_) return;
   GCSIM_CHECK(h.mask != 0, "preempter: a stopping job's GPUs are not known");
-  const NodeTypeView& t = types_[node_type_[h.node]];
-  const std::uint32_t first = t.first_gpu + (h.node - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node);
   for (int local = 0; local < 64; ++local)
-    if (h.mask >> local & 1) stopping_room_[first + static_cast<std::uint32_t>(local)] += sign * h.milli;
+    if (h.mask >> local & 1) stopping_room_[h.first_gpu + static_cast<std::uint32_t>(local)] += sign * h.milli;
 }
 
 // Drops the entries of ended jobs (a job's entries stay contiguous and in order).
@@ -102,9 +101,6 @@ PlacementStrategy& Preempter::plan(const ClusterView& cluster, const Decisions& 
     gpus_ = gpus;
     stopping_room_.assign(gpus ? cluster.gpu_room.size() : 0, 0);
     rooms_.assign(gpus ? cluster.gpu_room.size() : 0, 0);
-    types_.assign(cluster.types.begin(), cluster.types.end());
-    node_type_.resize(count);
-    for (std::uint32_t n = 0; n < count; ++n) node_type_[n] = cluster.nodes[n].type;
     nodes_.clear();  // copied afresh below
   }
   if (nodes_.size() != count || cluster.nodes.data() != cluster_nodes_) {

@@ -71,7 +71,7 @@ class Preempter {
     if (!fits) return false;
     for (std::uint32_t id : victims_) {
       out.preemptions.push_back(Preemption{.job = id, .reason = reason});
-      stopping(id, cluster.running_jobs->where(id));
+      stopping(cluster, id, cluster.running_jobs->where(id));
     }
     return true;
   }
@@ -93,6 +93,7 @@ class Preempter {
     int gpus;             // whole GPUs it frees there (0 for a share)
     std::uint64_t mask;   // the GPUs it holds there
     int milli;            // thousandths of each (1000, or its share)
+    std::uint32_t first_gpu;  // the node's GPU 0 in gpu_room's numbering
   };
   struct Span {
     std::uint32_t first = 0;  // into held_
@@ -107,13 +108,12 @@ class Preempter {
   void refresh(const ClusterView& cluster, std::uint32_t n);
   // The cluster-wide index of node n's GPU `local` (ClusterView::gpu_room's numbering).
   static std::uint32_t gpu_index(const ClusterView& cluster, std::uint32_t n, int local) {
-    const NodeTypeView& t = cluster.types[cluster.nodes[n].type];
-    return t.first_gpu + (n - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node) + static_cast<std::uint32_t>(local);
+    return models::gpu_index(cluster.types[cluster.nodes[n].type], n, local);
   }
   // Adds `sign` x a stopping job's thousandths to stopping_room_ (when following GPUs).
   void add_stopping_room(const Held& h, int sign);
   // Job `job`, running at `place`, was preempted here.
-  void stopping(std::uint32_t job, const RunningPlace& place);
+  void stopping(const ClusterView& cluster, std::uint32_t job, const RunningPlace& place);
   void compact();
 
   OrderIndex<double> order_;
@@ -134,10 +134,8 @@ class Preempter {
   // Following GPUs (the view has gpu_room): by GPU, the thousandths of jobs preempted here
   // and still stopping, and rooms_ = the cluster's gpu_room + those (view_.gpu_room).
   bool gpus_ = false;
-  std::vector<NodeTypeView> types_;            // its node types, kept for the numbering
   std::vector<int> stopping_room_;
   std::vector<std::uint16_t> rooms_;
-  std::vector<std::uint16_t> node_type_;       // by node
   std::vector<std::uint32_t> dirty_;   // nodes whose stopping_gpus_ changed since the last plan
   std::vector<Held> held_;             // each stopping job's nodes, contiguous
   std::vector<Span> held_of_;          // by job id

@@ -34,6 +34,12 @@ struct NodeTypeView {
   std::uint32_t first_gpu = 0;    // cluster-wide index of its first node's GPU 0 (ClusterView::gpu_room)
 };
 
+// The cluster-wide index (ClusterView::gpu_room's numbering) of GPU `local` of node
+// `node`, a node of type `t`.
+inline std::uint32_t gpu_index(const NodeTypeView& t, std::uint32_t node, int local) {
+  return t.first_gpu + (node - t.first_node) * static_cast<std::uint32_t>(t.gpus_per_node) + static_cast<std::uint32_t>(local);
+}
+
 enum class NodeStatus : std::uint8_t {
   Up,       // placeable
   Noticed,  // up, but a market takes it at a known time: no new jobs
