@@ -32,6 +32,16 @@ NodeAllocator::NodeAllocator(const ClusterSpec& cluster) {
   gpu_room_.assign(static_cast<std::size_t>(total_gpus_), 1000);
 }
 
+std::uint64_t NodeAllocator::lowest_free(const NodeState& node, int k) {
+  std::uint64_t mask = 0;
+  for (int g = 0, taken = 0; taken < k && g < node.gpus; ++g)
+    if (!(node.busy_mask >> g & 1)) {
+      mask |= std::uint64_t{1} << g;
+      ++taken;
+    }
+  return mask;
+}
+
 void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std::string_view policy) {
   // Messages are built only when a check fails: this runs at every start.
   auto who = [&] { return "policy '" + std::string(policy) + "', placement of job '" + j.name + "'"; };
@@ -60,12 +70,7 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
       GCSIM_CHECK(d.nodes[p.first + k] != n, who() + ": takes node " + std::to_string(n) + " twice");
     if (p.gpu_mask != 0) {
       // A strategy that follows GPUs planned which ones: the lowest free, as taken below.
-      std::uint64_t lowest = 0;
-      for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
-        if (!(nodes_[n].busy_mask >> g & 1)) {
-          lowest |= std::uint64_t{1} << g;
-          ++taken;
-        }
+      const std::uint64_t lowest = lowest_free(nodes_[n], p.gpus_per_node);
       GCSIM_CHECK(p.gpu_mask == lowest, who() + ": planned GPUs " + std::to_string(p.gpu_mask) + " of node " +
                                             std::to_string(n) + ", but its lowest free ones are " + std::to_string(lowest));
     }
@@ -79,12 +84,7 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
     const std::uint32_t n = d.nodes[p.first + i];
     NodeState& node = nodes_[n];
     // The lowest free GPUs; whole-node jobs take them all, so the mask is the same on every node.
-    std::uint64_t mask = 0;
-    for (int g = 0, taken = 0; taken < p.gpus_per_node; ++g)
-      if (!(node.busy_mask >> g & 1)) {
-        mask |= std::uint64_t{1} << g;
-        ++taken;
-      }
+    const std::uint64_t mask = lowest_free(node, p.gpus_per_node);
     node.busy_mask |= mask;
     for (int g = 0; g < node.gpus; ++g)
       if (mask >> g & 1) {

@@ -73,6 +73,8 @@ class NodeAllocator {
 
  private:
   void refresh_view(std::uint32_t n);
+  // The `k` lowest GPUs of `node` nobody holds any of (fewer if it has fewer).
+  static std::uint64_t lowest_free(const NodeState& node, int k);
   void allocate_share(Job& j, const Placement& p, std::uint32_t n, std::string_view policy);
   void release_share(const Job& j, double run_s);
 
