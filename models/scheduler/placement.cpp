@@ -511,22 +511,13 @@ void PlacementStrategy::give_back(const RunningPlace& place) {
     for (std::uint32_t n : place.nodes) change_room(n, place.gpu, place.gpu_milli);
     return;
   }
+  // Following GPUs, a run gives back the GPUs it holds, which it must say (the cluster's
+  // RunningPlace and this strategy's placements do).
+  GCSIM_CHECK(place.gpu_mask != 0, "placement: a run given back without its GPUs, in a view that follows GPUs");
   for (std::uint32_t n : place.nodes) {
     const int per = cluster_->types[cluster_->nodes[n].type].gpus_per_node;
-    if (place.gpu_mask != 0) {
-      for (int local = 0; local < per; ++local)
-        if (place.gpu_mask >> local & 1) change_room(n, local, 1000);
-      continue;
-    }
-    // GPUs not said (a plan built by hand from counts): GPUs this plan took whole on the
-    // node, lowest first.
-    for (int local = 0, given = 0; given < place.gpus_per_node && local < per; ++local) {
-      const std::uint32_t g = gpu_index(n, local);
-      if (room(g) == 0 && gdelta_[g] <= -1000) {
-        change_room(n, local, 1000);
-        ++given;
-      }
-    }
+    for (int local = 0; local < per; ++local)
+      if (place.gpu_mask >> local & 1) change_room(n, local, 1000);
   }
 }
 
