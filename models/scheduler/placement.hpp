@@ -102,6 +102,16 @@ class PlacementStrategy {
   bool place_share_on(const QueuedJob& job, std::uint32_t n, Decisions& out);
   // Whole free GPUs of node n in the plan.
   int free_gpus(std::uint32_t n) const { return free(n); }
+  // Whole free nodes of type t in the plan.
+  int whole_free_nodes(std::size_t t) const { return whole_free(t); }
+  // Unheld thousandths of node n's GPU `local` in the plan (the view must have gpu_room).
+  int gpu_room_of(std::uint32_t n, int local) const { return room(gpu_index(n, local)); }
+  // The placement the last reserve() planned, and its nodes (valid until the next call).
+  const Placement& reserved() const { return scratch_.placements.back(); }
+  std::span<const std::uint32_t> reserved_nodes() const {
+    const Placement& p = reserved();
+    return std::span<const std::uint32_t>(scratch_.nodes).subspan(p.first, p.count);
+  }
   // Whether a job of `gpus` GPUs, of any type, could fit now: false means no job of that
   // size or more can (a pass may stop looking at them). For one GPU it counts shared GPUs
   // with room too, so it says true when a share could fit.

@@ -9,6 +9,7 @@
 namespace gcsim::models {
 
 void Preempter::ended(std::uint32_t job) {
+  unfile(job);
   if (order_.contains(job)) order_.erase(job);
   if (!is_preempted(job)) return;
   is_preempted_[job] = 0;
@@ -30,6 +31,7 @@ void Preempter::stopping(const ClusterView& cluster, std::uint32_t job, const Ru
   is_preempted_[job] = 1;
   held_of_[job] = Span{static_cast<std::uint32_t>(held_.size()), static_cast<std::uint32_t>(place.nodes.size()),
                        order_.key(job)};
+  unfile(job);
   order_.erase(job);
   // A share frees no whole GPU (others may hold the rest of it); following GPUs, its
   // thousandths come back on its GPU.
@@ -42,6 +44,139 @@ void Preempter::stopping(const ClusterView& cluster, std::uint32_t job, const Ru
     stopping_gpus_[n] += held_.back().gpus;
     dirty_.push_back(n);
   }
+}
+
+void Preempter::file_unfiled(const ClusterView& cluster) {
+  if (on_node_.size() < cluster.nodes.size()) on_node_.resize(cluster.nodes.size());
+  for (std::uint32_t job : unfiled_) {
+    if (!order_.contains(job) || (job < job_span_.size() && job_span_[job].count > 0)) continue;
+    if (job >= job_span_.size()) job_span_.resize(std::max<std::size_t>(job + 1, job_span_.size() * 2));
+    const RunningPlace place = cluster.running_jobs->where(job);
+    job_span_[job] = NodeSpan{static_cast<std::uint32_t>(job_nodes_.size()), static_cast<std::uint32_t>(place.nodes.size())};
+    const double key = order_.key(job);
+    for (std::uint32_t n : place.nodes) {
+      job_nodes_.push_back(JobNode{job, n});
+      on_node_[n].push_back(OnNode{job, key});
+      refile_node(n);
+    }
+  }
+  unfiled_.clear();
+}
+
+void Preempter::unfile(std::uint32_t job) {
+  if (job >= job_span_.size() || job_span_[job].count == 0) return;
+  const NodeSpan span = job_span_[job];
+  for (std::uint32_t i = span.first; i < span.first + span.count; ++i) {
+    const std::uint32_t n = job_nodes_[i].node;
+    std::vector<OnNode>& on = on_node_[n];
+    for (std::size_t k = 0; k < on.size(); ++k)
+      if (on[k].job == job) {
+        on[k] = on.back();
+        on.pop_back();
+        break;
+      }
+    refile_node(n);
+    job_nodes_[i].job = NONE;
+  }
+  job_span_[job].count = 0;
+  dead_nodes_ += span.count;
+  if (dead_nodes_ >= 1024 && 2 * dead_nodes_ > job_nodes_.size()) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < job_nodes_.size(); ++i) {
+      const JobNode e = job_nodes_[i];
+      if (e.job == NONE) continue;
+      if (kept == 0 || job_nodes_[kept - 1].job != e.job) job_span_[e.job].first = static_cast<std::uint32_t>(kept);
+      job_nodes_[kept++] = e;
+    }
+    job_nodes_.resize(kept);
+    dead_nodes_ = 0;
+  }
+}
+
+void Preempter::rekeyed(std::uint32_t job) {
+  if (job >= job_span_.size() || job_span_[job].count == 0) return;
+  const NodeSpan span = job_span_[job];
+  const double key = order_.key(job);
+  for (std::uint32_t i = span.first; i < span.first + span.count; ++i) {
+    const std::uint32_t n = job_nodes_[i].node;
+    for (OnNode& e : on_node_[n])
+      if (e.job == job) e.key = key;
+    refile_node(n);
+  }
+}
+
+// The job of on_node_[n] last in the order (the largest key, ties by the larger id).
+std::uint32_t Preempter::last_on_node(std::uint32_t n) const {
+  const std::vector<OnNode>& on = on_node_[n];
+  std::size_t last = 0;
+  for (std::size_t k = 1; k < on.size(); ++k)
+    if (on[last].key < on[k].key || (!(on[k].key < on[last].key) && on[last].job < on[k].job)) last = k;
+  return on[last].job;
+}
+
+void Preempter::refile_node(std::uint32_t n) {
+  const bool filed = node_order_.contains(n);
+  if (on_node_[n].empty()) {
+    if (filed) node_order_.erase(n);
+    return;
+  }
+  double key = on_node_[n].front().key;
+  for (const OnNode& e : on_node_[n]) key = std::max(key, e.key);
+  if (filed) {
+    if (node_order_.key(n) == key) return;
+    node_order_.erase(n);
+  }
+  node_order_.insert(n, 1, key);
+}
+
+void Preempter::keep_needed(const ClusterView& cluster, const PlacementStrategy& placement, const QueuedJob& w) {
+  const Placement& p = placement.reserved();
+  const std::span<const std::uint32_t> w_nodes = placement.reserved_nodes();
+  if (need_.size() < cluster.nodes.size()) need_.assign(cluster.nodes.size(), 0);
+  // need_[n], on W's nodes: what victims must still free there, in GPUs (thousandths of
+  // W's GPU for a share; following GPUs, a whole job needs every victim on its GPUs).
+  const bool share = p.gpu >= 0;
+  const std::uint64_t w_mask = share ? std::uint64_t{1} << p.gpu : p.gpu_mask;
+  const bool by_mask = gpus_ && !share;
+  // What the victims give back on n (on W's GPU for a share, in thousandths).
+  auto given = [&](const RunningPlace& place) {
+    if (share && place.gpu >= 0) return place.gpu == p.gpu ? place.gpu_milli : 0;
+    if (share) return (place.gpu_mask >> p.gpu & 1) != 0 ? 1000 : 0;
+    return place.gpus_per_node;
+  };
+  if (!by_mask) {
+    // Free after the reservation = free before + given back - taken, so what the victims
+    // must give = given back - free after.
+    for (std::uint32_t n : w_nodes)
+      need_[n] = share ? -placement.gpu_room_of(n, p.gpu) : -placement.free_gpus(n);
+    for (std::uint32_t id : victims_) {
+      const RunningPlace place = cluster.running_jobs->where(id);
+      for (std::uint32_t n : place.nodes)
+        if (std::find(w_nodes.begin(), w_nodes.end(), n) != w_nodes.end()) need_[n] += given(place);
+    }
+  }
+  std::size_t kept = 0;
+  for (std::uint32_t id : victims_) {
+    const RunningPlace place = cluster.running_jobs->where(id);
+    bool needed = false;
+    for (std::uint32_t n : place.nodes) {
+      if (std::find(w_nodes.begin(), w_nodes.end(), n) == w_nodes.end()) continue;
+      if (by_mask) {
+        const std::uint64_t mask = place.gpu >= 0 ? std::uint64_t{1} << place.gpu : place.gpu_mask;
+        needed = needed || (mask & w_mask) != 0;
+      } else if (need_[n] > 0 && given(place) > 0) {
+        needed = true;
+      }
+    }
+    if (!needed) continue;
+    if (!by_mask)
+      for (std::uint32_t n : place.nodes)
+        if (std::find(w_nodes.begin(), w_nodes.end(), n) != w_nodes.end()) need_[n] -= given(place);
+    victims_[kept++] = id;
+  }
+  victims_.resize(kept);
+  for (std::uint32_t n : w_nodes) need_[n] = 0;
+  GCSIM_CHECK(!victims_.empty(), "preempter: room made for job " + std::to_string(w.job) + " needs no victim");
 }
 
 void Preempter::add_stopping_room(const Held& h, int sign) {

@@ -4,7 +4,10 @@
 // preempt it for the waiting one; a `false` ends the search (no later job may be taken
 // either, the order being the policy's). Victims are taken until the waiting job would
 // fit on what they and the pass's free capacity leave; if it would not fit even then,
-// nobody is preempted. Jobs preempted here count as freeing their GPUs until their run
+// nobody is preempted. Of the jobs taken, only those holding GPUs that the waiting job's
+// planned place uses are preempted (on a node where it needs k GPUs more than are free,
+// the first victims in order that free k): a victim elsewhere freed room it does not use,
+// and stopping it would only cost its save and restore. Jobs preempted here count as freeing their GPUs until their run
 // ends, so one waiting job never preempts twice for the same room, and a victim is never
 // chosen twice. Nothing allocates once warm.
 //
@@ -37,8 +40,14 @@ class Preempter {
       held_of_[job].key = key;
       return;
     }
-    if (order_.contains(job)) order_.erase(job);
+    if (order_.contains(job)) {
+      order_.erase(job);
+      order_.insert(job, gpus, key);
+      rekeyed(job);
+      return;
+    }
     order_.insert(job, gpus, key);
+    unfiled_.push_back(job);
   }
   // Its run ended (finished or stopped).
   void ended(std::uint32_t job);
@@ -59,16 +68,22 @@ class Preempter {
     if (placement.could_fit(w.gpus) && placement.reserve(w)) return false;
     victims_.clear();
     bool fits = false;
-    order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      if (!may_preempt(id)) return Visit::Stop;
-      const RunningPlace place = cluster.running_jobs->where(id);
-      if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
-      placement.give_back(place);
-      victims_.push_back(id);
-      fits = placement.could_fit(w.gpus) && placement.reserve(w);
-      return fits ? Visit::Stop : Visit::Next;
-    });
+    if (needs_whole_nodes(cluster, w)) {
+      if (!could_clear(cluster, placement, w, may_preempt)) return false;
+      fits = clear_nodes(cluster, placement, w, may_preempt);
+    } else {
+      order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+        if (!may_preempt(id)) return Visit::Stop;
+        const RunningPlace place = cluster.running_jobs->where(id);
+        if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
+        placement.give_back(place);
+        victims_.push_back(id);
+        fits = placement.could_fit(w.gpus) && placement.reserve(w);
+        return fits ? Visit::Stop : Visit::Next;
+      });
+    }
     if (!fits) return false;
+    keep_needed(cluster, placement, w);
     for (std::uint32_t id : victims_) {
       out.preemptions.push_back(Preemption{.job = id, .reason = reason});
       stopping(cluster, id, cluster.running_jobs->where(id));
@@ -110,15 +125,130 @@ class Preempter {
   static std::uint32_t gpu_index(const ClusterView& cluster, std::uint32_t n, int local) {
     return models::gpu_index(cluster.types[cluster.nodes[n].type], n, local);
   }
+  // Whether waiting job w needs whole nodes on every type it may use (it is no share and
+  // has at least a node's GPUs on each).
+  static bool needs_whole_nodes(const ClusterView& cluster, const QueuedJob& w) {
+    if (w.gpu_milli < 1000) return false;
+    const std::size_t types = std::min<std::size_t>(cluster.types.size(), 64);
+    for (std::size_t t = 0; t < types; ++t)
+      if ((w.eligible_types >> t & 1) && w.gpus < cluster.types[t].gpus_per_node) return false;
+    return true;
+  }
+  // Visits the up nodes of w's types whose jobs in the order may all be preempted (the
+  // node's last in the order may), those whose last victim comes first in the order first,
+  // until visit(n) returns Visit::Stop. Once a node's last may not be preempted, no node
+  // after it is visited but those of the same key (nodes tie by node id, not by job).
+  template <class MayPreempt, class F>
+  void scan_clearable(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, F&& visit) {
+    file_unfiled(cluster);
+    const std::size_t types = std::min<std::size_t>(cluster.types.size(), 64);
+    bool refused = false;
+    double refused_key = 0;
+    node_order_.scan([](int) { return true; }, [&](std::uint32_t n, bool) {
+      const double key = node_order_.key(n);
+      if (refused && refused_key < key) return Visit::Stop;
+      if (!may_preempt(last_on_node(n))) {
+        if (!refused) refused_key = key;
+        refused = true;
+        return Visit::Next;
+      }
+      const std::size_t t = cluster.nodes[n].type;
+      if (t >= types || !(w.eligible_types >> t & 1) || cluster.nodes[n].status != NodeStatus::Up) return Visit::Next;
+      return visit(n);
+    });
+  }
+  // For a job that needs whole nodes: whether enough could be cleared (false: no set of
+  // victims can make room, and nothing more is looked at). An upper bound: jobs placed in
+  // this pass or stopping for another reason hold nodes it counts, so it may say true
+  // where clear_nodes then fails; it never says false where clear_nodes would succeed.
+  template <class MayPreempt>
+  bool could_clear(const ClusterView& cluster, const PlacementStrategy& placement, const QueuedJob& w,
+                   MayPreempt&& may_preempt) {
+    const std::size_t types = std::min<std::size_t>(cluster.types.size(), 64);
+    for (std::size_t t = 0; t < types; ++t) {
+      if (!(w.eligible_types >> t & 1)) continue;
+      const int per = cluster.types[t].gpus_per_node;
+      clear_need_[t] = (w.gpus + per - 1) / per - placement.whole_free_nodes(t);
+      if (clear_need_[t] <= 0) return true;
+    }
+    bool enough = false;
+    scan_clearable(cluster, w, may_preempt, [&](std::uint32_t n) {
+      enough = --clear_need_[cluster.nodes[n].type] <= 0;
+      return enough ? Visit::Stop : Visit::Next;
+    });
+    return enough;
+  }
+  // Victims for a job that needs whole nodes, node by node in scan_clearable's order,
+  // every job on each given back, until the job would fit (victims_: all of them; true if
+  // it fits). A node where a job stops for another reason (a notice, a budget) is passed
+  // over. Taking victims job by job instead would free GPUs all over the cluster before
+  // whole nodes come together: hundreds of jobs given back in a plan for one preemption.
+  template <class MayPreempt>
+  bool clear_nodes(const ClusterView& cluster, PlacementStrategy& placement, const QueuedJob& w,
+                   MayPreempt&& may_preempt) {
+    bool fits = false;
+    scan_clearable(cluster, w, may_preempt, [&](std::uint32_t n) {
+      for (const OnNode& e : on_node_[n])
+        if (cluster.running_jobs->where(e.job).stopping) return Visit::Next;
+      for (const OnNode& e : on_node_[n]) {
+        if (e.job >= is_victim_.size()) is_victim_.resize(std::max<std::size_t>(e.job + 1, is_victim_.size() * 2), 0);
+        if (is_victim_[e.job]) continue;  // a multi-node job, given back already
+        is_victim_[e.job] = 1;
+        placement.give_back(cluster.running_jobs->where(e.job));
+        victims_.push_back(e.job);
+      }
+      fits = placement.could_fit(w.gpus) && placement.reserve(w);
+      return fits ? Visit::Stop : Visit::Next;
+    });
+    for (std::uint32_t id : victims_) is_victim_[id] = 0;
+    return fits;
+  }
+  // Keeps in victims_ only those the waiting job's reservation (placement.reserved())
+  // needs, in victim order: the taken victims free GPUs all over the cluster before enough
+  // come together where it fits (a 64-GPU job needs 8 whole nodes), and preempting the
+  // others would only stop work for nothing.
+  void keep_needed(const ClusterView& cluster, const PlacementStrategy& placement, const QueuedJob& w);
   // Adds `sign` x a stopping job's thousandths to stopping_room_ (when following GPUs).
   void add_stopping_room(const Held& h, int sign);
   // Job `job`, running at `place`, was preempted here.
   void stopping(const ClusterView& cluster, std::uint32_t job, const RunningPlace& place);
   void compact();
 
+  // The nodes of the jobs in order_, for could_clear: by node, its jobs in order_ (job,
+  // key); node_order_ holds the nodes with any, by the largest key (their last victim).
+  // A job joins on_node_ at the first plan after its run started (its place is read from
+  // the cluster then); its nodes are kept in job_nodes_ (span job_span_[job]) so that it
+  // can leave when its run ends.
+  struct OnNode {
+    std::uint32_t job;
+    double key;
+  };
+  struct NodeSpan {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;  // 0: not filed
+  };
+  void file_unfiled(const ClusterView& cluster);
+  void unfile(std::uint32_t job);
+  void rekeyed(std::uint32_t job);
+  void refile_node(std::uint32_t n);  // node_order_'s key for n from on_node_[n]
+  std::uint32_t last_on_node(std::uint32_t n) const;
+  std::vector<std::vector<OnNode>> on_node_;
+  OrderIndex<double> node_order_;
+  std::vector<std::uint32_t> unfiled_;
+  struct JobNode {
+    std::uint32_t job;  // NONE once unfiled
+    std::uint32_t node;
+  };
+  std::vector<JobNode> job_nodes_;
+  std::vector<NodeSpan> job_span_;
+  std::size_t dead_nodes_ = 0;  // entries of job_nodes_ of jobs no longer filed
+  int clear_need_[64] = {};
+
   OrderIndex<double> order_;
   std::vector<std::uint8_t> is_preempted_;  // by job id
   std::vector<std::uint32_t> victims_;      // scratch
+  std::vector<std::uint8_t> is_victim_;     // by job, scratch of clear_nodes (all 0 between calls)
+  std::vector<int> need_;                   // scratch of keep_needed, by node (0 but for W's nodes)
 
   // The plan: whether W fits is a question of capacity, which every strategy answers alike
   // (a job fits on one node when some eligible node has room, on several when enough

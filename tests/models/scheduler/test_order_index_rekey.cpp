@@ -247,3 +247,69 @@ TEST_CASE("Preempter: its copy of the nodes follows the view, the jobs stopping 
   CHECK_FALSE(room(17));
   CHECK(out.preemptions.empty());
 }
+
+TEST_CASE("Preempter: only the victims the waiting job's place needs are preempted, whole nodes by their last victim",
+          "[unit][scheduler]") {
+  // Three nodes of 8 GPUs, each full of 1-GPU jobs. Keys (the victim order) interleave the
+  // nodes: node 0 holds jobs 10..17 with keys 1, 4, ..., 22; node 1 jobs 20..27 with keys
+  // 2, 5, ..., 23; node 2 jobs 30..37 with keys 3, 6, ..., 24.
+  const std::vector<models::NodeTypeView> types{models::NodeTypeView{8, 3, 0, 1.0}};
+  std::vector<models::NodeView> nodes{models::NodeView{0, 0}, models::NodeView{0, 0}, models::NodeView{0, 0}};
+  models::NodeChanges log;
+  Running running;
+  models::Preempter p;
+  for (std::uint32_t n = 0; n < 3; ++n)
+    for (std::uint32_t k = 0; k < 8; ++k) {
+      const std::uint32_t job = 10 * (n + 1) + k;
+      running.jobs[job] = {{n}, 1};
+      p.running(job, 1, static_cast<double>(1 + n + 3 * k));
+    }
+  models::ClusterView view{sim::SimTime::zero(), types, nodes};
+  view.running_jobs = &running;
+  view.changes = &log;
+  models::Decisions out;
+  const auto preempted = [&] {
+    std::vector<std::uint32_t> ids;
+    for (const models::Preemption& x : out.preemptions) ids.push_back(x.job);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  const auto below = [&](double limit) { return [&p, limit](std::uint32_t id) { return p.key(id) < limit; }; };
+  const auto range = [](std::uint32_t first, std::uint32_t count) {
+    std::vector<std::uint32_t> ids(count);
+    for (std::uint32_t i = 0; i < count; ++i) ids[i] = first + i;
+    return ids;
+  };
+
+  SECTION("an 8-GPU job takes the node whose last victim comes first: node 0's 8 jobs, not 22") {
+    // Job by job, node 0 would come free only after the 22 jobs of keys 1..22.
+    CHECK(p.make_room(view, waiting_job(100, 8), below(1e9), models::PreemptReason::Shorter, out));
+    CHECK(preempted() == range(10, 8));
+  }
+  SECTION("a 16-GPU job takes nodes 0 and 1 (last victims 22 and 23)") {
+    CHECK(p.make_room(view, waiting_job(100, 16), below(1e9), models::PreemptReason::Shorter, out));
+    std::vector<std::uint32_t> expected = range(10, 8);
+    for (std::uint32_t id : range(20, 8)) expected.push_back(id);
+    CHECK(preempted() == expected);
+  }
+  SECTION("when only keys below 22 may be preempted, no node can be cleared: nobody is preempted") {
+    CHECK_FALSE(p.make_room(view, waiting_job(100, 8), below(22.0), models::PreemptReason::Shorter, out));
+    CHECK(out.preemptions.empty());
+    // Keys below 23 clear node 0 alone: an 8-GPU job fits, a 16-GPU job does not.
+    CHECK_FALSE(p.make_room(view, waiting_job(101, 16), below(23.0), models::PreemptReason::Shorter, out));
+    CHECK(out.preemptions.empty());
+    CHECK(p.make_room(view, waiting_job(102, 8), below(23.0), models::PreemptReason::Shorter, out));
+    CHECK(preempted() == range(10, 8));
+  }
+  SECTION("a 2-GPU job: of the victims taken in order (keys 1 and 2), only the one on its node") {
+    // Job 27 (node 1) ended: node 1 has one free GPU. In order, job 10 (key 1, node 0) and
+    // job 20 (key 2, node 1) are given back before 2 GPUs come free on one node; the job
+    // goes to node 1 (best fit), so only job 20 is preempted.
+    running.jobs.erase(27);
+    p.ended(27);
+    nodes[1].gpus_free = 1;
+    log.nodes.push_back(1);
+    CHECK(p.make_room(view, waiting_job(100, 2), below(1e9), models::PreemptReason::Shorter, out));
+    CHECK(preempted() == std::vector<std::uint32_t>{20});
+  }
+}
