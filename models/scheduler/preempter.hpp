@@ -3,12 +3,15 @@
 // order (the first is preempted first) and says, job by job in that order, whether it may
 // preempt it for the waiting one; a `false` ends the search (no later job may be taken
 // either, the order being the policy's). Victims are taken until the waiting job would
-// fit on what they and the pass's free capacity leave; if it would not fit even then,
-// nobody is preempted. Of the jobs taken, only those holding GPUs that the waiting job's
-// planned place uses are preempted (on a node where it needs k GPUs more than are free,
-// the first victims in order that free k): a victim elsewhere freed room it does not use,
-// and stopping it would only cost its save and restore. Jobs preempted here count as freeing their GPUs until their run
-// ends, so one waiting job never preempts twice for the same room, and a victim is never
+// fit on what they and the pass's free capacity leave: job by job in order, or, for a job
+// that needs whole nodes, node by node (the nodes whose jobs may all be preempted, the one
+// whose last victim comes first in the order first; a count says first whether enough
+// exist). If it would not fit even then, nobody is preempted. Of the jobs taken, only
+// those holding GPUs that the waiting job's planned place uses are preempted (on a node
+// where it needs k GPUs more than are free, the first victims in order that free k): a
+// victim elsewhere freed room it does not use, and stopping it would only cost its save
+// and restore. Jobs preempted here count as freeing their GPUs until their run ends, so
+// one waiting job never preempts twice for the same room, and a victim is never
 // chosen twice. Nothing allocates once warm.
 //
 // The room is planned on a placement instance of the preempter's own, over its own copy of
