@@ -44,7 +44,7 @@ void FinishTimeFairScheduler::job_waiting(const QueuedJob& job) {
   s.submit_s = job.submit.seconds();
   s.remaining_s = job.length_s;
   is_running_[job.job] = 0;
-  OrderedScheduler::job_waiting(job);
+  waiting_order_.insert(job.job, job.gpus);
 }
 
 void FinishTimeFairScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
@@ -66,18 +66,6 @@ void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
   --running_count_;
 }
 
-void FinishTimeFairScheduler::rekey(double at_s, const WaitingJobs& waiting) {
-  // Every waiting job's key moves (by -(tick - last tick) / T_ideal, not alike): the whole
-  // index is rebuilt in O(n), not re-keyed job by job in O(n log n).
-  GCSIM_CHECK(order_.size() == waiting.size(), "finish-time-fair: the order holds " + std::to_string(order_.size()) +
-                                                   " jobs, " + std::to_string(waiting.size()) + " wait");
-  // rho() of a waiting job, without asking whether it runs (every job in the order waits).
-  order_.rekey_all([&](std::uint32_t job) {
-    const State& s = states_[job];
-    return -((at_s - s.submit_s + s.remaining_s) / s.ideal_s);
-  });
-}
-
 void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   const std::int64_t interval_ns = params_ftf_.interval.ns();
   const std::int64_t now_ns = cluster.now.ns();
@@ -85,9 +73,9 @@ void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const Waiting
   tick_ = now_ns == tick_ns;
   if (tick_ns != rank_ns_) {
     rank_ns_ = tick_ns;
-    rekey(sim::SimTime::from_ns(rank_ns_).seconds(), waiting);
+    waiting_order_.set_time(sim::SimTime::from_ns(rank_ns_).seconds());
   }
-  OrderedScheduler::schedule(cluster, waiting, out);
+  pass(cluster, waiting, out, waiting_order_);
   // The next tick, while someone waits and someone runs or was just placed (only a
   // preemption could change anything then; an arrival or an end calls the policy anyway,
   // and re-keys if a tick passed).

@@ -10,6 +10,9 @@
 // cost does not grow with the number of waiting jobs.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,10 +78,52 @@ class OrderedScheduler : public Scheduler {
     (void)out;
   }
 
+  // The pass over `order`: order_, or a policy's own index with OrderIndex's scan().
+  template <class Index>
+  void pass(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out, Index& order);
+
   std::unique_ptr<PlacementStrategy> placement_;
   OrderedParams params_;
   OrderIndex<double> order_;
 };
+
+template <class Index>
+void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out, Index& order) {
+  placement_->reset(cluster);
+  std::uint32_t blocked = 0;
+  bool any_blocked = false;
+  // The first job in order that does not fit (the one a preempting policy makes room for).
+  const auto blocks = [&](std::uint32_t id) {
+    if (any_blocked) return;
+    blocked = id;
+    any_blocked = true;
+  };
+  if (params_.blocking == Blocking::Strict) {
+    order.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+      if (place(cluster, waiting[id], out) || held_by_quota(cluster, waiting[id])) return Visit::Next;
+      blocks(id);
+      return Visit::Stop;
+    });
+  } else {
+    // A job that may run on every node type and does not fit: no job as big fits either
+    // (capacity only shrinks during a pass).
+    const std::uint64_t all_types = cluster.types.size() >= 64 ? ~std::uint64_t{0}
+                                                                : (std::uint64_t{1} << cluster.types.size()) - 1;
+    int too_big = std::numeric_limits<int>::max();
+    order.scan([&](int gpus) { return gpus < too_big && placement_->could_fit(gpus); },
+               [&](std::uint32_t id, bool fits) {
+                 const QueuedJob& q = waiting[id];
+                 if (fits && q.gpus < too_big && place(cluster, q, out)) return Visit::Next;
+                 if (held_by_quota(cluster, q)) return Visit::Next;  // its team's limit, not the capacity
+                 blocks(id);
+                 // (A share that does not fit says nothing of smaller shares.)
+                 if (fits && !chooses_types() && q.gpu_milli >= 1000 && (q.eligible_types & all_types) == all_types)
+                   too_big = std::min(too_big, q.gpus);
+                 return Visit::Next;
+               });
+  }
+  after_placing(cluster, waiting, any_blocked ? &blocked : nullptr, out);
+}
 
 // The keys every ordering policy has, and their parser.
 extern const config::KeySpec PLACEMENT_KEY;
