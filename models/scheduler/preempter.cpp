@@ -8,6 +8,23 @@
 
 namespace gcsim::models {
 
+namespace {
+// Drops the entries of jobs that ended (job `none`) from `entries`, where each job's
+// entries are contiguous and stay in order, and tells set_first(job, index) where each
+// job's entries now start.
+template <class Entry, class SetFirst>
+void compact_by_job(std::vector<Entry>& entries, std::uint32_t none, SetFirst&& set_first) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry e = entries[i];
+    if (e.job == none) continue;
+    if (kept == 0 || entries[kept - 1].job != e.job) set_first(e.job, kept);
+    entries[kept++] = e;
+  }
+  entries.resize(kept);
+}
+}  // namespace
+
 void Preempter::ended(std::uint32_t job) {
   unfile(job);
   if (order_.contains(job)) order_.erase(job);
@@ -81,14 +98,7 @@ void Preempter::unfile(std::uint32_t job) {
   job_span_[job].count = 0;
   dead_nodes_ += span.count;
   if (dead_nodes_ >= 1024 && 2 * dead_nodes_ > job_nodes_.size()) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < job_nodes_.size(); ++i) {
-      const JobNode e = job_nodes_[i];
-      if (e.job == NONE) continue;
-      if (kept == 0 || job_nodes_[kept - 1].job != e.job) job_span_[e.job].first = static_cast<std::uint32_t>(kept);
-      job_nodes_[kept++] = e;
-    }
-    job_nodes_.resize(kept);
+    compact_by_job(job_nodes_, NONE, [&](std::uint32_t j, std::size_t first) { job_span_[j].first = static_cast<std::uint32_t>(first); });
     dead_nodes_ = 0;
   }
 }
@@ -186,16 +196,8 @@ void Preempter::add_stopping_room(const Held& h, int sign) {
     if (h.mask >> local & 1) stopping_room_[h.first_gpu + static_cast<std::uint32_t>(local)] += sign * h.milli;
 }
 
-// Drops the entries of ended jobs (a job's entries stay contiguous and in order).
 void Preempter::compact() {
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < held_.size(); ++i) {
-    const Held h = held_[i];
-    if (h.job == NONE) continue;
-    if (kept == 0 || held_[kept - 1].job != h.job) held_of_[h.job].first = static_cast<std::uint32_t>(kept);
-    held_[kept++] = h;
-  }
-  held_.resize(kept);
+  compact_by_job(held_, NONE, [&](std::uint32_t j, std::size_t first) { held_of_[j].first = static_cast<std::uint32_t>(first); });
   dead_ = 0;
 }
 

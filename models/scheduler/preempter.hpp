@@ -215,7 +215,7 @@ class Preempter {
   void add_stopping_room(const Held& h, int sign);
   // Job `job`, running at `place`, was preempted here.
   void stopping(const ClusterView& cluster, std::uint32_t job, const RunningPlace& place);
-  void compact();
+  void compact();  // drops the entries of held_ whose job has ended
 
   // The nodes of the jobs in order_, for could_clear: by node, its jobs in order_ (job,
   // key); node_order_ holds the nodes with any, by the largest key (their last victim).
