@@ -16,11 +16,16 @@ bool on_up_nodes(const ClusterView& cluster, std::span<const std::uint32_t> node
   return std::all_of(nodes.begin(), nodes.end(),
                      [&](std::uint32_t n) { return cluster.nodes[n].status == NodeStatus::Up; });
 }
+// Entries in the cluster's log of node changes so far (a view with a log).
+std::uint64_t node_change_count(const ClusterView& cluster) {
+  return cluster.changes->dropped + cluster.changes->nodes.size();
+}
 }  // namespace
 
 void BackfillScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   running_.insert(job.job, job.gpus, now.seconds() + length_s(job));
   ++running_changes_;
+  pass_memo_.valid = false;
 }
 
 void BackfillScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
@@ -55,12 +60,11 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
                                      std::size_t started_from, const Decisions& out) {
   const double now_s = cluster.now.seconds();
   const bool memo_able = cluster.changes != nullptr && started_from == out.placements.size();
-  const std::uint64_t node_changes = memo_able ? cluster.changes->dropped + cluster.changes->nodes.size() : 0;
+  const std::uint64_t node_changes = memo_able ? node_change_count(cluster) : 0;
   if (memo_able && memo_.valid && memo_.head == head.job && memo_.gpus == head.gpus && memo_.gpu_milli == head.gpu_milli &&
       memo_.eligible_types == head.eligible_types && memo_.running_changes == running_changes_ &&
       memo_.node_changes == node_changes) {
     if (!memo_.fits) return false;
-    spare_at_ = memo_spare_at_;
     reservations_.push_back(Reservation{head.job, std::max(now_s, memo_.end_s)});
     return true;
   }
@@ -110,18 +114,31 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
     memo_ = PlanMemo{true, head.job, head.gpus, head.gpu_milli, head.eligible_types, running_changes_, node_changes, fits,
                      fit_end_s};
   if (!fits) return false;
-  // Per node, the whole GPUs free at the reservation beyond what the head takes there.
-  spare_at_.resize(cluster.nodes.size());
-  for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) spare_at_[n] = plan_->free_gpus(n);
-  if (memo_able) memo_spare_at_ = spare_at_;
+  // plan_ now holds, per node, the whole GPUs free at the reservation beyond what the head
+  // takes there (kept as they are while the memo is reused: only this function changes plan_).
   reservations_.push_back(Reservation{head.job, at_s});
   return true;
 }
 
+bool BackfillScheduler::repeat_last_pass(const ClusterView& cluster, const Decisions& out) {
+  const bool same = pass_memo_.valid && cluster.admission == nullptr && cluster.changes != nullptr &&
+                    out.placements.empty() && pass_memo_.node_changes == node_change_count(cluster);
+  if (!same) return false;
+  if (pass_memo_.reserved) reservations_.push_back(Reservation{memo_.head, std::max(cluster.now.seconds(), memo_.end_s)});
+  return true;
+}
+
 void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  if (repeat_last_pass(cluster, out)) return;
+  pass_memo_.valid = false;
   now_->reset(cluster);
+  spare_taken_.resize(cluster.nodes.size());
+  for (const std::uint32_t n : spare_touched_) spare_taken_[n] = 0;
+  spare_touched_.clear();
   const double now_s = cluster.now.seconds();
   const std::size_t started_from = out.placements.size();
+  std::uint32_t last_visited = 0;
+  bool stopped_at_depth = false;
   const QueuedJob* head = nullptr;
   // The head's reservation is planned only when a job behind it could start now (it then
   // decides whether that job may): a pass in which none can, the common case on a full
@@ -139,6 +156,7 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   waiting_.scan([&](int gpus) { return gpus < too_big && now_->could_fit(gpus); },
                 [&](std::uint32_t id, bool fits) {
                   const QueuedJob& q = waiting[id];
+                  last_visited = id;
                   // A job the quotas hold back is passed over: it is no head and holds no reservation.
                   if (head == nullptr) {
                     if (fits && now_->try_place(q, out)) return Visit::Next;
@@ -146,7 +164,10 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                     head = &q;
                     return Visit::Next;
                   }
-                  if (behind++ == params_.depth) return Visit::Stop;
+                  if (behind++ == params_.depth) {
+                    stopped_at_depth = true;
+                    return Visit::Stop;
+                  }
                   if (!fits || q.gpus >= too_big || held_by_quota(cluster, q)) return Visit::Next;
                   if (!planned) {  // nothing was placed since the head: the plan is the same as then
                     planned = true;
@@ -173,16 +194,26 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                   const Placement& p = out.placements.back();
                   bool clear = true;
                   for (std::uint32_t k = p.first; k < p.first + p.count; ++k)
-                    clear = clear && spare_at_[out.nodes[k]] >= p.gpus_per_node;
+                    clear = clear && spare_at(out.nodes[k]) >= p.gpus_per_node;
                   if (!clear) {
                     undo_last(out);
                     refused_.emplace_back(request, q.eligible_types);
                     return Visit::Next;
                   }
-                  for (std::uint32_t k = p.first; k < p.first + p.count; ++k) spare_at_[out.nodes[k]] -= p.gpus_per_node;
+                  for (std::uint32_t k = p.first; k < p.first + p.count; ++k) {
+                    const std::uint32_t n = out.nodes[k];
+                    if (spare_taken_[n] == 0) spare_touched_.push_back(n);
+                    spare_taken_[n] += p.gpus_per_node;
+                  }
                   refused_.clear();
                   return Visit::Next;
                 });
+  // The pass may be repeated (PassMemo) if it started nothing, stopped at `depth` (a later
+  // arrival is not examined), and its reservation, if any, came from a memoized plan.
+  const bool has_reservation = !reservations_.empty();
+  if (stopped_at_depth && out.placements.size() == started_from && started_from == 0 && cluster.changes != nullptr &&
+      cluster.admission == nullptr && (!has_reservation || (memo_.valid && memo_.fits && memo_.head == reservations_.front().job)))
+    pass_memo_ = PassMemo{true, last_visited, node_change_count(cluster), has_reservation};
 }
 
 namespace {

@@ -50,12 +50,19 @@ class BackfillScheduler final : public Scheduler {
   BackfillScheduler(std::unique_ptr<PlacementStrategy> now, std::unique_ptr<PlacementStrategy> plan,
                     const BackfillParams& params)
       : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
-  void job_waiting(const QueuedJob& job) override { waiting_.insert(job.job, job.gpus, 0.0); }
-  void job_left(std::uint32_t job) override { waiting_.erase(job); }
+  void job_waiting(const QueuedJob& job) override {
+    waiting_.insert(job.job, job.gpus, 0.0);
+    if (job.job <= pass_memo_.last_visited) pass_memo_.valid = false;  // within what the last pass examined
+  }
+  void job_left(std::uint32_t job) override {
+    waiting_.erase(job);
+    pass_memo_.valid = false;
+  }
   void run_started(const QueuedJob& job, sim::SimTime now) override;
   void run_ended(std::uint32_t job, sim::SimTime) override {
     running_.erase(job);
     ++running_changes_;
+    pass_memo_.valid = false;
   }
   void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
 
@@ -85,7 +92,7 @@ class BackfillScheduler final : public Scheduler {
   void easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   void conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   // The first job that does not fit: its reservation on plan_ (filled in reservations_ and
-  // spare_at_), or false when it fits nowhere even once every running job has ended.
+  // plan_), or false when it fits nowhere even once every running job has ended.
   bool reserve_head(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
                     std::size_t started_from, const Decisions& out);
   // The capacity of the pass as a view for plan_: free GPUs of up nodes, less what this
@@ -125,11 +132,31 @@ class BackfillScheduler final : public Scheduler {
   };
   std::uint64_t running_changes_ = 0;  // runs started and ended so far
   PlanMemo memo_;
-  std::vector<int> memo_spare_at_;  // spare_at_ of the memo's plan
+  // Easy: a pass that started nothing and stopped at `depth`, repeated while only jobs later
+  // in submit order than the last it examined (arrivals) joined the waiting jobs, no job
+  // left them, no run started or ended and no node's view changed: every job it examined
+  // meets the same capacity, the same head and the same plan, so it starts nothing again
+  // and keeps its reservation (at max(now, the expected end it was planned at): a job too
+  // long for the reservation then is too long later). Without quotas only (they depend on
+  // time). The pass is then not repeated: on a full cluster, most arrivals. (A requeued job
+  // or an ended run also changes some node's view; the invalidations in job_waiting, job_left
+  // and run_* are defensive: without them the equivalence test still passes.)
+  struct PassMemo {
+    bool valid = false;
+    std::uint32_t last_visited = 0;  // the largest job id the pass examined
+    std::uint64_t node_changes = 0;
+    bool reserved = false;
+  };
+  PassMemo pass_memo_;
+  bool repeat_last_pass(const ClusterView& cluster, const Decisions& out);
   // Scratch of a pass.
   std::vector<NodeView> plan_nodes_;
   ClusterView plan_view_;
-  std::vector<int> spare_at_;    // easy: per node, GPUs free at the reservation beyond it
+  // Easy: per node, the GPUs free at the reservation beyond it (plan_'s, less what long jobs
+  // this pass started there take), and the nodes where this pass's long jobs took some.
+  int spare_at(std::uint32_t node) const { return plan_->free_gpus(node) - spare_taken_[node]; }
+  std::vector<int> spare_taken_;
+  std::vector<std::uint32_t> spare_touched_;
   std::vector<Hold> started_;    // easy: runs this pass started, by end
   std::vector<std::pair<int, std::uint64_t>> refused_;  // easy: (gpus, eligible types) refused since the last start
   std::vector<Hold> releases_;   // conservative: running jobs, by expected end

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "models/cluster/cluster.hpp"
@@ -184,12 +185,20 @@ workload:
 
 TEST_CASE("EASY reusing its reservation plan decides as planning afresh every pass", "[model][scheduler]") {
   // The same random workload (1-8 GPUs on four 4-GPU nodes, faster than served) with and
-  // without the change log the plan is reused by: every job starts at the same time on
-  // the same nodes. With `lengths: estimate` runs overrun their expected ends, so a reused
-  // plan must move its time with now.
-  for (const std::string lengths : {"true", "estimate"}) {
-    INFO("lengths: " << lengths);
-    const models::Scenario s = test::scenario_from_yaml(nodes(4) + R"(seed: 13
+  // without the change log the plan, and a whole pass that started nothing, are reused by:
+  // every job starts at the same time on the same nodes. With `lengths: estimate` runs
+  // overrun their expected ends, so a reused plan must move its time with now. With depth 3
+  // most passes stop at the depth, so most arrivals repeat the pass before them; on spot
+  // nodes interrupted jobs go back to the waiting jobs ahead of those a pass examined.
+  for (const auto& [lengths, depth, spot] :
+       {std::tuple{"true", 100, false}, std::tuple{"estimate", 100, false}, std::tuple{"true", 3, false},
+        std::tuple{"estimate", 3, false}, std::tuple{"true", 3, true}, std::tuple{"estimate", 3, true}}) {
+    INFO("lengths: " << lengths << ", depth: " << depth << ", spot: " << spot);
+    std::string cluster = nodes(4);
+    if (spot)
+      cluster.replace(cluster.find("price: {on_demand_per_hour: 8}"), std::string("price: {on_demand_per_hour: 8}").size(),
+                      "market: spot, price: {spot_per_hour: 3}, interruptions: {process: poisson, rate: 0.3/h}");
+    const models::Scenario s = test::scenario_from_yaml(cluster + R"(seed: 13
 workload:
   generators:
     - name: mix
@@ -200,7 +209,8 @@ workload:
       estimate: {error: lognormal, sigma: 0.5}
 )");
     BackfillParams p;
-    p.lengths = lengths == "true" ? models::Lengths::True : models::Lengths::Estimate;
+    p.lengths = std::string(lengths) == "true" ? models::Lengths::True : models::Lengths::Estimate;
+    p.depth = depth;
     sim::Engine logged_engine;
     models::Cluster logged(logged_engine, s, models::expand_workload(s, 0), std::make_unique<BackfillScheduler>(
         std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p));
