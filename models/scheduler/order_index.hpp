@@ -16,6 +16,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/check.hpp"
@@ -104,32 +105,40 @@ class OrderIndex {
     }
   }
 
-  // Visits jobs in key order: visit(job, fits) returns Visit::Stop to end the scan. Before
+  // Visits jobs in key order: visit(job, fits), or visit(job, fits, key), returns
+  // Visit::Stop to end the scan. Before
   // each job, fits(smallest size of its class) is asked; when false, visit is told so and
   // the rest of that class is dropped from this scan (free capacity only shrinks during a
   // pass). The index must not change during a scan.
   template <class Fits, class F>
   void scan(Fits&& fits, F&& visit) const {
-    const auto after = [this](const Cand& a, const Cand& b) {
-      return before(heaps_[b.heap][b.pos], heaps_[a.heap][a.pos]);
-    };
-    const auto push = [&](Cand c) {
-      cand_.push_back(c);
-      std::push_heap(cand_.begin(), cand_.end(), after);
-    };
+    // A candidate carries its entry, so the candidate heap compares without reaching into
+    // the class heaps (two dependent loads per comparison otherwise); a visited job's first
+    // child replaces it on top (one sift down, where a pop and a push take two).
+    const auto after = [](const Cand& a, const Cand& b) { return before(b.entry, a.entry); };
     cand_.clear();
     for (int c = 0; c < CLASSES; ++c)
-      if (!heaps_[c].empty()) push(Cand{static_cast<std::int16_t>(c), 0});
+      if (!heaps_[c].empty()) cand_.push_back(Cand{heaps_[c][0], static_cast<std::int16_t>(c), 0});
+    std::make_heap(cand_.begin(), cand_.end(), after);  // the earliest on top
     while (!cand_.empty()) {
-      std::pop_heap(cand_.begin(), cand_.end(), after);
-      const Cand x = cand_.back();
-      cand_.pop_back();
-      const std::vector<Entry>& h = heaps_[x.heap];
+      const Cand x = cand_[0];
       const bool class_fits = fits(smallest_in_class(x.heap));
-      if (visit(h[x.pos].job, class_fits) == Visit::Stop) return;
-      if (!class_fits) continue;  // its children are the same class
-      for (std::uint32_t child = 2 * x.pos + 1; child <= 2 * x.pos + 2 && child < h.size(); ++child)
-        push(Cand{x.heap, child});
+      Visit v;
+      if constexpr (std::is_invocable_v<F&, std::uint32_t, bool, const Key&>)
+        v = visit(x.entry.job, class_fits, x.entry.key);  // the key, without looking the job up
+      else
+        v = visit(x.entry.job, class_fits);
+      if (v == Visit::Stop) return;
+      const std::vector<Entry>& h = heaps_[x.heap];
+      const std::uint32_t child = 2 * x.pos + 1;
+      if (!class_fits || child >= h.size()) {  // its children are the same class, or it has none
+        const Cand last = cand_.back();
+        cand_.pop_back();
+        if (!cand_.empty()) cand_sift_down(last);
+        continue;
+      }
+      cand_sift_down(Cand{h[child], x.heap, child});
+      if (child + 1 < h.size()) cand_push(Cand{h[child + 1], x.heap, child + 1});
     }
   }
 
@@ -143,11 +152,37 @@ class OrderIndex {
     std::uint32_t pos = 0;
   };
   struct Cand {
+    Entry entry;
     std::int16_t heap;
     std::uint32_t pos;
   };
   static bool before(const Entry& a, const Entry& b) {
     return a.key < b.key || (!(b.key < a.key) && a.job < b.job);
+  }
+  // The scan's candidate heap (earliest on top): c put on top and sifted down, or pushed.
+  void cand_sift_down(const Cand& c) const {
+    std::size_t pos = 0;
+    const std::size_t n = cand_.size();
+    for (;;) {
+      std::size_t kid = 2 * pos + 1;
+      if (kid >= n) break;
+      if (kid + 1 < n && before(cand_[kid + 1].entry, cand_[kid].entry)) ++kid;
+      if (!before(cand_[kid].entry, c.entry)) break;
+      cand_[pos] = cand_[kid];
+      pos = kid;
+    }
+    cand_[pos] = c;
+  }
+  void cand_push(const Cand& c) const {
+    std::size_t pos = cand_.size();
+    cand_.push_back(c);
+    while (pos > 0) {
+      const std::size_t parent = (pos - 1) / 2;
+      if (!before(c.entry, cand_[parent].entry)) break;
+      cand_[pos] = cand_[parent];
+      pos = parent;
+    }
+    cand_[pos] = c;
   }
   std::vector<Where>& where() { return slots_->where_; }
   const std::vector<Where>& where() const { return slots_->where_; }

@@ -134,6 +134,57 @@ TEST_CASE("OrderIndex::rekey_all agrees with a plain sort on random keys", "[uni
   CHECK(visit_all(empty) == std::vector<std::uint32_t>{4});
 }
 
+TEST_CASE("OrderIndex::scan drops classes that do not fit and stops as a plain sort says", "[unit][scheduler]") {
+  // Random keys with ties, jobs of many sizes, some leaving: a scan whose fits() refuses
+  // classes above a limit visits, in key order (ties by job id), every job of a fitting
+  // class and the first job of each class that does not fit (told so), and passes each
+  // job's key to a visitor that takes it; Stop ends it at once.
+  std::mt19937_64 rng(777);
+  const int sizes[] = {1, 1, 2, 3, 4, 8, 16, 33, 64, 65, 130, 300};
+  models::OrderIndex<double> idx;
+  std::vector<double> key(1500);
+  std::vector<int> gpus(key.size());
+  for (std::uint32_t j = 0; j < key.size(); ++j) {
+    gpus[j] = sizes[rng() % std::size(sizes)];
+    key[j] = static_cast<double>(rng() % 100);
+    idx.insert(j, gpus[j], key[j]);
+  }
+  std::vector<bool> in(key.size(), true);
+  for (int k = 0; k < 400; ++k) {
+    const std::uint32_t j = static_cast<std::uint32_t>(rng() % key.size());
+    if (in[j]) idx.erase(j);
+    in[j] = false;
+  }
+  using Index = models::OrderIndex<double>;
+  for (const int limit : {0, 1, 3, 8, 64, 200, 1000}) {
+    for (const std::size_t stop_after : {std::size_t{5}, std::size_t{100000}}) {
+      INFO("limit " << limit << ", stop after " << stop_after);
+      std::vector<std::pair<double, std::uint32_t>> keyed;
+      for (std::uint32_t j = 0; j < key.size(); ++j)
+        if (in[j]) keyed.emplace_back(key[j], j);
+      std::vector<std::pair<std::uint32_t, bool>> want;
+      std::vector<bool> dropped(Index::CLASSES, false);
+      for (const std::uint32_t j : sorted_order(keyed)) {
+        if (want.size() == stop_after) break;
+        const int c = Index::size_class(gpus[j]);
+        if (dropped[static_cast<std::size_t>(c)]) continue;
+        const bool fits = Index::smallest_in_class(c) <= limit;
+        want.emplace_back(j, fits);
+        if (!fits) dropped[static_cast<std::size_t>(c)] = true;
+      }
+      std::vector<std::pair<std::uint32_t, bool>> got;
+      bool keys_match = true;
+      idx.scan([&](int smallest) { return smallest <= limit; }, [&](std::uint32_t id, bool fits, double k) {
+        keys_match = keys_match && k == key[id];
+        got.emplace_back(id, fits);
+        return got.size() == stop_after ? models::Visit::Stop : models::Visit::Next;
+      });
+      CHECK(keys_match);
+      CHECK(got == want);
+    }
+  }
+}
+
 namespace {
 // Running jobs of a hand-built view: job -> (nodes, GPUs on each).
 class Running final : public models::RunningJobs {
