@@ -85,10 +85,25 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
   std::size_t next_started = 0;
   double at_s = now_s;
   bool fits = false;
+  // After the first release, the head is tried again only when a node this release gave
+  // back now has room for it (free GPUs >= its GPUs, or the whole node for a job bigger
+  // than a node) or it asks for a share: a whole-GPU job's place depends only on which
+  // nodes have that room, so with the same such nodes as at the last try it fails again.
+  // A view without a change log gets the plain plan, tried at every release (the tests'
+  // reference).
+  bool tried = false;
+  const bool try_every_release = cluster.changes == nullptr;
   const auto release = [&](double end_s, const RunningPlace& place) {
     plan_->give_back(place);
     at_s = std::max(now_s, end_s);  // a run past its expected end may end any moment
     fit_end_s = end_s;
+    bool may_fit = try_every_release || !tried || head.gpu_milli < 1000;
+    for (std::size_t i = 0; !may_fit && i < place.nodes.size(); ++i) {
+      const std::uint32_t n = place.nodes[i];
+      may_fit = plan_->free_gpus(n) >= std::min(head.gpus, cluster.types[cluster.nodes[n].type].gpus_per_node);
+    }
+    if (!may_fit) return false;
+    tried = true;
     fits = plan_->could_fit(head.gpus) && plan_->reserve(head);  // capacity only: the quotas admitted the head
     return fits;
   };
@@ -102,8 +117,7 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
     return false;
   };
   plan_out_.clear();
-  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-    const double end_s = running_.key(id);
+  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool, double end_s) {
     if (release_started_until(end_s)) return Visit::Stop;
     const RunningPlace place = cluster.running_jobs->where(id);
     if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;

@@ -48,7 +48,9 @@ class RecordingBackfill final : public models::Scheduler {
 };
 
 // A backfill policy that never sees the cluster's change log, so that EASY cannot reuse
-// a reservation plan from an earlier pass and plans afresh every time.
+// a reservation plan from an earlier pass and plans afresh every time, trying the head
+// after every release in the plan (with the log, only after a release that gave a node
+// room for it).
 class UnloggedBackfill final : public models::Scheduler {
  public:
   explicit UnloggedBackfill(const BackfillParams& p)
@@ -186,7 +188,8 @@ workload:
 TEST_CASE("EASY reusing its reservation plan decides as planning afresh every pass", "[model][scheduler]") {
   // The same random workload (1-8 GPUs on four 4-GPU nodes, faster than served) with and
   // without the change log the plan, and a whole pass that started nothing, are reused by:
-  // every job starts at the same time on the same nodes. With `lengths: estimate` runs
+  // every job starts at the same time on the same nodes; so is the plan's skipping of the
+  // releases after which the head cannot fit. With `lengths: estimate` runs
   // overrun their expected ends, so a reused plan must move its time with now. With depth 3
   // most passes stop at the depth, so most arrivals repeat the pass before them; on spot
   // nodes interrupted jobs go back to the waiting jobs ahead of those a pass examined.
