@@ -95,6 +95,8 @@ void PlacementStrategy::reset(const ClusterView& cluster) {
   const bool follow = same && log != nullptr && log == log_ && log->dropped <= seen_ &&
                       seen_ <= log->dropped + log->nodes.size();
   cluster_ = &cluster;
+  for (std::uint32_t n : stale_) is_stale_[n] = 0;  // each path below refiles them (or rebuilds)
+  stale_.clear();
   for (std::uint32_t n : touched_) delta_[n] = 0;
   if (follow) {
     for (std::uint32_t n : touched_) refile(n);
@@ -118,6 +120,9 @@ void PlacementStrategy::build() const {
   const auto& types = cluster_->types;
   buckets_.resize(types.size());
   filed_.resize(cluster_->nodes.size());
+  for (std::uint32_t n : stale_) is_stale_[n] = 0;
+  stale_.clear();
+  is_stale_.resize(cluster_->nodes.size());
   layout_.assign(types.begin(), types.end());
   for (std::size_t t = 0; t < types.size(); ++t) {
     buckets_[t].resize(static_cast<std::size_t>(types[t].gpus_per_node) + 1);
@@ -151,11 +156,22 @@ void PlacementStrategy::refile(std::uint32_t n) const {
 void PlacementStrategy::change(std::uint32_t node, int gpus) {
   if (delta_[node] == 0) touched_.push_back(node);  // may list a node twice: reset handles it twice
   delta_[node] += gpus;
-  if (built_) refile(node);
+  if (built_ && !is_stale_[node]) {
+    is_stale_[node] = 1;
+    stale_.push_back(node);
+  }
 }
 
 const NodeSet& PlacementStrategy::with_free(std::size_t t, int f) const {
-  if (!built_) build();
+  if (!built_) {
+    build();
+  } else if (!stale_.empty()) {
+    for (std::uint32_t n : stale_) {
+      is_stale_[n] = 0;
+      refile(n);
+    }
+    stale_.clear();
+  }
   return buckets_[t][static_cast<std::size_t>(f)];
 }
 

@@ -205,6 +205,11 @@ class PlacementStrategy {
   mutable bool built_ = false;
   mutable std::vector<std::vector<NodeSet>> buckets_;
   mutable std::vector<int> filed_;
+  // Nodes changed since the index was last read (change() defers their refiling to the
+  // next read, with_free(): a plan that gives back many runs before it asks refiles each
+  // node once, and none that reset() refiles anyway). A subset of touched_.
+  mutable std::vector<std::uint32_t> stale_;
+  mutable std::vector<char> is_stale_;  // by node
   mutable std::vector<NodeTypeView> layout_;  // the types it was built for
   const NodeChanges* log_ = nullptr;
   const NodeView* log_nodes_ = nullptr;  // the view's nodes the log describes
