@@ -21,6 +21,7 @@
 // Keys (`scheduler:` with `policy: backfill`): placement, lengths (ordered.hpp), mode, depth.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -158,6 +159,8 @@ class BackfillScheduler final : public Scheduler {
   std::vector<int> spare_taken_;
   std::vector<std::uint32_t> spare_touched_;
   std::vector<Hold> started_;    // easy: runs this pass started, by end
+  std::uint64_t fit_version_ = 0;  // easy: changes of the capacity and of too_big, all passes
+  std::array<std::pair<std::uint64_t, bool>, OrderIndex<double>::CLASSES> fit_cache_{};  // by size class: (version, fits)
   std::vector<std::pair<int, std::uint64_t>> refused_;  // easy: (gpus, eligible types) refused since the last start
   std::vector<Hold> releases_;   // conservative: running jobs, by expected end
   std::vector<std::uint32_t> holds_nodes_;  // their nodes
