@@ -193,15 +193,16 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                     stopped_at_depth = true;
                     return Visit::Stop;
                   }
-                  if (!fits || q.gpus >= too_big || held_by_quota(cluster, q)) return Visit::Next;
+                  const Brief& b = brief_[id];
+                  if (!fits || b.gpus >= too_big || held_by_quota(cluster, q)) return Visit::Next;
                   if (!planned) {  // nothing was placed since the head: the plan is the same as then
                     planned = true;
                     reserved = cluster.running_jobs != nullptr && reserve_head(cluster, waiting, *head, started_from, out);
                   }
-                  const bool short_enough = !reserved || now_s + length_s(q) <= reservations_.front().start_s;
-                  const int request = q.gpus * 1024 + q.gpu_milli % 1000;  // a share is its own request
+                  const bool short_enough = !reserved || now_s + b.length_s <= reservations_.front().start_s;
+                  const int request = b.gpus * 1024 + b.gpu_milli % 1000;  // a share is its own request
                   const auto refused = std::find_if(refused_.begin(), refused_.end(), [&](const auto& r) {
-                    return r.first == request && r.second == q.eligible_types;
+                    return r.first == request && r.second == b.eligible_types;
                   });
                   if (!short_enough && refused != refused_.end()) return Visit::Next;
                   if (!now_->try_place(q, out)) {

@@ -21,6 +21,7 @@
 // Keys (`scheduler:` with `policy: backfill`): placement, lengths (ordered.hpp), mode, depth.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -53,6 +54,8 @@ class BackfillScheduler final : public Scheduler {
       : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
   void job_waiting(const QueuedJob& job) override {
     waiting_.insert(job.job, job.gpus, 0.0);
+    if (job.job >= brief_.size()) brief_.resize(std::max<std::size_t>(job.job + 1, brief_.size() * 2));
+    brief_[job.job] = Brief{length_s(job), job.eligible_types, job.gpus, job.gpu_milli};
     if (job.job <= pass_memo_.last_visited) pass_memo_.valid = false;  // within what the last pass examined
   }
   void job_left(std::uint32_t job) override {
@@ -159,6 +162,16 @@ class BackfillScheduler final : public Scheduler {
   std::vector<int> spare_taken_;
   std::vector<std::uint32_t> spare_touched_;
   std::vector<Hold> started_;    // easy: runs this pass started, by end
+  // Easy: what a pass reads of a waiting job behind the head, by job id, dense (a waiting
+  // job's entry does not change while it waits), so the jobs a pass visits in submit order
+  // are read from neighbouring memory.
+  struct Brief {
+    double length_s;
+    std::uint64_t eligible_types;
+    int gpus;
+    int gpu_milli;
+  };
+  std::vector<Brief> brief_;
   std::uint64_t fit_version_ = 0;  // easy: changes of the capacity and of too_big, all passes
   std::array<std::pair<std::uint64_t, bool>, OrderIndex<double>::CLASSES> fit_cache_{};  // by size class: (version, fits)
   std::vector<std::pair<int, std::uint64_t>> refused_;  // easy: (gpus, eligible types) refused since the last start
