@@ -169,11 +169,9 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
       cluster.types.size() >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cluster.types.size()) - 1;
   // Whether a class may fit now, asked before each job the scan visits: the answer is kept
   // per class until the capacity or too_big changes (a start, an undone start, a refusal).
-  ++fit_version_;
+  may_fit_.changed();
   const auto class_may_fit = [&](int gpus) {
-    std::pair<std::uint64_t, bool>& e = fit_cache_[static_cast<std::size_t>(OrderIndex<double>::size_class(gpus))];
-    if (e.first != fit_version_) e = {fit_version_, gpus < too_big && now_->could_fit(gpus)};
-    return e.second;
+    return may_fit_(gpus, [&](int g) { return g < too_big && now_->could_fit(g); });
   };
   waiting_.scan(class_may_fit,
                 [&](std::uint32_t id, bool fits) {
@@ -182,7 +180,7 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                   // A job the quotas hold back is passed over: it is no head and holds no reservation.
                   if (head == nullptr) {
                     if (fits && now_->try_place(q, out)) {
-                      ++fit_version_;
+                      may_fit_.changed();
                       return Visit::Next;
                     }
                     if (held_by_quota(cluster, q)) return Visit::Next;
@@ -208,11 +206,11 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                   if (!now_->try_place(q, out)) {
                     if ((q.eligible_types & all_types) == all_types && q.gpu_milli >= 1000 && q.gpus < too_big) {
                       too_big = q.gpus;
-                      ++fit_version_;
+                      may_fit_.changed();
                     }
                     return Visit::Next;
                   }
-                  ++fit_version_;  // started (or undone below)
+                  may_fit_.changed();  // started (or undone below)
                   if (short_enough) {
                     refused_.clear();
                     return Visit::Next;

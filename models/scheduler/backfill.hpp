@@ -22,7 +22,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -172,8 +171,7 @@ class BackfillScheduler final : public Scheduler {
     int gpu_milli;
   };
   std::vector<Brief> brief_;
-  std::uint64_t fit_version_ = 0;  // easy: changes of the capacity and of too_big, all passes
-  std::array<std::pair<std::uint64_t, bool>, OrderIndex<double>::CLASSES> fit_cache_{};  // by size class: (version, fits)
+  ClassFitMemo may_fit_;  // easy: whether a class may fit now
   std::vector<std::pair<int, std::uint64_t>> refused_;  // easy: (gpus, eligible types) refused since the last start
   std::vector<Hold> releases_;   // conservative: running jobs, by expected end
   std::vector<std::uint32_t> holds_nodes_;  // their nodes

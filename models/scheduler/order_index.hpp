@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -220,6 +221,29 @@ class OrderIndex {
   Slots* slots_;  // &own_, or shared
   std::size_t size_ = 0;
   mutable std::vector<Cand> cand_;  // scratch of scan()
+};
+
+// A scan's answers to fits(gpus), kept per size class until the capacity they were asked
+// of changes (changed(): a start, an undone start, a new limit): a scan asks before every
+// job it visits, and the answer is the same for every job of a class in between.
+class ClassFitMemo {
+ public:
+  template <class Ask>
+  bool operator()(int gpus, Ask&& ask) {
+    Slot& s = slots_[static_cast<std::size_t>(OrderIndex<double>::size_class(gpus))];
+    if (s.version != version_ || s.gpus != gpus) s = Slot{version_, gpus, ask(gpus)};
+    return s.fits;
+  }
+  void changed() { ++version_; }
+
+ private:
+  struct Slot {
+    std::uint64_t version = 0;
+    int gpus = 0;
+    bool fits = false;
+  };
+  std::uint64_t version_ = 1;  // slots of version 0 were never asked
+  std::array<Slot, OrderIndex<double>::CLASSES> slots_{};
 };
 
 }  // namespace gcsim::models

@@ -85,6 +85,7 @@ class OrderedScheduler : public Scheduler {
   std::unique_ptr<PlacementStrategy> placement_;
   OrderedParams params_;
   OrderIndex<double> order_;
+  ClassFitMemo may_fit_;  // skip: whether a class may fit now
 };
 
 template <class Index>
@@ -110,15 +111,22 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
     const std::uint64_t all_types = cluster.types.size() >= 64 ? ~std::uint64_t{0}
                                                                 : (std::uint64_t{1} << cluster.types.size()) - 1;
     int too_big = std::numeric_limits<int>::max();
-    order.scan([&](int gpus) { return gpus < too_big && placement_->could_fit(gpus); },
+    may_fit_.changed();
+    order.scan([&](int gpus) { return may_fit_(gpus, [&](int g) { return g < too_big && placement_->could_fit(g); }); },
                [&](std::uint32_t id, bool fits) {
                  const QueuedJob& q = waiting[id];
-                 if (fits && q.gpus < too_big && place(cluster, q, out)) return Visit::Next;
+                 if (fits && q.gpus < too_big && place(cluster, q, out)) {
+                   may_fit_.changed();
+                   return Visit::Next;
+                 }
                  if (held_by_quota(cluster, q)) return Visit::Next;  // its team's limit, not the capacity
                  blocks(id);
                  // (A share that does not fit says nothing of smaller shares.)
-                 if (fits && !chooses_types() && q.gpu_milli >= 1000 && (q.eligible_types & all_types) == all_types)
-                   too_big = std::min(too_big, q.gpus);
+                 if (fits && !chooses_types() && q.gpu_milli >= 1000 && (q.eligible_types & all_types) == all_types &&
+                     q.gpus < too_big) {
+                   too_big = q.gpus;
+                   may_fit_.changed();
+                 }
                  return Visit::Next;
                });
   }

@@ -185,6 +185,36 @@ TEST_CASE("OrderIndex::scan drops classes that do not fit and stops as a plain s
   }
 }
 
+TEST_CASE("ClassFitMemo asks once per class until the capacity changes", "[unit][scheduler]") {
+  models::ClassFitMemo memo;
+  int asked = 0;
+  int free_gpus = 8;
+  const auto ask = [&](int g) {
+    ++asked;
+    return g <= free_gpus;
+  };
+  CHECK(memo(4, ask));
+  CHECK(memo(4, ask));
+  CHECK(asked == 1);
+  CHECK_FALSE(memo(16, ask));
+  CHECK(asked == 2);
+  // 65 and 100 share a class: a different size is asked again, not answered from the other.
+  CHECK_FALSE(memo(65, ask));
+  free_gpus = 100;
+  CHECK(memo(100, ask));
+  CHECK(asked == 4);
+  // Capacity changed without changed(): the kept answer stands (the caller says when).
+  CHECK_FALSE(memo(16, ask));
+  CHECK(asked == 4);
+  memo.changed();
+  CHECK(memo(16, ask));
+  CHECK(asked == 5);
+  free_gpus = 2;
+  memo.changed();
+  CHECK_FALSE(memo(4, ask));
+  CHECK(asked == 6);
+}
+
 namespace {
 // Running jobs of a hand-built view: job -> (nodes, GPUs on each).
 class Running final : public models::RunningJobs {
