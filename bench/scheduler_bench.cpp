@@ -7,13 +7,17 @@
 // last column is the time against FIFO's in the same invocation. Every policy must also
 // complete every job, which checks that they did the same work.
 //
-//   scheduler_bench [jobs=1000000] [catalog_dir=<source>/scenarios/catalog] [scheduler]
-// (a third argument, a `scheduler:` map, runs that one alone, for profiling)
+//   scheduler_bench [jobs=1000000] [catalog_dir=<source>/scenarios/catalog] [scheduler|all] [repeats=1]
+// (a third argument, a `scheduler:` map, runs that one alone, for profiling). With
+// repeats > 1, each policy runs that many times, each run right after a FIFO run of its
+// own (on a shared machine, a pair sees the same load): cpu_s is the median of its runs,
+// vs_fifo the median of the pairs' ratios.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -108,23 +112,43 @@ int main(int argc, char** argv) {
       // Not by default: conservative backfill is far off the target (docs/scheduling.md, "Backfilling");
       // run it alone with the third argument "{policy: backfill, mode: conservative}".
   };
-  if (argc > 3) policies = {argv[3]};
-  std::printf("%ld jobs, 6,500 GPUs, trace off, one core per run\n", jobs);
+  if (argc > 3 && std::string(argv[3]) != "all") policies = {argv[3]};
+  const long repeats = argc > 4 ? std::max(1L, std::strtol(argv[4], nullptr, 10)) : 1;
+  std::printf("%ld jobs, 6,500 GPUs, trace off, one core per run%s\n", jobs,
+              repeats > 1 ? (", median of " + std::to_string(repeats) + " runs, each paired with a FIFO run").c_str() : "");
   std::printf("%-48s %9s %9s %12s %10s %11s %8s\n", "scheduler", "cpu_s", "sim_days", "completed", "events", "peak_MiB",
               "vs_fifo");
-  double fifo_s = 0;
+  const std::string fifo = "{policy: fifo}";
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  };
+  double fifo_s = 0;  // repeats == 1: the first run's, as the baseline of those after it
   int failures = 0;
   for (const std::string& p : policies) {
     Result r;
-    if (!run_child(jobs, p, catalog_dir, r)) {
+    std::vector<double> cpu;
+    std::vector<double> ratio;
+    bool ok = true;
+    for (long k = 0; ok && k < repeats; ++k) {
+      Result base;
+      if (repeats > 1 && p != fifo) ok = run_child(jobs, fifo, catalog_dir, base);
+      ok = ok && run_child(jobs, p, catalog_dir, r);
+      if (!ok) break;
+      cpu.push_back(r.cpu_s);
+      if (repeats > 1) ratio.push_back(p == fifo ? 1.0 : r.cpu_s / base.cpu_s);
+    }
+    if (!ok) {
       std::printf("%-48s failed\n", p.c_str());
       ++failures;
       continue;
     }
     if (fifo_s == 0) fifo_s = r.cpu_s;
     if (r.completed != static_cast<std::uint64_t>(jobs)) ++failures;
-    std::printf("%-48s %9.2f %9.2f %12" PRIu64 " %10" PRIu64 " %11.1f %8.2f\n", p.c_str(), r.cpu_s, r.end_s / 86400,
-                r.completed, r.events, static_cast<double>(r.max_rss_kib) / 1024, r.cpu_s / fifo_s);
+    std::printf("%-48s %9.2f %9.2f %12" PRIu64 " %10" PRIu64 " %11.1f %8.2f\n", p.c_str(), median(cpu), r.end_s / 86400,
+                r.completed, r.events, static_cast<double>(r.max_rss_kib) / 1024,
+                repeats > 1 ? median(ratio) : r.cpu_s / fifo_s);
   }
   return failures == 0 ? 0 : 1;
 }
