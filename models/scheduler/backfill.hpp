@@ -14,9 +14,12 @@
 // Reservations are recomputed every pass, so a job that runs past its expected end (an
 // estimate too low) moves them later; EASY plans its one only in a pass where a job behind
 // the head could start (elsewhere it decides nothing), and reuses the last plan while the
-// head, the running jobs and the nodes are unchanged (the result is the same). A pass visits at most `depth` waiting jobs behind
-// the first that does not fit, and stops sooner once no size class left fits now (the
-// order index's could_fit pruning), so its cost does not grow with the queue.
+// head, the running jobs and the nodes are unchanged (the result is the same); a plan tries
+// the head again only after a release that gave some node room for it. A pass that started
+// nothing is not repeated while only later arrivals joined (PassMemo). A pass visits at
+// most `depth` waiting jobs behind the first that does not fit, and stops sooner once no
+// size class left fits now (the order index's could_fit pruning), so its cost does not
+// grow with the queue.
 //
 // Keys (`scheduler:` with `policy: backfill`): placement, lengths (ordered.hpp), mode, depth.
 #pragma once
