@@ -24,7 +24,40 @@ std::uint64_t node_change_count(const ClusterView& cluster) {
 
 void BackfillScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   running_.insert(job.job, job.gpus, now.seconds() + length_s(job));
-  ++running_changes_;
+  if (classified_starts_ > 0)
+    --classified_starts_;  // one the last pass placed and the memo took into account
+  else
+    memo_.valid = false;
+  pass_memo_.valid = false;
+}
+
+bool BackfillScheduler::first_to_end(std::uint32_t job) const {
+  std::uint32_t first = 0;
+  double first_s = 0;
+  double second_s = std::numeric_limits<double>::infinity();
+  int seen = 0;
+  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool, double end_s) {
+    if (seen++ == 0) {
+      first = id;
+      first_s = end_s;
+      return Visit::Next;
+    }
+    second_s = end_s;
+    return Visit::Stop;
+  });
+  return seen > 0 && first == job && first_s < second_s;
+}
+
+void BackfillScheduler::run_ended(std::uint32_t job, sim::SimTime) {
+  if (memo_.valid) {
+    if (memo_.follows && memo_.before_fit > 1 && job < node_count_.size() && first_to_end(job)) {
+      --memo_.before_fit;
+      memo_.node_changes += node_count_[job];
+    } else {
+      memo_.valid = false;
+    }
+  }
+  running_.erase(job);
   pass_memo_.valid = false;
 }
 
@@ -62,14 +95,22 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
   const bool memo_able = cluster.changes != nullptr && started_from == out.placements.size();
   const std::uint64_t node_changes = memo_able ? node_change_count(cluster) : 0;
   if (memo_able && memo_.valid && memo_.head == head.job && memo_.gpus == head.gpus && memo_.gpu_milli == head.gpu_milli &&
-      memo_.eligible_types == head.eligible_types && memo_.running_changes == running_changes_ &&
-      memo_.node_changes == node_changes) {
+      memo_.eligible_types == head.eligible_types && memo_.node_changes == node_changes) {
+    if (check_reuse_) return check_reused_plan(cluster, waiting, head, started_from, out);
     if (!memo_.fits) return false;
     reservations_.push_back(Reservation{head.job, std::max(now_s, memo_.end_s)});
     return true;
   }
   memo_.valid = false;
+  // A fresh plan: what long jobs took of its spare GPUs, and what the view changed since,
+  // start again from none.
+  for (const std::uint32_t n : spare_touched_) spare_taken_[n] = 0;
+  spare_touched_.clear();
+  for (const std::uint32_t n : drift_touched_) drift_[n] = 0;
+  drift_touched_.clear();
   double fit_end_s = 0;
+  std::uint32_t released = 0;   // releases so far
+  std::uint32_t not_up = 0;     // runs passed over, on nodes not up
   // The plan starts from the pass's view (following the cluster's log, GPU by GPU where
   // jobs share GPUs), less what this pass placed from started_from on.
   plan_->reset(cluster);
@@ -95,6 +136,7 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
   const bool try_every_release = cluster.changes == nullptr;
   const auto release = [&](double end_s, const RunningPlace& place) {
     plan_->give_back(place);
+    ++released;
     at_s = std::max(now_s, end_s);  // a run past its expected end may end any moment
     fit_end_s = end_s;
     bool may_fit = try_every_release || !tried || head.gpu_milli < 1000;
@@ -120,18 +162,69 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
   running_.scan([](int) { return true; }, [&](std::uint32_t id, bool, double end_s) {
     if (release_started_until(end_s)) return Visit::Stop;
     const RunningPlace place = cluster.running_jobs->where(id);
-    if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
+    if (!on_up_nodes(cluster, place.nodes)) {
+      ++not_up;
+      return Visit::Next;
+    }
     return release(end_s, place) ? Visit::Stop : Visit::Next;
   });
   if (!fits) release_started_until(std::numeric_limits<double>::infinity());
-  if (memo_able)
-    memo_ = PlanMemo{true, head.job, head.gpus, head.gpu_milli, head.eligible_types, running_changes_, node_changes, fits,
-                     fit_end_s};
+  if (memo_able) {
+    bool whole_nodes = head.gpu_milli >= 1000;
+    for (std::size_t t = 0; whole_nodes && t < cluster.types.size() && t < 64; ++t)
+      whole_nodes = !(head.eligible_types >> t & 1) || head.gpus >= cluster.types[t].gpus_per_node;
+    memo_ = PlanMemo{true,      head.job, head.gpus, head.gpu_milli, head.eligible_types, node_changes, fits, fit_end_s,
+                     fits && not_up == 0, whole_nodes && plan_takes_least_, released};
+  }
   if (!fits) return false;
   // plan_ now holds, per node, the whole GPUs free at the reservation beyond what the head
   // takes there (kept as they are while the memo is reused: only this function changes plan_).
   reservations_.push_back(Reservation{head.job, at_s});
   return true;
+}
+
+void BackfillScheduler::follow_log(const ClusterView& cluster) {
+  const NodeChanges* log = cluster.changes;
+  if (log == nullptr) {  // no memo without a log: nothing drifts
+    seen_valid_ = false;
+    drift_.resize(cluster.nodes.size());
+    return;
+  }
+  const std::uint64_t total = log->dropped + log->nodes.size();
+  if (!seen_valid_ || seen_free_.size() != cluster.nodes.size() || log->dropped > log_read_ || log_read_ > total) {
+    // First pass, or entries dropped unread: read every node; what changed since the plan is unknown.
+    seen_free_.resize(cluster.nodes.size());
+    for (std::size_t n = 0; n < cluster.nodes.size(); ++n) seen_free_[n] = cluster.nodes[n].gpus_free;
+    drift_.assign(cluster.nodes.size(), 0);
+    drift_touched_.clear();
+    seen_valid_ = true;
+    memo_.valid = false;
+    log_read_ = total;
+    return;
+  }
+  for (std::size_t i = static_cast<std::size_t>(log_read_ - log->dropped); i < log->nodes.size(); ++i) {
+    const std::uint32_t n = log->nodes[i];
+    const int d = cluster.nodes[n].gpus_free - seen_free_[n];
+    if (d == 0) continue;
+    if (drift_[n] == 0) drift_touched_.push_back(n);  // may list a node twice: reset handles it twice
+    drift_[n] += d;
+    seen_free_[n] += d;
+  }
+  log_read_ = total;
+}
+
+bool BackfillScheduler::check_reused_plan(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
+                                          std::size_t started_from, const Decisions& out) {
+  const PlanMemo kept = memo_;
+  check_spare_.clear();
+  for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) check_spare_.push_back(kept.fits ? spare_at(cluster, n) : 0);
+  memo_.valid = false;
+  const bool fits = reserve_head(cluster, waiting, head, started_from, out);
+  bool same = fits == kept.fits && (!fits || memo_.end_s == kept.end_s);
+  for (std::uint32_t n = 0; same && fits && n < cluster.nodes.size(); ++n) same = check_spare_[n] == spare_at(cluster, n);
+  GCSIM_CHECK(same, "backfill: the plan kept for job " + std::to_string(head.job) + " at " +
+                        std::to_string(cluster.now.seconds()) + " s differs from a fresh one");
+  return fits;
 }
 
 bool BackfillScheduler::repeat_last_pass(const ClusterView& cluster, const Decisions& out) {
@@ -143,17 +236,18 @@ bool BackfillScheduler::repeat_last_pass(const ClusterView& cluster, const Decis
 }
 
 void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  follow_log(cluster);
   if (repeat_last_pass(cluster, out)) return;
   pass_memo_.valid = false;
   now_->reset(cluster);
-  spare_taken_.resize(cluster.nodes.size());
-  for (const std::uint32_t n : spare_touched_) spare_taken_[n] = 0;
-  spare_touched_.clear();
+  spare_taken_.resize(cluster.nodes.size());  // (reset by each fresh plan: the memo's spare GPUs)
+  classified_starts_ = 0;
   const double now_s = cluster.now.seconds();
   const std::size_t started_from = out.placements.size();
   std::uint32_t last_visited = 0;
   bool stopped_at_depth = false;
   const QueuedJob* head = nullptr;
+  std::size_t placed_before_head = 0;
   // The head's reservation is planned only when a job behind it could start now (it then
   // decides whether that job may): a pass in which none can, the common case on a full
   // cluster, decides the same without it and skips the plan, its costliest part.
@@ -185,6 +279,7 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                     }
                     if (held_by_quota(cluster, q)) return Visit::Next;
                     head = &q;
+                    placed_before_head = out.placements.size();
                     return Visit::Next;
                   }
                   if (behind++ == params_.depth) {
@@ -222,7 +317,7 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                   const Placement& p = out.placements.back();
                   bool clear = true;
                   for (std::uint32_t k = p.first; k < p.first + p.count; ++k)
-                    clear = clear && spare_at(out.nodes[k]) >= p.gpus_per_node;
+                    clear = clear && spare_at(cluster, out.nodes[k]) >= p.gpus_per_node;
                   if (!clear) {
                     undo_last(out);
                     refused_.emplace_back(request, q.eligible_types);
@@ -236,6 +331,30 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
                   refused_.clear();
                   return Visit::Next;
                 });
+  // The runs this pass starts: their nodes, and whether the plan's memo accounts for them
+  // (placed behind its head, each ending before its reservation or, where allowed, after).
+  const std::size_t placed = out.placements.size() - started_from;
+  for (std::size_t i = started_from; i < out.placements.size(); ++i) {
+    const Placement& p = out.placements[i];
+    if (p.job >= node_count_.size()) node_count_.resize(std::max<std::size_t>(p.job + 1, 2 * node_count_.size()));
+    node_count_[p.job] = p.count;
+  }
+  if (memo_.valid && placed > 0) {
+    bool keep = memo_.follows && head != nullptr && head->job == memo_.head && placed_before_head == started_from;
+    for (std::size_t i = started_from; keep && i < out.placements.size(); ++i) {
+      const Placement& p = out.placements[i];
+      const double end_s = now_s + brief_[p.job].length_s;  // as run_started files it
+      if (end_s < memo_.end_s)
+        ++memo_.before_fit;
+      else
+        keep = end_s > memo_.end_s && memo_.long_starts;
+      memo_.node_changes += p.count;
+    }
+    if (keep)
+      classified_starts_ = static_cast<std::uint32_t>(placed);
+    else
+      memo_.valid = false;
+  }
   // The pass may be repeated (PassMemo) if it started nothing, stopped at `depth` (a later
   // arrival is not examined), and its reservation, if any, came from a memoized plan.
   const bool has_reservation = !reservations_.empty();

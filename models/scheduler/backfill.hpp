@@ -53,7 +53,10 @@ class BackfillScheduler final : public Scheduler {
   // the free capacity of the pass, the other plans on capacity in the future.
   BackfillScheduler(std::unique_ptr<PlacementStrategy> now, std::unique_ptr<PlacementStrategy> plan,
                     const BackfillParams& params)
-      : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
+      : now_(std::move(now)), plan_(std::move(plan)), params_(params),
+        plan_takes_least_(dynamic_cast<const BestFitPlacement*>(plan_.get()) != nullptr ||
+                          dynamic_cast<const FirstFitPlacement*>(plan_.get()) != nullptr ||
+                          dynamic_cast<const PackPlacement*>(plan_.get()) != nullptr) {}
   void job_waiting(const QueuedJob& job) override {
     waiting_.insert(job.job, job.gpus, 0.0);
     if (job.job >= brief_.size()) brief_.resize(std::max<std::size_t>(job.job + 1, brief_.size() * 2));
@@ -65,12 +68,12 @@ class BackfillScheduler final : public Scheduler {
     pass_memo_.valid = false;
   }
   void run_started(const QueuedJob& job, sim::SimTime now) override;
-  void run_ended(std::uint32_t job, sim::SimTime) override {
-    running_.erase(job);
-    ++running_changes_;
-    pass_memo_.valid = false;
-  }
+  void run_ended(std::uint32_t job, sim::SimTime) override;
   void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
+  // For tests: every time EASY would reuse its plan, it plans afresh as well and fails
+  // (InternalError) unless both give the same reservation and the same spare GPUs on every
+  // node at its time; the fresh plan is kept.
+  void check_reused_plans(bool on) { check_reuse_ = on; }
 
   // A reservation made in the last pass: the job and the time, in seconds, it would start.
   struct Reservation {
@@ -120,24 +123,46 @@ class BackfillScheduler final : public Scheduler {
   OrderIndex<double> waiting_;  // submit order (ties by job id)
   OrderIndex<double> running_;  // expected end, s, soonest first
   std::vector<Reservation> reservations_;
-  // Easy: the last plan of the head's reservation, reused while what it was planned from
-  // is unchanged: the same head (id, size, eligible types), no run started or ended
-  // (running_changes_), no node's view changed (the cluster's change log has as many
-  // entries), and no run started earlier in the pass. Only the time moves: a plan that
-  // fits at the expected end e of a run has its reservation at max(now, e).
+  // Easy: the last plan of the head's reservation, at the expected end e of the run whose
+  // release let the head fit, reused (as max(now, e)) while a fresh plan would give the
+  // same: the same head (id, size, eligible types), no run started earlier in the pass,
+  // and since the plan only these changes, each of which leaves the plan as it is
+  // (docs/scheduling.md, "Backfilling"), with no other change to any node's view (the
+  // cluster's change log has as many entries as they explain):
+  //   - a run ends that is strictly first in the order of expected ends, the plan having
+  //     fit at a later release (before_fit > 1): a fresh plan's releases are the same less
+  //     that one, and the head did not fit after it;
+  //   - a run starts that a pass placed behind the head and that is expected to end before
+  //     e: it holds GPUs only before e, where the head did not fit with more;
+  //   - a run starts that is expected to end after e, placed on GPUs the reservation left
+  //     spare (spare_taken_ keeps them): only when the head takes whole nodes of every type
+  //     it may use and the plan's strategy takes the least node by its own order (best,
+  //     first or pack), so that the nodes it reserved are still those a fresh plan takes.
+  // Every other start or end, and a plan with a run on a node that is not up before its
+  // fit, ends the memo.
   struct PlanMemo {
     bool valid = false;
     std::uint32_t head = 0;
     int gpus = 0;
     int gpu_milli = 1000;
     std::uint64_t eligible_types = 0;
-    std::uint64_t running_changes = 0;
-    std::uint64_t node_changes = 0;
+    std::uint64_t node_changes = 0;  // entries of the change log the plan accounts for
     bool fits = false;
     double end_s = 0;
+    bool follows = false;          // starts and ends may keep it (above)
+    bool long_starts = false;      // runs ending after end_s may start on spare GPUs
+    std::uint32_t before_fit = 0;  // releases up to the one it fit at, that one included
   };
-  std::uint64_t running_changes_ = 0;  // runs started and ended so far
   PlanMemo memo_;
+  const bool plan_takes_least_;
+  bool check_reuse_ = false;
+  std::vector<int> check_spare_;
+  bool check_reused_plan(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
+                         std::size_t started_from, const Decisions& out);
+  std::uint32_t classified_starts_ = 0;  // starts of the last pass's placements the memo accounts for
+  std::vector<std::uint32_t> node_count_;  // by job: nodes of its run (for an end that keeps the memo)
+  // Whether `job` is expected to end strictly before every other running job.
+  bool first_to_end(std::uint32_t job) const;
   // Easy: a pass that started nothing and stopped at `depth`, repeated while only jobs later
   // in submit order than the last it examined (arrivals) joined the waiting jobs, no job
   // left them, no run started or ended and no node's view changed: every job it examined
@@ -158,11 +183,23 @@ class BackfillScheduler final : public Scheduler {
   // Scratch of a pass.
   std::vector<NodeView> plan_nodes_;
   ClusterView plan_view_;
-  // Easy: per node, the GPUs free at the reservation beyond it (plan_'s, less what long jobs
-  // this pass started there take), and the nodes where this pass's long jobs took some.
-  int spare_at(std::uint32_t node) const { return plan_->free_gpus(node) - spare_taken_[node]; }
+  // Easy: per node, the GPUs free at the reservation beyond it: the plan's (the view's
+  // free GPUs then, plus what the plan changed, read against this pass's view less what
+  // the view changed since, drift_), less what long jobs started since the plan take
+  // (spare_taken_); and the nodes where those took some.
+  int spare_at(const ClusterView& cluster, std::uint32_t node) const {
+    return cluster.nodes[node].gpus_free + plan_->free_gpus_change(node) - drift_[node] - spare_taken_[node];
+  }
   std::vector<int> spare_taken_;
   std::vector<std::uint32_t> spare_touched_;
+  // Easy: each node's free GPUs as this scheduler last read them, following the cluster's
+  // change log pass by pass (follow_log), and what they changed since the last fresh plan.
+  void follow_log(const ClusterView& cluster);
+  std::vector<int> seen_free_;
+  std::uint64_t log_read_ = 0;  // log entries read (dropped ones included)
+  bool seen_valid_ = false;
+  std::vector<int> drift_;
+  std::vector<std::uint32_t> drift_touched_;
   std::vector<Hold> started_;    // easy: runs this pass started, by end
   // Easy: what a pass reads of a waiting job behind the head, by job id, dense (a waiting
   // job's entry does not change while it waits), so the jobs a pass visits in submit order

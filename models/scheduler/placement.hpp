@@ -102,6 +102,9 @@ class PlacementStrategy {
   bool place_share_on(const QueuedJob& job, std::uint32_t n, Decisions& out);
   // Whole free GPUs of node n in the plan.
   int free_gpus(std::uint32_t n) const { return free(n); }
+  // What the plan changed of node n's free GPUs since the view it was reset on: free_gpus(n)
+  // is the view's gpus_free plus this (readable when that view is gone).
+  int free_gpus_change(std::uint32_t n) const { return delta_[n]; }
   // Whole free nodes of type t in the plan.
   int whole_free_nodes(std::size_t t) const { return whole_free(t); }
   // Unheld thousandths of node n's GPU `local` in the plan (the view must have gpu_room).
