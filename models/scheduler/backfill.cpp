@@ -174,11 +174,12 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
     for (std::size_t t = 0; whole_nodes && t < cluster.types.size() && t < 64; ++t)
       whole_nodes = !(head.eligible_types >> t & 1) || head.gpus >= cluster.types[t].gpus_per_node;
     memo_ = PlanMemo{true,      head.job, head.gpus, head.gpu_milli, head.eligible_types, node_changes, fits, fit_end_s,
-                     fits && not_up == 0, whole_nodes && plan_takes_least_, released};
+                     fits && not_up == 0, whole_nodes && plan_->chooses_least_candidate(), released};
   }
   if (!fits) return false;
   // plan_ now holds, per node, the whole GPUs free at the reservation beyond what the head
-  // takes there (kept as they are while the memo is reused: only this function changes plan_).
+  // takes there, as a change to this view (spare_at reads it in later passes against their
+  // views; only this function changes plan_).
   reservations_.push_back(Reservation{head.job, at_s});
   return true;
 }

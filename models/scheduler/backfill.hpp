@@ -53,10 +53,7 @@ class BackfillScheduler final : public Scheduler {
   // the free capacity of the pass, the other plans on capacity in the future.
   BackfillScheduler(std::unique_ptr<PlacementStrategy> now, std::unique_ptr<PlacementStrategy> plan,
                     const BackfillParams& params)
-      : now_(std::move(now)), plan_(std::move(plan)), params_(params),
-        plan_takes_least_(dynamic_cast<const BestFitPlacement*>(plan_.get()) != nullptr ||
-                          dynamic_cast<const FirstFitPlacement*>(plan_.get()) != nullptr ||
-                          dynamic_cast<const PackPlacement*>(plan_.get()) != nullptr) {}
+      : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
   void job_waiting(const QueuedJob& job) override {
     waiting_.insert(job.job, job.gpus, 0.0);
     if (job.job >= brief_.size()) brief_.resize(std::max<std::size_t>(job.job + 1, brief_.size() * 2));
@@ -136,8 +133,9 @@ class BackfillScheduler final : public Scheduler {
   //     e: it holds GPUs only before e, where the head did not fit with more;
   //   - a run starts that is expected to end after e, placed on GPUs the reservation left
   //     spare (spare_taken_ keeps them): only when the head takes whole nodes of every type
-  //     it may use and the plan's strategy takes the least node by its own order (best,
-  //     first or pack), so that the nodes it reserved are still those a fresh plan takes.
+  //     it may use and the plan's strategy chooses the least candidate by its own order
+  //     (chooses_least_candidate: best-fit, first-fit, pack), so that the nodes it reserved
+  //     are still those a fresh plan takes.
   // Every other start or end, and a plan with a run on a node that is not up before its
   // fit, ends the memo.
   struct PlanMemo {
@@ -154,7 +152,6 @@ class BackfillScheduler final : public Scheduler {
     std::uint32_t before_fit = 0;  // releases up to the one it fit at, that one included
   };
   PlanMemo memo_;
-  const bool plan_takes_least_;
   bool check_reuse_ = false;
   std::vector<int> check_spare_;
   bool check_reused_plan(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,

@@ -83,6 +83,10 @@ class NodeSet {
 class PlacementStrategy {
  public:
   virtual ~PlacementStrategy() = default;
+  // Whether its choice for a job is the least candidate node (or the first whole nodes) in
+  // an order of its own that looks at no other node: taking capacity from nodes it did not
+  // choose leaves its choice as it was (EASY backfill keeps a plan across such starts).
+  virtual bool chooses_least_candidate() const { return false; }
   void reset(const ClusterView& cluster);
   // Appends a placement for `job` to `out` and takes its capacity, or returns false (and
   // changes nothing) when it does not fit now or the view's quotas do not admit it
@@ -221,16 +225,25 @@ class PlacementStrategy {
 };
 
 class BestFitPlacement final : public PlacementStrategy {
+ public:
+  bool chooses_least_candidate() const override { return true; }
+
  protected:
   NodeChoice choose_node(const QueuedJob& job) const override;
 };
 
 class FirstFitPlacement final : public PlacementStrategy {
+ public:
+  bool chooses_least_candidate() const override { return true; }
+
  protected:
   NodeChoice choose_node(const QueuedJob& job) const override;
 };
 
 class PackPlacement final : public PlacementStrategy {
+ public:
+  bool chooses_least_candidate() const override { return true; }
+
  protected:
   NodeChoice choose_node(const QueuedJob& job) const override;
   int choose_type(const QueuedJob& job, std::uint64_t fits) const override;
