@@ -139,7 +139,10 @@ class OrderIndex {
         continue;
       }
       cand_sift_down(Cand{h[child], x.heap, child});
-      if (child + 1 < h.size()) cand_push(Cand{h[child + 1], x.heap, child + 1});
+      if (child + 1 < h.size()) {
+        cand_.push_back(Cand{h[child + 1], x.heap, child + 1});
+        std::push_heap(cand_.begin(), cand_.end(), after);
+      }
     }
   }
 
@@ -160,7 +163,8 @@ class OrderIndex {
   static bool before(const Entry& a, const Entry& b) {
     return a.key < b.key || (!(b.key < a.key) && a.job < b.job);
   }
-  // The scan's candidate heap (earliest on top): c put on top and sifted down, or pushed.
+  // The scan's candidate heap (earliest on top, as std::make_heap with `after` keeps it): c
+  // put on top in place of the top and sifted down (a replace-top, which std lacks).
   void cand_sift_down(const Cand& c) const {
     std::size_t pos = 0;
     const std::size_t n = cand_.size();
@@ -171,17 +175,6 @@ class OrderIndex {
       if (!before(cand_[kid].entry, c.entry)) break;
       cand_[pos] = cand_[kid];
       pos = kid;
-    }
-    cand_[pos] = c;
-  }
-  void cand_push(const Cand& c) const {
-    std::size_t pos = cand_.size();
-    cand_.push_back(c);
-    while (pos > 0) {
-      const std::size_t parent = (pos - 1) / 2;
-      if (!before(c.entry, cand_[parent].entry)) break;
-      cand_[pos] = cand_[parent];
-      pos = parent;
     }
     cand_[pos] = c;
   }
