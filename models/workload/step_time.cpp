@@ -22,6 +22,10 @@ double element_scale(Precision p) { return p == Precision::Fp32 || p == Precisio
 
 double gradient_bytes_per_param(Precision p) { return p == Precision::Fp32 || p == Precision::Tf32 ? 4.0 : 2.0; }
 
+// NCCL's double binary tree reaches 0.92 of the ring's bus bandwidth (ncclTopoTuneModel in
+// NCCL's src/graph/tuning.cc: `if (a == NCCL_ALGO_TREE) busBw = std::min(busBw*.92, ...)`).
+constexpr double TREE_BW_FACTOR = 0.92;
+
 double ring_s(double bytes, int n, double bytes_per_s, double latency_s) {
   if (n <= 1 || bytes <= 0) return 0;
   return 2.0 * (n - 1) / n * bytes / bytes_per_s + 2.0 * (n - 1) * latency_s;
@@ -88,6 +92,7 @@ const Calibration& default_calibration() {
       .overlap_fraction = 0.5,
       .comm_bw_efficiency = 0.705,
       .comm_latency_s = 4e-6,
+      .net_bw_efficiency = 0.96,
       .pcie_efficiency = 0.8,
       .gpu_decode_cpu_share = 0.5,
   };
@@ -137,14 +142,22 @@ double alpha_beta_all_reduce_s(double bytes, int ranks, const HardwareContext& h
   const double intra_bw = hw.intra_node_bytes_per_s * cal.comm_bw_efficiency;
   const int nodes = std::max(1, std::min(hw.nodes, ranks));
   if (nodes == 1) return ring_s(bytes, ranks, intra_bw, alpha);
-  // Hierarchical: reduce-scatter + all-gather inside each node (together one ring
-  // all-reduce's cost), and a ring across nodes on each GPU's 1/k shard, all k shards at
-  // once through the node's NICs.
+  // Across nodes NCCL runs one pipelined ring (or tree) through every GPU, each channel
+  // leaving the node through its own NIC: chunks cross NVLink and the NICs at the same time,
+  // so the slower of the two sets the bus bandwidth (NCCL's ncclTopoTuneModel: busBw =
+  // channels x inter-node bandwidth beyond two nodes; NVIDIA measures 192 GB/s all-reduce
+  // busbw on DGX A100s with 8x 200 Gb/s NICs, nccl issue #812). The ring pays 2(n-1) steps,
+  // 2N of them on the network; the double binary tree 2((k-1) + ceil(log2 N)) steps at 0.92 of
+  // the ring's bandwidth; NCCL picks the cheaper (docs/step-time.md, "Gradient synchronisation").
   const int local = std::max(1, ranks / nodes);
-  const double inter_bw = hw.inter_node_bytes_per_s * cal.comm_bw_efficiency;
-  const double intra = ring_s(bytes, local, intra_bw, alpha);
-  const double inter = 2.0 * (nodes - 1) / nodes * bytes / inter_bw + 2.0 * (nodes - 1) * hw.inter_node_latency_s;
-  return intra + inter;
+  const double bus_bw = std::min(intra_bw, hw.inter_node_bytes_per_s * cal.net_bw_efficiency);
+  const double alpha_net = hw.inter_node_latency_s;
+  const double ring_steps_net = 2.0 * nodes;
+  const double ring_steps_intra = std::max(0.0, 2.0 * (ranks - 1) - ring_steps_net);
+  const double ring = 2.0 * (ranks - 1) / ranks * bytes / bus_bw + ring_steps_intra * alpha + ring_steps_net * alpha_net;
+  const double tree = 2.0 * bytes / (TREE_BW_FACTOR * bus_bw) +
+                      2.0 * ((local - 1) * alpha + std::ceil(std::log2(static_cast<double>(nodes))) * alpha_net);
+  return std::min(ring, tree);
 }
 
 double gradient_sync_bytes(const TrainingSpec& job) {

@@ -9,7 +9,8 @@
 //             launch:  kernels / pp · t_kernel
 //             (3 = forward + backward, Kaplan et al. 2020)
 //   gradient sync: ring all-reduce, 2(n-1)/n · S / (η_bw·B) + 2(n-1)·α (Thakur et al. 2005;
-//             Patarasuk & Yuan 2009), hierarchical across nodes; overlapped with the
+//             Patarasuk & Yuan 2009); across nodes at min(η_bw·NVLink, η_net·NICs), the
+//             cheaper of ring and tree as NCCL's tuning model picks; overlapped with the
 //             backward pass: exposed = max(T - f·t_bwd, (1-f)·T) (PyTorch DDP bucketing,
 //             Li et al. 2020). The network model's collectives replace it through
 //             HardwareContext::all_reduce.
@@ -47,6 +48,7 @@ struct Calibration {
   double overlap_fraction = 0;      // f: share of backward usable to hide gradient sync
   double comm_bw_efficiency = 0;    // η_bw: bus bandwidth / link bandwidth, large messages
   double comm_latency_s = 0;        // α: per ring step
+  double net_bw_efficiency = 0;     // η_net: all-reduce bus bandwidth / NIC line rate across nodes
   double pcie_efficiency = 0;       // achieved / theoretical host-to-device bandwidth
   double gpu_decode_cpu_share = 0;  // CPU share of decode work with Decode::Gpu (DALI mixed)
 };
@@ -142,8 +144,9 @@ double anchor_compute_scale(const TrainingSpec& job, const Calibration& cal = de
 double gradient_sync_bytes(const TrainingSpec& job);
 
 // The alpha-beta all-reduce the model uses when HardwareContext::all_reduce is empty:
-// one flat ring inside a node; across nodes reduce-scatter inside, ring between nodes on
-// 1/k of the data per GPU (all NICs in parallel), all-gather inside.
+// one flat ring inside a node; across nodes NCCL's pipelined ring through every GPU at the
+// bus bandwidth of the slower of NVLink and the node's NICs, or its tree when cheaper
+// (docs/step-time.md, "Gradient synchronisation").
 double alpha_beta_all_reduce_s(double bytes, int ranks, const HardwareContext& hw, const Calibration& cal);
 
 // What `gcsim estimate` prints for one job on one node type.

@@ -47,6 +47,7 @@ Calibration toy_cal() {
   c.overlap_fraction = 0.5;
   c.comm_bw_efficiency = 1;
   c.comm_latency_s = 1e-6;
+  c.net_bw_efficiency = 0.9;
   c.pcie_efficiency = 1;
   c.gpu_decode_cpu_share = 0.5;
   return c;
@@ -125,18 +126,36 @@ TEST_CASE("Roofline per op class, by hand", "[model][step]") {
   }
 }
 
-TEST_CASE("Ring all-reduce alpha-beta, flat and hierarchical", "[model][step]") {
-  const Calibration cal = toy_cal();
-  HardwareContext hw = toy_hw(8);
+TEST_CASE("Ring all-reduce alpha-beta inside a node, NCCL's ring or tree across nodes", "[model][step]") {
+  const Calibration cal = toy_cal();  // η_bw 1, α 1 µs, η_net 0.9
+  HardwareContext hw = toy_hw(8);     // 100 GB/s per GPU inside the node
   CHECK(alpha_beta_all_reduce_s(1e9, 8, hw, cal) == Approx(2.0 * 7 / 8 * 1e9 / 100e9 + 14 * 1e-6));
   CHECK(alpha_beta_all_reduce_s(1e9, 1, hw, cal) == 0);
-  hw.gpus = 16;
-  hw.nodes = 2;
-  hw.inter_node_bytes_per_s = 50e9;
+  hw.inter_node_bytes_per_s = 50e9;  // per node, all NICs: 45 GB/s at η_net 0.9, below NVLink's 100
   hw.inter_node_latency_s = 5e-6;
-  const double intra = 2.0 * 7 / 8 * 1e9 / 100e9 + 14 * 1e-6;
-  const double inter = 2.0 * 1 / 2 * 1e9 / 50e9 + 2 * 5e-6;
-  CHECK(alpha_beta_all_reduce_s(1e9, 16, hw, cal) == Approx(intra + inter));
+  SECTION("4 nodes x 8 GPUs, 1 GB: the ring at the NICs' 45 GB/s") {
+    hw.gpus = 32;
+    hw.nodes = 4;
+    // ring: 2·31/32 · 1 GB / 45 GB/s = 43.056 ms; 62 steps, 8 of them on the network:
+    // 54 · 1 µs + 8 · 5 µs = 94 µs. Together 43.150 ms.
+    // tree: 2 · 1 GB / (0.92 · 45 GB/s) = 48.309 ms + 2·(7·1 + 2·5) µs = 48.343 ms.
+    CHECK(alpha_beta_all_reduce_s(1e9, 32, hw, cal) == Approx(0.0430556 + 94e-6).epsilon(1e-5));
+    CHECK(alpha_beta_all_reduce_s(1e9, 32, hw, cal) == Approx(0.0431496).epsilon(1e-5));
+  }
+  SECTION("32 nodes x 8 GPUs, 1 MB: latency-bound, the tree") {
+    hw.gpus = 256;
+    hw.nodes = 32;
+    // ring: 2·255/256 · 1 MB / 45 GB/s = 44.27 µs + 446 · 1 µs + 64 · 5 µs = 810.3 µs;
+    // tree: 2 MB / 41.4 GB/s = 48.31 µs + 2·(7·1 + 5·5) µs = 112.31 µs.
+    CHECK(alpha_beta_all_reduce_s(1e6, 256, hw, cal) == Approx(48.309e-6 + 64e-6).epsilon(1e-4));
+  }
+  SECTION("NICs faster than NVLink: NVLink sets the bus bandwidth") {
+    hw.gpus = 16;
+    hw.nodes = 2;
+    hw.inter_node_bytes_per_s = 400e9;  // 360 GB/s at η_net, above NVLink's 100
+    // ring: 2·15/16 · 1 GB / 100 GB/s = 18.75 ms + (30 − 4) · 1 µs + 4 · 5 µs = 18.796 ms
+    CHECK(alpha_beta_all_reduce_s(1e9, 16, hw, cal) == Approx(0.01875 + 46e-6).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("Gradient sync overlaps backward, the collective hook replaces alpha-beta", "[model][step]") {
