@@ -147,15 +147,20 @@ double alpha_beta_all_reduce_s(double bytes, int ranks, const HardwareContext& h
   // so the slower of the two sets the bus bandwidth (NCCL's ncclTopoTuneModel: busBw =
   // channels x inter-node bandwidth beyond two nodes; NVIDIA measures 192 GB/s all-reduce
   // busbw on DGX A100s with 8x 200 Gb/s NICs, nccl issue #812). The ring pays 2(n-1) steps,
-  // 2N of them on the network; the double binary tree 2((k-1) + ceil(log2 N)) steps at 0.92 of
-  // the ring's bandwidth; NCCL picks the cheaper (docs/step-time.md, "Gradient synchronisation").
+  // 2N of them on the network. The double binary tree (Sanders et al. 2009) moves 2S through
+  // each node's NICs like the ring, but S on two nodes (each tree is one edge), so there it
+  // can beat the NIC bound (NVIDIA/nccl-tests #196); its latency is 2((k-1) + ceil(log2 N))
+  // steps; it runs at 0.92 of its bound. NCCL picks the cheaper (docs/step-time.md,
+  // "Gradient synchronisation").
   const int local = std::max(1, ranks / nodes);
-  const double bus_bw = std::min(intra_bw, hw.inter_node_bytes_per_s * cal.net_bw_efficiency);
+  const double net_bw = hw.inter_node_bytes_per_s * cal.net_bw_efficiency;
+  const double bus_bw = std::min(intra_bw, net_bw);
   const double alpha_net = hw.inter_node_latency_s;
   const double ring_steps_net = 2.0 * nodes;
   const double ring_steps_intra = std::max(0.0, 2.0 * (ranks - 1) - ring_steps_net);
   const double ring = 2.0 * (ranks - 1) / ranks * bytes / bus_bw + ring_steps_intra * alpha + ring_steps_net * alpha_net;
-  const double tree = 2.0 * bytes / (TREE_BW_FACTOR * bus_bw) +
+  const double tree_net_bytes = nodes == 2 ? bytes : 2.0 * bytes;
+  const double tree = std::max(tree_net_bytes / net_bw, 2.0 * bytes / intra_bw) / TREE_BW_FACTOR +
                       2.0 * ((local - 1) * alpha + std::ceil(std::log2(static_cast<double>(nodes))) * alpha_net);
   return std::min(ring, tree);
 }

@@ -149,6 +149,14 @@ TEST_CASE("Ring all-reduce alpha-beta inside a node, NCCL's ring or tree across 
     // tree: 2 MB / 41.4 GB/s = 48.31 µs + 2·(7·1 + 5·5) µs = 112.31 µs.
     CHECK(alpha_beta_all_reduce_s(1e6, 256, hw, cal) == Approx(48.309e-6 + 64e-6).epsilon(1e-4));
   }
+  SECTION("2 nodes x 8 GPUs, one slow NIC each: the tree, S through each NIC instead of 2S") {
+    hw.gpus = 16;
+    hw.nodes = 2;
+    hw.inter_node_bytes_per_s = 25e9;  // 22.5 GB/s at η_net
+    // ring: 2·15/16 · 1 GB / 22.5 GB/s = 83.333 ms + (30 − 4) · 1 µs + 4 · 5 µs = 83.379 ms;
+    // tree: max(1 GB / 22.5 GB/s, 2 GB / 100 GB/s) / 0.92 = 48.309 ms + 2·(7·1 + 1·5) µs.
+    CHECK(alpha_beta_all_reduce_s(1e9, 16, hw, cal) == Approx(1.0 / 22.5 / 0.92 + 24e-6).epsilon(1e-6));
+  }
   SECTION("NICs faster than NVLink: NVLink sets the bus bandwidth") {
     hw.gpus = 16;
     hw.nodes = 2;
