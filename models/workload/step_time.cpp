@@ -32,10 +32,15 @@ double ring_s(double bytes, int n, double bytes_per_s, double latency_s) {
 }
 
 // Achieved / dense peak of large cuBLAS GEMMs, per GPU (0 = not measured). The V100 row is
-// the reference the fitted constants belong to.
-//   V100: Markidis et al. 2018, "NVIDIA Tensor Core Programmability, Performance &
-//         Precision" (IPDPSW): cuBLAS mixed-precision GEMM up to 83 TFLOP/s of 125, "seven
-//         times" the single-precision GEMM (83/7 = 11.9 of 15.7 TFLOP/s).
+// the reference the fitted constants belong to. All figures are from CUDA 11-12 software,
+// the era of the V100 training rows the constants and anchors come from (pytorch 21.x
+// containers, CUDA 11), so a ratio compares GPU generations, not cuBLAS versions.
+//   V100: zzc0721/torch-performance-test-data issue #140 (Tesla V100-SXM2-16GB, torch 2.7.0
+//         + CUDA 12.8, square matmuls): FP16 97.36 TFLOP/s at 8192^3 of 125, FP32 14.51 at
+//         10240^3 of 15.7. lablup/mlxcel issue #1654 (V100-PCIe, CUDA 12.9, m = 2048) agrees:
+//         FP16 95-100 of 112. (Markidis et al. 2018, IPDPSW, measured 83 of 125 with CUDA 9:
+//         the reference until 2026-12; it made every A100/H100 ratio carry four years of
+//         cuBLAS progress as well.)
 //   A100, H100, GH200, 16-bit: stas00/ml-engineering, compute/accelerator/README.md,
 //         "Maximum Achievable Matmul FLOPS comparison table" (BF16 matmul, best shape found):
 //         A100 SXM 267.9/312, A100 PCIe 256.4/312, H100 SXM 792.1/989, GH200 821.0/989.
@@ -51,7 +56,7 @@ struct GemmEvidence {
   double tensor_tf32 = 0;
   double simt = 0;
 };
-constexpr GemmEvidence V100_GEMM{"V100", 83.0 / 125, 0, 83.0 / 7 / 15.7};
+constexpr GemmEvidence V100_GEMM{"V100", 97.36 / 125, 0, 14.51 / 15.7};
 constexpr GemmEvidence GEMM_EVIDENCE[] = {
     {"A100-40GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49},
     {"A100-80GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49},
