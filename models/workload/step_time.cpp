@@ -48,8 +48,10 @@ double ring_s(double bytes, int n, double bytes_per_s, double latency_s) {
 //         in 0.017 s with TF32 = 126 TFLOP/s of 156.
 //   A100 FP32: Yinghan-Li/YHs_Sample issue #4: cuBLAS SGEMM 18.88 of 19.49 TFLOP/s on an
 //         A100 80GB PCIe (5120x4096x4096).
-// H100-PCIe, H100-NVL and H200 (the same GH100 die) take the H100 SXM figure; TF32 and FP8
-// on Hopper take its BF16 figure (no separate measurement found).
+//   H100 TF32 and FP32: zzc0721/torch-performance-test-data issue #79 (H100 80GB HBM3, the
+//         V100 figure's script and CUDA 12.8): TF32 402.15 of 494.5, FP32 51.88 of 67.
+// H100-PCIe, H100-NVL and H200 (the same GH100 die) take the H100 SXM figures; FP8 on
+// Hopper takes its BF16 figure (no separate measurement found).
 struct GemmEvidence {
   std::string_view gpu;
   double tensor_16bit = 0;
@@ -62,10 +64,10 @@ constexpr GemmEvidence GEMM_EVIDENCE[] = {
     {"A100-80GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49},
     {"A100-40GB-PCIe", 256.4 / 312, 126.3 / 156, 18.88 / 19.49},
     {"A100-80GB-PCIe", 256.4 / 312, 126.3 / 156, 18.88 / 19.49},
-    {"H100-SXM", 792.1 / 989, 0, 0},
-    {"H100-PCIe", 792.1 / 989, 0, 0},
-    {"H100-NVL", 792.1 / 989, 0, 0},
-    {"H200", 792.1 / 989, 0, 0},
+    {"H100-SXM", 792.1 / 989, 402.15 / 494.5, 51.88 / 67},
+    {"H100-PCIe", 792.1 / 989, 402.15 / 494.5, 51.88 / 67},
+    {"H100-NVL", 792.1 / 989, 402.15 / 494.5, 51.88 / 67},
+    {"H200", 792.1 / 989, 402.15 / 494.5, 51.88 / 67},
     {"GH200", 821.0 / 989, 0, 0},
 };
 

@@ -312,10 +312,13 @@ TEST_CASE("Tensor- and CUDA-core efficiency scale by the published GEMM efficien
     CHECK(efficiency_ratios(a100, Precision::Fp32).simt == Approx(18.88 / 19.49 / v100_simt));  // 1.048
     CHECK(efficiency_ratios(gpu("A100-40GB-PCIe"), Precision::Fp16).tensor == Approx(256.4 / 312 / v100_tc));
   }
-  SECTION("H100: the BF16 figure for every tensor precision") {
-    for (const auto p : {Precision::Fp16, Precision::Tf32, Precision::Fp8}) {
+  SECTION("H100: the BF16 figure for 16- and 8-bit, its own TF32 and FP32 figures") {
+    for (const auto p : {Precision::Fp16, Precision::Bf16, Precision::Fp8}) {
       CHECK(efficiency_ratios(gpu("H100-SXM"), p).tensor == Approx(792.1 / 989 / v100_tc));  // 1.028
     }
+    CHECK(efficiency_ratios(gpu("H100-SXM"), Precision::Tf32).tensor == Approx(402.15 / 494.5 / v100_tc));  // 1.044
+    CHECK(efficiency_ratios(gpu("H100-SXM"), Precision::Fp32).simt == Approx(51.88 / 67 / v100_simt));     // 0.838
+    CHECK(efficiency_ratios(gpu("H200"), Precision::Tf32).tensor == Approx(402.15 / 494.5 / v100_tc));
   }
   SECTION("in the step: tensor roof and the CUDA-core ceiling") {
     const auto& a100 = gpu("A100-80GB-SXM");
