@@ -152,7 +152,15 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
     for (const ConfigNode* k : {interruptions, availability, notice, provisioning})
       if (k) k->fail(ErrorCode::Conflict, "interruptions, availability, notice and provisioning apply to market: spot only");
   }
+  const bool nics_given = n.find("nics") != nullptr;
   t.internals = topology::resolve_node_internals(topology::parse_node_internals(r), t.gpu);
+  // A catalog row's network bandwidth is the node's NICs unless the node type writes its own:
+  // one NIC per GPU with an equal share, as the clouds' multi-node GPU instances are wired
+  // (docs/pricing.md, "Instance catalogs"). Without either, one 100 Gb/s NIC (docs/network.md).
+  if (instance && instance->network_bytes_per_s > 0 && !nics_given) {
+    t.internals.nic_count = t.gpus;
+    t.internals.nic_bytes_per_s = instance->network_bytes_per_s / t.gpus;
+  }
   return t;
 }
 

@@ -38,7 +38,7 @@ inline constexpr config::KeySpec NODE_TYPE_KEYS[] = {
     {"provisioning", "duration", "`0s`", false, ">= 0", "time from a replacement being granted to its node being up"},
     {"pcie", "see network.md", "from the GPU", false, "", "the node's PCIe generation"},
     {"nvlink", "see network.md", "from the GPU", false, "", "the node's NVLink/NVSwitch"},
-    {"nics", "see network.md", "from the GPU", false, "", "the node's NICs"},
+    {"nics", "see network.md", "from the GPU", false, "", "the node's NICs (without it: the instance row's network, else one 100 Gb/s NIC)"},
     {"gpus_per_pcie_switch", "see network.md", "from the GPU", false, "", "GPUs sharing one PCIe switch"},
 };
 
