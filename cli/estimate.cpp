@@ -122,6 +122,18 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
       rows[i].would_run_on = placed >= 0 && rows[i].type == &s.cluster.node_types[static_cast<std::size_t>(placed)];
   }
   if (rows.empty()) throw Error(file + ": no job is described by a model (model: ...); nothing to estimate");
+  // A job across nodes on a type whose NICs nobody gave runs its gradient sync over the
+  // default NIC: say so, since it can be a sixteenth of a real system's (docs/step-time.md).
+  std::vector<std::string> notes;
+  for (const auto& type : s.cluster.node_types) {
+    if (!type.internals.nics_assumed) continue;
+    for (const Row& r : rows) {
+      if (r.type != &type || models::nodes_needed(type, r.job->gpus) <= 1) continue;
+      notes.push_back("node type '" + type.name + "' gives no nics: and no catalog network figure; its multi-node rows "
+                      "assume one 100 Gb/s NIC per node (write nics: {count, speed}, docs/network.md)");
+      break;
+    }
+  }
 
   std::ostringstream out;
   if (json) {
@@ -151,7 +163,9 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
       out << (i ? ",\n" : "\n") << "    {\"name\": " << json_quote(x.job->name) << ", \"node_type\": " << json_quote(x.type->name)
           << ", \"gpu\": " << json_quote(x.type->gpu.name) << ", \"reason\": " << json_quote(x.reason) << "}";
     }
-    out << (excluded.empty() ? "]\n}\n" : "\n  ]\n}\n");
+    out << (excluded.empty() ? "]" : "\n  ]") << ",\n  \"notes\": [";
+    for (std::size_t i = 0; i < notes.size(); ++i) out << (i ? ", " : "") << json_quote(notes[i]);
+    out << "]\n}\n";
   } else {
     char line[512];
     std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5s %11s %9s %9s %9s %9s %10s %-14s %11s %9s %11s %10s %10s\n",
@@ -181,6 +195,7 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
            "Rows without \"(comparison)\" are the node type a job alone on the idle cluster is placed on; costs charge\n"
            "its GPUs' share of the node price on the pool's market; $/job rounds the whole job up by the pool's billing\n"
            "rule (granularity and minimum), as a run bills it.\n";
+    for (const std::string& n : notes) out << "note: " << n << "\n";
   }
   std::cout << out.str();
   return 0;

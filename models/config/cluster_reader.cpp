@@ -160,6 +160,7 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
   if (instance && instance->network_bytes_per_s > 0 && !nics_given) {
     t.internals.nic_count = t.gpus;
     t.internals.nic_bytes_per_s = instance->network_bytes_per_s / t.gpus;
+    t.internals.nics_assumed = false;
   }
   return t;
 }

@@ -393,6 +393,7 @@ NodeInternalsSpec parse_node_internals(MapReader& node_type) {
   }
   if (const ConfigNode* n = node_type.optional("nics")) {
     MapReader nr(*n, NIC_KEYS);
+    s.nics_assumed = false;
     if (const ConfigNode* v = nr.optional("count")) s.nic_count = static_cast<int>(config::read_int(*v, 1, 64));
     if (const ConfigNode* v = nr.optional("speed")) s.nic_bytes_per_s = config::read_bytes_per_s(*v);
     if (const ConfigNode* v = nr.optional("rdma")) s.rdma = config::read_bool(*v);

@@ -172,6 +172,7 @@ struct NodeInternalsSpec {
   int nic_count = 1;
   double nic_bytes_per_s = 100e9 / 8;
   bool rdma = false;
+  bool nics_assumed = true;  // no `nics:` and no catalog figure: the default above stands in
   SourceMark nvlink_mark;    // where `nvlink:` was written, for errors found at resolve
   std::string nvlink_path;
 };

@@ -355,6 +355,23 @@ TEST_CASE("gcsim estimate answers A100 vs H100 vs T4 for ResNet-50", "[scenario]
   CHECK(types_it_would_run_on(c.output) == std::vector<std::string>{"p4d-a100"});
 }
 
+TEST_CASE("gcsim estimate says when a multi-node row runs on the default NIC", "[scenario][cli]") {
+  // Both scenarios run the same jobs on 8-GPU A100 nodes, up to 32 of them; one declares the
+  // DGX A100's 8 x 200 Gb/s NICs, the other declares none and gets one 100 Gb/s NIC a node.
+  const auto bare = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_a100_scale_no_nics.yaml --json");
+  INFO(bare.output);
+  REQUIRE(bare.code == 0);
+  CHECK(bare.output.find("\"notes\": [\"node type 'dgx-a100' gives no nics:") != std::string::npos);
+  const auto text = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_a100_scale_no_nics.yaml");
+  CHECK(text.output.find("\nnote: node type 'dgx-a100' gives no nics:") != std::string::npos);
+  const auto nics = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_a100_scale.yaml --json");
+  REQUIRE(nics.code == 0);
+  CHECK(nics.output.find("\"notes\": []") != std::string::npos);
+  // One node's job needs no NIC: the ResNet-50 example (8 GPUs on 8-GPU nodes) has no note.
+  CHECK(run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml --json").output.find(
+            "\"notes\": []") != std::string::npos);
+}
+
 TEST_CASE("gcsim estimate names the node type the run places the job on", "[scenario][cli]") {
   // The review's probe 3: node types big (8 GPUs) and small (1 GPU), one node each, and a
   // 1-GPU ResNet-50 job. Placement is best fit: the node with the fewest free GPUs that
