@@ -24,7 +24,10 @@ std::uint64_t node_change_count(const ClusterView& cluster) {
 }  // namespace
 
 void BackfillScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
-  running_.insert(job.job, job.gpus, now.seconds() + length_s(job));
+  if (!kept_expected(job.job) || now.seconds() != kept_at_s_) kept_valid_ = false;  // conservative
+  running_.insert(job.job, job.gpus,
+                  params_.mode == BackfillMode::Conservative ? span_end_s(now.seconds(), length_s(job))
+                                                             : now.seconds() + length_s(job));
   if (classified_starts_ > 0)
     --classified_starts_;  // one the last pass placed and the memo took into account
   else
@@ -49,7 +52,7 @@ bool BackfillScheduler::first_to_end(std::uint32_t job) const {
   return seen > 0 && first == job && first_s < second_s;
 }
 
-void BackfillScheduler::run_ended(std::uint32_t job, sim::SimTime) {
+void BackfillScheduler::run_ended(std::uint32_t job, sim::SimTime now) {
   if (memo_.valid) {
     if (memo_.follows && memo_.before_fit > 1 && job < node_count_.size() && first_to_end(job)) {
       --memo_.before_fit;
@@ -58,6 +61,7 @@ void BackfillScheduler::run_ended(std::uint32_t job, sim::SimTime) {
       memo_.valid = false;
     }
   }
+  if (!running_.contains(job) || running_.key(job) != now.seconds()) kept_valid_ = false;  // conservative: not at its expected end
   running_.erase(job);
   pass_memo_.valid = false;
 }

@@ -33,10 +33,10 @@ void BackfillScheduler::start_plan(const ClusterView& cluster, const Decisions& 
 }
 
 namespace {
-// Whether a hold overlaps a job that would run over [t, t + length): half-open spans, and a
+// Whether a hold overlaps a job that would run over [t, t_end): half-open spans, and a
 // hold starting at t always does (a run of length 0 still holds its GPUs when it starts).
-bool overlaps(double start_s, double end_s, double t, double length) {
-  return start_s == t || (start_s < t + length && end_s > t);
+bool overlaps(double start_s, double end_s, double t, double t_end) {
+  return start_s == t || (start_s < t_end && end_s > t);
 }
 }  // namespace
 
@@ -57,13 +57,14 @@ bool BackfillScheduler::capacity_may_fit(const ClusterView& cluster, const Queue
 }
 
 bool BackfillScheduler::try_at(double t, double length, const QueuedJob& q, long long cap_total) {
+  const double t_end = span_end_s(t, length);
   long long held = 0;
   for (const Hold& h : holds_)
-    if (overlaps(h.start_s, h.end_s, t, length)) held += static_cast<long long>(h.count) * h.gpus_per_node;
+    if (overlaps(h.start_s, h.end_s, t, t_end)) held += static_cast<long long>(h.count) * h.gpus_per_node;
   if (cap_total - held < q.gpus) return false;
   for (std::size_t n = 0; n < plan_nodes_.size(); ++n) plan_nodes_[n].gpus_free = cap_[n];
   for (const Hold& h : holds_)
-    if (overlaps(h.start_s, h.end_s, t, length))
+    if (overlaps(h.start_s, h.end_s, t, t_end))
       for (std::uint32_t k = h.first; k < h.first + h.count; ++k) {
         int& f = plan_nodes_[plan_hold_nodes_[k]].gpus_free;
         f = std::max(0, f - h.gpus_per_node);
@@ -73,7 +74,7 @@ bool BackfillScheduler::try_at(double t, double length, const QueuedJob& q, long
   return plan_->could_fit(q.gpus) && plan_->try_place(q, plan_out_);
 }
 
-void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   constexpr double NEVER = std::numeric_limits<double>::infinity();
   const double now_s = cluster.now.seconds();
   start_plan(cluster, out, out.placements.size());
@@ -151,9 +152,10 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
       while (next_hold < hold_ends_.size() && hold_ends_[next_hold] <= t) ++next_hold;
       if (capacity_may_fit(cluster, q) && try_at(t, length, q, cap_total)) {
         const Placement& p = plan_out_.placements.back();
-        holds_.push_back(Hold{t, t + length, static_cast<std::uint32_t>(plan_hold_nodes_.size()), p.count, p.gpus_per_node});
+        const double end_s = span_end_s(t, length);
+        holds_.push_back(Hold{t, end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), p.count, p.gpus_per_node});
         plan_hold_nodes_.insert(plan_hold_nodes_.end(), plan_out_.nodes.begin(), plan_out_.nodes.end());
-        hold_ends_.insert(std::upper_bound(hold_ends_.begin(), hold_ends_.end(), t + length), t + length);
+        hold_ends_.insert(std::upper_bound(hold_ends_.begin(), hold_ends_.end(), end_s), end_s);
         if (t == now_s) {
           if (q.gpu_milli < 1000) {
             // The plan counted a whole GPU of its node for it; it takes its share there.
@@ -179,6 +181,383 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     blocked = true;  // it fits nowhere even once every run and reservation has ended
     return Visit::Next;
   });
+}
+
+
+// The pass below decides as conservative_fresh: every job it examines gets the reservation
+// a fresh plan gives it (the same candidate times, the same capacity less the same holds,
+// the same strategy on the same view). What it saves:
+//   - A job's reservation depends only on the capacity profile and the holds of the jobs
+//     ahead of it. Between two passes at T and T', if the runs that ended did so exactly at
+//     their expected ends, the runs that started are the jobs the pass at T started (their
+//     holds [T, T + length) became runs ending at T + length: the same capacity less the
+//     same GPUs at every time), no node changed state, and no job joined or left the
+//     waiting jobs ahead of the last one examined, then every reservation made at T is
+//     what a fresh plan gives at T'. Candidate times in (T, T') cannot exist (a run end or a
+//     hold end there would have been a pass), and at T' itself a job finds the capacity of
+//     its last candidate before T' less at least the same holds (a hold overlapping
+//     [t, t + L) and not ended by T' overlaps [T', T' + L) too), so it does not fit there
+//     either (a strategy that fails on some capacity fails on less). So the last pass's
+//     reservations are kept (kept_) and only jobs beyond them are searched.
+//   - A search walks the runs in order of expected end (running_, with early stop) and the
+//     holds by start and by end, keeping per node the capacity and the GPUs of the holds
+//     overlapping the job's span, and per node type how many nodes have each count of
+//     GPUs available: a candidate time is rejected from that count (exact for one-node
+//     jobs and for whole nodes), and the strategy is asked only where it says the job
+//     fits, on plan_nodes_ with only the nodes written since the last ask refiled.
+void BackfillScheduler::follow_base(const ClusterView& cluster) {
+  const NodeChanges* log = cluster.changes;
+  const std::uint64_t total = log->dropped + log->nodes.size();
+  const auto base_of = [&](std::uint32_t n) {
+    return cluster.nodes[n].status == NodeStatus::Up ? cluster.nodes[n].gpus_free : 0;
+  };
+  if (!base_valid_ || base_.size() != cluster.nodes.size() || log->dropped > base_log_read_ || base_log_read_ > total) {
+    const std::size_t nodes = cluster.nodes.size();
+    base_.resize(nodes);
+    base_status_.resize(nodes);
+    hist_first_.assign(cluster.types.size() + 1, 0);
+    for (std::size_t t = 0; t < cluster.types.size(); ++t)
+      hist_first_[t + 1] = hist_first_[t] + cluster.types[t].gpus_per_node + 1;
+    base_hist_.assign(static_cast<std::size_t>(hist_first_.back()), 0);
+    base_total_ = 0;
+    for (std::uint32_t n = 0; n < nodes; ++n) {
+      base_[n] = base_of(n);
+      base_status_[n] = cluster.nodes[n].status;
+      base_total_ += base_[n];
+      ++base_hist_[static_cast<std::size_t>(hist_first_[cluster.nodes[n].type] + base_[n])];
+    }
+    scap_ = base_;
+    sheld_.assign(nodes, 0);
+    stouched_flag_.assign(nodes, 0);
+    stouched_.clear();
+    // plan_nodes_ keeps its storage from here on (plan_ follows it through plan_log_).
+    plan_nodes_.assign(cluster.nodes.begin(), cluster.nodes.end());
+    for (std::uint32_t n = 0; n < nodes; ++n) plan_nodes_[n].gpus_free = base_[n];
+    plan_dirty_.clear();
+    plan_log_.dropped += plan_log_.nodes.size() + 1;  // plan_ compares every node at its next reset
+    plan_log_.nodes.clear();
+    base_valid_ = true;
+    kept_valid_ = false;
+  } else {
+    for (std::size_t i = static_cast<std::size_t>(base_log_read_ - log->dropped); i < log->nodes.size(); ++i) {
+      const std::uint32_t n = log->nodes[i];
+      if (cluster.nodes[n].status != base_status_[n]) {
+        base_status_[n] = cluster.nodes[n].status;
+        plan_nodes_[n].status = base_status_[n];
+        kept_valid_ = false;
+      }
+      const int b = base_of(n);
+      if (b == base_[n]) continue;
+      const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
+      --base_hist_[first + static_cast<std::size_t>(base_[n])];
+      ++base_hist_[first + static_cast<std::size_t>(b)];
+      base_total_ += b - base_[n];
+      base_[n] = b;
+      scap_[n] = b;
+      set_plan_node(n, b);
+    }
+  }
+  base_log_read_ = total;
+  plan_view_ = ClusterView{cluster.now, cluster.types, plan_nodes_};
+  plan_view_.node_group = cluster.node_group;  // so a topology plan reserves what the pass would place
+  plan_view_.changes = &plan_log_;
+}
+
+void BackfillScheduler::set_plan_node(std::uint32_t n, int gpus_free) {
+  if (plan_nodes_[n].gpus_free == gpus_free) return;
+  plan_nodes_[n].gpus_free = gpus_free;
+  plan_log_.nodes.push_back(n);
+}
+
+void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n, int cap, int held) {
+  const int before = std::max(0, scap_[n] - sheld_[n]);
+  scap_[n] += cap;
+  sheld_[n] += held;
+  const int after = std::max(0, scap_[n] - sheld_[n]);
+  if (!stouched_flag_[n]) {
+    stouched_flag_[n] = 1;
+    stouched_.push_back(n);
+  }
+  if (before == after) return;
+  const std::uint16_t t = cluster.nodes[n].type;
+  GCSIM_CHECK(after <= cluster.types[t].gpus_per_node,
+              "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(after) + " GPUs");
+  const std::size_t first = static_cast<std::size_t>(hist_first_[t]);
+  --base_hist_[first + static_cast<std::size_t>(before)];
+  ++base_hist_[first + static_cast<std::size_t>(after)];
+}
+
+bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJob& q) const {
+  for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+    if (!(q.eligible_types >> t & 1)) continue;
+    const int per = cluster.types[t].gpus_per_node;
+    const int* h = base_hist_.data() + hist_first_[t];
+    if (q.gpus <= per) {
+      for (int v = q.gpus; v <= per; ++v)
+        if (h[v] > 0) return true;
+    } else if (static_cast<long long>(h[per]) * per >= q.gpus) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void BackfillScheduler::add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node) {
+  const auto i = static_cast<std::uint32_t>(holds_.size());
+  holds_.push_back(Hold{start_s, end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()),
+                        static_cast<std::uint32_t>(nodes.size()), gpus_per_node});
+  plan_hold_nodes_.insert(plan_hold_nodes_.end(), nodes.begin(), nodes.end());
+  by_start_.insert(std::upper_bound(by_start_.begin(), by_start_.end(), start_s,
+                                    [&](double s, std::uint32_t h) { return s < holds_[h].start_s; }),
+                   i);
+  by_end_.insert(std::upper_bound(by_end_.begin(), by_end_.end(), end_s,
+                                  [&](double e, std::uint32_t h) { return e < holds_[h].end_s; }),
+                 i);
+}
+
+bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into) {
+  constexpr double NEVER = std::numeric_limits<double>::infinity();
+  const double now_s = cluster.now.seconds();
+  hold_state_.assign(holds_.size(), 0);
+  long long cap_total = base_total_;
+  long long held_total = 0;
+  std::size_t next_start = 0;  // by_start_: holds not yet overlapping
+  std::size_t next_end = 0;    // by_end_: holds not yet past
+  const auto hold_change = [&](const Hold& h, int sign) {
+    for (std::uint32_t k = h.first; k < h.first + h.count; ++k)
+      change_node(cluster, plan_hold_nodes_[k], 0, sign * h.gpus_per_node);
+    held_total += sign * static_cast<long long>(h.count) * h.gpus_per_node;
+  };
+  // At candidate t: the holds overlapping [t, t_end) are those started before t_end and
+  // not ended by t, and those starting at t (overlaps(), above).
+  const auto try_here = [&](double t) {
+    const double t_end = span_end_s(t, length);
+    for (; next_end < by_end_.size() && holds_[by_end_[next_end]].end_s <= t; ++next_end) {
+      char& s = hold_state_[by_end_[next_end]];
+      if (s == 1) hold_change(holds_[by_end_[next_end]], -1);
+      s = 2;
+    }
+    for (; next_start < by_start_.size() && holds_[by_start_[next_start]].start_s < t_end; ++next_start) {
+      char& s = hold_state_[by_start_[next_start]];
+      if (s == 0) {
+        hold_change(holds_[by_start_[next_start]], 1);
+        s = 1;
+      }
+    }
+    // Holds starting exactly at t that the above left out (ending by t, or length 0).
+    const auto at = std::lower_bound(by_start_.begin(), by_start_.end(), t,
+                                     [&](std::uint32_t h, double v) { return holds_[h].start_s < v; });
+    bool extra = false;
+    for (auto it = at; it != by_start_.end() && holds_[*it].start_s == t; ++it)
+      if (hold_state_[*it] != 1) {
+        hold_change(holds_[*it], 1);
+        extra = true;
+      }
+    bool fits = cap_total - held_total >= q.gpus && avail_may_fit(cluster, q);
+    if (fits) {
+      for (const std::uint32_t n : plan_dirty_) set_plan_node(n, base_[n]);
+      plan_dirty_.clear();
+      for (const std::uint32_t n : stouched_) {
+        const int a = std::max(0, scap_[n] - sheld_[n]);
+        set_plan_node(n, a);
+        if (a != base_[n]) plan_dirty_.push_back(n);
+      }
+      plan_->reset(plan_view_);
+      plan_log_.dropped += plan_log_.nodes.size();
+      plan_log_.nodes.clear();
+      plan_out_.clear();
+      fits = plan_->could_fit(q.gpus) && plan_->try_place(q, plan_out_);
+    }
+    if (extra)
+      for (auto it = at; it != by_start_.end() && holds_[*it].start_s == t; ++it)
+        if (hold_state_[*it] != 1) hold_change(holds_[*it], -1);
+    return fits;
+  };
+  // Candidate times in order: now, then every expected end of a run (running_, soonest
+  // first, read only as far as needed) or of a hold; a run's GPUs count from its end on.
+  double t = now_s;
+  bool tried = false;
+  std::size_t next_hold = 0;  // by_end_: hold ends not yet a candidate
+  bool found = false;
+  const auto until = [&](double limit) {
+    if (!tried) {
+      tried = true;
+      if (try_here(t)) return true;
+    }
+    for (; next_hold < by_end_.size() && holds_[by_end_[next_hold]].end_s < limit; ++next_hold) {
+      const double e = holds_[by_end_[next_hold]].end_s;
+      if (e <= t) continue;
+      t = e;
+      if (try_here(t)) return true;
+    }
+    return false;
+  };
+  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool, double end_s) {
+    const RunningPlace place = cluster.running_jobs->where(id);
+    if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
+    GCSIM_CHECK(place.gpu < 0, "conservative backfill: a run shares a GPU in a view without gpu_room");
+    const double e = std::max(std::nextafter(now_s, NEVER), end_s);
+    if (e > t) {
+      if (until(e)) {
+        found = true;
+        return Visit::Stop;
+      }
+      t = e;
+      tried = false;
+    }
+    for (const std::uint32_t n : place.nodes) change_node(cluster, n, place.gpus_per_node, 0);
+    cap_total += static_cast<long long>(place.nodes.size()) * place.gpus_per_node;
+    return Visit::Next;
+  });
+  if (!found) found = until(NEVER);
+  // Back to the base capacity, no holds.
+  for (const std::uint32_t n : stouched_) {
+    const std::uint16_t ty = cluster.nodes[n].type;
+    const std::size_t first = static_cast<std::size_t>(hist_first_[ty]);
+    --base_hist_[first + static_cast<std::size_t>(std::max(0, scap_[n] - sheld_[n]))];
+    ++base_hist_[first + static_cast<std::size_t>(base_[n])];
+    scap_[n] = base_[n];
+    sheld_[n] = 0;
+    stouched_flag_[n] = 0;
+  }
+  stouched_.clear();
+  into.job = q.job;
+  into.found = found;
+  if (!found) return false;
+  const Placement& p = plan_out_.placements.back();
+  into.start_s = t;
+  into.end_s = span_end_s(t, length);
+  into.first = static_cast<std::uint32_t>(kept_nodes_.size());
+  into.count = p.count;
+  into.gpus_per_node = p.gpus_per_node;
+  kept_nodes_.insert(kept_nodes_.end(), plan_out_.nodes.begin() + p.first, plan_out_.nodes.begin() + p.first + p.count);
+  return true;
+}
+
+void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  if (cluster.changes == nullptr || !cluster.gpu_room.empty() || cluster.running_jobs == nullptr ||
+      !out.placements.empty()) {
+    kept_valid_ = false;
+    kept_.clear();
+    kept_started_.clear();
+    base_valid_ = false;
+    conservative_fresh(cluster, waiting, out);
+    return;
+  }
+  const double now_s = cluster.now.seconds();
+  reservation_nodes_.clear();
+  follow_base(cluster);
+  bool clean = kept_valid_ && cluster.admission == nullptr;
+  // A run at or past its expected end "ends any moment" (just after now): the plan then
+  // depends on now, and is not kept.
+  bool past_due = false;
+  running_.scan([](int) { return true; }, [&](std::uint32_t, bool, double end_s) {
+    past_due = end_s <= now_s;
+    return Visit::Stop;
+  });
+  kept_started_.clear();
+  if (clean)
+    for (const Kept& k : kept_) clean = clean && (!k.found || k.start_s >= now_s);
+  if (!clean) {
+    kept_.clear();
+    kept_nodes_.clear();
+  }
+  kept_at_s_ = now_s;
+  // The holds (kept reservations, and the jobs started now, which are kept entries too) are
+  // needed only by a search: built at the first one of the pass.
+  bool holds_built = false;
+  const auto build_holds = [&](std::size_t count) {
+    holds_.clear();
+    plan_hold_nodes_.clear();
+    by_start_.clear();
+    by_end_.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      const Kept& k = kept_[i];
+      if (!k.found) continue;
+      by_start_.push_back(static_cast<std::uint32_t>(holds_.size()));
+      holds_.push_back(Hold{k.start_s, k.end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), k.count,
+                            k.gpus_per_node});
+      plan_hold_nodes_.insert(plan_hold_nodes_.end(), kept_nodes_.begin() + k.first,
+                              kept_nodes_.begin() + k.first + k.count);
+    }
+    by_end_ = by_start_;
+    std::stable_sort(by_start_.begin(), by_start_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return holds_[a].start_s < holds_[b].start_s; });
+    std::stable_sort(by_end_.begin(), by_end_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return holds_[a].end_s < holds_[b].end_s; });
+    holds_built = true;
+  };
+  long long free_now = base_total_;
+  bool blocked = false;
+  int behind = 0;
+  std::size_t next = 0;  // kept_: the next one the scan meets
+  bool backfilled = false;
+  if (free_now > 0)
+    waiting_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+      // Nothing more can start now: later reservations would change nothing in this pass.
+      if (free_now == 0 || (blocked && behind++ == params_.depth)) return Visit::Stop;
+      const QueuedJob& q = waiting[id];
+      if (held_by_quota(cluster, q)) return Visit::Next;  // no start and no reservation while the quotas hold it
+      if (next < kept_.size() && kept_[next].job != id) {
+        // Not the job kept next (a defensive case: the checks above keep the order): what
+        // follows it is planned afresh.
+        kept_.resize(next);
+        holds_built = false;
+      }
+      if (next == kept_.size()) {
+        if (!holds_built) build_holds(next);
+        Kept k;
+        if (search(cluster, q, length_s(q), k))
+          add_hold(k.start_s, k.end_s, std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count),
+                   k.gpus_per_node);
+        kept_.push_back(k);
+      }
+      const Kept& k = kept_[next++];
+      if (!k.found) {
+        blocked = true;  // it fits nowhere even once every run and reservation has ended
+        return Visit::Next;
+      }
+      if (k.start_s == now_s) {
+        out.placements.push_back(Placement{q.job, static_cast<std::uint32_t>(out.nodes.size()), k.count, k.gpus_per_node,
+                                           static_cast<int>(cluster.nodes[kept_nodes_[k.first]].type), -1, 1000, 0});
+        out.nodes.insert(out.nodes.end(), kept_nodes_.begin() + k.first, kept_nodes_.begin() + k.first + k.count);
+        for (std::uint32_t i = k.first; i < k.first + k.count; ++i)
+          GCSIM_CHECK(base_[kept_nodes_[i]] >= k.gpus_per_node,
+                      "conservative backfill: job " + std::to_string(q.job) + " kept for now on node " +
+                          std::to_string(kept_nodes_[i]) + ", which has no room for it");
+        free_now -= static_cast<long long>(k.count) * k.gpus_per_node;
+        kept_started_.push_back(q.job);
+        if (blocked) backfilled = true;
+      } else {
+        reservations_.push_back(Reservation{q.job, k.start_s, static_cast<std::uint32_t>(reservation_nodes_.size()),
+                                            k.count, k.gpus_per_node});
+        reservation_nodes_.insert(reservation_nodes_.end(), kept_nodes_.begin() + k.first,
+                                  kept_nodes_.begin() + k.first + k.count);
+        blocked = true;
+      }
+      return Visit::Next;
+    });
+  // Keep what the next pass may reuse: not the jobs started now (runs from now on), and
+  // nothing from a job not examined whose reservation is now (it did not start: what
+  // follows it counted on its hold from now).
+  std::vector<Kept>& kept = kept_spare_;
+  std::vector<std::uint32_t>& nodes = kept_nodes_spare_;
+  kept.clear();
+  nodes.clear();
+  for (std::size_t i = 0; i < kept_.size(); ++i) {
+    Kept k = kept_[i];
+    if (k.found && k.start_s <= now_s) {
+      if (i >= next) break;
+      continue;  // started
+    }
+    const std::uint32_t first = k.first;
+    k.first = static_cast<std::uint32_t>(nodes.size());
+    if (k.found) nodes.insert(nodes.end(), kept_nodes_.begin() + first, kept_nodes_.begin() + first + k.count);
+    kept.push_back(k);
+  }
+  kept_.swap(kept);
+  kept_nodes_.swap(nodes);
+  kept_valid_ = !past_due && cluster.admission == nullptr && (keep_across_backfills_ || !backfilled);
 }
 
 }  // namespace gcsim::models
