@@ -26,7 +26,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,7 +95,7 @@ class BackfillScheduler final : public Scheduler {
   // when it fits nowhere even once every running job has ended); conservative: every
   // reserved job's, in order.
   const std::vector<Reservation>& reservations() const { return reservations_; }
-  const std::vector<std::uint32_t>& reservation_nodes() const { return reservation_nodes_; }
+  const std::vector<std::uint32_t>& reservation_nodes() const { return kept_nodes_; }
 
  private:
   // A span of time in which a job holds GPUs on some nodes (a run, or a reservation).
@@ -257,9 +259,8 @@ class BackfillScheduler final : public Scheduler {
     return (sim::SimTime::from_seconds(t) + sim::SimTime::from_seconds(length)).seconds();
   }
   std::vector<Kept> kept_;
-  std::vector<Kept> kept_spare_;  // the next pass's kept_, built beside it
-  std::vector<std::uint32_t> kept_nodes_spare_;
-  std::vector<std::uint32_t> reservation_nodes_;
+  std::vector<std::uint32_t> kept_nodes_spare_;  // kept_nodes_ compacted
+  std::set<std::uint32_t> waiting_ids_;  // conservative: the waiting jobs, in submit order
   std::vector<std::uint32_t> kept_nodes_;
   bool kept_valid_ = false;
   bool keep_across_backfills_ = true;
@@ -270,9 +271,13 @@ class BackfillScheduler final : public Scheduler {
   }
   bool kept_covers(std::uint32_t job) const { return !kept_.empty() && job <= kept_.back().job; }
   void kept_waiting(std::uint32_t job) {
+    if (params_.mode != BackfillMode::Conservative) return;
+    waiting_ids_.insert(job);
     if (kept_covers(job)) kept_valid_ = false;
   }
   void kept_left(std::uint32_t job) {
+    if (params_.mode != BackfillMode::Conservative) return;
+    waiting_ids_.erase(job);
     if (!kept_expected(job) && kept_covers(job)) kept_valid_ = false;
   }
   // The capacity the search starts from: per node, free GPUs now (0 unless up), followed
@@ -296,9 +301,27 @@ class BackfillScheduler final : public Scheduler {
   // The holds of the pass (reservations and starts, in kept_ order) by start and by end.
   std::vector<std::uint32_t> by_start_;
   std::vector<std::uint32_t> by_end_;
+  int empty_holds_ = 0;  // holds of no length (end <= start)
   std::vector<char> hold_state_;  // in a search: 0 not yet overlapping, 1 overlapping, 2 past
   void add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node);
   bool search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into);
+  // The runs on up nodes by expected end, read from running_ only as far as a search needed
+  // (every run ending by rel_horizon_s_), kept while the kept reservations are: runs that
+  // end leave from the front, runs started join where the list reaches their end.
+  struct Release {
+    double end_s = 0;
+    std::uint32_t first = 0;  // rel_nodes_[first, first + count)
+    std::uint32_t count = 0;
+    int gpus_per_node = 0;
+  };
+  std::vector<Release> rel_;
+  std::vector<std::uint32_t> rel_nodes_;
+  std::size_t rel_from_ = 0;  // rel_ before it: ended
+  double rel_horizon_s_ = -std::numeric_limits<double>::infinity();
+  bool rel_complete_ = false;
+  void push_release(double end_s, const RunningPlace& place);
+  bool extend_releases(const ClusterView& cluster, std::size_t count);  // false: none left
+  void follow_releases(const ClusterView& cluster, bool clean);
   // plan_nodes_ as the view of plan_, with a change log of its own so that a reset
   // refiles only the nodes written since the last.
   NodeChanges plan_log_;

@@ -304,6 +304,7 @@ bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJo
 
 void BackfillScheduler::add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node) {
   const auto i = static_cast<std::uint32_t>(holds_.size());
+  if (end_s <= start_s) ++empty_holds_;
   holds_.push_back(Hold{start_s, end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()),
                         static_cast<std::uint32_t>(nodes.size()), gpus_per_node});
   plan_hold_nodes_.insert(plan_hold_nodes_.end(), nodes.begin(), nodes.end());
@@ -313,6 +314,89 @@ void BackfillScheduler::add_hold(double start_s, double end_s, std::span<const s
   by_end_.insert(std::upper_bound(by_end_.begin(), by_end_.end(), end_s,
                                   [&](double e, std::uint32_t h) { return e < holds_[h].end_s; }),
                  i);
+}
+
+void BackfillScheduler::push_release(double end_s, const RunningPlace& place) {
+  GCSIM_CHECK(place.gpu < 0, "conservative backfill: a run shares a GPU in a view without gpu_room");
+  rel_.push_back(Release{end_s, static_cast<std::uint32_t>(rel_nodes_.size()),
+                         static_cast<std::uint32_t>(place.nodes.size()), place.gpus_per_node});
+  rel_nodes_.insert(rel_nodes_.end(), place.nodes.begin(), place.nodes.end());
+}
+
+bool BackfillScheduler::extend_releases(const ClusterView& cluster, std::size_t count) {
+  if (rel_complete_) return false;
+  const std::size_t before = rel_.size();
+  double last = -std::numeric_limits<double>::infinity();
+  bool more = false;
+  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool, double end_s) {
+    if (end_s <= rel_horizon_s_) return Visit::Next;  // in the list already (or not up)
+    if (rel_.size() - before >= count && end_s > last) {
+      more = true;
+      return Visit::Stop;
+    }
+    last = end_s;
+    const RunningPlace place = cluster.running_jobs->where(id);
+    if (on_up_nodes(cluster, place.nodes)) push_release(end_s, place);
+    return Visit::Next;
+  });
+  if (more) {
+    rel_horizon_s_ = last;
+  } else {
+    rel_complete_ = true;
+    rel_horizon_s_ = std::numeric_limits<double>::infinity();
+  }
+  return rel_.size() > before;
+}
+
+void BackfillScheduler::follow_releases(const ClusterView& cluster, bool clean) {
+  const double now_s = cluster.now.seconds();
+  if (!clean) {
+    rel_.clear();
+    rel_nodes_.clear();
+    rel_from_ = 0;
+    rel_horizon_s_ = -std::numeric_limits<double>::infinity();
+    rel_complete_ = false;
+    return;
+  }
+  // Runs end exactly when expected: those ended are the first ones.
+  while (rel_from_ < rel_.size() && rel_[rel_from_].end_s <= now_s) ++rel_from_;
+  if (rel_from_ > 1024 && rel_from_ * 2 > rel_.size()) {
+    std::vector<Release> rel(rel_.begin() + static_cast<std::ptrdiff_t>(rel_from_), rel_.end());
+    std::vector<std::uint32_t> nodes;
+    for (Release& r : rel) {
+      const std::uint32_t first = r.first;
+      r.first = static_cast<std::uint32_t>(nodes.size());
+      nodes.insert(nodes.end(), rel_nodes_.begin() + first, rel_nodes_.begin() + first + r.count);
+    }
+    rel_.swap(rel);
+    rel_nodes_.swap(nodes);
+    rel_from_ = 0;
+  }
+  // A long list makes each insertion below cost its length: the runs past the first
+  // RELEASES_KEPT are read again when a search needs them.
+  constexpr std::size_t RELEASES_KEPT = 512;
+  if (rel_.size() - rel_from_ > RELEASES_KEPT) {
+    std::size_t cut = rel_from_ + RELEASES_KEPT;
+    while (cut < rel_.size() && rel_[cut].end_s == rel_[cut - 1].end_s) ++cut;  // every run ending by the horizon
+    if (cut < rel_.size()) {
+      rel_.resize(cut);
+      rel_horizon_s_ = rel_.back().end_s;
+      rel_complete_ = false;
+    }
+  }
+  // The runs the last pass started, where the list reaches their ends.
+  for (const std::uint32_t job : kept_started_) {
+    if (!running_.contains(job)) continue;  // it ended already, when expected
+    const double end_s = running_.key(job);
+    if (end_s > rel_horizon_s_) continue;
+    const RunningPlace place = cluster.running_jobs->where(job);
+    if (!on_up_nodes(cluster, place.nodes)) continue;
+    const auto at = std::upper_bound(rel_.begin() + static_cast<std::ptrdiff_t>(rel_from_), rel_.end(), end_s,
+                                     [](double e, const Release& r) { return e < r.end_s; });
+    const std::size_t i = static_cast<std::size_t>(at - rel_.begin());
+    push_release(end_s, place);
+    std::rotate(rel_.begin() + static_cast<std::ptrdiff_t>(i), rel_.end() - 1, rel_.end());
+  }
 }
 
 bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into) {
@@ -344,9 +428,12 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
         s = 1;
       }
     }
-    // Holds starting exactly at t that the above left out (ending by t, or length 0).
-    const auto at = std::lower_bound(by_start_.begin(), by_start_.end(), t,
-                                     [&](std::uint32_t h, double v) { return holds_[h].start_s < v; });
+    // Holds starting exactly at t that the above left out: only a hold of no length (ended
+    // by t), or any, for a job of no length.
+    const bool look = empty_holds_ > 0 || t_end <= t;
+    const auto at = look ? std::lower_bound(by_start_.begin(), by_start_.end(), t,
+                                            [&](std::uint32_t h, double v) { return holds_[h].start_s < v; })
+                         : by_start_.end();
     bool extra = false;
     for (auto it = at; it != by_start_.end() && holds_[*it].start_s == t; ++it)
       if (hold_state_[*it] != 1) {
@@ -392,23 +479,21 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
     }
     return false;
   };
-  running_.scan([](int) { return true; }, [&](std::uint32_t id, bool, double end_s) {
-    const RunningPlace place = cluster.running_jobs->where(id);
-    if (!on_up_nodes(cluster, place.nodes)) return Visit::Next;
-    GCSIM_CHECK(place.gpu < 0, "conservative backfill: a run shares a GPU in a view without gpu_room");
-    const double e = std::max(std::nextafter(now_s, NEVER), end_s);
+  for (std::size_t i = rel_from_;; ++i) {
+    if (i == rel_.size() && !(extend_releases(cluster, 256) && i < rel_.size())) break;
+    const Release r = rel_[i];
+    const double e = std::max(std::nextafter(now_s, NEVER), r.end_s);
     if (e > t) {
       if (until(e)) {
         found = true;
-        return Visit::Stop;
+        break;
       }
       t = e;
       tried = false;
     }
-    for (const std::uint32_t n : place.nodes) change_node(cluster, n, place.gpus_per_node, 0);
-    cap_total += static_cast<long long>(place.nodes.size()) * place.gpus_per_node;
-    return Visit::Next;
-  });
+    for (std::uint32_t k = r.first; k < r.first + r.count; ++k) change_node(cluster, rel_nodes_[k], r.gpus_per_node, 0);
+    cap_total += static_cast<long long>(r.count) * r.gpus_per_node;
+  }
   if (!found) found = until(NEVER);
   // Back to the base capacity, no holds.
   for (const std::uint32_t n : stouched_) {
@@ -445,7 +530,6 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     return;
   }
   const double now_s = cluster.now.seconds();
-  reservation_nodes_.clear();
   follow_base(cluster);
   bool clean = kept_valid_ && cluster.admission == nullptr;
   // A run at or past its expected end "ends any moment" (just after now): the plan then
@@ -455,9 +539,10 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     past_due = end_s <= now_s;
     return Visit::Stop;
   });
-  kept_started_.clear();
   if (clean)
     for (const Kept& k : kept_) clean = clean && (!k.found || k.start_s >= now_s);
+  follow_releases(cluster, clean && !past_due);
+  kept_started_.clear();
   if (!clean) {
     kept_.clear();
     kept_nodes_.clear();
@@ -466,14 +551,14 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   // The holds (kept reservations, and the jobs started now, which are kept entries too) are
   // needed only by a search: built at the first one of the pass.
   bool holds_built = false;
-  const auto build_holds = [&](std::size_t count) {
+  const auto build_holds = [&] {
     holds_.clear();
     plan_hold_nodes_.clear();
     by_start_.clear();
-    by_end_.clear();
-    for (std::size_t i = 0; i < count; ++i) {
-      const Kept& k = kept_[i];
+    empty_holds_ = 0;
+    for (const Kept& k : kept_) {
       if (!k.found) continue;
+      if (k.end_s <= k.start_s) ++empty_holds_;
       by_start_.push_back(static_cast<std::uint32_t>(holds_.size()));
       holds_.push_back(Hold{k.start_s, k.end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), k.count,
                             k.gpus_per_node});
@@ -489,74 +574,92 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   };
   long long free_now = base_total_;
   bool blocked = false;
-  int behind = 0;
-  std::size_t next = 0;  // kept_: the next one the scan meets
   bool backfilled = false;
-  if (free_now > 0)
-    waiting_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      // Nothing more can start now: later reservations would change nothing in this pass.
-      if (free_now == 0 || (blocked && behind++ == params_.depth)) return Visit::Stop;
-      const QueuedJob& q = waiting[id];
-      if (held_by_quota(cluster, q)) return Visit::Next;  // no start and no reservation while the quotas hold it
-      if (next < kept_.size() && kept_[next].job != id) {
-        // Not the job kept next (a defensive case: the checks above keep the order): what
-        // follows it is planned afresh.
-        kept_.resize(next);
-        holds_built = false;
-      }
-      if (next == kept_.size()) {
-        if (!holds_built) build_holds(next);
-        Kept k;
-        if (search(cluster, q, length_s(q), k))
-          add_hold(k.start_s, k.end_s, std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count),
-                   k.gpus_per_node);
-        kept_.push_back(k);
-      }
-      const Kept& k = kept_[next++];
-      if (!k.found) {
-        blocked = true;  // it fits nowhere even once every run and reservation has ended
-        return Visit::Next;
-      }
-      if (k.start_s == now_s) {
-        out.placements.push_back(Placement{q.job, static_cast<std::uint32_t>(out.nodes.size()), k.count, k.gpus_per_node,
-                                           static_cast<int>(cluster.nodes[kept_nodes_[k.first]].type), -1, 1000, 0});
-        out.nodes.insert(out.nodes.end(), kept_nodes_.begin() + k.first, kept_nodes_.begin() + k.first + k.count);
-        for (std::uint32_t i = k.first; i < k.first + k.count; ++i)
-          GCSIM_CHECK(base_[kept_nodes_[i]] >= k.gpus_per_node,
-                      "conservative backfill: job " + std::to_string(q.job) + " kept for now on node " +
-                          std::to_string(kept_nodes_[i]) + ", which has no room for it");
-        free_now -= static_cast<long long>(k.count) * k.gpus_per_node;
-        kept_started_.push_back(q.job);
-        if (blocked) backfilled = true;
-      } else {
-        reservations_.push_back(Reservation{q.job, k.start_s, static_cast<std::uint32_t>(reservation_nodes_.size()),
-                                            k.count, k.gpus_per_node});
-        reservation_nodes_.insert(reservation_nodes_.end(), kept_nodes_.begin() + k.first,
-                                  kept_nodes_.begin() + k.first + k.count);
-        blocked = true;
-      }
-      return Visit::Next;
-    });
+  int behind = 0;
+  // Each job in submit order, as conservative_fresh's scan: the kept ones first (the
+  // waiting jobs up to the last one kept, in order), then the others, each searched.
+  const auto examine = [&](const Kept& k) {
+    if (!k.found) {
+      blocked = true;  // it fits nowhere even once every run and reservation has ended
+      return;
+    }
+    if (k.start_s == now_s) {
+      out.placements.push_back(Placement{k.job, static_cast<std::uint32_t>(out.nodes.size()), k.count, k.gpus_per_node,
+                                         static_cast<int>(cluster.nodes[kept_nodes_[k.first]].type), -1, 1000, 0});
+      out.nodes.insert(out.nodes.end(), kept_nodes_.begin() + k.first, kept_nodes_.begin() + k.first + k.count);
+      for (std::uint32_t i = k.first; i < k.first + k.count; ++i)
+        GCSIM_CHECK(base_[kept_nodes_[i]] >= k.gpus_per_node,
+                    "conservative backfill: job " + std::to_string(k.job) + " kept for now on node " +
+                        std::to_string(kept_nodes_[i]) + ", which has no room for it");
+      free_now -= static_cast<long long>(k.count) * k.gpus_per_node;
+      kept_started_.push_back(k.job);
+      if (blocked) backfilled = true;
+    } else {
+      reservations_.push_back(Reservation{k.job, k.start_s, k.first, k.count, k.gpus_per_node});
+      blocked = true;
+    }
+  };
+  // Nothing more can start once no GPU is free now: later reservations would change
+  // nothing in this pass.
+  const auto stops = [&] { return free_now == 0 || (blocked && behind++ == params_.depth); };
+  std::size_t examined = 0;  // kept_: those the pass reached
+  bool stopped = false;
+  for (; examined < kept_.size(); ++examined) {
+    if ((stopped = stops())) break;
+    GCSIM_CHECK(waiting.contains(kept_[examined].job), "conservative backfill: job " +
+                                                           std::to_string(kept_[examined].job) +
+                                                           " kept a reservation but is not waiting");
+    examine(kept_[examined]);
+  }
+  if (!stopped) {
+    auto it = kept_.empty() ? waiting_ids_.begin() : waiting_ids_.upper_bound(kept_.back().job);
+    for (; it != waiting_ids_.end(); ++it) {
+      if (stops()) break;
+      const QueuedJob& q = waiting[*it];
+      if (held_by_quota(cluster, q)) continue;  // no start and no reservation while the quotas hold it
+      if (!holds_built) build_holds();
+      Kept k;
+      if (search(cluster, q, length_s(q), k))
+        add_hold(k.start_s, k.end_s, std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count),
+                 k.gpus_per_node);
+      kept_.push_back(k);
+      examine(kept_.back());
+      examined = kept_.size();
+    }
+  }
   // Keep what the next pass may reuse: not the jobs started now (runs from now on), and
   // nothing from a job not examined whose reservation is now (it did not start: what
-  // follows it counted on its hold from now).
-  std::vector<Kept>& kept = kept_spare_;
-  std::vector<std::uint32_t>& nodes = kept_nodes_spare_;
-  kept.clear();
-  nodes.clear();
-  for (std::size_t i = 0; i < kept_.size(); ++i) {
-    Kept k = kept_[i];
-    if (k.found && k.start_s <= now_s) {
-      if (i >= next) break;
-      continue;  // started
+  // follows it counted on its hold from now). Their nodes stay in kept_nodes_ until it is
+  // compacted.
+  if (!kept_started_.empty() || examined < kept_.size()) {
+    std::size_t to = 0;
+    for (std::size_t i = 0; i < kept_.size(); ++i) {
+      const Kept& k = kept_[i];
+      if (k.found && k.start_s <= now_s) {
+        if (i >= examined) break;
+        continue;  // started
+      }
+      kept_[to++] = k;
     }
-    const std::uint32_t first = k.first;
-    k.first = static_cast<std::uint32_t>(nodes.size());
-    if (k.found) nodes.insert(nodes.end(), kept_nodes_.begin() + first, kept_nodes_.begin() + first + k.count);
-    kept.push_back(k);
+    kept_.resize(to);
   }
-  kept_.swap(kept);
-  kept_nodes_.swap(nodes);
+  if (kept_nodes_.size() > 1024 && kept_nodes_.size() > 4 * kept_.size() * 8) {
+    kept_nodes_spare_.clear();
+    for (Kept& k : kept_) {
+      const std::uint32_t first = k.first;
+      k.first = static_cast<std::uint32_t>(kept_nodes_spare_.size());
+      if (k.found)
+        kept_nodes_spare_.insert(kept_nodes_spare_.end(), kept_nodes_.begin() + first,
+                                 kept_nodes_.begin() + first + k.count);
+    }
+    // reservations_ index the nodes as they were: move them too.
+    for (Reservation& r : reservations_) {
+      const auto k = std::lower_bound(kept_.begin(), kept_.end(), r.job,
+                                      [](const Kept& a, std::uint32_t job) { return a.job < job; });
+      r.first = k->first;
+    }
+    kept_nodes_.swap(kept_nodes_spare_);
+  }
   kept_valid_ = !past_due && cluster.admission == nullptr && (keep_across_backfills_ || !backfilled);
 }
 
