@@ -252,6 +252,7 @@ class BackfillScheduler final : public Scheduler {
     std::uint32_t count = 0;
     int gpus_per_node = 0;
     bool found = false;  // false: it fits nowhere even once every run and reservation has ended
+    std::uint32_t hold = 0;  // its entry in holds_
   };
   // The end of a span of `length` seconds from t as the cluster ends a run: at the
   // nanosecond (a run's expected end, a hold's end; so a run ends exactly when expected).
@@ -302,8 +303,9 @@ class BackfillScheduler final : public Scheduler {
   std::vector<std::uint32_t> by_start_;
   std::vector<std::uint32_t> by_end_;
   int empty_holds_ = 0;  // holds of no length (end <= start)
-  std::vector<char> hold_state_;  // in a search: 0 not yet overlapping, 1 overlapping, 2 past
-  void add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node);
+  std::vector<char> hold_state_;  // in a search: 0 not yet overlapping, 1 overlapping, 2 past; 3: gone
+  std::uint32_t add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node);
+  bool holds_valid_ = false;  // holds_ and by_* hold kept_'s reservations (and nothing else but gone ones)
   bool search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into);
   // The runs on up nodes by expected end, read from running_ only as far as a search needed
   // (every run ending by rel_horizon_s_), kept while the kept reservations are: runs that

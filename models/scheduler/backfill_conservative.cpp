@@ -302,7 +302,8 @@ bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJo
   return false;
 }
 
-void BackfillScheduler::add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node) {
+std::uint32_t BackfillScheduler::add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes,
+                                          int gpus_per_node) {
   const auto i = static_cast<std::uint32_t>(holds_.size());
   if (end_s <= start_s) ++empty_holds_;
   holds_.push_back(Hold{start_s, end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()),
@@ -314,6 +315,7 @@ void BackfillScheduler::add_hold(double start_s, double end_s, std::span<const s
   by_end_.insert(std::upper_bound(by_end_.begin(), by_end_.end(), end_s,
                                   [&](double e, std::uint32_t h) { return e < holds_[h].end_s; }),
                  i);
+  return i;
 }
 
 void BackfillScheduler::push_release(double end_s, const RunningPlace& place) {
@@ -526,6 +528,7 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     kept_.clear();
     kept_started_.clear();
     base_valid_ = false;
+    holds_valid_ = false;
     conservative_fresh(cluster, waiting, out);
     return;
   }
@@ -549,17 +552,19 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   }
   kept_at_s_ = now_s;
   // The holds (kept reservations, and the jobs started now, which are kept entries too) are
-  // needed only by a search: built at the first one of the pass.
-  bool holds_built = false;
+  // needed only by a search: kept from pass to pass with kept_, else built at the first
+  // search of a pass.
+  if (!clean) holds_valid_ = false;
   const auto build_holds = [&] {
     holds_.clear();
     plan_hold_nodes_.clear();
     by_start_.clear();
     empty_holds_ = 0;
-    for (const Kept& k : kept_) {
+    for (Kept& k : kept_) {
       if (!k.found) continue;
       if (k.end_s <= k.start_s) ++empty_holds_;
-      by_start_.push_back(static_cast<std::uint32_t>(holds_.size()));
+      k.hold = static_cast<std::uint32_t>(holds_.size());
+      by_start_.push_back(k.hold);
       holds_.push_back(Hold{k.start_s, k.end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), k.count,
                             k.gpus_per_node});
       plan_hold_nodes_.insert(plan_hold_nodes_.end(), kept_nodes_.begin() + k.first,
@@ -570,7 +575,7 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
                      [&](std::uint32_t a, std::uint32_t b) { return holds_[a].start_s < holds_[b].start_s; });
     std::stable_sort(by_end_.begin(), by_end_.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return holds_[a].end_s < holds_[b].end_s; });
-    holds_built = true;
+    holds_valid_ = true;
   };
   long long free_now = base_total_;
   bool blocked = false;
@@ -617,11 +622,11 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
       if (stops()) break;
       const QueuedJob& q = waiting[*it];
       if (held_by_quota(cluster, q)) continue;  // no start and no reservation while the quotas hold it
-      if (!holds_built) build_holds();
+      if (!holds_valid_) build_holds();
       Kept k;
       if (search(cluster, q, length_s(q), k))
-        add_hold(k.start_s, k.end_s, std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count),
-                 k.gpus_per_node);
+        k.hold = add_hold(k.start_s, k.end_s, std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count),
+                          k.gpus_per_node);
       kept_.push_back(k);
       examine(kept_.back());
       examined = kept_.size();
@@ -633,15 +638,31 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   // compacted.
   if (!kept_started_.empty() || examined < kept_.size()) {
     std::size_t to = 0;
+    bool gone = false;
     for (std::size_t i = 0; i < kept_.size(); ++i) {
       const Kept& k = kept_[i];
       if (k.found && k.start_s <= now_s) {
-        if (i >= examined) break;
-        continue;  // started
+        if (i >= examined) {
+          holds_valid_ = false;
+          break;
+        }
+        if (holds_valid_) {  // started: its hold goes
+          hold_state_.resize(holds_.size());
+          hold_state_[k.hold] = 3;
+          if (k.end_s <= k.start_s) --empty_holds_;
+          gone = true;
+        }
+        continue;
       }
       kept_[to++] = k;
     }
     kept_.resize(to);
+    if (holds_valid_ && gone) {
+      const auto is_gone = [&](std::uint32_t h) { return hold_state_[h] == 3; };
+      by_start_.erase(std::remove_if(by_start_.begin(), by_start_.end(), is_gone), by_start_.end());
+      by_end_.erase(std::remove_if(by_end_.begin(), by_end_.end(), is_gone), by_end_.end());
+      if (holds_.size() > 2 * by_start_.size() + 256) holds_valid_ = false;  // mostly gone: built afresh
+    }
   }
   if (kept_nodes_.size() > 1024 && kept_nodes_.size() > 4 * kept_.size() * 8) {
     kept_nodes_spare_.clear();
