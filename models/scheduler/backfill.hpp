@@ -10,7 +10,10 @@
 //   conservative  (Mu'alem and Feitelson 2001) each waiting job in order, up to `depth`
 //                 of them, holds a reservation on a profile of free GPUs per node over
 //                 time; a job starts now only if it fits beside every earlier reservation
-//                 for the whole of its length.
+//                 for the whole of its length. With the change log and whole GPUs the
+//                 reservations are kept from pass to pass while runs end exactly when
+//                 expected (at the nanosecond) and nothing else unexpected happens
+//                 (backfill_conservative.cpp); below, "recomputed every pass" is EASY's.
 // Reservations are recomputed every pass, so a job that runs past its expected end (an
 // estimate too low) moves them later; EASY plans its one only in a pass where a job behind
 // the head could start (elsewhere it decides nothing), and reuses the last plan while the
