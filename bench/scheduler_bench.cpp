@@ -106,11 +106,9 @@ int main(int argc, char** argv) {
       "{policy: srtf, blocking: skip, preemption: {save: 30s, restore: 30s}}", "{policy: backfill}",
       "{policy: priority}", "{policy: las, preemption: {save: 30s, restore: 30s}}", "{policy: fair-share}",
       "{policy: finish-time-fair, preemption: {save: 30s, restore: 30s}}", "{policy: hetero}", "{policy: cost-aware}",
-      "{policy: spot-fallback}",
+      "{policy: spot-fallback}", "{policy: backfill, mode: conservative}",
       // (las and finish-time-fair with a saving preemption: these jobs have no checkpoints,
       // and work lost at every preemption keeps long jobs from ever finishing in overload.)
-      // Not by default: conservative backfill is far off the target (docs/scheduling.md, "Backfilling");
-      // run it alone with the third argument "{policy: backfill, mode: conservative}".
   };
   if (argc > 3 && std::string(argv[3]) != "all") policies = {argv[3]};
   const long repeats = argc > 4 ? std::max(1L, std::strtol(argv[4], nullptr, 10)) : 1;

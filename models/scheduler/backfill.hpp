@@ -10,7 +10,10 @@
 //   conservative  (Mu'alem and Feitelson 2001) each waiting job in order, up to `depth`
 //                 of them, holds a reservation on a profile of free GPUs per node over
 //                 time; a job starts now only if it fits beside every earlier reservation
-//                 for the whole of its length.
+//                 for the whole of its length. With the change log and whole GPUs the
+//                 reservations are kept from pass to pass while runs end exactly when
+//                 expected (at the nanosecond) and nothing else unexpected happens
+//                 (backfill_conservative.cpp); below, "recomputed every pass" is EASY's.
 // Reservations are recomputed every pass, so a job that runs past its expected end (an
 // estimate too low) moves them later; EASY plans its one only in a pass where a job behind
 // the head could start (elsewhere it decides nothing), and reuses the last plan while the
@@ -26,7 +29,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,10 +64,12 @@ class BackfillScheduler final : public Scheduler {
     if (job.job >= brief_.size()) brief_.resize(std::max<std::size_t>(job.job + 1, brief_.size() * 2));
     brief_[job.job] = Brief{length_s(job), job.eligible_types, job.gpus, job.gpu_milli};
     if (job.job <= pass_memo_.last_visited) pass_memo_.valid = false;  // within what the last pass examined
+    kept_waiting(job.job);
   }
   void job_left(std::uint32_t job) override {
     waiting_.erase(job);
     pass_memo_.valid = false;
+    kept_left(job);
   }
   void run_started(const QueuedJob& job, sim::SimTime now) override;
   void run_ended(std::uint32_t job, sim::SimTime) override;
@@ -71,17 +78,27 @@ class BackfillScheduler final : public Scheduler {
   // (InternalError) unless both give the same reservation and the same spare GPUs on every
   // node at its time; the fresh plan is kept.
   void check_reused_plans(bool on) { check_reuse_ = on; }
+  // Conservative, for tests: with false, a pass that started a job behind a reservation
+  // drops the reservations it keeps, so that every pass decides as planning every
+  // reservation afresh (docs/scheduling.md, "mode: conservative").
+  void keep_reservations_across_backfills(bool on) { keep_across_backfills_ = on; }
 
   // A reservation made in the last pass: the job and the time, in seconds, it would start.
   struct Reservation {
     std::uint32_t job = 0;
     double start_s = 0;
+    // Conservative with the change log: its nodes, reservation_nodes()[first, first + count),
+    // and GPUs on each (for tests).
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+    int gpus_per_node = 0;
   };
   // Easy: the head job's (none when every job visited started, when no job behind the head
   // could start now, so that the reservation would decide nothing and is not planned, or
   // when it fits nowhere even once every running job has ended); conservative: every
   // reserved job's, in order.
   const std::vector<Reservation>& reservations() const { return reservations_; }
+  const std::vector<std::uint32_t>& reservation_nodes() const { return kept_nodes_; }
 
  private:
   // A span of time in which a job holds GPUs on some nodes (a run, or a reservation).
@@ -97,6 +114,8 @@ class BackfillScheduler final : public Scheduler {
   };
   void easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   void conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
+  // Conservative without a change log or with shared GPUs: every reservation planned afresh.
+  void conservative_fresh(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   // The first job that does not fit: its reservation on plan_ (filled in reservations_ and
   // plan_), or false when it fits nowhere even once every running job has ended.
   bool reserve_head(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
@@ -222,6 +241,97 @@ class BackfillScheduler final : public Scheduler {
   // conservative: shared GPUs ((node, GPU)) and the latest expected end of their jobs
   std::vector<std::pair<std::pair<std::uint32_t, int>, double>> shared_;
   Decisions plan_out_;
+
+  // Conservative, with the cluster's change log and whole GPUs (backfill_conservative.cpp;
+  // docs/scheduling.md, "mode: conservative"): the reservations of the jobs the last pass
+  // examined, kept while nothing happened that a fresh plan would see differently, and a
+  // search of each new job's reservation over a per-node profile that costs the runs and
+  // holds it passes, not every node.
+  struct Kept {
+    std::uint32_t job = 0;
+    double start_s = 0;  // its reservation (the pass's time: it started)
+    double end_s = 0;    // start_s + its length
+    std::uint32_t first = 0;  // its nodes: kept_nodes_[first, first + count)
+    std::uint32_t count = 0;
+    int gpus_per_node = 0;
+    bool found = false;  // false: it fits nowhere even once every run and reservation has ended
+    std::uint32_t hold = 0;  // its entry in holds_
+  };
+  // The end of a span of `length` seconds from t as the cluster ends a run: at the
+  // nanosecond (a run's expected end, a hold's end; so a run ends exactly when expected).
+  static double span_end_s(double t, double length) {
+    return (sim::SimTime::from_seconds(t) + sim::SimTime::from_seconds(length)).seconds();
+  }
+  std::vector<Kept> kept_;
+  std::vector<std::uint32_t> kept_nodes_spare_;  // kept_nodes_ compacted
+  std::set<std::uint32_t> waiting_ids_;  // conservative: the waiting jobs, in submit order
+  std::vector<std::uint32_t> kept_nodes_;
+  bool kept_valid_ = false;
+  bool keep_across_backfills_ = true;
+  double kept_at_s_ = 0;  // the time of the pass that made or used them
+  std::vector<std::uint32_t> kept_started_;  // jobs the last pass started (ascending)
+  bool kept_expected(std::uint32_t job) const {
+    return std::binary_search(kept_started_.begin(), kept_started_.end(), job);
+  }
+  bool kept_covers(std::uint32_t job) const { return !kept_.empty() && job <= kept_.back().job; }
+  void kept_waiting(std::uint32_t job) {
+    if (params_.mode != BackfillMode::Conservative) return;
+    waiting_ids_.insert(job);
+    if (kept_covers(job)) kept_valid_ = false;
+  }
+  void kept_left(std::uint32_t job) {
+    if (params_.mode != BackfillMode::Conservative) return;
+    waiting_ids_.erase(job);
+    if (!kept_expected(job) && kept_covers(job)) kept_valid_ = false;
+  }
+  // The capacity the search starts from: per node, free GPUs now (0 unless up), followed
+  // through the change log; per node type, nodes by GPUs available (base_hist_).
+  void follow_base(const ClusterView& cluster);
+  std::vector<int> base_;
+  std::vector<NodeStatus> base_status_;
+  std::vector<int> base_hist_;      // [hist_first_[type] + available GPUs]
+  std::vector<int> hist_first_;
+  long long base_total_ = 0;
+  std::uint64_t base_log_read_ = 0;
+  bool base_valid_ = false;
+  // A search: capacity (base_ plus the runs ended by the candidate time) and what holds
+  // overlapping the job's span take per node; both back to base_ and 0 after it.
+  std::vector<int> scap_;
+  std::vector<int> sheld_;
+  std::vector<char> stouched_flag_;
+  std::vector<std::uint32_t> stouched_;
+  void change_node(const ClusterView& cluster, std::uint32_t n, int cap, int held);
+  bool avail_may_fit(const ClusterView& cluster, const QueuedJob& q) const;
+  // The holds of the pass (reservations and starts, in kept_ order) by start and by end.
+  std::vector<std::uint32_t> by_start_;
+  std::vector<std::uint32_t> by_end_;
+  int empty_holds_ = 0;  // holds of no length (end <= start)
+  std::vector<char> hold_state_;  // in a search: 0 not yet overlapping, 1 overlapping, 2 past; 3: gone
+  std::uint32_t add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node);
+  bool holds_valid_ = false;  // holds_ and by_* hold kept_'s reservations (and nothing else but gone ones)
+  bool search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into);
+  // The runs on up nodes by expected end, read from running_ only as far as a search needed
+  // (every run ending by rel_horizon_s_), kept while the kept reservations are: runs that
+  // end leave from the front, runs started join where the list reaches their end.
+  struct Release {
+    double end_s = 0;
+    std::uint32_t first = 0;  // rel_nodes_[first, first + count)
+    std::uint32_t count = 0;
+    int gpus_per_node = 0;
+  };
+  std::vector<Release> rel_;
+  std::vector<std::uint32_t> rel_nodes_;
+  std::size_t rel_from_ = 0;  // rel_ before it: ended
+  double rel_horizon_s_ = -std::numeric_limits<double>::infinity();
+  bool rel_complete_ = false;
+  void push_release(double end_s, const RunningPlace& place);
+  bool extend_releases(const ClusterView& cluster, std::size_t count);  // false: none left
+  void follow_releases(const ClusterView& cluster, bool clean);
+  // plan_nodes_ as the view of plan_, with a change log of its own so that a reset
+  // refiles only the nodes written since the last.
+  NodeChanges plan_log_;
+  std::vector<std::uint32_t> plan_dirty_;  // nodes whose plan_nodes_ entry is not base_
+  void set_plan_node(std::uint32_t n, int gpus_free);
 };
 
 PolicyDef<BackfillParams> backfill_policy();
