@@ -28,8 +28,6 @@
 
 namespace gcsim::models {
 
-namespace {
-// The spot pools of a scenario, as the market runs them.
 std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
   std::vector<SpotPoolSpec> pools;
   std::uint32_t first = 0;
@@ -51,7 +49,6 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
   }
   return pools;
 }
-}  // namespace
 
 RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& schedulers, trace::TraceFile* trace,
                           const RunOptions& options) {

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/config/scenario.hpp"
 #include "models/pricing/ledger.hpp"
+#include "models/spot/spot_market.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
@@ -60,6 +62,11 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
 // nothing is left at `trace_path` and the temporary file is removed.
 RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
                              const RunOptions& options = {});
+
+// The spot pools of `scenario`, as run_simulation hands them to the spot market (the
+// node types with `market: spot`, each with its first node's index); tests that build a
+// Cluster themselves wire the market from the same list.
+std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario);
 
 // The seed a run of `scenario` with `options` uses.
 inline std::uint64_t run_seed(const Scenario& scenario, const RunOptions& options) {

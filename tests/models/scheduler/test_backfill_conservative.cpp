@@ -18,6 +18,7 @@
 #include "models/coupling/expand_workload.hpp"
 #include "models/scheduler/backfill.hpp"
 #include "models/spot/spot_market.hpp"
+#include "support/cluster_run.hpp"
 #include "sim/engine.hpp"
 #include "support/scenario_support.hpp"
 
@@ -186,37 +187,7 @@ class UnloggedConservative final : public models::Scheduler {
   BackfillScheduler inner_;
 };
 
-// A run with its spot market (interruptions, nodes replaced), as run_simulation wires it.
-struct Run {
-  sim::Engine engine;
-  std::unique_ptr<models::Cluster> cluster;
-  std::unique_ptr<models::SpotMarket> market;
-  Run(const models::Scenario& s, std::unique_ptr<models::Scheduler> policy) {
-    cluster = std::make_unique<models::Cluster>(engine, s, models::expand_workload(s, 0), std::move(policy));
-    std::vector<models::SpotPoolSpec> pools;
-    std::uint32_t first = 0;
-    for (const auto& t : s.cluster.node_types) {
-      if (t.spot) {
-        models::SpotPoolSpec p;
-        p.name = t.name;
-        p.first_node = first;
-        p.count = t.count;
-        p.interruptions = t.spot->interruptions;
-        p.availability = t.spot->availability;
-        p.notice = t.spot->notice;
-        p.provisioning = t.spot->provisioning;
-        p.spot_price = &t.price.spot_profile;
-        p.max_usd_per_hour = t.price.max_usd_per_hour.value_or(std::numeric_limits<double>::infinity());
-        pools.push_back(std::move(p));
-      }
-      first += static_cast<std::uint32_t>(t.count);
-    }
-    if (!pools.empty()) market = std::make_unique<models::SpotMarket>(engine, s.seed, 0, std::move(pools), *cluster);
-    if (market) market->start();
-    cluster->start();
-    engine.run();
-  }
-};
+using Run = test::ClusterRun;
 
 }  // namespace
 
