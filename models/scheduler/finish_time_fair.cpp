@@ -101,8 +101,7 @@ void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const Waiting
   }
   const std::size_t placed_from = out.placements.size();
   const std::size_t preempted_from = out.preemptions.size();
-  if (repeat_last_pass(cluster, out)) {
-    placement_->reset(cluster);  // (it follows the change log pass by pass: this one's entries are read)
+  if (repeat_last_pass(cluster, waiting, out)) {
     ++repeated_;
   } else {
     memo_.valid = false;
@@ -122,10 +121,21 @@ void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const Waiting
   }
 }
 
-bool FinishTimeFairScheduler::repeat_last_pass(const ClusterView& cluster, const Decisions& out) const {
-  return memo_.valid && !plain_ && !tick_ && memo_.rank_ns == rank_ns_ && memo_.placed.empty() &&
-         params_.blocking == Blocking::Strict && cluster.admission == nullptr && cluster.changes != nullptr &&
-         out.placements.empty() && out.preemptions.empty() && memo_.node_changes == node_change_count(cluster);
+bool FinishTimeFairScheduler::repeat_last_pass(const ClusterView& cluster, const WaitingJobs& waiting,
+                                               const Decisions& out) {
+  if (!memo_.valid || plain_ || tick_ || memo_.rank_ns != rank_ns_ || !memo_.placed.empty() ||
+      params_.blocking != Blocking::Strict || cluster.admission != nullptr || cluster.changes == nullptr ||
+      !out.placements.empty() || !out.preemptions.empty())
+    return false;
+  placement_->reset(cluster);  // (it follows the change log pass by pass: this one's entries are read)
+  const std::uint64_t node_changes = node_change_count(cluster);
+  if (node_changes == memo_.node_changes) return true;
+  // The capacity changed (runs ended, nodes came or went), not the order: the blocked job
+  // is still the first the pass would visit. While it does not fit, the pass places
+  // nothing; once it fits, the pass runs (and resets the placement, dropping this try).
+  if (placement_->reserve(waiting[memo_.blocked])) return false;
+  memo_.node_changes = node_changes;
+  return true;
 }
 
 void FinishTimeFairScheduler::remember_pass(const ClusterView& cluster, const Decisions& out, std::size_t placed_from,

@@ -105,19 +105,20 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
   // the same tick would only make the cluster cancel and re-file the same event.
   std::int64_t asked_wake_ns_ = -1;
   // A strict pass that ended at job `blocked` (it did not fit) is repeated, without a scan,
-  // while what it saw is unchanged: the same round (the order is the one of the same
-  // instant), no tick (a tick may preempt), no quotas, the cluster's change log grown by
-  // exactly the nodes of the pass's own placements (no capacity came or went otherwise),
-  // every job that left the waiting jobs one the pass placed, and every job that joined
-  // since keyed after `blocked`. The jobs before `blocked` in order were all placed then, so
-  // the next pass would visit `blocked` first, on the same capacity, and place nothing. On
-  // a saturated cluster most arrivals are such passes.
+  // while the order before `blocked` is unchanged: the same round (the order is the one of
+  // the same instant), no tick (a tick may preempt), no quotas, every job that left the
+  // waiting jobs one the pass placed, and every job that joined since keyed after
+  // `blocked`. The jobs before `blocked` in order were all placed then, so the next pass
+  // visits `blocked` first: if the cluster's change log grew by exactly the nodes of the
+  // pass's own placements, on the same capacity; otherwise (runs ended, say) it is tried on
+  // the new capacity, and while it does not fit the pass places nothing. On a saturated
+  // cluster most arrivals, and ends that free too little for the blocked job, are such passes.
   struct PassMemo {
     bool valid = false;
     std::uint32_t blocked = 0;
     double key = 0;                     // blocked's key at the round's instant
     std::int64_t rank_ns = 0;
-    std::uint64_t node_changes = 0;     // the change log's entries once the placements are applied
+    std::uint64_t node_changes = 0;     // the change log's entries the memo accounts for
     std::vector<std::uint32_t> placed;  // placed by the pass, not yet gone from the waiting jobs
   };
   PassMemo memo_;
@@ -125,7 +126,7 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
   std::uint64_t repeated_ = 0;
   std::uint32_t last_blocked_ = 0;   // the pass's first job that did not fit (after_placing)
   bool any_blocked_ = false;
-  bool repeat_last_pass(const ClusterView& cluster, const Decisions& out) const;
+  bool repeat_last_pass(const ClusterView& cluster, const WaitingJobs& waiting, const Decisions& out);
   void remember_pass(const ClusterView& cluster, const Decisions& out, std::size_t placed_from,
                      std::size_t preempted_from);
 };
