@@ -60,7 +60,7 @@ class BackfillScheduler final : public Scheduler {
                     const BackfillParams& params)
       : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
   void job_waiting(const QueuedJob& job) override {
-    waiting_.insert(job.job, job.gpus, 0.0);
+    waiting_.insert(job.job, job.gpus, SubmitOrder{});
     if (job.job >= brief_.size()) brief_.resize(std::max<std::size_t>(job.job + 1, brief_.size() * 2));
     brief_[job.job] = Brief{length_s(job), job.eligible_types, job.gpus, job.gpu_milli};
     if (job.job <= pass_memo_.last_visited) pass_memo_.valid = false;  // within what the last pass examined
@@ -136,7 +136,7 @@ class BackfillScheduler final : public Scheduler {
   std::unique_ptr<PlacementStrategy> now_;
   std::unique_ptr<PlacementStrategy> plan_;
   BackfillParams params_;
-  OrderIndex<double> waiting_;  // submit order (ties by job id)
+  OrderIndex<SubmitOrder> waiting_;  // submit order (job id order)
   OrderIndex<double> running_;  // expected end, s, soonest first
   std::vector<Reservation> reservations_;
   // Easy: the last plan of the head's reservation, at the expected end e of the run whose

@@ -45,6 +45,23 @@ void FinishTimeFairScheduler::job_waiting(const QueuedJob& job) {
   s.remaining_s = job.length_s;
   is_running_[job.job] = 0;
   waiting_order_.insert(job.job, job.gpus);
+  // A job keyed before the memo's blocked job would be visited first by the next pass.
+  if (memo_.valid) {
+    const double key = keys_.at(job.job, waiting_order_.time());
+    if (!(memo_.key < key || (!(key < memo_.key) && memo_.blocked < job.job))) memo_.valid = false;
+  }
+}
+
+void FinishTimeFairScheduler::job_left(std::uint32_t job) {
+  waiting_order_.erase(job);
+  if (!memo_.valid) return;
+  const auto it = std::find(memo_.placed.begin(), memo_.placed.end(), job);
+  if (it == memo_.placed.end()) {
+    memo_.valid = false;  // (a budget held it, say)
+    return;
+  }
+  *it = memo_.placed.back();
+  memo_.placed.pop_back();
 }
 
 void FinishTimeFairScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
@@ -66,6 +83,13 @@ void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
   --running_count_;
 }
 
+namespace {
+// Entries in the cluster's log of node changes so far (a view with a log).
+std::uint64_t node_change_count(const ClusterView& cluster) {
+  return cluster.changes->dropped + cluster.changes->nodes.size();
+}
+}  // namespace
+
 void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   const std::int64_t interval_ns = params_ftf_.interval.ns();
   const std::int64_t now_ns = cluster.now.ns();
@@ -75,16 +99,66 @@ void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const Waiting
     rank_ns_ = tick_ns;
     waiting_order_.set_time(sim::SimTime::from_ns(rank_ns_).seconds());
   }
-  pass(cluster, waiting, out, waiting_order_);
+  const std::size_t placed_from = out.placements.size();
+  const std::size_t preempted_from = out.preemptions.size();
+  if (repeat_last_pass(cluster, waiting, out)) {
+    ++repeated_;
+  } else {
+    memo_.valid = false;
+    any_blocked_ = false;
+    pass(cluster, waiting, out, waiting_order_);
+    remember_pass(cluster, out, placed_from, preempted_from);
+  }
   // The next tick, while someone waits and someone runs or was just placed (only a
   // preemption could change anything then; an arrival or an end calls the policy anyway,
-  // and re-keys if a tick passed).
-  if (params_ftf_.preempt && waiting.size() > out.placements.size() && running_count_ + out.placements.size() > 0)
-    out.wake_at = sim::SimTime::from_ns(tick_ns + interval_ns);
+  // and re-keys if a tick passed). A request still pending for that tick stays pending.
+  if (params_ftf_.preempt && waiting.size() > out.placements.size() && running_count_ + out.placements.size() > 0) {
+    const std::int64_t wake_ns = tick_ns + interval_ns;
+    if (plain_ || wake_ns != asked_wake_ns_ || now_ns >= asked_wake_ns_) {
+      out.wake_at = sim::SimTime::from_ns(wake_ns);
+      asked_wake_ns_ = wake_ns;
+    }
+  }
+}
+
+bool FinishTimeFairScheduler::repeat_last_pass(const ClusterView& cluster, const WaitingJobs& waiting,
+                                               const Decisions& out) {
+  if (!memo_.valid || plain_ || tick_ || memo_.rank_ns != rank_ns_ || !memo_.placed.empty() ||
+      params_.blocking != Blocking::Strict || cluster.admission != nullptr || cluster.changes == nullptr ||
+      !out.placements.empty() || !out.preemptions.empty())
+    return false;
+  placement_->reset(cluster);  // (it follows the change log pass by pass: this one's entries are read)
+  const std::uint64_t node_changes = node_change_count(cluster);
+  if (node_changes == memo_.node_changes) return true;
+  // The capacity changed (runs ended, nodes came or went), not the order: the blocked job
+  // is still the first the pass would visit. While it does not fit, the pass places
+  // nothing; once it fits, the pass runs (and resets the placement, dropping this try).
+  if (placement_->reserve(waiting[memo_.blocked])) return false;
+  memo_.node_changes = node_changes;
+  return true;
+}
+
+void FinishTimeFairScheduler::remember_pass(const ClusterView& cluster, const Decisions& out, std::size_t placed_from,
+                                            std::size_t preempted_from) {
+  if (plain_ || !any_blocked_ || params_.blocking != Blocking::Strict || cluster.admission != nullptr ||
+      cluster.changes == nullptr || placed_from != 0 || out.preemptions.size() != preempted_from)
+    return;
+  memo_.valid = true;
+  memo_.blocked = last_blocked_;
+  memo_.key = keys_.at(last_blocked_, waiting_order_.time());
+  memo_.rank_ns = rank_ns_;
+  memo_.node_changes = node_change_count(cluster);
+  memo_.placed.clear();
+  for (const Placement& p : out.placements) {
+    memo_.node_changes += p.count;  // the cluster logs each node of a run it starts
+    memo_.placed.push_back(p.job);
+  }
 }
 
 void FinishTimeFairScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting,
                                             const std::uint32_t* blocked, Decisions& out) {
+  any_blocked_ = blocked != nullptr;
+  if (blocked != nullptr) last_blocked_ = *blocked;
   if (!params_ftf_.preempt || !tick_ || blocked == nullptr) return;
   const QueuedJob& w = waiting[*blocked];
   const double rho_w = rho(w.job, cluster.now.seconds());

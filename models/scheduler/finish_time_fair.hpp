@@ -51,7 +51,7 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
  public:
   FinishTimeFairScheduler(std::unique_ptr<PlacementStrategy> placement, const FinishTimeFairParams& params);
   void job_waiting(const QueuedJob& job) override;
-  void job_left(std::uint32_t job) override { waiting_order_.erase(job); }
+  void job_left(std::uint32_t job) override;
   void run_started(const QueuedJob& job, sim::SimTime now) override;
   void run_ended(std::uint32_t job, sim::SimTime now) override;
   void schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) override;
@@ -60,6 +60,11 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
   // Job `job`'s rho at time `at_s` (seconds) as the policy last estimated it: waiting, from
   // its remaining length when it joined; running, its constant rho. For tests.
   double rho(std::uint32_t job, double at_s) const;
+  // For tests: every pass runs in full and asks for its wake-up again, as before the pass
+  // memo (the reference the memo is compared with).
+  void plain_passes(bool on) { plain_ = on; }
+  // Passes repeated without a scan so far (for tests).
+  std::uint64_t repeated_passes() const { return repeated_; }
 
  protected:
   bool uses_lengths() const override { return false; }
@@ -96,6 +101,34 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
   std::int64_t rank_ns_ = 0;   // the tick the waiting order was last computed at
   bool tick_ = false;          // this pass is on a tick
   std::size_t running_count_ = 0;
+  // The wake-up last asked for (a tick), pending while now is before it: asking again for
+  // the same tick would only make the cluster cancel and re-file the same event.
+  std::int64_t asked_wake_ns_ = -1;
+  // A strict pass that ended at job `blocked` (it did not fit) is repeated, without a scan,
+  // while the order before `blocked` is unchanged: the same round (the order is the one of
+  // the same instant), no tick (a tick may preempt), no quotas, every job that left the
+  // waiting jobs one the pass placed, and every job that joined since keyed after
+  // `blocked`. The jobs before `blocked` in order were all placed then, so the next pass
+  // visits `blocked` first: if the cluster's change log grew by exactly the nodes of the
+  // pass's own placements, on the same capacity; otherwise (runs ended, say) it is tried on
+  // the new capacity, and while it does not fit the pass places nothing. On a saturated
+  // cluster most arrivals, and ends that free too little for the blocked job, are such passes.
+  struct PassMemo {
+    bool valid = false;
+    std::uint32_t blocked = 0;
+    double key = 0;                     // blocked's key at the round's instant
+    std::int64_t rank_ns = 0;
+    std::uint64_t node_changes = 0;     // the change log's entries the memo accounts for
+    std::vector<std::uint32_t> placed;  // placed by the pass, not yet gone from the waiting jobs
+  };
+  PassMemo memo_;
+  bool plain_ = false;
+  std::uint64_t repeated_ = 0;
+  std::uint32_t last_blocked_ = 0;   // the pass's first job that did not fit (after_placing)
+  bool any_blocked_ = false;
+  bool repeat_last_pass(const ClusterView& cluster, const WaitingJobs& waiting, const Decisions& out);
+  void remember_pass(const ClusterView& cluster, const Decisions& out, std::size_t placed_from,
+                     std::size_t preempted_from);
 };
 
 PolicyDef<FinishTimeFairParams> finish_time_fair_policy();

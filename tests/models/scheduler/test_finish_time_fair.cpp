@@ -7,10 +7,15 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 
+#include "models/cluster/cluster.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "models/scheduler/finish_time_fair.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
+#include "sim/engine.hpp"
+#include "support/scenario_support.hpp"
 #include "support/scheduler_runs.hpp"
 
 using namespace gcsim;
@@ -108,6 +113,68 @@ TEST_CASE("finish-time-fair: rho is finish time shared over length alone", "[uni
   ftf.job_waiting(q);
   CHECK(ftf.rho(4, 400) == Approx((400.0 - 100 + 300) / 400));
   CHECK(ftf.settings() == "placement: best-fit, blocking: strict, interval: 300 s, preempt: true");
+}
+
+TEST_CASE("finish-time-fair repeating a pass without a scan decides as running every pass", "[model][scheduler]") {
+  // A random workload (1-8 GPUs on four 4-GPU nodes, arriving faster than served, with
+  // saving preemptions) run twice: as is, where a strict pass that ended at a job that did
+  // not fit is repeated without a scan while nothing it saw changed and its wake-up is
+  // asked once, and with plain_passes, where every pass scans and asks again. Every job
+  // must start at the same times on the same nodes, with the same preemptions. Spot
+  // interruptions send jobs back to the waiting jobs (keyed anywhere in the order); a
+  // 17-minute round makes passes between ticks, a 1-minute one ticks most of them. At the
+  // lighter load (a job every 20 minutes) the queue is short and often blocked by a job
+  // that arrived in the same round, before which a much longer arrival is keyed.
+  for (const auto& [interval_min, spot, arrival] :
+       {std::tuple{5, false, "8m"}, std::tuple{17, false, "8m"}, std::tuple{1, false, "8m"}, std::tuple{5, true, "8m"},
+        std::tuple{17, true, "8m"}, std::tuple{5, false, "20m"}, std::tuple{17, false, "20m"}}) {
+    INFO("interval " << interval_min << " min, spot: " << spot << ", arrivals every " << arrival);
+    std::string yaml = "name: hand\nhorizon: 2000h\nrun_until: done\nseed: 11\n"
+                       "scheduler: {policy: finish-time-fair, preemption: {save: 2m, restore: 3m}}\n"
+                       "cluster:\n  node_types:\n"
+                       "    - {name: n4, gpu: A100-40GB-SXM, gpus: 4, count: 4, price: {on_demand_per_hour: 8}}\n"
+                       "workload:\n  generators:\n    - name: mix\n      count: 400\n"
+                       "      arrival: {dist: exponential, mean: " + std::string(arrival) + "}\n"
+                       "      gpus: {choice: [1, 2, 3, 4, 8], weights: [0.4, 0.2, 0.1, 0.2, 0.1]}\n"
+                       "      duration: {dist: lognormal, median: 1h, sigma: 1.5}\n";
+    if (spot)
+      yaml.replace(yaml.find("price: {on_demand_per_hour: 8}"), std::string("price: {on_demand_per_hour: 8}").size(),
+                   "market: spot, price: {spot_per_hour: 3}, interruptions: {process: poisson, rate: 0.3/h}");
+    const models::Scenario s = test::scenario_from_yaml(yaml);
+    models::FinishTimeFairParams p;
+    p.interval = sim::SimTime::from_seconds(60.0 * interval_min);
+    auto memo = std::make_unique<models::FinishTimeFairScheduler>(std::make_unique<models::BestFitPlacement>(), p);
+    const models::FinishTimeFairScheduler& memo_ref = *memo;
+    auto plain = std::make_unique<models::FinishTimeFairScheduler>(std::make_unique<models::BestFitPlacement>(), p);
+    plain->plain_passes(true);
+    const models::FinishTimeFairScheduler& plain_ref = *plain;
+    sim::Engine e1;
+    models::Cluster a(e1, s, models::expand_workload(s, 0), std::move(memo));
+    a.start();
+    e1.run();
+    sim::Engine e2;
+    models::Cluster b(e2, s, models::expand_workload(s, 0), std::move(plain));
+    b.start();
+    e2.run();
+    REQUIRE(a.jobs().size() == 400);
+    REQUIRE(b.jobs().size() == a.jobs().size());
+    CHECK(e1.events_handled() == e2.events_handled());
+    int preempted = 0;
+    for (std::size_t i = 0; i < a.jobs().size(); ++i) {
+      const models::Job& x = a.jobs()[i];
+      const models::Job& y = b.jobs()[i];
+      INFO("job " << x.name);
+      CHECK(x.status == y.status);
+      CHECK(x.start == y.start);
+      CHECK(x.end == y.end);
+      CHECK(x.nodes_offset == y.nodes_offset);
+      CHECK(x.preemptions == y.preemptions);
+      preempted += x.preemptions;
+    }
+    CHECK(preempted > 10);                     // the rounds decided something
+    CHECK(memo_ref.repeated_passes() > 100);   // and passes were repeated
+    CHECK(plain_ref.repeated_passes() == 0);
+  }
 }
 
 TEST_CASE("finish-time-fair's keys are validated like every other key", "[unit][scheduler][config]") {
