@@ -2,6 +2,7 @@
 #include "models/simulation.hpp"
 
 #include <chrono>
+#include <ctime>
 #include <limits>
 #include <memory>
 
@@ -27,6 +28,15 @@
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
+
+namespace {
+// CPU time of the calling thread (POSIX): a run in a sweep's thread counts its own time only.
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
 
 std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
   std::vector<SpotPoolSpec> pools;
@@ -115,14 +125,17 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
     storage_costs = std::make_unique<StorageCostMeter>(scenario, engine, cluster, *storage, ledger);
   }
 
+  const double loop_start_cpu_s = thread_cpu_s();
   cluster.start();
   if (budgets) budgets->start();
   if (market) market->start();
   engine.run();
+  const double loop_cpu_s = thread_cpu_s() - loop_start_cpu_s;
   if (trace && net) write_link_table(*trace, *topo, *net, cluster.end_time());
 
   RunSummary s;
   s.end_s = cluster.end_time().seconds();
+  s.loop_cpu_s = loop_cpu_s;
   s.events_handled = engine.events_handled();
   s.jobs_total = cluster.jobs().size();
   for (const Job& j : cluster.jobs()) {

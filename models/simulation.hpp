@@ -32,6 +32,10 @@ struct RunOptions {
 struct RunSummary {
   double end_s = 0;
   double wall_clock_s = 0;
+  // CPU seconds of this thread in the event loop alone (from the cluster's start to the
+  // engine's last event): the simulation's own cost, without loading, workload expansion
+  // or building the models; what bench/scheduler_bench reports. Never in the trace.
+  double loop_cpu_s = 0;
   std::uint64_t events_handled = 0;
   std::size_t jobs_total = 0;
   std::size_t jobs_completed = 0;

@@ -134,9 +134,21 @@ class OrderIndex {
         cand_.push_back(Cand{heaps_[c][0], static_cast<std::int16_t>(c), 0});
       }
     std::make_heap(cand_.begin(), cand_.end(), after);  // the earliest on top
+    // Classes dropped in this scan: their jobs still among the candidates (siblings pushed
+    // before the class stopped fitting) leave without a visit, so which jobs a scan visits
+    // depends on the keys and the answers of fits alone, not on the heaps' layout.
+    std::uint64_t dropped[2] = {0, 0};
     while (!cand_.empty()) {
       const Cand x = cand_[0];
-      const bool class_fits = fits(smallest_in_class(x.heap));
+      const bool was_dropped = dropped[x.heap >> 6] >> (x.heap & 63) & 1;
+      const bool class_fits = !was_dropped && fits(smallest_in_class(x.heap));
+      if (was_dropped) {
+        const Cand last = cand_.back();
+        cand_.pop_back();
+        if (!cand_.empty()) cand_sift_down(last);
+        continue;
+      }
+      if (!class_fits) dropped[x.heap >> 6] |= std::uint64_t{1} << (x.heap & 63);
       Visit v;
       if constexpr (std::is_invocable_v<F&, std::uint32_t, bool, const Key&>)
         v = visit(x.entry.job, class_fits, x.entry.key);  // the key, without looking the job up
