@@ -16,6 +16,7 @@
 #include "models/scheduler/backfill.hpp"
 #include "sim/engine.hpp"
 #include "support/cluster_run.hpp"
+#include "support/unlogged_backfill.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
@@ -52,24 +53,7 @@ class RecordingBackfill final : public models::Scheduler {
 // a reservation plan from an earlier pass and plans afresh every time, trying the head
 // after every release in the plan (with the log, only after a release that gave a node
 // room for it).
-class UnloggedBackfill final : public models::Scheduler {
- public:
-  explicit UnloggedBackfill(const BackfillParams& p)
-      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p) {}
-  void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }
-  void job_left(std::uint32_t job) override { inner_.job_left(job); }
-  void run_started(const models::QueuedJob& job, sim::SimTime now) override { inner_.run_started(job, now); }
-  void run_ended(std::uint32_t job, sim::SimTime now) override { inner_.run_ended(job, now); }
-  void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
-                models::Decisions& out) override {
-    models::ClusterView unlogged = cluster;
-    unlogged.changes = nullptr;
-    inner_.schedule(unlogged, waiting, out);
-  }
-
- private:
-  BackfillScheduler inner_;
-};
+using test::UnloggedBackfill;
 
 struct BackfillRun {
   models::Scenario scenario;

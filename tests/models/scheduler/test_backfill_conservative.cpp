@@ -19,6 +19,7 @@
 #include "models/scheduler/backfill.hpp"
 #include "models/spot/spot_market.hpp"
 #include "support/cluster_run.hpp"
+#include "support/unlogged_backfill.hpp"
 #include "sim/engine.hpp"
 #include "support/scenario_support.hpp"
 
@@ -166,26 +167,7 @@ std::string nodes(int count, bool spot) {
 }
 
 // The reference alone: conservative backfill that never sees the change log.
-class UnloggedConservative final : public models::Scheduler {
- public:
-  explicit UnloggedConservative(const BackfillParams& p)
-      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p) {}
-  void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }
-  void job_left(std::uint32_t job) override { inner_.job_left(job); }
-  void run_started(const models::QueuedJob& job, sim::SimTime now) override { inner_.run_started(job, now); }
-  void run_ended(std::uint32_t job, sim::SimTime now) override { inner_.run_ended(job, now); }
-  void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
-                models::Decisions& out) override {
-    models::ClusterView unlogged = cluster;
-    unlogged.changes = nullptr;
-    inner_.schedule(unlogged, waiting, out);
-    for (const auto& r : inner_.reservations()) first_reserved_s->emplace(r.job, r.start_s);
-  }
-  std::shared_ptr<std::map<std::uint32_t, double>> first_reserved_s = std::make_shared<std::map<std::uint32_t, double>>();
-
- private:
-  BackfillScheduler inner_;
-};
+using UnloggedConservative = test::UnloggedBackfill;
 
 using Run = test::ClusterRun;
 
