@@ -329,19 +329,22 @@ TEST_CASE("markets, instances, checkpoints and budgets: what the loader refuses"
     const std::string price = "      price: {on_demand_per_hour: 32.77}\n";
     yaml.erase(yaml.find(price), price.size());
     // p4d: 400 Gb/s per node (4 x 100 Gb/s EFA) as 8 NICs of 50 Gb/s, one per GPU: 6.25e9 B/s each.
-    const auto& t = scenario_from_yaml(yaml).cluster.node_types[0];
+    const auto s_t = scenario_from_yaml(yaml);
+    const auto& t = s_t.cluster.node_types[0];
     CHECK(test::bundled_catalogs().instances.lookup("aws/p4d.24xlarge").network_bytes_per_s == 400e9 / 8);
     CHECK(t.internals.nic_count == 8);
     CHECK(t.internals.nic_bytes_per_s == Approx(50e9 / 8).epsilon(1e-12));
     // The node type's own nics: win, and a row without a figure keeps the one 100 Gb/s NIC.
     std::string own = yaml;
     own.insert(own.find("      instance:"), "      nics: {count: 2, speed: 25Gbps}\n");
-    const auto& o = scenario_from_yaml(own).cluster.node_types[0];
+    const auto s_o = scenario_from_yaml(own);
+    const auto& o = s_o.cluster.node_types[0];
     CHECK(o.internals.nic_count == 2);
     CHECK(o.internals.nic_bytes_per_s == Approx(25e9 / 8).epsilon(1e-12));
     std::string bare = yaml;
     bare.replace(bare.find("aws/p4d.24xlarge"), 16, "aws/p3.8xlarge");
-    const auto& b = scenario_from_yaml(bare).cluster.node_types[0];
+    const auto s_b = scenario_from_yaml(bare);
+    const auto& b = s_b.cluster.node_types[0];
     CHECK(b.internals.nic_count == 1);
     CHECK(b.internals.nic_bytes_per_s == Approx(100e9 / 8).epsilon(1e-12));
   }
