@@ -16,7 +16,7 @@
 #include "models/scheduler/backfill.hpp"
 #include "sim/engine.hpp"
 #include "support/cluster_run.hpp"
-#include "support/unlogged_backfill.hpp"
+#include "support/recording_backfill.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
@@ -27,27 +27,11 @@ using models::JobStatus;
 
 namespace {
 
-// A backfill policy that records, for each job, the first reservation it was given while
-// it was the first waiting job that did not fit (EASY's only reservation).
-class RecordingBackfill final : public models::Scheduler {
- public:
-  explicit RecordingBackfill(const BackfillParams& p)
-      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p) {}
-  void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }
-  void job_left(std::uint32_t job) override { inner_.job_left(job); }
-  void run_started(const models::QueuedJob& job, sim::SimTime now) override { inner_.run_started(job, now); }
-  void run_ended(std::uint32_t job, sim::SimTime now) override { inner_.run_ended(job, now); }
-  void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
-                models::Decisions& out) override {
-    inner_.schedule(cluster, waiting, out);
-    if (!inner_.reservations().empty()) first_reserved_s->emplace(inner_.reservations().front().job,
-                                                                  inner_.reservations().front().start_s);
-  }
-  std::shared_ptr<std::map<std::uint32_t, double>> first_reserved_s = std::make_shared<std::map<std::uint32_t, double>>();
-
- private:
-  BackfillScheduler inner_;
-};
+// For each job, the first reservation it was given while it was the first waiting job that
+// did not fit (EASY's only reservation), with the change log as a run has it.
+std::unique_ptr<test::RecordingBackfill> recording_backfill(const BackfillParams& p) {
+  return std::make_unique<test::RecordingBackfill>(p, true, test::RecordingBackfill::Record::First);
+}
 
 // A backfill policy that never sees the cluster's change log, so that EASY cannot reuse
 // a reservation plan from an earlier pass and plans afresh every time, trying the head
@@ -61,7 +45,7 @@ struct BackfillRun {
   std::shared_ptr<std::map<std::uint32_t, double>> reserved_s;
   std::unique_ptr<models::Cluster> cluster;
   BackfillRun(const std::string& yaml, const BackfillParams& p) : scenario(test::scenario_from_yaml(yaml)) {
-    auto policy = std::make_unique<RecordingBackfill>(p);
+    auto policy = recording_backfill(p);
     reserved_s = policy->first_reserved_s;
     cluster = std::make_unique<models::Cluster>(engine, scenario, models::expand_workload(scenario, 0), std::move(policy));
     cluster->start();

@@ -19,7 +19,7 @@
 #include "models/scheduler/backfill.hpp"
 #include "models/spot/spot_market.hpp"
 #include "support/cluster_run.hpp"
-#include "support/unlogged_backfill.hpp"
+#include "support/recording_backfill.hpp"
 #include "sim/engine.hpp"
 #include "support/scenario_support.hpp"
 

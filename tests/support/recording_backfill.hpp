@@ -1,0 +1,48 @@
+// A backfill policy that records the first reservation each job was given (start time, s):
+// every reservation a pass holds, or only the first (EASY's head). Without the change log
+// (`sees_changes` false) it cannot keep a plan or a reservation from an earlier pass and
+// plans afresh at every pass: the reference the backfill tests compare kept plans with.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "models/scheduler/backfill.hpp"
+#include "models/scheduler/placement.hpp"
+
+namespace gcsim::test {
+
+class RecordingBackfill final : public models::Scheduler {
+ public:
+  enum class Record { All, First };
+  explicit RecordingBackfill(const models::BackfillParams& p, bool sees_changes = false, Record record = Record::All)
+      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p),
+        sees_changes_(sees_changes),
+        record_(record) {}
+  void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }
+  void job_left(std::uint32_t job) override { inner_.job_left(job); }
+  void run_started(const models::QueuedJob& job, sim::SimTime now) override { inner_.run_started(job, now); }
+  void run_ended(std::uint32_t job, sim::SimTime now) override { inner_.run_ended(job, now); }
+  void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
+                models::Decisions& out) override {
+    models::ClusterView view = cluster;
+    if (!sees_changes_) view.changes = nullptr;
+    inner_.schedule(view, waiting, out);
+    for (const auto& r : inner_.reservations()) {
+      first_reserved_s->emplace(r.job, r.start_s);
+      if (record_ == Record::First) break;
+    }
+  }
+  std::shared_ptr<std::map<std::uint32_t, double>> first_reserved_s = std::make_shared<std::map<std::uint32_t, double>>();
+
+ private:
+  models::BackfillScheduler inner_;
+  bool sees_changes_;
+  Record record_;
+};
+
+// The change-log-blind reference.
+using UnloggedBackfill = RecordingBackfill;
+
+}  // namespace gcsim::test
