@@ -10,19 +10,6 @@
 
 namespace gcsim::models {
 
-namespace {
-// Whether every node of a running job is up: a job on a noticed or down node gives no
-// placeable GPUs back when it ends.
-bool on_up_nodes(const ClusterView& cluster, std::span<const std::uint32_t> nodes) {
-  return std::all_of(nodes.begin(), nodes.end(),
-                     [&](std::uint32_t n) { return cluster.nodes[n].status == NodeStatus::Up; });
-}
-// Entries in the cluster's log of node changes so far (a view with a log).
-std::uint64_t node_change_count(const ClusterView& cluster) {
-  return cluster.changes->dropped + cluster.changes->nodes.size();
-}
-}  // namespace
-
 void BackfillScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
   if (!kept_expected(job.job) || now.seconds() != kept_at_s_) kept_valid_ = false;  // conservative
   running_.insert(job.job, job.gpus,
@@ -86,7 +73,7 @@ bool BackfillScheduler::reserve_head(const ClusterView& cluster, const WaitingJo
                                      std::size_t started_from, const Decisions& out) {
   const double now_s = cluster.now.seconds();
   const bool memo_able = cluster.changes != nullptr && started_from == out.placements.size();
-  const std::uint64_t node_changes = memo_able ? node_change_count(cluster) : 0;
+  const std::uint64_t node_changes = memo_able ? cluster.changes->total() : 0;
   if (memo_able && memo_.valid && memo_.head == head.job && memo_.gpus == head.gpus && memo_.gpu_milli == head.gpu_milli &&
       memo_.eligible_types == head.eligible_types && memo_.node_changes == node_changes) {
     if (check_reuse_) return check_reused_plan(cluster, waiting, head, started_from, out);
@@ -184,7 +171,7 @@ void BackfillScheduler::follow_log(const ClusterView& cluster) {
     drift_.resize(cluster.nodes.size());
     return;
   }
-  const std::uint64_t total = log->dropped + log->nodes.size();
+  const std::uint64_t total = log->total();
   if (!seen_valid_ || seen_free_.size() != cluster.nodes.size() || log->dropped > log_read_ || log_read_ > total) {
     // First pass, or entries dropped unread: read every node; what changed since the plan is unknown.
     seen_free_.resize(cluster.nodes.size());
@@ -223,7 +210,7 @@ bool BackfillScheduler::check_reused_plan(const ClusterView& cluster, const Wait
 
 bool BackfillScheduler::repeat_last_pass(const ClusterView& cluster, const Decisions& out) {
   const bool same = pass_memo_.valid && cluster.admission == nullptr && cluster.changes != nullptr &&
-                    out.placements.empty() && pass_memo_.node_changes == node_change_count(cluster);
+                    out.placements.empty() && pass_memo_.node_changes == cluster.changes->total();
   if (!same) return false;
   if (pass_memo_.reserved) reservations_.push_back(Reservation{memo_.head, std::max(cluster.now.seconds(), memo_.end_s)});
   return true;
@@ -354,7 +341,7 @@ void BackfillScheduler::easy(const ClusterView& cluster, const WaitingJobs& wait
   const bool has_reservation = !reservations_.empty();
   if (stopped_at_depth && out.placements.size() == started_from && started_from == 0 && cluster.changes != nullptr &&
       cluster.admission == nullptr && (!has_reservation || (memo_.valid && memo_.fits && memo_.head == reservations_.front().job)))
-    pass_memo_ = PassMemo{true, last_visited, node_change_count(cluster), has_reservation};
+    pass_memo_ = PassMemo{true, last_visited, cluster.changes->total(), has_reservation};
 }
 
 namespace {

@@ -112,6 +112,12 @@ class BackfillScheduler final : public Scheduler {
     int gpu_milli = 1000;
     std::uint64_t gpu_mask = 0;  // Placement::gpu_mask
   };
+  // Whether every node of a running job is up: a job on a noticed or down node gives no
+  // placeable GPUs back when it ends.
+  static bool on_up_nodes(const ClusterView& cluster, std::span<const std::uint32_t> nodes) {
+    return std::all_of(nodes.begin(), nodes.end(),
+                       [&](std::uint32_t n) { return cluster.nodes[n].status == NodeStatus::Up; });
+  }
   void easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   void conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
   // Conservative without a change log or with shared GPUs: every reservation planned afresh.

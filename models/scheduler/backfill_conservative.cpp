@@ -11,15 +11,6 @@
 
 namespace gcsim::models {
 
-namespace {
-// Whether every node of a running job is up: a job on a noticed or down node gives no
-// placeable GPUs back when it ends.
-bool on_up_nodes(const ClusterView& cluster, std::span<const std::uint32_t> nodes) {
-  return std::all_of(nodes.begin(), nodes.end(),
-                     [&](std::uint32_t n) { return cluster.nodes[n].status == NodeStatus::Up; });
-}
-}  // namespace
-
 void BackfillScheduler::start_plan(const ClusterView& cluster, const Decisions& out, std::size_t from) {
   plan_nodes_.assign(cluster.nodes.begin(), cluster.nodes.end());
   for (NodeView& n : plan_nodes_)
@@ -211,7 +202,7 @@ void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const Wai
 //     refiled.
 void BackfillScheduler::follow_base(const ClusterView& cluster) {
   const NodeChanges* log = cluster.changes;
-  const std::uint64_t total = log->dropped + log->nodes.size();
+  const std::uint64_t total = log->total();
   const auto base_of = [&](std::uint32_t n) {
     return cluster.nodes[n].status == NodeStatus::Up ? cluster.nodes[n].gpus_free : 0;
   };

@@ -83,13 +83,6 @@ void FinishTimeFairScheduler::run_ended(std::uint32_t job, sim::SimTime) {
   --running_count_;
 }
 
-namespace {
-// Entries in the cluster's log of node changes so far (a view with a log).
-std::uint64_t node_change_count(const ClusterView& cluster) {
-  return cluster.changes->dropped + cluster.changes->nodes.size();
-}
-}  // namespace
-
 void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   const std::int64_t interval_ns = params_ftf_.interval.ns();
   const std::int64_t now_ns = cluster.now.ns();
@@ -128,7 +121,7 @@ bool FinishTimeFairScheduler::repeat_last_pass(const ClusterView& cluster, const
       !out.placements.empty() || !out.preemptions.empty())
     return false;
   placement_->reset(cluster);  // (it follows the change log pass by pass: this one's entries are read)
-  const std::uint64_t node_changes = node_change_count(cluster);
+  const std::uint64_t node_changes = cluster.changes->total();
   if (node_changes == memo_.node_changes) return true;
   // The capacity changed (runs ended, nodes came or went), not the order: the blocked job
   // is still the first the pass would visit. While it does not fit, the pass places
@@ -147,7 +140,7 @@ void FinishTimeFairScheduler::remember_pass(const ClusterView& cluster, const De
   memo_.blocked = last_blocked_;
   memo_.key = keys_.at(last_blocked_, waiting_order_.time());
   memo_.rank_ns = rank_ns_;
-  memo_.node_changes = node_change_count(cluster);
+  memo_.node_changes = cluster.changes->total();
   memo_.placed.clear();
   for (const Placement& p : out.placements) {
     memo_.node_changes += p.count;  // the cluster logs each node of a run it starts

@@ -138,17 +138,21 @@ class OrderIndex {
     // before the class stopped fitting) leave without a visit, so which jobs a scan visits
     // depends on the keys and the answers of fits alone, not on the heaps' layout.
     std::uint64_t dropped[2] = {0, 0};
+    const auto pop_top = [this] {
+      const Cand last = cand_.back();
+      cand_.pop_back();
+      if (!cand_.empty()) cand_sift_down(last);
+    };
     while (!cand_.empty()) {
       const Cand x = cand_[0];
-      const bool was_dropped = dropped[x.heap >> 6] >> (x.heap & 63) & 1;
-      const bool class_fits = !was_dropped && fits(smallest_in_class(x.heap));
-      if (was_dropped) {
-        const Cand last = cand_.back();
-        cand_.pop_back();
-        if (!cand_.empty()) cand_sift_down(last);
+      std::uint64_t& dropped_word = dropped[x.heap >> 6];
+      const std::uint64_t bit = std::uint64_t{1} << (x.heap & 63);
+      if (dropped_word & bit) {
+        pop_top();
         continue;
       }
-      if (!class_fits) dropped[x.heap >> 6] |= std::uint64_t{1} << (x.heap & 63);
+      const bool class_fits = fits(smallest_in_class(x.heap));
+      if (!class_fits) dropped_word |= bit;
       Visit v;
       if constexpr (std::is_invocable_v<F&, std::uint32_t, bool, const Key&>)
         v = visit(x.entry.job, class_fits, x.entry.key);  // the key, without looking the job up
@@ -158,9 +162,7 @@ class OrderIndex {
       const std::vector<Entry>& h = heaps_[x.heap];
       const std::uint32_t child = 2 * x.pos + 1;
       if (!class_fits || child >= h.size()) {  // its children are the same class, or it has none
-        const Cand last = cand_.back();
-        cand_.pop_back();
-        if (!cand_.empty()) cand_sift_down(last);
+        pop_top();
         continue;
       }
       cand_sift_down(Cand{h[child], x.heap, child});

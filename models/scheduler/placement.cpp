@@ -93,7 +93,7 @@ void PlacementStrategy::reset(const ClusterView& cluster) {
     same = layout_[t].gpus_per_node == cluster.types[t].gpus_per_node && layout_[t].count == cluster.types[t].count &&
            layout_[t].first_node == cluster.types[t].first_node;
   const bool follow = same && log != nullptr && log == log_ && log->dropped <= seen_ &&
-                      seen_ <= log->dropped + log->nodes.size();
+                      seen_ <= log->total();
   cluster_ = &cluster;
   for (std::uint32_t n : stale_) is_stale_[n] = 0;  // each path below refiles them (or rebuilds)
   stale_.clear();
@@ -113,7 +113,7 @@ void PlacementStrategy::reset(const ClusterView& cluster) {
   reset_rooms(same, follow);
   log_ = log;
   log_nodes_ = cluster.nodes.data();
-  seen_ = log != nullptr ? log->dropped + log->nodes.size() : 0;
+  seen_ = log != nullptr ? log->total() : 0;
 }
 
 void PlacementStrategy::build() const {

@@ -249,7 +249,7 @@ PlacementStrategy& Preempter::plan(const ClusterView& cluster, const Decisions& 
   } else {
     const NodeChanges* log = cluster.changes;
     // The cluster's log since the last plan, when it still has it all; else every node.
-    if (log != nullptr && log == log_ && log->dropped <= seen_ && seen_ <= log->dropped + log->nodes.size()) {
+    if (log != nullptr && log == log_ && log->dropped <= seen_ && seen_ <= log->total()) {
       for (std::size_t i = static_cast<std::size_t>(seen_ - log->dropped); i < log->nodes.size(); ++i)
         refresh(cluster, log->nodes[i]);
     } else {
@@ -260,7 +260,7 @@ PlacementStrategy& Preempter::plan(const ClusterView& cluster, const Decisions& 
   dirty_.clear();
   cluster_nodes_ = cluster.nodes.data();
   log_ = cluster.changes;
-  seen_ = log_ != nullptr ? log_->dropped + log_->nodes.size() : 0;
+  seen_ = log_ != nullptr ? log_->total() : 0;
   view_ = cluster;
   view_.nodes = nodes_;
   view_.changes = &changes_;

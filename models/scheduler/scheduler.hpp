@@ -155,6 +155,8 @@ class JobSpeeds {
 struct NodeChanges {
   std::uint64_t dropped = 0;
   std::vector<std::uint32_t> nodes;
+  // Entries logged so far, dropped ones included: a reader that has read them all is up to date.
+  std::uint64_t total() const { return dropped + nodes.size(); }
 };
 
 // What each team may still take in a pass, beyond free capacity: team quotas
