@@ -55,6 +55,7 @@ void BackfillScheduler::run_ended(std::uint32_t job, sim::SimTime now) {
 
 void BackfillScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   reservations_.clear();
+  reservations_lazy_ = false;
   if (params_.mode == BackfillMode::Easy)
     easy(cluster, waiting, out);
   else

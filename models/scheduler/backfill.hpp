@@ -31,11 +31,11 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "models/scheduler/id_set.hpp"
 #include "models/scheduler/order_index.hpp"
 #include "models/scheduler/ordered.hpp"
 #include "models/scheduler/placement.hpp"
@@ -82,6 +82,9 @@ class BackfillScheduler final : public Scheduler {
   // drops the reservations it keeps, so that every pass decides as planning every
   // reservation afresh (docs/scheduling.md, "mode: conservative").
   void keep_reservations_across_backfills(bool on) { keep_across_backfills_ = on; }
+  // Conservative, for tests: with false, every search tries every candidate time from now
+  // on (without what earlier searches learnt, search_memo_).
+  void use_search_memo(bool on) { use_search_memo_ = on; }
 
   // A reservation made in the last pass: the job and the time, in seconds, it would start.
   struct Reservation {
@@ -97,7 +100,9 @@ class BackfillScheduler final : public Scheduler {
   // could start now, so that the reservation would decide nothing and is not planned, or
   // when it fits nowhere even once every running job has ended); conservative: every
   // reserved job's, in order.
-  const std::vector<Reservation>& reservations() const { return reservations_; }
+  // Conservative keeping its reservations builds the list when asked (the reservations are
+  // its kept entries): valid until the next pass.
+  const std::vector<Reservation>& reservations() const;
   const std::vector<std::uint32_t>& reservation_nodes() const { return kept_nodes_; }
 
  private:
@@ -134,7 +139,7 @@ class BackfillScheduler final : public Scheduler {
   // (placed on plan_out_ if so).
   void add_capacity(const ClusterView& cluster, std::uint32_t node, int gpus);
   bool capacity_may_fit(const ClusterView& cluster, const QueuedJob& q) const;
-  bool try_at(double t, double length, const QueuedJob& q, long long cap_total);
+  bool try_at(double t, double length, const QueuedJob& q);
   // Undoes out's last placement on now_ (a job that would have delayed a reservation).
   void undo_last(Decisions& out);
   double length_s(const QueuedJob& q) const { return job_length_s(q, params_.lengths); }
@@ -144,7 +149,7 @@ class BackfillScheduler final : public Scheduler {
   BackfillParams params_;
   OrderIndex<SubmitOrder> waiting_;  // submit order (job id order)
   OrderIndex<double> running_;  // expected end, s, soonest first
-  std::vector<Reservation> reservations_;
+  mutable std::vector<Reservation> reservations_;
   // Easy: the last plan of the head's reservation, at the expected end e of the run whose
   // release let the head fit, reused (as max(now, e)) while a fresh plan would give the
   // same: the same head (id, size, eligible types), no run started earlier in the pass,
@@ -270,7 +275,7 @@ class BackfillScheduler final : public Scheduler {
   }
   std::vector<Kept> kept_;
   std::vector<std::uint32_t> kept_nodes_spare_;  // kept_nodes_ compacted
-  std::set<std::uint32_t> waiting_ids_;  // conservative: the waiting jobs, in submit order
+  IdSet waiting_ids_;  // conservative: the waiting jobs, in submit order (job id)
   std::vector<std::uint32_t> kept_nodes_;
   bool kept_valid_ = false;
   bool keep_across_backfills_ = true;
@@ -313,7 +318,8 @@ class BackfillScheduler final : public Scheduler {
   std::vector<std::uint32_t> by_end_;
   int empty_holds_ = 0;  // holds of no length (end <= start)
   std::vector<char> hold_state_;  // in a search: 0 not yet overlapping, 1 overlapping, 2 past; 3: gone
-  std::uint32_t add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes, int gpus_per_node);
+  std::uint32_t add_hold(std::uint32_t job, double start_s, double end_s, std::span<const std::uint32_t> nodes,
+                         int gpus_per_node);
   bool holds_valid_ = false;  // holds_ and by_* hold kept_'s reservations (and nothing else but gone ones)
   bool search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into);
   // The runs on up nodes by expected end, read from running_ only as far as a search needed
@@ -326,18 +332,68 @@ class BackfillScheduler final : public Scheduler {
     int gpus_per_node = 0;
   };
   std::vector<Release> rel_;
-  std::vector<std::uint32_t> rel_nodes_;
+  std::vector<Release> rel_new_;  // runs started since rel_ was merged, by expected end (a few)
+  std::vector<std::uint32_t> rel_nodes_;  // both lists' nodes
+  std::vector<std::uint32_t> rel_nodes_spare_;
   std::size_t rel_from_ = 0;  // rel_ before it: ended
+  std::size_t rel_new_from_ = 0;  // rel_new_ before it: ended
   double rel_horizon_s_ = -std::numeric_limits<double>::infinity();
   bool rel_complete_ = false;
-  void push_release(double end_s, const RunningPlace& place);
+  void push_release(std::vector<Release>& list, double end_s, const RunningPlace& place);
   bool extend_releases(const ClusterView& cluster, std::size_t count);  // false: none left
   void follow_releases(const ClusterView& cluster, bool clean);
+  // Drops the ended releases and the nodes no list refers to; with `merge`, rel_new_ joins rel_.
+  void compact_releases(bool merge);
   // plan_nodes_ as the view of plan_, with a change log of its own so that a reset
   // refiles only the nodes written since the last.
   NodeChanges plan_log_;
   std::vector<std::uint32_t> plan_dirty_;  // nodes whose plan_nodes_ entry is not base_
   void set_plan_node(std::uint32_t n, int gpus_free);
+  // A search's lower bound (search_memo_): while false, change_node leaves base_hist_ to
+  // refresh_hist, which files the nodes touched so far at once before the first try.
+  bool hist_live_ = true;
+  void refresh_hist(const ClusterView& cluster);
+  // The job of each entry of holds_ (a kept reservation, or a job started this pass).
+  std::vector<std::uint32_t> hold_job_;
+  void build_holds();
+  // Drops the kept reservations (and with them what search_memo_ learnt).
+  void forget_kept();
+  // The reservations of the last pass, when conservative keeps them: the first
+  // lazy_reserved_ entries of kept_ (those found), built into reservations_ when asked.
+  mutable bool reservations_lazy_ = false;
+  std::size_t lazy_reserved_ = 0;
+  // Scratch of a pass: positions in kept_ of the kept entries reserved for now, and of the
+  // entries the pass started.
+  std::vector<std::size_t> now_pos_;
+  std::vector<std::size_t> started_pos_;
+  // What the searches learnt, while the reservations are kept (docs/scheduling.md, "mode:
+  // conservative"): per job shape (GPUs, eligible node types), pairs (length L, time T)
+  // such that no candidate time before T fits a job of that shape and of length >= L. It
+  // holds while the pass is clean: reservations are only added (a job started from its
+  // reservation holds the same GPUs as a run, a run ending when expected gives them back
+  // where the plan counted them), so a candidate that did not fit fits no better later,
+  // and a candidate added since (the end of a new hold) lies between two old ones and
+  // meets the capacity of the earlier one less at least its holds. Kept as a front: L and T
+  // both increasing; a search starts trying at bound(L).
+  class SearchMemo {
+   public:
+    double bound(int gpus, std::uint64_t types, double length, double now_s);
+    void record(int gpus, std::uint64_t types, double length, double t, double now_s);
+    void clear() {
+      for (Shape& s : shapes_) s.front.clear();
+    }
+
+   private:
+    struct Shape {
+      int gpus = 0;
+      std::uint64_t types = 0;
+      std::vector<std::pair<double, double>> front;  // (length, time)
+    };
+    Shape& shape(int gpus, std::uint64_t types);
+    std::vector<Shape> shapes_;
+  };
+  SearchMemo search_memo_;
+  bool use_search_memo_ = true;
 };
 
 PolicyDef<BackfillParams> backfill_policy();

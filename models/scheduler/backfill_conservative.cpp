@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "sim/check.hpp"
@@ -47,12 +48,8 @@ bool BackfillScheduler::capacity_may_fit(const ClusterView& cluster, const Queue
   return false;
 }
 
-bool BackfillScheduler::try_at(double t, double length, const QueuedJob& q, long long cap_total) {
+bool BackfillScheduler::try_at(double t, double length, const QueuedJob& q) {
   const double t_end = span_end_s(t, length);
-  long long held = 0;
-  for (const Hold& h : holds_)
-    if (overlaps(h.start_s, h.end_s, t, t_end)) held += static_cast<long long>(h.count) * h.gpus_per_node;
-  if (cap_total - held < q.gpus) return false;
   for (std::size_t n = 0; n < plan_nodes_.size(); ++n) plan_nodes_[n].gpus_free = cap_[n];
   for (const Hold& h : holds_)
     if (overlaps(h.start_s, h.end_s, t, t_end))
@@ -131,17 +128,15 @@ void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const Wai
       if (cap_[n] == cluster.types[ty].gpus_per_node) ++cap_whole_[ty];
       cap_max_[ty] = std::max(cap_max_[ty], cap_[n]);
     }
-    long long cap_total = base_total;
     std::size_t next_release = 0;
     std::size_t next_hold = 0;
     for (double t = now_s; t != NEVER;) {
       for (; next_release < releases_.size() && releases_[next_release].end_s <= t; ++next_release) {
         const Hold& r = releases_[next_release];
         for (std::uint32_t k = r.first; k < r.first + r.count; ++k) add_capacity(cluster, holds_nodes_[k], r.gpus_per_node);
-        cap_total += static_cast<long long>(r.count) * r.gpus_per_node;
       }
       while (next_hold < hold_ends_.size() && hold_ends_[next_hold] <= t) ++next_hold;
-      if (capacity_may_fit(cluster, q) && try_at(t, length, q, cap_total)) {
+      if (capacity_may_fit(cluster, q) && try_at(t, length, q)) {
         const Placement& p = plan_out_.placements.back();
         const double end_s = span_end_s(t, length);
         holds_.push_back(Hold{t, end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), p.count, p.gpus_per_node});
@@ -268,11 +263,12 @@ void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n,
   const int before = std::max(0, scap_[n] - sheld_[n]);
   scap_[n] += cap;
   sheld_[n] += held;
-  const int after = std::max(0, scap_[n] - sheld_[n]);
   if (!stouched_flag_[n]) {
     stouched_flag_[n] = 1;
     stouched_.push_back(n);
   }
+  if (!hist_live_) return;  // refresh_hist files it
+  const int after = std::max(0, scap_[n] - sheld_[n]);
   if (before == after) return;
   const std::uint16_t t = cluster.nodes[n].type;
   GCSIM_CHECK(after <= cluster.types[t].gpus_per_node,
@@ -280,6 +276,21 @@ void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n,
   const std::size_t first = static_cast<std::size_t>(hist_first_[t]);
   --base_hist_[first + static_cast<std::size_t>(before)];
   ++base_hist_[first + static_cast<std::size_t>(after)];
+}
+
+void BackfillScheduler::refresh_hist(const ClusterView& cluster) {
+  // Every node touched so far is filed at base_ (the search started there).
+  for (const std::uint32_t n : stouched_) {
+    const int after = std::max(0, scap_[n] - sheld_[n]);
+    if (after == base_[n]) continue;
+    const std::uint16_t t = cluster.nodes[n].type;
+    GCSIM_CHECK(after <= cluster.types[t].gpus_per_node,
+                "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(after) + " GPUs");
+    const std::size_t first = static_cast<std::size_t>(hist_first_[t]);
+    --base_hist_[first + static_cast<std::size_t>(base_[n])];
+    ++base_hist_[first + static_cast<std::size_t>(after)];
+  }
+  hist_live_ = true;
 }
 
 bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJob& q) const {
@@ -297,10 +308,11 @@ bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJo
   return false;
 }
 
-std::uint32_t BackfillScheduler::add_hold(double start_s, double end_s, std::span<const std::uint32_t> nodes,
-                                          int gpus_per_node) {
+std::uint32_t BackfillScheduler::add_hold(std::uint32_t job, double start_s, double end_s,
+                                          std::span<const std::uint32_t> nodes, int gpus_per_node) {
   const auto i = static_cast<std::uint32_t>(holds_.size());
   if (end_s <= start_s) ++empty_holds_;
+  hold_job_.push_back(job);
   holds_.push_back(Hold{start_s, end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()),
                         static_cast<std::uint32_t>(nodes.size()), gpus_per_node});
   plan_hold_nodes_.insert(plan_hold_nodes_.end(), nodes.begin(), nodes.end());
@@ -313,9 +325,9 @@ std::uint32_t BackfillScheduler::add_hold(double start_s, double end_s, std::spa
   return i;
 }
 
-void BackfillScheduler::push_release(double end_s, const RunningPlace& place) {
+void BackfillScheduler::push_release(std::vector<Release>& list, double end_s, const RunningPlace& place) {
   GCSIM_CHECK(place.gpu < 0, "conservative backfill: a run shares a GPU in a view without gpu_room");
-  rel_.push_back(Release{end_s, static_cast<std::uint32_t>(rel_nodes_.size()),
+  list.push_back(Release{end_s, static_cast<std::uint32_t>(rel_nodes_.size()),
                          static_cast<std::uint32_t>(place.nodes.size()), place.gpus_per_node});
   rel_nodes_.insert(rel_nodes_.end(), place.nodes.begin(), place.nodes.end());
 }
@@ -333,7 +345,7 @@ bool BackfillScheduler::extend_releases(const ClusterView& cluster, std::size_t 
     }
     last = end_s;
     const RunningPlace place = cluster.running_jobs->where(id);
-    if (on_up_nodes(cluster, place.nodes)) push_release(end_s, place);
+    if (on_up_nodes(cluster, place.nodes)) push_release(rel_, end_s, place);
     return Visit::Next;
   });
   if (more) {
@@ -345,75 +357,121 @@ bool BackfillScheduler::extend_releases(const ClusterView& cluster, std::size_t 
   return rel_.size() > before;
 }
 
+void BackfillScheduler::compact_releases(bool merge) {
+  std::vector<Release> rel;
+  rel.reserve(rel_.size() - rel_from_ + (merge ? rel_new_.size() - rel_new_from_ : 0));
+  if (merge)
+    std::merge(rel_.begin() + static_cast<std::ptrdiff_t>(rel_from_), rel_.end(),
+               rel_new_.begin() + static_cast<std::ptrdiff_t>(rel_new_from_), rel_new_.end(), std::back_inserter(rel),
+               [](const Release& a, const Release& b) { return a.end_s < b.end_s; });
+  else
+    rel.assign(rel_.begin() + static_cast<std::ptrdiff_t>(rel_from_), rel_.end());
+  std::vector<Release> fresh = merge ? std::vector<Release>{}
+                                     : std::vector<Release>(rel_new_.begin() + static_cast<std::ptrdiff_t>(rel_new_from_),
+                                                            rel_new_.end());
+  rel_nodes_spare_.clear();
+  for (std::vector<Release>* list : {&rel, &fresh})
+    for (Release& r : *list) {
+      const std::uint32_t first = r.first;
+      r.first = static_cast<std::uint32_t>(rel_nodes_spare_.size());
+      rel_nodes_spare_.insert(rel_nodes_spare_.end(), rel_nodes_.begin() + first, rel_nodes_.begin() + first + r.count);
+    }
+  rel_.swap(rel);
+  rel_new_.swap(fresh);
+  rel_nodes_.swap(rel_nodes_spare_);
+  rel_from_ = 0;
+  rel_new_from_ = 0;
+}
+
 void BackfillScheduler::follow_releases(const ClusterView& cluster, bool clean) {
   const double now_s = cluster.now.seconds();
   if (!clean) {
     rel_.clear();
+    rel_new_.clear();
     rel_nodes_.clear();
     rel_from_ = 0;
+    rel_new_from_ = 0;
     rel_horizon_s_ = -std::numeric_limits<double>::infinity();
     rel_complete_ = false;
     return;
   }
   // Runs end exactly when expected: those ended are the first ones.
   while (rel_from_ < rel_.size() && rel_[rel_from_].end_s <= now_s) ++rel_from_;
-  if (rel_from_ > 1024 && rel_from_ * 2 > rel_.size()) {
-    std::vector<Release> rel(rel_.begin() + static_cast<std::ptrdiff_t>(rel_from_), rel_.end());
-    std::vector<std::uint32_t> nodes;
-    for (Release& r : rel) {
-      const std::uint32_t first = r.first;
-      r.first = static_cast<std::uint32_t>(nodes.size());
-      nodes.insert(nodes.end(), rel_nodes_.begin() + first, rel_nodes_.begin() + first + r.count);
-    }
-    rel_.swap(rel);
-    rel_nodes_.swap(nodes);
-    rel_from_ = 0;
-  }
-  // A long list makes each insertion below cost its length: the runs past the first
-  // RELEASES_KEPT are read again when a search needs them.
-  constexpr std::size_t RELEASES_KEPT = 512;
-  if (rel_.size() - rel_from_ > RELEASES_KEPT) {
-    std::size_t cut = rel_from_ + RELEASES_KEPT;
-    while (cut < rel_.size() && rel_[cut].end_s == rel_[cut - 1].end_s) ++cut;  // every run ending by the horizon
-    if (cut < rel_.size()) {
-      rel_.resize(cut);
-      rel_horizon_s_ = rel_.back().end_s;
-      rel_complete_ = false;
-    }
-  }
-  // The runs the last pass started, where the list reaches their ends.
+  while (rel_new_from_ < rel_new_.size() && rel_new_[rel_new_from_].end_s <= now_s) ++rel_new_from_;
+  // The runs the last pass started, where the list reaches their ends: into rel_new_,
+  // merged into rel_ once it holds more than a few (an insertion into rel_ itself would
+  // move its whole tail).
   for (const std::uint32_t job : kept_started_) {
     if (!running_.contains(job)) continue;  // it ended already, when expected
     const double end_s = running_.key(job);
-    if (end_s > rel_horizon_s_) continue;
+    if (end_s > rel_horizon_s_) continue;  // read from running_ when a search gets there
     const RunningPlace place = cluster.running_jobs->where(job);
     if (!on_up_nodes(cluster, place.nodes)) continue;
-    const auto at = std::upper_bound(rel_.begin() + static_cast<std::ptrdiff_t>(rel_from_), rel_.end(), end_s,
-                                     [](double e, const Release& r) { return e < r.end_s; });
-    const std::size_t i = static_cast<std::size_t>(at - rel_.begin());
-    push_release(end_s, place);
-    std::rotate(rel_.begin() + static_cast<std::ptrdiff_t>(i), rel_.end() - 1, rel_.end());
+    const auto at = std::upper_bound(rel_new_.begin() + static_cast<std::ptrdiff_t>(rel_new_from_), rel_new_.end(),
+                                     end_s, [](double e, const Release& r) { return e < r.end_s; });
+    const std::size_t i = static_cast<std::size_t>(at - rel_new_.begin());
+    push_release(rel_new_, end_s, place);
+    std::rotate(rel_new_.begin() + static_cast<std::ptrdiff_t>(i), rel_new_.end() - 1, rel_new_.end());
   }
+  constexpr std::size_t NEW_MOST = 64;
+  if (rel_new_.size() - rel_new_from_ > NEW_MOST)
+    compact_releases(true);
+  else if (rel_nodes_.size() > 4096 && rel_nodes_.size() > 4 * (rel_.size() - rel_from_ + rel_new_.size() - rel_new_from_))
+    compact_releases(false);  // mostly ended
+}
+
+BackfillScheduler::SearchMemo::Shape& BackfillScheduler::SearchMemo::shape(int gpus, std::uint64_t types) {
+  for (Shape& s : shapes_)
+    if (s.gpus == gpus && s.types == types) return s;
+  shapes_.push_back(Shape{gpus, types, {}});
+  return shapes_.back();
+}
+
+double BackfillScheduler::SearchMemo::bound(int gpus, std::uint64_t types, double length, double now_s) {
+  constexpr double NONE = -std::numeric_limits<double>::infinity();
+  for (Shape& s : shapes_) {
+    if (s.gpus != gpus || s.types != types) continue;
+    // Times at or before now bound nothing: they leave.
+    auto& f = s.front;
+    f.erase(f.begin(), std::find_if(f.begin(), f.end(), [&](const auto& e) { return e.second > now_s; }));
+    const auto it = std::upper_bound(f.begin(), f.end(), length, [](double l, const auto& e) { return l < e.first; });
+    return it == f.begin() ? NONE : std::prev(it)->second;
+  }
+  return NONE;
+}
+
+void BackfillScheduler::SearchMemo::record(int gpus, std::uint64_t types, double length, double t, double now_s) {
+  if (bound(gpus, types, length, now_s) >= t) return;  // known already
+  auto& f = shape(gpus, types).front;
+  // Pairs of a length >= `length` and a time <= t say less than this one.
+  const auto from = std::lower_bound(f.begin(), f.end(), length, [](const auto& e, double l) { return e.first < l; });
+  const auto to = std::find_if(from, f.end(), [&](const auto& e) { return e.second > t; });
+  f.insert(f.erase(from, to), {length, t});
+  constexpr std::size_t MOST = 256;  // a bound left out is only a search that tries more
+  if (f.size() > MOST) f.erase(f.begin(), f.begin() + MOST / 2);
 }
 
 bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into) {
   constexpr double NEVER = std::numeric_limits<double>::infinity();
   const double now_s = cluster.now.seconds();
+  // Candidate times before `lower` are known not to fit (search_memo_): they are not tried,
+  // and base_hist_ follows the nodes only from the first one tried.
+  const double lower = use_search_memo_ ? search_memo_.bound(q.gpus, q.eligible_types, length, now_s)
+                                        : -std::numeric_limits<double>::infinity();
+  hist_live_ = lower <= now_s;
   hold_state_.assign(holds_.size(), 0);
-  long long cap_total = base_total_;
-  long long held_total = 0;
   std::size_t next_start = 0;  // by_start_: holds not yet overlapping
   std::size_t next_end = 0;    // by_end_: holds not yet past
   const auto hold_change = [&](const Hold& h, int sign) {
     for (std::uint32_t k = h.first; k < h.first + h.count; ++k)
       change_node(cluster, plan_hold_nodes_[k], 0, sign * h.gpus_per_node);
-    held_total += sign * static_cast<long long>(h.count) * h.gpus_per_node;
   };
   // At candidate t: the holds overlapping [t, t_end) are those started before t_end and
   // not ended by t, and those starting at t (overlaps(), above).
   const sim::SimTime length_time = sim::SimTime::from_seconds(length);
   const double just_after_now = std::nextafter(now_s, NEVER);  // a run past its expected end ends then
   const auto try_here = [&](double t) {
+    if (t < lower) return false;
     const double t_end = (sim::SimTime::from_seconds(t) + length_time).seconds();  // span_end_s(t, length)
     for (; next_end < by_end_.size() && holds_[by_end_[next_end]].end_s <= t; ++next_end) {
       char& s = hold_state_[by_end_[next_end]];
@@ -427,6 +485,7 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
         s = 1;
       }
     }
+    if (!hist_live_) refresh_hist(cluster);
     // Holds starting exactly at t that the above left out: only a hold of no length (ended
     // by t), or any, for a job of no length.
     const bool look = empty_holds_ > 0 || t_end <= t;
@@ -439,7 +498,7 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
         hold_change(holds_[*it], 1);
         extra = true;
       }
-    bool fits = cap_total - held_total >= q.gpus && avail_may_fit(cluster, q);
+    bool fits = avail_may_fit(cluster, q);
     if (fits) {
       for (const std::uint32_t n : plan_dirty_) set_plan_node(n, base_[n]);
       plan_dirty_.clear();
@@ -478,9 +537,14 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
     }
     return false;
   };
-  for (std::size_t i = rel_from_;; ++i) {
-    if (i == rel_.size() && !(extend_releases(cluster, 256) && i < rel_.size())) break;
-    const Release r = rel_[i];
+  // The runs by expected end: rel_ and rel_new_ merged (equal ends: rel_ first), rel_
+  // read further from running_ as needed (rel_new_ ends by the horizon), by doubling.
+  for (std::size_t i = rel_from_, j = rel_new_from_;;) {
+    if (i == rel_.size() && j == rel_new_.size() &&
+        !(extend_releases(cluster, std::max<std::size_t>(256, rel_.size() - rel_from_)) && i < rel_.size()))
+      break;
+    const bool fresh = j < rel_new_.size() && (i == rel_.size() || rel_new_[j].end_s < rel_[i].end_s);
+    const Release r = fresh ? rel_new_[j++] : rel_[i++];
     const double e = std::max(just_after_now, r.end_s);
     if (e > t) {
       if (until(e)) {
@@ -491,23 +555,28 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
       tried = false;
     }
     for (std::uint32_t k = r.first; k < r.first + r.count; ++k) change_node(cluster, rel_nodes_[k], r.gpus_per_node, 0);
-    cap_total += static_cast<long long>(r.count) * r.gpus_per_node;
   }
   if (!found) found = until(NEVER);
   // Back to the base capacity, no holds.
   for (const std::uint32_t n : stouched_) {
-    const std::uint16_t ty = cluster.nodes[n].type;
-    const std::size_t first = static_cast<std::size_t>(hist_first_[ty]);
-    --base_hist_[first + static_cast<std::size_t>(std::max(0, scap_[n] - sheld_[n]))];
-    ++base_hist_[first + static_cast<std::size_t>(base_[n])];
+    if (hist_live_) {
+      const std::uint16_t ty = cluster.nodes[n].type;
+      const std::size_t first = static_cast<std::size_t>(hist_first_[ty]);
+      --base_hist_[first + static_cast<std::size_t>(std::max(0, scap_[n] - sheld_[n]))];
+      ++base_hist_[first + static_cast<std::size_t>(base_[n])];
+    }
     scap_[n] = base_[n];
     sheld_[n] = 0;
     stouched_flag_[n] = 0;
   }
   stouched_.clear();
+  hist_live_ = true;
   into.job = q.job;
   into.found = found;
   if (!found) return false;
+  // What this search learnt, unless a hold of no length (which overlaps a span only from
+  // its own time) is in the plan: see SearchMemo.
+  if (use_search_memo_ && empty_holds_ == 0) search_memo_.record(q.gpus, q.eligible_types, length, t, now_s);
   const Placement& p = plan_out_.placements.back();
   into.start_s = t;
   into.end_s = span_end_s(t, length);
@@ -518,14 +587,57 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   return true;
 }
 
+void BackfillScheduler::build_holds() {
+  holds_.clear();
+  hold_job_.clear();
+  plan_hold_nodes_.clear();
+  by_start_.clear();
+  empty_holds_ = 0;
+  for (Kept& k : kept_) {
+    if (!k.found) continue;
+    if (k.end_s <= k.start_s) ++empty_holds_;
+    k.hold = static_cast<std::uint32_t>(holds_.size());
+    by_start_.push_back(k.hold);
+    holds_.push_back(
+        Hold{k.start_s, k.end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), k.count, k.gpus_per_node});
+    hold_job_.push_back(k.job);
+    plan_hold_nodes_.insert(plan_hold_nodes_.end(), kept_nodes_.begin() + k.first, kept_nodes_.begin() + k.first + k.count);
+  }
+  by_end_ = by_start_;
+  std::stable_sort(by_start_.begin(), by_start_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return holds_[a].start_s < holds_[b].start_s; });
+  std::stable_sort(by_end_.begin(), by_end_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return holds_[a].end_s < holds_[b].end_s; });
+  hold_state_.assign(holds_.size(), 0);  // no mark of an earlier numbering
+  holds_valid_ = true;
+}
+
+void BackfillScheduler::forget_kept() {
+  kept_.clear();
+  kept_nodes_.clear();
+  holds_valid_ = false;
+  search_memo_.clear();
+}
+
+const std::vector<BackfillScheduler::Reservation>& BackfillScheduler::reservations() const {
+  if (reservations_lazy_) {
+    reservations_.clear();
+    for (std::size_t i = 0; i < lazy_reserved_; ++i) {
+      const Kept& k = kept_[i];
+      if (k.found) reservations_.push_back(Reservation{k.job, k.start_s, k.first, k.count, k.gpus_per_node});
+    }
+    reservations_lazy_ = false;
+  }
+  return reservations_;
+}
+
 void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   if (cluster.changes == nullptr || !cluster.gpu_room.empty() || cluster.running_jobs == nullptr ||
       !out.placements.empty()) {
     kept_valid_ = false;
-    kept_.clear();
+    forget_kept();
     kept_started_.clear();
     base_valid_ = false;
-    holds_valid_ = false;
     conservative_fresh(cluster, waiting, out);
     return;
   }
@@ -539,48 +651,24 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     past_due = end_s <= now_s;
     return Visit::Stop;
   });
-  if (clean)
-    for (const Kept& k : kept_) clean = clean && (!k.found || k.start_s >= now_s);
+  // The holds (kept reservations, and the jobs started now, which are kept entries too)
+  // are kept from pass to pass with kept_ (built afresh after a pass dropped some).
+  if (clean && !holds_valid_) build_holds();
+  if (clean && !by_start_.empty()) clean = holds_[by_start_.front()].start_s >= now_s;  // none missed
   follow_releases(cluster, clean && !past_due);
   kept_started_.clear();
-  if (!clean) {
-    kept_.clear();
-    kept_nodes_.clear();
-  }
+  if (!clean) forget_kept();
+  if (past_due) search_memo_.clear();
   kept_at_s_ = now_s;
-  // The holds (kept reservations, and the jobs started now, which are kept entries too) are
-  // needed only by a search: kept from pass to pass with kept_, else built at the first
-  // search of a pass.
-  if (!clean) holds_valid_ = false;
-  const auto build_holds = [&] {
-    holds_.clear();
-    plan_hold_nodes_.clear();
-    by_start_.clear();
-    empty_holds_ = 0;
-    for (Kept& k : kept_) {
-      if (!k.found) continue;
-      if (k.end_s <= k.start_s) ++empty_holds_;
-      k.hold = static_cast<std::uint32_t>(holds_.size());
-      by_start_.push_back(k.hold);
-      holds_.push_back(Hold{k.start_s, k.end_s, static_cast<std::uint32_t>(plan_hold_nodes_.size()), k.count,
-                            k.gpus_per_node});
-      plan_hold_nodes_.insert(plan_hold_nodes_.end(), kept_nodes_.begin() + k.first,
-                              kept_nodes_.begin() + k.first + k.count);
-    }
-    by_end_ = by_start_;
-    std::stable_sort(by_start_.begin(), by_start_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return holds_[a].start_s < holds_[b].start_s; });
-    std::stable_sort(by_end_.begin(), by_end_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return holds_[a].end_s < holds_[b].end_s; });
-    holds_valid_ = true;
-  };
   long long free_now = base_total_;
   bool blocked = false;
   bool backfilled = false;
   int behind = 0;
+  started_pos_.clear();
   // Each job in submit order, as conservative_fresh's scan: the kept ones first (the
   // waiting jobs up to the last one kept, in order), then the others, each searched.
-  const auto examine = [&](const Kept& k) {
+  const auto examine = [&](std::size_t i) {
+    const Kept& k = kept_[i];
     if (!k.found) {
       blocked = true;  // it fits nowhere even once every run and reservation has ended
       return;
@@ -589,40 +677,72 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
       out.placements.push_back(Placement{k.job, static_cast<std::uint32_t>(out.nodes.size()), k.count, k.gpus_per_node,
                                          static_cast<int>(cluster.nodes[kept_nodes_[k.first]].type), -1, 1000, 0});
       out.nodes.insert(out.nodes.end(), kept_nodes_.begin() + k.first, kept_nodes_.begin() + k.first + k.count);
-      for (std::uint32_t i = k.first; i < k.first + k.count; ++i)
-        GCSIM_CHECK(base_[kept_nodes_[i]] >= k.gpus_per_node,
+      for (std::uint32_t n = k.first; n < k.first + k.count; ++n)
+        GCSIM_CHECK(base_[kept_nodes_[n]] >= k.gpus_per_node,
                     "conservative backfill: job " + std::to_string(k.job) + " kept for now on node " +
-                        std::to_string(kept_nodes_[i]) + ", which has no room for it");
+                        std::to_string(kept_nodes_[n]) + ", which has no room for it");
       free_now -= static_cast<long long>(k.count) * k.gpus_per_node;
       kept_started_.push_back(k.job);
+      started_pos_.push_back(i);
       if (blocked) backfilled = true;
     } else {
-      reservations_.push_back(Reservation{k.job, k.start_s, k.first, k.count, k.gpus_per_node});
-      blocked = true;
+      blocked = true;  // a reservation (listed by reservations())
     }
   };
   // Nothing more can start once no GPU is free now: later reservations would change
   // nothing in this pass.
   const auto stops = [&] { return free_now == 0 || (blocked && behind++ == params_.depth); };
+  // The kept entries: only those reserved for now start, found through the holds by start
+  // (the earliest); the entries between them are passed over in one step each run, as
+  // stops() and examine() would take them one by one (none starts, free_now stays).
+  now_pos_.clear();
+  if (holds_valid_)
+    for (std::size_t j = 0; j < by_start_.size() && holds_[by_start_[j]].start_s == now_s; ++j) {
+      const std::uint32_t job = hold_job_[by_start_[j]];
+      now_pos_.push_back(static_cast<std::size_t>(
+          std::lower_bound(kept_.begin(), kept_.end(), job, [](const Kept& a, std::uint32_t b) { return a.job < b; }) -
+          kept_.begin()));
+    }
+  std::sort(now_pos_.begin(), now_pos_.end());
   std::size_t examined = 0;  // kept_: those the pass reached
   bool stopped = false;
-  for (; examined < kept_.size(); ++examined) {
-    if ((stopped = stops())) break;
-    examine(kept_[examined]);
+  const auto pass_over = [&](std::size_t to) {  // kept_[examined, to), none reserved for now
+    while (examined < to) {
+      if (free_now == 0) return false;
+      if (!blocked) {
+        examine(examined++);
+        continue;
+      }
+      const std::size_t allowed = static_cast<std::size_t>(params_.depth - behind);  // checks that pass
+      if (to - examined <= allowed) {
+        behind += static_cast<int>(to - examined);
+        examined = to;
+      } else {
+        examined += allowed;
+        behind = params_.depth + 1;
+        return false;
+      }
+    }
+    return true;
+  };
+  for (const std::size_t p : now_pos_) {
+    if ((stopped = !pass_over(p) || stops())) break;
+    examine(examined++);
   }
+  if (!stopped) stopped = !pass_over(kept_.size());
   if (!stopped) {
-    auto it = kept_.empty() ? waiting_ids_.begin() : waiting_ids_.upper_bound(kept_.back().job);
-    for (; it != waiting_ids_.end(); ++it) {
+    for (std::uint32_t id = waiting_ids_.next(kept_.empty() ? 0 : kept_.back().job + 1); id != IdSet::NONE;
+         id = waiting_ids_.next(id + 1)) {
       if (stops()) break;
-      const QueuedJob& q = waiting[*it];
+      const QueuedJob& q = waiting[id];
       if (held_by_quota(cluster, q)) continue;  // no start and no reservation while the quotas hold it
       if (!holds_valid_) build_holds();
       Kept k;
       if (search(cluster, q, length_s(q), k))
-        k.hold = add_hold(k.start_s, k.end_s, std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count),
-                          k.gpus_per_node);
+        k.hold = add_hold(k.job, k.start_s, k.end_s,
+                          std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count), k.gpus_per_node);
       kept_.push_back(k);
-      examine(kept_.back());
+      examine(kept_.size() - 1);
       examined = kept_.size();
     }
   }
@@ -630,33 +750,40 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   // nothing from a job not examined whose reservation is now (it did not start: what
   // follows it counted on its hold from now). Their nodes stay in kept_nodes_ until it is
   // compacted.
-  if (!kept_started_.empty() || examined < kept_.size()) {
-    std::size_t to = 0;
-    bool gone = false;
-    for (std::size_t i = 0; i < kept_.size(); ++i) {
-      const Kept& k = kept_[i];
-      if (k.found && k.start_s <= now_s) {
-        if (i >= examined) {
-          holds_valid_ = false;
-          break;
-        }
-        if (holds_valid_) {  // started: its hold goes
-          hold_state_.resize(holds_.size());
-          hold_state_[k.hold] = 3;
-          if (k.end_s <= k.start_s) --empty_holds_;
-          gone = true;
-        }
-        continue;
-      }
-      kept_[to++] = k;
+  std::size_t keep_to = kept_.size();
+  for (const std::size_t p : now_pos_)
+    if (p >= examined) {
+      keep_to = p;
+      holds_valid_ = false;
+      search_memo_.clear();  // a hold leaves that the searches counted on
+      break;
     }
-    kept_.resize(to);
-    if (holds_valid_ && gone) {
+  lazy_reserved_ = examined - started_pos_.size();
+  reservations_lazy_ = true;
+  if (!started_pos_.empty()) {
+    if (holds_valid_) {  // started: their holds go
+      hold_state_.resize(holds_.size());
+      for (const std::size_t i : started_pos_) {
+        hold_state_[kept_[i].hold] = 3;
+        if (kept_[i].end_s <= kept_[i].start_s) --empty_holds_;
+      }
       const auto is_gone = [&](std::uint32_t h) { return hold_state_[h] == 3; };
       by_start_.erase(std::remove_if(by_start_.begin(), by_start_.end(), is_gone), by_start_.end());
       by_end_.erase(std::remove_if(by_end_.begin(), by_end_.end(), is_gone), by_end_.end());
-      if (holds_.size() > 2 * by_start_.size() + 256) holds_valid_ = false;  // mostly gone: built afresh
+      for (const std::size_t i : started_pos_) hold_state_[kept_[i].hold] = 0;  // no mark left behind
+      if (holds_.size() > 2 * by_start_.size() + 16) holds_valid_ = false;  // mostly gone: built afresh
     }
+    std::size_t to = started_pos_.front();
+    for (std::size_t i = to, s = 0; i < keep_to; ++i) {
+      if (s < started_pos_.size() && started_pos_[s] == i) {
+        ++s;
+        continue;
+      }
+      kept_[to++] = kept_[i];
+    }
+    kept_.resize(to);
+  } else {
+    kept_.resize(keep_to);
   }
   if (kept_nodes_.size() > 1024 && kept_nodes_.size() > 4 * kept_.size() * 8) {
     kept_nodes_spare_.clear();
@@ -666,12 +793,6 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
       if (k.found)
         kept_nodes_spare_.insert(kept_nodes_spare_.end(), kept_nodes_.begin() + first,
                                  kept_nodes_.begin() + first + k.count);
-    }
-    // reservations_ index the nodes as they were: move them too.
-    for (Reservation& r : reservations_) {
-      const auto k = std::lower_bound(kept_.begin(), kept_.end(), r.job,
-                                      [](const Kept& a, std::uint32_t job) { return a.job < job; });
-      r.first = k->first;
     }
     kept_nodes_.swap(kept_nodes_spare_);
   }

@@ -2,6 +2,7 @@
 // every reservation a pass holds, or only the first (EASY's head). Without the change log
 // (`sees_changes` false) it cannot keep a plan or a reservation from an earlier pass and
 // plans afresh at every pass: the reference the backfill tests compare kept plans with.
+// Its placement strategy is the parameters' `placement`.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "models/scheduler/backfill.hpp"
+#include "models/register_builtins.hpp"
 #include "models/scheduler/placement.hpp"
 
 namespace gcsim::test {
@@ -17,7 +19,8 @@ class RecordingBackfill final : public models::Scheduler {
  public:
   enum class Record { All, First };
   explicit RecordingBackfill(const models::BackfillParams& p, bool sees_changes = false, Record record = Record::All)
-      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p),
+      : inner_(models::builtins().schedulers.make_placement(p.placement),
+               models::builtins().schedulers.make_placement(p.placement), p),
         sees_changes_(sees_changes),
         record_(record) {}
   void job_waiting(const models::QueuedJob& job) override { inner_.job_waiting(job); }

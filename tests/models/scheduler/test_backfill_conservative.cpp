@@ -2,7 +2,8 @@
 // its reservations between passes decides as the one that plans every reservation afresh
 // (a view without the change log), and at every pass the runs, the jobs it starts and every
 // reservation it makes fit together on every node at every instant (a brute-force check of
-// "no job starts if it delays the reservation of a job ahead of it").
+// "no job starts if it delays the reservation of a job ahead of it"), each new reservation
+// at the earliest time it fits (brute force again).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "models/cluster/cluster.hpp"
+#include "models/register_builtins.hpp"
 #include "models/coupling/expand_workload.hpp"
 #include "models/scheduler/backfill.hpp"
 #include "models/spot/spot_market.hpp"
@@ -45,6 +47,9 @@ struct Counts {
   double first_difference_s = 0;
   std::size_t first_pass = 0;
   std::size_t violations = 0;    // (node, instant) where the plan takes more GPUs than the node has
+  std::size_t searched = 0;      // reservations new in their pass (or moved), checked as the earliest fit
+  std::size_t not_earliest = 0;  // of those, fitting at an earlier candidate time
+  std::size_t memo_differing_passes = 0;  // passes where the searches without what they learnt differ
 };
 
 // Conservative backfill with the cluster's change log (which keeps reservations between
@@ -53,28 +58,25 @@ struct Counts {
 // reservations are compared, and checked by brute force.
 class CheckedConservative final : public models::Scheduler {
  public:
-  CheckedConservative(const BackfillParams& p, bool keep, std::shared_ptr<Counts> counts)
-      : inner_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p),
-        ref_(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p),
-        lengths_(p.lengths), counts_(std::move(counts)) {
+  CheckedConservative(const BackfillParams& p, bool keep, std::shared_ptr<Counts> counts, bool with_reference = true)
+      : inner_(placement(p), placement(p), p), ref_(placement(p), placement(p), p), plain_(placement(p), placement(p), p),
+        with_reference_(with_reference), lengths_(p.lengths), counts_(std::move(counts)) {
     inner_.keep_reservations_across_backfills(keep);
+    plain_.keep_reservations_across_backfills(keep);
+    plain_.use_search_memo(false);
   }
   void job_waiting(const models::QueuedJob& job) override {
-    inner_.job_waiting(job);
-    ref_.job_waiting(job);
+    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->job_waiting(job);
   }
   void job_left(std::uint32_t job) override {
-    inner_.job_left(job);
-    ref_.job_left(job);
+    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->job_left(job);
   }
   void run_started(const models::QueuedJob& job, sim::SimTime now) override {
-    inner_.run_started(job, now);
-    ref_.run_started(job, now);
+    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->run_started(job, now);
     end_s_[job.job] = span_end_s(now.seconds(), models::job_length_s(job, lengths_));
   }
   void run_ended(std::uint32_t job, sim::SimTime now) override {
-    inner_.run_ended(job, now);
-    ref_.run_ended(job, now);
+    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->run_ended(job, now);
     end_s_.erase(job);
   }
   void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
@@ -82,28 +84,45 @@ class CheckedConservative final : public models::Scheduler {
     models::ClusterView unlogged = cluster;
     unlogged.changes = nullptr;
     ref_out_.clear();
-    ref_.schedule(unlogged, waiting, ref_out_);
+    if (with_reference_) ref_.schedule(unlogged, waiting, ref_out_);
     inner_.schedule(cluster, waiting, out);
-    bool same = out.placements.size() == ref_out_.placements.size() &&
-                inner_.reservations().size() == ref_.reservations().size();
-    for (std::size_t i = 0; same && i < out.placements.size(); ++i) {
-      const models::Placement& a = out.placements[i];
-      const models::Placement& b = ref_out_.placements[i];
-      same = a.job == b.job && a.count == b.count && a.gpus_per_node == b.gpus_per_node &&
-             std::equal(out.nodes.begin() + a.first, out.nodes.begin() + a.first + a.count,
-                        ref_out_.nodes.begin() + b.first);
-    }
-    for (std::size_t i = 0; same && i < inner_.reservations().size(); ++i)
-      same = inner_.reservations()[i].job == ref_.reservations()[i].job &&
-             inner_.reservations()[i].start_s == ref_.reservations()[i].start_s;
-    if (!same && counts_->differing_passes++ == 0) {
+    plain_out_.clear();
+    plain_.schedule(cluster, waiting, plain_out_);
+    if (with_reference_ && !same(out, inner_, ref_out_, ref_) && counts_->differing_passes++ == 0) {
       counts_->first_difference_s = cluster.now.seconds();
       counts_->first_pass = counts_->passes;
     }
+    if (!same(out, inner_, plain_out_, plain_, true)) ++counts_->memo_differing_passes;
     check(cluster, waiting, out);
   }
 
  private:
+  static std::unique_ptr<models::PlacementStrategy> placement(const BackfillParams& p) {
+    return models::builtins().schedulers.make_placement(p.placement);
+  }
+  // The same starts on the same nodes, and the same reservations (and, with `nodes`, on the
+  // same nodes).
+  static bool same(const models::Decisions& a_out, const BackfillScheduler& a, const models::Decisions& b_out,
+                   const BackfillScheduler& b, bool nodes = false) {
+    bool same = a_out.placements.size() == b_out.placements.size() && a.reservations().size() == b.reservations().size();
+    for (std::size_t i = 0; same && i < a_out.placements.size(); ++i) {
+      const models::Placement& x = a_out.placements[i];
+      const models::Placement& y = b_out.placements[i];
+      same = x.job == y.job && x.count == y.count && x.gpus_per_node == y.gpus_per_node &&
+             std::equal(a_out.nodes.begin() + x.first, a_out.nodes.begin() + x.first + x.count,
+                        b_out.nodes.begin() + y.first);
+    }
+    for (std::size_t i = 0; same && i < a.reservations().size(); ++i) {
+      const auto& x = a.reservations()[i];
+      const auto& y = b.reservations()[i];
+      same = x.job == y.job && x.start_s == y.start_s &&
+             (!nodes || (x.count == y.count && x.gpus_per_node == y.gpus_per_node &&
+                         std::equal(a.reservation_nodes().begin() + x.first,
+                                    a.reservation_nodes().begin() + x.first + x.count,
+                                    b.reservation_nodes().begin() + y.first)));
+    }
+    return same;
+  }
   // Every run (until its expected end, or just after now when past it; for ever on a node
   // that is not up), every job started now (for its length) and every reservation (from its
   // time, for its length): on each up node, at each instant one of them starts, they take no
@@ -129,9 +148,43 @@ class CheckedConservative final : public models::Scheduler {
         uses[out.nodes[k]].push_back(Use{now_s, span_end_s(now_s, length), p.gpus_per_node});
       ++counts_->starts;
     }
+    // A reservation made (or moved) in this pass is the earliest candidate time (now, or
+    // the end of a run or of a hold ahead of it) where the job fits beside the runs, the
+    // starts and the reservations ahead of it, by capacity: one up node with enough GPUs
+    // free for the whole span, or enough wholly free up nodes (what every strategy needs).
+    const auto fits_at = [&](const models::QueuedJob& q, double length, double c) {
+      const double c_end = span_end_s(c, length);
+      std::vector<int> whole(cluster.types.size(), 0);  // wholly free up nodes, by type
+      for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) {
+        if (cluster.nodes[n].status != models::NodeStatus::Up || !(q.eligible_types >> cluster.nodes[n].type & 1))
+          continue;
+        const int per = cluster.types[cluster.nodes[n].type].gpus_per_node;
+        int taken = 0;
+        for (const Use& u : uses[n])
+          if (u.from == c || (u.from < c_end && u.to > c)) taken += u.gpus;
+        if (q.gpus <= per && per - taken >= q.gpus) return true;
+        if (taken == 0) ++whole[cluster.nodes[n].type];
+      }
+      for (std::size_t t = 0; t < whole.size(); ++t)
+        if (q.gpus > cluster.types[t].gpus_per_node && whole[t] * cluster.types[t].gpus_per_node >= q.gpus) return true;
+      return false;
+    };
     for (const auto& r : inner_.reservations()) {
-      const double length = models::job_length_s(waiting[r.job], lengths_);
+      const models::QueuedJob& q = waiting[r.job];
+      const double length = models::job_length_s(q, lengths_);
       REQUIRE(r.count > 0);
+      if (const auto last = last_reserved_s_.find(r.job); last == last_reserved_s_.end() || last->second != r.start_s) {
+        last_reserved_s_[r.job] = r.start_s;
+        ++counts_->searched;
+        std::vector<double> candidates{now_s};
+        for (const auto& node_uses : uses)
+          for (const Use& u : node_uses) candidates.push_back(u.to);
+        for (const double c : candidates)
+          if (c >= now_s && c < r.start_s && fits_at(q, length, c)) {
+            ++counts_->not_earliest;
+            break;
+          }
+      }
       for (std::uint32_t k = r.first; k < r.first + r.count; ++k)
         uses[inner_.reservation_nodes()[k]].push_back(Use{r.start_s, span_end_s(r.start_s, length), r.gpus_per_node});
       ++counts_->reservations;
@@ -152,7 +205,11 @@ class CheckedConservative final : public models::Scheduler {
 
   BackfillScheduler inner_;
   BackfillScheduler ref_;
+  BackfillScheduler plain_;  // as inner_, without what its searches learnt (use_search_memo)
+  bool with_reference_;      // ref_ is asked (it plans afresh: slow on many nodes)
   models::Decisions ref_out_;
+  models::Decisions plain_out_;
+  std::map<std::uint32_t, double> last_reserved_s_;
   models::Lengths lengths_;
   std::shared_ptr<Counts> counts_;
   std::map<std::uint32_t, double> end_s_;  // running jobs' expected ends
@@ -188,28 +245,43 @@ TEST_CASE("conservative keeping its reservations: no start delays a reservation,
   // Four 4-GPU nodes, 300 random jobs arriving faster than served: jobs of 1-3 GPUs, of a
   // whole node, and of two whole nodes; true lengths and lognormal estimates, depth 100 and
   // 3, with and without spot interruptions (interrupted jobs rejoin ahead of reserved ones,
-  // and nodes go down and come back). Each case twice:
-  //   - keeping reservations across starts behind them (the policy): at every pass the
-  //     runs, the starts and every reservation fit together on every node at every instant
-  //     (brute force); with true lengths and no interruptions no job starts later than the
-  //     first reservation it was given (planning afresh, the reference breaks that: a job
-  //     started behind a reservation is counted with later holds as a whole, see
-  //     docs/scheduling.md);
-  //   - dropping them after such a start: every pass starts the same jobs on the same nodes
-  //     and makes the same reservations as the reference beside it, and the run gives the
-  //     same trace as the reference alone (this checks the search, the kept plan and its
-  //     invalidation against the code that plans afresh).
+  // and nodes go down and come back). Each case twice, keeping reservations across starts
+  // behind them (the policy) and dropping them after such a start; in both:
+  //   - every pass starts the same jobs on the same nodes and makes the same reservations
+  //     as the reference beside it, which plans afresh, and the run gives the same trace as
+  //     the reference alone (this checks the search, the kept plan and its invalidation
+  //     against the code that plans afresh);
+  //   - at every pass the runs, the starts and every reservation fit together on every node
+  //     at every instant, and every reservation made or moved in the pass is the earliest
+  //     candidate time where the job fits by capacity beside the runs and the reservations
+  //     ahead of it (brute force); with true lengths and no interruptions no job starts
+  //     later than the first reservation it was given;
+  //   - a third instance whose searches do not use what earlier searches learnt makes the
+  //     same reservations on the same nodes, pass by pass.
+  // Every placement strategy in two of the cases (a reservation's nodes, and so the plan
+  // around it, depend on it), best-fit in all.
   const std::string sizes = "{choice: [1, 2, 3, 4, 8], weights: [0.4, 0.2, 0.1, 0.2, 0.1]}";
-  for (const auto& [lengths, depth, spot] :
-       {std::tuple{"true", 100, false}, std::tuple{"estimate", 100, false}, std::tuple{"true", 3, false},
-        std::tuple{"estimate", 3, false}, std::tuple{"true", 100, true}, std::tuple{"estimate", 100, true},
-        std::tuple{"true", 3, true}}) {
-    const models::Scenario s = test::scenario_from_yaml(nodes(4, spot) + R"(seed: 17
+  struct Size {
+    int nodes = 4;
+    int jobs = 300;
+    bool reference = true;  // compared with the reference planning afresh, and each case twice
+  };
+  for (const auto& [lengths, depth, spot, placement, size] :
+       {std::tuple{"true", 100, false, "best-fit", Size{}}, std::tuple{"estimate", 100, false, "best-fit", Size{}},
+        std::tuple{"true", 3, false, "best-fit", Size{}}, std::tuple{"estimate", 3, false, "best-fit", Size{}},
+        std::tuple{"true", 100, true, "best-fit", Size{}}, std::tuple{"estimate", 100, true, "best-fit", Size{}},
+        std::tuple{"true", 3, true, "best-fit", Size{}}, std::tuple{"true", 100, false, "first-fit", Size{}},
+        std::tuple{"estimate", 100, true, "first-fit", Size{}}, std::tuple{"true", 100, false, "pack", Size{}},
+        std::tuple{"estimate", 100, true, "pack", Size{}}, std::tuple{"true", 100, false, "spread", Size{}},
+        std::tuple{"estimate", 100, true, "spread", Size{}}, std::tuple{"true", 100, false, "topology", Size{}},
+        std::tuple{"estimate", 100, true, "topology", Size{}}, std::tuple{"true", 100, false, "best-fit", Size{16, 1500, false}},
+        std::tuple{"estimate", 100, false, "best-fit", Size{16, 1500, false}}}) {
+    const models::Scenario s = test::scenario_from_yaml(nodes(size.nodes, spot) + R"(seed: 17
 workload:
   generators:
     - name: mix
-      count: 300
-      arrival: {dist: exponential, mean: 10m}
+      count: )" + std::to_string(size.jobs) + R"(
+      arrival: {dist: exponential, mean: )" + std::to_string(2400 / size.nodes) + R"(s}
       gpus: )" + sizes + R"(
       duration: {dist: lognormal, median: 1h, sigma: 1.0}
       estimate: {error: lognormal, sigma: 0.5}
@@ -218,43 +290,55 @@ workload:
     p.mode = BackfillMode::Conservative;
     p.lengths = std::string(lengths) == "true" ? models::Lengths::True : models::Lengths::Estimate;
     p.depth = depth;
+    p.placement = placement;
     auto reference = std::make_unique<UnloggedConservative>(p);
     const auto reference_reserved_s = reference->first_reserved_s;
-    Run fresh_run(s, std::move(reference));
-    const models::Cluster& fresh = *fresh_run.cluster;
-    REQUIRE(fresh.jobs().size() == 300);
+    std::unique_ptr<Run> fresh_run;
+    if (size.reference) {
+      fresh_run = std::make_unique<Run>(s, std::move(reference));
+      REQUIRE(fresh_run->cluster->jobs().size() == static_cast<std::size_t>(size.jobs));
+    }
     for (const bool keep : {true, false}) {
-      INFO("lengths: " << lengths << ", depth: " << depth << ", spot: " << spot << ", keep: " << keep);
+      if (!keep && !size.reference) continue;
+      INFO("lengths: " << lengths << ", depth: " << depth << ", spot: " << spot << ", placement: " << placement
+                        << ", nodes: " << size.nodes << ", keep: " << keep);
       auto counts = std::make_shared<Counts>();
-      Run logged_run(s, std::make_unique<CheckedConservative>(p, keep, counts));
+      Run logged_run(s, std::make_unique<CheckedConservative>(p, keep, counts, size.reference));
       const models::Cluster& logged = *logged_run.cluster;
-      REQUIRE(logged.jobs().size() == 300);
+      REQUIRE(logged.jobs().size() == static_cast<std::size_t>(size.jobs));
       CHECK(counts->violations == 0);
       CHECK(counts->reservations > 500);  // the plans had something to protect
+      CHECK(counts->searched > 150);
+      CHECK(counts->not_earliest == 0);
+      CHECK(counts->memo_differing_passes == 0);
       std::size_t backfilled = 0;
       std::size_t interrupted = 0;
       std::size_t same = 0;
       sim::SimTime latest_start = sim::SimTime::zero();
       for (std::size_t i = 0; i < logged.jobs().size(); ++i) {
         const models::Job& a = logged.jobs()[i];
-        const models::Job& b = fresh.jobs()[i];
         REQUIRE(a.status == JobStatus::Completed);
-        const auto na = logged.nodes_of(a);
-        const auto nb = fresh.nodes_of(b);
-        if (a.start == b.start && std::equal(na.begin(), na.end(), nb.begin(), nb.end())) ++same;
+        if (size.reference) {
+          const models::Cluster& fresh = *fresh_run->cluster;
+          const models::Job& b = fresh.jobs()[i];
+          const auto na = logged.nodes_of(a);
+          const auto nb = fresh.nodes_of(b);
+          if (a.start == b.start && std::equal(na.begin(), na.end(), nb.begin(), nb.end())) ++same;
+        }
         if (a.start < latest_start) ++backfilled;
         interrupted += static_cast<std::size_t>(a.interruptions);
         latest_start = std::max(latest_start, a.start);
       }
       CHECK(backfilled > 20);  // the reservations decided something
       if (spot) CHECK(interrupted > 10);
-      if (!keep) {
+      if (size.reference) {
         INFO("first difference at pass " << counts->first_pass << ", " << counts->first_difference_s << " s");
         CHECK(counts->differing_passes == 0);
         CHECK(same == logged.jobs().size());
-      } else if (std::string(lengths) == "true" && !spot) {
+      }
+      if (std::string(lengths) == "true" && !spot) {
         CHECK(late_jobs(logged, counts->first_reserved_s) == 0);
-        CHECK(late_jobs(fresh, *reference_reserved_s) > 0);
+        if (size.reference) CHECK(late_jobs(*fresh_run->cluster, *reference_reserved_s) == 0);
       }
     }
   }
