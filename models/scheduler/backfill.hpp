@@ -301,6 +301,7 @@ class BackfillScheduler final : public Scheduler {
   std::vector<int> base_;
   std::vector<NodeStatus> base_status_;
   std::vector<int> base_hist_;      // [hist_first_[type] + available GPUs]
+  std::vector<int> hist_saved_;     // base_hist_ at the start of a search
   std::vector<int> hist_first_;
   long long base_total_ = 0;
   std::uint64_t base_log_read_ = 0;

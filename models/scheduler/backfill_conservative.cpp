@@ -459,6 +459,7 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   const double lower = use_search_memo_ ? search_memo_.bound(q.gpus, q.eligible_types, length, now_s)
                                         : -std::numeric_limits<double>::infinity();
   hist_live_ = lower <= now_s;
+  hist_saved_.assign(base_hist_.begin(), base_hist_.end());
   hold_state_.assign(holds_.size(), 0);
   std::size_t next_start = 0;  // by_start_: holds not yet overlapping
   std::size_t next_end = 0;    // by_end_: holds not yet past
@@ -557,19 +558,15 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
     for (std::uint32_t k = r.first; k < r.first + r.count; ++k) change_node(cluster, rel_nodes_[k], r.gpus_per_node, 0);
   }
   if (!found) found = until(NEVER);
-  // Back to the base capacity, no holds.
+  // Back to the base capacity, no holds (the histogram as it was: a copy, where filing each
+  // node back would chain increments through the same few counters).
   for (const std::uint32_t n : stouched_) {
-    if (hist_live_) {
-      const std::uint16_t ty = cluster.nodes[n].type;
-      const std::size_t first = static_cast<std::size_t>(hist_first_[ty]);
-      --base_hist_[first + static_cast<std::size_t>(std::max(0, scap_[n] - sheld_[n]))];
-      ++base_hist_[first + static_cast<std::size_t>(base_[n])];
-    }
     scap_[n] = base_[n];
     sheld_[n] = 0;
     stouched_flag_[n] = 0;
   }
   stouched_.clear();
+  std::copy(hist_saved_.begin(), hist_saved_.end(), base_hist_.begin());
   hist_live_ = true;
   into.job = q.job;
   into.found = found;
