@@ -356,7 +356,13 @@ class BackfillScheduler final : public Scheduler {
   void refresh_hist(const ClusterView& cluster);
   // The job of each entry of holds_ (a kept reservation, or a job started this pass).
   std::vector<std::uint32_t> hold_job_;
-  void build_holds();
+  void build_holds(const ClusterView& cluster);
+  // Holds are counted at rest (rheld_, and base_hist_ by rest_avail): a search leaves out
+  // those that do not overlap the job's span instead of adding those that do (most do).
+  std::vector<int> rheld_;
+  int rest_avail(std::uint32_t n) const { return std::max(0, base_[n] - rheld_[n]); }
+  void rest_hold(const ClusterView& cluster, const Hold& h, int sign);
+  void count_holds_at_rest(const ClusterView& cluster);
   // Drops the kept reservations (and with them what search_memo_ learnt).
   void forget_kept();
   // The reservations of the last pass, when conservative keeps them: the first

@@ -217,6 +217,7 @@ void BackfillScheduler::follow_base(const ClusterView& cluster) {
       ++base_hist_[static_cast<std::size_t>(hist_first_[cluster.nodes[n].type] + base_[n])];
     }
     scap_ = base_;
+    rheld_.assign(nodes, 0);  // no hold (kept_ is dropped: build_holds counts them again)
     sheld_.assign(nodes, 0);
     stouched_flag_.assign(nodes, 0);
     stouched_.clear();
@@ -239,12 +240,12 @@ void BackfillScheduler::follow_base(const ClusterView& cluster) {
       const int b = base_of(n);
       if (b == base_[n]) continue;
       const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
-      --base_hist_[first + static_cast<std::size_t>(base_[n])];
-      ++base_hist_[first + static_cast<std::size_t>(b)];
+      --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
       base_total_ += b - base_[n];
       base_[n] = b;
       scap_[n] = b;
-      set_plan_node(n, b);
+      ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+      set_plan_node(n, rest_avail(n));
     }
   }
   base_log_read_ = total;
@@ -279,18 +280,31 @@ void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n,
 }
 
 void BackfillScheduler::refresh_hist(const ClusterView& cluster) {
-  // Every node touched so far is filed at base_ (the search started there).
+  // Every node touched so far is filed at rest (the search started there).
   for (const std::uint32_t n : stouched_) {
     const int after = std::max(0, scap_[n] - sheld_[n]);
-    if (after == base_[n]) continue;
+    const int before = rest_avail(n);
+    if (after == before) continue;
     const std::uint16_t t = cluster.nodes[n].type;
     GCSIM_CHECK(after <= cluster.types[t].gpus_per_node,
                 "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(after) + " GPUs");
     const std::size_t first = static_cast<std::size_t>(hist_first_[t]);
-    --base_hist_[first + static_cast<std::size_t>(base_[n])];
+    --base_hist_[first + static_cast<std::size_t>(before)];
     ++base_hist_[first + static_cast<std::size_t>(after)];
   }
   hist_live_ = true;
+}
+
+void BackfillScheduler::rest_hold(const ClusterView& cluster, const Hold& h, int sign) {
+  for (std::uint32_t k = h.first; k < h.first + h.count; ++k) {
+    const std::uint32_t n = plan_hold_nodes_[k];
+    const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
+    --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+    rheld_[n] += sign * h.gpus_per_node;
+    sheld_[n] = rheld_[n];
+    ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+    set_plan_node(n, rest_avail(n));
+  }
 }
 
 bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJob& q) const {
@@ -460,9 +474,12 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
                                         : -std::numeric_limits<double>::infinity();
   hist_live_ = lower <= now_s;
   hist_saved_.assign(base_hist_.begin(), base_hist_.end());
-  hold_state_.assign(holds_.size(), 0);
-  std::size_t next_start = 0;  // by_start_: holds not yet overlapping
+  // Every hold is counted at rest (state 1); a search leaves out those ended by its
+  // candidate time (2) and those starting at or after the end of the job's span (0).
+  hold_state_.assign(holds_.size(), 1);
+  std::size_t next_start = by_start_.size();  // by_start_[next_start, end): left out, starting too late
   std::size_t next_end = 0;    // by_end_: holds not yet past
+  bool first_try = true;
   const auto hold_change = [&](const Hold& h, int sign) {
     for (std::uint32_t k = h.first; k < h.first + h.count; ++k)
       change_node(cluster, plan_hold_nodes_[k], 0, sign * h.gpus_per_node);
@@ -478,6 +495,16 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
       char& s = hold_state_[by_end_[next_end]];
       if (s == 1) hold_change(holds_[by_end_[next_end]], -1);
       s = 2;
+    }
+    if (first_try) {
+      first_try = false;
+      for (; next_start > 0 && holds_[by_start_[next_start - 1]].start_s >= t_end; --next_start) {
+        char& s = hold_state_[by_start_[next_start - 1]];
+        if (s == 1) {
+          hold_change(holds_[by_start_[next_start - 1]], -1);
+          s = 0;
+        }
+      }
     }
     for (; next_start < by_start_.size() && holds_[by_start_[next_start]].start_s < t_end; ++next_start) {
       char& s = hold_state_[by_start_[next_start]];
@@ -501,12 +528,12 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
       }
     bool fits = avail_may_fit(cluster, q);
     if (fits) {
-      for (const std::uint32_t n : plan_dirty_) set_plan_node(n, base_[n]);
+      for (const std::uint32_t n : plan_dirty_) set_plan_node(n, rest_avail(n));
       plan_dirty_.clear();
       for (const std::uint32_t n : stouched_) {
         const int a = std::max(0, scap_[n] - sheld_[n]);
         set_plan_node(n, a);
-        if (a != base_[n]) plan_dirty_.push_back(n);
+        if (a != rest_avail(n)) plan_dirty_.push_back(n);
       }
       plan_->reset(plan_view_);
       plan_log_.dropped += plan_log_.nodes.size();
@@ -562,7 +589,7 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   // node back would chain increments through the same few counters).
   for (const std::uint32_t n : stouched_) {
     scap_[n] = base_[n];
-    sheld_[n] = 0;
+    sheld_[n] = rheld_[n];
     stouched_flag_[n] = 0;
   }
   stouched_.clear();
@@ -584,7 +611,7 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   return true;
 }
 
-void BackfillScheduler::build_holds() {
+void BackfillScheduler::build_holds(const ClusterView& cluster) {
   holds_.clear();
   hold_job_.clear();
   plan_hold_nodes_.clear();
@@ -607,6 +634,20 @@ void BackfillScheduler::build_holds() {
                    [&](std::uint32_t a, std::uint32_t b) { return holds_[a].end_s < holds_[b].end_s; });
   hold_state_.assign(holds_.size(), 0);  // no mark of an earlier numbering
   holds_valid_ = true;
+  count_holds_at_rest(cluster);
+}
+
+void BackfillScheduler::count_holds_at_rest(const ClusterView& cluster) {
+  std::fill(rheld_.begin(), rheld_.end(), 0);
+  for (const std::uint32_t h : by_start_)
+    for (std::uint32_t k = holds_[h].first; k < holds_[h].first + holds_[h].count; ++k)
+      rheld_[plan_hold_nodes_[k]] += holds_[h].gpus_per_node;
+  std::fill(base_hist_.begin(), base_hist_.end(), 0);
+  for (std::uint32_t n = 0; n < rheld_.size(); ++n) {
+    sheld_[n] = rheld_[n];
+    ++base_hist_[static_cast<std::size_t>(hist_first_[cluster.nodes[n].type] + rest_avail(n))];
+    set_plan_node(n, rest_avail(n));
+  }
 }
 
 void BackfillScheduler::forget_kept() {
@@ -650,7 +691,7 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   });
   // The holds (kept reservations, and the jobs started now, which are kept entries too)
   // are kept from pass to pass with kept_ (built afresh after a pass dropped some).
-  if (clean && !holds_valid_) build_holds();
+  if (clean && !holds_valid_) build_holds(cluster);
   if (clean && !by_start_.empty()) clean = holds_[by_start_.front()].start_s >= now_s;  // none missed
   follow_releases(cluster, clean && !past_due);
   kept_started_.clear();
@@ -733,11 +774,13 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
       if (stops()) break;
       const QueuedJob& q = waiting[id];
       if (held_by_quota(cluster, q)) continue;  // no start and no reservation while the quotas hold it
-      if (!holds_valid_) build_holds();
+      if (!holds_valid_) build_holds(cluster);
       Kept k;
-      if (search(cluster, q, length_s(q), k))
+      if (search(cluster, q, length_s(q), k)) {
         k.hold = add_hold(k.job, k.start_s, k.end_s,
                           std::span<const std::uint32_t>(kept_nodes_).subspan(k.first, k.count), k.gpus_per_node);
+        rest_hold(cluster, holds_[k.hold], 1);
+      }
       kept_.push_back(k);
       examine(kept_.size() - 1);
       examined = kept_.size();
@@ -762,6 +805,7 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
       hold_state_.resize(holds_.size());
       for (const std::size_t i : started_pos_) {
         hold_state_[kept_[i].hold] = 3;
+        rest_hold(cluster, holds_[kept_[i].hold], -1);
         if (kept_[i].end_s <= kept_[i].start_s) --empty_holds_;
       }
       const auto is_gone = [&](std::uint32_t h) { return hold_state_[h] == 3; };
