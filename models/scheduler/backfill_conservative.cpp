@@ -261,14 +261,18 @@ void BackfillScheduler::set_plan_node(std::uint32_t n, int gpus_free) {
 }
 
 void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n, int cap, int held) {
-  const int before = std::max(0, scap_[n] - sheld_[n]);
-  scap_[n] += cap;
-  sheld_[n] += held;
   if (!stouched_flag_[n]) {
     stouched_flag_[n] = 1;
     stouched_.push_back(n);
   }
-  if (!hist_live_) return;  // refresh_hist files it
+  if (!hist_live_) {  // refresh_hist files it
+    scap_[n] += cap;
+    sheld_[n] += held;
+    return;
+  }
+  const int before = std::max(0, scap_[n] - sheld_[n]);
+  scap_[n] += cap;
+  sheld_[n] += held;
   const int after = std::max(0, scap_[n] - sheld_[n]);
   if (before == after) return;
   const std::uint16_t t = cluster.nodes[n].type;
@@ -551,17 +555,22 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   double t = now_s;
   bool tried = false;
   std::size_t next_hold = 0;  // by_end_: hold ends not yet a candidate
+  const auto hold_end = [&](std::size_t k) { return k < by_end_.size() ? holds_[by_end_[k]].end_s : NEVER; };
+  double next_hold_end = hold_end(0);  // read once per hold, not once per release
   bool found = false;
   const auto until = [&](double limit) {
     if (!tried) {
       tried = true;
       if (try_here(t)) return true;
     }
-    for (; next_hold < by_end_.size() && holds_[by_end_[next_hold]].end_s < limit; ++next_hold) {
-      const double e = holds_[by_end_[next_hold]].end_s;
+    for (; next_hold_end < limit; next_hold_end = hold_end(++next_hold)) {
+      const double e = next_hold_end;
       if (e <= t) continue;
       t = e;
-      if (try_here(t)) return true;
+      if (try_here(t)) {
+        next_hold_end = hold_end(++next_hold);
+        return true;
+      }
     }
     return false;
   };
