@@ -348,7 +348,9 @@ class BackfillScheduler final : public Scheduler {
   // plan_nodes_ as the view of plan_, with a change log of its own so that a reset
   // refiles only the nodes written since the last.
   NodeChanges plan_log_;
-  std::vector<std::uint32_t> plan_dirty_;  // nodes whose plan_nodes_ entry is not base_
+  std::vector<std::uint32_t> plan_dirty_;  // nodes whose plan_nodes_ entry may not be their value at rest
+  std::vector<char> plan_dirty_flag_;      // by node: listed in plan_dirty_
+  std::vector<int> plan_need_;             // by node type: GPUs of one node the job asked about needs
   void set_plan_node(std::uint32_t n, int gpus_free);
   // A search's lower bound (search_memo_): while false, change_node leaves base_hist_ to
   // refresh_hist, which files the nodes touched so far at once before the first try.

@@ -225,6 +225,8 @@ void BackfillScheduler::follow_base(const ClusterView& cluster) {
     plan_nodes_.assign(cluster.nodes.begin(), cluster.nodes.end());
     for (std::uint32_t n = 0; n < nodes; ++n) plan_nodes_[n].gpus_free = base_[n];
     plan_dirty_.clear();
+    plan_dirty_flag_.assign(nodes, 0);
+    plan_need_.assign(cluster.types.size(), 0);
     plan_log_.dropped += plan_log_.nodes.size() + 1;  // plan_ compares every node at its next reset
     plan_log_.nodes.clear();
     base_valid_ = true;
@@ -532,12 +534,33 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
       }
     bool fits = avail_may_fit(cluster, q);
     if (fits) {
-      for (const std::uint32_t n : plan_dirty_) set_plan_node(n, rest_avail(n));
-      plan_dirty_.clear();
+      // The plan's view at t. A node whose free GPUs at t and in the view are both below
+      // what the job needs of one node of its type (every node of a type it may not use)
+      // is no candidate either way: every strategy chooses among the nodes with that many
+      // free GPUs or more (whole free nodes for a job bigger than a node), so it keeps
+      // its value, and stays listed while that is not its value at rest.
+      for (std::size_t ty = 0; ty < cluster.types.size(); ++ty)
+        plan_need_[ty] = (q.eligible_types >> ty & 1) ? std::min(q.gpus, cluster.types[ty].gpus_per_node)
+                                                        : std::numeric_limits<int>::max();
+      const auto write = [&](std::uint32_t n, int v) {
+        const int p = plan_nodes_[n].gpus_free;
+        if (p != v && std::max(p, v) >= plan_need_[cluster.nodes[n].type]) set_plan_node(n, v);
+      };
+      std::size_t listed = 0;
+      for (const std::uint32_t n : plan_dirty_) {
+        if (!stouched_flag_[n]) write(n, rest_avail(n));
+        if (stouched_flag_[n] || plan_nodes_[n].gpus_free != rest_avail(n))
+          plan_dirty_[listed++] = n;
+        else
+          plan_dirty_flag_[n] = 0;
+      }
+      plan_dirty_.resize(listed);
       for (const std::uint32_t n : stouched_) {
-        const int a = std::max(0, scap_[n] - sheld_[n]);
-        set_plan_node(n, a);
-        if (a != rest_avail(n)) plan_dirty_.push_back(n);
+        write(n, std::max(0, scap_[n] - sheld_[n]));
+        if (!plan_dirty_flag_[n] && plan_nodes_[n].gpus_free != rest_avail(n)) {
+          plan_dirty_flag_[n] = 1;
+          plan_dirty_.push_back(n);
+        }
       }
       plan_->reset(plan_view_);
       plan_log_.dropped += plan_log_.nodes.size();
