@@ -59,17 +59,25 @@ class BackfillScheduler final : public Scheduler {
   BackfillScheduler(std::unique_ptr<PlacementStrategy> now, std::unique_ptr<PlacementStrategy> plan,
                     const BackfillParams& params)
       : now_(std::move(now)), plan_(std::move(plan)), params_(params) {}
+  // Easy keeps its waiting jobs in an order index (scanned by size class) and their briefs;
+  // conservative walks them in id order only (waiting_ids_).
   void job_waiting(const QueuedJob& job) override {
+    if (params_.mode == BackfillMode::Conservative) {
+      kept_waiting(job.job);
+      return;
+    }
     waiting_.insert(job.job, job.gpus, SubmitOrder{});
     if (job.job >= brief_.size()) brief_.resize(std::max<std::size_t>(job.job + 1, brief_.size() * 2));
     brief_[job.job] = Brief{length_s(job), job.eligible_types, job.gpus, job.gpu_milli};
     if (job.job <= pass_memo_.last_visited) pass_memo_.valid = false;  // within what the last pass examined
-    kept_waiting(job.job);
   }
   void job_left(std::uint32_t job) override {
+    if (params_.mode == BackfillMode::Conservative) {
+      kept_left(job);
+      return;
+    }
     waiting_.erase(job);
     pass_memo_.valid = false;
-    kept_left(job);
   }
   void run_started(const QueuedJob& job, sim::SimTime now) override;
   void run_ended(std::uint32_t job, sim::SimTime) override;
@@ -147,7 +155,7 @@ class BackfillScheduler final : public Scheduler {
   std::unique_ptr<PlacementStrategy> now_;
   std::unique_ptr<PlacementStrategy> plan_;
   BackfillParams params_;
-  OrderIndex<SubmitOrder> waiting_;  // submit order (job id order)
+  OrderIndex<SubmitOrder> waiting_;  // easy: submit order (job id order)
   OrderIndex<double> running_;  // expected end, s, soonest first
   mutable std::vector<Reservation> reservations_;
   // Easy: the last plan of the head's reservation, at the expected end e of the run whose
@@ -286,12 +294,10 @@ class BackfillScheduler final : public Scheduler {
   }
   bool kept_covers(std::uint32_t job) const { return !kept_.empty() && job <= kept_.back().job; }
   void kept_waiting(std::uint32_t job) {
-    if (params_.mode != BackfillMode::Conservative) return;
     waiting_ids_.insert(job);
     if (kept_covers(job)) kept_valid_ = false;
   }
   void kept_left(std::uint32_t job) {
-    if (params_.mode != BackfillMode::Conservative) return;
     waiting_ids_.erase(job);
     if (!kept_expected(job) && kept_covers(job)) kept_valid_ = false;
   }

@@ -112,11 +112,11 @@ void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const Wai
   hold_ends_.clear();
   bool blocked = false;
   int behind = 0;
-  waiting_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+  for (std::uint32_t id = waiting_ids_.next(0); id != IdSet::NONE; id = waiting_ids_.next(id + 1)) {
     // Nothing more can start now: later reservations would change nothing in this pass.
-    if (free_now == 0 || (blocked && behind++ == params_.depth)) return Visit::Stop;
+    if (free_now == 0 || (blocked && behind++ == params_.depth)) break;
     const QueuedJob& q = waiting[id];
-    if (held_by_quota(cluster, q)) return Visit::Next;  // no start and no reservation while the quotas hold it
+    if (held_by_quota(cluster, q)) continue;  // no start and no reservation while the quotas hold it
     const double length = length_s(q);
     // Candidate starts, in time order: now, then every time a run or a reservation ends;
     // the capacity only grows from one to the next (holds aside, checked in try_at).
@@ -130,6 +130,7 @@ void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const Wai
     }
     std::size_t next_release = 0;
     std::size_t next_hold = 0;
+    bool placed = false;  // started or reserved
     for (double t = now_s; t != NEVER;) {
       for (; next_release < releases_.size() && releases_[next_release].end_s <= t; ++next_release) {
         const Hold& r = releases_[next_release];
@@ -159,14 +160,14 @@ void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const Wai
           reservations_.push_back(Reservation{q.job, t});
           blocked = true;
         }
-        return Visit::Next;
+        placed = true;
+        break;
       }
       t = std::min(next_release < releases_.size() ? releases_[next_release].end_s : NEVER,
                    next_hold < hold_ends_.size() ? hold_ends_[next_hold] : NEVER);
     }
-    blocked = true;  // it fits nowhere even once every run and reservation has ended
-    return Visit::Next;
-  });
+    if (!placed) blocked = true;  // it fits nowhere even once every run and reservation has ended
+  }
 }
 
 
