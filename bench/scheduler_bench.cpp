@@ -28,6 +28,7 @@
 #include "models/config/scenario_loader.hpp"
 #include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
+#include "sim/allocator.hpp"
 #include "sim/config/config_node.hpp"
 
 namespace {
@@ -60,6 +61,7 @@ bool run_child(long jobs, const std::string& scheduler, const std::string& catal
   if (pid < 0) return false;
   if (pid == 0) {
     close(fd[0]);
+    gcsim::sim::tune_allocator();  // as the gcsim front end runs
     Result r;
     try {
       const auto& schedulers = gcsim::models::builtins().schedulers;

@@ -30,6 +30,7 @@
 #include "models/config/scenario_loader.hpp"
 #include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
+#include "sim/allocator.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/table_writer.hpp"
@@ -264,6 +265,7 @@ models::ResourceLimits resource_limits(const std::string& max_memory, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
+  sim::tune_allocator();               // fewer page faults as a run's arrays grow (sim/allocator.hpp)
   sim::install_temp_file_cleanup();  // Ctrl-C, kill: no half-written file stays behind
   CLI::App app{"gcsim: a discrete-event simulator of GPU cluster cost and throughput"};
   app.set_version_flag("--version", std::string("gcsim ") + VERSION);

@@ -1,0 +1,18 @@
+#include "sim/allocator.hpp"
+
+#include <climits>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace gcsim::sim {
+
+void tune_allocator() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);  // keep freed memory (also fixes the mmap threshold)
+  mallopt(M_TOP_PAD, 256 << 20);       // grow the heap in big steps
+#endif
+}
+
+}  // namespace gcsim::sim

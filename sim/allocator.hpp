@@ -1,0 +1,15 @@
+// Process-wide allocator settings for simulation runs. A run grows large arrays by doubling
+// (jobs, queues, indexes, the event heap) and frees the old ones; by default glibc gives
+// freed memory at the top of the heap back to the system and serves big blocks from fresh
+// mappings, so every regrowth touches new pages, each a page fault (a costly one in a
+// virtual machine). tune_allocator() keeps freed memory for reuse and grows the heap in
+// 256 MiB steps. Measured on the scheduler benchmark (docs/scheduling.md, "Speed"); the
+// gcsim front end and the benchmarks call it once at start. Elsewhere than glibc it does
+// nothing.
+#pragma once
+
+namespace gcsim::sim {
+
+void tune_allocator();
+
+}  // namespace gcsim::sim
