@@ -349,6 +349,7 @@ class BackfillScheduler final : public Scheduler {
   void push_release(std::vector<Release>& list, double end_s, const RunningPlace& place);
   bool extend_releases(const ClusterView& cluster, std::size_t count);  // false: none left
   void follow_releases(const ClusterView& cluster, bool clean);
+  void retire_releases(const ClusterView& cluster);
   // Drops the ended releases and the nodes no list refers to; with `merge`, rel_new_ joins rel_.
   void compact_releases(bool merge);
   // plan_nodes_ as the view of plan_, with a change log of its own so that a reset
@@ -368,7 +369,14 @@ class BackfillScheduler final : public Scheduler {
   // Holds are counted at rest (rheld_, and base_hist_ by rest_avail): a search leaves out
   // those that do not overlap the job's span instead of adding those that do (most do).
   std::vector<int> rheld_;
-  int rest_avail(std::uint32_t n) const { return std::max(0, base_[n] - rheld_[n]); }
+  // Likewise the runs ending by front_s_ (kept near where searches start trying): rcap_ is
+  // base_ plus their GPUs, and a search takes back those ending after its first try.
+  std::vector<int> rcap_;
+  double front_s_ = -std::numeric_limits<double>::infinity();
+  double front_ahead_s_ = 0;  // where front_s_ is moved at a pass: now + this
+  void rest_release(const ClusterView& cluster, const Release& r, int sign);
+  void move_front(const ClusterView& cluster, double to_s);
+  int rest_avail(std::uint32_t n) const { return std::max(0, rcap_[n] - rheld_[n]); }
   void rest_hold(const ClusterView& cluster, const Hold& h, int sign);
   void count_holds_at_rest(const ClusterView& cluster);
   // Drops the kept reservations (and with them what search_memo_ learnt).

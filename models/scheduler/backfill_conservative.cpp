@@ -218,6 +218,8 @@ void BackfillScheduler::follow_base(const ClusterView& cluster) {
       ++base_hist_[static_cast<std::size_t>(hist_first_[cluster.nodes[n].type] + base_[n])];
     }
     scap_ = base_;
+    rcap_ = base_;
+    front_s_ = -std::numeric_limits<double>::infinity();  // no release counted at rest
     rheld_.assign(nodes, 0);  // no hold (kept_ is dropped: build_holds counts them again)
     sheld_.assign(nodes, 0);
     stouched_flag_.assign(nodes, 0);
@@ -245,8 +247,12 @@ void BackfillScheduler::follow_base(const ClusterView& cluster) {
       const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
       --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
       base_total_ += b - base_[n];
+      rcap_[n] += b - base_[n];
       base_[n] = b;
-      scap_[n] = b;
+      scap_[n] = rcap_[n];
+      GCSIM_CHECK(rcap_[n] <= cluster.types[cluster.nodes[n].type].gpus_per_node,
+                  "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(rcap_[n]) +
+                      " GPUs back by " + std::to_string(front_s_) + " s");
       ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
       set_plan_node(n, rest_avail(n));
     }
@@ -300,6 +306,48 @@ void BackfillScheduler::refresh_hist(const ClusterView& cluster) {
     ++base_hist_[first + static_cast<std::size_t>(after)];
   }
   hist_live_ = true;
+}
+
+void BackfillScheduler::rest_release(const ClusterView& cluster, const Release& r, int sign) {
+  for (std::uint32_t k = r.first; k < r.first + r.count; ++k) {
+    const std::uint32_t n = rel_nodes_[k];
+    const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
+    --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+    rcap_[n] += sign * r.gpus_per_node;
+    scap_[n] = rcap_[n];
+    GCSIM_CHECK(rcap_[n] >= 0 && rcap_[n] <= cluster.types[cluster.nodes[n].type].gpus_per_node,
+                "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(rcap_[n]) +
+                    " GPUs back by " + std::to_string(front_s_) + " s");
+    ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+    set_plan_node(n, rest_avail(n));
+  }
+}
+
+void BackfillScheduler::move_front(const ClusterView& cluster, double to_s) {
+  const auto after = [](std::vector<Release>& list, std::size_t from, double t) {
+    return static_cast<std::size_t>(
+        std::upper_bound(list.begin() + static_cast<std::ptrdiff_t>(from), list.end(), t,
+                         [](double v, const Release& r) { return v < r.end_s; }) -
+        list.begin());
+  };
+  if (to_s > front_s_) {
+    while (rel_horizon_s_ < to_s && extend_releases(cluster, std::max<std::size_t>(256, rel_.size() - rel_from_))) {
+    }
+    to_s = std::min(to_s, rel_horizon_s_);  // within the runs the lists hold
+    if (to_s <= front_s_) return;
+    for (std::vector<Release>* list : {&rel_, &rel_new_}) {
+      const std::size_t from = list == &rel_ ? rel_from_ : rel_new_from_;
+      for (std::size_t i = after(*list, from, front_s_); i < list->size() && (*list)[i].end_s <= to_s; ++i)
+        rest_release(cluster, (*list)[i], 1);
+    }
+  } else if (to_s < front_s_) {
+    for (std::vector<Release>* list : {&rel_, &rel_new_}) {
+      const std::size_t from = list == &rel_ ? rel_from_ : rel_new_from_;
+      for (std::size_t i = after(*list, from, to_s); i < list->size() && (*list)[i].end_s <= front_s_; ++i)
+        rest_release(cluster, (*list)[i], -1);
+    }
+  }
+  front_s_ = to_s;
 }
 
 void BackfillScheduler::rest_hold(const ClusterView& cluster, const Hold& h, int sign) {
@@ -404,9 +452,22 @@ void BackfillScheduler::compact_releases(bool merge) {
   rel_new_from_ = 0;
 }
 
+void BackfillScheduler::retire_releases(const ClusterView& cluster) {
+  // Runs end exactly when expected (else the pass is not clean and the lists go): those
+  // ended are the first ones. At rest they leave rcap_ before follow_base gives their GPUs
+  // to base_, so that no node counts them twice.
+  const double now_s = cluster.now.seconds();
+  for (; rel_from_ < rel_.size() && rel_[rel_from_].end_s <= now_s; ++rel_from_)
+    if (rel_[rel_from_].end_s <= front_s_) rest_release(cluster, rel_[rel_from_], -1);
+  for (; rel_new_from_ < rel_new_.size() && rel_new_[rel_new_from_].end_s <= now_s; ++rel_new_from_)
+    if (rel_new_[rel_new_from_].end_s <= front_s_) rest_release(cluster, rel_new_[rel_new_from_], -1);
+}
+
 void BackfillScheduler::follow_releases(const ClusterView& cluster, bool clean) {
   const double now_s = cluster.now.seconds();
   if (!clean) {
+    if (base_valid_) move_front(cluster, -std::numeric_limits<double>::infinity());  // rest: base_ again
+    front_s_ = -std::numeric_limits<double>::infinity();
     rel_.clear();
     rel_new_.clear();
     rel_nodes_.clear();
@@ -416,9 +477,7 @@ void BackfillScheduler::follow_releases(const ClusterView& cluster, bool clean) 
     rel_complete_ = false;
     return;
   }
-  // Runs end exactly when expected: those ended are the first ones.
-  while (rel_from_ < rel_.size() && rel_[rel_from_].end_s <= now_s) ++rel_from_;
-  while (rel_new_from_ < rel_new_.size() && rel_new_[rel_new_from_].end_s <= now_s) ++rel_new_from_;
+  front_s_ = std::max(front_s_, now_s);  // the releases ended by now left (retire_releases)
   // The runs the last pass started, where the list reaches their ends: into rel_new_,
   // merged into rel_ once it holds more than a few (an insertion into rel_ itself would
   // move its whole tail).
@@ -432,6 +491,7 @@ void BackfillScheduler::follow_releases(const ClusterView& cluster, bool clean) 
                                      end_s, [](double e, const Release& r) { return e < r.end_s; });
     const std::size_t i = static_cast<std::size_t>(at - rel_new_.begin());
     push_release(rel_new_, end_s, place);
+    if (end_s <= front_s_) rest_release(cluster, rel_new_.back(), 1);
     std::rotate(rel_new_.begin() + static_cast<std::ptrdiff_t>(i), rel_new_.end() - 1, rel_new_.end());
   }
   constexpr std::size_t NEW_MOST = 64;
@@ -600,7 +660,38 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   };
   // The runs by expected end: rel_ and rel_new_ merged (equal ends: rel_ first), rel_
   // read further from running_ as needed (rel_new_ ends by the horizon), by doubling.
-  for (std::size_t i = rel_from_, j = rel_new_from_;;) {
+  // The walk starts from rest, where the runs ending by front_s_ have ended: before the
+  // first candidate it may try (max(now, lower)) their GPUs are taken back.
+  const double start_s = std::max(now_s, lower);
+  if (lower > now_s) {
+    // front_s_ follows a low quantile of where searches start (ahead of now): down fast, up
+    // slowly and by bounded steps (a far start, a big job's, would drag it).
+    const double x = std::min(start_s - now_s, 2 * front_ahead_s_ + 10);
+    front_ahead_s_ += x < front_ahead_s_ ? (x - front_ahead_s_) / 8 : (x - front_ahead_s_) / 64;
+  }
+  const auto first_after = [](const std::vector<Release>& list, std::size_t from, double v) {
+    return static_cast<std::size_t>(
+        std::upper_bound(list.begin() + static_cast<std::ptrdiff_t>(from), list.end(), v,
+                         [](double x, const Release& r) { return x < r.end_s; }) -
+        list.begin());
+  };
+  std::size_t i0 = rel_from_;
+  std::size_t j0 = rel_new_from_;
+  if (front_s_ > -std::numeric_limits<double>::infinity()) {
+    const double from_s = std::min(front_s_, start_s);
+    i0 = first_after(rel_, rel_from_, from_s);
+    j0 = first_after(rel_new_, rel_new_from_, from_s);
+    for (const auto& [list, k0] : {std::pair{&rel_, i0}, std::pair{&rel_new_, j0}})
+      for (std::size_t k = k0; k < list->size() && (*list)[k].end_s <= front_s_; ++k) {
+        const Release& r = (*list)[k];
+        for (std::uint32_t m = r.first; m < r.first + r.count; ++m)
+          change_node(cluster, rel_nodes_[m], -r.gpus_per_node, 0);
+      }
+  }
+  // The first candidate tried: start_s (now, or a time an earlier search learnt; when it is
+  // no candidate time it fits no better there than at the candidate before it).
+  t = start_s;
+  for (std::size_t i = i0, j = j0;;) {
     if (i == rel_.size() && j == rel_new_.size() &&
         !(extend_releases(cluster, std::max<std::size_t>(256, rel_.size() - rel_from_)) && i < rel_.size()))
       break;
@@ -621,7 +712,7 @@ bool BackfillScheduler::search(const ClusterView& cluster, const QueuedJob& q, d
   // Back to the base capacity, no holds (the histogram as it was: a copy, where filing each
   // node back would chain increments through the same few counters).
   for (const std::uint32_t n : stouched_) {
-    scap_[n] = base_[n];
+    scap_[n] = rcap_[n];
     sheld_[n] = rheld_[n];
     stouched_flag_[n] = 0;
   }
@@ -713,6 +804,14 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
     return;
   }
   const double now_s = cluster.now.seconds();
+  if (base_valid_ && base_.size() == cluster.nodes.size()) {
+    // Before follow_base gives base_ what ended: a run that ended off its expected end
+    // (the pass is not clean) may still be counted at rest as a release.
+    if (!kept_valid_ || cluster.admission != nullptr)
+      move_front(cluster, -std::numeric_limits<double>::infinity());
+    else
+      retire_releases(cluster);
+  }
   follow_base(cluster);
   bool clean = kept_valid_ && cluster.admission == nullptr;
   // A run at or past its expected end "ends any moment" (just after now): the plan then
@@ -727,6 +826,7 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   if (clean && !holds_valid_) build_holds(cluster);
   if (clean && !by_start_.empty()) clean = holds_[by_start_.front()].start_s >= now_s;  // none missed
   follow_releases(cluster, clean && !past_due);
+  if (clean && !past_due) move_front(cluster, now_s + front_ahead_s_);
   kept_started_.clear();
   if (!clean) forget_kept();
   if (past_due) search_memo_.clear();
