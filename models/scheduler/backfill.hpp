@@ -331,7 +331,7 @@ class BackfillScheduler final : public Scheduler {
   bool search(const ClusterView& cluster, const QueuedJob& q, double length, Kept& into);
   // The runs on up nodes by expected end, read from running_ only as far as a search needed
   // (every run ending by rel_horizon_s_), kept while the kept reservations are: runs that
-  // end leave from the front, runs started join where the list reaches their end.
+  // end leave from the front, runs started where the list reaches their end join rel_new_.
   struct Release {
     double end_s = 0;
     std::uint32_t first = 0;  // rel_nodes_[first, first + count)

@@ -189,13 +189,15 @@ void BackfillScheduler::conservative_fresh(const ClusterView& cluster, const Wai
 //     hold end there would have been a pass), and at T' a job finds the capacity of its
 //     last candidate before T' less at least the same holds, so it does not fit there
 //     either (a strategy that fails on some capacity fails on less).
-//   - A search walks the runs in order of expected end (rel_, read from running_ only as
-//     far as needed) and the holds by start and by end, keeping per node the capacity and
-//     the GPUs of the holds overlapping the job's span, and per node type how many nodes
-//     have each count of GPUs available: a candidate time is rejected from that count
-//     (exact for one-node jobs and for whole nodes), and the strategy is asked only where
-//     it says the job fits, on plan_nodes_ with only the nodes written since the last ask
-//     refiled.
+//   - A search walks the runs in order of expected end (rel_ and rel_new_, read from
+//     running_ only as far as needed) from a rest state that counts every hold and the runs
+//     ending by front_s_, trying candidate times from the bound earlier searches learnt
+//     (SearchMemo); it keeps per node the capacity and the GPUs of the holds overlapping
+//     the job's span, and per node type how many nodes have each count of GPUs available:
+//     a candidate time is rejected from that count (exact for one-node jobs and for whole
+//     nodes), and the strategy is asked only where it says the job fits, on plan_nodes_
+//     with only the nodes written since the last ask refiled (and only those that may
+//     host the job written).
 void BackfillScheduler::follow_base(const ClusterView& cluster) {
   const NodeChanges* log = cluster.changes;
   const std::uint64_t total = log->total();
