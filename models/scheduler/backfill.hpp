@@ -319,6 +319,8 @@ class BackfillScheduler final : public Scheduler {
   std::vector<char> stouched_flag_;
   std::vector<std::uint32_t> stouched_;
   void change_node(const ClusterView& cluster, std::uint32_t n, int cap, int held);
+  // Node n, filed at `before` available GPUs, to what scap_ less sheld_ leaves.
+  void refile_hist(const ClusterView& cluster, std::uint32_t n, int before);
   bool avail_may_fit(const ClusterView& cluster, const QueuedJob& q) const;
   // The holds of the pass (reservations and starts, in kept_ order) by start and by end.
   std::vector<std::uint32_t> by_start_;
@@ -374,6 +376,8 @@ class BackfillScheduler final : public Scheduler {
   std::vector<int> rcap_;
   double front_s_ = -std::numeric_limits<double>::infinity();
   double front_ahead_s_ = 0;  // where front_s_ is moved at a pass: now + this
+  // Node n's rest capacity and held GPUs change by cap and held (histogram, plan view).
+  void rest_change(const ClusterView& cluster, std::uint32_t n, int cap, int held);
   void rest_release(const ClusterView& cluster, const Release& r, int sign);
   void move_front(const ClusterView& cluster, double to_s);
   int rest_avail(std::uint32_t n) const { return std::max(0, rcap_[n] - rheld_[n]); }

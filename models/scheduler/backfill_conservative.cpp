@@ -246,17 +246,10 @@ void BackfillScheduler::follow_base(const ClusterView& cluster) {
       }
       const int b = base_of(n);
       if (b == base_[n]) continue;
-      const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
-      --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
-      base_total_ += b - base_[n];
-      rcap_[n] += b - base_[n];
+      const int gained = b - base_[n];
+      base_total_ += gained;
       base_[n] = b;
-      scap_[n] = rcap_[n];
-      GCSIM_CHECK(rcap_[n] <= cluster.types[cluster.nodes[n].type].gpus_per_node,
-                  "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(rcap_[n]) +
-                      " GPUs back by " + std::to_string(front_s_) + " s");
-      ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
-      set_plan_node(n, rest_avail(n));
+      rest_change(cluster, n, gained, 0);
     }
   }
   base_log_read_ = total;
@@ -284,6 +277,10 @@ void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n,
   const int before = std::max(0, scap_[n] - sheld_[n]);
   scap_[n] += cap;
   sheld_[n] += held;
+  refile_hist(cluster, n, before);
+}
+
+void BackfillScheduler::refile_hist(const ClusterView& cluster, std::uint32_t n, int before) {
   const int after = std::max(0, scap_[n] - sheld_[n]);
   if (before == after) return;
   const std::uint16_t t = cluster.nodes[n].type;
@@ -296,33 +293,27 @@ void BackfillScheduler::change_node(const ClusterView& cluster, std::uint32_t n,
 
 void BackfillScheduler::refresh_hist(const ClusterView& cluster) {
   // Every node touched so far is filed at rest (the search started there).
-  for (const std::uint32_t n : stouched_) {
-    const int after = std::max(0, scap_[n] - sheld_[n]);
-    const int before = rest_avail(n);
-    if (after == before) continue;
-    const std::uint16_t t = cluster.nodes[n].type;
-    GCSIM_CHECK(after <= cluster.types[t].gpus_per_node,
-                "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(after) + " GPUs");
-    const std::size_t first = static_cast<std::size_t>(hist_first_[t]);
-    --base_hist_[first + static_cast<std::size_t>(before)];
-    ++base_hist_[first + static_cast<std::size_t>(after)];
-  }
+  for (const std::uint32_t n : stouched_) refile_hist(cluster, n, rest_avail(n));
   hist_live_ = true;
 }
 
+void BackfillScheduler::rest_change(const ClusterView& cluster, std::uint32_t n, int cap, int held) {
+  const std::uint16_t t = cluster.nodes[n].type;
+  const std::size_t first = static_cast<std::size_t>(hist_first_[t]);
+  --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+  rcap_[n] += cap;
+  rheld_[n] += held;
+  scap_[n] = rcap_[n];
+  sheld_[n] = rheld_[n];
+  GCSIM_CHECK(rcap_[n] >= 0 && rcap_[n] <= cluster.types[t].gpus_per_node,
+              "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(rcap_[n]) +
+                  " GPUs back by " + std::to_string(front_s_) + " s");
+  ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
+  set_plan_node(n, rest_avail(n));
+}
+
 void BackfillScheduler::rest_release(const ClusterView& cluster, const Release& r, int sign) {
-  for (std::uint32_t k = r.first; k < r.first + r.count; ++k) {
-    const std::uint32_t n = rel_nodes_[k];
-    const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
-    --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
-    rcap_[n] += sign * r.gpus_per_node;
-    scap_[n] = rcap_[n];
-    GCSIM_CHECK(rcap_[n] >= 0 && rcap_[n] <= cluster.types[cluster.nodes[n].type].gpus_per_node,
-                "conservative backfill: node " + std::to_string(n) + " would have " + std::to_string(rcap_[n]) +
-                    " GPUs back by " + std::to_string(front_s_) + " s");
-    ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
-    set_plan_node(n, rest_avail(n));
-  }
+  for (std::uint32_t k = r.first; k < r.first + r.count; ++k) rest_change(cluster, rel_nodes_[k], sign * r.gpus_per_node, 0);
 }
 
 void BackfillScheduler::move_front(const ClusterView& cluster, double to_s) {
@@ -353,15 +344,7 @@ void BackfillScheduler::move_front(const ClusterView& cluster, double to_s) {
 }
 
 void BackfillScheduler::rest_hold(const ClusterView& cluster, const Hold& h, int sign) {
-  for (std::uint32_t k = h.first; k < h.first + h.count; ++k) {
-    const std::uint32_t n = plan_hold_nodes_[k];
-    const std::size_t first = static_cast<std::size_t>(hist_first_[cluster.nodes[n].type]);
-    --base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
-    rheld_[n] += sign * h.gpus_per_node;
-    sheld_[n] = rheld_[n];
-    ++base_hist_[first + static_cast<std::size_t>(rest_avail(n))];
-    set_plan_node(n, rest_avail(n));
-  }
+  for (std::uint32_t k = h.first; k < h.first + h.count; ++k) rest_change(cluster, plan_hold_nodes_[k], 0, sign * h.gpus_per_node);
 }
 
 bool BackfillScheduler::avail_may_fit(const ClusterView& cluster, const QueuedJob& q) const {
