@@ -813,8 +813,9 @@ void BackfillScheduler::conservative(const ClusterView& cluster, const WaitingJo
   follow_releases(cluster, clean && !past_due);
   if (clean && !past_due) move_front(cluster, now_s + front_ahead_s_);
   kept_started_.clear();
-  if (!clean) forget_kept();
-  if (past_due) search_memo_.clear();
+  // A run past its expected end (a checkpoint's pause, an estimate too low) still holds
+  // GPUs that the kept reservations counted on from then: they are planned again.
+  if (!clean || past_due) forget_kept();
   kept_at_s_ = now_s;
   long long free_now = base_total_;
   bool blocked = false;

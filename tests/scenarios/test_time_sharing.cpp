@@ -78,3 +78,17 @@ TEST_CASE("the time-sharing example: sharing lifts utilization, the windows deci
   CHECK(windows.attrs.scheduler_settings.find("quotas: office / night / weekend, lending: on, reclaim: preempt") !=
         std::string::npos);
 }
+
+TEST_CASE("the time-sharing example under conservative backfill: runs past their expected end do not start reserved jobs on their GPUs",
+          "[scenario][scheduler]") {
+  // The jobs write checkpoints, so a run outlasts its length (its expected end). A pass at a
+  // time some reservations were due, while a run they counted on was still writing, started
+  // them on GPUs it still held (an internal error in the cluster: "node 0 has 0 GPUs free,
+  // not 1", 2026-12-03). Conservative backfill now plans afresh in such a pass.
+  test::TempDir out("time-sharing-conservative");
+  const auto compare = test::run_gcsim("compare " + DIR + "time-sharing.yaml --policy 'backfill:{mode: conservative}'" +
+                                       " --no-plots -o " + out.path().string());
+  INFO(compare.output);
+  REQUIRE(compare.code == 0);
+  CHECK(compare.output.find("9,980") != std::string::npos);  // every job completed
+}
