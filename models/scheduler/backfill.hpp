@@ -301,19 +301,20 @@ class BackfillScheduler final : public Scheduler {
     waiting_ids_.erase(job);
     if (!kept_expected(job) && kept_covers(job)) kept_valid_ = false;
   }
-  // The capacity the search starts from: per node, free GPUs now (0 unless up), followed
-  // through the change log; per node type, nodes by GPUs available (base_hist_).
+  // The free GPUs now per node (0 unless up), followed through the change log; per node
+  // type, nodes by GPUs available at rest (base_hist_, by rest_avail below).
   void follow_base(const ClusterView& cluster);
   std::vector<int> base_;
   std::vector<NodeStatus> base_status_;
-  std::vector<int> base_hist_;      // [hist_first_[type] + available GPUs]
+  std::vector<int> base_hist_;      // [hist_first_[type] + available GPUs]: at rest, or in a search
+                                    // as scap_ less sheld_
   std::vector<int> hist_saved_;     // base_hist_ at the start of a search
   std::vector<int> hist_first_;
   long long base_total_ = 0;
   std::uint64_t base_log_read_ = 0;
   bool base_valid_ = false;
   // A search: capacity (base_ plus the runs ended by the candidate time) and what holds
-  // overlapping the job's span take per node; both back to base_ and 0 after it.
+  // overlapping the job's span take per node; both back to rest (rcap_, rheld_) after it.
   std::vector<int> scap_;
   std::vector<int> sheld_;
   std::vector<char> stouched_flag_;
@@ -326,7 +327,9 @@ class BackfillScheduler final : public Scheduler {
   std::vector<std::uint32_t> by_start_;
   std::vector<std::uint32_t> by_end_;
   int empty_holds_ = 0;  // holds of no length (end <= start)
-  std::vector<char> hold_state_;  // in a search: 0 not yet overlapping, 1 overlapping, 2 past; 3: gone
+  // In a search: 1 counted (all, at first), 0 left out (starting at or after the span's
+  // end), 2 past (ended by the candidate time); between passes, 3 marks a hold that goes.
+  std::vector<char> hold_state_;
   std::uint32_t add_hold(std::uint32_t job, double start_s, double end_s, std::span<const std::uint32_t> nodes,
                          int gpus_per_node);
   bool holds_valid_ = false;  // holds_ and by_* hold kept_'s reservations (and nothing else but gone ones)
