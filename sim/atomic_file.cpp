@@ -4,8 +4,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,7 +16,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 #include "sim/errors.hpp"
@@ -75,26 +79,67 @@ struct Slot {
 };
 Slot g_slots[SLOTS];
 
-int track(const std::string& path) noexcept {
+// The same for ScratchFolders (removed with the files in them) and NewFolderGuards
+// (removed when empty).
+constexpr int FOLDER_SLOTS = 8;
+Slot g_scratch[FOLDER_SLOTS];
+Slot g_new_folders[FOLDER_SLOTS];
+
+template <int N>
+int track_in(Slot (&slots)[N], const std::string& path) noexcept {
   if (path.size() >= SLOT_PATH) return -1;
-  for (int i = 0; i < SLOTS; ++i) {
+  for (int i = 0; i < N; ++i) {
     int expected = FREE;
-    if (!g_slots[i].state.compare_exchange_strong(expected, CLAIMED)) continue;
-    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
-    g_slots[i].state.store(LIVE, std::memory_order_release);
+    if (!slots[i].state.compare_exchange_strong(expected, CLAIMED)) continue;
+    std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
+    slots[i].state.store(LIVE, std::memory_order_release);
     return i;
   }
   return -1;
 }
 
+int track(const std::string& path) noexcept { return track_in(g_slots, path); }
+
 void untrack(int slot) noexcept {
   if (slot >= 0) g_slots[slot].state.store(FREE, std::memory_order_release);
+}
+
+// Removes the files directly in folder `path`, then the folder, with async-signal-safe
+// calls only (open, getdents64, unlinkat, rmdir): what a signal handler may do. Runs that
+// are still writing may add a file meanwhile, so it reads the folder again while rmdir
+// finds it not empty, a few times.
+void remove_folder_in_handler(const char* path) noexcept {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    alignas(8) char buf[4096];
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+      if (n <= 0) break;
+      // struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, name.
+      for (long at = 0; at + 19 < n;) {
+        unsigned short length = 0;
+        std::memcpy(&length, buf + at + 16, sizeof length);
+        if (length == 0) break;
+        const char* name = buf + at + 19;
+        if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))))
+          ::unlinkat(fd, name, 0);  // a link itself, never its target; a subfolder stays
+        at += length;
+      }
+    }
+    ::close(fd);
+    if (::rmdir(path) == 0 || (errno != ENOTEMPTY && errno != EEXIST)) return;
+  }
 }
 
 extern "C" void remove_temp_files_and_reraise(int sig) {
   const int saved = errno;
   for (Slot& slot : g_slots)
     if (slot.state.load(std::memory_order_acquire) == LIVE) ::unlink(slot.path);  // async-signal-safe
+  for (Slot& slot : g_scratch)
+    if (slot.state.load(std::memory_order_acquire) == LIVE) remove_folder_in_handler(slot.path);
+  for (Slot& slot : g_new_folders)
+    if (slot.state.load(std::memory_order_acquire) == LIVE) ::rmdir(slot.path);  // only when empty
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
@@ -223,6 +268,33 @@ void AtomicFile::discard() noexcept {
   ::unlink(temp_path_.c_str());  // the name we created: unlink removes a link, never its target
   untrack(std::exchange(slot_, -1));
   temp_path_.clear();
+}
+
+ScratchFolder::ScratchFolder(const std::string& parent, const std::string& prefix) {
+  std::string pattern = (std::filesystem::path(parent.empty() ? "." : parent) / (prefix + "XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw Error("cannot create a temporary folder in '" + (parent.empty() ? std::string(".") : parent) +
+                "': " + errno_text(errno));
+  path_ = std::move(pattern);
+  slot_ = track_in(g_scratch, path_);
+}
+
+ScratchFolder::~ScratchFolder() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+  if (slot_ >= 0) g_scratch[slot_].state.store(FREE, std::memory_order_release);
+}
+
+NewFolderGuard::NewFolderGuard(std::string path) : path_(std::move(path)) { slot_ = track_in(g_new_folders, path_); }
+
+NewFolderGuard::~NewFolderGuard() {
+  if (!kept_) ::rmdir(path_.c_str());  // only when empty
+  keep();
+}
+
+void NewFolderGuard::keep() noexcept {
+  kept_ = true;
+  if (slot_ >= 0) g_new_folders[std::exchange(slot_, -1)].state.store(FREE, std::memory_order_release);
 }
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {

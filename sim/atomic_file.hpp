@@ -11,8 +11,9 @@
 //
 // A run that ends early leaves nothing behind where gcsim can prevent it: the destructor
 // removes the temporary file on every error path; install_temp_file_cleanup() makes
-// SIGINT, SIGTERM and SIGHUP remove every temporary file still open before the process
-// dies of the signal; and remove_stale_temp_files() removes what a SIGKILL (or a crash)
+// SIGINT, SIGTERM and SIGHUP remove every temporary file still open (and every
+// ScratchFolder, and every NewFolderGuard's folder left empty) before the process dies of
+// the signal; and remove_stale_temp_files() removes what a SIGKILL (or a crash)
 // left, recognised by its name: a process id of this machine that no longer runs.
 #pragma once
 
@@ -67,6 +68,44 @@ void install_temp_file_cleanup();
 // processes, of other machines sharing the folder, and every other name are left alone.
 // A link is removed, never followed. Returns how many were removed; never throws.
 int remove_stale_temp_files(const std::string& dir) noexcept;
+
+// A fresh folder "<parent>/<prefix>XXXXXX" (mkdtemp: a new name, mode 0700) for files that
+// live only while a command runs (`gcsim compare`'s traces before they are moved into
+// place, or all of them without -o). The destructor removes it with everything in it; and
+// should SIGINT, SIGTERM or SIGHUP end the process first, the handlers of
+// install_temp_file_cleanup() remove the files directly in it, then the folder. At most 8
+// are tracked for the handlers at once (beyond that, only the destructor removes one).
+class ScratchFolder {
+ public:
+  // Throws gcsim::Error when the folder cannot be made.
+  ScratchFolder(const std::string& parent, const std::string& prefix);
+  ~ScratchFolder();
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int slot_ = -1;
+};
+
+// A folder this process has just made for its outputs: removed when the guard goes if it is
+// still empty and keep() was not called (a command that failed before writing into it), and
+// by the signal handlers of install_temp_file_cleanup() if it is empty then. Never removes
+// a file.
+class NewFolderGuard {
+ public:
+  explicit NewFolderGuard(std::string path);
+  ~NewFolderGuard();
+  NewFolderGuard(const NewFolderGuard&) = delete;
+  NewFolderGuard& operator=(const NewFolderGuard&) = delete;
+  void keep() noexcept;
+
+ private:
+  std::string path_;
+  int slot_ = -1;
+  bool kept_ = false;
+};
 
 // The whole of `bytes` at `path`, through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view bytes);

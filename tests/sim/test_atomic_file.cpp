@@ -252,3 +252,61 @@ TEST_CASE("SIGTERM and SIGINT remove the temporary files of a run before it dies
     CHECK(dir.entries().empty());
   }
 }
+
+TEST_CASE("A ScratchFolder goes with its files, a NewFolderGuard removes its folder only when empty", "[unit]") {
+  Folder dir("atomic-scratch");
+  std::string kept;
+  {
+    gcsim::sim::ScratchFolder scratch(dir.path.string(), "work-");
+    kept = scratch.path();
+    CHECK(fs::path(kept).parent_path() == dir.path);
+    CHECK(fs::path(kept).filename().string().starts_with("work-"));
+    CHECK(fs::is_directory(kept));
+    std::ofstream(fs::path(kept) / "a.h5") << "trace";
+  }
+  CHECK_FALSE(fs::exists(kept));
+  CHECK_THROWS_AS(gcsim::sim::ScratchFolder(dir.file("no-such-folder"), "work-"), gcsim::Error);
+  fs::create_directories(dir.file("empty"));
+  { gcsim::sim::NewFolderGuard guard(dir.file("empty")); }
+  CHECK_FALSE(fs::exists(dir.file("empty")));
+  fs::create_directories(dir.file("written"));
+  std::ofstream(dir.file("written/keep.txt")) << "x";
+  { gcsim::sim::NewFolderGuard guard(dir.file("written")); }
+  CHECK(fs::exists(dir.file("written/keep.txt")));
+  fs::create_directories(dir.file("kept"));
+  {
+    gcsim::sim::NewFolderGuard guard(dir.file("kept"));
+    guard.keep();
+  }
+  CHECK(fs::is_directory(dir.file("kept")));
+}
+
+TEST_CASE("SIGTERM and SIGINT remove a ScratchFolder with its files, and an output folder left empty", "[unit]") {
+  for (const int sig : {SIGTERM, SIGINT}) {
+    INFO(sig);
+    Folder dir("atomic-scratch-signal-" + std::to_string(sig));
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      gcsim::sim::install_temp_file_cleanup();
+      fs::create_directories(dir.file("out"));
+      gcsim::sim::NewFolderGuard made(dir.file("out"));
+      gcsim::sim::ScratchFolder scratch(dir.file("out"), ".staging-");
+      // Committed files, one half written, and more than one getdents64 buffer of names.
+      for (int i = 0; i < 200; ++i)
+        gcsim::sim::write_file_atomically((fs::path(scratch.path()) / ("trace-" + std::string(40, 'x') + "-r" +
+                                                                         std::to_string(i) + ".h5"))
+                                              .string(),
+                                          "whole");
+      AtomicFile half((fs::path(scratch.path()) / "last.h5").string());
+      half.write("half");
+      ::raise(sig);
+      ::_exit(3);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    CHECK(dir.entries().empty());
+  }
+}
