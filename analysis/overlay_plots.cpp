@@ -180,14 +180,16 @@ std::vector<std::string> trace_teams(const TraceData& trace) {
   return {teams.begin(), teams.end()};
 }
 
-std::string file_name_part(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                      c == '_' || c == '-';
-    out += keep ? c : '_';
-  }
-  return out.empty() ? "_" : out;
+std::vector<std::string> team_plot_names(const std::vector<std::string>& teams) {
+  std::vector<std::string> names = unique_file_name_parts(teams);
+  for (std::string& n : names) n = "team_share-" + n;
+  return names;
+}
+
+std::vector<std::string> overlay_plot_names(const std::vector<std::string>& teams) {
+  std::vector<std::string> names{"jct_cdf", "wait_cdf", "gpus_allocated", "queue_length"};
+  for (std::string& n : team_plot_names(teams)) names.push_back(std::move(n));
+  return names;
 }
 
 std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>& runs,
@@ -223,7 +225,10 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
   time_plot(allocated, labels, end_s, dir, "gpus_allocated", prefix + "GPUs allocated to jobs (max per pixel)", "GPUs", paths);
   time_plot(queue, labels, end_s, dir, "queue_length", prefix + "jobs waiting (submitted, not running, not finished)", "jobs",
             paths);
+  const std::vector<std::string> team_names = team_plot_names({teams.begin(), teams.end()});
+  std::size_t team_index = 0;
   for (const std::string& team : teams) {
+    const std::string& plot_name = team_names[team_index++];
     // The team's GPUs over the GPUs provisioned at each instant.
     std::vector<std::vector<StepPoint>> share;
     for (const TraceData* t : runs) {
@@ -242,7 +247,7 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
       }
       share.push_back(std::move(s));
     }
-    time_plot(share, labels, end_s, dir, "team_share-" + file_name_part(team),
+    time_plot(share, labels, end_s, dir, plot_name,
               prefix + "team " + team + ": share of the provisioned GPUs its jobs hold (max per pixel)", "share of GPUs (0-1)",
               paths);
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/file_names.hpp"
 #include "analysis/pixel_steps.hpp"
 #include "analysis/trace_data.hpp"
 
@@ -22,15 +23,18 @@ std::vector<StepPoint> team_gpu_steps(const TraceData& trace, const std::string&
 // Every team named by a job, sorted.
 std::vector<std::string> trace_teams(const TraceData& trace);
 
+// The team share plots' names for `teams` (sorted, as trace_teams gives them):
+// "team_share-" and the team's unique_file_name_parts(), so that teams whose names differ
+// only in characters a file name cannot hold ("ml team", "ml_team") get a plot each.
+std::vector<std::string> team_plot_names(const std::vector<std::string>& teams);
+
+// Every NAME write_overlay_plots writes for runs whose jobs name `teams`.
+std::vector<std::string> overlay_plot_names(const std::vector<std::string>& teams);
+
 // Writes into `dir` (which must exist), as NAME.png and NAME.svg: jct_cdf, wait_cdf,
-// gpus_allocated, queue_length and team_share-<team> for each team (the team's name with
-// every character but letters, digits, '.', '_' and '-' as '_'); `labels[i]` names
-// `runs[i]` in the legend. Returns the paths written.
+// gpus_allocated, queue_length and team_plot_names() for the teams of all the runs;
+// `labels[i]` names `runs[i]` in the legend. Returns the paths written.
 std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>& runs,
                                              const std::vector<std::string>& labels, const std::string& dir);
-
-// `text` as a file name part: letters, digits, '.', '_' and '-' kept, anything else '_';
-// "_" for empty text.
-std::string file_name_part(const std::string& text);
 
 }  // namespace gcsim::analysis

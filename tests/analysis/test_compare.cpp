@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "analysis/compare.hpp"
+#include "analysis/file_names.hpp"
+#include "analysis/overlay_plots.hpp"
 #include "analysis/report.hpp"
 #include "support/python.hpp"
 #include "support/scenario_support.hpp"
@@ -201,4 +203,23 @@ assert abs(runs[1]["cost_per_completed_job_usd"] - 200 / 3) < 1e-9
 )";
   const std::string cmd = "/usr/bin/python3 " + dir.file("check.py") + " " + dir.file("runs.json");
   CHECK(std::system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("file names from labels and team names are safe, bounded, unique and the same every time", "[unit]") {
+  using Names = std::vector<std::string>;
+  CHECK(file_name_part("fifo:{placement: first-fit}") == "fifo__placement__first-fit_");
+  CHECK(file_name_part("") == "_");
+  // Names that clash once made safe: a name that is safe as it is keeps it.
+  CHECK(unique_file_name_parts({"ml team", "ml_team", "ml?team"}) == Names{"ml_team-2", "ml_team", "ml_team-3"});
+  CHECK(unique_file_name_parts({"a", "a", "a-2"}) == Names{"a", "a-3", "a-2"});
+  // Letter case does not tell files apart on every file system.
+  CHECK(unique_file_name_parts({"ML", "ml"}) == Names{"ML", "ml-2"});
+  // Long text is cut, and what the cut makes equal is told apart.
+  const std::string long_a = std::string(150, 'x') + "a";
+  const std::string long_b = std::string(150, 'x') + "b";
+  const Names cut = unique_file_name_parts({long_a, long_b});
+  CHECK(cut == Names{std::string(MAX_FILE_NAME_PART_BYTES, 'x'), std::string(MAX_FILE_NAME_PART_BYTES, 'x') + "-2"});
+  CHECK(team_plot_names({"ml team", "ml?team", "ml_team"}) ==
+        Names{"team_share-ml_team-2", "team_share-ml_team-3", "team_share-ml_team"});
+  CHECK(overlay_plot_names({"a"}) == Names{"jct_cdf", "wait_cdf", "gpus_allocated", "queue_length", "team_share-a"});
 }
