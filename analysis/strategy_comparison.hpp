@@ -64,8 +64,9 @@ using TeamFigures = std::array<double, TEAM_FIGURES.size()>;
 // One run's figures per team named by a job, by team name.
 std::vector<std::pair<std::string, TeamFigures>> team_figures(const Metrics& metrics);
 
-// One variant: its label (the --policy text), the scheduler section it ran as YAML, and
-// each replication's figures (and per-team figures), replication 0 first.
+// One variant: its label (the --policy text, or an @FILE's label or stem), the scheduler
+// section it ran as YAML, and each replication's figures (and per-team figures),
+// replication 0 first.
 struct StrategyResult {
   std::string label;
   std::string scheduler_yaml;

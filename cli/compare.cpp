@@ -2,10 +2,10 @@
 // [--json] [--no-plots]`: runs the scenario once per scheduling strategy and replication, on
 // the scenario's seed, so that every strategy sees the same jobs and the same interruptions,
 // on a pool of threads (models::run_many), and prints one table (docs/analysis.md,
-// "Comparing strategies"). Every --policy is read before any run starts.
+// "Comparing strategies"). Every --policy is read, and every name the command will write
+// checked, before any run starts; the runs write into a folder of their own, and with -o
+// their files are moved into DIR only when every run has ended well.
 #include <CLI/CLI.hpp>
-
-#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/file_names.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/overlay_plots.hpp"
 #include "analysis/strategy_comparison.hpp"
@@ -26,6 +27,7 @@
 #include "models/register_builtins.hpp"
 #include "models/sweep.hpp"
 #include "sim/atomic_file.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::cli {
@@ -45,38 +47,72 @@ struct CompareCommand {
 
 namespace {
 
-// A fresh folder under the system's temporary folder for the traces of a run without -o,
-// removed with everything in it when the command ends, however it ends.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "gcsim-compare-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a temporary folder in '" + fs::temp_directory_path().string() + "'");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
+// What a file gets after its name while it is written: plot_support's ".gnuplot-stderr"
+// file, then AtomicFile's temporary suffix (".<pid>.<host>.<16 hex>.tmp", at most 40).
+constexpr std::size_t WRITING_SUFFIX_BYTES = 15 + 40;
+// The longest path the system opens (PATH_MAX on Linux, with its NUL), and the longest
+// file name (NAME_MAX).
+constexpr std::size_t MAX_PATH_BYTES = 4095;
+constexpr std::size_t MAX_NAME_BYTES = 255;
+// The folder the runs write into until they are all done: in DIR with -o, so that the files
+// can be renamed into place, and under $TMPDIR without.
+constexpr const char* STAGING_PREFIX = ".gcsim-compare-";
+constexpr const char* SCRATCH_PREFIX = "gcsim-compare-";
+constexpr std::size_t STAGING_NAME_BYTES = 21;  // ".gcsim-compare-XXXXXX"
 
- private:
-  std::string path_;
-};
-
-// One trace stem per variant: its label as a file name, "-2", "-3"... after a name an
-// earlier variant has.
+// One trace stem per variant: its label as a file name part, bounded and made unique
+// (analysis/file_names.hpp).
 std::vector<std::string> trace_names(const std::vector<models::SchedulerVariant>& variants) {
-  std::vector<std::string> names;
-  for (const models::SchedulerVariant& v : variants) {
-    const std::string base = analysis::file_name_part(v.argument);
-    std::string name = base;
-    for (int k = 2; std::find(names.begin(), names.end(), name) != names.end(); ++k) name = base + "-" + std::to_string(k);
-    names.push_back(name);
+  std::vector<std::string> labels;
+  for (const models::SchedulerVariant& v : variants) labels.push_back(v.label);
+  return analysis::unique_file_name_parts(labels);
+}
+
+// Every name is checked before anything runs: it fits a file name (by construction: the
+// parts taken from labels and teams are bounded), and the folder, with the staging folder
+// and the longest name written into it, fits a path. `option` names where the folder
+// came from ("-o 'DIR'", "$TMPDIR").
+void check_output_names(const std::string& folder, const std::string& option, const std::vector<std::string>& names) {
+  std::size_t longest = 0;
+  std::string longest_name;
+  for (const std::string& name : names) {
+    GCSIM_CHECK(name.size() + WRITING_SUFFIX_BYTES <= MAX_NAME_BYTES,
+                "compare's file name '" + name + "' is too long for a file system");
+    if (name.size() > longest) {
+      longest = name.size();
+      longest_name = name;
+    }
   }
-  return names;
+  const std::size_t path = (fs::path(folder) / "x").string().size() - 1 + STAGING_NAME_BYTES + 1 + longest +
+                           WRITING_SUFFIX_BYTES;
+  if (path > MAX_PATH_BYTES)
+    throw ConfigError(ErrorCode::OutOfRange, SourceMark{option, 0, 0}, "",
+                      "the folder's path is " + std::to_string(folder.size()) +
+                          " bytes long: with the files compare writes into it (the longest '" + longest_name +
+                          "', while written in a staging folder under a temporary name) a path would be " +
+                          std::to_string(path) + " bytes, and at most " + std::to_string(MAX_PATH_BYTES) +
+                          " can be opened; choose a shorter folder");
+}
+
+// Moves `names` from `from` into `to`, replacing what is there. The table and the JSON go
+// last, and the old ones are removed first: whatever stops the move half-way, no table in
+// `to` describes traces other than those beside it.
+void publish(const std::string& from, const std::string& to, const std::vector<std::string>& names,
+             const std::vector<std::string>& tables) {
+  for (const std::string& t : tables) {
+    const fs::path old = fs::path(to) / t;
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(old, ec);
+    if (fs::exists(status) && !fs::is_directory(status) && !fs::remove(old, ec) && ec)
+      throw Error("cannot remove '" + old.string() + "': " + ec.message());
+  }
+  const auto move = [&](const std::string& name) {
+    std::error_code ec;
+    fs::rename(fs::path(from) / name, fs::path(to) / name, ec);
+    if (ec) throw Error("cannot move '" + (fs::path(from) / name).string() + "' into '" + to + "': " + ec.message());
+  };
+  for (const std::string& n : names) move(n);
+  for (const std::string& t : tables) move(t);
 }
 
 int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, const models::ResourceLimits& limits) {
@@ -97,9 +133,10 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   std::vector<std::shared_ptr<const models::Scenario>> scenarios;
   for (const std::string& policy : c.policies) {
     variants.push_back(models::read_scheduler_variant(policy, schedulers));
-    auto s = std::make_shared<const models::Scenario>(models::load_scenario(
-        config::load_yaml_string(models::with_scheduler_section(document, variants.back()), document.file), catalogs,
-        schedulers));
+    // The scenario's tree with the variant's section in it: an error in a node of the
+    // variant names the --policy argument (or @FILE) and its column.
+    auto s = std::make_shared<const models::Scenario>(
+        models::load_scenario(models::with_scheduler_section(document, variants.back()), catalogs, schedulers));
     try {
       models::check_resources(models::estimate_resources(*s), per_run);
     } catch (const ConfigError& e) {
@@ -111,23 +148,55 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
     }
     scenarios.push_back(std::move(s));
   }
+  models::distinct_labels(variants);
 
-  std::unique_ptr<ScratchDir> scratch;
-  std::string dir = c.out_dir;
-  if (dir.empty()) {
-    scratch = std::make_unique<ScratchDir>();
-    dir = scratch->path();
-  } else {
-    make_output_dir(dir);
-  }
+  // Every name the command will write, checked before anything is made or run.
+  const bool to_folder = !c.out_dir.empty();
+  const bool plots = to_folder && !c.no_plots;
   const std::vector<std::string> names = trace_names(variants);
+  std::vector<std::string> trace_files;
+  for (std::size_t v = 0; v < variants.size(); ++v)
+    for (std::size_t r = 0; r < c.replications; ++r) trace_files.push_back(names[v] + "-r" + std::to_string(r) + ".h5");
+  const std::vector<std::string> tables{"compare.json", "compare.txt"};
+  std::vector<std::string> all_files = trace_files;
+  if (to_folder) all_files.insert(all_files.end(), tables.begin(), tables.end());
+  if (plots)
+    for (const std::string& p : analysis::overlay_plot_names(base.workload.teams)) {
+      all_files.push_back(p + ".png");
+      all_files.push_back(p + ".svg");
+    }
+  std::string parent = c.out_dir;
+  if (!to_folder) {
+    std::error_code ec;
+    parent = fs::temp_directory_path(ec).string();
+    if (ec) throw Error("no temporary folder for the traces ($TMPDIR): " + ec.message() + "; or give -o DIR");
+  }
+  check_output_names(parent, to_folder ? "-o '" + c.out_dir + "'" : "$TMPDIR '" + parent + "'", all_files);
+  if (to_folder)
+    for (const std::string& f : all_files) {
+      std::error_code ec;
+      if (fs::is_directory(fs::symlink_status(fs::path(c.out_dir) / f, ec)))
+        throw Error("cannot write '" + (fs::path(c.out_dir) / f).string() + "': a folder of that name is in the way");
+    }
+
+  // The runs write into a fresh folder of their own, removed however the command ends
+  // (signals included, sim/atomic_file.hpp); with -o, its files are moved into DIR once
+  // every run has ended well, so a failed compare leaves DIR as it was.
+  std::unique_ptr<sim::NewFolderGuard> made;
+  if (to_folder) {
+    std::error_code ec;
+    const bool existed = fs::exists(fs::symlink_status(c.out_dir, ec));
+    make_output_dir(c.out_dir);
+    if (!existed) made = std::make_unique<sim::NewFolderGuard>(c.out_dir);
+  }
+  const sim::ScratchFolder work(parent, to_folder ? STAGING_PREFIX : SCRATCH_PREFIX);
   std::vector<models::RunSpec> specs;
   for (std::size_t v = 0; v < variants.size(); ++v)
     for (std::size_t r = 0; r < c.replications; ++r) {
       models::RunSpec spec;
       spec.scenario = scenarios[v];
       spec.options.replication = r;  // the seed stays the scenario's: every variant's streams are the same
-      spec.output_stem = (fs::path(dir) / (names[v] + "-r" + std::to_string(r))).string();
+      spec.output_stem = (fs::path(work.path()) / (names[v] + "-r" + std::to_string(r))).string();
       specs.push_back(std::move(spec));
     }
   const std::vector<models::RunOutcome> outcomes = models::run_many(catalogs, schedulers, std::move(specs), c.threads);
@@ -143,9 +212,8 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   analysis::ComparisonHeader header{base.name, document.file, base.seed, c.replications};
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
-  const bool plots = !c.out_dir.empty() && !c.no_plots;
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    analysis::StrategyResult result{variants[v].argument, variants[v].yaml, {}, {}};
+    analysis::StrategyResult result{variants[v].label, variants[v].yaml, {}, {}};
     for (std::size_t r = 0; r < c.replications; ++r) {
       analysis::TraceData trace = analysis::read_trace(outcomes[v * c.replications + r].trace_path);
       const analysis::Metrics metrics = analysis::compute_metrics(trace);
@@ -158,25 +226,29 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   const std::string table = analysis::format_strategy_table(header, results);
   const std::string json = analysis::format_strategy_json(header, results);
   std::vector<std::string> written;
-  if (!c.out_dir.empty()) {
-    sim::write_file_atomically((fs::path(dir) / "compare.txt").string(), table);
-    sim::write_file_atomically((fs::path(dir) / "compare.json").string(), json);
-    for (const models::RunOutcome& o : outcomes) written.push_back(o.trace_path);
+  if (to_folder) {
+    sim::write_file_atomically((fs::path(work.path()) / "compare.txt").string(), table);
+    sim::write_file_atomically((fs::path(work.path()) / "compare.json").string(), json);
+    std::vector<std::string> moved = trace_files;
     if (plots) {
       std::vector<const analysis::TraceData*> runs;
       std::vector<std::string> labels;
       for (std::size_t v = 0; v < variants.size(); ++v) {
         runs.push_back(&first_runs[v]);
-        labels.push_back(variants[v].argument);
+        labels.push_back(variants[v].label);
       }
-      for (const std::string& p : analysis::write_overlay_plots(runs, labels, dir)) written.push_back(p);
+      for (const std::string& p : analysis::write_overlay_plots(runs, labels, work.path()))
+        moved.push_back(fs::path(p).filename().string());
     }
+    publish(work.path(), c.out_dir, moved, tables);
+    if (made) made->keep();
+    for (const std::string& f : moved) written.push_back((fs::path(c.out_dir) / f).string());
   }
   if (c.json) {
     std::cout << json;
   } else {
     std::cout << table;
-    if (!c.out_dir.empty()) std::cout << "\n  table and JSON: " << (fs::path(dir) / "compare.txt").string() << ", compare.json\n";
+    if (to_folder) std::cout << "\n  table and JSON: " << (fs::path(c.out_dir) / "compare.txt").string() << ", compare.json\n";
     for (const std::string& p : written) std::cout << "  wrote: " << p << "\n";
   }
   return 0;

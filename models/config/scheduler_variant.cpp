@@ -1,11 +1,15 @@
 // Scheduler variants for `gcsim compare` (see scheduler_variant.hpp).
 #include "models/config/scheduler_variant.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
 #include "models/config/scheduler_reader.hpp"
+#include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
@@ -77,11 +81,34 @@ void emit_block(const config::ConfigNode& node, std::size_t indent, std::string&
 }
 
 // ConfigErrors of a section read on its own, their key paths put under `scheduler.` (the
-// section's paths start at its own keys).
+// section's nodes are rebased there; this covers errors that name no node's path).
 [[noreturn]] void rethrow_under_scheduler(const ConfigError& e) {
   const std::string& path = e.key_path();
   if (path == "scheduler" || path.starts_with("scheduler.")) throw e;
   throw ConfigError(e.code(), e.mark(), path.empty() ? "scheduler" : config::join_key_path("scheduler", path), e.detail());
+}
+
+// A copy of `node` whose key paths start at `path`, every node keeping its file, line and
+// column, and every map the positions of its keys: a section read on its own, put where
+// it goes in a scenario.
+config::ConfigNode rebased(const config::ConfigNode& node, const std::string& path) {
+  if (node.is_map()) {
+    const auto all = node.entries();
+    std::vector<std::pair<std::string, config::ConfigNode>> entries;
+    std::vector<SourceMark> key_marks;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      entries.emplace_back(std::string(all[i].first), rebased(all[i].second, config::join_key_path(path, all[i].first)));
+      key_marks.push_back(node.key_mark(i));
+    }
+    return config::ConfigNode::make_map(std::move(entries), std::move(key_marks), node.mark(), path);
+  }
+  if (node.is_sequence()) {
+    std::vector<config::ConfigNode> items;
+    for (std::size_t i = 0; i < node.size(); ++i) items.push_back(rebased(node.at(i), config::join_index_path(path, i)));
+    return config::ConfigNode::make_sequence(std::move(items), node.mark(), path);
+  }
+  if (node.is_scalar()) return config::ConfigNode::make_scalar(std::string(node.scalar()), node.quoted(), node.mark(), path);
+  return config::ConfigNode::make_null(node.mark(), path);
 }
 
 // `NAME` or `NAME:{...}` as a scheduler map: the policy key first, then the flow map's
@@ -113,29 +140,74 @@ config::ConfigNode inline_section(const std::string& argument) {
   return config::ConfigNode::make_map(std::move(entries), std::move(key_marks), SourceMark{label, 1, 1}, "");
 }
 
+// A policy file holds a scheduler section: a few keys, at most a list of windows.
+constexpr std::uint64_t MAX_POLICY_FILE_BYTES = 16u * 1024u * 1024u;
+
+// `@FILE`'s scheduler map (bare, or under `scheduler:`), without its `label:`, which goes
+// to `label` when the file gives one.
+config::ConfigNode file_section(const std::string& argument, std::string& label) {
+  const std::string path = argument.substr(1);
+  // The argument's column 2 is where the path would start.
+  if (path.empty())
+    throw ConfigError(ErrorCode::FileNotFound, SourceMark{"--policy '" + argument + "'", 1, 2}, "--policy",
+                      "name the policy file after '@' (--policy @FILE)");
+  const config::ConfigDocument doc =
+      config::load_yaml_string(config::read_regular_file(path, MAX_POLICY_FILE_BYTES, "policy file"), path);
+  const config::ConfigNode& root = doc.root;
+  const char* shape = "a --policy @FILE holds a scheduler map ({policy: NAME, ...}), bare or under 'scheduler:', "
+                      "and an optional 'label:'";
+  if (!root.is_map()) root.fail(ErrorCode::WrongType, shape);
+  const config::ConfigNode* wrapped = root.find("scheduler");
+  const config::ConfigNode* label_node = root.find("label");
+  if (label_node != nullptr) {
+    const std::string text = label_node->scalar();
+    if (text.empty() || text.size() > MAX_VARIANT_LABEL_BYTES)
+      label_node->fail(ErrorCode::OutOfRange, "a label is 1 to " + std::to_string(MAX_VARIANT_LABEL_BYTES) +
+                                                  " bytes long, got " + std::to_string(text.size()));
+    for (const char c : text)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+        label_node->fail(ErrorCode::OutOfRange, "a label has no control characters (it names a column of the table)");
+    label = text;
+  }
+  if (wrapped != nullptr) {
+    const auto all = root.entries();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i].first != "scheduler" && all[i].first != "label")
+        throw ConfigError(ErrorCode::UnknownKey, root.key_mark(i), std::string(all[i].first),
+                          "unknown key '" + all[i].first + "' beside 'scheduler:'; valid keys: scheduler, label");
+    if (!wrapped->is_map()) wrapped->fail(ErrorCode::WrongType, shape);
+    return *wrapped;
+  }
+  if (label_node == nullptr) return root;
+  // The bare map less its label.
+  std::vector<std::pair<std::string, config::ConfigNode>> entries;
+  std::vector<SourceMark> key_marks;
+  const auto all = root.entries();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].first == "label") continue;
+    entries.emplace_back(std::string(all[i].first), all[i].second);
+    key_marks.push_back(root.key_mark(i));
+  }
+  return config::ConfigNode::make_map(std::move(entries), std::move(key_marks), root.mark(), "");
+}
+
 }  // namespace
 
 SchedulerVariant read_scheduler_variant(const std::string& argument, const SchedulerRegistry& registry) {
   SchedulerVariant v;
   v.argument = argument;
+  v.label = argument;
   config::ConfigNode section;
   if (argument.starts_with("@")) {
-    config::ConfigDocument doc;
-    try {
-      doc = config::load_yaml_file(argument.substr(1));
-    } catch (const ConfigError& e) {
-      if (e.code() != ErrorCode::FileNotFound) throw;
-      throw ConfigError(e.code(), e.mark(), "--policy", e.detail());
-    }
-    const config::ConfigNode* root = &doc.root;
-    if (root->is_map() && root->entries().size() == 1 && root->entries()[0].first == "scheduler")
-      root = &root->entries()[0].second;
-    if (!root->is_map())
-      root->fail(ErrorCode::WrongType, "a --policy @FILE holds a scheduler map ({policy: NAME, ...}), bare or under 'scheduler:'");
-    section = *root;
+    std::string label;
+    section = file_section(argument, label);
+    v.label_is_stem = label.empty();
+    v.label = label.empty() ? std::filesystem::path(argument.substr(1)).stem().string() : label;
+    if (v.label.empty()) v.label = argument;  // a stem-less path ("@dir/.") cannot be read anyway
   }
   try {
     if (!argument.starts_with("@")) section = inline_section(argument);
+    section = rebased(section, "scheduler");
     // No horizon here: the scenario with this section put in is loaded before it runs, and
     // that load bounds the preemption's times by its horizon.
     v.spec = read_scheduler(&section, registry, sim::SimTime::zero());
@@ -143,7 +215,18 @@ SchedulerVariant read_scheduler_variant(const std::string& argument, const Sched
     rethrow_under_scheduler(e);
   }
   v.yaml = block_yaml(section, 2);
+  v.section = std::move(section);
   return v;
+}
+
+void distinct_labels(std::vector<SchedulerVariant>& variants) {
+  std::vector<std::string> labels;
+  for (const SchedulerVariant& v : variants) labels.push_back(v.label);
+  for (SchedulerVariant& v : variants)
+    if (v.label_is_stem && std::count(labels.begin(), labels.end(), v.label) > 1) {
+      v.label = v.argument;
+      v.label_is_stem = false;
+    }
 }
 
 std::string block_yaml(const config::ConfigNode& node, std::size_t indent) {
@@ -152,46 +235,28 @@ std::string block_yaml(const config::ConfigNode& node, std::size_t indent) {
   return out;
 }
 
-std::string with_scheduler_section(const config::ConfigDocument& scenario, const SchedulerVariant& variant) {
+config::ConfigDocument with_scheduler_section(const config::ConfigDocument& scenario, const SchedulerVariant& variant) {
   const config::ConfigNode& root = scenario.root;
-  const auto entries = root.entries();
-  // Where each top-level entry starts, as a line; the lines must rise and each key sit in
-  // column 1, or the entries cannot be told apart by lines.
-  std::vector<int> first_lines;
-  std::size_t scheduler = entries.size();
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const SourceMark key = root.key_mark(i);
-    if (key.column != 1 || (!first_lines.empty() && key.line <= first_lines.back()))
-      throw Error("gcsim compare: '" + scenario.file +
-                  "': the top level must be a block map, one key per line from column 1, to replace its scheduler section");
-    first_lines.push_back(key.line);
-    if (entries[i].first == "scheduler") scheduler = i;
+  if (!root.is_map()) root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
+  const auto all = root.entries();
+  std::vector<std::pair<std::string, config::ConfigNode>> entries;
+  std::vector<SourceMark> key_marks;
+  bool replaced = false;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const bool scheduler = all[i].first == "scheduler";
+    entries.emplace_back(std::string(all[i].first), scheduler ? variant.section : all[i].second);
+    key_marks.push_back(root.key_mark(i));
+    replaced = replaced || scheduler;
   }
-  std::vector<std::string> lines;
-  for (std::size_t at = 0; at < scenario.text.size();) {
-    const std::size_t end = scenario.text.find('\n', at);
-    const std::size_t next = end == std::string::npos ? scenario.text.size() : end + 1;
-    lines.push_back(scenario.text.substr(at, next - at));
-    at = next;
+  if (!replaced) {
+    // Not written in the scenario: the key has no position of its own (line 0).
+    entries.emplace_back("scheduler", variant.section);
+    key_marks.push_back(SourceMark{scenario.file, 0, 0});
   }
-  if (!lines.empty() && lines.back().back() != '\n') lines.back() += '\n';
-  const std::string section = "scheduler:\n" + variant.yaml;
-  std::string out;
-  if (scheduler == entries.size()) {
-    for (const std::string& l : lines) out += l;
-    return out + section;
-  }
-  const std::size_t from = static_cast<std::size_t>(first_lines[scheduler] - 1);
-  std::size_t to = scheduler + 1 < entries.size() ? static_cast<std::size_t>(first_lines[scheduler + 1] - 1) : lines.size();
-  // Comments and blank lines just above the next key stay: they belong to it.
-  const auto blank_or_comment = [](const std::string& line) {
-    const std::size_t first = line.find_first_not_of(" \t\r\n");
-    return first == std::string::npos || line[first] == '#';
-  };
-  while (to > from + 1 && blank_or_comment(lines[to - 1])) --to;
-  for (std::size_t i = 0; i < from; ++i) out += lines[i];
-  out += section;
-  for (std::size_t i = to; i < lines.size(); ++i) out += lines[i];
+  config::ConfigDocument out;
+  out.file = scenario.file;
+  out.root = config::ConfigNode::make_map(std::move(entries), std::move(key_marks), root.mark(), "");
+  out.text = block_yaml(out.root, 0);
   return out;
 }
 

@@ -1,14 +1,19 @@
 // `gcsim compare`: every strategy runs on the same seed (the same jobs, the same spot
 // interruptions), bad --policy arguments stop it before anything runs or is written, its
 // JSON parses, the thread count changes nothing, and each variant's trace embeds a scenario
-// whose scheduler section is the variant's.
+// whose scheduler section is the variant's. Then issue 27's items 9-13 and 21 and issue
+// 28's item 8: anchors across the replaced section, errors of the variant's nodes at their
+// place in the argument, bounded and unique file names, no folder or stale table left
+// behind by a signal or a failed run, and @FILE labels and errors.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -213,7 +218,7 @@ TEST_CASE("compare: --json parses, -j 1 and -j 2 print the same, no -o leaves no
 d = json.load(open(sys.argv[1]))
 assert d["scenario"] == "spot-compare" and d["seed"] == 11 and d["replications"] == 3, d
 v = d["variants"]
-assert [x["label"] for x in v] == ["fifo", "@" + sys.argv[2]], v
+assert [x["label"] for x in v] == ["fifo", "first-fit"], v  # an @FILE is labelled by its stem
 assert v[1]["policy"] == "  policy: fifo\n  placement: first-fit\n", v[1]["policy"]
 for x in v:
     f = x["figures"]
@@ -231,21 +236,42 @@ print("ok")
   CHECK(check.code == 0);
 }
 
-TEST_CASE("compare: the variant replaces the scheduler section's lines, or is appended", "[unit][compare]") {
+TEST_CASE("compare: the variant's section replaces the scenario's in its tree, or is added", "[unit][compare]") {
   const models::SchedulerRegistry& registry = models::builtins().schedulers;
-  const models::SchedulerVariant v = models::read_scheduler_variant("fifo:{placement: first-fit}", registry);
+  const std::string argument = "fifo:{placement: first-fit}";
+  const models::SchedulerVariant v = models::read_scheduler_variant(argument, registry);
   CHECK(v.spec.policy == "fifo");
+  CHECK(v.label == argument);
   CHECK(v.yaml == "  policy: fifo\n  placement: first-fit\n");
   const std::string text = "name: x\nscheduler:\n  policy: fifo   # the default\n\n# the jobs\nworkload: {}\n";
   const config::ConfigDocument doc = config::load_yaml_string(text, "x.yaml");
-  CHECK(models::with_scheduler_section(doc, v) ==
-        "name: x\nscheduler:\n  policy: fifo\n  placement: first-fit\n\n# the jobs\nworkload: {}\n");
+  const config::ConfigDocument with = models::with_scheduler_section(doc, v);
+  CHECK(with.file == "x.yaml");
+  CHECK(with.text == "name: x\nscheduler:\n  policy: fifo\n  placement: first-fit\nworkload: {}\n");
+  // The scenario's nodes keep their places in the file, the variant's theirs in the argument.
+  const config::ConfigNode& workload = *with.root.find("workload");
+  CHECK(workload.mark().file == "x.yaml");
+  CHECK(workload.mark().line == 6);
+  CHECK(workload.path() == "workload");
+  const config::ConfigNode& placement = *with.root.find("scheduler")->find("placement");
+  CHECK(placement.mark().file == "--policy '" + argument + "'");
+  CHECK(placement.mark().line == 1);
+  CHECK(placement.mark().column == 18);  // first-fit
+  CHECK(placement.path() == "scheduler.placement");
   const config::ConfigDocument last = config::load_yaml_string("name: x\nscheduler: {policy: fifo}", "x.yaml");
-  CHECK(models::with_scheduler_section(last, v) == "name: x\nscheduler:\n  policy: fifo\n  placement: first-fit\n");
+  CHECK(models::with_scheduler_section(last, v).text == "name: x\nscheduler:\n  policy: fifo\n  placement: first-fit\n");
   const config::ConfigDocument none = config::load_yaml_string("name: x\nworkload: {}", "x.yaml");
-  CHECK(models::with_scheduler_section(none, v) == "name: x\nworkload: {}\nscheduler:\n  policy: fifo\n  placement: first-fit\n");
+  CHECK(models::with_scheduler_section(none, v).text ==
+        "name: x\nworkload: {}\nscheduler:\n  policy: fifo\n  placement: first-fit\n");
+  // A top level written as one flow map is a scenario like any other.
   const config::ConfigDocument flow = config::load_yaml_string("{name: x, scheduler: {policy: fifo}}", "x.yaml");
-  CHECK_THROWS_AS(models::with_scheduler_section(flow, v), Error);
+  CHECK(models::with_scheduler_section(flow, v).text == "name: x\nscheduler:\n  policy: fifo\n  placement: first-fit\n");
+  // Anchors defined in the section that is replaced and used after it are written out.
+  const config::ConfigDocument anchors =
+      config::load_yaml_string("a: &x 1\nscheduler: {policy: fifo, days: &y weekdays}\nb: [*y, *x]\n", "x.yaml");
+  const config::ConfigDocument replaced = models::with_scheduler_section(anchors, v);
+  CHECK(replaced.text == "a: 1\nscheduler:\n  policy: fifo\n  placement: first-fit\nb:\n  - weekdays\n  - 1\n");
+  CHECK(config::load_yaml_string(replaced.text, "again.yaml").root.find("b")->at(0).scalar() == "weekdays");
   // Quoted scalars stay text, nulls null; nested maps and lists keep their shape.
   const config::ConfigDocument nested = config::load_yaml_string(
       "policy: fifo\na: {b: \"1\", c: [x, {d: 2}, [], {}], 'odd key': ~}\ne: []\n", "n.yaml");
@@ -278,4 +304,296 @@ TEST_CASE("compare -o: overlaid plots in PNG and SVG, one per team for the share
   }
   CHECK(fs::exists(out + "/compare.txt"));
   CHECK(fs::exists(out + "/compare.json"));
+}
+
+namespace {
+
+// One 8-GPU node and 20 jobs of `team` on weekdays; with `anchor`, the scheduler section
+// defines the days as an anchor that the workload uses (issue 27, item 9).
+std::string team_scenario(const std::string& team, bool anchor = false) {
+  return R"(name: teams
+seed: 3
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 10}}
+scheduler:
+  policy: fifo
+  quotas:
+    windows:
+      - {name: office, days: )" +
+         std::string(anchor ? "&office " : "") + R"(weekdays, hours: 09:00-18:00, teams: {)" + team + R"(: 50%}}
+workload:
+  generators:
+    - name: g
+      team: )" + team + R"(
+      count: 20
+      arrival: {dist: exponential, mean: 30m}
+      active: {days: )" +
+         std::string(anchor ? "*office" : "weekdays") + R"(}
+      gpus: {choice: [1, 2, 4]}
+      duration: 1h
+)";
+}
+
+// The names of the files in `dir`.
+std::vector<std::string> file_names(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("compare: a scheduler section that defines an anchor the scenario uses later", "[scenario][compare]") {
+  test::TempDir dir("compare-anchor");
+  const std::string scenario = dir.file("anchor.yaml");
+  test::write_file(scenario, team_scenario("research", true));
+  REQUIRE(test::run_gcsim("validate " + scenario).code == 0);
+  const std::string out = dir.file("out");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy fifo --policy 'sjf:{blocking: skip}' -o " + out +
+                                 " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  // The trace embeds the scenario with the anchor written out, and reruns as it ran.
+  const analysis::TraceData t = analysis::read_trace(out + "/sjf__blocking__skip_-r0.h5");
+  CHECK(t.attrs.scenario_yaml.find("*office") == std::string::npos);
+  CHECK(t.attrs.scenario_yaml.find("active:\n        days: weekdays\n") != std::string::npos);
+  const auto rerun = test::run_gcsim("rerun " + out + "/sjf__blocking__skip_-r0.h5 --no-plots -q -o " + dir.file("rerun"));
+  INFO(rerun.output);
+  REQUIRE(rerun.code == 0);
+  const analysis::TraceData again = analysis::read_trace(dir.file("rerun") + "/teams.h5");
+  REQUIRE(again.jobs.size() == t.jobs.size());
+  for (std::size_t i = 0; i < t.jobs.size(); ++i) CHECK(same(again.jobs[i].start_s, t.jobs[i].start_s));
+}
+
+TEST_CASE("compare: a --policy key that names what the scenario lacks is reported in the argument", "[scenario][compare]") {
+  test::TempDir dir("compare-teams");
+  const std::string scenario = dir.file("spot.yaml");
+  test::write_file(scenario, SPOT_SCENARIO);
+  struct Case {
+    std::string policy;
+    std::string message;
+  };
+  const std::vector<Case> cases{
+      // At the team's value, columns 43 and 31 of the arguments, as in a scenario file.
+      {"fifo:{quotas: {windows: [{teams: {nobody: 50%}}]}}",
+       "--policy 'fifo:{quotas: {windows: [{teams: {nobody: 50%}}]}}':1:43: error[unknown-name]: "
+       "scheduler.quotas.windows[0].teams.nobody: no job names team 'nobody'"},
+      {"fair-share:{weights: {nobody: 2}}",
+       "--policy 'fair-share:{weights: {nobody: 2}}':1:31: error[unknown-name]: scheduler.weights.nobody: no job names "
+       "team 'nobody'"},
+  };
+  for (const Case& c : cases) {
+    const auto r = test::run_gcsim("compare " + scenario + " --policy fifo --policy " + quoted(c.policy) + " -o " +
+                                   dir.file("out"));
+    INFO(r.output);
+    CHECK(r.code == 2);
+    CHECK(r.output.find(c.message) != std::string::npos);
+    CHECK(r.output.find("spot.yaml") == std::string::npos);
+    CHECK(!fs::exists(dir.file("out")));
+  }
+  // In an @FILE: its line and column.
+  test::write_file(dir.file("weights.yaml"), "policy: fair-share\nweights:\n  research: 1\n  nobody: 2\n");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy @" + dir.file("weights.yaml"));
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(r.output.find("weights.yaml:4:11: error[unknown-name]: scheduler.weights.nobody") != std::string::npos);
+}
+
+TEST_CASE("compare: long labels and team names make bounded file names, checked before anything runs",
+          "[scenario][compare]") {
+  test::TempDir dir("compare-long");
+  // A 300-byte inline label (blanks in a flow map are allowed): its trace's name is cut.
+  const std::string scenario = dir.file("short.yaml");
+  test::write_file(scenario, team_scenario("research"));
+  const std::string long_policy = "fifo:{placement:" + std::string(280, ' ') + "first-fit}";
+  const std::string labelled = dir.file("labelled");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy fifo --policy " + quoted(long_policy) + " -o " +
+                                 labelled + " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists(labelled + "/compare.txt"));
+  const std::string cut = "fifo__placement_" + std::string(100 - 16, '_');
+  CHECK(fs::exists(labelled + "/" + cut + "-r0.h5"));
+  // A valid 250-byte team name: its plot's name is cut, and the table is written.
+  const std::string team(250, 't');
+  const std::string long_team = dir.file("long.yaml");
+  test::write_file(long_team, team_scenario(team));
+  const std::string plotted = dir.file("plotted");
+  const auto p = test::run_gcsim("compare " + long_team + " --policy fifo -o " + plotted);
+  INFO(p.output);
+  REQUIRE(p.code == 0);
+  CHECK(fs::exists(plotted + "/compare.txt"));
+  CHECK(fs::exists(plotted + "/team_share-" + std::string(100, 't') + ".png"));
+  for (const std::string& folder : {labelled, plotted})
+    for (const std::string& name : file_names(folder)) CHECK(name.size() <= 120);
+  // A folder whose path cannot hold the names: refused before anything is made or run.
+  std::string deep = dir.file("deep");
+  while (deep.size() < 4050) deep += "/" + std::string(200, 'd');
+  const auto refused = test::run_gcsim("compare " + scenario + " --policy fifo -o " + deep);
+  INFO(refused.output);
+  CHECK(refused.code == 2);
+  CHECK(refused.output.find("error[out-of-range]") != std::string::npos);
+  CHECK(!fs::exists(dir.file("deep")));
+}
+
+TEST_CASE("compare: team plots whose names clash as file names get one file each", "[smoke][compare]") {
+  test::TempDir dir("compare-clash");
+  std::string text = team_scenario("x");
+  // Three teams whose names differ only in characters a file name cannot hold.
+  const std::string generators = text.substr(text.find("    - name: g\n"));
+  text = text.substr(0, text.find("    - name: g\n"));
+  int k = 0;
+  for (const char* team : {"'ml team'", "'ml_team'", "'ml?team'"}) {
+    std::string g = generators;
+    g.replace(g.find("team: x"), 7, std::string("team: ") + team);
+    g.replace(g.find("name: g"), 7, "name: g" + std::to_string(++k));
+    text += g;
+  }
+  text.replace(text.find("teams: {x: 50%}"), 15, "teams: {'ml_team': 50%}");
+  const std::string scenario = dir.file("clash.yaml");
+  test::write_file(scenario, text);
+  const std::string out = dir.file("out");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy fifo --policy sjf -o " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  // ml_team keeps its own name; the others, in team order ("ml team" < "ml?team"), -2 and -3.
+  for (const char* name : {"team_share-ml_team", "team_share-ml_team-2", "team_share-ml_team-3"}) {
+    INFO(name);
+    CHECK(fs::exists(out + "/" + name + ".png"));
+    CHECK(fs::exists(out + "/" + name + ".svg"));
+  }
+}
+
+TEST_CASE("compare --policy @FILE: labelled by the file's label or stem, bad files named", "[scenario][compare]") {
+  test::TempDir dir("compare-file-label");
+  const std::string scenario = dir.file("spot.yaml");
+  test::write_file(scenario, SPOT_SCENARIO);
+  fs::create_directories(dir.file("a/policies"));
+  fs::create_directories(dir.file("b"));
+  test::write_file(dir.file("a/policies/first-fit.yaml"), "scheduler:\n  policy: fifo\n  placement: first-fit\n");
+  test::write_file(dir.file("b/first-fit.yaml"), "{policy: fifo, placement: first-fit}\n");
+  test::write_file(dir.file("a/labelled.yaml"), "label: skip ahead\nscheduler: {policy: fifo, blocking: skip}\n");
+  test::write_file(dir.file("a/bare-labelled.yaml"), "policy: sjf\nlabel: shortest\n");
+  const std::string out = dir.file("out");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy @" + dir.file("a/policies/first-fit.yaml") +
+                                 " --policy @" + dir.file("a/labelled.yaml") + " --policy @" +
+                                 dir.file("a/bare-labelled.yaml") + " -o " + out + " --no-plots --json");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("\"label\": \"first-fit\"") != std::string::npos);
+  CHECK(r.output.find("\"label\": \"skip ahead\"") != std::string::npos);
+  CHECK(r.output.find("\"label\": \"shortest\"") != std::string::npos);
+  CHECK(r.output.find("\"label\": \"@") == std::string::npos);  // no path in a label
+  CHECK(file_names(out) == std::vector<std::string>{"compare.json", "compare.txt", "first-fit-r0.h5", "shortest-r0.h5",
+                                                    "skip_ahead-r0.h5"});
+  const std::string table = read_text(out + "/compare.txt");
+  CHECK(table.find("first-fit") != std::string::npos);
+  CHECK(table.find("skip ahead") != std::string::npos);
+  // Two files with one stem: their columns are their arguments.
+  const auto two = test::run_gcsim("compare " + scenario + " --policy @" + dir.file("a/policies/first-fit.yaml") +
+                                   " --policy @" + dir.file("b/first-fit.yaml") + " --json");
+  INFO(two.output);
+  REQUIRE(two.code == 0);
+  CHECK(two.output.find("\"label\": \"@" + dir.file("b/first-fit.yaml") + "\"") != std::string::npos);
+
+  struct Case {
+    std::string policy;
+    std::string message;
+  };
+  test::write_file(dir.file("long-label.yaml"), "label: " + std::string(65, 'x') + "\npolicy: fifo\n");
+  test::write_file(dir.file("stray.yaml"), "scheduler: {policy: fifo}\nlabl: x\n");
+  const std::vector<Case> cases{
+      {"@", "--policy '@':1:2: error[file-not-found]: --policy: name the policy file after '@'"},
+      {"@" + dir.file("missing.yaml"), dir.file("missing.yaml") + ": error[file-not-found]: policy file: no such file"},
+      {"@" + dir.path().string(), ": error[file-not-found]: policy file: is a directory"},
+      {"@" + dir.file("long-label.yaml"), "long-label.yaml:1:8: error[out-of-range]: label:"},
+      {"@" + dir.file("stray.yaml"), "stray.yaml:2:1: error[unknown-key]: labl:"},
+  };
+  for (const Case& c : cases) {
+    const auto bad = test::run_gcsim("compare " + scenario + " --policy " + quoted(c.policy) + " -o " + out + "2");
+    INFO(bad.output);
+    CHECK(bad.code == 2);
+    CHECK(bad.output.find(c.message) != std::string::npos);
+    CHECK(bad.output.find("scenario:") == std::string::npos);
+    CHECK(!fs::exists(out + "2"));
+  }
+}
+
+TEST_CASE("compare: SIGTERM without -o leaves nothing in the temporary folder", "[scenario][compare]") {
+  test::TempDir dir("compare-signal");
+  const std::string scenario = dir.file("spot.yaml");
+  test::write_file(scenario, SPOT_SCENARIO);
+  const std::string scratch = dir.file("tmp");
+  fs::create_directories(scratch);
+  // Many runs one at a time; the signal comes once one trace is whole in the folder.
+  const std::string script = "TMPDIR=" + scratch + " " + GCSIM_BINARY_DIR + "/cli/gcsim compare " + scenario +
+                             " --policy fifo --replications 500 -j 1 >/dev/null 2>&1 &\n"
+                             "pid=$!\n"
+                             "i=0\n"
+                             "while [ $i -lt 6000 ] && ! ls " + scratch + "/gcsim-compare-*/*.h5 >/dev/null 2>&1; do\n"
+                             "  sleep 0.01; i=$((i+1))\n"
+                             "done\n"
+                             "kill -TERM $pid\n"
+                             "wait $pid\n"
+                             "echo \"status $?\"\n";
+  test::write_file(dir.file("signal.sh"), script);
+  const auto r = test::run_command("sh " + dir.file("signal.sh"));
+  INFO(r.output);
+  REQUIRE(r.output.find("status 143") != std::string::npos);  // ended by the signal, not done
+  CHECK(file_names(scratch).empty());
+}
+
+TEST_CASE("compare -o: a run that fails leaves DIR as it was, its table beside its traces", "[scenario][compare]") {
+  test::TempDir dir("compare-fail");
+  const std::string scenario = dir.file("busy.yaml");
+  // Many preemptions under las every minute make its trace larger than fifo's.
+  test::write_file(scenario, R"(name: busy
+seed: 3
+horizon: 3d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 10}}
+workload:
+  generators:
+    - name: r
+      team: research
+      count: 300
+      arrival: {dist: exponential, mean: 5m}
+      gpus: {choice: [1, 2, 4]}
+      duration: {dist: lognormal, median: 1h, sigma: 0.8, max: 6h}
+      checkpoint: {every: 10m, write_time: 5s, restore_time: 5s}
+)");
+  const std::string out = dir.file("out");
+  const std::string args = "compare " + scenario + " --policy fifo --policy 'las:{interval: 1m}' -j 1 --no-plots -o " + out;
+  REQUIRE(test::run_gcsim(args).code == 0);
+  const std::vector<std::string> before = file_names(out);
+  REQUIRE(before == std::vector<std::string>{"compare.json", "compare.txt", "fifo-r0.h5", "las__interval__1m_-r0.h5"});
+  std::vector<std::string> bytes;
+  for (const std::string& f : before) bytes.push_back(read_text(out + "/" + f));
+  const std::uintmax_t small = fs::file_size(out + "/fifo-r0.h5");
+  const std::uintmax_t large = fs::file_size(out + "/las__interval__1m_-r0.h5");
+  REQUIRE(large > small + 4096);
+  // Again, with a file size limit between the two: fifo's trace is written whole, las's
+  // fails (EFBIG, its signal ignored).
+  const std::uintmax_t limit_kib = (small + large) / 2 / 1024;
+  // bash: its ulimit -f counts KiB (dash's counts 512-byte blocks).
+  const auto r = test::run_command("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(limit_kib) + "; exec " +
+                                   GCSIM_BINARY_DIR + "/cli/gcsim " + args + "\"");
+  INFO(r.output);
+  CHECK(r.code != 0);
+  CHECK(r.output.find("--policy 'las:{interval: 1m}', replication 0") != std::string::npos);
+  // Nothing moved in: the old table still describes the old traces beside it.
+  CHECK(file_names(out) == before);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    INFO(before[i]);
+    CHECK((read_text(out + "/" + before[i]) == bytes[i]));  // (not printed: HDF5 bytes)
+  }
 }

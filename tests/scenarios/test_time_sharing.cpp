@@ -41,7 +41,7 @@ TEST_CASE("the time-sharing example: sharing lifts utilization, the windows deci
   analysis::TraceData windows, pool;
   for (const auto& e : std::filesystem::directory_iterator(out.path())) {
     const std::string name = e.path().filename().string();
-    if (name.find("windows.yaml-r0.h5") != std::string::npos) windows = analysis::read_trace(e.path().string());
+    if (name == "windows-r0.h5") windows = analysis::read_trace(e.path().string());  // the @FILE's stem
     if (name.rfind("fifo", 0) == 0 && name.ends_with(".h5")) pool = analysis::read_trace(e.path().string());
   }
   REQUIRE(windows.jobs.size() == pool.jobs.size());
