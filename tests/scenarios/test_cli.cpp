@@ -445,3 +445,19 @@ TEST_CASE("gcsim flows replays the parking lot", "[scenario][cli]") {
   CHECK(!fs::exists(out + ".tmp"));
   CHECK(run_gcsim("flows " GCSIM_SOURCE_DIR "/tests/models/network/data/parking_lot.yaml " + dir.file("none.csv")).code == 2);
 }
+
+TEST_CASE("a trace that cannot be written whole is an error with exit code 2, not a crash, and leaves no file",
+          "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-fsize");
+  const std::string out = dir.file("out");
+  // The quick start's trace is about 80 KB: a 40 KiB file-size limit (SIGXFSZ ignored, so
+  // the write fails with EFBIG) stops it while HDF5 flushes its tables at the end.
+  const auto r = gcsim::test::run_command("bash -c \"trap '' XFSZ; ulimit -f 40; exec " + std::string(GCSIM_BINARY_DIR) +
+                                          "/cli/gcsim run " + GCSIM_SOURCE_DIR +
+                                          "/scenarios/examples/quickstart.yaml --no-plots -o " + out + "\"");
+  INFO(r.output);
+  CHECK(r.code == 2);  // HDF5's exit handler crashed on the file whose close failed: 139
+  CHECK(r.output.find("File too large") != std::string::npos);
+  CHECK(r.output.find("buf = 0x") == std::string::npos);
+  CHECK((!fs::exists(out) || fs::is_empty(out)));
+}
