@@ -185,6 +185,13 @@ void install_temp_file_cleanup() {
   sa.sa_handler = remove_temp_files_and_reraise;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG instead of the process
+  // being killed by SIGXFSZ with its temporary files left behind: the writer then reports
+  // the file and the reason, exit code 2, and removes what it had written.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGXFSZ, &ignore, nullptr);
 }
 
 int remove_stale_temp_files(const std::string& dir) noexcept {

@@ -13,7 +13,8 @@
 // removes the temporary file on every error path; install_temp_file_cleanup() makes
 // SIGINT, SIGTERM and SIGHUP remove every temporary file still open (and every
 // ScratchFolder, and every NewFolderGuard's folder left empty) before the process dies of
-// the signal; and remove_stale_temp_files() removes what a SIGKILL (or a crash)
+// the signal (and ignores SIGXFSZ, so a file-size limit is a write error, not a death);
+// and remove_stale_temp_files() removes what a SIGKILL (or a crash)
 // left, recognised by its name: a process id of this machine that no longer runs.
 #pragma once
 
