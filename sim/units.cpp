@@ -267,6 +267,15 @@ constexpr std::array<DurationUnit, 30> DURATION_UNITS{{
     {"years", 365 * 24 * 60 * NS_PER_MIN},
 }};
 
+const DurationUnit* find_duration_unit(std::string_view unit) {
+  for (const DurationUnit& u : DURATION_UNITS)
+    if (u.unit == unit) return &u;
+  return nullptr;
+}
+
+// A duration unit runs until the next digit, space, point or sign: "h" in "1h30m", "µs".
+bool is_duration_unit_char(char c) { return !is_digit(c) && !is_space(c) && c != '.' && c != '+' && c != '-'; }
+
 // Price periods, in hours: "$60/d" is 2.5 USD/h. A month is 730 h (8760 / 12), the
 // convention of cloud price sheets. There is no GPU-hour here: the engine knows no GPUs,
 // and a price per GPU-hour is per node only once multiplied by the node's GPUs, which the
@@ -363,44 +372,93 @@ double parse_count(std::string_view text) {
 }
 
 std::int64_t parse_duration_ns(std::string_view text) {
-  const Split s = split_number(text);
-  const double value = to_double(s.number, text);
-  if (s.unit.empty()) {
-    if (value == 0) return 0;
-    throw UnitError("missing unit in " + quote(trim(text)) + ": write e.g. " + std::string(s.number) + "s, " +
-                        std::string(s.number) + "m, " + std::string(s.number) + "h or " + std::string(s.number) + "d",
-                    Kind::MissingUnit);
-  }
-  const DurationUnit* unit = nullptr;
-  for (const DurationUnit& u : DURATION_UNITS)
-    if (u.unit == s.unit) unit = &u;
-  if (unit == nullptr) {
-    std::string valid;
-    for (const DurationUnit& u : DURATION_UNITS) {
-      // The short forms are enough for the message; the long ones are in docs/units.md.
-      if (u.unit == "ns" || u.unit == "us" || u.unit == "ms" || u.unit == "s" || u.unit == "m" ||
-          u.unit == "min" || u.unit == "h" || u.unit == "d" || u.unit == "w" || u.unit == "y")
-        valid += (valid.empty() ? "" : ", ") + std::string(u.unit);
+  const std::string_view t = trim(text);
+  if (t.empty()) throw UnitError("empty value", Kind::NotANumber);
+  const auto too_long = [&] {
+    return UnitError("duration " + quote(t) + " is too long (the limit is about 292 years)", Kind::OutOfRange);
+  };
+  // A sign applies to the whole duration ("-1h30m" is -5400 s); parts carry none.
+  std::string_view rest = t;
+  const bool negative = rest.front() == '-';
+  if (rest.front() == '+' || rest.front() == '-') rest.remove_prefix(1);
+  std::int64_t total = 0;
+  const DurationUnit* previous = nullptr;
+  std::string_view previous_text;  // the parts read so far, for messages
+  while (true) {
+    const std::size_t n = rest.empty() || rest.front() == '+' || rest.front() == '-' ? 0 : number_prefix_length(rest);
+    if (n == 0) {
+      if (previous == nullptr) throw UnitError(quote(t) + " is not a number", Kind::NotANumber);
+      throw UnitError("unexpected " + quote(rest) + " after " + quote(previous_text) + " in " + quote(t) +
+                          ": a duration is a number and a unit, or parts such as 1h30m",
+                      Kind::BadUnit);
     }
-    throw UnitError("unknown duration unit " + quote(s.unit) + "; valid units: " + valid + " (m is minutes)",
-                    Kind::BadUnit);
-  }
-  // Integers stay exact in int64 ("300d" is 2.592e16 ns, beyond double's 2^53).
-  std::string_view digits = s.number;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-  if (digits.find_first_of(".eE") == std::string_view::npos) {
-    std::int64_t count = 0;
-    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+    const std::string_view number = rest.substr(0, n);
+    std::size_t i = n;
+    while (i < rest.size() && is_space(rest[i])) ++i;
+    std::size_t j = i;
+    while (j < rest.size() && is_duration_unit_char(rest[j])) ++j;
+    const std::string_view unit = rest.substr(i, j - i);
+    const std::string_view part = trim(rest.substr(0, j));
+    rest = trim(rest.substr(j));
+    const double value = to_double(number, t);
+    if (unit.empty()) {
+      if (previous == nullptr && rest.empty()) {
+        if (value == 0) return 0;
+        throw UnitError("missing unit in " + quote(t) + ": write e.g. " + std::string(number) + "s, " +
+                            std::string(number) + "m, " + std::string(number) + "h or " + std::string(number) + "d",
+                        Kind::MissingUnit);
+      }
+      throw UnitError("missing unit after " + quote(number) + " in " + quote(t) +
+                          ": each part of a compound duration has its unit (write e.g. 1h30m)",
+                      Kind::MissingUnit);
+    }
+    const DurationUnit* u = find_duration_unit(unit);
+    if (u == nullptr) {
+      std::string valid;
+      for (const DurationUnit& d : DURATION_UNITS) {
+        // The short forms are enough for the message; the long ones are in docs/units.md.
+        if (d.unit == "ns" || d.unit == "us" || d.unit == "ms" || d.unit == "s" || d.unit == "m" ||
+            d.unit == "min" || d.unit == "h" || d.unit == "d" || d.unit == "w" || d.unit == "y")
+          valid += (valid.empty() ? "" : ", ") + std::string(d.unit);
+      }
+      throw UnitError("unknown duration unit " + quote(unit) + "; valid units: " + valid + " (m is minutes)",
+                      Kind::BadUnit);
+    }
+    const bool compound = previous != nullptr || !rest.empty();
+    const bool integer = number.find_first_of(".eE") == std::string_view::npos;
+    if (compound) {
+      // Largest unit first, each once: "30m1h" and "1h1h" are typos more often than sums.
+      if (previous != nullptr && u->ns == previous->ns)
+        throw UnitError("the unit " + quote(unit) + " appears twice in " + quote(t) +
+                            ": a compound duration names each unit once, largest first (1h30m)",
+                        Kind::BadUnit);
+      if (previous != nullptr && u->ns > previous->ns)
+        throw UnitError("the units of " + quote(t) + " must go from largest to smallest (write e.g. 1h30m, not 30m1h)",
+                        Kind::BadUnit);
+      // A fraction only where nothing smaller follows ("1h30.5m"); "1.5h30m" says one thing twice.
+      if (number.find_first_of("eE") != std::string_view::npos || (!integer && !rest.empty()))
+        throw UnitError("part " + quote(part) + " of " + quote(t) +
+                            ": in a compound duration only the last part may have a fraction, and none an exponent",
+                        Kind::BadUnit);
+    }
     std::int64_t ns = 0;
-    if (ec == std::errc() && ptr == digits.data() + digits.size() && !__builtin_mul_overflow(count, unit->ns, &ns))
-      return ns;
-    throw UnitError("duration " + quote(trim(text)) + " is too long (the limit is about 292 years)", Kind::OutOfRange);
+    if (integer) {
+      // Integers stay exact in int64 ("300d" is 2.592e16 ns, beyond double's 2^53).
+      std::int64_t count = 0;
+      const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), count);
+      if (ec != std::errc() || ptr != number.data() + number.size() || __builtin_mul_overflow(count, u->ns, &ns))
+        throw too_long();
+    } else {
+      const double scaled = std::round(value * static_cast<double>(u->ns));
+      // 2^63 is exactly representable; anything at or beyond it does not fit.
+      if (!(scaled < 9223372036854775808.0)) throw too_long();
+      ns = static_cast<std::int64_t>(scaled);
+    }
+    if (__builtin_add_overflow(total, ns, &total)) throw too_long();
+    previous = u;
+    previous_text = t.substr(0, static_cast<std::size_t>(part.data() + part.size() - t.data()));
+    if (rest.empty()) return negative ? -total : total;
   }
-  const double ns = std::round(value * static_cast<double>(unit->ns));
-  // 2^63 is exactly representable; anything at or beyond it does not fit.
-  if (!(std::fabs(ns) < 9223372036854775808.0))
-    throw UnitError("duration " + quote(trim(text)) + " is too long (the limit is about 292 years)", Kind::OutOfRange);
-  return static_cast<std::int64_t>(ns);
 }
 
 double parse_bytes(std::string_view text) {
@@ -492,7 +550,7 @@ double parse_rate_per_s(std::string_view text) {
   const double count = parse_number(parts.amount);
   std::string period(parts.unit);
   // "0.05/h" means per one hour; "1/2h" would be ambiguous to a reader, so only a bare unit.
-  if (period.empty() || (period.front() >= '0' && period.front() <= '9') || period.front() == '.')
+  if (period.empty() || period.find_first_of("0123456789. \t") != std::string::npos)
     throw UnitError("the period of " + quote(t) + " must be a bare unit: write e.g. 0.05/h or 1.2/d", Kind::BadUnit);
   const std::int64_t ns = parse_duration_ns("1" + period);
   return checked(count / (static_cast<double>(ns) * 1e-9), text);

@@ -261,40 +261,6 @@ class TraceReader {
 // ---------------------------------------------------------------------------------------
 // Parsing helpers.
 
-// A duration that may be compound, for offsets in a period: "3d12h" (Thursday noon in a
-// week from Monday 0:00), "1d6h30m". Each part is a number and a unit as in units.md.
-sim::SimTime read_offset(const ConfigNode& n, sim::SimTime min = sim::SimTime::zero()) {
-  if (!n.is_scalar()) return config::read_duration(n, min);  // its wrong-type error
-  const std::string& text = n.scalar();
-  try {
-    (void)units::parse_duration_ns(text);
-    return config::read_duration(n, min);  // a plain duration, with its usual checks
-  } catch (const units::UnitError&) {
-  }
-  std::vector<std::string> parts{""};
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.';
-    if (digit && i > 0 && std::isalpha(static_cast<unsigned char>(text[i - 1]))) parts.emplace_back();
-    parts.back() += text[i];
-  }
-  if (parts.size() == 1) return config::read_duration(n, min);  // its bad-unit error
-  std::int64_t ns = 0;
-  for (const std::string& part : parts) {
-    std::int64_t v = 0;
-    try {
-      v = units::parse_duration_ns(part);
-    } catch (const units::UnitError& e) {
-      n.fail(ErrorCode::BadUnit, "'" + part + "' in '" + text + "': " + e.what());
-    }
-    if (v <= 0) n.fail(ErrorCode::OutOfRange, "each part of '" + text + "' must be positive");
-    if (ns > std::numeric_limits<std::int64_t>::max() - v) n.fail(ErrorCode::OutOfRange, "'" + text + "' is too long");
-    ns += v;
-  }
-  const sim::SimTime t = sim::SimTime::from_ns(ns);
-  if (t < min) n.fail(ErrorCode::OutOfRange, "'" + text + "' is too short");
-  return t;
-}
-
 // An interruption or correlated-event rate: at most MAX_EVENT_RATE_PER_S (60/h).
 double read_event_rate_per_s(const ConfigNode& n) {
   const double rate = config::read_rate_per_s(n);
@@ -343,7 +309,7 @@ TraceRef read_trace_ref(MapReader& r, config::SourceResolver& sources) {
   ref.file = config::SourceResolver::resolve(file_node.mark().file, config::read_string(file_node));
   const SpotTrace trace = parse_spot_trace(ref.file, sources.read(file_node, "trace file"));
   if (const ConfigNode* s = r.optional("start")) {
-    ref.start = read_offset(*s);
+    ref.start = config::read_duration(*s);
     if (ref.start >= trace.length())
       s->fail(ErrorCode::OutOfRange, "start must lie within the trace, which lasts " +
                                          std::to_string(trace.length().seconds()) + " s");
@@ -635,12 +601,12 @@ AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolv
   for (const ConfigNode& wn : windows->items()) {
     MapReader wr(wn, AVAILABILITY_WINDOW_KEYS);
     AvailabilityWindow w;
-    w.every = read_offset(wr.required("every"), sim::minutes(1));
+    w.every = config::read_duration(wr.required("every"), sim::minutes(1));
     const ConfigNode& from = wr.required("from");
-    w.from = read_offset(from);
+    w.from = config::read_duration(from);
     if (w.from >= w.every) from.fail(ErrorCode::OutOfRange, "from must lie within the period (before every)");
     const ConfigNode& to = wr.required("to");
-    w.to = read_offset(to);
+    w.to = config::read_duration(to);
     if (w.to <= w.from) to.fail(ErrorCode::OutOfRange, "to must come after from");
     if (w.to - w.from > w.every) to.fail(ErrorCode::OutOfRange, "a window cannot be longer than its period");
     w.available_fraction = config::read_fraction(wr.required("available"));

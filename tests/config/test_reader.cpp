@@ -255,10 +255,17 @@ TEST_CASE("read_duration: a unit is required, zero excepted", "[unit]") {
   CHECK(read(value("0")) == s::SimTime::zero());
   CHECK(read(value("\"6h\"")) == s::hours(6));  // a unit makes quoted text unambiguous
   CHECK(at_least_5m(value("5m")) == s::minutes(5));
+  CHECK(read(value("1h30m")) == s::minutes(90));  // compound, as in every duration key
+  CHECK(read(value("3d12h")) == s::hours(84));
 
   CHECK(read_error("6", read) == ErrorCode::BadUnit);
   CHECK(read_error("5 parsecs", read) == ErrorCode::BadUnit);
   CHECK(read_error("6h30", read) == ErrorCode::BadUnit);
+  CHECK(read_error("30m1h", read) == ErrorCode::BadUnit);
+  CHECK(read_error("1h1h", read) == ErrorCode::BadUnit);
+  CHECK(read_error("-1h30m", read) == ErrorCode::OutOfRange);
+  CHECK(read_error("292y200d", read) == ErrorCode::OutOfRange);
+  CHECK(read_error("4m30s", at_least_5m) == ErrorCode::OutOfRange);
   CHECK(read_error("-5m", read) == ErrorCode::OutOfRange);
   CHECK(read_error("1m", at_least_5m) == ErrorCode::OutOfRange);
   CHECK(read_error("1e300h", read) == ErrorCode::OutOfRange);

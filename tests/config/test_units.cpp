@@ -92,7 +92,7 @@ TEST_CASE("parse_duration_ns: units, fractions, zero, rounding", "[unit]") {
   CHECK(unit_error_kind([] { u::parse_duration_ns("6"); }) == K::MissingUnit);
   CHECK(unit_error_kind([] { u::parse_duration_ns("1.5"); }) == K::MissingUnit);
   CHECK(unit_error_kind([] { u::parse_duration_ns("5 parsecs"); }) == K::BadUnit);
-  CHECK(unit_error_kind([] { u::parse_duration_ns("6h30"); }) == K::BadUnit);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("6h30"); }) == K::MissingUnit);  // not 6h
   CHECK(unit_error_kind([] { u::parse_duration_ns("6M"); }) == K::BadUnit);  // no months
   CHECK(unit_error_kind([] { u::parse_duration_ns("6H"); }) == K::BadUnit);
   CHECK(unit_error_kind([] { u::parse_duration_ns(""); }) == K::NotANumber);
@@ -103,6 +103,44 @@ TEST_CASE("parse_duration_ns: units, fractions, zero, rounding", "[unit]") {
   CHECK(unit_error_kind([] { u::parse_duration_ns("10000000000000d"); }) == K::OutOfRange);
   CHECK(unit_error_kind([] { u::parse_duration_ns("99999999999999999999s"); }) == K::OutOfRange);
   REQUIRE_THROWS_AS(u::parse_duration_ns("6"), UnitError);
+}
+
+// Issue 27.23: availability windows read "3d12h" and every other key refused it. One
+// parser now reads it for every key: parts largest unit first, each unit once.
+TEST_CASE("parse_duration_ns: compound durations, largest unit first", "[unit]") {
+  CHECK(u::parse_duration_ns("1h30m") == 5400 * S);
+  CHECK(u::parse_duration_ns("3d12h") == (3 * 86400 + 12 * 3600) * S);
+  CHECK(u::parse_duration_ns("1d6h30m15s") == (86400 + 6 * 3600 + 30 * 60 + 15) * S);
+  CHECK(u::parse_duration_ns("1h 30m") == 5400 * S);
+  CHECK(u::parse_duration_ns("2 hours 30 minutes") == 9000 * S);
+  CHECK(u::parse_duration_ns("1hr30min") == 5400 * S);
+  CHECK(u::parse_duration_ns("1s500ms") == 1'500'000'000);
+  CHECK(u::parse_duration_ns("1ms250us") == 1'250'000);
+  CHECK(u::parse_duration_ns("1h30.5m") == 5430 * S);  // a fraction in the last part
+  CHECK(u::parse_duration_ns("0h30m") == 1800 * S);
+  CHECK(u::parse_duration_ns("-1h30m") == -5400 * S);  // the sign is the whole's; the reader refuses it
+  CHECK(u::parse_duration_ns("292y1d") == (292LL * 365 + 1) * 86400 * S);  // exact in int64
+
+  using K = UnitError::Kind;
+  CHECK(unit_error_kind([] { u::parse_duration_ns("30m1h"); }) == K::BadUnit);  // not largest first
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h1h"); }) == K::BadUnit);   // a unit twice
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h1hr"); }) == K::BadUnit);  // the same unit spelled twice
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h30"); }) == K::MissingUnit);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1 30m"); }) == K::MissingUnit);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h30x"); }) == K::BadUnit);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h-30m"); }) == K::BadUnit);  // a sign inside
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h+30m"); }) == K::BadUnit);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1.5h30m"); }) == K::BadUnit);  // fraction not last
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h3e1m"); }) == K::BadUnit);   // no exponent in parts
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1h30m,"); }) == K::BadUnit);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("292y1y"); }) == K::BadUnit);
+  // Overflow: each part in range, the sum beyond 2^63 - 1 ns (about 292.47 years).
+  CHECK(unit_error_kind([] { u::parse_duration_ns("292y200d"); }) == K::OutOfRange);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("200y100000000000000000h"); }) == K::OutOfRange);
+  CHECK(unit_error_kind([] { u::parse_duration_ns("1y1e300s"); }) == K::BadUnit);  // exponent before range
+  CHECK(unit_error_kind([] { u::parse_duration_ns("290y9999999999999999999ns"); }) == K::OutOfRange);
+  // A rate's period stays a bare unit: "1/h30m" is not "once in 90 minutes".
+  CHECK(unit_error_kind([] { u::parse_rate_per_s("1/h30m"); }) == K::BadUnit);
 }
 
 TEST_CASE("parse_bytes: decimal and binary prefixes", "[unit]") {

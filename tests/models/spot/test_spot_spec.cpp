@@ -394,6 +394,10 @@ TEST_CASE("Window offsets may be compound durations", "[unit][spot]") {
   CHECK(availability_error("{windows: [{every: 1w, from: 3d12, to: 4d, available: 1}]}").code() == ErrorCode::BadUnit);
   CHECK(availability_error("{windows: [{every: 1w, from: 3d12x, to: 4d, available: 1}]}").code() ==
         ErrorCode::BadUnit);
-  CHECK(availability_error("{windows: [{every: 1w, from: 3d0h, to: 4d, available: 1}]}").code() ==
+  // The one duration syntax of every key (docs/units.md): a zero part is allowed, an order
+  // other than largest first is not.
+  CHECK(availability("{windows: [{every: 1w, from: 3d0h, to: 4d, available: 1}]}").windows[0].from == hours(72));
+  CHECK(availability_error("{windows: [{every: 1w, from: 12h3d, to: 4d, available: 1}]}").code() == ErrorCode::BadUnit);
+  CHECK(availability_error("{windows: [{every: 1w, from: -3d12h, to: 4d, available: 1}]}").code() ==
         ErrorCode::OutOfRange);
 }
