@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -254,6 +255,23 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   return 0;
 }
 
+// A whole number from `min` to `max`, in decimal digits. CLI11's Range says "not in range
+// 1 to 10000" for "1e3" too; this says which of the two is wrong.
+CLI::Validator whole_number(long long min, long long max) {
+  const std::string range = std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) return "'" + text + "' is not a whole number: write digits only, from " + range;
+        long long v = 0;
+        const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc{} || p != text.data() + text.size() || v < min || v > max)
+          return "'" + text + "' is out of range: from " + range;
+        return {};
+      },
+      "INT in [" + std::to_string(min) + " - " + std::to_string(max) + "]");
+}
+
 }  // namespace
 
 std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app) {
@@ -267,8 +285,8 @@ std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app) {
       ->required()
       ->take_all();
   c->app->add_option("--replications", c->replications, "Replications per strategy (default 1)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
-  c->app->add_option("-j,--jobs", c->threads, "Runs at once (default: one per hardware thread)")->check(CLI::Range(1, 4096));
+      ->check(whole_number(1, 10000));
+  c->app->add_option("-j,--jobs", c->threads, "Runs at once (default: one per hardware thread)")->check(whole_number(1, 4096));
   c->app->add_option("-o,--output", c->out_dir, "Write the traces, plots, compare.txt and compare.json into this folder");
   c->app->add_flag("--json", c->json, "Print the figures as JSON instead of the table");
   c->app->add_flag("--no-plots", c->no_plots, "With -o: write no plots");

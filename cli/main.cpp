@@ -232,11 +232,14 @@ CLI::Validator unsigned_64() {
 CLI::Validator memory_size() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        // The unit parser's own reason: "1EB" is an unknown unit (sizes go up to PB and
+        // PiB), "1e19B" is beyond 1 EB; neither lacks a unit.
         try {
           if (units::parse_bytes(text) > 0) return {};
-        } catch (const units::UnitError&) {
+        } catch (const units::UnitError& e) {
+          return std::string(e.what()) + " (a memory size is written like 8GiB or 512MB)";
         }
-        return "expected a memory size with a unit, such as 8GiB or 512MB, got '" + text + "'";
+        return "expected a memory size greater than zero, such as 8GiB or 512MB, got '" + text + "'";
       },
       "SIZE");
 }
@@ -247,7 +250,8 @@ CLI::Validator event_count() {
       [](std::string& text) -> std::string {
         try {
           if (units::parse_count(text) >= 1) return {};
-        } catch (const units::UnitError&) {
+        } catch (const units::UnitError& e) {
+          return std::string(e.what()) + " (a number of events is written like 1e9 or 500M)";
         }
         return "expected a number of events of at least 1, such as 1e9 or 500M, got '" + text + "'";
       },

@@ -109,6 +109,37 @@ TEST_CASE("seeds and replications are whole numbers from 0 to 2^64-1, read exact
   CHECK(top.output.find("(seed 18446744073709551615, replication 0)") != std::string::npos);
 }
 
+// Issue 27.24: "--replications 1e3" was "not in range 1 to 10000" and "--max-memory 1EB"
+// "expected a memory size with a unit": each now gives its true reason.
+TEST_CASE("command-line values are refused with the true reason", "[scenario][cli]") {
+  const std::string quickstart = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"compare " + quickstart + " --policy fifo --replications 1e3", "'1e3' is not a whole number"},
+           {"compare " + quickstart + " --policy fifo --replications 2.5", "'2.5' is not a whole number"},
+           {"compare " + quickstart + " --policy fifo --replications -1", "'-1' is not a whole number"},
+           {"compare " + quickstart + " --policy fifo --replications 10001", "'10001' is out of range: from 1 to 10000"},
+           {"compare " + quickstart + " --policy fifo --replications 99999999999999999999", "is out of range"},
+           {"compare " + quickstart + " --policy fifo --replications 0", "'0' is out of range: from 1 to 10000"},
+           {"compare " + quickstart + " --policy fifo -j 1e2", "'1e2' is not a whole number"},
+           {"validate " + quickstart + " --max-memory 1EB", "unknown size unit 'EB'"},
+           {"validate " + quickstart + " --max-memory 1e19B", "is too large: the limit is 1e18 B"},
+           {"validate " + quickstart + " --max-memory 8", "missing unit in '8'"},
+           {"validate " + quickstart + " --max-memory 0B", "greater than zero"},
+           {"validate " + quickstart + " --max-events 1e400", "too large"},
+       }) {
+    INFO(c.args);
+    const auto r = run_gcsim(c.args);
+    INFO(r.output);
+    CHECK(r.code == 2);
+    CHECK(r.output.find(c.says) != std::string::npos);
+    CHECK(r.output.find("not in range") == std::string::npos);
+    CHECK(r.output.find("expected a memory size with a unit") == std::string::npos);
+  }
+}
+
 TEST_CASE("a run into a folder removes what a killed run there left", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-stale");
   const std::string out = dir.file("out");
