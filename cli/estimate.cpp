@@ -37,7 +37,13 @@ struct Excluded {
   std::string reason;
 };
 
-std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeSpec& type) {
+// `index`: the type's place in the cluster, its bit in the job's node_type_mask.
+std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeSpec& type, std::size_t index) {
+  if (!(job.node_type_mask >> index & 1)) {
+    std::string accepted;
+    for (const std::string& g : job.gpu_types) accepted += (accepted.empty() ? "" : ", ") + g;
+    return "the job's `gpu` accepts only " + accepted + ", not the " + type.gpu.name;
+  }
   const models::TrainingSpec& t = *job.training;
   switch (models::ineligibility(type, job.gpus, &t.precision, &t)) {
     case models::Ineligible::Precision:
@@ -104,7 +110,7 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
     for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
       const auto& type = s.cluster.node_types[t];
       if (!(eligible >> t & 1)) {
-        excluded.push_back({&job, &type, exclusion_reason(job, type)});
+        excluded.push_back({&job, &type, exclusion_reason(job, type, t)});
         continue;
       }
       const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);

@@ -232,6 +232,13 @@ TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an
   CHECK(json.output.find(R"("excluded": [
     {"name": "rn50", "node_type": "g4dn-t4", "gpu": "T4", "reason": "no tf32 on the T4"}
   ])") != std::string::npos);
+  // Issue 27.20: a type the job's `gpu` leaves out had the reason "" in the JSON.
+  gcsim::test::write_file(dir.file("gpu.yaml"), with("      gpus: 8\n      epochs", "      gpu: [A100-40GB-SXM, H100-SXM]\n      gpus: 8\n      epochs"));
+  const auto by_gpu = run_gcsim("estimate " + dir.file("gpu.yaml") + " --json");
+  INFO(by_gpu.output);
+  REQUIRE(by_gpu.code == 0);
+  CHECK(by_gpu.output.find("\"reason\": \"\"") == std::string::npos);
+  CHECK(by_gpu.output.find(R"({"name": "rn50", "node_type": "g4dn-t4", "gpu": "T4", "reason": "the job's `gpu` accepts only A100-40GB-SXM, H100-SXM, not the T4"})") != std::string::npos);
   // Batch 400 needs 20.8 GiB per GPU: over the T4's 15.2 GiB usable (95% of 16 GiB).
   gcsim::test::write_file(dir.file("mem.yaml"), with("batch_per_gpu: 256 ", "batch_per_gpu: 400 "));
   const auto mem = run_gcsim("estimate " + dir.file("mem.yaml"));
