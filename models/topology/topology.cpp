@@ -261,7 +261,7 @@ void build_generated(Topology& topo, const NetworkSpec& spec, const std::vector<
     }
     case Fabric::LeafSpine: {
       const int leaves = spec.leaves > 0 ? spec.leaves : std::max(1, (nodes + spec.nodes_per_leaf - 1) / spec.nodes_per_leaf);
-      if (nodes > leaves * spec.nodes_per_leaf)
+      if (nodes > std::int64_t{leaves} * spec.nodes_per_leaf)
         infeasible(spec, std::to_string(nodes) + " nodes do not fit on " + std::to_string(leaves) + " leaves of " +
                              std::to_string(spec.nodes_per_leaf));
       std::vector<Vertex> leaf, spine;
@@ -397,7 +397,17 @@ Topology build_host_topology(const NetworkSpec& spec) {
     return topo;
   }
   int n = spec.host_count;
-  if (n == 0 && spec.fabric == Fabric::LeafSpine && spec.leaves > 0) n = spec.leaves * spec.nodes_per_leaf;
+  if (n == 0 && spec.fabric == Fabric::LeafSpine && spec.leaves > 0) {
+    // Hosts default to every port of the leaves, bounded as a `hosts` count is.
+    const std::int64_t ports = leaf_spine_capacity(spec);
+    if (ports > MAX_GENERATED_HOSTS)
+      throw ConfigError(ErrorCode::OutOfRange, spec.mark, spec.path + ".leaves",
+                        "without `hosts`, the hosts are every port of the leaves: " + std::to_string(spec.leaves) +
+                            " leaves of " + std::to_string(spec.nodes_per_leaf) + " nodes are " + std::to_string(ports) +
+                            " hosts, more than the limit of " + std::to_string(MAX_GENERATED_HOSTS) +
+                            "; give `hosts` (a count or a list of names)");
+    n = static_cast<int>(ports);
+  }
   if (n == 0 && spec.fabric == Fabric::FatTree) n = spec.k * spec.k * spec.k / 4;
   if (n == 0)
     throw ConfigError(ErrorCode::MissingKey, spec.mark, spec.path,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <string>
 #include <string_view>
@@ -117,7 +118,7 @@ void read_generated_hosts(const ConfigNode& n, NetworkSpec& s) {
     if (s.hosts.empty()) n.fail(ErrorCode::OutOfRange, "hosts must not be empty");
     s.host_count = static_cast<int>(s.hosts.size());
   } else {
-    s.host_count = static_cast<int>(config::read_int(n, 1, 1'000'000));
+    s.host_count = static_cast<int>(config::read_int(n, 1, MAX_GENERATED_HOSTS));
   }
 }
 
@@ -302,6 +303,14 @@ config::KeyTable fabric_keys(Fabric f) {
 
 }  // namespace
 
+std::int64_t leaf_spine_capacity(const NetworkSpec& s) {
+  std::int64_t capacity = 0;
+  if (s.leaves <= 0) return 0;
+  if (__builtin_mul_overflow(std::int64_t{s.leaves}, std::int64_t{s.nodes_per_leaf}, &capacity))
+    return std::numeric_limits<std::int64_t>::max();
+  return capacity;
+}
+
 NetworkSpec parse_network_spec(const ConfigNode& network, config::SourceResolver* sources) {
   NetworkSpec s;
   s.mark = network.mark();
@@ -331,7 +340,7 @@ NetworkSpec parse_network_spec(const ConfigNode& network, config::SourceResolver
       if (const ConfigNode* v = r.optional("oversubscription")) s.oversubscription = read_oversubscription(*v);
       if (const ConfigNode* v = r.optional("hosts")) {
         read_generated_hosts(*v, s);
-        if (s.leaves > 0 && s.host_count > s.leaves * s.nodes_per_leaf)
+        if (s.leaves > 0 && s.host_count > leaf_spine_capacity(s))
           v->fail(ErrorCode::Infeasible, std::to_string(s.host_count) + " hosts do not fit on " + std::to_string(s.leaves) +
                                              " leaves of " + std::to_string(s.nodes_per_leaf));
       }

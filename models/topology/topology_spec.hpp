@@ -10,6 +10,7 @@
 // A100 and H100 architecture whitepapers).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,13 @@ struct NetworkSpec {
   SourceMark mark;
   std::string path = "network";
 };
+
+// The most hosts a generated fabric's `hosts` count (or its default) may give.
+inline constexpr int MAX_GENERATED_HOSTS = 1'000'000;
+
+// The nodes a leaf-spine fabric of `leaves` leaves holds: leaves × nodes_per_leaf, in 64
+// bits by a checked product (in int, 65,536 × 65,536 wrapped to 0). 0 without `leaves`.
+std::int64_t leaf_spine_capacity(const NetworkSpec& s);
 
 // Parses the `network:` map. Throws ConfigError (unknown-key with did-you-mean,
 // missing-key, bad-unit, out-of-range, unknown-name, duplicate, infeasible, wrong-type).

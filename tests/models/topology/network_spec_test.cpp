@@ -2,6 +2,7 @@
 // validation branch by its error code.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "models/gpu/gpu_spec.hpp"
@@ -344,4 +345,29 @@ TEST_CASE("network, pcie and nvlink maps refuse a misspelt key with a did-you-me
     CHECK(e.mark().line == 2);
     CHECK(e.mark().column == 3);
   }
+}
+
+// Issue 28.14: 65,536 leaves of 65,536 nodes is 2^32 ports, which wrapped to 0 in int: "10
+// hosts do not fit on 65536 leaves of 65536". The product is 64-bit now; a host default
+// past the limit on `hosts` is refused at `leaves`.
+TEST_CASE("a leaf-spine fabric's ports are counted without overflow", "[unit][topology]") {
+  const std::string big = "  fabric: leaf-spine\n  nodes_per_leaf: 65536\n  spines: 1\n  leaves: 65536\n";
+  const NetworkSpec s = parse(big + "  hosts: 10\n");
+  CHECK(s.host_count == 10);
+  CHECK(leaf_spine_capacity(s) == std::int64_t{1} << 32);
+  const Topology topo = build_host_topology(s);
+  CHECK(topo.hosts().size() == 10);
+  // The largest fabric the keys allow: 10^5 x 10^5 = 10^10 ports.
+  CHECK(leaf_spine_capacity(parse("  fabric: leaf-spine\n  nodes_per_leaf: 100000\n  spines: 1\n  leaves: 100000\n")) ==
+        10'000'000'000LL);
+  CHECK(code_of("  fabric: leaf-spine\n  nodes_per_leaf: 3\n  spines: 1\n  leaves: 2\n  hosts: 7\n") == ErrorCode::Infeasible);
+  // Without `hosts`, `gcsim flows` would attach every port: 2^32 is over the 1,000,000 limit.
+  try {
+    build_host_topology(parse(big));
+    FAIL("no ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::OutOfRange);
+    CHECK(e.key_path() == "network.leaves");
+  }
+  CHECK(build_host_topology(parse("  fabric: leaf-spine\n  nodes_per_leaf: 10\n  spines: 1\n  leaves: 10\n")).hosts().size() == 100);
 }
