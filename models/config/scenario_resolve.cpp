@@ -97,9 +97,14 @@ std::uint64_t resolve_gpu_types(std::vector<std::string>& names, const ConfigNod
     const GpuSpec* gpu = catalog ? catalog->find(names[i]) : nullptr;
     if (catalog && gpu == nullptr) {
       const std::string near = did_you_mean(names[i], catalog->all_names());
+      // A list written as one name ("[A100, H100]", "A100|H100" in a CSV cell) says how to write it.
+      const bool looks_like_list = names[i].find_first_of("[],|") != std::string::npos;
       item.fail(ErrorCode::UnknownName, "unknown GPU '" + names[i] + "'" +
                                             (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                                            " (`gcsim gpus` lists the catalog)");
+                                            " (`gcsim gpus` lists the catalog)" +
+                                            (looks_like_list ? "; several GPUs are a list: [A100-80GB-SXM, H100-SXM] in "
+                                                               "YAML, A100-80GB-SXM;H100-SXM in a CSV cell"
+                                                             : ""));
     }
     if (gpu) names[i] = gpu->name;
     for (std::size_t t = 0; t < s.cluster.node_types.size() && t < 64; ++t)

@@ -239,7 +239,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
   MapReader w(node, WORKLOAD_KEYS);
   std::set<std::string> names;
   if (const ConfigNode* jobs_given = w.optional("jobs")) {
-    section.jobs_table = std::make_shared<const ConfigNode>(config::read_table(*jobs_given, {}, &sources, JOB_KEYS));  // inline, or {file: jobs.csv}
+    section.jobs_table = std::make_shared<const ConfigNode>(config::read_table(*jobs_given, {"gpu"}, &sources, JOB_KEYS));  // inline, or {file: jobs.csv}; `gpu` a;b
     const ConfigNode& jobs = *section.jobs_table;
     if (!jobs.is_sequence()) jobs.fail(ErrorCode::WrongType, "jobs must be a list");
     for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -35,6 +35,9 @@ bool Reader::next(Row& row) {
   for (;;) {
     if (!std::getline(in_, line)) return false;
     ++line_;
+    // A UTF-8 byte-order mark, as spreadsheet programs write, is no part of the first
+    // field (the YAML loader skips it too); columns count from after it.
+    if (line_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     check_length(line.size(), label_, line_);
     if (is_blank_line(line)) continue;
     if (hash_comments_ && line.front() == '#') continue;

@@ -3,7 +3,8 @@
 // fields in double quotes may hold commas, newlines and doubled quotes ""). Every field
 // keeps the line and column where it starts, so that errors can name file:line:column.
 // Lines whose first character is '#' are comments when the reader is asked to skip them;
-// blank lines are always skipped. No CSV library is available on the build machines.
+// blank lines are always skipped, and so is a UTF-8 byte-order mark at the start of the
+// input. No CSV library is available on the build machines.
 #pragma once
 
 #include <istream>

@@ -5,8 +5,8 @@
 //
 // The CSV: a header row of the table's keys, then one row per entry (RFC 4180 quoting, '#'
 // comment lines and blank lines skipped). An empty cell leaves its key out (its default
-// applies). A cell of a list-valued key (a link's `between`, a route's `links`) holds the
-// items separated by ';' ("h0;leaf0"). The path is relative to the file holding the
+// applies). A cell of a list-valued key (a link's `between`, a route's `links`, a job's
+// `gpu`) holds the items separated by ';' ("h0;leaf0"), a character no name of theirs has. The path is relative to the file holding the
 // `{file: ...}` map (the scenario), or absolute.
 #pragma once
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "models/topology/topology_spec.hpp"
 #include "sim/config/csv_table.hpp"
@@ -251,6 +252,44 @@ TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {
   CHECK(e.mark().line == 3);
   CHECK(e.mark().column == 4);
   CHECK(e.key_path() == "workload.jobs[1].gpus");
+}
+
+// Issue 27.22: a byte-order mark (as spreadsheets write) made the first column unknown, and
+// a job's `gpu` list had no way to be written in a CSV cell.
+TEST_CASE("a jobs CSV may start with a byte-order mark, and its gpu cells list GPUs split by semicolons", "[unit]") {
+  TempDir dir("csv-jobs-gpu");
+  const std::string head =
+      "name: csv-jobs\nhorizon: 1d\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n"
+      "workload:\n  jobs: {file: jobs.csv}\n";
+  write_file(dir.file("jobs.csv"), "\xEF\xBB\xBFname,gpus,duration,gpu\nj0,1,2h,A100-40GB-SXM;H100-SXM\nj1,1,1h,\n"
+                                   "j2,1,1h, A100-40GB-SXM \n");
+  const auto s = gcsim::test::scenario_from_yaml(head, dir.file("s.yaml"));
+  REQUIRE(s.workload.jobs.size() == 3);
+  CHECK(s.workload.jobs[0].name == "j0");
+  CHECK(s.workload.jobs[0].gpu_types == std::vector<std::string>{"A100-40GB-SXM", "H100-SXM"});
+  CHECK(s.workload.jobs[1].gpu_types.empty());
+  CHECK(s.workload.jobs[2].gpu_types == std::vector<std::string>{"A100-40GB-SXM"});
+
+  // Columns count from after the mark: a misspelt first column is at column 1.
+  write_file(dir.file("jobs.csv"), "\xEF\xBB\xBFnmae,gpus,duration\nj0,1,2h\n");
+  const ConfigError bom = config_error([&] { gcsim::test::scenario_from_yaml(head, dir.file("s.yaml")); });
+  CHECK(bom.code() == ErrorCode::UnknownKey);
+  CHECK(bom.mark().line == 1);
+  CHECK(bom.mark().column == 1);
+  CHECK(bom.key_path() == "workload.jobs[0].nmae");
+
+  // A list written the YAML way in a cell is one unknown name, and the message says how.
+  write_file(dir.file("jobs.csv"), "name,gpus,duration,gpu\nj0,1,2h,\"[A100-40GB-SXM, H100-SXM]\"\n");
+  const ConfigError list = config_error([&] { gcsim::test::scenario_from_yaml(head, dir.file("s.yaml")); });
+  CHECK(list.code() == ErrorCode::UnknownName);
+  CHECK(list.key_path() == "workload.jobs[0].gpu[0]");
+  CHECK(std::string(list.what()).find("in a CSV cell") != std::string::npos);
+  // An empty item is refused at its place, as in any list cell.
+  write_file(dir.file("jobs.csv"), "name,gpus,duration,gpu\nj0,1,2h,A100-40GB-SXM;;H100-SXM\n");
+  const ConfigError empty = config_error([&] { gcsim::test::scenario_from_yaml(head, dir.file("s.yaml")); });
+  CHECK(empty.code() == ErrorCode::WrongType);
+  CHECK(empty.mark().column == 23);
 }
 
 TEST_CASE("checks of the resolve step report at the CSV cell, and the CSV is a recorded input", "[unit]") {
