@@ -3,6 +3,7 @@
 // built from it never re-validate user input. SI units throughout.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -65,6 +66,13 @@ enum class ReclaimMode : std::uint8_t {
   Preempt,  // an owner below its guarantee preempts borrowers (as scheduler.preemption says)
   Wait,     // it waits for borrowers to finish
 };
+
+// A share of the cluster's `total_gpus` GPUs in whole GPUs, floor(share x N), with a guard
+// so that 29% of 100 is 29: a window's guarantee G_T and cap C_T (read by the quotas and by
+// the check that a job's team may ever start it).
+inline std::int64_t quota_share_gpus(double share, std::int64_t total_gpus) {
+  return static_cast<std::int64_t>(std::floor(share * static_cast<double>(total_gpus) + 1e-9));
+}
 
 struct QuotaSpec {
   std::vector<QuotaWindowSpec> windows;  // where several hold, the first listed wins; none: no quota

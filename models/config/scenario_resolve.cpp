@@ -3,15 +3,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "models/config/limits.hpp"
 #include "models/gpu/gpu_catalog.hpp"
 #include "models/spot/interruption_rate.hpp"
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
+#include "sim/calendar.hpp"
 #include "sim/units.hpp"
 
 namespace gcsim::models {
@@ -155,6 +158,61 @@ void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s,
   }
 }
 
+// The most a team may ever hold under the quotas, in thousandths of a GPU: at each time of
+// the week the first window that holds caps it at floor(max x N) (quota_share_gpus, as the
+// quotas compute it); where no window holds, nothing caps it (N). `window`: the window of
+// that largest cap, -1 where it is uncapped.
+struct TeamCeiling {
+  std::int64_t milli = -1;
+  int window = -1;
+};
+
+TeamCeiling team_ceiling(const QuotaSpec& quotas, std::size_t team, std::int64_t total_gpus) {
+  TeamCeiling best;
+  // Between two changes of any window's calendar, the same window is in force.
+  const sim::SimTime week = sim::SimTime::from_ns(sim::WEEK_NS);
+  for (sim::SimTime t = sim::SimTime::zero(); t < week;) {
+    int in_force = -1;
+    sim::SimTime next = sim::SimTime::max();
+    for (std::size_t w = 0; w < quotas.windows.size(); ++w) {
+      const sim::WeekCalendar& when = quotas.windows[w].when;
+      if (in_force < 0 && when.contains(t)) in_force = static_cast<int>(w);
+      next = std::min(next, when.next_change(t));
+    }
+    const std::vector<TeamShareSpec>* shares = in_force < 0 ? nullptr : &quotas.windows[static_cast<std::size_t>(in_force)].teams;
+    const std::int64_t cap =
+        1000 * (shares == nullptr || team >= shares->size() ? total_gpus : quota_share_gpus((*shares)[team].max, total_gpus));
+    if (cap > best.milli) best = TeamCeiling{cap, in_force};
+    t = next;
+  }
+  return best;
+}
+
+// A job of `team` that asks for more than the team may hold at any time of the week would
+// wait forever: infeasible, at its `gpus`, as a job no node type can hold is.
+void require_quota_room(const ConfigNode& gpus, const Scenario& s, const std::string& team, std::int64_t need_milli,
+                        std::vector<TeamCeiling>& ceilings) {
+  const int t = s.workload.team_index(team);
+  if (t < 0 || !s.scheduler.quotas) return;
+  const QuotaSpec& quotas = *s.scheduler.quotas;
+  TeamCeiling& c = ceilings[static_cast<std::size_t>(t)];
+  if (c.milli < 0) c = team_ceiling(quotas, static_cast<std::size_t>(t), s.cluster.total_gpus());
+  if (need_milli <= c.milli) return;
+  const QuotaWindowSpec& w = quotas.windows[static_cast<std::size_t>(c.window)];
+  auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  auto gpus_text = [&](std::int64_t milli) { return number(static_cast<double>(milli) / 1000); };
+  gpus.fail(ErrorCode::Infeasible,
+            "the job needs " + gpus_text(need_milli) + " GPU" + (need_milli == 1000 ? "" : "s") + ", but team '" + team +
+                "' may never hold that many: scheduler.quotas caps it at " + gpus_text(c.milli) + " GPU" +
+                (c.milli == 1000 ? "" : "s") + " (`max` " + number(w.teams[static_cast<std::size_t>(t)].max * 100) +
+                "% of the cluster's " + std::to_string(s.cluster.total_gpus()) + ", rounded down) in window '" + w.name +
+                "', its largest cap at any time of the week; the job would never start");
+}
+
 }  // namespace
 
 void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
@@ -164,6 +222,22 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
     resolve_job(s.workload.jobs[i], *nodes.workload.job_nodes[i], s, nodes.gpus);
   for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
     resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s, nodes.gpus);
+  if (s.scheduler.quotas) {
+    std::vector<TeamCeiling> ceilings(s.workload.teams.size());
+    for (std::size_t i = 0; i < s.workload.jobs.size(); ++i) {
+      const JobSpec& j = s.workload.jobs[i];
+      require_quota_room(*nodes.workload.job_nodes[i]->find("gpus"), s, j.team,
+                         std::int64_t{j.gpus} * j.gpu_milli, ceilings);
+    }
+    for (std::size_t i = 0; i < s.workload.generators.size(); ++i) {
+      // Its largest job, as its feasibility is checked (a one-GPU job at its largest share).
+      const GeneratorSpec& g = s.workload.generators[i];
+      const double gpus = std::min(std::round(g.gpus.highest()), 1e9);
+      const double milli = gpus == 1 && g.gpu_milli ? std::clamp(std::round(g.gpu_milli->highest()), 1.0, 1000.0) : 1000;
+      require_quota_room(*nodes.workload.generator_nodes[i]->find("gpus"), s, g.team,
+                         static_cast<std::int64_t>(gpus * milli), ceilings);
+    }
+  }
   for (std::size_t i = 0; i < s.budgets.size(); ++i) {
     const std::string& team = s.budgets[i].team;
     if (s.workload.team_index(team) >= 0) continue;

@@ -80,8 +80,8 @@ void QuotaScheduler::enter_window(const ClusterView& cluster) {
     if (window_ < 0 && when.contains(cluster.now)) window_ = static_cast<int>(w);
     window_until_ = std::min(window_until_, when.next_change(cluster.now));
   }
-  // floor(share x GPUs) whole GPUs, with a guard so that 29% of 100 is 29.
-  const auto gpus = [&](double share) { return 1000 * static_cast<Milli>(std::floor(share * total_gpus_ + 1e-9)); };
+  // floor(share x GPUs) whole GPUs (config/scenario.hpp).
+  const auto gpus = [&](double share) { return 1000 * static_cast<Milli>(quota_share_gpus(share, total_gpus_)); };
   for (std::size_t s = 0; s < limits_.size(); ++s) {
     if (window_ < 0 || s == teams_) {
       limits_[s] = Limits{0, 1000 * static_cast<Milli>(total_gpus_)};

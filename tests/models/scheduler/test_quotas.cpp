@@ -275,3 +275,46 @@ TEST_CASE("quota keys are validated with the place of the error", "[model][sched
   CHECK(over.code() == ErrorCode::OutOfRange);
   CHECK(std::string(over.what()).find("110%") != std::string::npos);
 }
+
+// Issue 27.19: a cap that keeps a job out at every time of the week (1% of 16 GPUs is 0 GPUs,
+// for a 16-GPU job, in an always-on window) validated, and the job waited forever.
+TEST_CASE("a job its team's caps keep out at every time of the week is infeasible", "[model][scheduler][quotas][config]") {
+  const auto load = [&](const std::string& quotas, const std::string& jobs) {
+    return test::scenario_from_yaml(scenario("{policy: fifo, quotas: " + quotas + "}", 16, jobs));
+  };
+  const auto error = [&](const std::string& quotas, const std::string& jobs) {
+    return test::config_error([&] { load(quotas, jobs); });
+  };
+  const std::string big = "    - {name: A1, submit: 0m, gpus: 16, duration: 1h, team: a}\n";
+  const ConfigError always = error("{windows: [{teams: {a: {max: 1%}}}]}", big);
+  CHECK(always.code() == ErrorCode::Infeasible);
+  CHECK(always.key_path() == "workload.jobs[0].gpus");
+  CHECK(std::string(always.what()).find("caps it at 0 GPUs") != std::string::npos);
+  // 50% of 16 everywhere: an 8-GPU job may start, a 9-GPU one never.
+  CHECK_NOTHROW(load("{windows: [{teams: {a: {max: 50%}}}]}", "    - {gpus: 8, duration: 1h, team: a}\n"));
+  CHECK(error("{windows: [{teams: {a: {max: 50%}}}]}", "    - {gpus: 9, duration: 1h, team: a}\n").code() ==
+        ErrorCode::Infeasible);
+  // The largest cap over the week counts: 100% at weekends, or no window at all at night.
+  CHECK_NOTHROW(load("{windows: [{days: weekdays, teams: {a: {max: 1%}}}, {days: [sat, sun], teams: {a: 100%}}]}", big));
+  CHECK_NOTHROW(load("{windows: [{hours: 09:00-18:00, teams: {a: {max: 1%}}}]}", big));
+  // Windows that cover the week between them, each capping the team, are one cap; a later
+  // window shadowed by an earlier one everywhere gives nothing.
+  const ConfigError split = error(
+      "{windows: [{name: day, hours: 08:00-20:00, teams: {a: {max: 25%}}}, {name: night, hours: 20:00-08:00, "
+      "teams: {a: {max: 50%}}}, {name: shadowed, teams: {a: 100%}}]}",
+      "    - {gpus: 9, duration: 1h, team: a}\n");
+  CHECK(split.code() == ErrorCode::Infeasible);
+  CHECK(std::string(split.what()).find("window 'night'") != std::string::npos);
+  // Other teams and jobs without a team are not capped by a's window.
+  CHECK_NOTHROW(load("{windows: [{teams: {a: {max: 50%}}}]}",
+                     "    - {gpus: 8, duration: 1h, team: a}\n    - {gpus: 16, duration: 1h, team: b}\n"
+                     "    - {gpus: 16, duration: 1h}\n"));
+  // A generator's largest job counts as a written job does.
+  const ConfigError generated = test::config_error([&] {
+    test::scenario_from_yaml(test::one_node_scenario("{policy: fifo, quotas: {windows: [{teams: {a: {max: 25%}}}]}}", 16,
+                                                     "    - {gpus: 1, duration: 1h, team: a}\n", "3d") +
+                             "  generators:\n    - {name: g, count: 5, arrival: 1h, gpus: {choice: [1, 8]}, duration: 1h, "
+                             "team: a}\n");
+  });
+  CHECK(generated.code() == ErrorCode::Infeasible);
+}
