@@ -152,6 +152,7 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   resolve_scenario(s, SectionNodes{workload, budgets, output, &catalogs.gpus});
 
   s.gpu_catalog_yaml = used_gpus_yaml(s.cluster);
+  s.catalog_overrides = catalogs.instances.overrides();
   s.source_text = std::move(document.text);
   s.inputs = sources.records();
   return s;
