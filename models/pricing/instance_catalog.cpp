@@ -150,7 +150,7 @@ bool valid_snapshot(std::string_view s) {
   return day >= 1 && day <= DAYS[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
-InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
+InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus, bool undated_ok) {
   InstanceSpec s;
   s.provider = r.required_text("provider");
   for (char c : s.provider)
@@ -226,7 +226,7 @@ InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
     s.price_assumed = a == "1";
   }
   // Every price carries its date: a planner must see how old a figure is.
-  s.snapshot = r.required_text("snapshot");
+  s.snapshot = undated_ok ? r.text("snapshot") : r.required_text("snapshot");
   if (!valid_snapshot(s.snapshot))
     r.fail(ErrorCode::WrongType, "snapshot", "expected a calendar date YYYY-MM-DD (or YYYY-MM, YYYY; years from 1900), got '" + s.snapshot + "'");
   s.spot_snapshot = r.text("spot_snapshot");
@@ -351,7 +351,7 @@ void InstanceCatalog::load(std::istream& in, const std::string& label, const Gpu
       csv::fail(ErrorCode::Duplicate, label, row.line, row.fields[i].column, name, "column '" + name + "' appears twice");
   }
   for (const std::string& c : required_columns())
-    if (!index.count(c)) csv::fail(ErrorCode::MissingKey, label, row.line, 1, c, "missing required column '" + c + "'");
+    if (!index.count(c) && !(undated_ok_ && c == "snapshot")) csv::fail(ErrorCode::MissingKey, label, row.line, 1, c, "missing required column '" + c + "'");
   const std::size_t columns = row.fields.size();
 
   std::vector<InstanceSpec> parsed;
@@ -361,7 +361,7 @@ void InstanceCatalog::load(std::istream& in, const std::string& label, const Gpu
       csv::fail(ErrorCode::WrongType, label, row.line, row.fields.size() > columns ? row.fields[columns].column : 1, "",
                 "expected " + std::to_string(columns) + " fields (as the header), got " + std::to_string(row.fields.size()));
     const RowReader r(row, index, label);
-    InstanceSpec s = parse_row(r, gpus);
+    InstanceSpec s = parse_row(r, gpus, undated_ok_);
     s.origin = label + ":" + std::to_string(row.line);
     // Rows an Override file replaces do not count as duplicates of its own.
     const bool overriding = precedence == CatalogPrecedence::Override;

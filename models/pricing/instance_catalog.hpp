@@ -84,6 +84,9 @@ class InstanceCatalog {
   // Adds one entry; std::invalid_argument when an entry with the same provider, type, region,
   // zone and snapshot exists.
   void add(InstanceSpec spec);
+  // Accept rows without a snapshot (dated "", the oldest) in later loads: only for the
+  // bundled rows a trace written before catalogs required dates recorded (gcsim rerun).
+  void accept_undated_rows() { undated_ok_ = true; }
   // One line per bundled row an Override file replaced: "aws/p4d.24xlarge@use1-az1: mine.csv:2
   // replaces the bundled row (aws.csv:18, snapshot 2025-05)".
   const std::vector<std::string>& overrides() const { return overrides_; }
@@ -115,6 +118,7 @@ class InstanceCatalog {
   std::vector<bool> overridable_;      // per row: loaded with CatalogPrecedence::Add
   std::vector<InstanceSpec> entries_;  // rows_ resolved
   std::vector<std::string> overrides_;
+  bool undated_ok_ = false;
 };
 
 // Loads every *.csv in `dir` in name order (the bundled scenarios/catalog/instances).
