@@ -79,6 +79,7 @@ int cmd_validate(const std::string& file, const models::ResourceLimits& limits) 
               static_cast<long long>(s.cluster.total_nodes()), static_cast<long long>(s.cluster.total_gpus()),
               s.workload.jobs.size(), generated, s.scheduler.policy.c_str());
   std::printf("%s: %s\n", file.c_str(), models::format_estimate(estimate, limits).c_str());
+  for (const std::string& o : s.catalog_overrides) std::printf("%s: note: instance catalog: %s\n", file.c_str(), o.c_str());
   return 0;
 }
 
@@ -107,6 +108,7 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   if (quiet) return 0;
   std::printf("gcsim %s: scenario '%s' (seed %llu, replication %llu)\n", VERSION, s.name.c_str(),
               static_cast<unsigned long long>(models::run_seed(s, options)), static_cast<unsigned long long>(replication));
+  for (const std::string& o : s.catalog_overrides) std::printf("  note: instance catalog: %s\n", o.c_str());
   std::printf("  simulated %s in %.3f s wall clock (%llu events)\n", analysis::format_duration(r.end_s).c_str(),
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
   std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",

@@ -35,7 +35,8 @@ config::ConfigDocument read_catalog_file(const ConfigNode& f, config::SourceReso
 }  // namespace
 
 // Bundled catalogs plus the files named by `catalogs.gpus`, `catalogs.models` and
-// `catalogs.instances` (CSV files in the catalog format, docs/pricing.md).
+// `catalogs.instances` (CSV files in the catalog format, docs/pricing.md; their rows replace
+// bundled rows of the same provider, type, region and zone).
 Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, config::SourceResolver& sources) {
   Catalogs c = bundled;
   if (!node) return c;
@@ -47,7 +48,9 @@ Catalogs read_catalogs(const ConfigNode* node, const Catalogs& bundled, config::
   if (const ConfigNode* list = r.optional("instances")) {
     for (const ConfigNode* f : file_nodes(*list)) {
       std::istringstream in(sources.read(*f, "catalog file"));
-      c.instances.load(in, config::SourceResolver::resolve(f->mark().file, f->scalar()), &c.gpus);
+      // The user's rows take precedence over bundled rows of the same name (docs/pricing.md).
+      c.instances.load(in, config::SourceResolver::resolve(f->mark().file, f->scalar()), &c.gpus,
+                       CatalogPrecedence::Override);
     }
   }
   return c;

@@ -27,7 +27,7 @@ struct Catalogs {
 inline constexpr config::KeySpec CATALOGS_KEYS[] = {
     {"gpus", "file name or list of file names", "none", false, "", "GPU catalog files, added to the bundled gpus.yaml"},
     {"models", "file name or list of file names", "none", false, "", "model and dataset catalog files, added to models.yaml"},
-    {"instances", "file name or list of file names", "none", false, "", "instance catalog CSV files, added to instances/*.csv"},
+    {"instances", "file name or list of file names", "none", false, "", "instance catalog CSV files, added to instances/*.csv; a row replaces the bundled rows of its provider, type, region and zone"},
 };
 
 // `bundled` plus the files `catalogs:` names (node may be null: no extra files), read

@@ -199,6 +199,9 @@ struct Scenario {
   std::string source_file;
   std::string source_text;
   std::string gpu_catalog_yaml;  // the resolved GPU entries used, as YAML
+  // Bundled instance rows that the scenario's `catalogs.instances` files replaced, one line
+  // each (InstanceCatalog::overrides); validate and run print them.
+  std::vector<std::string> catalog_overrides;
   // Every other file the scenario was resolved against: the bundled catalogs and each file
   // it names (extra catalogs, instance CSVs, traces, price CSVs, CSV tables), with bytes.
   std::vector<config::SourceRecord> inputs;

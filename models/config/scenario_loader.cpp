@@ -70,6 +70,8 @@ Catalogs recorded_bundled_catalogs(config::SourceResolver& sources) {
   const fs::path instance_dir = fs::path(bundled_instance_dir(catalog_dir)).lexically_normal();
   return read_bundled_catalogs(catalog_dir, sources, [&](const GpuCatalog* gpus) {
     InstanceCatalog catalog;
+    // Traces written before every catalog price carried its date recorded undated rows.
+    catalog.accept_undated_rows();
     for (const config::SourceRecord& r : sources.recorded()) {
       if (!r.key.empty() || fs::path(r.resolved).parent_path().lexically_normal() != instance_dir) continue;
       std::istringstream in(sources.read_bundled(r.resolved, "instance catalog"));
@@ -152,6 +154,7 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   resolve_scenario(s, SectionNodes{workload, budgets, output, &catalogs.gpus});
 
   s.gpu_catalog_yaml = used_gpus_yaml(s.cluster);
+  s.catalog_overrides = catalogs.instances.overrides();
   s.source_text = std::move(document.text);
   s.inputs = sources.records();
   return s;

@@ -29,11 +29,11 @@ const std::vector<std::string>& catalog_columns() {
       "provider",  "instance_type", "gpu",          "gpus",          "vcpus",   "memory",
       "local_storage", "network",   "region",       "zone",          "on_demand_per_hour",
       "spot_per_hour", "billing",   "spot_notice",  "market_kind",   "price_assumed",
-      "snapshot",  "source"};
+      "snapshot",  "spot_snapshot", "source"};
   return cols;
 }
 const std::set<std::string>& required_columns() {
-  static const std::set<std::string> cols{"provider", "instance_type", "gpu", "gpus", "on_demand_per_hour", "source"};
+  static const std::set<std::string> cols{"provider", "instance_type", "gpu", "gpus", "on_demand_per_hour", "snapshot", "source"};
   return cols;
 }
 
@@ -150,13 +150,18 @@ bool valid_snapshot(std::string_view s) {
   return day >= 1 && day <= DAYS[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
-InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
+InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus, bool undated_ok) {
   InstanceSpec s;
   s.provider = r.required_text("provider");
   for (char c : s.provider)
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-'))
       r.fail(ErrorCode::WrongType, "provider", "a provider id is lower-case letters, digits and '-', got '" + s.provider + "'");
   s.instance_type = r.required_text("instance_type");
+  // A reference is provider/TYPE@WHERE: a type holding '/' or '@', or a place holding '@',
+  // could never be named.
+  if (s.instance_type.find_first_of("/@") != std::string::npos)
+    r.fail(ErrorCode::WrongType, "instance_type",
+           "an instance type must not hold '/' or '@' (a reference is provider/type@zone): it could never be named");
   s.gpu = r.required_text("gpu");
   if (gpus != nullptr) {
     const GpuSpec* g = gpus->find(s.gpu);
@@ -174,6 +179,9 @@ InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
   s.network_bytes_per_s = r.quantity("network", units::parse_bytes_per_s, "400Gbps");
   s.region = r.text("region");
   s.zone = r.text("zone");
+  for (const auto& [column, value] : {std::pair<const char*, const std::string*>{"region", &s.region}, {"zone", &s.zone}})
+    if (value->find('@') != std::string::npos)
+      r.fail(ErrorCode::WrongType, column, std::string(column) + " must not hold '@' (a reference is provider/type@zone)");
   // The parts of the instance's id, which traces hold in fixed-width cells (/pools.instance).
   for (const auto& [column, value] : {std::pair<const char*, const std::string*>{"provider", &s.provider},
                                       {"instance_type", &s.instance_type}, {"region", &s.region}, {"zone", &s.zone}}) {
@@ -217,14 +225,22 @@ InstanceSpec parse_row(const RowReader& r, const GpuCatalog* gpus) {
     if (a != "0" && a != "1") r.fail(ErrorCode::WrongType, "price_assumed", "expected 0 or 1, got '" + a + "'");
     s.price_assumed = a == "1";
   }
-  s.snapshot = r.text("snapshot");
+  // Every price carries its date: a planner must see how old a figure is.
+  s.snapshot = undated_ok ? r.text("snapshot") : r.required_text("snapshot");
   if (!valid_snapshot(s.snapshot))
     r.fail(ErrorCode::WrongType, "snapshot", "expected a calendar date YYYY-MM-DD (or YYYY-MM, YYYY; years from 1900), got '" + s.snapshot + "'");
+  s.spot_snapshot = r.text("spot_snapshot");
+  if (!valid_snapshot(s.spot_snapshot))
+    r.fail(ErrorCode::WrongType, "spot_snapshot", "expected a calendar date YYYY-MM-DD (or YYYY-MM, YYYY; years from 1900), got '" + s.spot_snapshot + "'");
+  if (!s.spot_snapshot.empty() && !s.spot_usd_per_hour)
+    r.fail(ErrorCode::Conflict, "spot_snapshot", "a spot price's date without a spot price");
+  if (s.spot_snapshot == s.snapshot) s.spot_snapshot.clear();
   s.source = r.required_text("source");
   return s;
 }
 
 auto key_of(const InstanceSpec& s) { return std::tie(s.provider, s.instance_type, s.region, s.zone, s.snapshot); }
+auto name_of(const InstanceSpec& s) { return std::tie(s.provider, s.instance_type, s.region, s.zone); }
 
 // ---- SkyPilot import ----
 
@@ -313,12 +329,13 @@ PriceSpec InstanceSpec::price_defaults() const {
   return p;
 }
 
-void InstanceCatalog::load(const std::string& path, const GpuCatalog* gpus) {
+void InstanceCatalog::load(const std::string& path, const GpuCatalog* gpus, CatalogPrecedence precedence) {
   std::istringstream in(config::read_regular_file(path, config::MAX_INPUT_FILE_BYTES, "instance catalog"));
-  load(in, path, gpus);
+  load(in, path, gpus, precedence);
 }
 
-void InstanceCatalog::load(std::istream& in, const std::string& label, const GpuCatalog* gpus) {
+void InstanceCatalog::load(std::istream& in, const std::string& label, const GpuCatalog* gpus,
+                           CatalogPrecedence precedence) {
   csv::Reader reader(in, label, true);
   csv::Row row;
   if (!reader.next(row)) throw ConfigError(ErrorCode::EmptyFile, SourceMark{label, 0, 0}, "", "no header line");
@@ -334,7 +351,7 @@ void InstanceCatalog::load(std::istream& in, const std::string& label, const Gpu
       csv::fail(ErrorCode::Duplicate, label, row.line, row.fields[i].column, name, "column '" + name + "' appears twice");
   }
   for (const std::string& c : required_columns())
-    if (!index.count(c)) csv::fail(ErrorCode::MissingKey, label, row.line, 1, c, "missing required column '" + c + "'");
+    if (!index.count(c) && !(undated_ok_ && c == "snapshot")) csv::fail(ErrorCode::MissingKey, label, row.line, 1, c, "missing required column '" + c + "'");
   const std::size_t columns = row.fields.size();
 
   std::vector<InstanceSpec> parsed;
@@ -344,20 +361,73 @@ void InstanceCatalog::load(std::istream& in, const std::string& label, const Gpu
       csv::fail(ErrorCode::WrongType, label, row.line, row.fields.size() > columns ? row.fields[columns].column : 1, "",
                 "expected " + std::to_string(columns) + " fields (as the header), got " + std::to_string(row.fields.size()));
     const RowReader r(row, index, label);
-    InstanceSpec s = parse_row(r, gpus);
-    auto same = [&](const InstanceSpec& o) { return key_of(o) == key_of(s); };
-    if (std::any_of(entries_.begin(), entries_.end(), same) || std::any_of(parsed.begin(), parsed.end(), same))
-      r.fail(ErrorCode::Duplicate, "instance_type",
-             "'" + s.ref() + "' (snapshot '" + s.snapshot + "') is already in the catalog");
+    InstanceSpec s = parse_row(r, gpus, undated_ok_);
+    s.origin = label + ":" + std::to_string(row.line);
+    // Rows an Override file replaces do not count as duplicates of its own.
+    const bool overriding = precedence == CatalogPrecedence::Override;
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      if (key_of(rows_[i]) == key_of(s) && !(overriding && overridable_[i]))
+        r.fail(ErrorCode::Duplicate, "instance_type",
+               "'" + s.ref() + "' (snapshot '" + s.snapshot + "') is already in the catalog (" + rows_[i].origin + ")");
+    for (const InstanceSpec& p : parsed)
+      if (key_of(p) == key_of(s))
+        r.fail(ErrorCode::Duplicate, "instance_type",
+               "'" + s.ref() + "' (snapshot '" + s.snapshot + "') is already in the catalog (" + p.origin + ")");
     parsed.push_back(std::move(s));
   }
-  for (InstanceSpec& s : parsed) entries_.push_back(std::move(s));
+  if (precedence == CatalogPrecedence::Override) {
+    // A user's row replaces the bundled rows of its name, whatever their date: the user
+    // chose that figure, and a bundled row left beside it could win a lookup by being newer.
+    std::vector<InstanceSpec> kept;
+    std::vector<bool> kept_overridable;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      const auto by = std::find_if(parsed.begin(), parsed.end(),
+                                   [&](const InstanceSpec& p) { return name_of(p) == name_of(rows_[i]); });
+      if (overridable_[i] && by != parsed.end()) {
+        overrides_.push_back(by->ref() + ": " + by->origin + " replaces the bundled row (" + rows_[i].origin +
+                             ", snapshot " + rows_[i].snapshot + ")");
+        continue;
+      }
+      kept.push_back(std::move(rows_[i]));
+      kept_overridable.push_back(overridable_[i]);
+    }
+    rows_ = std::move(kept);
+    overridable_ = std::move(kept_overridable);
+  }
+  for (InstanceSpec& s : parsed) {
+    rows_.push_back(std::move(s));
+    overridable_.push_back(precedence == CatalogPrecedence::Add);
+  }
+  resolve();
 }
 
 void InstanceCatalog::add(InstanceSpec spec) {
-  for (const InstanceSpec& e : entries_)
+  for (const InstanceSpec& e : rows_)
     if (key_of(e) == key_of(spec)) throw std::invalid_argument("InstanceCatalog::add: '" + spec.ref() + "' is already in the catalog");
-  entries_.push_back(std::move(spec));
+  rows_.push_back(std::move(spec));
+  overridable_.push_back(true);
+  resolve();
+}
+
+void InstanceCatalog::resolve() {
+  entries_ = rows_;
+  for (InstanceSpec& z : entries_) {
+    if (z.zone.empty() || z.region.empty()) continue;
+    // The newest region-level row of the zone's region, if newer than the zone's own date.
+    const InstanceSpec* newest = nullptr;
+    for (const InstanceSpec& r : rows_)
+      if (r.zone.empty() && r.region == z.region && r.provider == z.provider && r.instance_type == z.instance_type &&
+          r.market_kind == z.market_kind && r.snapshot > z.snapshot && (newest == nullptr || r.snapshot > newest->snapshot))
+        newest = &r;
+    if (newest == nullptr) continue;
+    if (z.spot_usd_per_hour && z.spot_snapshot.empty()) z.spot_snapshot = z.snapshot;
+    z.on_demand_usd_per_hour = newest->on_demand_usd_per_hour;
+    z.price_assumed = z.price_assumed || newest->price_assumed;
+    z.source = "on-demand price: " + newest->source + " (" + newest->snapshot + ", " + newest->origin +
+               "); other figures: " + z.source + " (" + z.snapshot + ")";
+    z.snapshot = newest->snapshot;
+    if (z.spot_snapshot == z.snapshot) z.spot_snapshot.clear();
+  }
 }
 
 const InstanceSpec* InstanceCatalog::find(std::string_view provider, std::string_view instance_type,
@@ -458,7 +528,7 @@ InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatal
 
 std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const std::vector<std::string>& comments) {
   std::string out;
-  for (const std::string& c : comments) out += "# " + c + "\n";
+  for (const std::string& c : comments) out += csv::comment_line(c);
   const auto& cols = catalog_columns();
   for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + cols[i];
   out += "\n";
@@ -482,6 +552,7 @@ std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const s
         std::string(instance_market_kind_name(s.market_kind)),
         s.price_assumed ? "1" : "0",
         s.snapshot,
+        s.spot_snapshot,
         s.source};
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv::escape(cells[i]);
     out += "\n";
@@ -508,7 +579,12 @@ std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib) {
   return "";
 }
 
-ImportResult import_skypilot(std::istream& in, std::string_view provider_in, const std::string& label) {
+bool valid_catalog_date(std::string_view date) { return !date.empty() && valid_snapshot(date); }
+
+ImportResult import_skypilot(std::istream& in, std::string_view provider_in, const std::string& label,
+                             const std::string& snapshot) {
+  if (!valid_catalog_date(snapshot))
+    throw std::invalid_argument("import_skypilot: the prices' date must be YYYY-MM-DD, YYYY-MM or YYYY, got '" + snapshot + "'");
   const std::string provider = ascii_lower(provider_in);
   const ProviderFacts* facts = find_provider(provider);
   if (facts == nullptr || facts->skypilot == SkyPilotLayout::None)
@@ -536,9 +612,15 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     SkyRow s;
     s.line = row.line;
     s.type = r.text("InstanceType");
+    if (s.type.find_first_of("/@") != std::string::npos)
+      r.fail(ErrorCode::WrongType, "InstanceType",
+             "an instance type must not hold '/' or '@' (a reference is provider/type@zone): it could never be named");
     s.accelerator = r.text("AcceleratorName");
     s.region = r.text("Region");
     s.zone = r.text("AvailabilityZone");
+    for (const char* column : {"Region", "AvailabilityZone"})
+      if (r.text(column).find('@') != std::string::npos)
+        r.fail(ErrorCode::WrongType, column, std::string(column) + " must not hold '@' (a reference is provider/type@zone)");
     // Counts within the integer ranges of the native catalog, sizes and prices within the
     // unit limits (docs/units.md, "Limits: time and numbers"): a huge cell is refused here,
     // not rounded into an int or summed into an infinite cost.
@@ -552,6 +634,8 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     rows.push_back(std::move(s));
   }
 
+  // Instances produced so far by (type, region, zone), with the input line each came from.
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<std::size_t, int>> made;
   auto make = [&](const SkyRow& host, const std::string& gpu, int count, double price, std::optional<double> spot) {
     InstanceSpec s;
     s.provider = provider;
@@ -566,7 +650,24 @@ ImportResult import_skypilot(std::istream& in, std::string_view provider_in, con
     s.spot_usd_per_hour = spot;
     s.billing = default_billing(provider);
     s.spot_notice = spot ? default_notice(provider) : sim::SimTime::zero();
-    s.source = "skypilot-org/skypilot-catalog " + provider + "/vms.csv via " + label + " line " + std::to_string(host.line);
+    s.snapshot = snapshot;
+    s.source = "skypilot-org/skypilot-catalog " + provider + "/vms.csv via " + csv::escape_control(label) + " line " +
+               std::to_string(host.line);
+    // The same instance twice: once when the figures agree (a repeated row), else the input
+    // contradicts itself and no row can be chosen.
+    const auto key = std::make_tuple(s.instance_type, s.region, s.zone);
+    if (const auto it = made.find(key); it != made.end()) {
+      const InstanceSpec& first = result.instances[it->second.first];
+      if (first.gpu == s.gpu && first.gpus == s.gpus && first.vcpus == s.vcpus && first.memory_bytes == s.memory_bytes &&
+          first.on_demand_usd_per_hour == s.on_demand_usd_per_hour && first.spot_usd_per_hour == s.spot_usd_per_hour) {
+        ++result.report.duplicates;
+        return;
+      }
+      throw ConfigError(ErrorCode::Duplicate, SourceMark{label, host.line, 1}, "InstanceType",
+                        "'" + s.ref() + "' is given twice with different figures: lines " +
+                            std::to_string(it->second.second) + " and " + std::to_string(host.line));
+    }
+    made.emplace(key, std::make_pair(result.instances.size(), host.line));
     result.instances.push_back(std::move(s));
   };
 

@@ -48,8 +48,10 @@ struct InstanceSpec {
   sim::SimTime spot_notice;          // warning before a spot reclaim (0 = none or not known)
   InstanceMarketKind market_kind = InstanceMarketKind::Standard;
   bool price_assumed = false;        // true when the price is not public: an assumption
-  std::string snapshot;              // date of the price: YYYY-MM-DD, YYYY-MM, YYYY or "" (unknown)
+  std::string snapshot;              // date of the price: YYYY-MM-DD, YYYY-MM or YYYY (required)
+  std::string spot_snapshot;         // date of the spot price when not `snapshot`'s; "" = the same
   std::string source;                // where the figures come from
+  std::string origin;                // "file:line" of the row it was read from ("" when added by code)
 
   double on_demand_usd_per_gpu_hour() const { return on_demand_usd_per_hour / gpus; }
   // Physical cores: a catalog's vCPUs are hardware threads, two per core on the SMT hosts of
@@ -61,6 +63,13 @@ struct InstanceSpec {
   PriceSpec price_defaults() const;
 };
 
+// How a file's rows join the catalog. Add: a row whose provider, type, region, zone and
+// snapshot an entry already has is a Duplicate error (the bundled files among themselves).
+// Override: the file is the user's (a scenario's `catalogs.instances`): its rows replace every
+// entry loaded with Add of the same provider, type, region and zone, whatever their snapshot,
+// and each replacement is reported (overrides()); among Override files, Add's rule holds.
+enum class CatalogPrecedence { Add, Override };
+
 class InstanceCatalog {
  public:
   // Reads a catalog file (docs/pricing.md). With `gpus`, every gpu must resolve there
@@ -68,15 +77,27 @@ class InstanceCatalog {
   // checked whole before the catalog changes. Errors: ConfigError at file:line:column with
   // the column name as key path (FileNotFound, MissingKey/UnknownKey in the header,
   // WrongType/BadUnit/OutOfRange in cells, Duplicate entries).
-  void load(const std::string& path, const GpuCatalog* gpus = nullptr);
-  void load(std::istream& in, const std::string& label, const GpuCatalog* gpus = nullptr);
+  void load(const std::string& path, const GpuCatalog* gpus = nullptr,
+            CatalogPrecedence precedence = CatalogPrecedence::Add);
+  void load(std::istream& in, const std::string& label, const GpuCatalog* gpus = nullptr,
+            CatalogPrecedence precedence = CatalogPrecedence::Add);
   // Adds one entry; std::invalid_argument when an entry with the same provider, type, region,
   // zone and snapshot exists.
   void add(InstanceSpec spec);
+  // Accept rows without a snapshot (dated "", the oldest) in later loads: only for the
+  // bundled rows a trace written before catalogs required dates recorded (gcsim rerun).
+  void accept_undated_rows() { undated_ok_ = true; }
+  // One line per bundled row an Override file replaced: "aws/p4d.24xlarge@use1-az1: mine.csv:2
+  // replaces the bundled row (aws.csv:18, snapshot 2025-05)".
+  const std::vector<std::string>& overrides() const { return overrides_; }
 
   // The best match: same provider (case-insensitive) and type, and `where` equal to the
   // region or the zone when not empty. Among several, the most recent snapshot wins, then a
   // region-level price (no zone), then the first loaded. nullptr when none.
+  // On-demand prices are regional: a zone row whose region has a newer region-level row of
+  // the same provider, type and market kind takes that row's on-demand price, date and
+  // source (its spot price keeps its own date, spot_snapshot), so that a name with and
+  // without its zone gives one on-demand price unless the zone's differs on the same date.
   const InstanceSpec* find(std::string_view provider, std::string_view instance_type, std::string_view where = "") const;
   // "aws/p4d.24xlarge" or "aws/p4d.24xlarge@us-east-1" (or @zone); nullptr when none.
   const InstanceSpec* find_ref(std::string_view ref) const;
@@ -87,10 +108,17 @@ class InstanceCatalog {
   // Every "provider/type" once, in catalog order (for did-you-mean and listings).
   std::vector<std::string> refs() const;
 
+  // Every entry as lookups see it (zone rows with their region's newer on-demand price).
   const std::vector<InstanceSpec>& list() const { return entries_; }
 
  private:
-  std::vector<InstanceSpec> entries_;
+  void resolve();  // entries_ from rows_
+
+  std::vector<InstanceSpec> rows_;     // as read
+  std::vector<bool> overridable_;      // per row: loaded with CatalogPrecedence::Add
+  std::vector<InstanceSpec> entries_;  // rows_ resolved
+  std::vector<std::string> overrides_;
+  bool undated_ok_ = false;
 };
 
 // Loads every *.csv in `dir` in name order (the bundled scenarios/catalog/instances).
@@ -100,7 +128,8 @@ InstanceCatalog load_instance_catalog_dir(const std::string& dir, const GpuCatal
 // The bundled folder under a catalog folder (LoadOptions::catalog_dir): "<dir>/instances".
 std::string bundled_instance_dir(const std::string& catalog_dir);
 
-// Our catalog format for `entries`, with `comments` written first as `# ` lines.
+// Our catalog format for `entries`, with `comments` written first as `# ` lines
+// (config::csv::comment_line: control characters escaped, so a comment stays one line).
 std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const std::vector<std::string>& comments);
 
 // What the importer kept and what it skipped, by reason; nothing is dropped silently.
@@ -108,6 +137,7 @@ struct ImportReport {
   std::size_t rows = 0;       // data rows read
   std::size_t imported = 0;   // instances produced
   std::size_t merged = 0;     // GCP accelerator rows folded into their host row's price
+  std::size_t duplicates = 0; // instances produced twice with identical figures, written once
   std::map<std::string, std::size_t> skipped;       // reason -> rows
   std::map<std::string, std::size_t> unknown_gpus;  // accelerator name -> rows (also in skipped)
 };
@@ -122,8 +152,17 @@ struct ImportResult {
 // (A100 + 40960 MiB -> A100-40GB-SXM). GCP prices GPUs as separate accelerator rows (empty
 // InstanceType): each is added to the host row of its fixed-GPU machine type (a2, a3, g2) in
 // the same zone, as SkyPilot does. Rows with GPUs we do not know, CPU-only rows and
-// unpaired rows are skipped and counted. Malformed input: ConfigError at label:line:column.
-ImportResult import_skypilot(std::istream& in, std::string_view provider, const std::string& label);
+// unpaired rows are skipped and counted. Every instance carries `snapshot` (a catalog date,
+// else std::invalid_argument) as the date of its prices. Two rows giving one instance (type,
+// region, zone): written once and counted in `duplicates` when their figures agree, else
+// ConfigError(Duplicate) naming both lines. An instance type holding '@' or '/' (the
+// separators of a reference, aws/TYPE@ZONE) could never be named: ConfigError(WrongType) at
+// its line. Malformed input: ConfigError at label:line:column.
+ImportResult import_skypilot(std::istream& in, std::string_view provider, const std::string& label,
+                             const std::string& snapshot);
+// True for a date a catalog's snapshot column takes: YYYY-MM-DD, YYYY-MM or YYYY, a real
+// calendar date from 1900 on.
+bool valid_catalog_date(std::string_view date);
 // Our GPU name for a SkyPilot accelerator name and per-GPU memory (0 = unknown); "" if none.
 std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib);
 

@@ -121,4 +121,30 @@ std::string escape(std::string_view field) {
   return out;
 }
 
+std::string escape_control(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (b < 0x20 || b == 0x7f) {
+      static const char HEX[] = "0123456789abcdef";
+      out += "\\x";
+      out += HEX[b >> 4];
+      out += HEX[b & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string comment_line(std::string_view text) { return "# " + escape_control(text) + "\n"; }
+
 }  // namespace gcsim::config::csv

@@ -55,4 +55,13 @@ class Reader {
 // Quotes a field when it holds a comma, a quote, a newline or leading/trailing blanks.
 std::string escape(std::string_view field);
 
+// `text` with every control character (bytes below 0x20 and 0x7f: a newline, a carriage
+// return, a tab, an escape sequence) written as \n, \r, \t or \xNN and a backslash as
+// \\: one line of printable text, for what a writer copies from outside (an input path).
+std::string escape_control(std::string_view text);
+// One `# ` comment line (with its newline) holding escape_control(text), so that no text
+// (an input path, a file's contents) can end the comment and inject a row. Every writer of
+// comments uses it.
+std::string comment_line(std::string_view text);
+
 }  // namespace gcsim::config::csv

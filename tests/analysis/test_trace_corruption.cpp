@@ -150,8 +150,8 @@ TEST_CASE("catalog names that reach fixed-width trace columns are bounded when t
     }
   }
   SECTION("each part of an instance id") {
-    std::istringstream csv("provider,instance_type,gpu,gpus,region,on_demand_per_hour,source\naws," + long_name +
-                           ",H100,8,us-east-1,98.32,test\n");
+    std::istringstream csv("provider,instance_type,gpu,gpus,region,on_demand_per_hour,snapshot,source\naws," + long_name +
+                           ",H100,8,us-east-1,98.32,2026-01-21,test\n");
     gcsim::models::InstanceCatalog catalog;
     try {
       catalog.load(csv, "mine.csv");

@@ -57,9 +57,9 @@ void read(int reader, const std::string& text) {
       catalog.load(in, "fuzz.csv", g_gpus);
       break;
     }
-    case 2: (void)gcsim::models::import_skypilot(in, "aws", "fuzz.csv"); break;
-    case 3: (void)gcsim::models::import_skypilot(in, "gcp", "fuzz.csv"); break;
-    case 4: (void)gcsim::models::import_skypilot(in, "lambda", "fuzz.csv"); break;
+    case 2: (void)gcsim::models::import_skypilot(in, "aws", "fuzz.csv", "2026-01-01"); break;
+    case 3: (void)gcsim::models::import_skypilot(in, "gcp", "fuzz.csv", "2026-01-01"); break;
+    case 4: (void)gcsim::models::import_skypilot(in, "lambda", "fuzz.csv", "2026-01-01"); break;
     case 5: (void)gcsim::models::read_price_profile_csv(in, "fuzz.csv", gcsim::sim::SimTime::from_seconds(7 * 86400.0), 8); break;
     default: {
       std::ostringstream out;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -343,6 +344,149 @@ TEST_CASE("gcsim instances refuses a provider the catalog does not have", "[scen
   const auto upper = run_gcsim("instances --provider AWS");
   CHECK(upper.code == 0);
   CHECK(upper.output.find("aws ") != std::string::npos);
+}
+
+// Issue 28.6: a host-only row (a VM's price without its GPUs) read as the cheapest GPU-hour.
+TEST_CASE("gcsim instances leaves host-only rows out unless asked, and marks them then", "[scenario][cli]") {
+  const auto plain = run_gcsim("instances --gpu A100-40GB-SXM");
+  REQUIRE(plain.code == 0);
+  CHECK(plain.output.find("a2-highgpu-8g") == std::string::npos);
+  CHECK(plain.output.find("0.7395") == std::string::npos);  // $5.92/h over 8 GPUs: the host alone
+  CHECK(plain.output.find("1 host-only rows not shown") != std::string::npos);
+  const auto all = run_gcsim("instances --gpu A100-40GB-SXM --host-only");
+  REQUIRE(all.code == 0);
+  const std::size_t row = all.output.find("a2-highgpu-8g");
+  REQUIRE(row != std::string::npos);
+  const std::string line = all.output.substr(row, all.output.find('\n', row) - row);
+  CHECK(line.find("host-only") != std::string::npos);
+  CHECK(line.find("0.7395") == std::string::npos);
+}
+
+// Issue 28.4: every listed price shows its date; one instance named with and without its zone
+// costs the same on demand when the region's list price is the newer one.
+TEST_CASE("gcsim instances shows each price's date", "[scenario][cli]") {
+  const auto r = run_gcsim("instances --provider aws");
+  REQUIRE(r.code == 0);
+  std::istringstream in(r.output);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line.find("date") != std::string::npos);
+  int p4d_rows = 0;
+  for (; std::getline(in, line);) {
+    if (line.rfind("aws ", 0) != 0) continue;
+    INFO(line);
+    CHECK((line.find(" 2025-05 ") != std::string::npos || line.find(" 2026-01-21 ") != std::string::npos));
+    if (line.find("p4d.24xlarge") != std::string::npos && line.find("us-west-2") == std::string::npos &&
+        line.find("usw2") == std::string::npos) {
+      ++p4d_rows;
+      CHECK(line.find("21.96") != std::string::npos);
+      CHECK(line.find("32.77") == std::string::npos);
+    }
+  }
+  CHECK(p4d_rows == 2);  // the us-east-1 list row and the use1-az1 row
+}
+
+namespace {
+// A scenario of one on-demand node of `instance`, with `catalog` as its instance catalog.
+std::string imported_catalog_scenario(const gcsim::test::TempDir& dir, const std::string& catalog,
+                                      const std::string& instance) {
+  std::ofstream(dir.file("s.yaml")) << "name: imp\nhorizon: 2h\ncatalogs: {instances: " << catalog
+                                    << "}\ncluster:\n  node_types:\n    - {name: a, instance: " << instance
+                                    << ", count: 1}\nworkload:\n  jobs:\n    - {name: j, gpus: 1, duration: 1h}\n";
+  return dir.file("s.yaml");
+}
+}  // namespace
+
+// Issue 27.14: what the importer writes loads beside the bundled catalog; its rows replace
+// the bundled rows of their names (reported), exact duplicates are dropped and counted, and
+// conflicting ones are an error naming both lines.
+TEST_CASE("gcsim catalog import writes catalogs gcsim loads beside the bundled one", "[scenario][cli]") {
+  gcsim::test::TempDir dir("catalog-import");
+  const std::string fixtures = GCSIM_SOURCE_DIR "/tests/fixtures/pricing/";
+  SECTION("the GCP workflow: a2-highgpu-8g in us-central1-a, which the bundled catalog has host-only") {
+    const auto imp = run_gcsim("catalog import --from skypilot-gcp " + fixtures + "skypilot_gcp.csv -o " + dir.file("gcp.csv"));
+    INFO(imp.output);
+    REQUIRE(imp.code == 0);
+    const auto v = run_gcsim("validate " + imported_catalog_scenario(dir, "gcp.csv", "gcp/a2-highgpu-8g@us-central1-a"));
+    INFO(v.output);
+    CHECK(v.code == 0);
+    CHECK(v.output.find("note: instance catalog: gcp/a2-highgpu-8g@us-central1-a") != std::string::npos);
+    CHECK(v.output.find("replaces the bundled row") != std::string::npos);
+  }
+  SECTION("AWS p4d.24xlarge in use1-az1, with the bundled row's date") {
+    const auto imp = run_gcsim("catalog import --from skypilot-aws --snapshot 2025-05 " + fixtures + "skypilot_aws.csv -o " +
+                               dir.file("aws.csv"));
+    INFO(imp.output);
+    REQUIRE(imp.code == 0);
+    const auto v = run_gcsim("validate " + imported_catalog_scenario(dir, "aws.csv", "aws/p4d.24xlarge@use1-az1"));
+    INFO(v.output);
+    CHECK(v.code == 0);
+    CHECK(v.output.find("replaces the bundled row") != std::string::npos);
+  }
+  const std::string header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
+  const std::string row = "g5.xlarge,A10G,1.0,4.0,16.0,,1.006,,us-east-1,use1-az1\n";
+  SECTION("an exact duplicate row is written once and counted") {
+    std::ofstream(dir.file("dup.csv")) << header << row << row;
+    const auto imp = run_gcsim("catalog import --from skypilot-aws " + dir.file("dup.csv") + " -o " + dir.file("out.csv"));
+    INFO(imp.output);
+    REQUIRE(imp.code == 0);
+    CHECK(imp.output.find("dropped 1: exact duplicates") != std::string::npos);
+    const auto v = run_gcsim("validate " + imported_catalog_scenario(dir, "out.csv", "aws/g5.xlarge@use1-az1"));
+    INFO(v.output);
+    CHECK(v.code == 0);
+  }
+  SECTION("two rows of one instance with different prices are an error naming both lines") {
+    std::ofstream(dir.file("dup.csv")) << header << row << "g5.xlarge,A10G,1.0,4.0,16.0,,2.0,,us-east-1,use1-az1\n";
+    const auto imp = run_gcsim("catalog import --from skypilot-aws " + dir.file("dup.csv") + " -o " + dir.file("out.csv"));
+    INFO(imp.output);
+    CHECK(imp.code == 2);
+    CHECK(imp.output.find("dup.csv:3:") != std::string::npos);
+    CHECK(imp.output.find("lines 2 and 3") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir.file("out.csv")));
+  }
+}
+
+// Issue 27.16: an instance type holding a reference's separator could never be named.
+TEST_CASE("gcsim catalog import refuses an instance type holding '@' or '/', naming its line", "[scenario][cli]") {
+  gcsim::test::TempDir dir("catalog-import-sep");
+  for (const std::string type : {"p4d@x", "p4d/x"}) {
+    INFO(type);
+    std::ofstream(dir.file("in.csv")) << "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+                                         "Region,AvailabilityZone\n"
+                                         "g5.xlarge,A10G,1.0,4.0,16.0,,1.006,,us-east-1,use1-az1\n"
+                                      << type << ",A10G,1.0,4.0,16.0,,1.006,,us-east-1,use1-az1\n";
+    const auto imp = run_gcsim("catalog import --from skypilot-aws " + dir.file("in.csv") + " -o " + dir.file("out.csv"));
+    INFO(imp.output);
+    CHECK(imp.code == 2);
+    CHECK(imp.output.find("in.csv:3:") != std::string::npos);
+    CHECK(imp.output.find("InstanceType") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir.file("out.csv")));
+  }
+}
+
+// Issue 27.15: the input path went raw into the output's `#` comment: a newline injected rows.
+TEST_CASE("gcsim catalog import keeps a path with a newline inside its comment", "[scenario][cli]") {
+  gcsim::test::TempDir dir("catalog-import-nl");
+  const std::string evil = dir.file("x\naws,evil.1x,A10G,1,,,,,us-east-1,,0.01,,,,standard,0,2026-01-01,injected\n#.csv");
+  std::ofstream(evil) << "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,"
+                         "AvailabilityZone\ng5.xlarge,A10G,1.0,4.0,16.0,,1.006,,us-east-1,use1-az1\n";
+  // The shell takes the path quoted; the newline stays part of it.
+  const auto imp = run_gcsim("catalog import --from skypilot-aws '" + evil + "' -o " + dir.file("out.csv"));
+  INFO(imp.output);
+  REQUIRE(imp.code == 0);
+  std::ifstream in(dir.file("out.csv"));
+  int rows = 0;
+  bool injected = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++rows;
+    if (line.rfind("aws,evil", 0) == 0) injected = true;  // the path stays text inside the row's source
+  }
+  CHECK(rows == 2);  // the header and g5.xlarge
+  CHECK_FALSE(injected);
+  std::ifstream again(dir.file("out.csv"));
+  const std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  CHECK(text.find("from " + dir.file("x\\naws,evil.1x")) != std::string::npos);  // written as \n
 }
 
 TEST_CASE("gcsim run writes the trace and plots, and analyze reads them", "[scenario][cli]") {

@@ -89,7 +89,7 @@ std::string one_row_instance_csv(const std::string& on_demand) {
   return "provider,instance_type,gpu,gpus,vcpus,memory,local_storage,network,region,zone,on_demand_per_hour,"
          "spot_per_hour,billing,spot_notice,market_kind,price_assumed,snapshot,source\n"
          "lambda,gpu_test_1x,A100-40GB-SXM,1,30,200GiB,,,us-test-1,,"
-         + on_demand + ",,,,standard,0,,a test row\n";
+         + on_demand + ",,,,standard,0,2026-01-01,a test row\n";
 }
 
 std::string owned_node_yaml(const std::string& extra) {

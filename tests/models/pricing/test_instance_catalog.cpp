@@ -12,6 +12,7 @@
 #include "models/gpu/gpu_catalog.hpp"
 #include "models/pricing/instance_catalog.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/csv.hpp"
 #include "sim/errors.hpp"
 
 using gcsim::ConfigError;
@@ -59,7 +60,7 @@ ConfigError load_error(const std::string& text) {
 m::ImportResult import_file(const std::string& name, const std::string& provider) {
   std::ifstream in(FIXTURES + "/" + name);
   REQUIRE(in);
-  return m::import_skypilot(in, provider, name);
+  return m::import_skypilot(in, provider, name, "2026-01-01");
 }
 
 }  // namespace
@@ -76,6 +77,7 @@ TEST_CASE("the bundled instance catalog has every named platform and resolves ev
     CHECK(s.gpus >= 1);
     CHECK(s.on_demand_usd_per_hour > 0);
     CHECK_FALSE(s.source.empty());
+    CHECK(m::valid_catalog_date(s.snapshot));  // every price carries its date (issue 28.4)
     if (s.spot_usd_per_hour) CHECK(*s.spot_usd_per_hour < s.on_demand_usd_per_hour);
   }
   for (const char* p : {"aws", "gcp", "azure", "lambda", "alibaba", "tencent", "vast", "colab", "dgx-cloud"}) {
@@ -93,7 +95,7 @@ TEST_CASE("the bundled instance catalog has every named platform and resolves ev
   std::size_t from_data = 0;
   for (const InstanceSpec& s : c.list())
     if (s.source.find("skypilot-org") == 0 || s.source.find("tsaol/") == 0 || s.source.find("DSHydro") == 0 ||
-        s.source.find("https://rmmartins") == 0)
+        s.source.find("https://rmmartins") == 0 || s.source.find("on-demand price: tsaol/") == 0)
       ++from_data;
   CHECK(from_data == 47);
   // Platforms without public prices are marked as assumptions.
@@ -132,9 +134,18 @@ TEST_CASE("instance lookups: newest price first, zones, did-you-mean", "[unit][p
   CHECK(p4d.on_demand_usd_per_hour == 21.957642);
   CHECK(p4d.snapshot == "2026-01-21");
   CHECK(c.lookup("AWS/p4d.24xlarge@us-east-1").on_demand_usd_per_hour == 21.957642);
+  // The zone row's on-demand price is the region's newer list price; its spot price keeps
+  // its own, older date (issue 28.4: one instance, one price).
   const InstanceSpec& az = c.lookup("aws/p4d.24xlarge@use1-az1");
-  CHECK(az.on_demand_usd_per_hour == 32.7726);
+  CHECK(az.on_demand_usd_per_hour == 21.957642);
+  CHECK(az.snapshot == "2026-01-21");
   CHECK(*az.spot_usd_per_hour == 6.7915);
+  CHECK(az.spot_snapshot == "2025-05");
+  CHECK(c.lookup("aws/p5.48xlarge@use1-az1").on_demand_usd_per_hour == 55.04);
+  CHECK(c.lookup("aws/p5.48xlarge").on_demand_usd_per_hour == 55.04);
+  // No newer list price in us-west-2: the zone row's own, dated.
+  CHECK(c.lookup("aws/p4d.24xlarge@usw2-az1").on_demand_usd_per_hour == 32.7726);
+  CHECK(c.lookup("aws/p4d.24xlarge@usw2-az1").snapshot == "2025-05");
   CHECK(*c.lookup("aws/p4d.24xlarge@us-west-2").spot_usd_per_hour == 10.507);
   CHECK(c.find("aws", "p4d.24xlarge", "eu-north-1") == nullptr);
   CHECK(c.find_ref("p4d.24xlarge") == nullptr);
@@ -155,8 +166,136 @@ TEST_CASE("instance lookups: newest price first, zones, did-you-mean", "[unit][p
     CHECK(e.detail().find("lambda/gpu_8x_h100_sxm5") != std::string::npos);
   }
   const m::PriceSpec d = az.price_defaults();
-  CHECK(d.on_demand_usd_per_hour == 32.7726);
+  CHECK(d.on_demand_usd_per_hour == 21.957642);
   CHECK(d.spot_profile.value_at(sim::hours(1)) == 6.7915);
+}
+
+TEST_CASE("every catalog price carries its date: snapshot is a required column and cell", "[unit][pricing]") {
+  const ConfigError empty =
+      load_error(HEADER + "aws,x.large,A100-40GB-SXM,8,96,1152GiB,,,us-east-1,,32.77,,,,standard,0,,test\n");
+  CHECK(empty.code() == ErrorCode::MissingKey);
+  CHECK(empty.key_path() == "snapshot");
+  CHECK(empty.mark().line == 2);
+  const ConfigError absent =
+      load_error("provider,instance_type,gpu,gpus,on_demand_per_hour,source\naws,x.large,A100-40GB-SXM,8,32.77,test\n");
+  CHECK(absent.code() == ErrorCode::MissingKey);
+  CHECK(absent.key_path() == "snapshot");
+  const std::string spot_header =
+      "provider,instance_type,gpu,gpus,region,zone,on_demand_per_hour,spot_per_hour,snapshot,spot_snapshot,source\n";
+  CHECK(load_error(spot_header + "aws,x,T4,1,r,z,1,,2026-01-01,2025-01,t\n").code() == ErrorCode::Conflict);
+  CHECK(load_error(spot_header + "aws,x,T4,1,r,z,1,0.5,2026-01-01,2025-13,t\n").code() == ErrorCode::WrongType);
+}
+
+TEST_CASE("a zone row takes its region's newer on-demand price, not an older or same-day one", "[unit][pricing]") {
+  const std::string header =
+      "provider,instance_type,gpu,gpus,region,zone,on_demand_per_hour,spot_per_hour,snapshot,source\n";
+  std::istringstream in(header +
+                        "aws,a.x,T4,1,r1,z1,10,3,2025-01-01,old zone\n"   // older than the list price
+                        "aws,a.x,T4,1,r1,,8,,2026-01-01,list\n"
+                        "aws,a.x,T4,1,r1,z2,9,2,2026-01-01,same day\n"    // the zone's own price that day
+                        "aws,a.x,T4,1,r2,z3,10,4,2025-01-01,other region\n"
+                        "aws,b.x,T4,1,r1,z1,5,1,2026-06-01,newer zone\n"
+                        "aws,b.x,T4,1,r1,,4,,2026-01-01,list\n");
+  InstanceCatalog c;
+  c.load(in, "z.csv", &gpus());
+  const InstanceSpec& z1 = c.lookup("aws/a.x@z1");
+  CHECK(z1.on_demand_usd_per_hour == 8);
+  CHECK(z1.snapshot == "2026-01-01");
+  CHECK(*z1.spot_usd_per_hour == 3);
+  CHECK(z1.spot_snapshot == "2025-01-01");
+  CHECK(z1.source.find("list") != std::string::npos);
+  CHECK(z1.source.find("old zone") != std::string::npos);
+  CHECK(c.lookup("aws/a.x").on_demand_usd_per_hour == 8);
+  CHECK(c.lookup("aws/a.x@z2").on_demand_usd_per_hour == 9);
+  CHECK(c.lookup("aws/a.x@z2").spot_snapshot.empty());
+  CHECK(c.lookup("aws/a.x@z3").on_demand_usd_per_hour == 10);
+  CHECK(c.lookup("aws/b.x@z1").on_demand_usd_per_hour == 5);
+  // What a listing shows and what it writes back is what lookups give.
+  std::istringstream again_in(m::format_catalog_csv(c.list(), {}));
+  InstanceCatalog again;
+  again.load(again_in, "again.csv", &gpus());
+  CHECK(again.lookup("aws/a.x@z1").on_demand_usd_per_hour == 8);
+  CHECK(again.lookup("aws/a.x@z1").spot_snapshot == "2025-01-01");
+}
+
+TEST_CASE("a user's catalog replaces bundled rows of the same name and says so", "[unit][pricing]") {
+  InstanceCatalog c = bundled();
+  std::istringstream in(HEADER +
+                        "aws,p4d.24xlarge,A100-40GB-SXM,8,96,1152GiB,,,us-east-1,use1-az1,30,5,,,standard,0,2025-05,mine\n"
+                        "gcp,a2-highgpu-8g,A100-40GB-SXM,8,96,680GiB,,,us-central1,us-central1-a,35.3043,14.12148,,,"
+                        "standard,0,2026-01-01,mine\n");
+  c.load(in, "mine.csv", &gpus(), m::CatalogPrecedence::Override);
+  REQUIRE(c.overrides().size() == 2);
+  CHECK(c.overrides()[0].find("aws/p4d.24xlarge@use1-az1: mine.csv:2 replaces the bundled row") == 0);
+  CHECK(c.overrides()[1].find("gcp/a2-highgpu-8g@us-central1-a: mine.csv:3") == 0);
+  const InstanceSpec& a2 = c.lookup("gcp/a2-highgpu-8g@us-central1-a");
+  CHECK(a2.market_kind == m::InstanceMarketKind::Standard);
+  CHECK(a2.on_demand_usd_per_hour == 35.3043);
+  CHECK(*c.lookup("aws/p4d.24xlarge@use1-az1").spot_usd_per_hour == 5);
+  CHECK(c.list().size() == bundled().list().size());
+  // Among the user's own rows the duplicate rule holds.
+  std::istringstream twice(HEADER + "aws,p4d.24xlarge,A100-40GB-SXM,8,96,1152GiB,,,us-east-1,use1-az1,30,5,,,standard,0,2025-05,again\n");
+  try {
+    c.load(twice, "again.csv", &gpus(), m::CatalogPrecedence::Override);
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.code() == ErrorCode::Duplicate);
+    CHECK(e.detail().find("mine.csv:2") != std::string::npos);
+  }
+}
+
+TEST_CASE("catalog files refuse an instance type or place no reference could name", "[unit][pricing]") {
+  for (const char* type : {"p4d@x", "p4d/x"}) {
+    const ConfigError e = load_error(HEADER + "aws," + type + ",A100-40GB-SXM,8,96,,,,us-east-1,,32.77,,,,standard,0,2026-01-21,t\n");
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.key_path() == "instance_type");
+  }
+  CHECK(load_error(HEADER + "aws,p4d,A100-40GB-SXM,8,96,,,,us-east-1,az@1,32.77,,,,standard,0,2026-01-21,t\n").key_path() == "zone");
+}
+
+TEST_CASE("SkyPilot importer: duplicates written once and counted, conflicts name both lines, separators refused",
+          "[unit][pricing]") {
+  const std::string header =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
+  const std::string row = "g5.xlarge,A10G,1.0,4.0,16.0,,1.006,0.4,us-east-1,use1-az1\n";
+  {
+    std::istringstream in(header + row + row + row);
+    const m::ImportResult r = m::import_skypilot(in, "aws", "d.csv", "2026-02-03");
+    REQUIRE(r.instances.size() == 1);
+    CHECK(r.report.duplicates == 2);
+    CHECK(r.instances[0].snapshot == "2026-02-03");
+  }
+  {
+    std::istringstream in(header + row + "g5.xlarge,A10G,1.0,4.0,16.0,,1.006,0.5,us-east-1,use1-az1\n");
+    try {
+      m::import_skypilot(in, "aws", "d.csv", "2026-02-03");
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      CHECK(e.code() == ErrorCode::Duplicate);
+      CHECK(e.mark().line == 3);
+      CHECK(e.detail().find("lines 2 and 3") != std::string::npos);
+    }
+  }
+  for (const char* type : {"g5@xlarge", "g5/xlarge"}) {
+    std::istringstream in(header + row + type + ",A10G,1.0,4.0,16.0,,1.006,0.4,us-east-1,use1-az1\n");
+    try {
+      m::import_skypilot(in, "aws", "d.csv", "2026-02-03");
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      CHECK(e.code() == ErrorCode::WrongType);
+      CHECK(e.key_path() == "InstanceType");
+      CHECK(e.mark().line == 3);
+    }
+  }
+  std::istringstream any(header);
+  CHECK_THROWS_AS(m::import_skypilot(any, "aws", "d.csv", ""), std::invalid_argument);
+}
+
+TEST_CASE("a comment written into a catalog stays one comment line", "[unit][pricing]") {
+  CHECK(gcsim::config::csv::comment_line("a\nb") == "# a\\nb\n");
+  CHECK(gcsim::config::csv::comment_line("tab\tcr\rdel\x7f esc\x1b back\\") == "# tab\\tcr\\rdel\\x7f esc\\x1b back\\\\\n");
+  const std::string text = m::format_catalog_csv({}, {"from x\nprovider,evil"});
+  CHECK(text == "# from x\\nprovider,evil\n" + HEADER.substr(0, HEADER.size() - 7) + "spot_snapshot,source\n");
 }
 
 TEST_CASE("catalog files round-trip through format_catalog_csv", "[unit][pricing]") {
@@ -311,7 +450,7 @@ TEST_CASE("SkyPilot importer: a GCP machine-type GPU count no int holds is no fi
       "a2-highgpu-44444444444g,96.0,680.0,,,,us-central1,us-central1-a,5.9,2.3\n"
       "a2-highgpu-65g,96.0,680.0,,,,us-central1,us-central1-a,5.9,2.3\n"
       "a2-highgpu-1.5g,96.0,680.0,,,,us-central1,us-central1-a,5.9,2.3\n");
-  const m::ImportResult r = m::import_skypilot(in, "gcp", "x.csv");
+  const m::ImportResult r = m::import_skypilot(in, "gcp", "x.csv", "2026-01-01");
   CHECK(r.instances.empty());
   CHECK(r.report.skipped.at("no GPU (CPU-only machine type)") == 3);
 }
@@ -326,7 +465,7 @@ TEST_CASE("SkyPilot importer: Lambda layout and malformed input", "[unit][pricin
 
   std::istringstream missing("InstanceType,AcceleratorName,vCPUs,MemoryGiB,Price,Region\n");
   try {
-    m::import_skypilot(missing, "lambda", "x.csv");
+    m::import_skypilot(missing, "lambda", "x.csv", "2026-01-01");
     FAIL("no error");
   } catch (const ConfigError& e) {
     CHECK(e.code() == ErrorCode::MissingKey);
@@ -334,7 +473,7 @@ TEST_CASE("SkyPilot importer: Lambda layout and malformed input", "[unit][pricin
   }
   std::istringstream bad("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region\nx,H100,8,2,8,cheap,r\n");
   try {
-    m::import_skypilot(bad, "lambda", "x.csv");
+    m::import_skypilot(bad, "lambda", "x.csv", "2026-01-01");
     FAIL("no error");
   } catch (const ConfigError& e) {
     CHECK(e.code() == ErrorCode::WrongType);
@@ -342,7 +481,7 @@ TEST_CASE("SkyPilot importer: Lambda layout and malformed input", "[unit][pricin
     CHECK(e.mark().line == 2);
   }
   std::istringstream any("a\n");
-  CHECK_THROWS_AS(m::import_skypilot(any, "azure", "x.csv"), gcsim::Error);
+  CHECK_THROWS_AS(m::import_skypilot(any, "azure", "x.csv", "2026-01-01"), gcsim::Error);
   CHECK(m::skypilot_gpu_name("V100", 32768) == "V100-SXM2-32GB");
   CHECK(m::skypilot_gpu_name("K80", 12288).empty());
   for (const char* name : {"A100", "A100-80GB", "H100", "H200", "B200", "V100", "T4", "A10G", "A10", "L4", "L40S", "A6000", "GH200"})

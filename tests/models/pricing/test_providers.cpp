@@ -95,7 +95,7 @@ TEST_CASE("the SkyPilot importer reads the layouts the table names", "[unit][pri
   // A provider without a layout is refused, naming the ones there are.
   std::istringstream in("InstanceType,AcceleratorName\n");
   try {
-    m::import_skypilot(in, "azure", "in.csv");
+    m::import_skypilot(in, "azure", "in.csv", "2026-01-01");
     FAIL("azure has no SkyPilot layout");
   } catch (const gcsim::Error& e) {
     CHECK(std::string(e.what()).find("aws, gcp or lambda") != std::string::npos);
