@@ -117,9 +117,10 @@ void cdf_plot(const std::vector<std::vector<double>>& samples, const std::vector
     if (log_x) set_log_time_x(gp, lo_s, 1.5 * max_s);
     else gp << "set xrange [0:" << std::max(1.02 * max_s / unit.seconds, 1e-9) << "]\n";
     gp << "set yrange [0:1.02]\n";
-    gp << "set key outside below left Left reverse\n";
+    // One column: gnuplot 5.4 sets a key below in several columns over the x label.
+    gp << "set key outside below left Left reverse maxcols 1\n";
     draw_lines(gp, lines, "steps");
-  }, paths, HEIGHT_PX + 20 * static_cast<int>((samples.size() + 1) / 2));
+  }, paths, HEIGHT_PX + 16 * static_cast<int>(samples.size()));
 }
 
 // What a strip's label says after the variant's name, from its pixel columns (equal widths,
