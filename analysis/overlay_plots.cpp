@@ -1,17 +1,20 @@
-// The overlaid comparison plots (see overlay_plots.hpp). Time series are reduced to pixel
-// columns (max per column, as the single-run plots draw their lines) and CDFs to at most
-// CDF_POINTS quantiles, so that large traces plot as fast as small ones.
+// The comparison plots (see overlay_plots.hpp). Time series are reduced to pixel columns
+// (min, max and time-weighted mean per column) and CDFs to at most CDF_POINTS quantiles, so
+// that large traces plot as fast as small ones.
 #include "analysis/overlay_plots.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <set>
 #include <unordered_map>
 
 #include "analysis/metrics.hpp"
+#include "analysis/plot_scales.hpp"
 #include "analysis/plot_support.hpp"
+#include "analysis/report.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::analysis {
@@ -21,10 +24,12 @@ namespace {
 namespace fs = std::filesystem;
 using namespace plotting;
 
-// A line per variant: the series and its legend entry.
+// A line per variant: the series, its legend entry and the variant's index (its colour
+// and dash type, the same in every plot).
 struct Line {
   std::string title;
   Points points;
+  std::size_t index = 0;
 };
 
 // Empirical CDF of `values` (sorted here) in `unit`: (x, fraction <= x), reduced to
@@ -47,6 +52,11 @@ Points cdf_points(std::vector<double> values, double unit_s) {
   return cdf;
 }
 
+// gnuplot's style of variant i: its own colour and dash type (plot_scales.hpp).
+std::string line_style(std::size_t i) {
+  return "lc rgb '" + line_colour(i) + "' dt " + std::to_string(line_dash(i));
+}
+
 // Draws `lines` (empty ones left out of the plot command: gnuplot refuses an empty data
 // block; their legend entry says so) with `style`, or a frame with a note when all are empty.
 void draw_lines(Gnuplot& gp, const std::vector<Line>& lines, const std::string& style) {
@@ -62,7 +72,7 @@ void draw_lines(Gnuplot& gp, const std::vector<Line>& lines, const std::string& 
   for (std::size_t i = 0; i < drawn.size(); ++i)
     // A dash pattern per line as well as a colour: strategies that agree draw on top of
     // each other, and the dashes show the line beneath.
-    gp << (i > 0 ? ", " : "") << "'-' using 1:2 with " << style << " lw 2 dt " << (i % 5) + 1 << " title "
+    gp << (i > 0 ? ", " : "") << "'-' using 1:2 with " << style << " lw 2 " << line_style(drawn[i]->index) << " title "
        << gp_quote(drawn[i]->title);
   gp << "\n";
   for (const Line* l : drawn) gp.send1d(l->points);
@@ -70,46 +80,144 @@ void draw_lines(Gnuplot& gp, const std::vector<Line>& lines, const std::string& 
 
 // Both formats of one plot.
 void plot_both(const fs::path& dir, const std::string& name, const std::function<void(Gnuplot&)>& draw,
-               std::vector<std::string>& paths) {
-  paths.push_back(plot_file(dir, name, PlotFormat::Png, draw));
-  paths.push_back(plot_file(dir, name, PlotFormat::Svg, draw));
+               std::vector<std::string>& paths, int height_px = HEIGHT_PX) {
+  paths.push_back(plot_file(dir, name, PlotFormat::Png, draw, height_px));
+  paths.push_back(plot_file(dir, name, PlotFormat::Svg, draw, height_px));
 }
 
+// The CDFs overlaid, one colour and dash type per variant, the legend below the plot. When
+// the positive values span more than LOG_AXIS_RATIO (waits of seconds and of days) the x axis
+// is logarithmic, in seconds ticked at 1m, 1h, 1d...; values of 0 are drawn at its left edge,
+// half the smallest positive value.
 void cdf_plot(const std::vector<std::vector<double>>& samples, const std::vector<std::string>& labels,
               const fs::path& dir, const std::string& name, const std::string& title, const std::string& axis,
               const std::string& of_what, std::vector<std::string>& paths) {
   double max_s = 0;
+  double min_positive_s = INFINITY;
   for (const auto& s : samples)
-    for (double v : s) max_s = std::max(max_s, v);
-  const TimeUnit unit = time_unit_for(max_s);
+    for (double v : s) {
+      max_s = std::max(max_s, v);
+      if (v > 0) min_positive_s = std::min(min_positive_s, v);
+    }
+  const bool log_x = wants_log_axis(samples);
+  const double lo_s = log_x ? 0.5 * min_positive_s : 0.0;
+  bool zeros = false;
+  for (const auto& s : samples) zeros = zeros || std::any_of(s.begin(), s.end(), [](double v) { return !(v > 0); });
+  const TimeUnit unit = !log_x ? time_unit_for(max_s) : TimeUnit{1.0, zeros ? "log scale; 0 at the left edge" : "log scale"};
   std::vector<Line> lines;
-  for (std::size_t i = 0; i < samples.size(); ++i)
-    lines.push_back({labels[i] + " (" + std::to_string(samples[i].size()) + " jobs)", cdf_points(samples[i], unit.seconds)});
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    lines.push_back({labels[i] + " (" + std::to_string(samples[i].size()) + " jobs)", cdf_points(samples[i], unit.seconds), i});
+    if (log_x)
+      for (auto& p : lines.back().points) p.first = std::max(p.first, lo_s);
+  }
   plot_both(dir, name, [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title) << "\n";
     gp << "set xlabel " << gp_quote(axis + " (" + unit.name + ")") << "\n";
     gp << "set ylabel " << gp_quote("fraction of " + of_what) << "\n";
-    gp << "set xrange [0:" << std::max(1.02 * max_s / unit.seconds, 1e-9) << "]\n";
+    if (log_x) set_log_time_x(gp, lo_s, 1.5 * max_s);
+    else gp << "set xrange [0:" << std::max(1.02 * max_s / unit.seconds, 1e-9) << "]\n";
     gp << "set yrange [0:1.02]\n";
-    gp << "set key bottom right\n";
+    // One column: gnuplot 5.4 sets a key below in several columns over the x label.
+    gp << "set key outside below left Left reverse maxcols 1\n";
     draw_lines(gp, lines, "steps");
-  }, paths);
+  }, paths, HEIGHT_PX + 16 * static_cast<int>(samples.size()));
 }
 
-void time_plot(const std::vector<std::vector<StepPoint>>& series, const std::vector<std::string>& labels, double end_s,
-               const fs::path& dir, const std::string& name, const std::string& title, const std::string& axis,
-               std::vector<std::string>& paths) {
+// What a strip's label says after the variant's name, from its pixel columns (equal widths,
+// so the mean of the columns' means is the time-weighted mean where the series is defined):
+// "  (mean 23.4, peak 180)", fractions with two decimals; "" without data.
+std::string strip_figures(const PixelSeries& p, bool share) {
+  if (p.mean.size() < 2) return "";
+  double sum = 0, peak = 0;
+  for (std::size_t k = 0; k + 1 < p.mean.size(); ++k) sum += p.mean[k].second;  // the last repeats the end
+  for (const auto& x : p.line) peak = std::max(peak, x.second);
+  const double mean = sum / static_cast<double>(p.mean.size() - 1);
+  if (share) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "  (mean %.2f, peak %.2f)", mean, peak);
+    return buf;
+  }
+  // A peak of shared GPUs may be a fraction (0.5 of a GPU); counts are whole.
+  return "  (mean " + format_count(mean, 1) + ", peak " + format_count(peak, peak == std::floor(peak) ? 0 : 1) + ")";
+}
+
+// Small multiples: one strip per variant, stacked on one time axis and one y scale.
+constexpr int STRIP_TOP_PX = 64;     // title and the line saying what is drawn
+constexpr int STRIP_PX = 100;        // each strip, gap included
+constexpr int STRIP_GAP_PX = 20;     // above each strip: its label
+constexpr int STRIP_BOTTOM_PX = 50;  // the time axis
+
+// The series of each variant in strips: in the variant's colour, the time-weighted mean
+// of each pixel column (a line) over the band from its min to its max, and `provisioned`
+// (when given) as a grey dashed line. A team's share that flips within a pixel reads as
+// its average over the band of its range, where an overlay of maxima was a barcode.
+void strip_plot(const std::vector<std::vector<StepPoint>>& series, const std::vector<std::vector<StepPoint>>* provisioned,
+                const std::vector<std::string>& labels, double end_s, const fs::path& dir, const std::string& name,
+                const std::string& title, const std::string& axis, bool share, std::vector<std::string>& paths) {
   const TimeUnit unit = time_unit_for(end_s);
-  std::vector<Line> lines;
-  for (std::size_t i = 0; i < series.size(); ++i) lines.push_back({labels[i], pixel_series(series[i], end_s, unit.seconds).line});
+  std::vector<PixelSeries> data, total;
+  double top = 0;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    data.push_back(pixel_series(series[i], end_s, unit.seconds));
+    for (const auto& p : data.back().line) top = std::max(top, p.second);
+    if (provisioned) {
+      total.push_back(pixel_series((*provisioned)[i], end_s, unit.seconds));
+      for (const auto& p : total.back().line) top = std::max(top, p.second);
+    }
+  }
+  const std::vector<Tick> ticks = share ? std::vector<Tick>{{0, "0"}, {0.5, "0.5"}, {1, "1"}} : count_ticks(top, 4);
+  if (share) top = 1;
+  const int n = static_cast<int>(std::max<std::size_t>(1, series.size()));
+  const int height = STRIP_TOP_PX + n * STRIP_PX + STRIP_BOTTOM_PX;
+  const auto screen_y = [height](int px_from_top) { return gp_number(1.0 - static_cast<double>(px_from_top) / height); };
   plot_both(dir, name, [&](Gnuplot& gp) {
-    gp << "set title " << gp_quote(title) << "\n";
+    gp << "set multiplot\n";
+    gp << "set label 101 " << gp_quote(title) << " at screen 0.5, screen " << screen_y(18) << " center\n";
+    gp << "set label 102 "
+       << gp_quote(std::string("one strip per strategy: line = mean within each pixel column, shaded = min to max within it") +
+                   (provisioned ? ", grey dashes = GPUs provisioned" : ""))
+       << " at screen 0.5, screen " << screen_y(40) << " center\n";
+    gp << "set label 103 " << gp_quote(axis) << " at screen 0.015, screen 0.5 center rotate by 90\n";
+    gp << "unset key\n";
     set_time_area(gp, end_s, unit);
-    gp << "set ylabel " << gp_quote(axis) << "\n";
-    gp << "set yrange [0:*]\n";
-    gp << "set key outside top center horizontal\n";
-    draw_lines(gp, lines, "steps");
-  }, paths);
+    set_y_ticks(gp, ticks, top, 0.1);
+    for (int i = 0; i < n; ++i) {
+      const std::size_t v = static_cast<std::size_t>(i);
+      gp << "set tmargin at screen " << screen_y(STRIP_TOP_PX + i * STRIP_PX + STRIP_GAP_PX) << "\n";
+      gp << "set bmargin at screen " << screen_y(STRIP_TOP_PX + (i + 1) * STRIP_PX) << "\n";
+      if (i + 1 < n) {
+        gp << "set format x ''\n";
+        gp << "unset xlabel\n";
+      } else {
+        gp << "set format x '% h'\n";
+        gp << "set xlabel " << gp_quote(std::string("time (") + unit.name + ")") << "\n";
+      }
+      const std::string colour = line_colour(v);
+      gp << "set label 1 " << gp_quote(v < labels.size() && v < data.size() ? labels[v] + strip_figures(data[v], share) : "")
+         << " at graph 0, graph 1 left offset 0, 0.7"
+         << " textcolor rgb '" << colour << "'\n";
+      const bool has_data = v < data.size() && !data[v].mean.empty();
+      const bool has_total = provisioned && v < total.size() && !total[v].line.empty();
+      if (!has_data) {
+        gp << "set label 2 'no data' at graph 0.5, graph 0.5 center\n";
+        gp << "plot -1 notitle\n";
+        gp << "unset label 2\n";
+      } else {
+        gp << "plot ";
+        if (!data[v].band.empty())
+          gp << "'-' using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror fs transparent solid 0.3 noborder lc rgb '"
+             << colour << "' notitle, ";
+        gp << "'-' using 1:2 with steps lw 1.5 lc rgb '" << colour << "' notitle";
+        if (has_total) gp << ", '-' using 1:2 with steps lw 1 dt 2 lc rgb '#555555' notitle";
+        gp << "\n";
+        if (!data[v].band.empty()) gp.send1d(data[v].band);
+        gp.send1d(data[v].mean);
+        if (has_total) gp.send1d(total[v].line);
+      }
+      if (i == 0) gp << "unset label 101\nunset label 102\nunset label 103\n";
+    }
+    gp << "unset multiplot\n";
+  }, paths, height);
 }
 
 // Each job's state over its events, in time order: every change of state calls
@@ -199,7 +307,7 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
   std::vector<std::string> paths;
   double end_s = 0;
   std::vector<std::vector<double>> jct, wait;
-  std::vector<std::vector<StepPoint>> allocated, queue;
+  std::vector<std::vector<StepPoint>> allocated, provisioned, queue;
   std::set<std::string> teams;
   for (const TraceData* t : runs) {
     end_s = std::max(end_s, t->attrs.end_s);
@@ -210,7 +318,11 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
       if (j.status == JobStatus::Completed) jct.back().push_back(j.end_s - j.submit_s);
     }
     allocated.emplace_back();
-    for (const UtilizationSample& s : t->utilization) allocated.back().push_back({s.time_s, s.allocated_gpus});
+    provisioned.emplace_back();
+    for (const UtilizationSample& s : t->utilization) {
+      allocated.back().push_back({s.time_s, s.allocated_gpus});
+      provisioned.back().push_back({s.time_s, static_cast<double>(s.total_gpus)});
+    }
     queue.push_back(queue_length_steps(*t));
     for (const std::string& team : trace_teams(*t)) teams.insert(team);
   }
@@ -222,9 +334,10 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
            "completed jobs", paths);
   cdf_plot(wait, labels, dir, "wait_cdf", prefix + "waiting time (start - submit), started jobs", "waiting time",
            "started jobs", paths);
-  time_plot(allocated, labels, end_s, dir, "gpus_allocated", prefix + "GPUs allocated to jobs (max per pixel)", "GPUs", paths);
-  time_plot(queue, labels, end_s, dir, "queue_length", prefix + "jobs waiting (submitted, not running, not finished)", "jobs",
-            paths);
+  strip_plot(allocated, &provisioned, labels, end_s, dir, "gpus_allocated", prefix + "GPUs allocated to jobs", "GPUs",
+             false, paths);
+  strip_plot(queue, nullptr, labels, end_s, dir, "queue_length", prefix + "jobs waiting (submitted, not running, not finished)",
+             "jobs", false, paths);
   const std::vector<std::string> team_names = team_plot_names({teams.begin(), teams.end()});
   std::size_t team_index = 0;
   for (const std::string& team : teams) {
@@ -247,9 +360,8 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
       }
       share.push_back(std::move(s));
     }
-    time_plot(share, labels, end_s, dir, plot_name,
-              prefix + "team " + team + ": share of the provisioned GPUs its jobs hold (max per pixel)", "share of GPUs (0-1)",
-              paths);
+    strip_plot(share, nullptr, labels, end_s, dir, plot_name,
+               prefix + "team " + team + ": share of the provisioned GPUs its jobs hold", "share of GPUs (0-1)", true, paths);
   }
   return paths;
 }

@@ -1,7 +1,9 @@
-// `gcsim compare -o DIR`'s plots: one run of each strategy overlaid, one line per variant and
-// one legend, in PNG and SVG (docs/analysis.md, "Comparing strategies"): JCT and waiting-time
-// CDFs, allocated GPUs, queue length, and each team's share of the GPUs over time. The
-// series are public for tests; the machinery is analysis/plot_support.*.
+// `gcsim compare -o DIR`'s plots of one run of each strategy, in PNG and SVG (docs/analysis.md,
+// "Comparing strategies"): JCT and waiting-time CDFs overlaid (one colour and dash type per
+// variant, a log axis when the times span decades), and allocated GPUs (with the GPUs
+// provisioned), queue length and each team's share of the GPUs over time as small multiples,
+// one strip per variant. The series are public for tests; the machinery is
+// analysis/plot_support.*, the decisions taken from the data analysis/plot_scales.*.
 #pragma once
 
 #include <string>

@@ -38,6 +38,7 @@ std::vector<PixelColumn> reduce_steps_to_pixels(const std::vector<StepPoint>& st
                                                 std::size_t columns) {
   std::vector<PixelColumn> cols = empty_columns(start_s, end_s, columns);
   if (cols.empty()) return cols;
+  std::vector<double> covered_s(cols.size(), 0.0);  // the time each column has a value, for the mean
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const double from = std::max(steps[i].time_s, start_s);
     const double to = i + 1 < steps.size() ? std::min(steps[i + 1].time_s, end_s) : end_s;
@@ -56,7 +57,17 @@ std::vector<PixelColumn> reduce_steps_to_pixels(const std::vector<StepPoint>& st
         c.min = std::min(c.min, v);
         c.max = std::max(c.max, v);
       }
+      const double held_s = std::min(to, c.to_s) - std::max(from, c.from_s);
+      if (held_s > 0) {
+        c.mean += v * held_s;
+        covered_s[k] += held_s;
+      }
     }
+  }
+  // Rounding in the sums must not move a constant off its value, nor a mean out of [min, max].
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    PixelColumn& c = cols[k];
+    c.mean = covered_s[k] > 0 && c.min < c.max ? std::clamp(c.mean / covered_s[k], c.min, c.max) : c.min;
   }
   return cols;
 }

@@ -20,17 +20,20 @@ struct StepPoint {
 };
 
 // One pixel column, [from_s, to_s). `has_value` is false where the function is not defined
-// yet (before its first step); min and max are then 0.
+// yet (before its first step); min, max and mean are then 0. `mean` is the time-weighted
+// mean over the part of the column where the function is defined (the comparison's strips
+// draw it, with the band from min to max).
 struct PixelColumn {
   double from_s = 0;
   double to_s = 0;
   bool has_value = false;
   double min = 0;
   double max = 0;
+  double mean = 0;
 };
 
 // The `columns` columns of equal width covering [start_s, end_s] (the last one includes
-// end_s), each with the min and max of the values held for a positive time inside it. A
+// end_s), each with the min, max and time-weighted mean of the values held for a positive time inside it. A
 // step held for no time (another step at the same time follows it) takes no part. Steps
 // before start_s count from start_s; the last step is held to end_s. Returns no column
 // when columns is 0 or end_s <= start_s. O(steps + columns).

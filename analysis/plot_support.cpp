@@ -12,11 +12,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <system_error>
 
 #include "analysis/plots.hpp"
 #include "sim/atomic_file.hpp"
@@ -139,7 +142,7 @@ TimeUnit time_unit_for(double span_s) {
 std::string gp_quote(const std::string& s) { return gnuplot_text(s); }
 
 std::string plot_file(const fs::path& dir, const std::string& name, PlotFormat format,
-                      const std::function<void(Gnuplot&)>& draw) {
+                      const std::function<void(Gnuplot&)>& draw, int height_px) {
   const fs::path final_path = dir / (name + (format == PlotFormat::Svg ? ".svg" : ".png"));
   sim::AtomicFile png(final_path.string());
   sim::AtomicFile errors((dir / (name + ".gnuplot-stderr")).string());  // never committed
@@ -150,7 +153,7 @@ std::string plot_file(const fs::path& dir, const std::string& name, PlotFormat f
       {
         Gnuplot gp(process.input());
         gp << "set terminal " << (format == PlotFormat::Svg ? "svg" : "pngcairo") << " noenhanced size " << WIDTH_PX << ","
-           << HEIGHT_PX << " font 'sans,10'\n";
+           << height_px << " font 'sans,10'\n";
         gp << "set output\n";  // standard output: the picture file
         gp << "set grid\n";
         draw(gp);
@@ -184,10 +187,47 @@ PixelSeries pixel_series(const std::vector<StepPoint>& steps, double end_s, doub
   for (const PixelColumn& c : reduce_steps_to_pixels(steps, 0.0, end_s, PLOT_COLUMNS)) {
     if (!c.has_value) continue;
     out.line.emplace_back(c.from_s / unit_s, c.max);
+    out.mean.emplace_back(c.from_s / unit_s, c.mean);
     if (c.min < c.max) out.band.emplace_back(c.from_s / unit_s, c.to_s / unit_s, c.min, c.max);
   }
   if (!out.line.empty()) out.line.emplace_back(end_s / unit_s, out.line.back().second);
+  if (!out.mean.empty()) out.mean.emplace_back(end_s / unit_s, out.mean.back().second);
   return out;
+}
+
+std::string gp_number(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : "0";
+}
+
+std::string tics_command(const std::string& axis, const std::vector<Tick>& ticks) {
+  std::string out = "set " + axis + "tics (";
+  for (std::size_t i = 0; i < ticks.size(); ++i)
+    out += (i > 0 ? ", " : "") + gp_quote(ticks[i].label) + " " + gp_number(ticks[i].value);
+  return out + ")\n";
+}
+
+void set_y_ticks(Gnuplot& gp, const std::vector<Tick>& ticks, double data_top, double headroom) {
+  // The axis ends just above the data; ticks beyond it are left out, unless that would leave
+  // only the one at 0 (the axis then ends at the first tick above the data).
+  double top = data_top * (1 + headroom);
+  std::vector<Tick> shown;
+  for (const Tick& t : ticks)
+    if (t.value <= top) shown.push_back(t);
+  if (shown.size() < 2) {
+    shown = ticks;
+    top = std::max(top, ticks.empty() ? 0.0 : ticks.back().value);
+  }
+  if (!(top > 0) || !std::isfinite(top)) top = 1;  // no data: an empty frame from 0 to 1
+  gp << "set yrange [0:" << gp_number(top) << "]\n";
+  gp << tics_command("y", shown);
+}
+
+void set_log_time_x(Gnuplot& gp, double lo_s, double hi_s) {
+  gp << "set logscale x\n";
+  gp << "set xrange [" << gp_number(lo_s) << ":" << gp_number(hi_s) << "]\n";
+  gp << tics_command("x", log_time_ticks(lo_s, hi_s));
 }
 
 }  // namespace gcsim::analysis::plotting

@@ -16,6 +16,7 @@
 
 #include "analysis/metrics.hpp"
 #include "analysis/pixel_steps.hpp"
+#include "analysis/plot_scales.hpp"
 #include "analysis/plot_support.hpp"
 #include "sim/errors.hpp"
 
@@ -137,6 +138,9 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir, const std::st
   std::vector<StepPoint>().swap(allocated);
   std::vector<StepPoint>().swap(provisioned);
   const InterruptionMarks marks = interruption_marks(trace, unit.seconds);
+  double top = 0;
+  for (const Points* line : {&alloc.line, &total.line})
+    for (const auto& p : *line) top = std::max(top, p.second);
   return plot_png(dir, "gpus_over_time" + suffix, [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title_prefix(trace) + "GPUs allocated and provisioned") << "\n";
     set_time_area(gp, end_s, unit);
@@ -148,8 +152,8 @@ std::string plot_gpus(const TraceData& trace, const fs::path& dir, const std::st
       gp << "plot 2 notitle\n";  // draws nothing inside the range, but draws the frame
       return;
     }
-    gp << "set yrange [0:*]\n";
-    gp << "set offsets 0, 0, graph 0.08, 0\n";  // keeps the total line off the top border
+    // Whole GPUs only; 8% kept free above the total line for the interruption ticks.
+    set_y_ticks(gp, count_ticks(top, 7), top, 0.08);
     gp << "set style fill solid 1.0 noborder\n";
     // Bands under the lines, interruptions under the lines too; one clause per non-empty
     // data block (gnuplot refuses an empty one).
@@ -207,13 +211,14 @@ std::string plot_cost(const TraceData& trace, const fs::path& dir, const std::st
     busy_pts.emplace_back(grid[i] / unit.seconds, busy[i]);
   }
   const InterruptionMarks marks = interruption_marks(trace, unit.seconds);
+  double top = 0;
+  for (std::size_t i = 0; i < grid.size(); ++i) top = std::max({top, provisioned[i], busy[i]});
   return plot_png(dir, "cost_over_time" + suffix, [&](Gnuplot& gp) {
     gp << "set title " << gp_quote(title_prefix(trace) + "cumulative cost") << "\n";
     set_time_area(gp, end_s, unit);
-    gp << "set ylabel 'USD'\n";
+    gp << "set ylabel 'cumulative cost (USD)'\n";
     gp << "set key outside top center horizontal\n";
-    gp << "set yrange [0:*]\n";
-    gp << "set offsets 0, 0, graph 0.08, 0\n";  // room for the interruption ticks
+    set_y_ticks(gp, money_ticks(top, 6), top, 0.08);  // room for the interruption ticks
     if (!marks.ticks.empty()) set_interruption_axis(gp);
     gp << "plot ";
     if (!marks.ticks.empty()) gp << interruption_clause(marks) << ", ";
@@ -233,7 +238,12 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir, const std::s
   std::sort(waits.begin(), waits.end());
   const std::string note = wait_plot_note(trace);
   const double max_wait = waits.empty() ? 0.0 : waits.back();
-  const TimeUnit unit = time_unit_for(max_wait);
+  // Waits spanning decades (seconds to days) on a log axis in seconds, waits of 0 drawn at
+  // its left edge; otherwise minutes, hours or days from 0.
+  const bool log_x = note.empty() && wants_log_axis({waits});
+  const double log_lo_s = log_x ? 0.5 * *std::upper_bound(waits.begin(), waits.end(), 0.0) : 0.0;
+  const TimeUnit unit = !log_x ? time_unit_for(max_wait)
+                               : TimeUnit{1.0, waits.front() > 0 ? "log scale" : "log scale; waits of 0 at the left edge"};
   // Empirical CDF: fraction of started jobs that waited at most x. Large samples are
   // reduced to CDF_POINTS quantiles (same interpolation as the metrics). When no job
   // waited it is 1 from x = 0 on: a line along the top, with the note saying why.
@@ -252,6 +262,8 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir, const std::s
       cdf.emplace_back(percentile_sorted(waits, 100.0 * q) / unit.seconds, q);
     }
   }
+  if (log_x)
+    for (auto& p : cdf) p.first = std::max(p.first, log_lo_s);
   return plot_png(dir, "wait_time_cdf" + suffix, [&](Gnuplot& gp) {
     gp << "set title "
        << gp_quote(title_prefix(trace) + "waiting time (start - submit), " + std::to_string(n) + " started jobs")
@@ -268,7 +280,8 @@ std::string plot_waits(const TraceData& trace, const fs::path& dir, const std::s
       gp << "plot 2 notitle\n";  // draws nothing inside the range, but draws the frame
       return;
     }
-    gp << "set xrange [0:" << (note.empty() ? std::max(1.02 * max_wait / unit.seconds, 1e-9) : 1.0) << "]\n";
+    if (log_x) set_log_time_x(gp, log_lo_s, 1.5 * max_wait);
+    else gp << "set xrange [0:" << (note.empty() ? std::max(1.02 * max_wait / unit.seconds, 1e-9) : 1.0) << "]\n";
     gp << "plot '-' using 1:2 with steps lw 2 lc rgb '#9467bd' title 'CDF'\n";
     gp.send1d(cdf);
   });

@@ -157,14 +157,6 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-std::string format_usd(double usd) {
-  if (!std::isfinite(usd)) return "n/a";
-  const std::string fixed = printf_string("%.2f", std::fabs(usd));
-  const std::size_t dot = fixed.find('.');
-  const std::string sign = usd < 0 && fixed != "0.00" ? "-" : "";
-  return sign + "$" + group_thousands(fixed.substr(0, dot)) + fixed.substr(dot);
-}
-
 namespace {
 
 // Worth a section of its own only when the ledger holds more than the busy / idle split

@@ -10,6 +10,7 @@
 
 #include "analysis/metrics.hpp"
 #include "analysis/trace_data.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::analysis {
 
@@ -63,8 +64,8 @@ std::string json_number(double value);
 // "45.0s", "12m 5s", "1h 23m", "2d 3h 4m"; "n/a" for NaN.
 std::string format_duration(double seconds);
 
-// "$12,345.67"; "n/a" for NaN.
-std::string format_usd(double usd);
+// "$12,345.67"; "n/a" for NaN: the one money format (sim/units.hpp).
+using units::format_usd;
 
 // "1,234" (decimals 0) or "1,234.5" (decimals 1); "n/a" for NaN and infinities.
 std::string format_count(double value, int decimals);

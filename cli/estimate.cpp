@@ -71,13 +71,6 @@ models::EstimateRow billed_estimate(const models::TrainingSpec& job, const model
   return e;
 }
 
-std::string or_dash(bool known, const char* format, double value) {
-  if (!known) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -181,14 +174,14 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
     for (const Row& r : rows) {
       const auto& st = r.e.step;
       std::snprintf(line, sizeof line,
-                    "%-14s %-12s %-14s %5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9s %11s %10.2f %10.2f%s\n",
+                    "%-14s %-12s %-14s %5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9s %11s %10s %10s%s\n",
                     r.job->name.c_str(), r.type->name.c_str(), r.type->gpu.name.c_str(), r.job->gpus, r.e.samples_per_s,
                     st.step_s * 1e3, st.compute_s * 1e3, st.input_s * 1e3, st.comm_exposed_s * 1e3,
                     gib(r.e.memory.need.total()).c_str(), std::string(models::bottleneck_name(st.bottleneck)).c_str(),
                     r.has_epoch ? analysis::format_duration(r.e.time_per_epoch_s).c_str() : "-",
-                    or_dash(r.has_epoch, "%.2f", r.e.cost_per_epoch_usd).c_str(),
-                    analysis::format_duration(r.e.total_time_s).c_str(), r.e.total_cost_usd,
-                    r.e.cost_per_million_samples_usd, r.would_run_on ? "" : "  (comparison)");
+                    r.has_epoch ? analysis::format_usd(r.e.cost_per_epoch_usd).c_str() : "-",
+                    analysis::format_duration(r.e.total_time_s).c_str(), analysis::format_usd(r.e.total_cost_usd).c_str(),
+                    analysis::format_usd(r.e.cost_per_million_samples_usd).c_str(), r.would_run_on ? "" : "  (comparison)");
       out << line;
     }
     for (const Excluded& x : excluded) {

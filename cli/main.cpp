@@ -114,10 +114,10 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",
               r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started, r.jobs_total);
   // total = busy + idle + storage (docs/analysis.md): the analysis's figures, one meaning each.
-  char storage[64] = "";
-  if (m.storage_cost_usd > 0) std::snprintf(storage, sizeof storage, ", $%.2f storage", m.storage_cost_usd);
-  std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle%s); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
-              m.total_cost_usd, m.busy_cost_usd, m.idle_cost_usd, storage, 100.0 * m.gpu_utilization,
+  const std::string storage = m.storage_cost_usd > 0 ? ", " + units::format_usd(m.storage_cost_usd) + " storage" : "";
+  std::printf("  cost: %s total (%s busy, %s idle%s); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
+              units::format_usd(m.total_cost_usd).c_str(), units::format_usd(m.busy_cost_usd).c_str(),
+              units::format_usd(m.idle_cost_usd).c_str(), storage.c_str(), 100.0 * m.gpu_utilization,
               100.0 * m.gpu_busy_share);
   // What the bill covers: the horizon, the planning period (docs/pricing.md).
   const std::string horizon = analysis::format_duration(s.horizon.seconds());

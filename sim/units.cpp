@@ -621,4 +621,13 @@ std::string format_bytes(double bytes) {
   return k == 0 ? format_fixed(v, 0) + " B" : format_fixed(v, 2) + " " + NAMES[k];
 }
 
+std::string format_usd(double usd) {
+  if (!std::isfinite(usd)) return "n/a";
+  std::string digits = format_fixed(std::fabs(usd), 2);
+  const std::size_t dot = digits.find('.');
+  for (std::size_t i = dot; i > 3; i -= 3) digits.insert(i - 3, ",");
+  const bool negative = usd < 0 && digits.find_first_not_of("0.,") != std::string::npos;
+  return (negative ? "-$" : "$") + digits;
+}
+
 }  // namespace gcsim::units

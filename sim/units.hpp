@@ -89,5 +89,10 @@ double parse_watts(std::string_view text);
 // Formatting for reports: "1d 2h 3m", "1.50 GiB"...
 std::string format_duration_s(double seconds);
 std::string format_bytes(double bytes);
+// An amount of money, the one way gcsim prints it everywhere (run summary, analyze, compare,
+// estimate, messages): "$94,377.60", "-$12.50", "$0.00" (a negative amount that rounds to
+// zero too); "n/a" for NaN and infinities. Cents rounded half away from zero by printf,
+// commas every three digits, the same whatever the process locale.
+std::string format_usd(double usd);
 
 }  // namespace gcsim::units

@@ -11,6 +11,7 @@
 #include "models/pricing/billing.hpp"
 #include "models/pricing/providers.hpp"
 #include "sim/config/reader.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::models {
 
@@ -47,9 +48,9 @@ const GpuSpec& resolve_gpu(const ConfigNode& gpu, const GpuCatalog& gpus) {
 void refuse_host_only_price(const InstanceSpec& instance, const ConfigNode& at, const ConfigNode* price, Market market) {
   const char* key = market == Market::Spot ? "spot_per_hour" : "on_demand_per_hour";
   if (market == Market::Owned || market == Market::Reserved || (price && price->find(key))) return;
-  char host[32];
-  std::snprintf(host, sizeof host, "$%.2f/h", market == Market::Spot && instance.spot_usd_per_hour ? *instance.spot_usd_per_hour
-                                                                                                   : instance.on_demand_usd_per_hour);
+  const std::string host = units::format_usd(market == Market::Spot && instance.spot_usd_per_hour ? *instance.spot_usd_per_hour
+                                                                                                  : instance.on_demand_usd_per_hour) +
+                           "/h";
   at.fail(ErrorCode::Conflict, instance.ref() + ": the catalog's price (" + host + ") is the host VM's only; " + instance.provider +
                                    " bills its " + std::to_string(instance.gpus) + " GPUs separately. Give price: {" + key +
                                    ": ...} for the whole instance, or import the provider's full catalog (gcsim catalog "

@@ -116,3 +116,20 @@ TEST_CASE("instants counted per pixel column", "[unit][plot]") {
   CHECK(marks_per_pixel({}, 0.0, 100.0, 10).empty());
   CHECK(marks_per_pixel(times, 0.0, 0.0, 10).empty());
 }
+
+TEST_CASE("pixel columns: the time-weighted mean of each column", "[unit][plot]") {
+  // Two columns of 10 s. Column 0: undefined for 2 s (the function starts at 2 s), then 4
+  // for 3 s and 1 for 5 s: (4 x 3 + 1 x 5) / 8 over the 8 s it is defined.
+  // Column 1: 1 for 5 s then 0 for 5 s: 0.5. A team's share flipping within a pixel reads as
+  // its average, not as the max (1) of a barcode.
+  const std::vector<StepPoint> steps = {{2, 4}, {5, 1}, {15, 0}};
+  const std::vector<PixelColumn> cols = reduce_steps_to_pixels(steps, 0.0, 20.0, 2);
+  REQUIRE(cols.size() == 2);
+  CHECK(cols[0].mean == Approx(17.0 / 8.0));
+  CHECK(cols[0].min == 1.0);
+  CHECK(cols[0].max == 4.0);
+  CHECK(cols[1].mean == Approx(0.5));
+  // A constant is its own mean, exactly.
+  const std::vector<PixelColumn> flat = reduce_steps_to_pixels({{0, 3}, {7.3, 3}}, 0.0, 20.0, 3);
+  for (const PixelColumn& c : flat) CHECK(c.mean == 3.0);
+}

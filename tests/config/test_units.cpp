@@ -2,7 +2,9 @@
 // rejection branch (matched by UnitError::Kind, not wording).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "sim/units.hpp"
@@ -294,4 +296,20 @@ TEST_CASE("format_duration_s and format_bytes", "[unit]") {
   CHECK(u::format_duration_s(-60) == "-1m");
   CHECK(u::format_bytes(1.5 * GiB) == "1.50 GiB");
   CHECK(u::format_bytes(512) == "512 B");
+}
+
+TEST_CASE("format_usd: the one money format, thousands separated, two decimals", "[unit]") {
+  CHECK(u::format_usd(94377.6) == "$94,377.60");
+  CHECK(u::format_usd(0) == "$0.00");
+  CHECK(u::format_usd(-0.0) == "$0.00");
+  CHECK(u::format_usd(-0.004) == "$0.00");  // rounds to zero: no "-$0.00"
+  CHECK(u::format_usd(-12.5) == "-$12.50");
+  CHECK(u::format_usd(-1234.5) == "-$1,234.50");
+  CHECK(u::format_usd(0.07) == "$0.07");
+  CHECK(u::format_usd(999.999) == "$1,000.00");
+  CHECK(u::format_usd(100000) == "$100,000.00");
+  CHECK(u::format_usd(1234567.891) == "$1,234,567.89");
+  CHECK(u::format_usd(1e12) == "$1,000,000,000,000.00");
+  CHECK(u::format_usd(std::nan("")) == "n/a");
+  CHECK(u::format_usd(std::numeric_limits<double>::infinity()) == "n/a");
 }

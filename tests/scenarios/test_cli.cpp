@@ -256,7 +256,7 @@ TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an
   // 115,311,510 samples at 18,093.1 samples/s: 6,373.2 s = 1 h 46 m, billed per second (6,374 s)
   // at $32.7726/h: $58.03.
   const auto table = run_gcsim("estimate " + dir.file("nodata.yaml"));
-  CHECK(table.output.find("13.8 GiB input-cpu                -         -      1h 46m      58.03       0.50\n") !=
+  CHECK(table.output.find("13.8 GiB input-cpu                -         -      1h 46m     $58.03      $0.50\n") !=
         std::string::npos);
   const auto plain = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml --json");
   CHECK(plain.output.find("\"excluded\": []") != std::string::npos);
@@ -285,6 +285,23 @@ workload:
   const std::size_t t = r.output.find("\"total_time_s\": ");
   REQUIRE(t != std::string::npos);
   CHECK(std::stod(r.output.substr(t + 16)) < 86400.0);
+}
+
+TEST_CASE("gcsim run prints money as analyze does, thousands separated", "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-money");
+  std::string yaml = gcsim::test::owned_node_yaml("");
+  const std::string capex = "capex: 87600,";
+  REQUIRE(yaml.find(capex) != std::string::npos);
+  yaml.replace(yaml.find(capex), capex.size(), "capex: 8760000,");  // $1,000/h over 1y
+  gcsim::test::write_file(dir.file("owned.yaml"), yaml);
+  const auto run = run_gcsim("run " + dir.file("owned.yaml") + " --no-plots -o " + dir.file("o"));
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  // (1,000 + 0.50) x 4 h busy + (1,000 + 0.10) x 6 h idle.
+  CHECK(run.output.find("cost: $10,002.60 total ($4,002.00 busy, $6,000.60 idle)") != std::string::npos);
+  const auto analyze = run_gcsim("analyze " + dir.file("o") + "/owned.h5");
+  INFO(analyze.output);
+  CHECK(analyze.output.find("$10,002.60") != std::string::npos);
 }
 
 TEST_CASE("gcsim run says what the bill covers: the horizon, or owned capacity to it under done", "[scenario][cli]") {
