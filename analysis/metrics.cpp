@@ -80,7 +80,9 @@ Metrics compute_metrics(const TraceData& trace) {
     switch (j.status) {
       case JobStatus::Completed: ++m.jobs_completed; break;
       case JobStatus::Running: ++m.jobs_running; break;
-      case JobStatus::NeverStarted: ++m.jobs_never_started; break;
+      case JobStatus::NeverStarted:
+        ++(j.submit_s > trace.attrs.horizon_s ? m.jobs_submitted_after_horizon : m.jobs_never_started);
+        break;
       case JobStatus::Interrupted: ++m.jobs_interrupted; break;
     }
     m.interruptions += j.resilience.interruptions;

@@ -110,7 +110,10 @@ struct Metrics {
   std::int64_t jobs_total = 0;
   std::int64_t jobs_completed = 0;
   std::int64_t jobs_running = 0;
-  std::int64_t jobs_never_started = 0;
+  std::int64_t jobs_never_started = 0;  // submitted by the horizon, never started
+  // Status never_started with submit_s after the horizon: the run ended before they came
+  // (generated arrivals), so they neither waited nor starved (docs/analysis.md).
+  std::int64_t jobs_submitted_after_horizon = 0;
   // Jobs that ask for a share of one GPU (gpu_milli < 1000) and the GPU-hours they held
   // (shares counted as shares: part of gpu_hours_held).
   std::int64_t jobs_sharing_gpu = 0;

@@ -109,8 +109,10 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
               static_cast<unsigned long long>(models::run_seed(s, options)), static_cast<unsigned long long>(replication));
   std::printf("  simulated %s in %.3f s wall clock (%llu events)\n", analysis::format_duration(r.end_s).c_str(),
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
-  std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",
-              r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started, r.jobs_total);
+  std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started",
+              r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started);
+  if (r.jobs_submitted_after_horizon > 0) std::printf(", %zu submitted after the horizon", r.jobs_submitted_after_horizon);
+  std::printf(" (of %zu)\n", r.jobs_total);
   // total = busy + idle + storage (docs/analysis.md): the analysis's figures, one meaning each.
   char storage[64] = "";
   if (m.storage_cost_usd > 0) std::snprintf(storage, sizeof storage, ", $%.2f storage", m.storage_cost_usd);

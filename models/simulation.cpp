@@ -141,7 +141,9 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   for (const Job& j : cluster.jobs()) {
     s.jobs_completed += j.status == JobStatus::Completed;
     s.jobs_running += j.status == JobStatus::Running;
-    s.jobs_never_started += j.status == JobStatus::NeverStarted;
+    const bool came = j.submit <= scenario.horizon;  // the cluster submits nothing after it
+    s.jobs_never_started += j.status == JobStatus::NeverStarted && came;
+    s.jobs_submitted_after_horizon += j.status == JobStatus::NeverStarted && !came;
     s.jobs_interrupted += j.status == JobStatus::Interrupted;
   }
   s.total_cost_usd = costs.total_cost_usd();

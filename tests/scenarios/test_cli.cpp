@@ -180,6 +180,37 @@ workload:
         std::string::npos);
 }
 
+TEST_CASE("jobs submitted after the horizon are counted apart from jobs that never started", "[scenario][cli]") {
+  // One 1-GPU node and a 2 h horizon: A (3 h) holds it past the horizon; B, submitted at
+  // 1 h, waits and never starts; C and D come at 5 h and 1 d, after the horizon: the run
+  // ends before they are submitted, so they neither waited nor starved.
+  gcsim::test::TempDir dir("cli-after-horizon");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: after
+horizon: 2h
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: {on_demand_per_hour: 4}}]
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 1, duration: 3h}
+    - {name: B, submit: 1h, gpus: 1, duration: 1h}
+    - {name: C, submit: 5h, gpus: 1, duration: 1h}
+    - {name: D, submit: 1d, gpus: 1, duration: 1h}
+)");
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("jobs: 0 completed, 1 running at the end, 0 interrupted and waiting, 1 never started, "
+                      "2 submitted after the horizon (of 4)") != std::string::npos);
+  const auto a = run_gcsim("analyze " + dir.file("out/after.h5") + " --json");
+  INFO(a.output);
+  REQUIRE(a.code == 0);
+  CHECK(a.output.find("\"jobs_never_started\": 1,") != std::string::npos);
+  CHECK(a.output.find("\"jobs_submitted_after_horizon\": 2,") != std::string::npos);
+  CHECK(a.output.find("\"jobs_started\": 1,") != std::string::npos);  // the waits: A only
+  const auto text = run_gcsim("analyze " + dir.file("out/after.h5"));
+  CHECK(text.output.find("  submitted after horizon") != std::string::npos);
+}
+
 TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an epoch only with a dataset", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-est-excluded");
   std::ifstream in(GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml");
