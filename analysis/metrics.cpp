@@ -188,6 +188,13 @@ Metrics compute_metrics(const TraceData& trace) {
   return m;
 }
 
+DominantBottleneck dominant_bottleneck(const Metrics& m) {
+  if (!(m.model_gpu_hours > 0)) return {};
+  for (const auto& [name, hours] : m.bottleneck_gpu_hours)
+    if (hours > 0.5 * m.model_gpu_hours) return {name, hours / m.model_gpu_hours};
+  return {};
+}
+
 std::vector<TeamMetrics> team_metrics(const TraceData& trace) {
   std::map<std::string, std::size_t> index;
   for (const JobRecord& j : trace.jobs)

@@ -168,6 +168,15 @@ struct TeamBudget {
   std::string action;                    // what the limit does (alert, stop_new, stop_running)
 };
 
+// The bottleneck that bounds most (over half) of the model-described jobs' GPU-hours, from
+// Metrics::bottleneck_gpu_hours, with its share of them; an empty name when none does (or
+// there are no such jobs). The run summary names it; the report lists every bottleneck.
+struct DominantBottleneck {
+  std::string name;
+  double share = NOT_A_NUMBER;
+};
+DominantBottleneck dominant_bottleneck(const Metrics& metrics);
+
 // Throws gcsim::Error if the utilization rows are not in time order.
 Metrics compute_metrics(const TraceData& trace);
 // Per pool, from /pools and /nodes (empty for traces without /pools).

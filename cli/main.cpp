@@ -119,6 +119,10 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   std::printf("  cost: $%.2f total ($%.2f busy, $%.2f idle%s); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
               m.total_cost_usd, m.busy_cost_usd, m.idle_cost_usd, storage, 100.0 * m.gpu_utilization,
               100.0 * m.gpu_busy_share);
+  // What bounds the model jobs, as `analyze` reports it, when one bottleneck holds most of their GPU-hours.
+  if (const analysis::DominantBottleneck b = analysis::dominant_bottleneck(m); !b.name.empty())
+    std::printf("  bound by %s: %.1f%% of the model jobs' GPU-hours (gcsim analyze: Training)\n", b.name.c_str(),
+                100.0 * b.share);
   // What the bill covers: the horizon, the planning period (docs/pricing.md).
   const std::string horizon = analysis::format_duration(s.horizon.seconds());
   if (r.end_s < s.horizon.seconds() && analysis::has_committed_pools(m.pools))

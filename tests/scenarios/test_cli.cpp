@@ -386,6 +386,35 @@ TEST_CASE("gcsim estimate answers A100 vs H100 vs T4 for ResNet-50", "[scenario]
   CHECK(types_it_would_run_on(c.output) == std::vector<std::string>{"p4d-a100"});
 }
 
+TEST_CASE("the run summary names the bottleneck that holds most GPU-hours, as analyze does", "[scenario][cli]") {
+  // ResNet-50 decoding JPEGs on 8 host cores for 8 A100s: the CPU bounds it (input-cpu).
+  gcsim::test::TempDir dir("cli-bottleneck");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: bound
+horizon: 1d
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 8, count: 1, price: {on_demand_per_hour: 32}}]
+workload:
+  jobs: [{name: r, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 1M, decode: cpu}]
+)");
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("  bound by input-cpu: 100.0% of the model jobs' GPU-hours") != std::string::npos);
+  const auto a = run_gcsim("analyze " + dir.file("out/bound.h5"));
+  CHECK(a.output.find("bound by input-cpu") != std::string::npos);
+  // A run without model jobs names none.
+  gcsim::test::write_file(dir.file("plain.yaml"), R"(name: plain
+horizon: 1d
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}]
+workload:
+  jobs: [{name: j, gpus: 8, duration: 1h}]
+)");
+  const auto p = run_gcsim("run " + dir.file("plain.yaml") + " --no-plots -o " + dir.file("out2"));
+  REQUIRE(p.code == 0);
+  CHECK(p.output.find("bound by") == std::string::npos);
+}
+
 TEST_CASE("gcsim estimate says when a multi-node row runs on the default NIC", "[scenario][cli]") {
   // Both scenarios run the same jobs on 8-GPU A100 nodes, up to 32 of them; one declares the
   // DGX A100's 8 x 200 Gb/s NICs, the other declares none and gets one 100 Gb/s NIC a node.
