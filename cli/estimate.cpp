@@ -135,6 +135,9 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
     }
   }
 
+  // A type without a CPU-core figure decodes input for free: say so, as for the NICs.
+  for (std::string& n : models::unlimited_host_cpu_notes(s)) notes.push_back(std::move(n));
+
   std::ostringstream out;
   if (json) {
     using analysis::json_number;

@@ -432,6 +432,44 @@ TEST_CASE("gcsim estimate says when a multi-node row runs on the default NIC", "
             "\"notes\": []") != std::string::npos);
 }
 
+TEST_CASE("a node type without a CPU-core figure is said, not given an unlimited host CPU silently", "[scenario][cli]") {
+  // ResNet-50 decoding on the host's CPU on three 8xH100 types: DGX Cloud's row (224 vCPUs
+  // = 112 cores, NVIDIA's DGX H100 datasheet), a marketplace row with no vCPU figure, and a
+  // hand-written type without cpu_cores. Only the last two decode for free: each gets a note.
+  gcsim::test::TempDir dir("cli-cpu-cores");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: cores
+horizon: 30d
+cluster:
+  node_types:
+    - {name: dgx, instance: dgx-cloud/dgx-h100-8, count: 1}
+    - {name: mkt, instance: vast/host-8x-h100-sxm, count: 1}
+    - {name: bare, gpu: H100-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 30}}
+workload:
+  jobs: [{name: rn50, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 10M, decode: cpu}]
+)");
+  const auto s = gcsim::test::scenario_from_yaml(gcsim::test::read_bytes(dir.file("s.yaml")));
+  CHECK(s.cluster.node_types[0].cpu_cores == 112);
+  CHECK(s.cluster.node_types[1].cpu_cores == 0);
+  const auto e = run_gcsim("estimate " + dir.file("s.yaml") + " --json");
+  INFO(e.output);
+  REQUIRE(e.code == 0);
+  CHECK(e.output.find("node type 'dgx' gives no cpu_cores") == std::string::npos);
+  CHECK(e.output.find("\"node type 'mkt' gives no cpu_cores and its catalog row (vast/host-8x-h100-sxm) no vCPUs: its model jobs'") !=
+        std::string::npos);
+  CHECK(e.output.find("\"node type 'bare' gives no cpu_cores: its model jobs'") != std::string::npos);
+  // The DGX row is bound by its 14 cores per GPU; it was not before the row had vCPUs.
+  const std::size_t dgx = e.output.find("\"node_type\": \"dgx\"");
+  CHECK(e.output.substr(dgx, e.output.find('\n', dgx) - dgx).find("\"bottleneck\": \"input-cpu\"") != std::string::npos);
+  const auto text = run_gcsim("estimate " + dir.file("s.yaml"));
+  CHECK(text.output.find("\nnote: node type 'mkt' gives no cpu_cores") != std::string::npos);
+  // The run says it too.
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("  note: node type 'mkt' gives no cpu_cores") != std::string::npos);
+  CHECK(r.output.find("  note: node type 'bare' gives no cpu_cores") != std::string::npos);
+}
+
 TEST_CASE("gcsim estimate names the node type the run places the job on", "[scenario][cli]") {
   // The review's probe 3: node types big (8 GPUs) and small (1 GPU), one node each, and a
   // 1-GPU ResNet-50 job. Placement is best fit: the node with the fewest free GPUs that
