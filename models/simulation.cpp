@@ -100,9 +100,7 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   std::unique_ptr<network::ModelTraffic> model_traffic;
   std::unique_ptr<FlowRecorder> flow_recorder;
   if (scenario.network) {
-    std::vector<topology::NodeGroup> groups;
-    for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
-    topo = topology::build_topology(*scenario.network, groups);
+    topo = network::cluster_topology(scenario);
     net = std::make_unique<network::FlowNetwork>(engine);
     net->add_links(*topo);
     engine.add_resource_model(net.get());
