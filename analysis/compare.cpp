@@ -96,6 +96,18 @@ std::vector<Row> comparison_rows(const std::vector<ComparedRun>& runs) {
     jobs.text.push_back(format_integer(static_cast<double>(r.metrics.jobs_completed)) + " / " +
                         format_integer(static_cast<double>(r.metrics.jobs_total)));
   rows.push_back(std::move(jobs));
+  // Jobs that came and never ran, apart from those the run ended before (not starved);
+  // shown when some run has either.
+  const auto any = [&](auto get) { return std::any_of(runs.begin(), runs.end(), [&](const ComparedRun& r) { return get(r) > 0; }); };
+  const auto after = [](const ComparedRun& r) { return r.metrics.jobs_submitted_after_horizon; };
+  if (any([](const ComparedRun& r) { return r.metrics.jobs_never_started; }) || any(after))
+    rows.push_back({"jobs never started",
+                    per_run([](const ComparedRun& r) { return static_cast<double>(r.metrics.jobs_never_started); }),
+                    format_integer, true, {}});
+  if (any(after))
+    rows.push_back({"submitted after horizon",
+                    per_run([](const ComparedRun& r) { return static_cast<double>(r.metrics.jobs_submitted_after_horizon); }),
+                    format_integer, false, {}});
   rows.push_back({"mean wait", per_run([](const ComparedRun& r) { return r.metrics.wait_s.mean; }), format_duration, true, {}});
   rows.push_back({"mean JCT", per_run([](const ComparedRun& r) { return r.metrics.jct_s.mean; }), format_duration, true, {}});
   rows.push_back({"p95 JCT", per_run([](const ComparedRun& r) { return r.metrics.jct_s.p95; }), format_duration, true, {}});

@@ -80,7 +80,9 @@ Metrics compute_metrics(const TraceData& trace) {
     switch (j.status) {
       case JobStatus::Completed: ++m.jobs_completed; break;
       case JobStatus::Running: ++m.jobs_running; break;
-      case JobStatus::NeverStarted: ++m.jobs_never_started; break;
+      case JobStatus::NeverStarted:
+        ++(j.submit_s > trace.attrs.horizon_s ? m.jobs_submitted_after_horizon : m.jobs_never_started);
+        break;
       case JobStatus::Interrupted: ++m.jobs_interrupted; break;
     }
     m.interruptions += j.resilience.interruptions;
@@ -184,6 +186,13 @@ Metrics compute_metrics(const TraceData& trace) {
   m.jct_s = summarize(jcts);
   m.teams = team_metrics(trace);
   return m;
+}
+
+DominantBottleneck dominant_bottleneck(const Metrics& m) {
+  if (!(m.model_gpu_hours > 0)) return {};
+  for (const auto& [name, hours] : m.bottleneck_gpu_hours)
+    if (hours > 0.5 * m.model_gpu_hours) return {name, hours / m.model_gpu_hours};
+  return {};
 }
 
 std::vector<TeamMetrics> team_metrics(const TraceData& trace) {

@@ -110,7 +110,10 @@ struct Metrics {
   std::int64_t jobs_total = 0;
   std::int64_t jobs_completed = 0;
   std::int64_t jobs_running = 0;
-  std::int64_t jobs_never_started = 0;
+  std::int64_t jobs_never_started = 0;  // submitted by the horizon, never started
+  // Status never_started with submit_s after the horizon: the run ended before they came
+  // (generated arrivals), so they neither waited nor starved (docs/analysis.md).
+  std::int64_t jobs_submitted_after_horizon = 0;
   // Jobs that ask for a share of one GPU (gpu_milli < 1000) and the GPU-hours they held
   // (shares counted as shares: part of gpu_hours_held).
   std::int64_t jobs_sharing_gpu = 0;
@@ -164,6 +167,15 @@ struct TeamBudget {
   double first_limit_s = NOT_A_NUMBER;   // when a limit was first reached
   std::string action;                    // what the limit does (alert, stop_new, stop_running)
 };
+
+// The bottleneck that bounds most (over half) of the model-described jobs' GPU-hours, from
+// Metrics::bottleneck_gpu_hours, with its share of them; an empty name when none does (or
+// there are no such jobs). The run summary names it; the report lists every bottleneck.
+struct DominantBottleneck {
+  std::string name;
+  double share = NOT_A_NUMBER;
+};
+DominantBottleneck dominant_bottleneck(const Metrics& metrics);
 
 // Throws gcsim::Error if the utilization rows are not in time order.
 Metrics compute_metrics(const TraceData& trace);

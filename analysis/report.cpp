@@ -372,6 +372,9 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   line(out, "completed", format_count(static_cast<double>(m.jobs_completed), 0));
   line(out, "still running at end", format_count(static_cast<double>(m.jobs_running), 0));
   line(out, "never started", format_count(static_cast<double>(m.jobs_never_started), 0));
+  if (m.jobs_submitted_after_horizon > 0)
+    line(out, "submitted after horizon", format_count(static_cast<double>(m.jobs_submitted_after_horizon), 0),
+         "(never came: not waiting, not in the waits below)");
   if (m.jobs_sharing_gpu > 0)
     line(out, "sharing a GPU", format_count(static_cast<double>(m.jobs_sharing_gpu), 0),
          "(gpu_milli < 1000), holding " + format_count(m.share_gpu_hours_held, 1) + " GPU-hours");
@@ -454,6 +457,7 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
   j.integer("jobs_completed", m.jobs_completed);
   j.integer("jobs_running", m.jobs_running);
   j.integer("jobs_never_started", m.jobs_never_started);
+  j.integer("jobs_submitted_after_horizon", m.jobs_submitted_after_horizon);
   j.integer("jobs_sharing_gpu", m.jobs_sharing_gpu);
   j.number("share_gpu_hours_held", m.share_gpu_hours_held);
   j.number("samples_total", m.samples_total);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "analysis/report.hpp"
@@ -17,6 +18,7 @@
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
 #include "models/coupling/job_speed.hpp"
+#include "models/coupling/model_traffic.hpp"
 
 namespace gcsim::cli {
 
@@ -93,6 +95,10 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
   std::vector<Row> rows;
   std::vector<Excluded> excluded;
   const std::vector<models::NodeTypeView> types = models::node_type_views(s.cluster);
+  // With a network, a job's gradient all-reduce takes what a run gives it alone on the
+  // network (docs/network.md, "Model jobs on the network"), not the alpha-beta term.
+  std::optional<topology::Topology> topo;
+  if (s.network) topo = network::cluster_topology(s);
   for (const auto& job : s.workload.jobs) {
     if (!job.training) continue;
     const std::uint64_t eligible =
@@ -106,7 +112,11 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
         excluded.push_back({&job, &type, exclusion_reason(job, type, t)});
         continue;
       }
-      const auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
+      auto hw = models::hardware_context(type, job.gpus, *job.training, s.storage);
+      if (topo) {
+        const double all_reduce_s = network::alone_all_reduce_s(s, *topo, static_cast<int>(t), *job.training, job.gpus);
+        if (all_reduce_s >= 0) hw.all_reduce = [all_reduce_s](double, int, const models::HardwareContext&) { return all_reduce_s; };
+      }
       rows.push_back({&job, &type, billed_estimate(*job.training, hw, type), false, has_epoch});
       speeds.time_s[t] = rows.back().e.total_time_s;
     }
@@ -133,6 +143,12 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
       break;
     }
   }
+
+  if (topo)
+    notes.push_back("gradient all-reduces are timed on the scenario's network, each job alone on the first nodes of "
+                    "its type, as a run starts it; jobs sharing links in a run go slower (docs/network.md)");
+  // A type without a CPU-core figure decodes input for free: say so, as for the NICs.
+  for (std::string& n : models::unlimited_host_cpu_notes(s)) notes.push_back(std::move(n));
 
   std::ostringstream out;
   if (json) {

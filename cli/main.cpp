@@ -28,6 +28,7 @@
 #include "cli/commands.hpp"
 #include "gcsim/version.hpp"
 #include "models/config/scenario_loader.hpp"
+#include "models/coupling/job_speed.hpp"
 #include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
 #include "sim/allocator.hpp"
@@ -111,14 +112,20 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   for (const std::string& o : s.catalog_overrides) std::printf("  note: instance catalog: %s\n", o.c_str());
   std::printf("  simulated %s in %.3f s wall clock (%llu events)\n", analysis::format_duration(r.end_s).c_str(),
               r.wall_clock_s, static_cast<unsigned long long>(r.events_handled));
-  std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started (of %zu)\n",
-              r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started, r.jobs_total);
+  std::printf("  jobs: %zu completed, %zu running at the end, %zu interrupted and waiting, %zu never started",
+              r.jobs_completed, r.jobs_running, r.jobs_interrupted, r.jobs_never_started);
+  if (r.jobs_submitted_after_horizon > 0) std::printf(", %zu submitted after the horizon", r.jobs_submitted_after_horizon);
+  std::printf(" (of %zu)\n", r.jobs_total);
   // total = busy + idle + storage (docs/analysis.md): the analysis's figures, one meaning each.
   const std::string storage = m.storage_cost_usd > 0 ? ", " + units::format_usd(m.storage_cost_usd) + " storage" : "";
   std::printf("  cost: %s total (%s busy, %s idle%s); GPUs allocated %.1f%%, busy %.1f%% of the time\n",
               units::format_usd(m.total_cost_usd).c_str(), units::format_usd(m.busy_cost_usd).c_str(),
               units::format_usd(m.idle_cost_usd).c_str(), storage.c_str(), 100.0 * m.gpu_utilization,
               100.0 * m.gpu_busy_share);
+  // What bounds the model jobs, as `analyze` reports it, when one bottleneck holds most of their GPU-hours.
+  if (const analysis::DominantBottleneck b = analysis::dominant_bottleneck(m); !b.name.empty())
+    std::printf("  bound by %s: %.1f%% of the model jobs' GPU-hours (gcsim analyze: Training)\n", b.name.c_str(),
+                100.0 * b.share);
   // What the bill covers: the horizon, the planning period (docs/pricing.md).
   const std::string horizon = analysis::format_duration(s.horizon.seconds());
   if (r.end_s < s.horizon.seconds() && analysis::has_committed_pools(m.pools))
@@ -129,6 +136,7 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
                 horizon.c_str(), analysis::format_duration(m.last_completion_s).c_str());
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
+  for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());
   std::printf("  trace: %s\n", trace_path.c_str());
   for (const auto& p : pngs) std::printf("  plot:  %s\n", p.c_str());
   std::printf("  (gcsim analyze %s for the full report)\n", trace_path.c_str());

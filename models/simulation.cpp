@@ -100,9 +100,7 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   std::unique_ptr<network::ModelTraffic> model_traffic;
   std::unique_ptr<FlowRecorder> flow_recorder;
   if (scenario.network) {
-    std::vector<topology::NodeGroup> groups;
-    for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
-    topo = topology::build_topology(*scenario.network, groups);
+    topo = network::cluster_topology(scenario);
     net = std::make_unique<network::FlowNetwork>(engine);
     net->add_links(*topo);
     engine.add_resource_model(net.get());
@@ -141,7 +139,9 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   for (const Job& j : cluster.jobs()) {
     s.jobs_completed += j.status == JobStatus::Completed;
     s.jobs_running += j.status == JobStatus::Running;
-    s.jobs_never_started += j.status == JobStatus::NeverStarted;
+    const bool came = j.submit <= scenario.horizon;  // the cluster submits nothing after it
+    s.jobs_never_started += j.status == JobStatus::NeverStarted && came;
+    s.jobs_submitted_after_horizon += j.status == JobStatus::NeverStarted && !came;
     s.jobs_interrupted += j.status == JobStatus::Interrupted;
   }
   s.total_cost_usd = costs.total_cost_usd();

@@ -40,7 +40,8 @@ struct RunSummary {
   std::size_t jobs_total = 0;
   std::size_t jobs_completed = 0;
   std::size_t jobs_running = 0;
-  std::size_t jobs_never_started = 0;
+  std::size_t jobs_never_started = 0;             // submitted by the horizon
+  std::size_t jobs_submitted_after_horizon = 0;   // never came: the run ended first
   std::size_t jobs_interrupted = 0;  // interrupted and waiting to restart at the end
   double total_cost_usd = 0;
   double busy_cost_usd = 0;

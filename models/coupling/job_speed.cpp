@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "models/config/scenario.hpp"
+
 namespace gcsim::models {
 
 HardwareContext hardware_context(const NodeTypeSpec& type, int job_gpus, const TrainingSpec& job,
@@ -26,6 +28,26 @@ HardwareContext hardware_context(const NodeTypeSpec& type, int job_gpus, const T
     }
   }
   return hw;
+}
+
+std::vector<std::string> unlimited_host_cpu_notes(const Scenario& s) {
+  std::vector<std::string> notes;
+  for (std::size_t t = 0; t < s.cluster.node_types.size(); ++t) {
+    const NodeTypeSpec& type = s.cluster.node_types[t];
+    if (type.cpu_cores > 0) continue;
+    for (const JobSpec& job : s.workload.jobs) {
+      if (!job.training || !(job.training->figures().cpu_decode_core_s > 0)) continue;
+      const std::uint64_t eligible =
+          eligible_node_types(s.cluster, job.gpus, &job.training->precision, &*job.training) & job.node_type_mask;
+      if (!(eligible >> t & 1)) continue;
+      notes.push_back("node type '" + type.name + "' gives no cpu_cores" +
+                      (type.instance.empty() ? std::string() : " and its catalog row (" + type.instance + ") no vCPUs") +
+                      ": its model jobs' input decoding is not limited by the host CPU (job '" + job.name +
+                      "' may look faster there than it would run; write cpu_cores: N, docs/step-time.md)");
+      break;
+    }
+  }
+  return notes;
 }
 
 }  // namespace gcsim::models

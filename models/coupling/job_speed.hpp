@@ -7,6 +7,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "models/config/cluster_spec.hpp"
 #include "models/storage/storage_spec.hpp"
@@ -20,5 +22,13 @@ inline constexpr int READERS_PER_GPU = 4;
 
 HardwareContext hardware_context(const NodeTypeSpec& type, int job_gpus, const TrainingSpec& job,
                                  const std::optional<StorageSpec>& storage);
+
+struct Scenario;
+// What the step-time model cannot charge for want of a figure: one sentence per node type
+// that gives no cpu_cores (neither written nor from a catalog row with vCPUs) and can hold a
+// model job whose input is decoded on the host. Its input pipeline then costs no CPU time
+// (HardwareContext::cpu_cores_per_gpu = 0: unlimited), which can decide which type is
+// fastest; `gcsim estimate` and `gcsim run` print these as notes (docs/step-time.md).
+std::vector<std::string> unlimited_host_cpu_notes(const Scenario& scenario);
 
 }  // namespace gcsim::models

@@ -4,6 +4,13 @@
 // links slow each other down, and their run times show it. The driver is an observer of
 // the cluster: it takes over such a job when it starts and ends it through
 // Cluster::finish_job. docs/network.md, "Jobs on the network".
+//
+// A job of N real steps is simulated in S = min(N, simulated_steps) steps, each carrying
+// N/S real steps' compute and bytes (bandwidth time is linear in both). The per-step path
+// latency L (Σ over the collective's phases of the longest path latency, what a phase waits
+// before its bytes move) would be counted only S times: the (N − S)·L left out is waited
+// with the compute, spread over the simulated steps, so a job's run time is
+// N·(compute + collective) whatever S is (tests/scenarios/test_model_runs.cpp).
 #pragma once
 
 #include <vector>
@@ -21,9 +28,12 @@ class JobTraffic {
 
  private:
   struct Run {
+    std::int64_t steps = 0;       // simulated steps of this run
     std::int64_t steps_left = 0;
-    sim::SimTime compute;  // per simulated step
-    CollectiveSpec collective;
+    // Compute and the latency of the real steps not simulated, in ns: waited in `steps`
+    // near-equal parts, one before each collective (whole ns, exact in total).
+    __int128 wait_ns = 0;
+    std::vector<std::vector<Send>> phases;  // the collective, decomposed once
     sim::EventId next;               // the pending compute-done or finish event
     std::uint32_t slot = 0;          // the collective in flight, when in_flight
     bool in_flight = false;
@@ -31,6 +41,8 @@ class JobTraffic {
   void on_stop(const models::Job& job);
   void on_start(const models::Job& job);
   void on_compute_done(std::uint64_t job);
+  // The wait before simulated step `step` (0-based) of `run`.
+  static sim::SimTime wait_before(const Run& run, std::int64_t step);
   void on_finish(std::uint64_t job) { cluster_.finish_job(static_cast<std::uint32_t>(job)); }
 
   static void on_collective_done(void* self, std::uint64_t job, sim::SimTime finish);

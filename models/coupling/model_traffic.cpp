@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/config/scenario.hpp"
+
 namespace gcsim::network {
 
 namespace {
@@ -11,6 +13,93 @@ namespace {
 // a staging job's progress before its first probe looks; before the end of the run (20).
 constexpr int PRIORITY_PROBE = 15;
 }  // namespace
+
+topology::Topology cluster_topology(const models::Scenario& scenario) {
+  std::vector<topology::NodeGroup> groups;
+  for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
+  return topology::build_topology(*scenario.network, groups);
+}
+
+std::vector<std::vector<Send>> gradient_sync_phases(const models::TrainingSpec& t, std::vector<topology::Vertex> gpus,
+                                                    const topology::Topology& topo) {
+  gpus.resize(std::min(gpus.size(), static_cast<std::size_t>(t.gpus)));
+  // Megatron-LM's rank layout: tensor-parallel ranks adjacent, then data, then pipeline
+  // (rank = pipeline·(tensor·data) + data·tensor + tensor). Each (pipeline, tensor) pair is
+  // one data-parallel group; all groups reduce at once.
+  const int tp = t.parallel.tensor;
+  const int dp = t.parallel.data;
+  const int pp = t.parallel.pipeline;
+  CollectiveSpec spec;
+  spec.kind = Collective::AllReduce;
+  spec.bytes = models::gradient_sync_bytes(t);
+  spec.calibrated = true;  // NCCL's bus bandwidth for this message size, not link speed
+  std::vector<std::vector<Send>> steps;
+  for (int p = 0; p < pp; ++p)
+    for (int r = 0; r < tp; ++r) {
+      spec.ranks.clear();
+      for (int d = 0; d < dp; ++d) {
+        const auto rank = static_cast<std::size_t>(p * tp * dp + d * tp + r);
+        if (rank < gpus.size()) spec.ranks.push_back(gpus[rank]);
+      }
+      bool spans_nodes = false;
+      for (const auto v : spec.ranks) spans_nodes |= topo.vertex(v).node != topo.vertex(spec.ranks[0]).node;
+      spec.algorithm = spans_nodes ? CollectiveAlgorithm::HierarchicalRing : CollectiveAlgorithm::Ring;
+      auto phases = decompose(spec, topo);
+      if (steps.size() < phases.size()) steps.resize(phases.size());
+      for (std::size_t i = 0; i < phases.size(); ++i) steps[i].insert(steps[i].end(), phases[i].begin(), phases[i].end());
+    }
+  return steps;
+}
+
+double uncontended_s(const std::vector<std::vector<Send>>& steps, std::uint64_t tag, const topology::Topology& topo,
+                     std::vector<std::uint32_t>& crossings, double* latency_out) {
+  const auto& links = topo.links();
+  double total_s = 0;
+  double latency_total_s = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto& phase = steps[i];
+    for (std::size_t k = 0; k < phase.size(); ++k)
+      for (const LinkId l : topo.route(phase[k].src, phase[k].dst, collective_flow_hash(tag, i, k))) ++crossings[l];
+    double phase_s = 0;
+    double latency_s = 0;
+    for (std::size_t k = 0; k < phase.size(); ++k) {
+      const auto path = topo.route(phase[k].src, phase[k].dst, collective_flow_hash(tag, i, k));
+      double rate = 0;
+      for (const LinkId l : path) {
+        const double share = links[l].bytes_per_s / crossings[l];
+        rate = rate == 0 ? share : std::min(rate, share);
+      }
+      const double lat = topo.path_latency(path).seconds();
+      latency_s = std::max(latency_s, lat);
+      phase_s = std::max(phase_s, lat + (rate > 0 ? phase[k].bytes / rate : 0.0));
+    }
+    for (std::size_t k = 0; k < phase.size(); ++k)
+      for (const LinkId l : topo.route(phase[k].src, phase[k].dst, collective_flow_hash(tag, i, k))) crossings[l] = 0;
+    total_s += phase_s;
+    latency_total_s += latency_s;
+  }
+  *latency_out = latency_total_s;
+  return total_s;
+}
+
+double alone_all_reduce_s(const models::Scenario& scenario, const topology::Topology& topo, int node_type,
+                          const models::TrainingSpec& job, int job_gpus) {
+  if (job.parallel.data <= 1) return -1;
+  const auto& types = scenario.cluster.node_types;
+  int first = 0;
+  for (int t = 0; t < node_type; ++t) first += types[static_cast<std::size_t>(t)].count;
+  const auto& type = types[static_cast<std::size_t>(node_type)];
+  const int nodes = static_cast<int>(models::nodes_needed(type, job_gpus));
+  const int per_node = nodes > 1 ? type.gpus : job_gpus;
+  std::vector<topology::Vertex> gpus;
+  for (int n = 0; n < nodes; ++n)
+    for (int g = 0; g < per_node; ++g) gpus.push_back(topo.gpu(first + n, g));
+  std::vector<std::uint32_t> crossings(topo.links().size(), 0);
+  double latency_s = 0;
+  // ECMP tag 0: in a run the job's id picks among equal-cost paths; uncontended, alone,
+  // equal-cost paths give the same time unless their links differ.
+  return uncontended_s(gradient_sync_phases(job, std::move(gpus), topo), 0, topo, crossings, &latency_s);
+}
 
 ModelTraffic::ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models::ModelSpeeds& speeds,
                            CollectiveRunner& runner, const topology::Topology& topo)
@@ -41,73 +130,17 @@ void ModelTraffic::on_start(const models::Job& j) {
   for (const std::uint32_t node : cluster_.nodes_of(j))
     for (int g = 0; g < 64; ++g)
       if (j.gpu_mask >> g & 1) gpus.push_back(topo_.gpu(static_cast<int>(node), g));
-  gpus.resize(std::min(gpus.size(), static_cast<std::size_t>(t.gpus)));
+  run.steps = gradient_sync_phases(t, std::move(gpus), topo_);
 
-  // Megatron-LM's rank layout: tensor-parallel ranks adjacent, then data, then pipeline
-  // (rank = pipeline·(tensor·data) + data·tensor + tensor). Each (pipeline, tensor) pair is
-  // one data-parallel group; all groups reduce at once.
-  const int tp = t.parallel.tensor;
-  const int dp = t.parallel.data;
-  const int pp = t.parallel.pipeline;
-  CollectiveSpec spec;
-  spec.kind = Collective::AllReduce;
-  spec.bytes = models::gradient_sync_bytes(t);
-  spec.calibrated = true;  // NCCL's bus bandwidth for this message size, not link speed
-  run.steps.clear();
-  for (int p = 0; p < pp; ++p)
-    for (int r = 0; r < tp; ++r) {
-      spec.ranks.clear();
-      for (int d = 0; d < dp; ++d) {
-        const auto rank = static_cast<std::size_t>(p * tp * dp + d * tp + r);
-        if (rank < gpus.size()) spec.ranks.push_back(gpus[rank]);
-      }
-      bool spans_nodes = false;
-      for (const auto v : spec.ranks) spans_nodes |= topo_.vertex(v).node != topo_.vertex(spec.ranks[0]).node;
-      spec.algorithm = spans_nodes ? CollectiveAlgorithm::HierarchicalRing : CollectiveAlgorithm::Ring;
-      auto phases = decompose(spec, topo_);
-      if (run.steps.size() < phases.size()) run.steps.resize(phases.size());
-      for (std::size_t i = 0; i < phases.size(); ++i)
-        run.steps[i].insert(run.steps[i].end(), phases[i].begin(), phases[i].end());
-    }
-
-  const double per_step_samples = static_cast<double>(t.batch_per_gpu) * dp * t.grad_accum;
+  const double per_step_samples = static_cast<double>(t.batch_per_gpu) * t.parallel.data * t.grad_accum;
   const double optimizer_steps = std::max(1.0, std::ceil(t.total_samples / per_step_samples));
   run.scale = std::max(1.0, std::ceil(optimizer_steps / static_cast<double>(PROBES)));
-  const double alone_s = uncontended_s(j.id, run);
+  const double alone_s = uncontended_s(run.steps, j.id, topo_, crossings_, &run.latency_s);
   for (auto& phase : run.steps)
     for (Send& s : phase) s.bytes *= run.scale;
   run.in_flight = false;
   speeds_.set_all_reduce_s(j.id, alone_s);
   run.next = engine_.schedule_at<&ModelTraffic::on_probe>(engine_.now(), this, j.id, PRIORITY_PROBE);
-}
-
-double ModelTraffic::uncontended_s(std::uint64_t job, Run& run) {
-  const auto& links = topo_.links();
-  double total_s = 0;
-  run.latency_s = 0;
-  for (std::size_t i = 0; i < run.steps.size(); ++i) {
-    const auto& phase = run.steps[i];
-    for (std::size_t k = 0; k < phase.size(); ++k)
-      for (const LinkId l : topo_.route(phase[k].src, phase[k].dst, collective_flow_hash(job, i, k))) ++crossings_[l];
-    double phase_s = 0;
-    double latency_s = 0;
-    for (std::size_t k = 0; k < phase.size(); ++k) {
-      const auto path = topo_.route(phase[k].src, phase[k].dst, collective_flow_hash(job, i, k));
-      double rate = 0;
-      for (const LinkId l : path) {
-        const double share = links[l].bytes_per_s / crossings_[l];
-        rate = rate == 0 ? share : std::min(rate, share);
-      }
-      const double lat = topo_.path_latency(path).seconds();
-      latency_s = std::max(latency_s, lat);
-      phase_s = std::max(phase_s, lat + (rate > 0 ? phase[k].bytes / rate : 0.0));
-    }
-    for (std::size_t k = 0; k < phase.size(); ++k)
-      for (const LinkId l : topo_.route(phase[k].src, phase[k].dst, collective_flow_hash(job, i, k))) crossings_[l] = 0;
-    total_s += phase_s;
-    run.latency_s += latency_s;
-  }
-  return total_s;
 }
 
 void ModelTraffic::on_probe(std::uint64_t job) {

@@ -26,7 +26,35 @@
 #include "models/topology/topology.hpp"
 #include "sim/engine.hpp"
 
+namespace gcsim::models {
+struct Scenario;
+}
+
 namespace gcsim::network {
+
+// The scenario's network with its cluster's nodes built in (node `i` of a type is the host
+// `<type>-<i>`; global node index = the earlier types' counts + i), as a run builds it.
+// The scenario must have a `network:` section.
+topology::Topology cluster_topology(const models::Scenario& scenario);
+
+// The phases of a model job's gradient synchronisation over `gpus` (its GPUs in rank
+// order): every data-parallel group's all-reduce of gradient_sync_bytes(), all at once
+// (see the header comment).
+std::vector<std::vector<Send>> gradient_sync_phases(const models::TrainingSpec& job, std::vector<topology::Vertex> gpus,
+                                                    const topology::Topology& topo);
+
+// The uncontended time of `phases` sent with ECMP tag `tag` (see the header comment), and
+// in *latency_s the sum over phases of their longest path latency. `crossings` is scratch,
+// one zero per link, left zero.
+double uncontended_s(const std::vector<std::vector<Send>>& phases, std::uint64_t tag, const topology::Topology& topo,
+                     std::vector<std::uint32_t>& crossings, double* latency_s);
+
+// What a run gives a model job alone on the network: the uncontended time of its gradient
+// all-reduce (seconds per optimizer step) on the first nodes of `node_type` (first GPUs of
+// each, as a first-fit placement on an idle cluster takes them); `gcsim estimate` uses it.
+// Negative when the job sends nothing on the network (data-parallel degree 1).
+double alone_all_reduce_s(const models::Scenario& scenario, const topology::Topology& topo, int node_type,
+                          const models::TrainingSpec& job, int job_gpus);
 
 class ModelTraffic {
  public:
@@ -56,8 +84,6 @@ class ModelTraffic {
   void on_finish(const models::Job& job);
   void on_probe(std::uint64_t job);
   static void on_probe_done(void* self, std::uint64_t job, sim::SimTime finish);
-  // The phases' uncontended time on an empty network (see the header comment); also sets L.
-  double uncontended_s(std::uint64_t job, Run& run);
 
   sim::Engine& engine_;
   models::Cluster& cluster_;

@@ -12,7 +12,9 @@ namespace gcsim::models {
 // Communication a job declares when no workload model derives it (docs/network.md, "Jobs
 // on the network"): every `every` of compute, one collective of `bytes` over the job's
 // GPUs, which the job waits for. Simulated in at most `simulated_steps` steps, each
-// standing for a whole number of real steps (compute and bytes scaled together).
+// standing for N / simulated_steps real steps (compute and bytes scaled together; the
+// latency of the real steps not simulated is waited with the compute, so the job's time is
+// that of all N steps: models/coupling/job_traffic.hpp).
 struct CommSpec {
   std::string collective = "allreduce";  // allreduce | reduce_scatter | allgather | broadcast | alltoall
   std::string algorithm = "ring";        // ring | tree

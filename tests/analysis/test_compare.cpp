@@ -223,3 +223,22 @@ TEST_CASE("file names from labels and team names are safe, bounded, unique and t
         Names{"team_share-ml_team-2", "team_share-ml_team-3", "team_share-ml_team"});
   CHECK(overlay_plot_names({"a"}) == Names{"jct_cdf", "wait_cdf", "gpus_allocated", "queue_length", "team_share-a"});
 }
+
+TEST_CASE("the comparison counts jobs submitted after the horizon apart from jobs that never started", "[model]") {
+  // B gets a job submitted at 11 h, after its 10 h horizon (the run ended before it came);
+  // A's interrupted J3 started, so neither run has a job that came and never ran.
+  TraceData b = run_b();
+  b.jobs.push_back({4, "J4", 39600, NAN_S, NAN_S, 8, 0, "", -1, 0, 0.0, JobStatus::NeverStarted, ModelRecord(),
+                    resilience(0, 0, 0, 0, 0)});
+  const std::vector<ComparedRun> runs = {compared_run("runs/a.h5", run_a()), compared_run("runs/b.h5", b)};
+  const std::string t = format_comparison(runs);
+  INFO(t);
+  CHECK(row(t, "jobs completed / total") == Cells{"jobs completed / total", "2 / 3", "3 / 4"});
+  CHECK(row(t, "jobs never started") == Cells{"jobs never started", "0", "0"});
+  CHECK(row(t, "submitted after horizon") == Cells{"submitted after horizon", "0", "1"});
+  CHECK(runs[1].metrics.jobs_never_started == 0);
+  CHECK(runs[1].metrics.jobs_submitted_after_horizon == 1);
+  CHECK(runs[1].metrics.wait_s.count == 3);
+  // Without such jobs (and none that never started) neither row is shown.
+  CHECK(row(format_comparison(two_runs()), "jobs never started").empty());
+}

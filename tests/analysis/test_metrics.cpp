@@ -247,3 +247,15 @@ TEST_CASE("the step breakdown gives the GPU-hour weighted shares of step time", 
   // Without the breakdown (older traces) the shares are undefined.
   CHECK(std::isnan(compute_metrics(hand_built()).comm_exposed_share));
 }
+
+TEST_CASE("the dominant bottleneck is the one over half of the model jobs' GPU-hours", "[unit]") {
+  Metrics m;
+  CHECK(dominant_bottleneck(m).name.empty());  // no model job
+  m.model_gpu_hours = 4;
+  m.bottleneck_gpu_hours = {{"compute", 1}, {"input-cpu", 3}};
+  const DominantBottleneck b = dominant_bottleneck(m);
+  CHECK(b.name == "input-cpu");
+  CHECK(b.share == Approx(0.75));
+  m.bottleneck_gpu_hours = {{"compute", 2}, {"input-cpu", 2}};  // half is not most
+  CHECK(dominant_bottleneck(m).name.empty());
+}

@@ -212,6 +212,37 @@ workload:
         std::string::npos);
 }
 
+TEST_CASE("jobs submitted after the horizon are counted apart from jobs that never started", "[scenario][cli]") {
+  // One 1-GPU node and a 2 h horizon: A (3 h) holds it past the horizon; B, submitted at
+  // 1 h, waits and never starts; C and D come at 5 h and 1 d, after the horizon: the run
+  // ends before they are submitted, so they neither waited nor starved.
+  gcsim::test::TempDir dir("cli-after-horizon");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: after
+horizon: 2h
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: {on_demand_per_hour: 4}}]
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 1, duration: 3h}
+    - {name: B, submit: 1h, gpus: 1, duration: 1h}
+    - {name: C, submit: 5h, gpus: 1, duration: 1h}
+    - {name: D, submit: 1d, gpus: 1, duration: 1h}
+)");
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("jobs: 0 completed, 1 running at the end, 0 interrupted and waiting, 1 never started, "
+                      "2 submitted after the horizon (of 4)") != std::string::npos);
+  const auto a = run_gcsim("analyze " + dir.file("out/after.h5") + " --json");
+  INFO(a.output);
+  REQUIRE(a.code == 0);
+  CHECK(a.output.find("\"jobs_never_started\": 1,") != std::string::npos);
+  CHECK(a.output.find("\"jobs_submitted_after_horizon\": 2,") != std::string::npos);
+  CHECK(a.output.find("\"jobs_started\": 1,") != std::string::npos);  // the waits: A only
+  const auto text = run_gcsim("analyze " + dir.file("out/after.h5"));
+  CHECK(text.output.find("  submitted after horizon") != std::string::npos);
+}
+
 TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an epoch only with a dataset", "[scenario][cli]") {
   gcsim::test::TempDir dir("cli-est-excluded");
   std::ifstream in(GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml");
@@ -554,6 +585,35 @@ TEST_CASE("gcsim estimate answers A100 vs H100 vs T4 for ResNet-50", "[scenario]
   CHECK(types_it_would_run_on(c.output) == std::vector<std::string>{"p4d-a100"});
 }
 
+TEST_CASE("the run summary names the bottleneck that holds most GPU-hours, as analyze does", "[scenario][cli]") {
+  // ResNet-50 decoding JPEGs on 8 host cores for 8 A100s: the CPU bounds it (input-cpu).
+  gcsim::test::TempDir dir("cli-bottleneck");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: bound
+horizon: 1d
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 8, count: 1, price: {on_demand_per_hour: 32}}]
+workload:
+  jobs: [{name: r, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 1M, decode: cpu}]
+)");
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("  bound by input-cpu: 100.0% of the model jobs' GPU-hours") != std::string::npos);
+  const auto a = run_gcsim("analyze " + dir.file("out/bound.h5"));
+  CHECK(a.output.find("bound by input-cpu") != std::string::npos);
+  // A run without model jobs names none.
+  gcsim::test::write_file(dir.file("plain.yaml"), R"(name: plain
+horizon: 1d
+cluster:
+  node_types: [{name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}]
+workload:
+  jobs: [{name: j, gpus: 8, duration: 1h}]
+)");
+  const auto p = run_gcsim("run " + dir.file("plain.yaml") + " --no-plots -o " + dir.file("out2"));
+  REQUIRE(p.code == 0);
+  CHECK(p.output.find("bound by") == std::string::npos);
+}
+
 TEST_CASE("gcsim estimate says when a multi-node row runs on the default NIC", "[scenario][cli]") {
   // Both scenarios run the same jobs on 8-GPU A100 nodes, up to 32 of them; one declares the
   // DGX A100's 8 x 200 Gb/s NICs, the other declares none and gets one 100 Gb/s NIC a node.
@@ -569,6 +629,44 @@ TEST_CASE("gcsim estimate says when a multi-node row runs on the default NIC", "
   // One node's job needs no NIC: the ResNet-50 example (8 GPUs on 8-GPU nodes) has no note.
   CHECK(run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml --json").output.find(
             "\"notes\": []") != std::string::npos);
+}
+
+TEST_CASE("a node type without a CPU-core figure is said, not given an unlimited host CPU silently", "[scenario][cli]") {
+  // ResNet-50 decoding on the host's CPU on three 8xH100 types: DGX Cloud's row (224 vCPUs
+  // = 112 cores, NVIDIA's DGX H100 datasheet), a marketplace row with no vCPU figure, and a
+  // hand-written type without cpu_cores. Only the last two decode for free: each gets a note.
+  gcsim::test::TempDir dir("cli-cpu-cores");
+  gcsim::test::write_file(dir.file("s.yaml"), R"(name: cores
+horizon: 30d
+cluster:
+  node_types:
+    - {name: dgx, instance: dgx-cloud/dgx-h100-8, count: 1}
+    - {name: mkt, instance: vast/host-8x-h100-sxm, count: 1}
+    - {name: bare, gpu: H100-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 30}}
+workload:
+  jobs: [{name: rn50, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 8, samples: 10M, decode: cpu}]
+)");
+  const auto s = gcsim::test::scenario_from_yaml(gcsim::test::read_bytes(dir.file("s.yaml")));
+  CHECK(s.cluster.node_types[0].cpu_cores == 112);
+  CHECK(s.cluster.node_types[1].cpu_cores == 0);
+  const auto e = run_gcsim("estimate " + dir.file("s.yaml") + " --json");
+  INFO(e.output);
+  REQUIRE(e.code == 0);
+  CHECK(e.output.find("node type 'dgx' gives no cpu_cores") == std::string::npos);
+  CHECK(e.output.find("\"node type 'mkt' gives no cpu_cores and its catalog row (vast/host-8x-h100-sxm) no vCPUs: its model jobs'") !=
+        std::string::npos);
+  CHECK(e.output.find("\"node type 'bare' gives no cpu_cores: its model jobs'") != std::string::npos);
+  // The DGX row is bound by its 14 cores per GPU; it was not before the row had vCPUs.
+  const std::size_t dgx = e.output.find("\"node_type\": \"dgx\"");
+  CHECK(e.output.substr(dgx, e.output.find('\n', dgx) - dgx).find("\"bottleneck\": \"input-cpu\"") != std::string::npos);
+  const auto text = run_gcsim("estimate " + dir.file("s.yaml"));
+  CHECK(text.output.find("\nnote: node type 'mkt' gives no cpu_cores") != std::string::npos);
+  // The run says it too.
+  const auto r = run_gcsim("run " + dir.file("s.yaml") + " --no-plots -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("  note: node type 'mkt' gives no cpu_cores") != std::string::npos);
+  CHECK(r.output.find("  note: node type 'bare' gives no cpu_cores") != std::string::npos);
 }
 
 TEST_CASE("gcsim estimate names the node type the run places the job on", "[scenario][cli]") {

@@ -8,6 +8,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/trace_data.hpp"
 #include "models/simulation.hpp"
+#include "models/topology/topology.hpp"
 #include "models/coupling/job_speed.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/trace/trace_reader.hpp"
@@ -56,6 +57,49 @@ TEST_CASE("jobs' collectives share the network and slow each other down", "[scen
 )", dir);
   CHECK(end_of(shared, "A") == Approx(120.0).epsilon(1e-6));
   CHECK(end_of(shared, "B") == Approx(120.0).epsilon(1e-6));
+}
+
+TEST_CASE("a comm job's latency and bandwidth count for every real step, however many are simulated",
+          "[scenario][network]") {
+  test::TempDir dir("net-steps");
+  // Two 1-GPU nodes behind one switch, each link 1 GB/s with 1 ms of latency. A: 1000 s of
+  // compute in N = 1000 steps of 1 s, each followed by a 100 MB ring all-reduce over its 2
+  // GPUs: a reduce-scatter and an all-gather phase, each one 50 MB flow per direction that
+  // waits the path latency a, then moves at 1 GB/s (0.05 s). By hand:
+  //   run time = N x (1 s + 2 x (a + 0.05 s)),  a = 2 ms + the node's PCIe/NIC hops.
+  const auto yaml = [](const std::string& simulated) {
+    return "name: steps-" + simulated + R"(
+horizon: 10h
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 1, count: 2, price: {on_demand_per_hour: 1},
+       nics: {count: 1, speed: 8Gbps, rdma: true}}
+network:
+  fabric: explicit
+  hosts: [n-0, n-1]
+  links:
+    - {name: a, between: [n-0, S], bandwidth: 1GB/s, latency: 1ms}
+    - {name: b, between: [n-1, S], bandwidth: 1GB/s, latency: 1ms}
+workload:
+  jobs:
+    - {name: A, gpus: 2, duration: 1000s, comm: {bytes: 100MB, every: 1s, simulated_steps: )" + simulated + "}}\n";
+  };
+  const auto s = test::scenario_from_yaml(yaml("1000"));
+  std::vector<topology::NodeGroup> groups;
+  for (const auto& t : s.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
+  const topology::Topology topo = topology::build_topology(*s.network, groups);
+  const double a = topo.path_latency(topo.route(topo.gpu(0, 0), topo.gpu(1, 0), 0)).seconds();
+  REQUIRE(a >= 2e-3);
+  REQUIRE(a < 2.01e-3);  // the hops inside the nodes are ns
+  const double by_hand = 1000 * (1.0 + 2 * (a + 0.05));
+  // Every flow's finish is rounded up to the next ns (docs/network.md, "Sharing model"):
+  // at most 1 ns per phase of each simulated step, 2,000 ns in all.
+  const double rounding_s = 1000 * 2 * 1e-9;
+  for (const std::string simulated : {"1000", "200", "300", "7"}) {
+    INFO("simulated_steps: " << simulated);
+    const auto t = run_yaml(yaml(simulated), dir);
+    CHECK(std::abs(end_of(t, "A") - by_hand) <= rounding_s);
+  }
 }
 
 TEST_CASE("a network scenario writes the /links table", "[scenario][network]") {
