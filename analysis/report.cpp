@@ -418,8 +418,8 @@ std::string format_json(const Metrics& m, const TraceAttributes& a, std::span<co
 void append_run_json(JsonObject& j, const TraceAttributes& a, const Metrics& m) {
   j.string("scenario_file", a.scenario_file);
   j.string("gcsim_version", a.gcsim_version);
-  j.integer("seed", a.seed);
-  j.integer("replication", a.replication);
+  j.raw("seed", std::to_string(a.seed));  // unsigned 64-bit: above what integer() takes
+  j.raw("replication", std::to_string(a.replication));
   j.integer("trace_schema", a.trace_schema);
   j.number("horizon_s", a.horizon_s);
   j.number("end_s", m.end_s);

@@ -127,8 +127,8 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
   a.scenario_file = optional_string(r, at::SCENARIO_FILE);
   a.scenario_yaml = optional_string(r, at::SCENARIO_YAML);
   a.gpu_catalog_yaml = optional_string(r, at::GPU_CATALOG_YAML);
-  a.seed = r.attribute_int(at::SEED);
-  a.replication = r.attribute_int(at::REPLICATION);
+  a.seed = r.attribute_uint(at::SEED);
+  a.replication = r.attribute_uint(at::REPLICATION);
   a.horizon_s = r.attribute_double(at::HORIZON_S);
   a.end_s = r.attribute_double(at::END_S);
   a.run_until = optional_string(r, at::RUN_UNTIL);

@@ -28,8 +28,8 @@ struct TraceAttributes {
   std::string scenario_file;
   std::string scenario_yaml;     // the exact scenario text
   std::string gpu_catalog_yaml;  // the resolved GPU entries used
-  std::int64_t seed = 0;
-  std::int64_t replication = 0;
+  std::uint64_t seed = 0;  // unsigned 64-bit in the trace (from 2026-12; before, int64 of the same bits)
+  std::uint64_t replication = 0;
   double horizon_s = 0;
   double end_s = 0;  // when the run ended: the horizon, or the last completion if earlier
   std::string run_until;  // "horizon" or "done" (schema 2); "" in older traces

@@ -84,9 +84,11 @@ int cmd_validate(const std::string& file, const models::ResourceLimits& limits) 
   return 0;
 }
 
-// Runs a loaded scenario into out_dir, writes its plots and prints the summary.
+// Runs a loaded scenario into out_dir, writes its plots and prints the summary. The trace
+// is named after output.trace (with the seed/replication suffix), or `trace_file` when
+// given (a rerun keeps the name of the trace it reruns).
 int run_and_report(const models::Scenario& s, const std::string& out_dir, const models::RunOptions& options, bool plots,
-                   bool quiet, const models::ResourceLimits& limits) {
+                   bool quiet, const models::ResourceLimits& limits, const std::string& trace_file = "") {
   models::check_resources(models::estimate_resources(s), limits);
   const models::SchedulerRegistry& schedulers = models::builtins().schedulers;
   make_output_dir(out_dir);
@@ -97,8 +99,14 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   if (models::run_seed(s, options) != s.seed) suffix += "-s" + std::to_string(models::run_seed(s, options));
   if (options.replication != 0) suffix += "-r" + std::to_string(options.replication);
   const fs::path trace_name(s.output.trace);
-  const std::string trace_path =
-      (fs::path(out_dir) / (trace_name.stem().string() + suffix + trace_name.extension().string())).string();
+  std::string file_name = trace_name.stem().string() + suffix + trace_name.extension().string();
+  if (!trace_file.empty() && trace_file != file_name) {
+    // Another name than run gives (a compare trace, a renamed one): the plots take the
+    // trace's stem, so that reruns of traces of one scenario into one folder keep theirs.
+    file_name = trace_file;
+    suffix = "-" + fs::path(trace_file).stem().string();
+  }
+  const std::string trace_path = (fs::path(out_dir) / file_name).string();
   const std::uint64_t replication = options.replication;
   const models::RunSummary r = models::run_simulation_to(s, schedulers, trace_path, options);
 
@@ -144,11 +152,12 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
 }
 
 int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
-            std::uint64_t replication, bool plots, bool quiet, const models::ResourceLimits& limits) {
+            std::uint64_t replication, bool plots, bool quiet, bool absolute_paths, const models::ResourceLimits& limits) {
   const models::Scenario s = models::load_scenario_file(file, load_options());
   models::RunOptions options;
   options.seed = seed;
   options.replication = replication;
+  options.absolute_paths = absolute_paths;
   return run_and_report(s, out_dir, options, plots, quiet, limits);
 }
 
@@ -162,9 +171,11 @@ int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool pl
       trace->attribute_string("scenario_yaml"), trace->attribute_string("scenario_file"),
       config::SourceResolver::from_records(analysis::read_inputs(*trace, trace_path)), models::builtins().schedulers);
   models::RunOptions options;
-  options.seed = static_cast<std::uint64_t>(trace->attribute_int("seed"));
-  options.replication = static_cast<std::uint64_t>(trace->attribute_int("replication"));
-  return run_and_report(s, out_dir, options, plots, quiet, limits);
+  options.seed = trace->attribute_uint("seed");
+  options.replication = trace->attribute_uint("replication");
+  // The rerun keeps the source trace's file name: reruns of several traces of one scenario
+  // (gcsim compare's, one per policy) into one folder do not replace each other.
+  return run_and_report(s, out_dir, options, plots, quiet, limits, fs::path(trace_path).filename().string());
 }
 
 // One trace: the full report (or JSON) and optional plots. Several: one comparison table
@@ -291,6 +302,7 @@ int main(int argc, char** argv) {
   std::string replication_text = "0";
   bool no_plots = false;
   bool quiet = false;
+  bool absolute_paths = false;
   auto* run = app.add_subcommand("run", "Run a scenario: write its trace and plots, print a summary");
   run->add_option("scenario", scenario, "Scenario file (default: the bundled quickstart)");
   run->add_option("-o,--output", out_dir, "Output folder (default: out)");
@@ -299,6 +311,9 @@ int main(int argc, char** argv) {
       ->check(unsigned_64());
   run->add_flag("--no-plots", no_plots, "Write the trace only");
   run->add_flag("-q,--quiet", quiet, "Print nothing on success");
+  run->add_flag("--absolute-paths", absolute_paths,
+                "Record the scenario's and input files' paths in the trace as absolute paths of this machine "
+                "(default: relative to the scenario; docs/trace-format.md)");
 
   std::string rerun_trace;
   auto* rerun = app.add_subcommand("rerun", "Rerun a trace from the scenario, seed and input files it embeds");
@@ -387,7 +402,7 @@ int main(int argc, char** argv) {
       std::optional<std::uint64_t> seed;
       if (!seed_text.empty()) seed = read_unsigned_64(seed_text);
       return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, *read_unsigned_64(replication_text),
-                     !no_plots, quiet, limits);
+                     !no_plots, quiet, absolute_paths, limits);
     }
     if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet, limits);
     if (*validate) return cmd_validate(validate_file, limits);

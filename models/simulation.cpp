@@ -84,6 +84,7 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   if (trace)
     recorder = std::make_unique<TraceRecorder>(*trace, scenario, seed, options.replication, cluster, costs, speeds,
                                                ledger, budgets.get());
+  if (recorder) recorder->record_absolute_paths(options.absolute_paths);
 
   // Spot pools: interruptions, availability and replacements, each from its own streams.
   std::unique_ptr<SpotMarket> market;

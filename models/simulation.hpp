@@ -27,6 +27,10 @@ struct RunOptions {
   // Wall-clock run time is the one attribute that differs between identical runs; tests
   // of bit-for-bit reproducibility pin it.
   std::optional<double> fixed_wall_clock_s;
+  // The trace records the scenario's and inputs' paths as absolute paths of this machine
+  // (`gcsim run --absolute-paths`); by default relative to the scenario, and the bundled
+  // catalogs as "<bundled>/..." (config::paths_for_trace).
+  bool absolute_paths = false;
 };
 
 struct RunSummary {

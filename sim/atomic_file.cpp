@@ -178,6 +178,41 @@ bool parse_temp_name(std::string_view name, long& pid, std::uint32_t& host) {
   return p > 0;
 }
 
+// What a stat says the file is, for messages.
+std::string file_kind(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "a special file";
+}
+
+bool streamable(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode); }
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw Error("will not write '" + path + "': " + why);
+}
+
+// The descriptor of the device or FIFO at `path` (through a link if it is one), opened for
+// writing, never created or truncated. Checked again on the open descriptor, so that a
+// regular file swapped in after the stat is refused rather than written through.
+int open_direct(const std::string& path) {
+  int fd = -1;
+  do fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) throw Error("cannot open '" + path + "' for writing: " + errno_text(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !streamable(st.st_mode)) {
+    const mode_t mode = st.st_mode;
+    ::close(fd);
+    refuse(path, "it changed while being opened (now " + file_kind(mode) + ")");
+  }
+  return fd;
+}
+
 }  // namespace
 
 void install_temp_file_cleanup() {
@@ -211,8 +246,29 @@ int remove_stale_temp_files(const std::string& dir) noexcept {
   return removed;
 }
 
-AtomicFile::AtomicFile(std::string final_path) : final_path_(std::move(final_path)) {
+AtomicFile::AtomicFile(std::string final_path, SpecialFiles special) : final_path_(std::move(final_path)) {
   if (final_path_.empty()) throw Error("cannot write a file with an empty name");
+  // Renaming over a device node or a link would replace it (as root, `-o /dev/null` would
+  // leave a regular file there for the whole system): what is there decides.
+  struct stat st {};
+  if (::lstat(final_path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    const bool link = S_ISLNK(st.st_mode);
+    struct stat target = st;
+    if (link && ::stat(final_path_.c_str(), &target) != 0)
+      refuse(final_path_, "it is a symbolic link to nothing; gcsim replaces no link: remove it or name another file");
+    const std::string what = link ? "a symbolic link to " + file_kind(target.st_mode) : file_kind(target.st_mode);
+    if (!streamable(target.st_mode)) {
+      refuse(final_path_, "it is " + what +
+                              (link ? "; gcsim neither replaces a link nor writes a file through one: name the file itself"
+                                    : ", not a regular file"));
+    }
+    if (special != SpecialFiles::write_through)
+      refuse(final_path_, "it is " + what + ", and this output needs a regular file");
+    fd_ = open_direct(final_path_);
+    direct_ = true;
+    return;
+  }
+  // A folder there makes the rename fail, with the temporary file removed (commit()).
   for (int attempt = 0; attempt < MAX_NAME_TRIES; ++attempt) {
     std::string candidate = candidate_name(final_path_);
     const int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -237,7 +293,7 @@ void AtomicFile::write(std::string_view bytes) {
     const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw Error("cannot write '" + temp_path_ + "': " + errno_text(errno));
+      throw Error("cannot write '" + (direct_ ? final_path_ : temp_path_) + "': " + errno_text(errno));
     }
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
@@ -245,6 +301,12 @@ void AtomicFile::write(std::string_view bytes) {
 
 void AtomicFile::commit() {
   if (fd_ < 0) throw Error("cannot commit '" + final_path_ + "': the file is already closed");
+  if (direct_) {  // a device or FIFO: nothing to sync (fsync would fail) and nothing to rename
+    if (::close(std::exchange(fd_, -1)) != 0 && errno != EINTR)
+      throw Error("cannot write '" + final_path_ + "': " + errno_text(errno));
+    committed_ = true;
+    return;
+  }
   // Without the fsync a crash soon after the rename can leave an empty file under the
   // final name on some file systems (ext4 with delalloc, XFS): the rename is durable
   // before the data is.
@@ -270,8 +332,9 @@ void AtomicFile::commit() {
 }
 
 void AtomicFile::discard() noexcept {
-  if (committed_ || temp_path_.empty()) return;
-  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+  if (committed_) return;
+  if (fd_ >= 0) ::close(std::exchange(fd_, -1));  // a device or FIFO written directly: only closed
+  if (temp_path_.empty()) return;
   ::unlink(temp_path_.c_str());  // the name we created: unlink removes a link, never its target
   untrack(std::exchange(slot_, -1));
   temp_path_.clear();
@@ -305,7 +368,7 @@ void NewFolderGuard::keep() noexcept {
 }
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
-  AtomicFile file(path);
+  AtomicFile file(path, SpecialFiles::write_through);
   file.write(bytes);
   file.commit();
 }

@@ -9,6 +9,15 @@
 // overwriting each other's half-written files, and a link planted where gcsim writes does
 // not redirect the write.
 //
+// What is already at the destination decides how it is written (docs/units.md, "Where
+// output goes"): nothing or a regular file: the temporary file, then the rename. A
+// character device or a FIFO (/dev/null, a terminal, a named pipe), or a symbolic link
+// to one (/dev/stdout): written into directly, never replaced, when the writer only
+// streams bytes (SpecialFiles::write_through); refused when it needs a regular file (a
+// trace, a plot). A symbolic link to anything else (a regular file, a folder, nothing),
+// a block device or a socket: refused. So neither a link nor a device node is ever
+// replaced, and no write is redirected to a regular file elsewhere by a link.
+//
 // A run that ends early leaves nothing behind where gcsim can prevent it: the destructor
 // removes the temporary file on every error path; install_temp_file_cleanup() makes
 // SIGINT, SIGTERM and SIGHUP remove every temporary file still open (and every
@@ -23,18 +32,29 @@
 
 namespace gcsim::sim {
 
+// What a destination that is not a regular file may be (see above).
+enum class SpecialFiles {
+  refuse,         // the writer needs a regular file (HDF5, a plot checked by its size)
+  write_through,  // the writer only appends bytes: a device or FIFO is written directly
+};
+
 class AtomicFile {
  public:
-  // Creates the temporary file (mode 0666 less the umask, like any new file). Throws
-  // gcsim::Error if the folder does not exist or cannot be written.
-  explicit AtomicFile(std::string final_path);
+  // Creates the temporary file (mode 0666 less the umask, like any new file), or opens
+  // the device or FIFO at final_path for writing (write_through; a FIFO's open waits for
+  // a reader). Throws gcsim::Error if the folder does not exist or cannot be written, or
+  // the destination is refused (see above).
+  explicit AtomicFile(std::string final_path, SpecialFiles special = SpecialFiles::refuse);
   // Removes the temporary file unless commit() succeeded. Never throws.
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   const std::string& final_path() const { return final_path_; }
+  // "" when writing directly into a device or FIFO (direct()).
   const std::string& temp_path() const { return temp_path_; }
+  // Writing straight into a character device or FIFO: no temporary file, no rename.
+  bool direct() const { return direct_; }
   // The open descriptor of the temporary file, for writers that take one (and to check
   // that a writer that reopens temp_path() by name reached the same file).
   int fd() const { return fd_; }
@@ -42,7 +62,7 @@ class AtomicFile {
   // Appends bytes. Throws gcsim::Error (disk full, I/O error).
   void write(std::string_view bytes);
   // Flushes the data to disk (fsync), closes, and renames the temporary file over
-  // final_path(), replacing any file there (a link there is replaced, not followed).
+  // final_path(), replacing the regular file there if any. When direct(), only closes.
   // Throws gcsim::Error; the temporary file is then removed.
   void commit();
   // Closes and removes the temporary file now (idempotent; after commit(), a no-op).
@@ -55,6 +75,7 @@ class AtomicFile {
   int fd_ = -1;
   int slot_ = -1;  // where the signal handler finds temp_path_ (install_temp_file_cleanup), or -1
   bool committed_ = false;
+  bool direct_ = false;
 };
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every AtomicFile's
@@ -108,7 +129,7 @@ class NewFolderGuard {
   bool kept_ = false;
 };
 
-// The whole of `bytes` at `path`, through an AtomicFile.
+// The whole of `bytes` at `path`, through an AtomicFile (SpecialFiles::write_through).
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
 // True when descriptor `fd` and descriptor `other_fd` refer to the same file (device and

@@ -11,6 +11,38 @@ namespace gcsim {
 // Not std::tolower: that follows the C locale, which a program embedding gcsim may set
 // (in Turkish, 'I' lowers to a dotless i), and reading the locale from many threads at
 // once is not guaranteed safe. Names are ASCII: only 'A'..'Z' change.
+std::string hide_text(std::string detail, std::string_view text) {
+  // Trailing spaces and "..." are what shorteners add; the quoted part is the text before.
+  const auto is_part = [&](std::string_view quoted) {
+    while (quoted.ends_with("...")) quoted.remove_suffix(3);
+    return !quoted.empty() && text.find(quoted) != std::string_view::npos;
+  };
+  // Text with a quote of its own would split its quoted part: replaced whole first. (Not
+  // otherwise: a short value such as "1" would also hide our own "between 1 and 8".)
+  if (text.find('\'') != std::string_view::npos) {
+    for (std::size_t at = detail.find(text); at != std::string::npos; at = detail.find(text, at + HIDDEN_TEXT.size()))
+      detail.replace(at, text.size(), HIDDEN_TEXT);
+  }
+  std::string out;
+  std::size_t i = 0;
+  while (i < detail.size()) {
+    const std::size_t open = detail.find('\'', i);
+    const std::size_t close = open == std::string::npos ? std::string::npos : detail.find('\'', open + 1);
+    if (close == std::string::npos) break;
+    out.append(detail, i, open - i);
+    const std::string_view quoted = std::string_view(detail).substr(open + 1, close - open - 1);
+    if (is_part(quoted)) {
+      out += HIDDEN_TEXT;
+      i = close + 1;
+    } else {
+      out.append(detail, open, close - open);  // the closing quote may open the next part
+      i = close;
+    }
+  }
+  out.append(detail, std::min(i, detail.size()));
+  return out;
+}
+
 std::string ascii_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

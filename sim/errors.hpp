@@ -61,6 +61,15 @@ class ConfigError : public Error {
 // Closest candidate by edit distance, or "" when none is plausibly meant.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+// What a message says instead of text from a file the user did not write (a CSV table, a
+// catalog, a spot trace the scenario names: docs/units.md, "Messages").
+inline constexpr std::string_view HIDDEN_TEXT = "<text not shown>";
+// `detail` with every single-quoted part ('...') that is part of `text` replaced by HIDDEN_TEXT: how a reader of such a file keeps a message about a value
+// from echoing the file's bytes (a jobs CSV linked to a password file would otherwise
+// print its first line). Our own words in quotes (column names, did-you-mean) are kept
+// unless they are part of `text`.
+std::string hide_text(std::string detail, std::string_view text);
+
 // ASCII lower case ("AWS" -> "aws"), for case-insensitive names.
 std::string ascii_lower(std::string_view s);
 

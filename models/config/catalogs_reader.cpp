@@ -26,10 +26,18 @@ std::vector<const ConfigNode*> file_nodes(const ConfigNode& list) {
   return files;
 }
 
-// One catalog document, read through `sources`; its marks name the resolved path.
+// One catalog document, read through `sources`; its marks name the resolved path. The
+// file may be any file a link points to: no message quotes its text (docs/units.md).
 config::ConfigDocument read_catalog_file(const ConfigNode& f, config::SourceResolver& sources) {
   const std::string& text = sources.read(f, "catalog file");
-  return config::load_yaml_string(text, config::SourceResolver::resolve(f.mark().file, f.scalar()));
+  config::ConfigDocument doc;
+  try {
+    doc = config::load_yaml_string(text, config::SourceResolver::resolve(f.mark().file, f.scalar()));
+  } catch (const ConfigError& e) {  // a syntax error: what the parser quoted is the file's
+    throw ConfigError(e.code(), e.mark(), "", hide_text(e.detail(), text));
+  }
+  doc.root.hide_text_in_messages();
+  return doc;
 }
 
 }  // namespace

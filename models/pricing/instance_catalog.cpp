@@ -66,8 +66,9 @@ class RowReader {
     if (it == index_.end() || it->second >= row_.fields.size()) return 1;
     return row_.fields[it->second].column;
   }
+  // The cell's text is never quoted: a catalog named by a scenario may be any file.
   [[noreturn]] void fail(ErrorCode code, const std::string& column, const std::string& detail) const {
-    csv::fail(code, label_, row_.line, column_of(column), column, detail);
+    csv::fail(code, label_, row_.line, column_of(column), column, hide_text(detail, text(column)));
   }
   std::string required_text(const std::string& column) const {
     const std::string& t = text(column);
@@ -342,13 +343,18 @@ void InstanceCatalog::load(std::istream& in, const std::string& label, const Gpu
   std::map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < row.fields.size(); ++i) {
     const std::string& name = row.fields[i].text;
+    // Named by number, never quoted: a catalog named by a scenario may be any file.
     if (std::find(catalog_columns().begin(), catalog_columns().end(), name) == catalog_columns().end()) {
       const std::string hint = did_you_mean(name, catalog_columns());
-      csv::fail(ErrorCode::UnknownKey, label, row.line, row.fields[i].column, name,
-                "unknown column '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+      csv::fail(ErrorCode::UnknownKey, label, row.line, row.fields[i].column, "",
+                hide_text("header column " + std::to_string(i + 1) + " is not a catalog column" +
+                              (hint.empty() ? "" : "; did you mean '" + hint + "'?"),
+                          name) +
+                    " (the header names the columns: docs/pricing.md)");
     }
     if (!index.emplace(name, i).second)
-      csv::fail(ErrorCode::Duplicate, label, row.line, row.fields[i].column, name, "column '" + name + "' appears twice");
+      csv::fail(ErrorCode::Duplicate, label, row.line, row.fields[i].column, name,
+                "header column " + std::to_string(i + 1) + " repeats column " + std::to_string(index[name] + 1));
   }
   for (const std::string& c : required_columns())
     if (!index.count(c) && !(undated_ok_ && c == "snapshot")) csv::fail(ErrorCode::MissingKey, label, row.line, 1, c, "missing required column '" + c + "'");

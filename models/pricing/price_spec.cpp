@@ -206,9 +206,9 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
       csv::fail(ErrorCode::MissingKey, label, row.line, i < row.fields.size() ? row.fields[i].column : 1, header[i],
                 "the header must be 'time,usd_per_hour'");
   }
-  if (row.fields.size() > 2)
-    csv::fail(ErrorCode::UnknownKey, label, row.line, row.fields[2].column, row.fields[2].text,
-              "unknown column '" + row.fields[2].text + "'; the header must be 'time,usd_per_hour'");
+  if (row.fields.size() > 2)  // the cell is not quoted: the file may be any file a link points to
+    csv::fail(ErrorCode::UnknownKey, label, row.line, row.fields[2].column, "",
+              "header column 3 is one too many; the header must be 'time,usd_per_hour'");
   std::vector<PricePoint> points;
   std::vector<std::pair<int, int>> marks;
   while (reader.next(row)) {
@@ -220,12 +220,12 @@ PriceProfile read_price_profile_csv(std::istream& in, const std::string& label, 
       p.at = sim::SimTime::from_ns(units::parse_duration_ns(row.fields[0].text));
     } catch (const units::UnitError& e) {
       csv::fail(unit_error_code(e), label, row.line, row.fields[0].column, "time",
-                std::string(e.what()) + " (write a duration such as 0h or 30m)");
+                hide_text(std::string(e.what()) + " (write a duration such as 0h or 30m)", row.fields[0].text));
     }
     try {
       p.value = parse_node_usd_per_hour(row.fields[1].text, gpus_per_node);
     } catch (const units::UnitError& e) {
-      csv::fail(unit_error_code(e), label, row.line, row.fields[1].column, "usd_per_hour", e.what());
+      csv::fail(unit_error_code(e), label, row.line, row.fields[1].column, "usd_per_hour", hide_text(e.what(), row.fields[1].text));
     }
     if (p.at < sim::SimTime::zero())
       csv::fail(ErrorCode::OutOfRange, label, row.line, row.fields[0].column, "time", "a time must not be negative");

@@ -97,7 +97,8 @@ class TraceReader {
   void expect(char c, const std::string& path) {
     skip_ws();
     if (peek() != c) {
-      const std::string got = pos_ < text_.size() ? std::string("'") + text_[pos_] + "'" : "the end of the file";
+      // Not the character itself: the trace may be any file a link points to (docs/units.md).
+      const std::string got = pos_ < text_.size() ? "something else" : "the end of the file";
       fail(ErrorCode::Syntax, mark(), path, std::string("expected '") + c + "', got " + got);
     }
     ++pos_;
@@ -142,15 +143,17 @@ class TraceReader {
   }
 
   void once(bool& seen, const std::string& key, const SourceMark& m) const {
-    if (seen) fail(ErrorCode::Duplicate, m, key, "duplicate key '" + key + "'");
+    if (seen) fail(ErrorCode::Duplicate, m, key, "a duplicate key");
     seen = true;
   }
   [[noreturn]] void unknown_key(const std::string& key, const SourceMark& m, const std::string& parent,
                                 const std::vector<std::string>& known) const {
-    std::string detail = "unknown key '" + key + "'";
+    // The key's text is not quoted, nor in the path: the trace may be any file.
+    std::string detail = "an unknown key";
     const std::string s = did_you_mean(key, known);
-    if (!s.empty()) detail += "; did you mean '" + s + "'?";
-    fail(ErrorCode::UnknownKey, m, config::join_key_path(parent, key), detail);
+    detail += s.empty() ? "; valid keys: " : "; did you mean '" + s + "'? valid keys: ";
+    for (std::size_t i = 0; i < known.size(); ++i) detail += (i ? ", " : "") + known[i];
+    fail(ErrorCode::UnknownKey, m, parent, detail);
   }
 
   // A JSON number's text at pos_ (not consumed past it); WrongType when the value is not one.
@@ -166,7 +169,7 @@ class TraceReader {
       const char c = text_[begin];
       if (c == '"' || c == '{' || c == '[' || std::isalpha(static_cast<unsigned char>(c)))
         fail(ErrorCode::WrongType, mark(), path, "expected a number");
-      fail(ErrorCode::Syntax, mark(), path, std::string("expected a number, got '") + c + "'");
+      fail(ErrorCode::Syntax, mark(), path, "expected a number");
     }
     return std::string_view(text_).substr(begin, end - begin);
   }
@@ -177,7 +180,7 @@ class TraceReader {
     if (!t.empty() && t.front() == '+') fail(ErrorCode::Syntax, m, path, "JSON numbers have no '+' sign");
     const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(v))
-      fail(ErrorCode::WrongType, m, path, "expected a number, got '" + std::string(t) + "'");
+      fail(ErrorCode::WrongType, m, path, "expected a number (a finite JSON number)");
     pos_ += t.size();
     return v;
   }

@@ -283,7 +283,7 @@ static_assert(schema::KEY_BYTES == config::MAX_SOURCE_KEY_BYTES && schema::PATH_
 void TraceRecorder::write_inputs() {
   trace::Table& t = add_table(file_, schema::INPUTS, 64);
   std::string bytes;
-  for (const config::SourceRecord& in : scenario_.inputs) {
+  for (const config::SourceRecord& in : config::paths_for_trace(scenario_.source_file, scenario_.inputs, absolute_paths_).records) {
     t.begin_row()
         .str(0, in.key)
         .str(1, in.written)
@@ -306,11 +306,12 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::TRACE_SCHEMA, schema::VERSION);
   file_.set_attribute(at::GCSIM_VERSION, std::string_view(VERSION));
   file_.set_attribute(at::SCENARIO_NAME, std::string_view(scenario_.name));
-  file_.set_attribute(at::SCENARIO_FILE, std::string_view(scenario_.source_file));
+  file_.set_attribute(at::SCENARIO_FILE,
+                      config::paths_for_trace(scenario_.source_file, {}, absolute_paths_).scenario_file);
   file_.set_attribute(at::SCENARIO_YAML, std::string_view(scenario_.source_text));
   file_.set_attribute(at::GPU_CATALOG_YAML, std::string_view(scenario_.gpu_catalog_yaml));
-  file_.set_attribute(at::SEED, static_cast<std::int64_t>(seed_));
-  file_.set_attribute(at::REPLICATION, static_cast<std::int64_t>(replication_));
+  file_.set_attribute(at::SEED, static_cast<std::uint64_t>(seed_));
+  file_.set_attribute(at::REPLICATION, static_cast<std::uint64_t>(replication_));
   file_.set_attribute(at::HORIZON_S, scenario_.horizon.seconds());
   file_.set_attribute(at::END_S, cluster_.end_time().seconds());
   file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));

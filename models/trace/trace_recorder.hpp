@@ -27,6 +27,9 @@ class TraceRecorder {
 
   // Root attributes known only after the run; call before TraceFile::commit().
   void finish(double wall_clock_s);
+  // Record the scenario's and the inputs' paths as absolute paths of this machine, not
+  // relative to the scenario (config::paths_for_trace; RunOptions::absolute_paths).
+  void record_absolute_paths(bool absolute) { absolute_paths_ = absolute; }
 
  private:
   void event(trace::schema::EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node);
@@ -59,6 +62,7 @@ class TraceRecorder {
   const Scenario& scenario_;
   std::uint64_t seed_;
   std::uint64_t replication_;
+  bool absolute_paths_ = false;
   const Cluster& cluster_;
   const CostMeter& costs_;
   const ModelSpeeds& speeds_;

@@ -166,7 +166,16 @@ SourceMark ConfigNode::key_mark(std::size_t i) const {
   return SourceMark{file_name(), value.key_line_, value.key_column_};
 }
 
-void ConfigNode::fail(ErrorCode code, std::string detail) const { throw ConfigError(code, mark(), path(), std::move(detail)); }
+void ConfigNode::fail(ErrorCode code, std::string detail) const {
+  if (text_hidden()) detail = hide_text(std::move(detail), is_scalar() ? std::string_view(scalar()) : std::string_view());
+  throw ConfigError(code, mark(), path(), std::move(detail));
+}
+
+void ConfigNode::hide_text_in_messages() {
+  if (tree_ != nullptr) tree_->hide_text();
+}
+
+bool ConfigNode::text_hidden() const { return tree_ != nullptr && tree_->text_hidden(); }
 
 ConfigNode ConfigNode::make_null(SourceMark mark, std::string path) {
   TreeRef tree(std::move(mark.file));

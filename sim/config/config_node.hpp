@@ -121,8 +121,15 @@ class ConfigNode {
   // that an unknown key is reported at the key, not at its value on the next line.
   SourceMark key_mark(std::size_t i) const;
 
-  // Throws ConfigError(code) at this node's position and path.
+  // Throws ConfigError(code) at this node's position and path. In a tree whose text is
+  // hidden, the node's own text is replaced in `detail` (gcsim::hide_text).
   [[noreturn]] void fail(ErrorCode code, std::string detail) const;
+
+  // Messages about this node's whole tree never quote its text: for trees read from a
+  // file the scenario names (a CSV table, a catalog), which may be a link to any file
+  // (docs/units.md, "Messages"). Keys are still named where the schema knows them.
+  void hide_text_in_messages();
+  bool text_hidden() const;
 
   // Builders, used by loaders and tests. Each makes a tree of its own (the children's
   // trees are kept alive by it).

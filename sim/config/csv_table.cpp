@@ -39,10 +39,11 @@ ConfigNode split_list(detail::Tree& tree, const csv::Field& f, int line, const N
   return NodeAccess::sequence_from(tree, items, line, f.column, place);
 }
 
-// A column the table's keys do not know: UnknownKey at its header cell, worded as an
-// unknown inline key is (unknown_key_detail: the suggestion among keys not given).
+// A column the table's keys do not know: UnknownKey at its header cell, named by its
+// number (the file may be any file a link points to: its text is never quoted), with the
+// suggestion among keys not given, as for an unknown inline key.
 void check_header(const csv::Row& header, const std::vector<std::string>& columns, KeyTable table_keys,
-                  const std::string& label, const std::string& row_path) {
+                  const std::string& label, const std::string& table_path) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
     if (find_key(table_keys, columns[c]) != nullptr) continue;
     std::vector<std::string> absent, known;
@@ -50,8 +51,9 @@ void check_header(const csv::Row& header, const std::vector<std::string>& column
       known.emplace_back(k.name);
       if (std::find(columns.begin(), columns.end(), k.name) == columns.end()) absent.emplace_back(k.name);
     }
-    throw ConfigError(ErrorCode::UnknownKey, SourceMark{label, header.line, header.fields[c].column},
-                      join_key_path(row_path, columns[c]), unknown_key_detail(columns[c], absent, known));
+    throw ConfigError(ErrorCode::UnknownKey, SourceMark{label, header.line, header.fields[c].column}, table_path,
+                      hide_text("header column " + std::to_string(c + 1) + ": " + unknown_key_detail(columns[c], absent, known),
+                                columns[c]));
   }
 }
 
@@ -72,16 +74,20 @@ std::unique_ptr<CsvTable> CsvTable::open(const ConfigNode& n, std::initializer_l
     throw ConfigError(ErrorCode::EmptyFile, SourceMark{label, 1, 1}, n.path(), "the CSV table has no header row");
   t->header_line_ = header.line;
   for (const csv::Field& f : header.fields) {
+    // The header's text is never quoted: the file may be any file a link points to.
+    const std::string number = "header column " + std::to_string(t->keys_.size() + 1);
     if (!is_key_text(f.text))
       csv::fail(ErrorCode::Syntax, label, header.line, f.column, "",
-                f.text.empty() ? "an empty column name in the header" : "'" + f.text + "' is not a key name");
+                number + (f.text.empty() ? " is empty" : " is not a key name (letters, digits, '_' and '-')") +
+                    "; the first line of a CSV table names its columns");
     if (t->column(f.text) != npos)
-      csv::fail(ErrorCode::Duplicate, label, header.line, f.column, f.text, "column '" + f.text + "' appears twice");
+      csv::fail(ErrorCode::Duplicate, label, header.line, f.column, "",
+                number + " repeats column " + std::to_string(t->column(f.text) + 1));
     t->keys_.push_back(f.text);
     t->key_columns_.push_back(f.column);
     t->is_list_.push_back(std::find(list_columns.begin(), list_columns.end(), f.text) != list_columns.end());
   }
-  if (!table_keys.empty()) check_header(header, t->keys_, table_keys, label, join_index_path(n.path(), 0));
+  if (!table_keys.empty()) check_header(header, t->keys_, table_keys, label, n.path());
   return t;
 }
 
@@ -124,11 +130,13 @@ ConfigNode CsvTable::build(detail::Tree& tree, const detail::TreePlace* table, c
 ConfigNode CsvTable::node(const csv::Row& row, std::size_t index) const {
   // A tree of its own for each row: a reader walking a large table keeps none of them.
   TreeRef tree(file_);
+  tree->hide_text();
   return NodeAccess::owned(build(*tree, NodePlace::whole(path_).shared(*tree), row, index));
 }
 
 ConfigNode CsvTable::as_list() {
   TreeRef tree(file_);
+  tree->hide_text();
   const detail::TreePlace* table = NodePlace::whole(path_).shared(*tree);
   std::vector<ConfigNode> rows;
   csv::Row row;

@@ -34,6 +34,9 @@ class Tree {
   ~Tree();
 
   const std::string& file() const { return file_; }
+  // The text of a file the user did not write (ConfigNode::hide_text_in_messages).
+  bool text_hidden() const { return text_hidden_; }
+  void hide_text() { text_hidden_ = true; }
 
   // The text that views given to the builders may point into (kept for the tree's life).
   std::string_view adopt_text(std::string text) {
@@ -81,6 +84,7 @@ class Tree {
   std::size_t left_ = 0;
   std::size_t chunk_size_ = FIRST_CHUNK;
   std::vector<Tree*> kept_;  // counted
+  bool text_hidden_ = false;
 };
 
 }  // namespace detail

@@ -154,6 +154,11 @@ void MapReader::finish() const {
     std::vector<std::string> absent;
     for (const auto& k : known_)
       if (node_.find(k) == nullptr) absent.push_back(k);
+    // A key of a file the user did not write (a CSV table's header, a catalog) may be any
+    // file's text: said to be unknown, not quoted, also in the key path.
+    if (node_.text_hidden())
+      throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), node_.path(),
+                        hide_text("key " + std::to_string(i + 1) + ": " + unknown_key_detail(key, absent, known_), key));
     throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), entries[i].second.path(),
                       unknown_key_detail(key, absent, known_));
   }

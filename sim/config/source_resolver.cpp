@@ -34,6 +34,45 @@ const std::string* SourceResolver::find(const std::string& resolved) const {
   return nullptr;
 }
 
+RecordedSources paths_for_trace(const std::string& scenario_file, const std::vector<SourceRecord>& records,
+                                bool absolute) {
+  RecordedSources out{scenario_file, records};
+  const auto absolute_form = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path a = fs::absolute(p, ec);
+    return ec ? p : a.lexically_normal().string();
+  };
+  if (absolute) {
+    out.scenario_file = absolute_form(scenario_file);
+    for (SourceRecord& r : out.records) r.resolved = absolute_form(r.resolved);
+    return out;
+  }
+  // The bundled catalog folder: that of the bundled gpus.yaml (as a rerun finds it).
+  fs::path catalog_dir;
+  for (const SourceRecord& r : records)
+    if (r.key.empty() && fs::path(r.resolved).filename() == "gpus.yaml") catalog_dir = fs::path(r.resolved).parent_path();
+  const fs::path scenario_dir = fs::path(scenario_file).parent_path();
+  out.scenario_file = fs::path(scenario_file).filename().string();
+  // `p` below `dir` as a relative path (".." allowed only when `climb`), or "" when it is not.
+  const auto below = [](const fs::path& p, const fs::path& dir, bool climb) -> std::string {
+    if (dir.empty()) return p.is_relative() ? p.lexically_normal().string() : "";
+    if (p.is_absolute() != dir.is_absolute()) return "";
+    const fs::path rel = p.lexically_relative(dir);
+    if (rel.empty() || (!climb && *rel.begin() == "..")) return "";
+    return rel.string();
+  };
+  for (SourceRecord& r : out.records) {
+    if (r.key.empty()) {
+      const std::string rel = catalog_dir.empty() ? "" : below(r.resolved, catalog_dir, false);
+      if (!rel.empty()) r.written = r.resolved = (fs::path(std::string(BUNDLED_FOLDER)) / rel).string();
+    } else if (fs::path(r.written).is_relative()) {
+      const std::string rel = below(r.resolved, scenario_dir, true);
+      if (!rel.empty()) r.resolved = rel;
+    }
+  }
+  return out;
+}
+
 SourceResolver SourceResolver::from_records(std::vector<SourceRecord> recorded) {
   for (const SourceRecord& r : recorded) {
     const std::string digest = "fnv1a64:" + fnv1a64_hex(r.bytes ? *r.bytes : std::string());
@@ -89,6 +128,14 @@ const std::string& SourceResolver::read(const ConfigNode& at, std::string_view w
   if (const std::string* seen = find(resolved)) return *seen;
   FileRead why;
   std::shared_ptr<const std::string> bytes = fetch(resolved, why);
+  if (!bytes && replay_) {
+    // Not under the path resolve() gives here: the one record named at this key as written.
+    const SourceRecord* match = nullptr;
+    int matches = 0;
+    for (const SourceRecord& r : recorded_)
+      if (r.key == at.path() && r.written == written) match = (++matches == 1 ? &r : nullptr);
+    if (matches == 1 && match != nullptr) bytes = match->bytes;
+  }
   if (!bytes) at.fail(error_code(why), missing(what, resolved, why));
   return record(at.path(), written, std::move(resolved), std::move(bytes));
 }

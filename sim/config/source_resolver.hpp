@@ -38,13 +38,31 @@ struct SourceRecord {
 // cryptographic hash: no digest library is a build dependency of gcsim.
 std::string fnv1a64_hex(std::string_view bytes);
 
+// How a trace records the paths of its scenario and inputs (docs/trace-format.md, /inputs).
+// By default without the layout of the machine that ran: the scenario file by its name
+// alone; a file the scenario names by a relative path (or one such file names) by its path
+// relative to the scenario's folder, `written` as written; a path written absolute as
+// written; a bundled catalog file as "<bundled>/<its path in the catalog folder>". With
+// `absolute`, every path as an absolute one on this machine (fs::absolute, normalised).
+// A rerun loads the scenario under the recorded name, so resolve() gives the recorded
+// paths again (and from_records finds a file by key and path as written otherwise).
+inline constexpr std::string_view BUNDLED_FOLDER = "<bundled>";
+struct RecordedSources {
+  std::string scenario_file;
+  std::vector<SourceRecord> records;
+};
+RecordedSources paths_for_trace(const std::string& scenario_file, const std::vector<SourceRecord>& records,
+                                bool absolute);
+
 class SourceResolver {
  public:
   // Reads files from the disk.
   SourceResolver() = default;
   // Serves only the given records (a rerun from a trace's /inputs): a file is found by its
   // resolved path, which the same rule gives for the same scenario file and path as written
-  // wherever the rerun runs; a file not among them is FileNotFound at the naming node
+  // wherever the rerun runs, else by the one record with the naming key path and the same
+  // path as written (a path the trace keeps relative to the scenario where the run saw an
+  // absolute one); a file not among them is FileNotFound at the naming node
   // ("cannot read <what> '<resolved>': not among the recorded inputs"), never read from
   // disk. Throws Error naming the file when a record's digest does not match its bytes (a
   // tampered or damaged record).

@@ -405,6 +405,9 @@ class Hdf5TraceFile final : public TraceFile {
   void set_attribute(const std::string& name, std::int64_t value) override {
     write_attribute(name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
   }
+  void set_attribute(const std::string& name, std::uint64_t value) override {
+    write_attribute(name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+  }
 
   void commit() override {
     check_open();

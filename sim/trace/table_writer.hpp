@@ -81,6 +81,8 @@ class TraceFile {
   virtual void set_attribute(const std::string& name, std::string_view value) = 0;
   virtual void set_attribute(const std::string& name, double value) = 0;
   virtual void set_attribute(const std::string& name, std::int64_t value) = 0;
+  // Stored as unsigned 64-bit (H5T_STD_U64LE): seeds and replications take every value.
+  virtual void set_attribute(const std::string& name, std::uint64_t value) = 0;
 
   // Flushes every table, closes the file and renames it into place.
   virtual void commit() = 0;

@@ -108,7 +108,13 @@ class Hdf5TraceReader final : public TraceReader {
 
   bool has_attribute(const std::string& name) const override {
     const htri_t r = H5Aexists(file_.get(), name.c_str());
-    if (r < 0) detail::take_hdf5_error();
+    // Negative is not "absent": HDF5 could not look (the root's object header or its
+    // attribute index failed its checksum or does not parse). Taking it for absent called
+    // a damaged trace one "written by an older gcsim".
+    if (r < 0) {
+      throw Error(with_hdf5_detail("trace '" + path_ + "': cannot read the root attributes (looking for '" + name +
+                                   "'): the file is damaged"));
+    }
     return r > 0;
   }
 
@@ -145,6 +151,21 @@ class Hdf5TraceReader final : public TraceReader {
     if (H5Tget_class(type.get()) != H5T_INTEGER) type_error_attr(name, type.get(), "an integer");
     std::int64_t value = 0;
     if (H5Aread(attr.get(), H5T_NATIVE_INT64, &value) < 0) read_error("attribute '" + name + "'");
+    return value;
+  }
+
+  std::uint64_t attribute_uint(const std::string& name) const override {
+    Hid attr = open_attribute(name);
+    Hid type(H5Aget_type(attr.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_INTEGER) type_error_attr(name, type.get(), "an integer");
+    if (H5Tget_sign(type.get()) == H5T_SGN_2 && H5Tget_size(type.get()) == sizeof(std::int64_t)) {
+      // Written as int64 by a gcsim before 2026-12 from the uint64 it ran with: the same bits.
+      std::int64_t value = 0;
+      if (H5Aread(attr.get(), H5T_NATIVE_INT64, &value) < 0) read_error("attribute '" + name + "'");
+      return static_cast<std::uint64_t>(value);
+    }
+    std::uint64_t value = 0;
+    if (H5Aread(attr.get(), H5T_NATIVE_UINT64, &value) < 0) read_error("attribute '" + name + "'");
     return value;
   }
 

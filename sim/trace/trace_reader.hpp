@@ -28,6 +28,9 @@ class TraceReader {
   virtual std::string attribute_string(const std::string& name) const = 0;
   virtual double attribute_double(const std::string& name) const = 0;
   virtual std::int64_t attribute_int(const std::string& name) const = 0;
+  // An unsigned 64-bit integer (a seed, a replication). A signed 64-bit attribute (traces
+  // before 2026-12 stored them so) is read back bit for bit: -1 there was 2^64 - 1.
+  virtual std::uint64_t attribute_uint(const std::string& name) const = 0;
 
   virtual bool has_table(const std::string& table) const = 0;
   virtual bool has_column(const std::string& table, const std::string& column) const = 0;

@@ -525,3 +525,26 @@ TEST_CASE("a trace without trace_format or with variable-length strings is refus
     CHECK_THAT(message_of([&] { r->column_str("t", "name"); }), Catch::Contains("variable-length") && Catch::Contains("t.name"));
   }
 }
+
+// Issue 27.25: one flipped bit in the root attributes fails the root object header's
+// checksum, and H5Aexists then returns a negative value, which the reader took for "no
+// such attribute": a damaged trace was called one "written by an older gcsim".
+TEST_CASE("a flipped bit in the root attributes is reported as damage, naming the file", "[unit]") {
+  gcsim::test::TempDir dir("trace-root-flip");
+  const std::string path = dir.file("run.h5");
+  {
+    auto f = gcsim::trace::TraceFile::create(path);
+    f->set_attribute("scenario_name", std::string_view("flip"));
+    f->set_attribute("seed", std::uint64_t{7});
+    f->commit();
+  }
+  std::string bytes = gcsim::test::read_bytes(path);
+  const std::size_t at = bytes.find(gcsim::trace::TRACE_FORMAT_ATTRIBUTE);
+  REQUIRE(at != std::string::npos);
+  bytes[at] = static_cast<char>(bytes[at] ^ 0x01);
+  const std::string damaged = dir.file("damaged.h5");
+  gcsim::test::write_file(damaged, bytes);
+  const std::string message = message_of([&] { TraceReader::open(damaged); });
+  CHECK_THAT(message, Catch::Contains(damaged) && Catch::Contains("root attributes") && Catch::Contains("damaged"));
+  CHECK_THAT(message, !Catch::Contains("older gcsim"));
+}

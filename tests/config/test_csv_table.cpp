@@ -220,7 +220,8 @@ TEST_CASE("a fabric CSV's header is read against the links' and routes' key tabl
   CHECK(link.mark().file == csv_file);
   CHECK(link.mark().line == 2);
   CHECK(link.mark().column == 14);
-  CHECK(link.key_path() == "network.links[0].bandwith");
+  CHECK(link.key_path() == "network.links");  // the column's text is never quoted (issue 27.2)
+  CHECK_THAT(link.what(), Catch::Contains("header column 3") && !Catch::Contains("bandwith"));
 
   // An unknown column is refused even when every cell under it is empty.
   write_file(dir.file("links.csv"), "name,between,bandwidth\nl0,h0;h1,10Gbps\n");
@@ -230,7 +231,7 @@ TEST_CASE("a fabric CSV's header is read against the links' and routes' key tabl
   CHECK(route.mark().file == (dir.path() / "routes.csv").lexically_normal().string());
   CHECK(route.mark().line == 1);
   CHECK(route.mark().column == 15);
-  CHECK(route.key_path() == "network.routes[0].lnks");
+  CHECK(route.key_path() == "network.routes");
 }
 
 TEST_CASE("a workload's jobs may be a CSV file", "[unit]") {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "analysis/trace_data.hpp"
 #include "sim/config/source_resolver.hpp"
@@ -126,4 +127,38 @@ TEST_CASE("a scenario's extra instance catalog is recorded with its bytes and re
   CHECK(*recorded[row].bytes == csv);
   CHECK(recorded[row].digest == mine->digest);
   CHECK(recorded[row].written == "prices/mine.csv");
+}
+
+TEST_CASE("paths_for_trace: relative to the scenario, bundled as <bundled>/, absolute only when asked", "[unit]") {
+  using gcsim::config::SourceRecord;
+  const auto record = [](std::string key, std::string written, std::string resolved) {
+    SourceRecord r;
+    r.key = std::move(key);
+    r.written = std::move(written);
+    r.resolved = std::move(resolved);
+    return r;
+  };
+  const std::vector<SourceRecord> in{
+      record("", "/build/gcsim/scenarios/catalog/gpus.yaml", "/build/gcsim/scenarios/catalog/gpus.yaml"),
+      record("", "/build/gcsim/scenarios/catalog/instances/aws.csv", "/build/gcsim/scenarios/catalog/instances/aws.csv"),
+      record("catalogs.instances", "prices/mine.csv", "/home/a/proj/prices/mine.csv"),
+      record("workload.jobs.file", "../shared/jobs.csv", "/home/a/shared/jobs.csv"),
+      record("cluster.node_types[0].interruptions.file", "/data/t.json", "/data/t.json")};
+  const auto portable = gcsim::config::paths_for_trace("/home/a/proj/s.yaml", in, false);
+  CHECK(portable.scenario_file == "s.yaml");
+  CHECK(portable.records[0].resolved == "<bundled>/gpus.yaml");
+  CHECK(portable.records[0].written == "<bundled>/gpus.yaml");
+  CHECK(portable.records[1].resolved == "<bundled>/instances/aws.csv");
+  CHECK(portable.records[2].resolved == "prices/mine.csv");
+  CHECK(portable.records[3].resolved == "../shared/jobs.csv");
+  CHECK(portable.records[4].resolved == "/data/t.json");  // written absolute: as written
+  // What resolve() gives for the scenario loaded under its recorded name, for a rerun.
+  CHECK(gcsim::config::SourceResolver::resolve(portable.scenario_file, "../shared/jobs.csv") == "../shared/jobs.csv");
+  // A relative scenario path: its folder is left out too.
+  const auto relative = gcsim::config::paths_for_trace("proj/s.yaml", {record("k", "p.csv", "proj/p.csv")}, false);
+  CHECK(relative.scenario_file == "s.yaml");
+  CHECK(relative.records[0].resolved == "p.csv");
+  const auto absolute = gcsim::config::paths_for_trace("proj/s.yaml", {record("k", "p.csv", "proj/p.csv")}, true);
+  CHECK(absolute.scenario_file == (std::filesystem::current_path() / "proj/s.yaml").lexically_normal().string());
+  CHECK(absolute.records[0].resolved == (std::filesystem::current_path() / "proj/p.csv").lexically_normal().string());
 }

@@ -2,6 +2,9 @@
 // and nothing half-written when a scenario is refused.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -758,4 +761,62 @@ TEST_CASE("a trace that cannot be written whole is an error with exit code 2, no
   CHECK(r.output.find("File too large") != std::string::npos);
   CHECK(r.output.find("buf = 0x") == std::string::npos);
   CHECK((!fs::exists(out) || fs::is_empty(out)));
+}
+
+// Issue 27.1: `-o` of flows and catalog import wrote a temporary file and renamed it over
+// the target, so as root `-o /dev/null` left a regular file in /dev/null's place and
+// `-o /dev/stdout` replaced the link. Only nodes and links made in a test folder are used
+// here, never the machine's own /dev.
+TEST_CASE("gcsim flows and catalog import -o write into a FIFO or device and never replace it or a link",
+          "[scenario][cli]") {
+  gcsim::test::TempDir dir("cli-special-out");
+  const std::string flows = "flows " GCSIM_SOURCE_DIR "/tests/models/network/data/parking_lot.yaml " GCSIM_SOURCE_DIR
+                            "/tests/models/network/data/parking_lot_flows.csv -o ";
+  const std::string import = "catalog import --from skypilot-aws " GCSIM_SOURCE_DIR "/tests/fixtures/pricing/skypilot_aws.csv -o ";
+
+  // A FIFO with a reader, and a link to it (as /dev/stdout is a link): both written through.
+  const std::string fifo = dir.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  fs::create_symlink(fifo, dir.file("stdout"));
+  for (const std::string& target : {fifo, dir.file("stdout")}) {
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader >= 0);
+    const auto r = run_gcsim(flows + target);
+    INFO(r.output);
+    CHECK(r.code == 0);
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    ::close(reader);
+    CHECK(got.rfind("flow_id,finish\n", 0) == 0);
+  }
+  CHECK(fs::is_fifo(fifo));
+  CHECK(fs::is_symlink(dir.file("stdout")));
+
+  // A character device with /dev/null's numbers, made here: written into, still a device.
+  const std::string null = dir.file("null");
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0 && ::access(null.c_str(), W_OK) == 0) {
+    for (const std::string& command : {flows, import}) {
+      const auto r = run_gcsim(command + null);
+      INFO(r.output);
+      CHECK(r.code == 0);
+      struct stat st {};
+      REQUIRE(::lstat(null.c_str(), &st) == 0);
+      CHECK(S_ISCHR(st.st_mode));
+      CHECK(st.st_rdev == makedev(1, 3));
+    }
+  } else {
+    WARN("cannot make a device node here (not root, or a nodev mount): that part skipped");
+  }
+
+  // A link to a regular file: refused (exit 2), the link and its file as they were.
+  gcsim::test::write_file(dir.file("precious.csv"), "precious\n");
+  fs::create_symlink(dir.file("precious.csv"), dir.file("link.csv"));
+  for (const std::string& command : {flows, import}) {
+    const auto r = run_gcsim(command + dir.file("link.csv"));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.output, Catch::Contains("symbolic link"));
+    CHECK(fs::is_symlink(dir.file("link.csv")));
+    CHECK(gcsim::test::read_bytes(dir.file("precious.csv")) == "precious\n");
+  }
 }

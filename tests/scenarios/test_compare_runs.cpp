@@ -125,7 +125,8 @@ TEST_CASE("compare: a variant's trace embeds its scheduler section and reruns as
   CHECK(t.attrs.scenario_yaml.find("scheduler:\n  policy: fifo\n  placement: first-fit\nworkload:\n") != std::string::npos);
   const auto rerun = test::run_gcsim("rerun " + out + "/fifo__placement__first-fit_-r0.h5 --no-plots -q -o " + dir.file("rerun"));
   REQUIRE(rerun.code == 0);
-  const analysis::TraceData again = analysis::read_trace(dir.file("rerun") + "/spot-compare.h5");
+  // The rerun keeps the compare trace's own name (issue 27.18), not output.trace's.
+  const analysis::TraceData again = analysis::read_trace(dir.file("rerun") + "/fifo__placement__first-fit_-r0.h5");
   for (std::size_t i = 0; i < t.jobs.size(); ++i) {
     CHECK(same(again.jobs[i].start_s, t.jobs[i].start_s));
     CHECK(again.jobs[i].first_node == t.jobs[i].first_node);

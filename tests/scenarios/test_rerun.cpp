@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "analysis/metrics.hpp"
 #include "analysis/trace_data.hpp"
@@ -17,6 +18,7 @@
 #include "models/register_builtins.hpp"
 #include "sim/config/source_resolver.hpp"
 #include "sim/errors.hpp"
+#include "sim/trace/trace_reader.hpp"
 #include "support/python.hpp"
 #include "support/scenario_support.hpp"
 
@@ -166,7 +168,7 @@ for r in f["inputs"][...]:
                trace) == "ok");
   const Result tampered = run_gcsim("rerun " + trace + " -o " + dir.file("again") + " --no-plots -q");
   CHECK(tampered.code == 2);
-  CHECK(tampered.output.find("recorded input '" + dir.file("prices/mine.csv") + "'") != std::string::npos);
+  CHECK(tampered.output.find("recorded input 'prices/mine.csv'") != std::string::npos);  // relative to the scenario
   CHECK(tampered.output.find("the record was changed or damaged") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.file("again/rerun.h5")));
 
@@ -215,4 +217,97 @@ TEST_CASE("a recorded resolver serves recorded bytes only and checks their diges
   tampered.back().bytes = std::make_shared<const std::string>(*tampered.back().bytes + " ");
   CHECK_THROWS_WITH(gcsim::config::SourceResolver::from_records(tampered),
                     Catch::Contains("the record was changed or damaged"));
+}
+
+// Issue 27.17: seeds and replications of 2^63 and above were stored as int64 and read
+// back negative (analyze printed seed -1); they are unsigned 64-bit now, and a rerun takes
+// them back whole.
+TEST_CASE("a seed and replication of 2^63 and above survive the trace, analyze and rerun", "[scenario][cli]") {
+  gcsim::test::TempDir dir("rerun-u64");
+  gcsim::test::write_own_price_scenario(dir.path(), "rerun", "1.50");
+  const std::string seed = "18446744073709551615", replication = "9223372036854775808";  // 2^64 - 1, 2^63
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " --seed " + seed + " --replication " + replication + " -o " +
+                    dir.file("first") + " --no-plots -q")
+              .code == 0);
+  const std::string trace = dir.file("first/rerun-s" + seed + "-r" + replication + ".h5");
+  const auto attrs = gcsim::analysis::read_trace(trace).attrs;
+  CHECK(attrs.seed == 18446744073709551615ULL);
+  CHECK(attrs.replication == 9223372036854775808ULL);
+  const Result json = run_gcsim("analyze " + trace + " --json");
+  REQUIRE(json.code == 0);
+  CHECK(json.output.find("\"seed\": " + seed) != std::string::npos);
+  CHECK(json.output.find("\"replication\": " + replication) != std::string::npos);
+  REQUIRE(run_gcsim("rerun " + trace + " -o " + dir.file("again") + " --no-plots -q").code == 0);
+  const auto again = gcsim::analysis::read_trace(dir.file("again/rerun-s" + seed + "-r" + replication + ".h5")).attrs;
+  CHECK(again.seed == attrs.seed);
+  CHECK(again.replication == attrs.replication);
+}
+
+// Issue 27.18: a rerun named its trace after the scenario's output.trace only, so the
+// reruns of two compare traces of one scenario into one folder replaced each other.
+TEST_CASE("gcsim rerun keeps the source trace's name: compare traces rerun into one folder stay two", "[scenario][cli]") {
+  gcsim::test::TempDir dir("rerun-names");
+  gcsim::test::write_own_price_scenario(dir.path(), "rerun", "1.50");
+  REQUIRE(run_gcsim("compare " + dir.file("s.yaml") + " --policy fifo --policy sjf -o " + dir.file("cmp") + " --no-plots")
+              .code == 0);
+  std::vector<std::string> traces;
+  for (const auto& e : fs::directory_iterator(dir.file("cmp")))
+    if (e.path().extension() == ".h5") traces.push_back(e.path().filename().string());
+  REQUIRE(traces.size() == 2);
+  for (const std::string& t : traces)
+    REQUIRE(run_gcsim("rerun " + dir.file("cmp/" + t) + " -o " + dir.file("both") + " -q").code == 0);
+  for (const std::string& t : traces) {
+    CHECK(fs::is_regular_file(dir.file("both/" + t)));
+    CHECK(gcsim::analysis::read_trace(dir.file("both/" + t)).attrs.scheduler ==
+          gcsim::analysis::read_trace(dir.file("cmp/" + t)).attrs.scheduler);
+  }
+  std::size_t pngs = 0;
+  for (const auto& e : fs::directory_iterator(dir.file("both"))) pngs += e.path().extension() == ".png";
+  CHECK(pngs == 6);  // three plots per rerun, none replaced
+}
+
+// Issue 27 (also): traces embedded absolute machine paths in /inputs (the bundled
+// catalogs' build folder, the scenario's folder), so every shared trace carried the layout
+// of the machine that ran it. Now relative to the scenario; absolute only when asked.
+TEST_CASE("a trace records its scenario and inputs relative to the scenario, absolute only when asked",
+          "[scenario][cli]") {
+  gcsim::test::TempDir dir("rerun-paths");
+  gcsim::test::write_own_price_scenario(dir.path(), "rerun", "1.50");
+  const auto records = [](const std::string& trace) {
+    return gcsim::analysis::read_inputs(*gcsim::trace::TraceReader::open(trace), trace);
+  };
+  const auto scenario_file = [](const std::string& trace) {
+    return gcsim::trace::TraceReader::open(trace)->attribute_string("scenario_file");
+  };
+
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("rel") + " --no-plots -q").code == 0);
+  const std::string rel = dir.file("rel/rerun.h5");
+  CHECK(scenario_file(rel) == "s.yaml");
+  bool saw_price = false, saw_bundled = false;
+  for (const auto& r : records(rel)) {
+    INFO(r.key << " " << r.written << " " << r.resolved);
+    CHECK_FALSE(fs::path(r.written).is_absolute());
+    CHECK_FALSE(fs::path(r.resolved).is_absolute());
+    saw_price |= r.key == "catalogs.instances" && r.resolved == "prices/mine.csv";
+    saw_bundled |= r.key.empty() && r.resolved == "<bundled>/gpus.yaml";
+  }
+  CHECK(saw_price);
+  CHECK(saw_bundled);
+
+  REQUIRE(run_gcsim("run " + dir.file("s.yaml") + " -o " + dir.file("abs") + " --absolute-paths --no-plots -q").code == 0);
+  const std::string abs = dir.file("abs/rerun.h5");
+  CHECK(scenario_file(abs) == fs::absolute(dir.file("s.yaml")).lexically_normal().string());
+  for (const auto& r : records(abs)) CHECK(fs::path(r.resolved).is_absolute());
+
+  // Both rerun to the same bill, from their records alone.
+  fs::remove_all(dir.file("prices"));
+  for (const std::string& t : {rel, abs}) {
+    const Result again = run_gcsim("rerun " + t + " -o " + dir.file("again-" + fs::path(t).parent_path().filename().string()) +
+                                   " --no-plots -q");
+    INFO(again.output);
+    REQUIRE(again.code == 0);
+  }
+  CHECK(total_cost(dir.file("again-rel/rerun.h5")) == Approx(1.50).epsilon(1e-12));
+  CHECK(total_cost(dir.file("again-abs/rerun.h5")) == Approx(1.50).epsilon(1e-12));
+  CHECK(scenario_file(dir.file("again-rel/rerun.h5")) == "s.yaml");
 }

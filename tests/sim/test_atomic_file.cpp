@@ -1,7 +1,9 @@
 // AtomicFile: fresh temporary names created exclusively (never reused, never followed
 // through a link), the rename on commit, cleanup on every failure path; and the trace
 // file built on it.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,13 +153,14 @@ TEST_CASE("a link planted at the old temporary name of a trace is not followed",
   CHECK_FALSE(fs::is_symlink(trace_path));
   CHECK(dir.entries() == std::set<std::string>{"victim.txt", "run.h5", "run.h5.tmp"});
 
-  // A link at the destination itself is replaced by the rename, not written through.
+  // A link at the destination itself to a regular file is neither written through nor
+  // replaced (until 2026-12 it was replaced, which also replaced /dev/stdout): refused.
   const std::string csv = dir.file("out.csv");
   fs::create_symlink(victim, csv);
-  gcsim::sim::write_file_atomically(csv, "new\n");
+  CHECK_THROWS_AS(gcsim::sim::write_file_atomically(csv, "new\n"), gcsim::Error);
   CHECK(read_bytes(victim) == "precious\n");
-  CHECK_FALSE(fs::is_symlink(csv));
-  CHECK(read_bytes(csv) == "new\n");
+  CHECK(fs::is_symlink(csv));
+  CHECK(dir.entries() == std::set<std::string>{"victim.txt", "run.h5", "run.h5.tmp", "out.csv"});
 }
 
 TEST_CASE("a trace not committed leaves nothing behind", "[unit]") {
@@ -308,5 +311,83 @@ TEST_CASE("SIGTERM and SIGINT remove a ScratchFolder with its files, and an outp
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == sig);
     CHECK(dir.entries().empty());
+  }
+}
+
+namespace {
+
+// Everything that can be read now from a FIFO opened without blocking.
+std::string drain(int fd) {
+  std::string out;
+  char buf[256];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  return out;
+}
+
+}  // namespace
+
+// Issue 27.1: renaming a temporary file over the destination replaced a device node (as
+// root, `-o /dev/null` left a regular file there for the whole system) or a link
+// (/dev/stdout). Only nodes and links made in a test folder are used here, never /dev.
+TEST_CASE("AtomicFile writes into a FIFO or device directly and never replaces it", "[unit]") {
+  Folder dir("atomic-special");
+  SECTION("a FIFO is written through, and stays a FIFO") {
+    const std::string fifo = dir.file("pipe");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a reader: the writer's open does not wait
+    REQUIRE(reader >= 0);
+    gcsim::sim::write_file_atomically(fifo, "flow_id,finish\n");
+    CHECK(drain(reader) == "flow_id,finish\n");
+    ::close(reader);
+    CHECK(fs::is_fifo(fifo));
+    CHECK(dir.entries() == std::set<std::string>{"pipe"});
+    // Through a link (as /dev/stdout is one): the link stays, the FIFO gets the bytes.
+    const std::string link = dir.file("stdout");
+    fs::create_symlink(fifo, link);
+    const int reader2 = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader2 >= 0);
+    gcsim::sim::write_file_atomically(link, "x\n");
+    CHECK(drain(reader2) == "x\n");
+    ::close(reader2);
+    CHECK(fs::is_symlink(link));
+    CHECK(fs::is_fifo(fifo));
+    // A writer that needs a regular file (a trace, a plot) refuses it, creating nothing.
+    CHECK_THROWS_AS(AtomicFile(fifo), gcsim::Error);
+    CHECK_THROWS_AS(AtomicFile(link), gcsim::Error);
+    CHECK_THROWS_AS(gcsim::trace::TraceFile::create(fifo), gcsim::Error);
+    CHECK(dir.entries() == std::set<std::string>{"pipe", "stdout"});
+  }
+  SECTION("a character device like /dev/null is written through, and stays a device") {
+    const std::string null = dir.file("null");
+    if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+      WARN("mknod needs root: skipped");
+      return;
+    }
+    const int probe = ::open(null.c_str(), O_WRONLY);
+    if (probe < 0) {
+      WARN("device nodes cannot be opened here (a nodev mount): skipped");
+      return;
+    }
+    ::close(probe);
+    gcsim::sim::write_file_atomically(null, "discarded\n");
+    struct stat st {};
+    REQUIRE(::lstat(null.c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+    CHECK(st.st_rdev == makedev(1, 3));
+    CHECK(dir.entries() == std::set<std::string>{"null"});
+    CHECK_THROWS_AS(AtomicFile(null), gcsim::Error);
+  }
+  SECTION("a link to nothing or to a folder, and a socket, are refused and left alone") {
+    const std::string dangling = dir.file("dangling");
+    fs::create_symlink(dir.file("absent"), dangling);
+    CHECK_THROWS_AS(gcsim::sim::write_file_atomically(dangling, "x"), gcsim::Error);
+    const std::string to_dir = dir.file("to-dir");
+    fs::create_directory(dir.path / "sub");
+    fs::create_symlink(dir.path / "sub", to_dir);
+    CHECK_THROWS_AS(gcsim::sim::write_file_atomically(to_dir, "x"), gcsim::Error);
+    CHECK(fs::is_symlink(dangling));
+    CHECK(fs::is_symlink(to_dir));
+    CHECK(fs::is_empty(dir.path / "sub"));
+    CHECK(dir.entries() == std::set<std::string>{"dangling", "to-dir", "sub"});
   }
 }
