@@ -106,7 +106,8 @@ void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const Waiting
   // preemption could change anything then; an arrival or an end calls the policy anyway,
   // and re-keys if a tick passed). A request still pending for that tick stays pending.
   if (params_ftf_.preempt && waiting.size() > out.placements.size() && running_count_ + out.placements.size() > 0) {
-    const std::int64_t wake_ns = tick_ns + interval_ns;
+    // SimTime's sum saturates: a tick past the time range is never (max()).
+    const std::int64_t wake_ns = (sim::SimTime::from_ns(tick_ns) + params_ftf_.interval).ns();
     if (plain_ || wake_ns != asked_wake_ns_ || now_ns >= asked_wake_ns_) {
       out.wake_at = sim::SimTime::from_ns(wake_ns);
       asked_wake_ns_ = wake_ns;

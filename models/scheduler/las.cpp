@@ -118,8 +118,9 @@ void LasScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiti
   OrderedScheduler::schedule(cluster, waiting, out);
   // The next tick, while someone waits (nothing to decide otherwise; an arrival or an end
   // calls the policy anyway).
+  // SimTime's sum saturates: a tick past the time range is never (max()).
   if (waiting.size() > out.placements.size() && !running_ids_.empty())
-    out.wake_at = sim::SimTime::from_ns((now_ns / interval_ns + 1) * interval_ns);
+    out.wake_at = sim::SimTime::from_ns(now_ns / interval_ns * interval_ns) + params_las_.interval;
 }
 
 void LasScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
