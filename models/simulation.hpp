@@ -27,6 +27,10 @@ struct RunOptions {
   // Wall-clock run time is the one attribute that differs between identical runs; tests
   // of bit-for-bit reproducibility pin it.
   std::optional<double> fixed_wall_clock_s;
+  // The most events the run may handle (gcsim's --max-events; 0: no limit). The estimate
+  // checks a scenario before it runs; this stops, with an Error, a run that passes the
+  // limit anyway (an event storm the estimate does not see), and its trace is not committed.
+  std::uint64_t max_events = 0;
 };
 
 struct RunSummary {

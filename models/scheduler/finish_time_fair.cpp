@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "models/config/limits.hpp"
+
 namespace gcsim::models {
 
 namespace {
@@ -170,7 +172,7 @@ std::string FinishTimeFairScheduler::settings() const {
 namespace {
 const config::KeySpec FINISH_TIME_FAIR_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
-    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = "> 0",
+    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = ">= 1s",
      .help = "the round: the waiting order is recomputed, and preemptions happen, at its multiples"},
     {.name = "preempt", .type = "bool", .default_value = "`true`",
      .help = "at a round, the first waiting job that does not fit preempts running jobs of lower rho (lowest first)"},
@@ -180,8 +182,12 @@ FinishTimeFairParams read_finish_time_fair(config::MapReader& map, const Schedul
                                            const PolicyContext&) {
   FinishTimeFairParams p;
   static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
-  if (const config::ConfigNode* n = map.optional("interval"))
-    p.interval = config::read_duration(*n, sim::SimTime::from_ns(1));
+  p.interval_mark = map.node().mark();
+  if (const config::ConfigNode* n = map.optional("interval")) {
+    p.interval = config::read_duration(*n, limits::MIN_POLICY_ROUND);
+    p.interval_key = n->path();
+    p.interval_mark = n->mark();
+  }
   if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
   return p;
 }
