@@ -197,6 +197,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       models::RunSpec spec;
       spec.scenario = scenarios[v];
       spec.options.replication = r;  // the seed stays the scenario's: every variant's streams are the same
+      spec.options.max_events = models::event_limit(limits);  // each run stops past it
       spec.output_stem = (fs::path(work.path()) / (names[v] + "-r" + std::to_string(r))).string();
       specs.push_back(std::move(spec));
     }

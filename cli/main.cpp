@@ -108,7 +108,10 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   }
   const std::string trace_path = (fs::path(out_dir) / file_name).string();
   const std::uint64_t replication = options.replication;
-  const models::RunSummary r = models::run_simulation_to(s, schedulers, trace_path, options);
+  // The event limit holds during the run too: a storm the estimate does not see stops there.
+  models::RunOptions bounded = options;
+  bounded.max_events = models::event_limit(limits);
+  const models::RunSummary r = models::run_simulation_to(s, schedulers, trace_path, bounded);
 
   const analysis::TraceData data = analysis::read_trace(trace_path);
   const analysis::Metrics m = analysis::compute_metrics(data);
@@ -367,7 +370,9 @@ int main(int argc, char** argv) {
                          : "Refuse scenarios estimated to need more memory (default: half the usable memory)")
         ->check(memory_size());
     command
-        ->add_option("--max-events", max_events_text, "Refuse scenarios estimated to handle more events (default: 1e9)")
+        ->add_option("--max-events", max_events_text,
+                     "Refuse scenarios estimated to handle more events, and stop a run that handles more "
+                     "(default: 1e9)")
         ->check(event_count());
   }
 

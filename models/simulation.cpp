@@ -2,6 +2,7 @@
 #include "models/simulation.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <limits>
 #include <memory>
@@ -23,9 +24,11 @@
 #include "models/topology/topology.hpp"
 #include "models/trace/network_tables.hpp"
 #include "models/trace/trace_recorder.hpp"
+#include "models/config/resource_estimate.hpp"
 #include "models/coupling/expand_workload.hpp"
 #include "sim/engine.hpp"
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::models {
 
@@ -128,7 +131,19 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   cluster.start();
   if (budgets) budgets->start();
   if (market) market->start();
+  engine.limit_events(options.max_events);
   engine.run();
+  if (engine.event_limit_reached()) {
+    char events[64];
+    std::snprintf(events, sizeof events, "%llu", static_cast<unsigned long long>(engine.events_handled()));
+    char estimate[64];
+    std::snprintf(estimate, sizeof estimate, "%.3g", estimate_resources(scenario).events);
+    throw Error("scenario '" + scenario.name + "': the run was stopped at simulated time " +
+                units::format_duration_s(engine.now().seconds()) + " after " + events +
+                " events, the limit (--max-events), with more to handle; the estimate before the run was " + estimate +
+                " events (gcsim validate): something in the run repeats more often than the estimate counts. "
+                "No trace was written");
+  }
   const double loop_cpu_s = thread_cpu_s() - loop_start_cpu_s;
   if (trace && net) write_link_table(*trace, *topo, *net, cluster.end_time());
 

@@ -31,6 +31,10 @@ struct RunOptions {
   // (`gcsim run --absolute-paths`); by default relative to the scenario, and the bundled
   // catalogs as "<bundled>/..." (config::paths_for_trace).
   bool absolute_paths = false;
+  // The most events the run may handle (gcsim's --max-events; 0: no limit). The estimate
+  // checks a scenario before it runs; this stops, with an Error, a run that passes the
+  // limit anyway (an event storm the estimate does not see), and its trace is not committed.
+  std::uint64_t max_events = 0;
 };
 
 struct RunSummary {

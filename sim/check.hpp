@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gcsim {
 
@@ -19,10 +20,23 @@ class InternalError : public std::logic_error {
 };
 
 namespace detail {
+// `file` (a __FILE__) relative to the source tree: a message names "models/cluster/
+// scheduling.cpp:92", never the build machine's folders. The tree's root is this header's
+// own __FILE__ less "sim/check.hpp" (the compiler names both from the same -I root); a
+// path outside it, or already relative, stays as it is.
+inline std::string_view source_relative(std::string_view file) {
+  constexpr std::string_view self = __FILE__;
+  constexpr std::string_view tail = "sim/check.hpp";
+  if (self.size() < tail.size() || self.substr(self.size() - tail.size()) != tail) return file;
+  const std::string_view root = self.substr(0, self.size() - tail.size());
+  if (root.empty() || !file.starts_with(root)) return file;
+  return file.substr(root.size());
+}
+
 [[noreturn, gnu::cold, gnu::noinline]] inline void check_failed(const char* file, int line, const char* cond,
                                                               const std::string& what) {
-  throw InternalError(std::string(file) + ":" + std::to_string(line) + ": " + what + " (check '" + cond +
-                      "' failed)");
+  throw InternalError(std::string(source_relative(file)) + ":" + std::to_string(line) + ": " + what + " (check '" +
+                      cond + "' failed)");
 }
 }  // namespace detail
 

@@ -179,6 +179,10 @@ void Engine::run_events(SimTime until) {
       now_ = until;  // until < next_ns <= max(), so until is not max()
       break;
     }
+    if (events_handled_ == event_limit_ && event_limit_ != 0) [[unlikely]] {
+      event_limit_reached_ = true;
+      break;
+    }
 
     const std::uint32_t slot = slot_of(*heap_root());
     top_consumed_ = true;

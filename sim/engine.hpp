@@ -74,6 +74,12 @@ class Engine {
   void run(SimTime until = SimTime::max());
   // Makes run() return after the current event.
   void stop() { stop_requested_ = true; }
+  // Makes run() return, before handling it, at the first event past `events` handled in
+  // all (0: no limit): what a front end bounds a run by (gcsim's --max-events), so that an
+  // event storm the estimate did not see ends instead of running for ever.
+  // event_limit_reached() then says that events were left unhandled.
+  void limit_events(std::uint64_t events) { event_limit_ = events; }
+  bool event_limit_reached() const { return event_limit_reached_; }
 
   std::size_t pending() const;             // events scheduled and not cancelled
   std::uint64_t events_handled() const { return events_handled_; }
@@ -151,6 +157,8 @@ class Engine {
   bool top_consumed_ = false;
   bool stop_requested_ = false;
   bool failed_ = false;  // an exception escaped run()
+  std::uint64_t event_limit_ = 0;  // 0: none
+  bool event_limit_reached_ = false;
 };
 
 }  // namespace gcsim::sim

@@ -24,4 +24,11 @@ inline constexpr double MAX_EVENT_RATE_PER_S = 1.0 / 60.0;
 // (providers publish spot prices and capacity every few minutes at best).
 inline constexpr sim::SimTime MIN_TRACE_TICK = sim::seconds(1);
 
+// The round of the policies that preempt on one (las, finish-time-fair `interval`): a
+// second at least. Each round may stop running jobs and start others, and a preemption
+// saves and restores state over seconds; a shorter round describes no scheduler and only
+// multiplies events (`interval: 1ns` never ended). The rounds of a whole run are counted
+// in the event estimate (resource_estimate.cpp).
+inline constexpr sim::SimTime MIN_POLICY_ROUND = sim::seconds(1);
+
 }  // namespace gcsim::models::limits

@@ -31,6 +31,9 @@ struct ResourceLimits {
   double max_events = DEFAULT_MAX_EVENTS;
 };
 
+// limits.max_events as the most events a run may handle (RunOptions::max_events).
+std::uint64_t event_limit(const ResourceLimits& limits);
+
 // This machine's physical memory (sysconf), in bytes; 0 when unknown.
 double physical_memory_bytes();
 // What this process may use: the physical memory, lowered to the address-space limit

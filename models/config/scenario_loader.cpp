@@ -129,7 +129,15 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   s.name = read_name(name_node);
   if (const ConfigNode* seed = r.optional("seed"))
     s.seed = static_cast<std::uint64_t>(config::read_int(*seed, 0, std::numeric_limits<std::int64_t>::max()));
-  s.horizon = config::read_duration(r.required("horizon"), sim::SimTime::from_ns(1));
+  const ConfigNode& horizon = r.required("horizon");
+  s.horizon = config::read_duration(horizon, sim::SimTime::from_ns(1));
+  // The largest time stands for "never" (an event there is never run, and every time sum
+  // saturates to it): a horizon there would be no end, and every job's lifecycle past it
+  // (docs/units.md, "Limits: time and numbers").
+  if (s.horizon.is_max())
+    horizon.fail(ErrorCode::OutOfRange, "'" + horizon.scalar() + "' is out of range: must be below " +
+                                            std::to_string(sim::SimTime::max().ns()) +
+                                            "ns (about 292 years), the largest time, which stands for never");
   if (const ConfigNode* until = r.optional("run_until"))
     s.run_until = config::read_enum(*until, {"done", "horizon"}) == "done" ? RunUntil::Done : RunUntil::Horizon;
 

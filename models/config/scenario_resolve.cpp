@@ -68,9 +68,10 @@ void require_lifecycle_in_range(const ConfigNode& entry, sim::SimTime horizon, s
   const ConfigNode* at = entry.find("image_pull");
   if (c && !(image_pull >= restore && image_pull >= write)) {
     const ConfigNode* checkpoint = entry.find("checkpoint");
-    const ConfigNode* part = checkpoint->find(restore > write ? "restore_time" : "write_time");
+    const ConfigNode* part = checkpoint ? checkpoint->find(restore > write ? "restore_time" : "write_time") : nullptr;
     at = part ? part : checkpoint;
   }
+  if (at == nullptr) at = &entry;  // a part not written here (a default): the entry
   // A part that is itself past the range (restore and write of 190 years each) saturates.
   auto text = [](sim::SimTime t) { return t.is_max() ? std::string("over 292 years") : units::format_duration_s(t.seconds()); };
   at->fail(ErrorCode::OutOfRange,

@@ -350,8 +350,15 @@ const config::KeySpec MODE_KEY = {
     .name = "mode", .type = "`easy` | `conservative`", .default_value = "`easy`",
     .help = "`easy`: only the first waiting job that does not fit holds a reservation; `conservative`: every waiting "
             "job does"};
+// The most jobs a conservative pass may examine. A pass that plans afresh (after a run
+// ended off its expected end, as nearly every run does under `lengths: estimate`, or while
+// one is past it, or after an interruption) searches a reservation for every job examined
+// beside the holds of those before it: O(depth^2) per pass. Unbounded, 2,500 jobs under
+// `lengths: estimate` took 57 s and 5,000 more than 120 s; at 500, 4.3 s and 10.5 s
+// (docs/scheduling.md, "The bound: depth").
+constexpr int MAX_CONSERVATIVE_DEPTH = 500;
 const config::KeySpec DEPTH_KEY = {
-    .name = "depth", .type = "integer", .default_value = "`100`", .range = ">= 1",
+    .name = "depth", .type = "integer", .default_value = "`100`", .range = ">= 1; at most 500 with `mode: conservative`",
     .help = "waiting jobs a pass examines behind the first that does not fit (Slurm's `bf_max_job_test`)"};
 const config::KeySpec BACKFILL_KEYS[] = {PLACEMENT_KEY, LENGTHS_KEY, MODE_KEY, DEPTH_KEY};
 }  // namespace
@@ -370,8 +377,15 @@ PolicyDef<BackfillParams> backfill_policy() {
         if (const config::ConfigNode* n = map.optional("mode"))
           p.mode = config::read_enum(*n, {"easy", "conservative"}) == "conservative" ? BackfillMode::Conservative
                                                                                      : BackfillMode::Easy;
-        if (const config::ConfigNode* n = map.optional("depth"))
+        if (const config::ConfigNode* n = map.optional("depth")) {
           p.depth = static_cast<int>(config::read_int(*n, 1, std::numeric_limits<int>::max()));
+          if (p.mode == BackfillMode::Conservative && p.depth > MAX_CONSERVATIVE_DEPTH)
+            n->fail(ErrorCode::OutOfRange,
+                    "'" + std::to_string(p.depth) + "' is out of range: at most " +
+                        std::to_string(MAX_CONSERVATIVE_DEPTH) +
+                        " with mode: conservative (a pass that plans afresh searches a reservation for every job it "
+                        "examines beside those before it, in time that grows with the square of depth)");
+        }
         return p;
       },
       .make = [](const BackfillParams& p, const SchedulerRegistry& registry) -> std::unique_ptr<Scheduler> {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "models/config/limits.hpp"
+
 namespace gcsim::models {
 
 namespace {
@@ -106,7 +108,8 @@ void FinishTimeFairScheduler::schedule(const ClusterView& cluster, const Waiting
   // preemption could change anything then; an arrival or an end calls the policy anyway,
   // and re-keys if a tick passed). A request still pending for that tick stays pending.
   if (params_ftf_.preempt && waiting.size() > out.placements.size() && running_count_ + out.placements.size() > 0) {
-    const std::int64_t wake_ns = tick_ns + interval_ns;
+    // SimTime's sum saturates: a tick past the time range is never (max()).
+    const std::int64_t wake_ns = (sim::SimTime::from_ns(tick_ns) + params_ftf_.interval).ns();
     if (plain_ || wake_ns != asked_wake_ns_ || now_ns >= asked_wake_ns_) {
       out.wake_at = sim::SimTime::from_ns(wake_ns);
       asked_wake_ns_ = wake_ns;
@@ -169,7 +172,7 @@ std::string FinishTimeFairScheduler::settings() const {
 namespace {
 const config::KeySpec FINISH_TIME_FAIR_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
-    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = "> 0",
+    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = ">= 1s",
      .help = "the round: the waiting order is recomputed, and preemptions happen, at its multiples"},
     {.name = "preempt", .type = "bool", .default_value = "`true`",
      .help = "at a round, the first waiting job that does not fit preempts running jobs of lower rho (lowest first)"},
@@ -179,8 +182,12 @@ FinishTimeFairParams read_finish_time_fair(config::MapReader& map, const Schedul
                                            const PolicyContext&) {
   FinishTimeFairParams p;
   static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
-  if (const config::ConfigNode* n = map.optional("interval"))
-    p.interval = config::read_duration(*n, sim::SimTime::from_ns(1));
+  p.interval_mark = map.node().mark();
+  if (const config::ConfigNode* n = map.optional("interval")) {
+    p.interval = config::read_duration(*n, limits::MIN_POLICY_ROUND);
+    p.interval_key = n->path();
+    p.interval_mark = n->mark();
+  }
   if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
   return p;
 }

@@ -27,7 +27,7 @@
 // are placed by the placement strategy. Blocking as fifo's (ordered.hpp).
 //
 // Keys (`scheduler:` with `policy: finish-time-fair`): placement, blocking (ordered.hpp), and
-//   interval     duration > 0     default 5m
+//   interval     duration >= 1s   default 5m
 //   preempt      bool             default true
 #pragma once
 
@@ -45,6 +45,14 @@ namespace gcsim::models {
 struct FinishTimeFairParams : OrderedParams {
   sim::SimTime interval = sim::SimTime::from_seconds(300);
   bool preempt = true;
+  // Where `interval` is set: its key path and mark, or none (the default, blamed at the map).
+  std::string interval_key;
+  SourceMark interval_mark;
+  // Ticks only when it preempts: without, the order is re-keyed at the passes that happen anyway.
+  std::optional<PolicyRound> round() const {
+    if (!preempt) return std::nullopt;
+    return PolicyRound{interval, interval_key.empty() ? "scheduler" : interval_key, interval_mark};
+  }
 };
 
 class FinishTimeFairScheduler final : public OrderedScheduler {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "models/config/limits.hpp"
+
 namespace gcsim::models {
 
 namespace {
@@ -118,8 +120,9 @@ void LasScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiti
   OrderedScheduler::schedule(cluster, waiting, out);
   // The next tick, while someone waits (nothing to decide otherwise; an arrival or an end
   // calls the policy anyway).
+  // SimTime's sum saturates: a tick past the time range is never (max()).
   if (waiting.size() > out.placements.size() && !running_ids_.empty())
-    out.wake_at = sim::SimTime::from_ns((now_ns / interval_ns + 1) * interval_ns);
+    out.wake_at = sim::SimTime::from_ns(now_ns / interval_ns * interval_ns) + params_las_.interval;
 }
 
 void LasScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
@@ -153,7 +156,7 @@ const config::KeySpec LAS_KEYS[] = {
      .help = "the attained service (GPUs x time run) at which a job moves down to the next queue"},
     {.name = "promote", .type = "number", .default_value = "`10`", .range = ">= 0",
      .help = "a job that has waited this many times its counted run time goes back to the first queue; 0: never"},
-    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = "> 0",
+    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = ">= 1s",
      .help = "the round: demotions and preemptions happen at its multiples"},
 };
 
@@ -182,8 +185,12 @@ void read_las(config::MapReader& map, const PolicyContext&, LasParams& p) {
     p.queues = static_cast<int>(n);
   }
   if (const config::ConfigNode* n = map.optional("promote")) p.promote = config::read_double(*n, 0, 1e9);
-  if (const config::ConfigNode* n = map.optional("interval"))
-    p.interval = config::read_duration(*n, sim::SimTime::from_ns(1));
+  p.interval_mark = map.node().mark();
+  if (const config::ConfigNode* n = map.optional("interval")) {
+    p.interval = config::read_duration(*n, limits::MIN_POLICY_ROUND);
+    p.interval_key = n->path();
+    p.interval_mark = n->mark();
+  }
 }
 }  // namespace
 

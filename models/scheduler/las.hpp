@@ -18,7 +18,7 @@
 //   queues       integer 1..16                  default 2 (or one more than thresholds)
 //   thresholds   list of GPU-time, increasing   default 1h, 10h, 100h, ...: GPU-hours (queues - 1 of them)
 //   promote      number >= 0                    default 10
-//   interval     duration > 0                   default 5m
+//   interval     duration >= 1s                 default 5m
 #pragma once
 
 #include <memory>
@@ -36,6 +36,12 @@ struct LasParams : OrderedParams {
   std::vector<double> thresholds_gpu_s;  // queues - 1 of them, increasing; none given: 1, 10, 100 ... GPU-hours
   double promote = 10;                   // 0: never
   sim::SimTime interval = sim::SimTime::from_seconds(300);
+  // Where `interval` is set: its key path and mark, or none (the default, blamed at the map).
+  std::string interval_key;
+  SourceMark interval_mark;
+  std::optional<PolicyRound> round() const {
+    return PolicyRound{interval, interval_key.empty() ? "scheduler" : interval_key, interval_mark};
+  }
 };
 
 class LasScheduler final : public OrderedScheduler {

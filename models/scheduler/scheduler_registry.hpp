@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,9 +27,21 @@
 
 namespace gcsim::models {
 
+// The round on which a policy preempts (las and finish-time-fair's `interval`): each tick
+// is an event while jobs wait, and each may preempt. The event estimate counts them
+// (resource_estimate.cpp), blaming `key_path` at `mark` (the key, or the scheduler map
+// when the default holds).
+struct PolicyRound {
+  sim::SimTime interval;
+  std::string key_path;
+  SourceMark mark;
+};
+
 // The parsed parameters of one policy, behind the type-erased handle SchedulerSpec holds.
 struct SchedulerParams {
   virtual ~SchedulerParams() = default;
+  // A policy's Params declare a round with `std::optional<PolicyRound> round() const`.
+  virtual std::optional<PolicyRound> round() const { return std::nullopt; }
 };
 
 class SchedulerRegistry;
@@ -99,6 +112,10 @@ namespace detail {
 template <class Params>
 struct ParsedParams final : SchedulerParams {
   explicit ParsedParams(Params p) : value(std::move(p)) {}
+  std::optional<PolicyRound> round() const override {
+    if constexpr (requires(const Params& p) { p.round(); }) return value.round();
+    return std::nullopt;
+  }
   Params value;
 };
 }  // namespace detail

@@ -4,6 +4,7 @@
 // tens of GB to tens of TB).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "models/config/resource_estimate.hpp"
@@ -163,4 +164,34 @@ TEST_CASE("parts of one kind in one list are blamed together when together they 
       scenario("30d", A100, "workload:\n  generators:\n    - {name: a, count: 4000000, " + gen));
   CHECK(config_error([&] { check_resources(estimate_resources(one), ResourceLimits{1 * GiB, 1e9}); }).key_path() ==
         "workload.generators[0].count");
+}
+
+TEST_CASE("the estimate counts a policy's rounds and the preemptions they may make", "[unit][limits]") {
+  // las and finish-time-fair tick every `interval` while jobs wait (two events a round),
+  // and preempt at most each running job once a round (two events and 450 B each): here
+  // 30 days of 1 s rounds, and two jobs of a day. Before: 8 events, and nothing to blame.
+  for (const std::string policy : {"las", "finish-time-fair"}) {
+    const auto s = scenario_from_yaml(
+        scenario("30d", "    - {name: p, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: {on_demand_per_hour: 1}}\n",
+                 "scheduler: {policy: " + policy +
+                     ", interval: 1s}\nworkload:\n  jobs:\n    - {name: a, gpus: 1, duration: 1d}\n"
+                     "    - {name: b, gpus: 1, duration: 1d}\n"));
+    const auto e = estimate_resources(s);
+    INFO(policy);
+    const double rounds = 30 * 86400.0, preemptions = 2 * 86400.0;
+    CHECK(e.events == 2 * 4 + 2 * rounds + 2 * preemptions);
+    const auto err = config_error([&] { check_resources(e, ResourceLimits{8 * GiB, 1e6}); });
+    CHECK(err.code() == ErrorCode::Infeasible);
+    CHECK(err.key_path() == "scheduler.interval");
+    CHECK(err.mark().line == 6);
+  }
+  // The default interval (5m) is blamed at the scheduler map; finish-time-fair without
+  // preemption has no round to count.
+  const auto defaults = scenario_from_yaml(scenario("290y", A100, "scheduler: {policy: las}\n" + ONE_JOB));
+  const auto e = estimate_resources(defaults);
+  CHECK(e.events == 4 + 2 * std::ceil(290 * 365 * 86400.0 / 300) + 2 * 12);
+  CHECK(config_error([&] { check_resources(e, ResourceLimits{8 * GiB, 1e6}); }).key_path() == "scheduler");
+  const auto no_preempt =
+      scenario_from_yaml(scenario("30d", A100, "scheduler: {policy: finish-time-fair, preempt: false}\n" + ONE_JOB));
+  CHECK(estimate_resources(no_preempt).events == 4);
 }

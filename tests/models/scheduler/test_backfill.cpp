@@ -381,4 +381,14 @@ TEST_CASE("backfill's keys are validated", "[unit][scheduler][config]") {
   CHECK(test::config_error([&] { test::scenario_from_yaml(head + "{policy: backfill, blocking: skip}"); }).code() ==
         ErrorCode::UnknownKey);
   REQUIRE_NOTHROW(test::scenario_from_yaml(head + "{policy: backfill, mode: conservative, depth: 5, lengths: estimate}"));
+  // Conservative passes that plan afresh cost depth^2: depth is at most 500 there (issue 27:
+  // depth 100000 with lengths: estimate took 57 s for 2,500 jobs); EASY's is not bounded.
+  const auto deep = test::config_error(
+      [&] { test::scenario_from_yaml(head + "{policy: backfill, mode: conservative, depth: 100000, lengths: estimate}"); });
+  CHECK(deep.code() == ErrorCode::OutOfRange);
+  CHECK(deep.key_path() == "scheduler.depth");
+  CHECK(test::config_error([&] { test::scenario_from_yaml(head + "{policy: backfill, mode: conservative, depth: 501}"); })
+            .code() == ErrorCode::OutOfRange);
+  CHECK_NOTHROW(test::scenario_from_yaml(head + "{policy: backfill, mode: conservative, depth: 500}"));
+  CHECK_NOTHROW(test::scenario_from_yaml(head + "{policy: backfill, depth: 100000}"));
 }

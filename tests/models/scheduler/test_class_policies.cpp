@@ -176,6 +176,10 @@ TEST_CASE("the class policies' keys are validated like every other key", "[unit]
   fails("{policy: las, queues: 3, thresholds: [1h]}", ErrorCode::Conflict, "needs 2 thresholds");
   fails("{policy: las, thresholds: [2h, 1h]}", ErrorCode::OutOfRange, "increase");
   fails("{policy: las, interval: 0s}", ErrorCode::OutOfRange, "");
+  // The round's floor, a second (limits::MIN_POLICY_ROUND): `interval: 1ns` never ended.
+  fails("{policy: las, interval: 1ns}", ErrorCode::OutOfRange, "scheduler.interval: '1ns' is out of range: must be at least");
+  fails("{policy: las, interval: 999ms}", ErrorCode::OutOfRange, "");
+  CHECK_NOTHROW(test::scenario_from_yaml(scenario("{policy: las, interval: 1s}", 1, one)));
   fails("{policy: priority, preempt: maybe}", ErrorCode::WrongType, "");
   fails("{policy: fifo, preempt: true}", ErrorCode::UnknownKey, "preempt");
   // A job's class is an integer in -1000..1000.

@@ -189,6 +189,11 @@ TEST_CASE("finish-time-fair's keys are validated like every other key", "[unit][
     }
   };
   fails("{policy: finish-time-fair, interval: 0s}", ErrorCode::OutOfRange, "");
+  // The round's floor, a second (limits::MIN_POLICY_ROUND): `interval: 1ns` never ended.
+  fails("{policy: finish-time-fair, interval: 1ns}", ErrorCode::OutOfRange,
+        "scheduler.interval: '1ns' is out of range: must be at least");
+  fails("{policy: finish-time-fair, interval: 999ms}", ErrorCode::OutOfRange, "");
+  CHECK_NOTHROW(test::scenario_from_yaml(scenario("{policy: finish-time-fair, interval: 1s}", 1, one)));
   fails("{policy: finish-time-fair, interval: 5}", ErrorCode::BadUnit, "");
   fails("{policy: finish-time-fair, preempt: maybe}", ErrorCode::WrongType, "");
   fails("{policy: finish-time-fair, lengths: estimate}", ErrorCode::UnknownKey, "lengths");
