@@ -168,6 +168,34 @@ workload:
     - {name: g, count: 60, arrival: {dist: exponential, mean: 5m}, gpus: {choice: [1, 2]}, duration: {dist: lognormal, median: 20m, sigma: 1, max: 5h}, checkpoint: {every: 5m, write_time: 1m, restore_time: 0s}}
 )";
 
+// Item 5: cost-aware under quotas (team b guaranteed 70%, reclaim by preemption), spread,
+// GPU shares and a checkpointed 60-job generator: before the fix the run stayed at one
+// instant, its memory growing (285 MB after 20 s).
+const std::string QUOTA_COST_AWARE = R"(name: quota-cost-aware-livelock
+seed: 7016
+horizon: 5d
+run_until: done
+cluster:
+  node_types:
+    - {name: t0, gpu: V100-SXM2-16GB, gpus: 2, count: 2, price: {on_demand_per_hour: 3}}
+scheduler: {policy: cost-aware, placement: spread, blocking: strict, quotas: {lending: false, reclaim: preempt, windows: [{teams: {a: {min: 0%, max: 50%}, b: {min: 70%, max: 80%}}}]}}
+workload:
+  jobs:
+    - {name: j0, submit: 0s, gpus: 1, duration: 3h, team: a, estimate: 1h}
+    - {name: j1, submit: 10m, gpus: 1, duration: 30m, gpu_milli: 250, checkpoint: {every: 5m, write_time: 10s, restore_time: 0s}, team: b}
+    - {name: j2, submit: 10m, gpus: 1, duration: 1h}
+    - {name: j3, submit: 0s, gpus: 1, duration: 10m, gpu_milli: 700, team: b}
+    - {name: j4, submit: 10m, gpus: 4, duration: 3h}
+    - {name: j5, submit: 1m, gpus: 2, duration: 1h}
+    - {name: j6, submit: 0s, gpus: 1, duration: 1h, checkpoint: {every: 1h, write_time: 10s, restore_time: 0s}, estimate: 10m}
+    - {name: j7, submit: 1h, gpus: 2, duration: 1m, checkpoint: {every: 1h, write_time: 1m, restore_time: 0s}, team: b}
+    - {name: j8, submit: 0s, gpus: 1, duration: 1h, deadline: 2h}
+    - {name: j9, submit: 0s, gpus: 2, duration: 1m}
+    - {name: j10, submit: 0s, gpus: 2, duration: 1h, checkpoint: {every: 20m, write_time: 10s, restore_time: 30s}, team: a}
+  generators:
+    - {name: g, count: 60, arrival: {dist: exponential, mean: 5m}, gpus: {choice: [1, 2]}, duration: {dist: lognormal, median: 20m, sigma: 1, max: 5h}, gpu_milli: {choice: [300, 1000]}, checkpoint: {every: 1h, write_time: 1m, restore_time: 30s}, estimate: {error: lognormal, sigma: 1}}
+)";
+
 // A random small scenario: a policy and placement from the registry's lists, one or two
 // node types, and jobs with or without quotas, GPU shares, checkpoints (free saves among
 // them), estimates, deadlines and priorities. The draws use mt19937_64's raw output, which
@@ -296,6 +324,15 @@ TEST_CASE("issue 27 item 4: quota reclaim with spread placement ends", "[model][
   const BoundedRun r = run_bounded(QUOTA_SPREAD, EVENT_BUDGET);
   REQUIRE(r.within_budget);
   CHECK(r.finished == r.jobs);
+}
+
+TEST_CASE("issue 27 item 5: quota reclaim under cost-aware ends", "[model][scheduler][livelock][quotas]") {
+  const BoundedRun r = run_bounded(QUOTA_COST_AWARE, EVENT_BUDGET);
+  REQUIRE(r.within_budget);
+  // j4 (4 GPUs, no team) never starts: with lending off team b's idle guarantee (2 of the 4
+  // GPUs) is never free for it. The run ends at the horizon, as it should.
+  CHECK(r.finished == r.jobs - 1);
+  CHECK(r.end_s == Approx(5 * 86400.0));
 }
 
 TEST_CASE("issue 27: every small random scenario ends, all policies x placements x quotas x shares x checkpoints",
