@@ -140,7 +140,7 @@ RunningPlace Cluster::where(std::uint32_t id) const {
               "where: job " + std::to_string(id) + " is not running");
   const Job& j = jobs_[id];
   return RunningPlace{j.node_type, alloc_.nodes_of(j), j.gpus_per_node_held, j.stopping,
-                      j.shares_gpu() ? std::countr_zero(j.gpu_mask) : -1, j.gpu_milli, j.gpu_mask};
+                      j.shares_gpu() ? std::countr_zero(j.gpu_mask) : -1, j.gpu_milli, j.gpu_mask, j.run_start};
 }
 
 // ---- Progress ----

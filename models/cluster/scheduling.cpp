@@ -84,6 +84,15 @@ void Cluster::validate(const Decisions& d) {
     const Job& j = jobs_[p.job];
     GCSIM_CHECK(j.status == JobStatus::Running, who() + " preempted job '" + j.name + "', which is not running");
     GCSIM_CHECK(!j.stopping, who() + " preempted job '" + j.name + "', which is already stopping after a checkpoint");
+    // A pass never takes back at one instant the room a pass gave at that instant: a run
+    // that started now is no victim now. Without this a pass can preempt a job, place it
+    // (or a job behind the one it made room for) in the room it freed, and preempt it
+    // again, at one instant without end (issue 27). Every preemption at an instant stops
+    // a run that started before it, so passes at one instant end.
+    GCSIM_CHECK(j.run_start < engine_.now(), who() + " preempted job '" + j.name + "' at " +
+                                                 std::to_string(engine_.now().seconds()) +
+                                                 " s, the instant its run started: a pass gave it room and a pass "
+                                                 "takes it back at one instant (a livelock)");
     preempt_ids_.push_back(p.job);
   }
   std::sort(preempt_ids_.begin(), preempt_ids_.end());

@@ -6,7 +6,11 @@
 // fit on what they and the pass's free capacity leave: job by job in order, or, for a job
 // that needs whole nodes, node by node (the nodes whose jobs may all be preempted, the one
 // whose last victim comes first in the order first; a count says first whether enough
-// exist). If it would not fit even then, nobody is preempted. Of the jobs taken, only
+// exist). If it would not fit even then, nobody is preempted. A run that started at this
+// instant is never a victim (passed over, as a job stopping for another reason is): the
+// pass that started it gave it that room, and taking it back at once is the livelock of
+// issue 27 (the victim, or a job behind the waiting one, placed again in the room and
+// preempted again, without end; docs/scheduling.md, "One preemption per run and instant"). Of the jobs taken, only
 // those holding GPUs that the waiting job's planned place uses are preempted (on a node
 // where it needs k GPUs more than are free, the first victims in order that free k): a
 // victim elsewhere freed room it does not use, and stopping it would only cost its save
@@ -79,6 +83,7 @@ class Preempter {
         if (!may_preempt(id)) return Visit::Stop;
         const RunningPlace place = cluster.running_jobs->where(id);
         if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
+        if (!started_before(place, cluster.now)) return Visit::Next;  // started at now: never a victim now
         placement.give_back(place);
         victims_.push_back(id);
         fits = placement.could_fit(w.gpus) && placement.reserve(w);
@@ -191,8 +196,10 @@ class Preempter {
                    MayPreempt&& may_preempt) {
     bool fits = false;
     scan_clearable(cluster, w, may_preempt, [&](std::uint32_t n) {
-      for (const OnNode& e : on_node_[n])
-        if (cluster.running_jobs->where(e.job).stopping) return Visit::Next;
+      for (const OnNode& e : on_node_[n]) {
+        const RunningPlace place = cluster.running_jobs->where(e.job);
+        if (place.stopping || !started_before(place, cluster.now)) return Visit::Next;
+      }
       for (const OnNode& e : on_node_[n]) {
         if (e.job >= is_victim_.size()) is_victim_.resize(std::max<std::size_t>(e.job + 1, is_victim_.size() * 2), 0);
         if (is_victim_[e.job]) continue;  // a multi-node job, given back already

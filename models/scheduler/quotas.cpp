@@ -170,7 +170,9 @@ void QuotaScheduler::enforce_caps(const ClusterView& cluster, Decisions& out) {
     if (over <= 0 || cluster.running_jobs == nullptr) continue;
     running_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
       if (static_cast<std::size_t>(team_of_[id]) != s || (id < victim_.size() && victim_[id] != 0)) return Visit::Next;
-      if (cluster.running_jobs->where(id).stopping) return Visit::Next;  // on its way out already
+      const RunningPlace place = cluster.running_jobs->where(id);
+      if (place.stopping) return Visit::Next;  // on its way out already
+      if (!started_before(place, cluster.now)) return Visit::Next;  // admitted under this cap at now
       mark_victim(id, PreemptReason::QuotaCap, out);
       over -= gpus_of_[id];
       return over > 0 ? Visit::Next : Visit::Stop;
@@ -215,6 +217,10 @@ bool QuotaScheduler::make_room(const ClusterView& cluster, const QueuedJob& w, D
     if (used_[o] - stopping_gpus_[o] - victim_gpus_[o] <= limits_[o].guaranteed) return Visit::Next;
     const RunningPlace place = cluster.running_jobs->where(id);
     if (place.stopping) return Visit::Next;
+    // A borrower started at this instant is never reclaimed at it: the policy placed it in
+    // the room a reclaim had just freed (its strategy or node type choice put it there), and
+    // reclaiming it would free the same room for it again, without end (issue 27).
+    if (!started_before(place, cluster.now)) return Visit::Next;
     placement_->give_back(place);
     victims_.push_back(id);
     victim_gpus_[o] += gpus_of_[id];

@@ -12,7 +12,8 @@
 // pass a team below its guarantee whose first waiting job (in submit order) that fits in
 // what its guarantee leaves, G_T - U_T, cannot be placed preempts running jobs of teams
 // above their own guarantee, the most recently started first, until that job would fit
-// (reclaim: preempt, the default; reclaim: wait never preempts). A team over its cap
+// (reclaim: preempt, the default; reclaim: wait never preempts); a run started at this
+// instant is never a victim (docs/scheduling.md, "One preemption per run and instant"). A team over its cap
 // (its window just began) has its most recently started jobs preempted until it is within
 // it. How a preempted job stops is scheduler.preemption's; while it saves, its GPUs still
 // count, so a cap holds at every instant with `save: 0s` or `mode: lose`, and from the end

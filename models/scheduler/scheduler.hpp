@@ -127,7 +127,13 @@ struct RunningPlace {
   int gpu = -1;           // a job sharing a GPU: its local index on the node, and the job's share
   int gpu_milli = 1000;
   std::uint64_t gpu_mask = 0;  // the GPUs it holds on each node (bit = local index); 0: not known
+  // The start of its current run; min(): not known (a view built by hand). A run that a pass
+  // started at ClusterView::now is never a victim at now (docs/scheduling.md, "One preemption
+  // per run and instant").
+  sim::SimTime since = sim::SimTime::min();
 };
+// Whether a running job at `place` may be preempted at `now`: not when its run started at now.
+inline bool started_before(const RunningPlace& place, sim::SimTime now) { return place.since < now; }
 class RunningJobs {
  public:
   virtual ~RunningJobs() = default;

@@ -460,3 +460,45 @@ TEST_CASE("A notice during a save changes nothing, the node going before the sav
   CHECK(l.lost_gpu_s == Approx(100.0).epsilon(1e-12));
   CHECK(l.checkpoint_gpu_s == Approx(8.0).epsilon(1e-12));  // the save, to the node's loss
 }
+
+TEST_CASE("A preemption of a run started at the same instant is refused with InternalError (issue 27)",
+          "[model][cluster][scheduler]") {
+  // A and C (1 GPU each) run from 0 on one 2-GPU node; free preemption, so each stop asks
+  // for another pass at once. At 2h: the first pass preempts A, the second (A placed again
+  // in the GPU it freed) preempts C, the third preempts A again: a run started at 2h.
+  const std::string yaml = R"(name: contract-instant
+horizon: 1d
+run_until: done
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 2}}
+scheduler: {preemption: {save: 0s, restore: 0s}}
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 1, duration: 10h}
+    - {name: C, submit: 0h, gpus: 1, duration: 10h}
+)";
+  int pass = 0;
+  Fixture f(yaml, std::make_unique<Scripted>([&](const models::ClusterView& v, auto, models::Decisions& out) {
+    if (v.now != sim::hours(2)) {
+      if (v.now < sim::hours(2)) out.wake_at = sim::hours(2);
+      return;
+    }
+    ++pass;
+    const std::uint32_t victim = pass == 2 ? 1 : 0;
+    if (pass <= 3) out.preemptions.push_back({.job = victim, .reason = models::PreemptReason::Priority});
+  }));
+  f.cluster.start();
+  try {
+    f.engine.run();
+    FAIL("no InternalError");
+  } catch (const InternalError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("policy 'fifo'") && Catch::Contains("job 'A'") &&
+                             Catch::Contains("the instant its run started"));
+  }
+  CHECK(pass == 3);
+  // Refused before anything changed: A (placed again at 2h) still runs.
+  CHECK(f.engine.now() == sim::hours(2));
+  CHECK(f.job(0).status == JobStatus::Running);
+  CHECK_FALSE(f.job(0).stopping);
+}
