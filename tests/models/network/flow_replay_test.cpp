@@ -167,7 +167,7 @@ TEST_CASE("flow replay: starts and finishes beyond the time range are refused, n
   CHECK(never.code() == gcsim::ErrorCode::OutOfRange);
   CHECK(never.mark().line == 3);
   CHECK(never.mark().column == 10);
-  CHECK_THAT(std::string(never.what()), Catch::Contains("'f0' does not finish"));
+  CHECK_THAT(std::string(never.what()), Catch::Contains("flow <text not shown> does not finish"));
   const gcsim::ConfigError late = gcsim::test::config_error([&] { replay(spec, header + "f1,H0,H1,1000,1e300\n"); });
   CHECK(late.code() == gcsim::ErrorCode::OutOfRange);
   CHECK(late.mark().column == 15);
@@ -195,5 +195,20 @@ TEST_CASE("flow replay: a flow too large even alone is refused before the run, o
       gcsim::test::config_error([&] { replay(spec, header + "a,H0,H3,3e19,0\nb,H0,H3,3e19,0\n"); });
   CHECK(shared.code() == gcsim::ErrorCode::OutOfRange);
   CHECK(shared.mark().line == 2);
-  CHECK_THAT(std::string(shared.what()), Catch::Contains("'a' does not finish") && Catch::Contains("rates the network"));
+  CHECK_THAT(std::string(shared.what()), Catch::Contains("flow <text not shown> does not finish") && Catch::Contains("rates the network"));
+}
+
+TEST_CASE("flow replay: a message names the line and column of a bad value, never its text", "[unit][network]") {
+  // A flows file that is a link to a secret must not print it (issue 27.2).
+  const NetworkSpec spec = load_network(DATA + "parking_lot.yaml");
+  const std::string header = "flow_id,src,dst,bytes,start\n";
+  const std::string secret = "root:$6$saltsalt$SeCrEtHaSh";
+  for (const std::string& csv : {header + "f0," + secret + ",H3,100,0\n", header + "f0,H0,H3," + secret + ",0\n",
+                                 header + "f0,H0,H3,100," + secret + "\n", header + secret + ",H0,H3,1,0\n" + secret + ",H0,H3,1,0\n",
+                                 header + "f0,H0,H3,100,0,x" + secret + "\n"}) {
+    const gcsim::ConfigError e = gcsim::test::config_error([&] { replay(spec, csv); });
+    INFO(e.what());
+    CHECK(std::string(e.what()).find("SeCrEt") == std::string::npos);
+    CHECK(e.mark().line >= 2);
+  }
 }
