@@ -278,7 +278,7 @@ TEST_CASE("a jobs CSV may start with a byte-order mark, and its gpu cells list G
   CHECK(bom.code() == ErrorCode::UnknownKey);
   CHECK(bom.mark().line == 1);
   CHECK(bom.mark().column == 1);
-  CHECK(bom.key_path() == "workload.jobs[0].nmae");
+  CHECK(bom.key_path() == "workload.jobs");  // a header cell is not quoted back (issue 27.2)
 
   // A list written the YAML way in a cell is one unknown name, and the message says how.
   write_file(dir.file("jobs.csv"), "name,gpus,duration,gpu\nj0,1,2h,\"[A100-40GB-SXM, H100-SXM]\"\n");

@@ -89,7 +89,7 @@ TEST_CASE("catalogs a scenario names never have their text quoted in a message",
     }
   }
   SECTION("an instance catalog CSV with a secret in a cell") {
-    write_file(dir.file("c.csv"), "provider,instance_type,gpu,gpus,on_demand_per_hour,source\nlambda,x,A100-40GB-SXM,SeCrEt,1,s\n");
+    write_file(dir.file("c.csv"), "provider,instance_type,gpu,gpus,on_demand_per_hour,snapshot,source\nlambda,x,A100-40GB-SXM,SeCrEt,1,2026-11-30,s\n");
     const ConfigError e = load_error(dir, ON_DEMAND, "catalogs: {instances: c.csv}\n", ONE_JOB);
     CHECK(e.code() == ErrorCode::WrongType);
     CHECK(e.mark().line == 2);

@@ -369,7 +369,7 @@ TEST_CASE("compare: a scheduler section that defines an anchor the scenario uses
   const auto rerun = test::run_gcsim("rerun " + out + "/sjf__blocking__skip_-r0.h5 --no-plots -q -o " + dir.file("rerun"));
   INFO(rerun.output);
   REQUIRE(rerun.code == 0);
-  const analysis::TraceData again = analysis::read_trace(dir.file("rerun") + "/teams.h5");
+  const analysis::TraceData again = analysis::read_trace(dir.file("rerun") + "/sjf__blocking__skip_-r0.h5");  // rerun keeps the trace's name
   REQUIRE(again.jobs.size() == t.jobs.size());
   for (std::size_t i = 0; i < t.jobs.size(); ++i) CHECK(same(again.jobs[i].start_s, t.jobs[i].start_s));
 }
