@@ -22,7 +22,7 @@
 using namespace gcsim;
 using models::BackfillMode;
 using models::BackfillParams;
-using models::BackfillScheduler;
+using models::EasyBackfill;
 using models::JobStatus;
 
 namespace {
@@ -42,11 +42,11 @@ using test::UnloggedBackfill;
 struct BackfillRun {
   models::Scenario scenario;
   sim::Engine engine;
-  std::shared_ptr<std::map<std::uint32_t, double>> reserved_s;
+  std::shared_ptr<std::map<std::uint32_t, sim::SimTime>> reserved;
   std::unique_ptr<models::Cluster> cluster;
   BackfillRun(const std::string& yaml, const BackfillParams& p) : scenario(test::scenario_from_yaml(yaml)) {
     auto policy = recording_backfill(p);
-    reserved_s = policy->first_reserved_s;
+    reserved = policy->first_reserved;
     cluster = std::make_unique<models::Cluster>(engine, scenario, models::expand_workload(scenario, 0), std::move(policy));
     cluster->start();
     engine.run();
@@ -98,7 +98,7 @@ TEST_CASE("EASY backfills a short job into the hole and refuses a long one that 
   CHECK(run.job("S").start == sim::minutes(30));
   CHECK(run.job("H").start == sim::hours(3));
   CHECK(run.job("L").start == sim::hours(4));
-  CHECK(run.reserved_s->at(run.job("H").id) == 3 * 3600.0);
+  CHECK(run.reserved->at(run.job("H").id) == sim::hours(3));
 }
 
 TEST_CASE("a long job may backfill on GPUs the head's reservation leaves spare", "[model][scheduler]") {
@@ -116,7 +116,7 @@ TEST_CASE("a long job may backfill on GPUs the head's reservation leaves spare",
                   BackfillParams{});
   CHECK(run.job("L").start == sim::minutes(20));
   CHECK(run.job("H").start == sim::hours(2));
-  CHECK(run.reserved_s->at(run.job("H").id) == 2 * 3600.0);
+  CHECK(run.reserved->at(run.job("H").id) == sim::hours(2));
 }
 
 TEST_CASE("EASY never delays the head job's reservation on a random workload", "[model][scheduler]") {
@@ -124,8 +124,7 @@ TEST_CASE("EASY never delays the head job's reservation on a random workload", "
   // arriving faster than the cluster serves them, true lengths: a job's start is never
   // later than the first reservation it was given as the head (a reservation is planned
   // only in a pass where a job behind the head could start, the passes it decides
-  // something in). Times are whole nanoseconds; the reservation is in double seconds
-  // (1e-6 s covers the rounding).
+  // something in). Times and reservations are whole nanoseconds: compared exactly.
   BackfillRun run(nodes(4) + R"(seed: 11
 workload:
   generators:
@@ -143,11 +142,11 @@ workload:
     REQUIRE(j.status == JobStatus::Completed);
     if (j.start < latest_start) ++backfilled;
     latest_start = std::max(latest_start, j.start);
-    const auto r = run.reserved_s->find(j.id);
-    if (r == run.reserved_s->end()) continue;
+    const auto r = run.reserved->find(j.id);
+    if (r == run.reserved->end()) continue;
     ++reserved;
     INFO("job " << j.name);
-    CHECK(j.start.seconds() <= r->second + 1e-6);
+    CHECK(j.start <= r->second);
   }
   // The check means something only if many jobs waited as the head and many overtook.
   CHECK(reserved > 50);
@@ -195,8 +194,8 @@ workload:
       BackfillParams p;
       p.lengths = std::string(lengths) == "true" ? models::Lengths::True : models::Lengths::Estimate;
       p.depth = depth;
-      auto checked = std::make_unique<BackfillScheduler>(std::make_unique<models::BestFitPlacement>(),
-                                                         std::make_unique<models::BestFitPlacement>(), p);
+      auto checked = std::make_unique<EasyBackfill>(std::make_unique<models::BestFitPlacement>(),
+                                                    std::make_unique<models::BestFitPlacement>(), p);
       if (check) checked->check_reused_plans(true);
       // With the scenario's spot market, so the spot cases' nodes are interrupted.
       const test::ClusterRun logged_run(s, std::move(checked));
@@ -281,7 +280,7 @@ TEST_CASE("a job running past its estimate moves the head's reservation later", 
   //   (ending at 2h30, on a GPU H needs) is refused.
   BackfillParams p;
   p.lengths = models::Lengths::Estimate;
-  BackfillScheduler policy(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p);
+  EasyBackfill policy(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(), p);
   models::QueuedJob a{0, 3, sim::SimTime::zero(), 1};
   a.length_s = 3 * 3600.0;
   a.estimated_remaining_s = 3600.0;
@@ -294,9 +293,9 @@ TEST_CASE("a job running past its estimate moves the head's reservation later", 
   const std::vector<models::NodeView> node{models::NodeView{0, 1}};
   const OneRunning running(0, 3);
   const std::vector<models::QueuedJob> queue{h, l};
-  for (const auto& [now, l_starts, reservation_s] :
-       std::vector<std::tuple<sim::SimTime, bool, double>>{{sim::SimTime::zero(), true, 3600.0},
-                                                           {sim::hours(2), false, 7200.0}}) {
+  for (const auto& [now, l_starts, reservation] :
+       std::vector<std::tuple<sim::SimTime, bool, sim::SimTime>>{{sim::SimTime::zero(), true, sim::hours(1)},
+                                                                 {sim::hours(2), false, sim::hours(2)}}) {
     INFO("now " << now.seconds() << " s");
     models::ClusterView view{now, types, node};
     view.running_jobs = &running;
@@ -304,7 +303,7 @@ TEST_CASE("a job running past its estimate moves the head's reservation later", 
     test::schedule_once(policy, view, queue, d);
     REQUIRE(policy.reservations().size() == 1);
     CHECK(policy.reservations()[0].job == 1);
-    CHECK(policy.reservations()[0].start_s == reservation_s);
+    CHECK(policy.reservations()[0].start == reservation);
     CHECK(d.placements.size() == (l_starts ? 1u : 0u));
   }
 }
@@ -316,8 +315,8 @@ TEST_CASE("EASY plans the head's reservation only when a job behind it could sta
   // is planned, and L (ending at 30m <= 1h) starts.
   for (const auto& [a_gpus, l_starts] : std::vector<std::tuple<int, bool>>{{4, false}, {3, true}}) {
     INFO("A on " << a_gpus << " GPUs");
-    BackfillScheduler policy(std::make_unique<models::BestFitPlacement>(),
-                             std::make_unique<models::BestFitPlacement>(), BackfillParams{});
+    EasyBackfill policy(std::make_unique<models::BestFitPlacement>(), std::make_unique<models::BestFitPlacement>(),
+                        BackfillParams{});
     models::QueuedJob a{0, a_gpus, sim::SimTime::zero(), 1};
     a.length_s = 3600.0;
     policy.run_started(a, sim::SimTime::zero());
@@ -336,7 +335,7 @@ TEST_CASE("EASY plans the head's reservation only when a job behind it could sta
     if (l_starts) {
       REQUIRE(policy.reservations().size() == 1);
       CHECK(policy.reservations()[0].job == 1);
-      CHECK(policy.reservations()[0].start_s == 3600.0);
+      CHECK(policy.reservations()[0].start == sim::hours(1));
       REQUIRE(d.placements.size() == 1);
       CHECK(d.placements[0].job == 2);
     } else {

@@ -1,4 +1,4 @@
-// Conservative backfilling (models/scheduler/backfill_conservative.cpp): the pass that keeps
+// Conservative backfilling (models/scheduler/backfill_conservative.hpp): the pass that keeps
 // its reservations between passes decides as the one that plans every reservation afresh
 // (a view without the change log), and at every pass the runs, the jobs it starts and every
 // reservation it makes fit together on every node at every instant (a brute-force check of
@@ -28,23 +28,21 @@
 using namespace gcsim;
 using models::BackfillMode;
 using models::BackfillParams;
-using models::BackfillScheduler;
+using models::ConservativeBackfill;
 using models::JobStatus;
 
 namespace {
 
 // A span's end as the policy plans it (and the cluster ends a run): at the nanosecond.
-double span_end_s(double t, double length) {
-  return (sim::SimTime::from_seconds(t) + sim::SimTime::from_seconds(length)).seconds();
-}
+sim::SimTime span_end(sim::SimTime t, double length_s) { return t + sim::SimTime::from_seconds(length_s); }
 
 struct Counts {
   std::size_t passes = 0;        // passes checked
   std::size_t reservations = 0;  // reservations checked
   std::size_t starts = 0;
-  std::map<std::uint32_t, double> first_reserved_s;  // by job
+  std::map<std::uint32_t, sim::SimTime> first_reserved;  // by job
   std::size_t differing_passes = 0;  // passes where the two differ in starts or reservations
-  double first_difference_s = 0;
+  sim::SimTime first_difference;
   std::size_t first_pass = 0;
   std::size_t violations = 0;    // (node, instant) where the plan takes more GPUs than the node has
   std::size_t searched = 0;      // reservations new in their pass (or moved), checked as the earliest fit
@@ -66,18 +64,18 @@ class CheckedConservative final : public models::Scheduler {
     plain_.use_search_memo(false);
   }
   void job_waiting(const models::QueuedJob& job) override {
-    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->job_waiting(job);
+    for (ConservativeBackfill* b : {&inner_, &ref_, &plain_}) b->job_waiting(job);
   }
   void job_left(std::uint32_t job) override {
-    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->job_left(job);
+    for (ConservativeBackfill* b : {&inner_, &ref_, &plain_}) b->job_left(job);
   }
   void run_started(const models::QueuedJob& job, sim::SimTime now) override {
-    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->run_started(job, now);
-    end_s_[job.job] = span_end_s(now.seconds(), models::job_length_s(job, lengths_));
+    for (ConservativeBackfill* b : {&inner_, &ref_, &plain_}) b->run_started(job, now);
+    end_[job.job] = span_end(now, models::job_length_s(job, lengths_));
   }
   void run_ended(std::uint32_t job, sim::SimTime now) override {
-    for (BackfillScheduler* b : {&inner_, &ref_, &plain_}) b->run_ended(job, now);
-    end_s_.erase(job);
+    for (ConservativeBackfill* b : {&inner_, &ref_, &plain_}) b->run_ended(job, now);
+    end_.erase(job);
   }
   void schedule(const models::ClusterView& cluster, const models::WaitingJobs& waiting,
                 models::Decisions& out) override {
@@ -89,7 +87,7 @@ class CheckedConservative final : public models::Scheduler {
     plain_out_.clear();
     plain_.schedule(cluster, waiting, plain_out_);
     if (with_reference_ && !same(out, inner_, ref_out_, ref_) && counts_->differing_passes++ == 0) {
-      counts_->first_difference_s = cluster.now.seconds();
+      counts_->first_difference = cluster.now;
       counts_->first_pass = counts_->passes;
     }
     if (!same(out, inner_, plain_out_, plain_, true)) ++counts_->memo_differing_passes;
@@ -102,8 +100,8 @@ class CheckedConservative final : public models::Scheduler {
   }
   // The same starts on the same nodes, and the same reservations (and, with `nodes`, on the
   // same nodes).
-  static bool same(const models::Decisions& a_out, const BackfillScheduler& a, const models::Decisions& b_out,
-                   const BackfillScheduler& b, bool nodes = false) {
+  static bool same(const models::Decisions& a_out, const ConservativeBackfill& a, const models::Decisions& b_out,
+                   const ConservativeBackfill& b, bool nodes = false) {
     bool same = a_out.placements.size() == b_out.placements.size() && a.reservations().size() == b.reservations().size();
     for (std::size_t i = 0; same && i < a_out.placements.size(); ++i) {
       const models::Placement& x = a_out.placements[i];
@@ -115,7 +113,7 @@ class CheckedConservative final : public models::Scheduler {
     for (std::size_t i = 0; same && i < a.reservations().size(); ++i) {
       const auto& x = a.reservations()[i];
       const auto& y = b.reservations()[i];
-      same = x.job == y.job && x.start_s == y.start_s &&
+      same = x.job == y.job && x.start == y.start &&
              (!nodes || (x.count == y.count && x.gpus_per_node == y.gpus_per_node &&
                          std::equal(a.reservation_nodes().begin() + x.first,
                                     a.reservation_nodes().begin() + x.first + x.count,
@@ -123,37 +121,37 @@ class CheckedConservative final : public models::Scheduler {
     }
     return same;
   }
-  // Every run (until its expected end, or just after now when past it; for ever on a node
+  // Every run (until its expected end, or the next nanosecond when past it; for ever on a node
   // that is not up), every job started now (for its length) and every reservation (from its
   // time, for its length): on each up node, at each instant one of them starts, they take no
   // more GPUs than the node has.
   void check(const models::ClusterView& cluster, const models::WaitingJobs& waiting, const models::Decisions& out) {
-    constexpr double NEVER = std::numeric_limits<double>::infinity();
-    const double now_s = cluster.now.seconds();
+    const sim::SimTime NEVER = sim::SimTime::max();
+    const sim::SimTime now = cluster.now;
     struct Use {
-      double from, to;
+      sim::SimTime from, to;
       int gpus;
     };
     std::vector<std::vector<Use>> uses(cluster.nodes.size());
-    for (const auto& [job, end_s] : end_s_) {
+    for (const auto& [job, end] : end_) {
       const models::RunningPlace place = cluster.running_jobs->where(job);
       bool up = true;
       for (std::uint32_t n : place.nodes) up = up && cluster.nodes[n].status == models::NodeStatus::Up;
-      const double to = up ? std::max(std::nextafter(now_s, NEVER), end_s) : NEVER;
-      for (std::uint32_t n : place.nodes) uses[n].push_back(Use{now_s, to, place.gpus_per_node});
+      const sim::SimTime to = up ? std::max(now + sim::SimTime::from_ns(1), end) : NEVER;
+      for (std::uint32_t n : place.nodes) uses[n].push_back(Use{now, to, place.gpus_per_node});
     }
     for (const models::Placement& p : out.placements) {
       const double length = models::job_length_s(waiting[p.job], lengths_);
       for (std::uint32_t k = p.first; k < p.first + p.count; ++k)
-        uses[out.nodes[k]].push_back(Use{now_s, span_end_s(now_s, length), p.gpus_per_node});
+        uses[out.nodes[k]].push_back(Use{now, span_end(now, length), p.gpus_per_node});
       ++counts_->starts;
     }
     // A reservation made (or moved) in this pass is the earliest candidate time (now, or
     // the end of a run or of a hold ahead of it) where the job fits beside the runs, the
     // starts and the reservations ahead of it, by capacity: one up node with enough GPUs
     // free for the whole span, or enough wholly free up nodes (what every strategy needs).
-    const auto fits_at = [&](const models::QueuedJob& q, double length, double c) {
-      const double c_end = span_end_s(c, length);
+    const auto fits_at = [&](const models::QueuedJob& q, double length, sim::SimTime c) {
+      const sim::SimTime c_end = span_end(c, length);
       std::vector<int> whole(cluster.types.size(), 0);  // wholly free up nodes, by type
       for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) {
         if (cluster.nodes[n].status != models::NodeStatus::Up || !(q.eligible_types >> cluster.nodes[n].type & 1))
@@ -173,22 +171,22 @@ class CheckedConservative final : public models::Scheduler {
       const models::QueuedJob& q = waiting[r.job];
       const double length = models::job_length_s(q, lengths_);
       REQUIRE(r.count > 0);
-      if (const auto last = last_reserved_s_.find(r.job); last == last_reserved_s_.end() || last->second != r.start_s) {
-        last_reserved_s_[r.job] = r.start_s;
+      if (const auto last = last_reserved_.find(r.job); last == last_reserved_.end() || last->second != r.start) {
+        last_reserved_[r.job] = r.start;
         ++counts_->searched;
-        std::vector<double> candidates{now_s};
+        std::vector<sim::SimTime> candidates{now};
         for (const auto& node_uses : uses)
           for (const Use& u : node_uses) candidates.push_back(u.to);
-        for (const double c : candidates)
-          if (c >= now_s && c < r.start_s && fits_at(q, length, c)) {
+        for (const sim::SimTime c : candidates)
+          if (c >= now && c < r.start && fits_at(q, length, c)) {
             ++counts_->not_earliest;
             break;
           }
       }
       for (std::uint32_t k = r.first; k < r.first + r.count; ++k)
-        uses[inner_.reservation_nodes()[k]].push_back(Use{r.start_s, span_end_s(r.start_s, length), r.gpus_per_node});
+        uses[inner_.reservation_nodes()[k]].push_back(Use{r.start, span_end(r.start, length), r.gpus_per_node});
       ++counts_->reservations;
-      counts_->first_reserved_s.emplace(r.job, r.start_s);
+      counts_->first_reserved.emplace(r.job, r.start);
     }
     for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) {
       if (cluster.nodes[n].status != models::NodeStatus::Up) continue;
@@ -203,16 +201,16 @@ class CheckedConservative final : public models::Scheduler {
     ++counts_->passes;
   }
 
-  BackfillScheduler inner_;
-  BackfillScheduler ref_;
-  BackfillScheduler plain_;  // as inner_, without what its searches learnt (use_search_memo)
+  ConservativeBackfill inner_;
+  ConservativeBackfill ref_;
+  ConservativeBackfill plain_;  // as inner_, without what its searches learnt (use_search_memo)
   bool with_reference_;      // ref_ is asked (it plans afresh: slow on many nodes)
   models::Decisions ref_out_;
   models::Decisions plain_out_;
-  std::map<std::uint32_t, double> last_reserved_s_;
+  std::map<std::uint32_t, sim::SimTime> last_reserved_;
   models::Lengths lengths_;
   std::shared_ptr<Counts> counts_;
-  std::map<std::uint32_t, double> end_s_;  // running jobs' expected ends
+  std::map<std::uint32_t, sim::SimTime> end_;  // running jobs' expected ends
 };
 
 std::string nodes(int count, bool spot) {
@@ -231,11 +229,11 @@ using Run = test::ClusterRun;
 }  // namespace
 
 // Jobs that started later than the first reservation they were given.
-std::size_t late_jobs(const models::Cluster& c, const std::map<std::uint32_t, double>& first_reserved_s) {
+std::size_t late_jobs(const models::Cluster& c, const std::map<std::uint32_t, sim::SimTime>& first_reserved) {
   std::size_t late = 0;
   for (const models::Job& j : c.jobs()) {
-    const auto r = first_reserved_s.find(j.id);
-    if (r != first_reserved_s.end() && j.start.seconds() > r->second) ++late;
+    const auto r = first_reserved.find(j.id);
+    if (r != first_reserved.end() && j.start > r->second) ++late;
   }
   return late;
 }
@@ -294,7 +292,7 @@ workload:
     p.depth = depth;
     p.placement = placement;
     auto reference = std::make_unique<UnloggedConservative>(p);
-    const auto reference_reserved_s = reference->first_reserved_s;
+    const auto reference_reserved = reference->first_reserved;
     std::unique_ptr<Run> fresh_run;
     if (size.reference) {
       fresh_run = std::make_unique<Run>(s, std::move(reference));
@@ -334,13 +332,13 @@ workload:
       CHECK(backfilled > 20);  // the reservations decided something
       if (spot) CHECK(interrupted > 10);
       if (size.reference) {
-        INFO("first difference at pass " << counts->first_pass << ", " << counts->first_difference_s << " s");
+        INFO("first difference at pass " << counts->first_pass << ", " << counts->first_difference.seconds() << " s");
         CHECK(counts->differing_passes == 0);
         CHECK(same == logged.jobs().size());
       }
       if (std::string(lengths) == "true" && !spot && !size.checkpoints) {
-        CHECK(late_jobs(logged, counts->first_reserved_s) == 0);
-        if (size.reference) CHECK(late_jobs(*fresh_run->cluster, *reference_reserved_s) == 0);
+        CHECK(late_jobs(logged, counts->first_reserved) == 0);
+        if (size.reference) CHECK(late_jobs(*fresh_run->cluster, *reference_reserved) == 0);
       }
     }
   }
