@@ -8,7 +8,8 @@ namespace gcsim::models {
 
 std::unique_ptr<BackfillBase> make_backfill(const BackfillParams& p, std::unique_ptr<PlacementStrategy> now,
                                             std::unique_ptr<PlacementStrategy> plan) {
-  if (p.mode == BackfillMode::Conservative) return std::make_unique<ConservativeBackfill>(std::move(now), std::move(plan), p);
+  if (p.mode == BackfillMode::Conservative)
+    return std::make_unique<ConservativeBackfill>(std::move(now), std::move(plan), p);
   return std::make_unique<EasyBackfill>(std::move(now), std::move(plan), p);
 }
 

@@ -71,7 +71,9 @@ class BackfillBase : public Scheduler {
     int gpu_milli = 1000;
     std::uint64_t gpu_mask = 0;  // Placement::gpu_mask
   };
-  sim::SimTime length_of(const QueuedJob& q) const { return sim::SimTime::from_seconds(job_length_s(q, params_.lengths)); }
+  sim::SimTime length_of(const QueuedJob& q) const {
+    return sim::SimTime::from_seconds(job_length_s(q, params_.lengths));
+  }
   // The end of a span of `length` from t as the cluster ends a run: at the nanosecond
   // ("never", max(), stays never).
   static sim::SimTime span_end(sim::SimTime t, sim::SimTime length) { return t + length; }

@@ -55,9 +55,9 @@ void ConservativeBackfill::rest_hold(const ClusterView& cluster, const Hold& h, 
 //     holds from then on exactly the GPUs its hold did, until the end of its hold.
 //     Planning afresh at T' gives the same reservations but where a job started at T
 //     behind a reservation R: as a run it is subtracted whole on R's node together with
-//     holds that start after it ends, which may move R later (keep_reservations_across_backfills(false)
-//     false drops kept_ after such a pass, and then every pass decides as planning afresh:
-//     the test checks it pass by pass). No candidate time lies in (T, T') (a run end or a
+//     holds that start after it ends, which may move R later
+//     (keep_reservations_across_backfills(false) drops kept_ after such a pass, and then
+//     every pass decides as planning afresh: the test checks it pass by pass). No candidate time lies in (T, T') (a run end or a
 //     hold end there would have been a pass), and at T' a job finds the capacity of its
 //     last candidate before T' less at least the same holds, so it does not fit there
 //     either (a strategy that fails on some capacity fails on less).
@@ -67,9 +67,9 @@ void ConservativeBackfill::rest_hold(const ClusterView& cluster, const Hold& h, 
 //     (SearchMemo); it keeps per node the capacity and the GPUs of the holds overlapping
 //     the job's span, and per node type how many nodes have each count of GPUs available:
 //     a candidate time is rejected from that count (exact for one-node jobs and for whole
-//     nodes), and the strategy is asked only where it says the job fits, on the profile's view
-//     with only the nodes written since the last ask refiled (and only those that may
-//     host the job written).
+//     nodes), and the strategy is asked only where it says the job fits, on the profile's
+//     view with only the nodes written since the last ask refiled (and only those that
+//     may host the job written).
 void ConservativeBackfill::build_holds(const ClusterView& cluster) {
   holds_.clear();
   hold_job_.clear();

@@ -96,10 +96,12 @@ void ConservativeBackfill::fresh(const ClusterView& cluster, const WaitingJobs& 
     });
   if (!shared_.empty()) {
     for (const auto& [gpu, end] : shared_) {
-      fresh_releases_.push_back(Hold{sim::SimTime::zero(), end, static_cast<std::uint32_t>(fresh_release_nodes_.size()), 1, 1});
+      fresh_releases_.push_back(
+          Hold{sim::SimTime::zero(), end, static_cast<std::uint32_t>(fresh_release_nodes_.size()), 1, 1});
       fresh_release_nodes_.push_back(gpu.first);
     }
-    std::stable_sort(fresh_releases_.begin(), fresh_releases_.end(), [](const Hold& a, const Hold& b) { return a.end < b.end; });
+    std::stable_sort(fresh_releases_.begin(), fresh_releases_.end(),
+                     [](const Hold& a, const Hold& b) { return a.end < b.end; });
   }
   fresh_holds_.clear();
   fresh_hold_nodes_.clear();

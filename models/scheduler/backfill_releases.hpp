@@ -26,7 +26,8 @@ class ReleaseSchedule {
   // Visits the running jobs by expected end: visit(job, end) returns Visit::Stop to end.
   template <class F>
   void scan(F&& visit) const {
-    index_.scan([](int) { return true; }, [&](std::uint32_t id, bool, const sim::SimTime& end) { return visit(id, end); });
+    index_.scan([](int) { return true; },
+                [&](std::uint32_t id, bool, const sim::SimTime& end) { return visit(id, end); });
   }
   // Whether `job` is expected to end strictly before every other running job.
   bool first_to_end(std::uint32_t job) const;

@@ -137,8 +137,9 @@ TEST_CASE("backfilling with every cache switched off decides as with them, pass 
       p.placement = placement;
       INFO("mode " << (mode == BackfillMode::Easy ? "easy" : "conservative") << ", seed " << seed << ", depth "
                    << depth << ", spot " << spot << ", checkpoints " << checkpoints << ", " << placement);
+      const bool small = seed % 2 == 0;
       const models::Scenario s =
-          test::scenario_from_yaml(cluster(seed % 2 == 0 ? 4 : 8, spot) + workload(seed, 300, seed % 2 == 0 ? "10m" : "5m", checkpoints));
+          test::scenario_from_yaml(cluster(small ? 4 : 8, spot) + workload(seed, 300, small ? "10m" : "5m", checkpoints));
       auto tally = std::make_shared<Tally>();
       const test::ClusterRun run(s, std::make_unique<CachesOnAndOff>(p, tally));
       REQUIRE(run.cluster->jobs().size() == 300);
