@@ -174,7 +174,7 @@ void ConservativeBackfill::kept_pass(const ClusterView& cluster, const WaitingJo
   bool backfilled = false;
   int behind = 0;
   started_pos_.clear();
-  // Each job in submit order, as conservative_fresh's scan: the kept ones first (the
+  // Each job in submit order, as fresh()'s scan: the kept ones first (the
   // waiting jobs up to the last one kept, in order), then the others, each searched.
   const auto examine = [&](std::size_t i) {
     const Kept& k = kept_[i];
