@@ -13,6 +13,7 @@
 
 #include "analysis/report.hpp"
 #include "cli/commands.hpp"
+#include "models/cluster/cluster.hpp"
 #include "models/config/cluster_spec.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/scheduler/placement.hpp"

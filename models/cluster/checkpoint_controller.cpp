@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "models/cluster/cluster.hpp"
-#include "models/event_priorities.hpp"
+#include "models/core/event_priorities.hpp"
 #include "models/workload/checkpoint_interval.hpp"
 #include "sim/check.hpp"
 

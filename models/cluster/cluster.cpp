@@ -1,7 +1,7 @@
 // The cluster façade and the job lifecycle (see cluster.hpp): arrivals, starts, progress,
 // stops, finishes and the end of the run; scheduling passes are in scheduling.cpp, a
 // market's node events in interruptions.cpp. Event priorities at one instant
-// (event_priorities.hpp): arrivals and finishes first, then controllers, then one
+// (core/event_priorities.hpp): arrivals and finishes first, then controllers, then one
 // scheduling pass that sees all of them, then the end of the run, so a job finishing
 // exactly at the horizon counts as completed. Every transition checks the state it starts
 // from, in every build (sim/check.hpp): an invalid decision or a second stop of a run is
@@ -13,11 +13,23 @@
 #include <cmath>
 #include <limits>
 
-#include "models/event_priorities.hpp"
+#include "models/core/event_priorities.hpp"
 #include "models/scheduler/placement.hpp"
 #include "sim/check.hpp"
 
 namespace gcsim::models {
+
+std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
+  std::vector<NodeTypeView> types;
+  std::uint32_t first = 0, first_gpu = 0;
+  for (const NodeTypeSpec& nt : cluster.node_types) {
+    types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
+                                 nt.price.usd_per_hour_at(sim::SimTime::zero()) / nt.gpus, first_gpu});
+    first += static_cast<std::uint32_t>(nt.count);
+    first_gpu += static_cast<std::uint32_t>(nt.count * nt.gpus);
+  }
+  return types;
+}
 
 std::vector<std::uint32_t> node_groups(const ClusterSpec& cluster, const topology::NetworkSpec& network) {
   std::vector<std::uint32_t> group;

@@ -37,6 +37,10 @@ namespace gcsim::models {
 // switches have no levels to call one a leaf).
 std::vector<std::uint32_t> node_groups(const ClusterSpec& cluster, const topology::NetworkSpec& network);
 
+// The node types as policies see them, in the scenario's order: the Cluster's view is
+// built from this, and `gcsim estimate` asks policies with it.
+std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster);
+
 class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);

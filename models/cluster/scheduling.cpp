@@ -9,7 +9,7 @@
 #include <bit>
 
 #include "models/cluster/cluster.hpp"
-#include "models/event_priorities.hpp"
+#include "models/core/event_priorities.hpp"
 #include "sim/check.hpp"
 
 namespace gcsim::models {
@@ -87,7 +87,8 @@ void Cluster::validate(const Decisions& d) {
     // A pass never takes back at one instant the room a pass gave at that instant: a run
     // that started now is no victim now. Without this a pass can preempt a job, place it
     // (or a job behind the one it made room for) in the room it freed, and preempt it
-    // again, at one instant without end (issue 27). Every preemption at an instant stops
+    // again, at one instant without end (docs/scheduling.md, "One
+    // preemption per run and instant"). Every preemption at an instant stops
     // a run that started before it, so passes at one instant end.
     GCSIM_CHECK(j.run_start < engine_.now(), who() + " preempted job '" + j.name + "' at " +
                                                  std::to_string(engine_.now().seconds()) +

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 #include "models/config/reader_common.hpp"
 #include "sim/config/reader.hpp"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 #include "models/gpu/gpu_catalog.hpp"
 #include "models/spot/interruption_rate.hpp"
 #include "models/storage/checkpoint_io.hpp"

@@ -7,7 +7,7 @@
 // its running jobs after a checkpoint) until the next period begins.
 //
 // A controller, not only an observer: it acts on the cluster, and it does so from an event
-// of its own at the instant it saw the limit (PRIORITY_CONTROL, models/event_priorities.hpp),
+// of its own at the instant it saw the limit (PRIORITY_CONTROL, models/core/event_priorities.hpp),
 // never from inside the ledger's or the cluster's signals (docs/engine.md, "Controllers").
 #pragma once
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "models/config/reader_common.hpp"
+#include "sim/config/names.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
 
@@ -59,7 +59,7 @@ ParsedEntry parse_entry(const ConfigNode& node) {
 
   const ConfigNode& name = reader.required("name");
   s.name = config::read_string(name);
-  check_name_length(name, s.name);
+  config::check_name_length(name, s.name);
   entry.name_node = &name;
   if (const ConfigNode* aliases = reader.optional("aliases")) {
     for (const ConfigNode& item : aliases->items()) {

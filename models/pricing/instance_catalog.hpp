@@ -2,8 +2,8 @@
 // out its hardware (provider, instance type, GPU model and count, vCPUs, memory, local
 // storage, network, region/zone, on-demand and spot prices, billing, with the source and
 // snapshot date of every price). The bundled catalog is scenarios/catalog/instances/*.csv;
-// the file format (every column) is in docs/pricing.md. An importer reads the public
-// SkyPilot catalog layout (skypilot-org/skypilot-catalog, catalogs/v7/{aws,gcp,lambda}/vms.csv).
+// the file format (every column) is in docs/pricing.md. The importer of the public SkyPilot
+// catalog layout is models/importers/skypilot.hpp.
 #pragma once
 
 #include <algorithm>
@@ -132,38 +132,8 @@ std::string bundled_instance_dir(const std::string& catalog_dir);
 // (config::csv::comment_line: control characters escaped, so a comment stays one line).
 std::string format_catalog_csv(const std::vector<InstanceSpec>& entries, const std::vector<std::string>& comments);
 
-// What the importer kept and what it skipped, by reason; nothing is dropped silently.
-struct ImportReport {
-  std::size_t rows = 0;       // data rows read
-  std::size_t imported = 0;   // instances produced
-  std::size_t merged = 0;     // GCP accelerator rows folded into their host row's price
-  std::size_t duplicates = 0; // instances produced twice with identical figures, written once
-  std::map<std::string, std::size_t> skipped;       // reason -> rows
-  std::map<std::string, std::size_t> unknown_gpus;  // accelerator name -> rows (also in skipped)
-};
-struct ImportResult {
-  std::vector<InstanceSpec> instances;
-  ImportReport report;
-};
-
-// Imports a SkyPilot catalog vms.csv of `provider` (aws, gcp or lambda; columns located by
-// header name; layouts of skypilot-org/skypilot-catalog catalogs/v7/<provider>/vms.csv). GpuInfo's Python-dict
-// text gives each GPU's memory (SizeInMiB), which with the accelerator name picks our GPU
-// (A100 + 40960 MiB -> A100-40GB-SXM). GCP prices GPUs as separate accelerator rows (empty
-// InstanceType): each is added to the host row of its fixed-GPU machine type (a2, a3, g2) in
-// the same zone, as SkyPilot does. Rows with GPUs we do not know, CPU-only rows and
-// unpaired rows are skipped and counted. Every instance carries `snapshot` (a catalog date,
-// else std::invalid_argument) as the date of its prices. Two rows giving one instance (type,
-// region, zone): written once and counted in `duplicates` when their figures agree, else
-// ConfigError(Duplicate) naming both lines. An instance type holding '@' or '/' (the
-// separators of a reference, aws/TYPE@ZONE) could never be named: ConfigError(WrongType) at
-// its line. Malformed input: ConfigError at label:line:column.
-ImportResult import_skypilot(std::istream& in, std::string_view provider, const std::string& label,
-                             const std::string& snapshot);
 // True for a date a catalog's snapshot column takes: YYYY-MM-DD, YYYY-MM or YYYY, a real
 // calendar date from 1900 on.
 bool valid_catalog_date(std::string_view date);
-// Our GPU name for a SkyPilot accelerator name and per-GPU memory (0 = unknown); "" if none.
-std::string skypilot_gpu_name(std::string_view accelerator, double memory_mib);
 
 }  // namespace gcsim::models

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 #include "models/pricing/csv.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
@@ -48,7 +48,7 @@ void check_profile(const std::vector<PricePoint>& points, sim::SimTime repeat, c
   };
   if (points.front().at != sim::SimTime::zero()) fail_at(0, ErrorCode::OutOfRange, "the first price point must be at 0");
   // Each point is a price change, an event of the run: at least a second apart
-  // (models/config/limits.hpp), and the wrap of a repeated profile is one more.
+  // (models/core/limits.hpp), and the wrap of a repeated profile is one more.
   for (std::size_t i = 1; i < points.size(); ++i) {
     if (!(points[i].at > points[i - 1].at))
       fail_at(i, ErrorCode::OutOfRange, "price points must be in strictly increasing time order");

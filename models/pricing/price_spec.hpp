@@ -22,6 +22,7 @@
 
 #include "models/pricing/billing.hpp"
 #include "models/pricing/price_profile.hpp"
+#include "models/pricing/market.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
@@ -29,10 +30,6 @@
 
 namespace gcsim::models {
 
-enum class Market { OnDemand, Spot, Reserved, Owned };
-std::string_view market_name(Market m);  // "on_demand", "spot", "reserved", "owned"
-const std::vector<std::string>& market_names();
-std::optional<Market> market_from_name(std::string_view name);
 // `market:`; UnknownName with did-you-mean.
 Market parse_market(const config::ConfigNode& node);
 

@@ -3,7 +3,7 @@
 // (finish-time-fair's -rho of a waiting job falls at 1/T_ideal: finish_time_fair.hpp). A
 // scan visits jobs in the order of their keys at one instant (set_time), ties by job id,
 // exactly as an OrderIndex re-keyed at that instant would, without re-keying every job
-// whenever the instant moves (issue 12, "Speed": a re-keying per round of every waiting job
+// whenever the instant moves (docs/scheduling.md, "Speed": a re-keying per round of every waiting job
 // was two thirds of finish-time-fair's time in a saturated cluster).
 //
 // Two parts. The cold part keeps jobs in binary heaps, one per (size class, slope class):

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 
 namespace gcsim::models {
 

@@ -82,7 +82,7 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
 
  private:
   // 32 bytes, aligned: the re-keying at a round reads one per waiting job, in no order, and
-  // one cache line each (issue 12, "Speed").
+  // one cache line each (docs/scheduling.md, "Speed").
   struct alignas(32) State {
     double ideal_s = 0;      // T_ideal: its length alone when it first joined (> 0 once seen)
     double submit_s = 0;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 
 namespace gcsim::models {
 

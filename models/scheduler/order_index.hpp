@@ -1,6 +1,6 @@
 // An ordering policy's own order over jobs (waiting or running), kept as jobs come and go,
 // so that a pass visits jobs in order from the first and stops as soon as nothing more can
-// start: it does not look at every waiting job (issue 12, "Speed"). Jobs are kept in one
+// start: it does not look at every waiting job (docs/scheduling.md, "Speed"). Jobs are kept in one
 // binary heap per size class (one per GPU count up to 64, then one per power of two:
 // 65-128, 129-256, ...); a scan visits them in
 // key order across classes (a heap is visited in order by expanding, from a small

@@ -1,5 +1,5 @@
-// Where a job fits, as a strategy of its own (issue 9: placement is a decision separate
-// from ordering). Every strategy gang-schedules: a job that fits on one node of an eligible
+// Where a job fits, as a strategy of its own (placement is a decision separate from
+// ordering: docs/scheduling.md, "Placement"). Every strategy gang-schedules: a job that fits on one node of an eligible
 // type takes all its GPUs there, on the node the strategy chooses; a bigger job takes
 // ceil(gpus / gpus_per_node) whole free nodes of one type, or nothing (the cluster gives a
 // run the same GPUs on each of its nodes, so a multi-node job never takes partly free nodes).
@@ -48,12 +48,8 @@
 
 namespace gcsim::models {
 
-struct ClusterSpec;
 class Scheduler;
 
-// The node types as policies see them, in the scenario's order: the Cluster's view is built
-// from this too.
-std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster);
 // The node type `policy` places `job` on when every node is up and free and the job is
 // alone in the queue (a job alone at the start of a run), or -1 when it places it nowhere.
 // `gcsim estimate` asks this with the scenario's own policy and placement strategy, so the

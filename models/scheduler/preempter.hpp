@@ -8,8 +8,8 @@
 // whose last victim comes first in the order first; a count says first whether enough
 // exist). If it would not fit even then, nobody is preempted. A run that started at this
 // instant is never a victim (passed over, as a job stopping for another reason is): the
-// pass that started it gave it that room, and taking it back at once is the livelock of
-// issue 27 (the victim, or a job behind the waiting one, placed again in the room and
+// pass that started it gave it that room, and taking it back at once is the livelock
+// (the victim, or a job behind the waiting one, placed again in the room and
 // preempted again, without end; docs/scheduling.md, "One preemption per run and instant"). Of the jobs taken, only
 // those holding GPUs that the waiting job's planned place uses are preempted (on a node
 // where it needs k GPUs more than are free, the first victims in order that free k): a
@@ -22,7 +22,7 @@
 // the nodes: the cluster's free GPUs plus those of the jobs preempted here and still
 // stopping. The copy follows the cluster's change log and the stopping jobs as they come
 // and go, so a plan costs the nodes that changed, not a give-back of every stopping job at
-// every pass (hundreds of them in a saturated cluster: issue 12, "Speed"). Where jobs share
+// every pass (hundreds of them in a saturated cluster: docs/scheduling.md, "Speed"). Where jobs share
 // GPUs (the view has gpu_room) the copy is GPU by GPU: each GPU's unheld thousandths plus
 // those of the stopping jobs on it, and a node's free GPUs are its GPUs with all 1000.
 #pragma once

@@ -219,7 +219,8 @@ bool QuotaScheduler::make_room(const ClusterView& cluster, const QueuedJob& w, D
     if (place.stopping) return Visit::Next;
     // A borrower started at this instant is never reclaimed at it: the policy placed it in
     // the room a reclaim had just freed (its strategy or node type choice put it there), and
-    // reclaiming it would free the same room for it again, without end (issue 27).
+    // reclaiming it would free the same room for it again, without end (docs/scheduling.md,
+    // "One preemption per run and instant").
     if (!started_before(place, cluster.now)) return Visit::Next;
     placement_->give_back(place);
     victims_.push_back(id);

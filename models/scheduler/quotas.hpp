@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/config/scenario.hpp"
+#include "models/scheduler/scheduler_spec.hpp"
 #include "models/scheduler/order_index.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "models/pricing/price_spec.hpp"
+#include "models/pricing/market.hpp"
 #include "models/workload/stop_reason.hpp"
 #include "sim/time.hpp"
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/config/scenario.hpp"
+#include "models/scheduler/scheduler_spec.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/scheduler.hpp"
 #include "sim/check.hpp"

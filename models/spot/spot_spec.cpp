@@ -18,7 +18,7 @@
 #include <sstream>
 #include <utility>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 #include "sim/config/csv.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/config/regular_file.hpp"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "models/config/reader_common.hpp"
+#include "sim/config/names.hpp"
 #include "models/gpu/gpu_spec.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/units.hpp"
@@ -104,7 +104,7 @@ std::vector<std::string> read_name_list(const ConfigNode& n, std::string_view wh
   std::set<std::string> seen;
   for (const ConfigNode& item : n.items()) {
     std::string name = config::read_string(item);
-    models::check_name_length(item, name);
+    config::check_name_length(item, name);
     if (!seen.insert(name).second) item.fail(ErrorCode::Duplicate, std::string(what) + ": '" + name + "' is listed twice");
     names.push_back(std::move(name));
   }
@@ -258,7 +258,7 @@ void read_explicit(MapReader& r, NetworkSpec& s, config::SourceResolver* sources
     ExplicitLinkSpec l;
     const ConfigNode& name = lr.required("name");
     l.name = config::read_string(name);
-    models::check_name_length(name, l.name);
+    config::check_name_length(name, l.name);
     if (!link_names.insert(l.name).second) name.fail(ErrorCode::Duplicate, "link '" + l.name + "' is defined twice");
     const ConfigNode& between = lr.required("between");
     if (!between.is_sequence() || between.size() != 2)

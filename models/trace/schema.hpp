@@ -26,9 +26,8 @@ enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8 };
 // String column widths in bytes: a cell holds a value up to that long, null-padded. Every
 // string that reaches a column is bounded where it is read: names (of the scenario, node
 // types, teams, jobs, generators, GPUs, network hosts and links, and the parts of instance
-// ids in catalogs) to MAX_NAME_BYTES (models/config/reader_common.hpp), paths by the
-// system's PATH_MAX.
-inline constexpr std::uint32_t MAX_NAME_BYTES = 255;
+// ids in catalogs) to config::MAX_NAME_BYTES (sim/config/names.hpp; the writer checks at
+// compile time that NAME_BYTES holds it), paths by the system's PATH_MAX.
 inline constexpr std::uint32_t NAME_BYTES = 256;
 inline constexpr std::uint32_t LABEL_BYTES = 32;      // words gcsim writes: bottleneck, link kind
 inline constexpr std::uint32_t JOB_NAME_BYTES = 288;  // a generator's name, '-' and a count of up to 20 digits

@@ -8,8 +8,12 @@
 
 #include "gcsim/version.hpp"
 #include "models/workload/step_time.hpp"
+#include "sim/config/names.hpp"
 
 namespace gcsim::models {
+
+// Every name a scenario may hold fits the trace's name cells.
+static_assert(config::MAX_NAME_BYTES < trace::schema::NAME_BYTES);
 
 namespace {
 namespace schema = trace::schema;

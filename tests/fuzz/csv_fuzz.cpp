@@ -16,6 +16,7 @@
 
 #include "models/gpu/gpu_catalog.hpp"
 #include "models/network/flow_replay.hpp"
+#include "models/importers/skypilot.hpp"
 #include "models/pricing/instance_catalog.hpp"
 #include "models/pricing/price_spec.hpp"
 #include "models/topology/topology_spec.hpp"

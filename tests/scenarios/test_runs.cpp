@@ -93,13 +93,16 @@ TEST_CASE("same scenario and seed give the same trace, bit for bit", "[scenario]
   CHECK(a != test::read_bytes(dir.file("c.h5")));
 }
 
-TEST_CASE("the quickstart matches its approved golden summary", "[scenario]") {
-  // To approve a deliberate change: GCSIM_UPDATE_GOLDEN=1 ./test_scenarios, then review the diff.
+namespace {
+
+// The run of `scenario_path` against its approved summary at `golden_path` (both under the
+// source tree). To approve a deliberate change: GCSIM_UPDATE_GOLDEN=1 ./test_scenarios,
+// then review the diff and say in the commit why the numbers moved.
+void check_golden(const std::string& scenario_path, const std::string& golden_path) {
   test::TempDir dir("golden");
-  const auto s = models::load_scenario_file(GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml", test::load_options());
+  const auto s = models::load_scenario_file(scenario_path, test::load_options());
   const auto t = run_to_trace(s, dir.file("q.h5"));
   const std::string json = analysis::format_json(analysis::compute_metrics(t), t.attrs);
-  const std::string golden_path = GCSIM_SOURCE_DIR "/tests/golden/quickstart.json";
   if (std::getenv("GCSIM_UPDATE_GOLDEN")) {
     std::ofstream(golden_path) << json;
     WARN("golden summary rewritten: " << golden_path);
@@ -149,4 +152,18 @@ TEST_CASE("the quickstart matches its approved golden summary", "[scenario]") {
       CHECK(got[i].second == want[i].second);
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("the quickstart matches its approved golden summary", "[scenario]") {
+  check_golden(GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml", GCSIM_SOURCE_DIR "/tests/golden/quickstart.json");
+}
+
+// Spot interruptions with notices and replacements, checkpoints, a shared file system and
+// staging, collectives over a leaf-spine fabric, generated arrivals, backfill: what the
+// quickstart golden does not reach (tests/golden/spot_storage_network.yaml).
+TEST_CASE("a run with spot, storage and network matches its approved golden summary", "[scenario]") {
+  check_golden(GCSIM_SOURCE_DIR "/tests/golden/spot_storage_network.yaml",
+               GCSIM_SOURCE_DIR "/tests/golden/spot_storage_network.json");
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/gpu/gpu_catalog.hpp"
+#include "models/importers/skypilot.hpp"
 #include "models/pricing/instance_catalog.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/csv.hpp"
