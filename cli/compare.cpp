@@ -44,6 +44,7 @@ struct CompareCommand {
   std::string out_dir;
   bool json = false;
   bool no_plots = false;
+  std::optional<int> trace_compression;  // --trace-compression: in place of output.compression
 };
 
 namespace {
@@ -198,6 +199,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       spec.scenario = scenarios[v];
       spec.options.replication = r;  // the seed stays the scenario's: every variant's streams are the same
       spec.options.max_events = models::event_limit(limits);  // each run stops past it
+      spec.options.trace_compression = c.trace_compression;
       spec.output_stem = (fs::path(work.path()) / (names[v] + "-r" + std::to_string(r))).string();
       specs.push_back(std::move(spec));
     }
@@ -291,6 +293,10 @@ std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app) {
   c->app->add_option("-o,--output", c->out_dir, "Write the traces, plots, compare.txt and compare.json into this folder");
   c->app->add_flag("--json", c->json, "Print the figures as JSON instead of the table");
   c->app->add_flag("--no-plots", c->no_plots, "With -o: write no plots");
+  c->app
+      ->add_option("--trace-compression", c->trace_compression,
+                   "The traces' deflate level, 0 (none) to 9, in place of the scenario's output.compression")
+      ->check(whole_number(0, 9));
   return c;
 }
 
