@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/output_reader.hpp"
 #include "support/scenario_support.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/table_writer.hpp"
@@ -167,4 +168,13 @@ TEST_CASE("an uncompressed (level 0) chunk with a flipped bit is reported by its
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   const auto r = TraceReader::open(path);
   CHECK_THROWS_AS(r->column_f64("rows", "t"), gcsim::Error);
+}
+
+TEST_CASE("output.compression's documented default is the writer's default", "[unit]") {
+  const auto& key = gcsim::models::OUTPUT_KEYS[2];
+  REQUIRE(key.name == "compression");
+  CHECK(key.default_value == "`" + std::to_string(gcsim::trace::DEFAULT_COMPRESSION_LEVEL) + "`");
+  CHECK(key.range == std::to_string(gcsim::trace::MIN_COMPRESSION_LEVEL) + ".." +
+                         std::to_string(gcsim::trace::MAX_COMPRESSION_LEVEL));
+  CHECK(gcsim::models::OutputSpec{}.compression == gcsim::trace::DEFAULT_COMPRESSION_LEVEL);
 }
