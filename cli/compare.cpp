@@ -8,10 +8,13 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -214,16 +217,46 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   }
 
   analysis::ComparisonHeader header{base.name, document.file, base.seed, c.replications};
+  // Every trace read back and summarised on as many threads as ran the runs (reading one
+  // is about as long as writing it; done one at a time, it was the serial tail of a
+  // compare). The first error in run order is the one reported.
+  struct ReadBack {
+    analysis::StrategyFigures figures;
+    std::vector<std::pair<std::string, analysis::TeamFigures>> teams;
+    std::optional<analysis::TraceData> kept;  // replication 0 of each variant, for the plots
+    std::exception_ptr error;
+  };
+  std::vector<ReadBack> read(outcomes.size());
+  std::atomic<std::size_t> next{0};
+  const auto reader = [&] {
+    for (std::size_t i = next++; i < read.size(); i = next++) {
+      try {
+        analysis::TraceData trace = analysis::read_trace(outcomes[i].trace_path);
+        const analysis::Metrics metrics = analysis::compute_metrics(trace);
+        read[i].figures = analysis::strategy_figures(trace, metrics);
+        read[i].teams = analysis::team_figures(metrics);
+        if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
+      } catch (...) {
+        read[i].error = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < std::min(threads, read.size()); ++t) pool.emplace_back(reader);
+    reader();
+  }
+  for (const ReadBack& b : read)
+    if (b.error) std::rethrow_exception(b.error);
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   for (std::size_t v = 0; v < variants.size(); ++v) {
     analysis::StrategyResult result{variants[v].label, variants[v].yaml, {}, {}};
     for (std::size_t r = 0; r < c.replications; ++r) {
-      analysis::TraceData trace = analysis::read_trace(outcomes[v * c.replications + r].trace_path);
-      const analysis::Metrics metrics = analysis::compute_metrics(trace);
-      result.replications.push_back(analysis::strategy_figures(trace, metrics));
-      result.team_replications.push_back(analysis::team_figures(metrics));
-      if (r == 0 && plots) first_runs.push_back(std::move(trace));
+      ReadBack& b = read[v * c.replications + r];
+      result.replications.push_back(std::move(b.figures));
+      result.team_replications.push_back(std::move(b.teams));
+      if (r == 0 && plots) first_runs.push_back(std::move(*b.kept));
     }
     results.push_back(std::move(result));
   }
