@@ -8,10 +8,13 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -44,6 +47,7 @@ struct CompareCommand {
   std::string out_dir;
   bool json = false;
   bool no_plots = false;
+  std::optional<int> trace_compression;  // --trace-compression: in place of output.compression
 };
 
 namespace {
@@ -198,6 +202,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       spec.scenario = scenarios[v];
       spec.options.replication = r;  // the seed stays the scenario's: every variant's streams are the same
       spec.options.max_events = models::event_limit(limits);  // each run stops past it
+      spec.options.trace_compression = c.trace_compression;
       spec.output_stem = (fs::path(work.path()) / (names[v] + "-r" + std::to_string(r))).string();
       specs.push_back(std::move(spec));
     }
@@ -212,16 +217,46 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   }
 
   analysis::ComparisonHeader header{base.name, document.file, base.seed, c.replications};
+  // Every trace read back and summarised on as many threads as ran the runs (reading one
+  // is about as long as writing it; done one at a time, it was the serial tail of a
+  // compare). The first error in run order is the one reported.
+  struct ReadBack {
+    analysis::StrategyFigures figures;
+    std::vector<std::pair<std::string, analysis::TeamFigures>> teams;
+    std::optional<analysis::TraceData> kept;  // replication 0 of each variant, for the plots
+    std::exception_ptr error;
+  };
+  std::vector<ReadBack> read(outcomes.size());
+  std::atomic<std::size_t> next{0};
+  const auto reader = [&] {
+    for (std::size_t i = next++; i < read.size(); i = next++) {
+      try {
+        analysis::TraceData trace = analysis::read_trace(outcomes[i].trace_path);
+        const analysis::Metrics metrics = analysis::compute_metrics(trace);
+        read[i].figures = analysis::strategy_figures(trace, metrics);
+        read[i].teams = analysis::team_figures(metrics);
+        if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
+      } catch (...) {
+        read[i].error = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < std::min(threads, read.size()); ++t) pool.emplace_back(reader);
+    reader();
+  }
+  for (const ReadBack& b : read)
+    if (b.error) std::rethrow_exception(b.error);
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   for (std::size_t v = 0; v < variants.size(); ++v) {
     analysis::StrategyResult result{variants[v].label, variants[v].yaml, {}, {}};
     for (std::size_t r = 0; r < c.replications; ++r) {
-      analysis::TraceData trace = analysis::read_trace(outcomes[v * c.replications + r].trace_path);
-      const analysis::Metrics metrics = analysis::compute_metrics(trace);
-      result.replications.push_back(analysis::strategy_figures(trace, metrics));
-      result.team_replications.push_back(analysis::team_figures(metrics));
-      if (r == 0 && plots) first_runs.push_back(std::move(trace));
+      ReadBack& b = read[v * c.replications + r];
+      result.replications.push_back(std::move(b.figures));
+      result.team_replications.push_back(std::move(b.teams));
+      if (r == 0 && plots) first_runs.push_back(std::move(*b.kept));
     }
     results.push_back(std::move(result));
   }
@@ -291,6 +326,10 @@ std::shared_ptr<CompareCommand> add_compare_command(CLI::App& app) {
   c->app->add_option("-o,--output", c->out_dir, "Write the traces, plots, compare.txt and compare.json into this folder");
   c->app->add_flag("--json", c->json, "Print the figures as JSON instead of the table");
   c->app->add_flag("--no-plots", c->no_plots, "With -o: write no plots");
+  c->app
+      ->add_option("--trace-compression", c->trace_compression,
+                   "The traces' deflate level, 0 (none) to 9, in place of the scenario's output.compression")
+      ->check(whole_number(0, 9));
   return c;
 }
 

@@ -155,9 +155,11 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
 }
 
 int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
-            std::uint64_t replication, bool plots, bool quiet, bool absolute_paths, const models::ResourceLimits& limits) {
+            std::uint64_t replication, bool plots, bool quiet, bool absolute_paths, const models::ResourceLimits& limits,
+            std::optional<int> trace_compression) {
   const models::Scenario s = models::load_scenario_file(file, load_options());
   models::RunOptions options;
+  options.trace_compression = trace_compression;
   options.seed = seed;
   options.replication = replication;
   options.absolute_paths = absolute_paths;
@@ -168,7 +170,7 @@ int cmd_run(const std::string& file, const std::string& out_dir, std::optional<s
 // and every file the first run read (/inputs), digests checked; nothing is read from disk
 // but the trace.
 int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool plots, bool quiet,
-              const models::ResourceLimits& limits) {
+              const models::ResourceLimits& limits, std::optional<int> trace_compression) {
   const auto trace = trace::TraceReader::open(trace_path);
   const models::Scenario s = models::load_recorded_scenario(
       trace->attribute_string("scenario_yaml"), trace->attribute_string("scenario_file"),
@@ -176,6 +178,7 @@ int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool pl
   models::RunOptions options;
   options.seed = trace->attribute_uint("seed");
   options.replication = trace->attribute_uint("replication");
+  options.trace_compression = trace_compression;
   // The rerun keeps the source trace's file name: reruns of several traces of one scenario
   // (gcsim compare's, one per policy) into one folder do not replace each other.
   return run_and_report(s, out_dir, options, plots, quiet, limits, fs::path(trace_path).filename().string());
@@ -324,6 +327,13 @@ int main(int argc, char** argv) {
   rerun->add_option("-o,--output", out_dir, "Output folder (default: out)");
   rerun->add_flag("--no-plots", no_plots, "Write the trace only");
   rerun->add_flag("-q,--quiet", quiet, "Print nothing on success");
+  // The trace's deflate level only changes its size and write time, never its contents.
+  std::optional<int> trace_compression;
+  for (CLI::App* command : {run, rerun})
+    command
+        ->add_option("--trace-compression", trace_compression,
+                     "The trace's deflate level, 0 (none) to 9, in place of the scenario's output.compression")
+        ->check(CLI::Range(0, 9));
 
   std::string validate_file;
   auto* validate = app.add_subcommand("validate", "Check a scenario without running it");
@@ -407,9 +417,9 @@ int main(int argc, char** argv) {
       std::optional<std::uint64_t> seed;
       if (!seed_text.empty()) seed = read_unsigned_64(seed_text);
       return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, *read_unsigned_64(replication_text),
-                     !no_plots, quiet, absolute_paths, limits);
+                     !no_plots, quiet, absolute_paths, limits, trace_compression);
     }
-    if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet, limits);
+    if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet, limits, trace_compression);
     if (*validate) return cmd_validate(validate_file, limits);
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();

@@ -176,7 +176,9 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
 
 RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
                              const RunOptions& options) {
-  auto trace = trace::TraceFile::create(trace_path);  // destroyed uncommitted on an exception
+  trace::TraceOptions trace_options;
+  trace_options.compression_level = options.trace_compression.value_or(scenario.output.compression);
+  auto trace = trace::TraceFile::create(trace_path, trace_options);  // destroyed uncommitted on an exception
   RunSummary summary = run_simulation(scenario, schedulers, trace.get(), options);
   trace->commit();
   return summary;

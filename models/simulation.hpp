@@ -35,6 +35,9 @@ struct RunOptions {
   // checks a scenario before it runs; this stops, with an Error, a run that passes the
   // limit anyway (an event storm the estimate does not see), and its trace is not committed.
   std::uint64_t max_events = 0;
+  // The trace's deflate level, in place of the scenario's output.compression (gcsim's
+  // --trace-compression); 0 to 9 (trace::MIN/MAX_COMPRESSION_LEVEL).
+  std::optional<int> trace_compression;
 };
 
 struct RunSummary {

@@ -36,6 +36,9 @@ OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode&
     check_file_name(out.trace, name_node, "the trace's file name (the scenario's name + \".h5\")");
   }
   if (const config::ConfigNode* flows = o.optional("flows")) out.flows = config::read_bool(*flows);
+  if (const config::ConfigNode* level = o.optional("compression"))
+    out.compression = static_cast<int>(
+        config::read_int(*level, trace::MIN_COMPRESSION_LEVEL, trace::MAX_COMPRESSION_LEVEL));
   return out;
 }
 

@@ -1,4 +1,5 @@
-// The `output:` section: the trace's file name and the optional /flows table. That flows
+// The `output:` section: the trace's file name, its compression level and the optional
+// /flows table. That flows
 // need a network section is checked in the resolve step.
 #pragma once
 
@@ -14,6 +15,8 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
     {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..170 bytes, not `.` or `..`",
      "the trace's file name inside the output folder"},
     {"flows", "bool", "`false`", false, "", "also write the /flows table, one row per network flow"},
+    {"compression", "integer", "`1`", false, "0..9",
+     "the trace's deflate level: 0 none (fastest, largest), 9 smallest; `--trace-compression` overrides it"},
 };
 
 // The longest file name output.trace may be (bytes): 255, the usual file system limit, less

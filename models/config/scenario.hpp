@@ -23,6 +23,7 @@
 #include "sim/config/source_resolver.hpp"
 #include "sim/errors.hpp"
 #include "sim/time.hpp"
+#include "sim/trace/chunk_filters.hpp"
 
 namespace gcsim::models {
 
@@ -114,6 +115,8 @@ struct BudgetSpec {
 struct OutputSpec {
   std::string trace;  // file name of the trace; default "<name>.h5"
   bool flows = false; // write the /flows table (one row per network flow)
+  // The trace's deflate level, 0 (none) to 9; a run may override it (RunOptions).
+  int compression = trace::DEFAULT_COMPRESSION_LEVEL;
 };
 
 // When a run stops: at the horizon (the default: the planning period, for which a fixed

@@ -1,11 +1,18 @@
 // HDF5 implementation of TraceFile and Table (sim/trace/table_writer.hpp).
 //
 // Each table is a 1-D dataset of a packed compound type, chunked (chunk_rows rows per
-// chunk), shuffled, deflated at level 4 and Fletcher32-checksummed, with unlimited maximum
-// size. Rows are assembled in a packed byte buffer in the memory layout of that compound
-// (string cells are their fixed-width bytes, null-padded) and appended one whole chunk at a
-// time, so every chunk is compressed exactly once and memory stays bounded however long
-// the run.
+// chunk), shuffled, deflated at the trace's level and Fletcher32-checksummed (level 0:
+// Fletcher32 alone), with unlimited maximum size. Rows are assembled in a packed byte
+// buffer in the memory layout of that compound (string cells are their fixed-width bytes,
+// null-padded; the packed memory layout is the file layout on a little-endian machine) and
+// appended one whole chunk at a time, so every chunk is compressed exactly once and memory
+// stays bounded however long the run.
+//
+// The filters run here, on the writing thread, not in HDF5 (ChunkEncoder): HDF5 gets the
+// encoded chunk through H5Dwrite_chunk, which only stores it. In a thread-safe HDF5 every
+// call holds one global lock, so this keeps the lock for the short write and lets runs in
+// one process compress side by side. The chunk bytes are those HDF5's pipeline would have
+// made, and the dataset declares the same filters, so any reader decodes them.
 //
 // The file format is bounded below by HDF5 1.10 (H5F_LIBVER_V110): its superblock, object
 // headers, chunk indexes and heaps carry checksums, which the earliest format lacks.
@@ -19,6 +26,8 @@
 #include <limits>
 #include <stdexcept>
 #include <unordered_set>
+
+#include <H5pubconf.h>
 
 #include "sim/atomic_file.hpp"
 #include "sim/check.hpp"
@@ -55,17 +64,33 @@ std::size_t memory_size(const Column& c) {
   throw std::logic_error("unknown ColumnType");
 }
 
-// Chunked, unlimited, deflated and checksummed. Fletcher32 comes last, so it checks the
-// bytes as stored (HDF5 requires it after the compressing filters).
-Hid dataset_properties(hsize_t chunk_rows, bool shuffle) {
+static_assert(H5_VERS_MAJOR > 1 || (H5_VERS_MAJOR == 1 && (H5_VERS_MINOR > 10 || (H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 2))),
+              "H5Dwrite_chunk needs HDF5 1.10.2 or later");
+#ifdef H5_WORDS_BIGENDIAN
+#error "the trace writer stores chunks in memory byte order, which must be the file's little-endian order"
+#endif
+
+// Chunked, unlimited, deflated and checksummed, in the order ChunkEncoder applies them:
+// [shuffle,] [deflate,] Fletcher32. Fletcher32 comes last, so it checks the bytes as stored
+// (HDF5 requires it after the compressing filters). Level 0: Fletcher32 alone.
+Hid dataset_properties(hsize_t chunk_rows, bool shuffle, int level) {
   Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   const hsize_t chunk[1] = {chunk_rows};
-  if (!dcpl.valid() || H5Pset_chunk(dcpl.get(), 1, chunk) < 0 || (shuffle && H5Pset_shuffle(dcpl.get()) < 0) ||
-      H5Pset_deflate(dcpl.get(), 4) < 0 || H5Pset_fletcher32(dcpl.get()) < 0 ||
-      H5Pset_obj_track_times(dcpl.get(), false) < 0) {
+  const bool deflate = level > 0;
+  if (!dcpl.valid() || H5Pset_chunk(dcpl.get(), 1, chunk) < 0 ||
+      (deflate && shuffle && H5Pset_shuffle(dcpl.get()) < 0) ||
+      (deflate && H5Pset_deflate(dcpl.get(), static_cast<unsigned>(level)) < 0) ||
+      H5Pset_fletcher32(dcpl.get()) < 0 || H5Pset_obj_track_times(dcpl.get(), false) < 0) {
     return Hid();
   }
   return dcpl;
+}
+
+// Stores one encoded chunk at element `offset` (a chunk boundary); the dataset's extent
+// must already cover it. Filter mask 0: every filter of the dataset was applied.
+bool write_encoded_chunk(hid_t dataset, hsize_t offset, std::span<const std::byte> encoded) {
+  const hsize_t at[1] = {offset};
+  return H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, at, encoded.size(), encoded.data()) >= 0;
 }
 
 const char* type_name(ColumnType type) {
@@ -86,9 +111,9 @@ bool valid_object_name(const std::string& name) {
 
 class Hdf5Table final : public Table {
  public:
-  Hdf5Table(const std::string& file_path, hid_t file, const std::string& name, std::vector<Column> columns,
-            std::size_t chunk_rows)
-      : file_path_(file_path), name_(name), columns_(std::move(columns)), chunk_rows_(chunk_rows) {
+  Hdf5Table(const std::string& file_path, hid_t file, ChunkEncoder& encoder, const std::string& name,
+            std::vector<Column> columns, std::size_t chunk_rows)
+      : file_path_(file_path), name_(name), columns_(std::move(columns)), chunk_rows_(chunk_rows), encoder_(encoder) {
     if (!valid_object_name(name)) {
       throw Error("trace '" + file_path_ + "': invalid table name '" + name + "' (no '/', not empty)");
     }
@@ -147,7 +172,7 @@ class Hdf5Table final : public Table {
     const hsize_t dims[1] = {0};
     const hsize_t maxdims[1] = {H5S_UNLIMITED};
     Hid space(H5Screate_simple(1, dims, maxdims), H5Sclose);
-    Hid dcpl = dataset_properties(static_cast<hsize_t>(chunk_rows_), /*shuffle=*/true);
+    Hid dcpl = dataset_properties(static_cast<hsize_t>(chunk_rows_), /*shuffle=*/true, encoder_.level());
     if (!space.valid() || !dcpl.valid()) {
       throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot set up table '" + name + "'"));
     }
@@ -209,19 +234,17 @@ class Hdf5Table final : public Table {
 
   std::size_t rows() const override { return written_ + buffered_; }
 
-  // Appends the buffered rows to the dataset.
+  // Appends the buffered rows to the dataset as one chunk. A last, partial chunk is padded
+  // with the fill value (zeros), as HDF5 pads a chunk it writes itself; the dataset's
+  // extent stops at the last row, so readers never see the padding.
   void flush() {
     if (buffered_ == 0) return;
+    buffer_.resize(chunk_rows_ * row_size_, std::byte{0});
+    // Outside HDF5 and its lock: the expensive part.
+    const std::span<const std::byte> encoded = encoder_.encode(buffer_, row_size_);
     const hsize_t new_size[1] = {static_cast<hsize_t>(written_ + buffered_)};
-    const hsize_t start[1] = {static_cast<hsize_t>(written_)};
-    const hsize_t count[1] = {static_cast<hsize_t>(buffered_)};
-    bool ok = H5Dset_extent(dataset_.get(), new_size) >= 0;
-    Hid file_space(ok ? H5Dget_space(dataset_.get()) : H5I_INVALID_HID, H5Sclose);
-    Hid mem_space(H5Screate_simple(1, count, nullptr), H5Sclose);
-    ok = ok && file_space.valid() && mem_space.valid() &&
-         H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0 &&
-         H5Dwrite(dataset_.get(), mem_type_.get(), mem_space.get(), file_space.get(), H5P_DEFAULT,
-                  buffer_.data()) >= 0;
+    const bool ok = H5Dset_extent(dataset_.get(), new_size) >= 0 &&
+                    write_encoded_chunk(dataset_.get(), static_cast<hsize_t>(written_), encoded);
     // The rows are dropped either way: a failed write leaves a file that will not be
     // committed.
     written_ += buffered_;
@@ -319,6 +342,7 @@ class Hdf5Table final : public Table {
   std::size_t written_ = 0;
   bool row_open_ = false;
   bool closed_ = false;
+  ChunkEncoder& encoder_;  // the file's: tables of one file are written from one thread
   Hid mem_type_;
   Hid dataset_;
 };
@@ -329,7 +353,8 @@ class Hdf5TraceFile final : public TraceFile {
   // HDF5 then opens that name with truncation. Between the two, only someone allowed to
   // rename entries in the destination folder could swap the name for something else; the
   // device/inode check below then refuses the file before a byte is written to it.
-  explicit Hdf5TraceFile(const std::string& final_path) : final_path_(final_path), temp_(final_path) {
+  Hdf5TraceFile(const std::string& final_path, const TraceOptions& options)
+      : final_path_(final_path), encoder_(options.compression_level), temp_(final_path) {
     detail::silence_hdf5_errors();
     Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -365,7 +390,7 @@ class Hdf5TraceFile final : public TraceFile {
 
   Table& add_table(const std::string& name, std::vector<Column> columns, std::size_t chunk_rows) override {
     check_open();
-    tables_.push_back(std::make_unique<Hdf5Table>(final_path_, file_.get(), name, std::move(columns), chunk_rows));
+    tables_.push_back(std::make_unique<Hdf5Table>(final_path_, file_.get(), encoder_, name, std::move(columns), chunk_rows));
     return *tables_.back();
   }
 
@@ -377,14 +402,20 @@ class Hdf5TraceFile final : public TraceFile {
     const hsize_t dims[1] = {static_cast<hsize_t>(bytes.size())};
     const hsize_t maxdims[1] = {H5S_UNLIMITED};
     Hid space(H5Screate_simple(1, dims, maxdims), H5Sclose);
-    Hid dcpl = dataset_properties(BYTES_CHUNK, /*shuffle=*/false);
+    Hid dcpl = dataset_properties(BYTES_CHUNK, /*shuffle=*/false, encoder_.level());
     Hid dataset(space.valid() && dcpl.valid() ? H5Dcreate2(file_.get(), name.c_str(), H5T_STD_U8LE, space.get(),
                                                            H5P_DEFAULT, dcpl.get(), H5P_DEFAULT)
                                               : H5I_INVALID_HID,
                 H5Dclose);
-    if (!dataset.valid() || (!bytes.empty() && H5Dwrite(dataset.get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL,
-                                                        H5P_DEFAULT, bytes.data()) < 0) ||
-        !dataset.reset()) {
+    bool ok = dataset.valid();
+    std::vector<std::byte> chunk;
+    for (std::size_t at = 0; ok && at < bytes.size(); at += BYTES_CHUNK) {
+      const std::size_t n = std::min<std::size_t>(BYTES_CHUNK, bytes.size() - at);
+      chunk.assign(BYTES_CHUNK, std::byte{0});  // the last chunk's tail is fill value
+      std::memcpy(chunk.data(), bytes.data() + at, n);
+      ok = write_encoded_chunk(dataset.get(), at, encoder_.encode(chunk, 0));
+    }
+    if (!ok || !dataset.reset()) {
       throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot write dataset '" + name + "'"));
     }
   }
@@ -442,6 +473,7 @@ class Hdf5TraceFile final : public TraceFile {
   }
 
   std::string final_path_;
+  ChunkEncoder encoder_;
   sim::AtomicFile temp_;  // declared before file_: HDF5 closes its handle first
   Hid file_;
   std::vector<std::unique_ptr<Hdf5Table>> tables_;
@@ -450,8 +482,8 @@ class Hdf5TraceFile final : public TraceFile {
 
 }  // namespace
 
-std::unique_ptr<TraceFile> TraceFile::create(const std::string& final_path) {
-  return std::make_unique<Hdf5TraceFile>(final_path);
+std::unique_ptr<TraceFile> TraceFile::create(const std::string& final_path, const TraceOptions& options) {
+  return std::make_unique<Hdf5TraceFile>(final_path, options);
 }
 
 }  // namespace gcsim::trace

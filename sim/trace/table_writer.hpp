@@ -1,5 +1,5 @@
-// The trace file: named tables (HDF5 compound datasets, chunked and deflate-compressed,
-// one row per record), byte arrays, and attributes on the root group. This layer is
+// The trace file: named tables (HDF5 compound datasets, chunked and deflate-compressed at
+// TraceOptions::compression_level, one row per record), byte arrays, and attributes on the root group. This layer is
 // generic: it knows columns and rows, not jobs or GPUs; models/trace/ defines gcsim's tables.
 //
 // Corruption is detected, never trusted (docs/trace-format.md, "Checksums"): the file uses
@@ -14,7 +14,9 @@
 // link (sim/atomic_file.hpp), and renamed to <path> by commit(); a TraceFile destroyed
 // without commit() deletes its temporary file. Runs writing into one folder at once
 // never share a temporary file. Rows are buffered per table and appended in chunks, so a run of
-// millions of events keeps bounded memory. Object timestamps are disabled, so the same
+// millions of events keeps bounded memory. Chunks are filtered (shuffle, deflate,
+// Fletcher32) by gcsim on the writing thread and handed to HDF5 already encoded
+// (sim/trace/chunk_filters.hpp), so runs sharing a process compress in parallel. Object timestamps are disabled, so the same
 // rows and attributes give the same bytes.
 #pragma once
 
@@ -24,6 +26,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sim/trace/chunk_filters.hpp"
 
 namespace gcsim::trace {
 
@@ -63,11 +67,18 @@ class Table {
   virtual std::size_t rows() const = 0;
 };
 
+struct TraceOptions {
+  // The deflate level of every dataset, MIN_COMPRESSION_LEVEL..MAX_COMPRESSION_LEVEL; 0
+  // stores chunks uncompressed (still checksummed). Any other value is an InternalError:
+  // readers of user input bound it first.
+  int compression_level = DEFAULT_COMPRESSION_LEVEL;
+};
+
 class TraceFile {
  public:
   // Creates a fresh temporary file next to final_path (see above; an existing file or link
   // is never reused). Throws gcsim::Error on failure.
-  static std::unique_ptr<TraceFile> create(const std::string& final_path);
+  static std::unique_ptr<TraceFile> create(const std::string& final_path, const TraceOptions& options = {});
   virtual ~TraceFile() = default;
 
   // Tables must be added before rows are written to them; the name is the dataset path

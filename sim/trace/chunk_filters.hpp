@@ -1,0 +1,69 @@
+// HDF5's shuffle, deflate and Fletcher32 filters, applied by gcsim itself so that a run's
+// trace chunks are compressed on the run's own thread. In a thread-safe HDF5 every API
+// call runs under one global lock, filters included, so runs sharing a process (gcsim
+// compare -j N, sweeps) would otherwise take turns compressing. The encoded chunk is
+// handed to H5Dwrite_chunk, which only writes it (sim/trace/table_writer.cpp).
+//
+// The bytes are those HDF5 1.10's own pipeline produces for the same filters and
+// parameters (H5Zshuffle.c, H5Zdeflate.c: zlib's compress2 at the level, H5Zfletcher32.c:
+// H5_checksum_fletcher32, stored little-endian after the data), so stock readers (h5py,
+// h5dump) decode them and check the checksum; tests/sim/test_chunk_filters.cpp compares
+// them with chunks HDF5 filtered itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace gcsim::trace {
+
+// The deflate levels a trace accepts: 0 writes chunks uncompressed (Fletcher32 only),
+// 1-9 are zlib's levels (with the shuffle filter before deflate on tables).
+inline constexpr int MIN_COMPRESSION_LEVEL = 0;
+inline constexpr int MAX_COMPRESSION_LEVEL = 9;
+// Chosen by measurement (docs/trace-format.md, "Compression"): on 100k- and 1M-job
+// traces level 1 writes about 3x faster than level 4 for a file about 10% larger.
+inline constexpr int DEFAULT_COMPRESSION_LEVEL = 1;
+
+// HDF5's Fletcher32 (H5_checksum_fletcher32): 16-bit big-endian words, a trailing odd
+// byte as the high byte of a last word.
+std::uint32_t hdf5_fletcher32(std::span<const std::byte> data);
+
+// HDF5's shuffle: byte j of element i goes to j * n + i (n = whole elements); a trailing
+// partial element is copied as is. `out` is resized to in.size().
+void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out);
+// The inverse of hdf5_shuffle (tests and readers).
+void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out);
+
+// Encodes whole chunks through [shuffle,] [deflate,] Fletcher32, reusing its buffers and
+// one zlib stream, so a long run allocates nothing per chunk once the largest chunk has
+// been seen. One encoder per thread (per trace file); not thread-safe.
+class ChunkEncoder {
+ public:
+  // level: MIN_COMPRESSION_LEVEL..MAX_COMPRESSION_LEVEL (0: no shuffle, no deflate).
+  explicit ChunkEncoder(int level);
+  ~ChunkEncoder();
+  ChunkEncoder(const ChunkEncoder&) = delete;
+  ChunkEncoder& operator=(const ChunkEncoder&) = delete;
+
+  int level() const { return level_; }
+  // The filtered bytes of one chunk, valid until the next call. `shuffle_element_bytes`:
+  // the element size for the shuffle filter, 0 when the dataset has no shuffle filter.
+  std::span<const std::byte> encode(std::span<const std::byte> chunk, std::size_t shuffle_element_bytes);
+
+ private:
+  struct Zlib;
+  int level_;
+  std::unique_ptr<Zlib> zlib_;
+  std::vector<std::byte> shuffled_;
+  std::vector<std::byte> out_;
+};
+
+// Decodes a chunk HDF5 or ChunkEncoder filtered (for tests; the trace reader goes through
+// HDF5). Throws gcsim::Error on a checksum mismatch or a bad deflate stream.
+std::vector<std::byte> decode_chunk(std::span<const std::byte> stored, bool deflated, std::size_t shuffle_element_bytes,
+                                    std::size_t raw_bytes);
+
+}  // namespace gcsim::trace

@@ -1,0 +1,158 @@
+// HDF5's shuffle, deflate and Fletcher32 filters as gcsim applies them itself
+// (sim/trace/chunk_filters.hpp): hand-computed values, and the chunk bytes compared with
+// those HDF5's own pipeline stores for the same data and filters.
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/check.hpp"
+#include "sim/errors.hpp"
+#include "sim/trace/chunk_filters.hpp"
+
+namespace fs = std::filesystem;
+using gcsim::trace::ChunkEncoder;
+using gcsim::trace::decode_chunk;
+using gcsim::trace::hdf5_fletcher32;
+using gcsim::trace::hdf5_shuffle;
+using gcsim::trace::hdf5_unshuffle;
+
+namespace {
+
+std::vector<std::byte> bytes_of(std::initializer_list<int> values) {
+  std::vector<std::byte> out;
+  for (int v : values) out.push_back(static_cast<std::byte>(v));
+  return out;
+}
+
+// Compressible but not trivial: rows of small counters and a slowly changing "time".
+std::vector<std::byte> sample_data(std::size_t n, std::uint32_t seed) {
+  std::vector<std::byte> out(n);
+  std::uint32_t x = seed;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    out[i] = static_cast<std::byte>((i % 13 == 0) ? (x >> 24) : ((i / 97) & 0x0f));
+  }
+  return out;
+}
+
+// Writes `data` (elements of `element_bytes`, a fixed-width string type so HDF5 converts
+// nothing) through HDF5's own filters into a dataset of `extent` elements in one chunk of
+// `chunk_elements`, and returns the chunk as stored (H5Dread_chunk).
+std::vector<std::byte> hdf5_filtered_chunk(const std::string& path, const std::vector<std::byte>& data,
+                                           std::size_t element_bytes, hsize_t extent, hsize_t chunk_elements,
+                                           bool shuffle, int level) {
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, element_bytes);
+  H5Tset_strpad(type, H5T_STR_NULLPAD);
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  const hsize_t chunk[1] = {chunk_elements};
+  H5Pset_chunk(dcpl, 1, chunk);
+  if (level > 0 && shuffle) H5Pset_shuffle(dcpl);
+  if (level > 0) H5Pset_deflate(dcpl, static_cast<unsigned>(level));
+  H5Pset_fletcher32(dcpl);
+  const hsize_t dims[1] = {extent};
+  const hsize_t maxdims[1] = {H5S_UNLIMITED};
+  const hid_t space = H5Screate_simple(1, dims, maxdims);
+  const hid_t dset = H5Dcreate2(file, "d", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  REQUIRE(dset >= 0);
+  REQUIRE(H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) >= 0);
+  REQUIRE(H5Dflush(dset) >= 0);
+  const hsize_t origin[1] = {0};
+  hsize_t stored = 0;
+  REQUIRE(H5Dget_chunk_storage_size(dset, origin, &stored) >= 0);
+  std::vector<std::byte> out(stored);
+  std::uint32_t mask = 0;
+  REQUIRE(H5Dread_chunk(dset, H5P_DEFAULT, origin, &mask, out.data()) >= 0);
+  CHECK(mask == 0);
+  H5Dclose(dset);
+  H5Sclose(space);
+  H5Pclose(dcpl);
+  H5Tclose(type);
+  H5Fclose(file);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("hdf5_fletcher32 matches hand-computed sums", "[unit]") {
+  // Words 0x0102; odd byte 0x03 as 0x0300: sum1 = 0x0102 + 0x0300 = 0x0402,
+  // sum2 = 0x0102 + 0x0402 = 0x0504.
+  CHECK(hdf5_fletcher32(bytes_of({0x01, 0x02, 0x03})) == 0x05040402u);
+  // Words 0x0102, 0x0304: sum1 = 0x0406, sum2 = 0x0102 + 0x0406 = 0x0508.
+  CHECK(hdf5_fletcher32(bytes_of({0x01, 0x02, 0x03, 0x04})) == 0x05080406u);
+  CHECK(hdf5_fletcher32({}) == 0u);
+  // 0xffff words fold modulo 65535: sum1 = 1000 * 0xffff folds to 0xffff, and so does sum2.
+  const std::vector<std::byte> ones(2000, std::byte{0xff});
+  CHECK(hdf5_fletcher32(ones) == 0xffffffffu);
+}
+
+TEST_CASE("hdf5_shuffle groups byte j of every element and keeps a trailing partial element", "[unit]") {
+  const auto in = bytes_of({0xa0, 0xa1, 0xa2, 0xb0, 0xb1, 0xb2, 0xee});
+  std::vector<std::byte> out;
+  hdf5_shuffle(in, 3, out);
+  CHECK(out == bytes_of({0xa0, 0xb0, 0xa1, 0xb1, 0xa2, 0xb2, 0xee}));
+  std::vector<std::byte> back;
+  hdf5_unshuffle(out, 3, back);
+  CHECK(back == in);
+  // One element, or one-byte elements: unchanged, as in HDF5.
+  hdf5_shuffle(bytes_of({1, 2, 3}), 3, out);
+  CHECK(out == bytes_of({1, 2, 3}));
+  hdf5_shuffle(bytes_of({1, 2, 3}), 1, out);
+  CHECK(out == bytes_of({1, 2, 3}));
+}
+
+TEST_CASE("ChunkEncoder stores the bytes HDF5's own filter pipeline stores", "[unit]") {
+  const fs::path dir = fs::path(GCSIM_BINARY_DIR) / "test-tmp" / ("chunk-filters-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "ref.h5").string();
+
+  struct Case {
+    std::size_t element_bytes;
+    hsize_t chunk_elements;
+    hsize_t extent;  // < chunk_elements: HDF5 pads the chunk with the fill value (zeros)
+    bool shuffle;
+  };
+  const Case cases[] = {{24, 500, 500, true}, {41, 300, 123, true}, {1, 65536, 65536, false}, {1, 4096, 1000, false}};
+  for (int level : {0, 1, 4, 9}) {
+    for (const Case& c : cases) {
+      INFO("level " << level << ", element " << c.element_bytes << " bytes, extent " << c.extent);
+      std::vector<std::byte> data = sample_data(c.element_bytes * c.extent, static_cast<std::uint32_t>(level + c.extent));
+      const std::vector<std::byte> want =
+          hdf5_filtered_chunk(path, data, c.element_bytes, c.extent, c.chunk_elements, c.shuffle, level);
+      data.resize(c.element_bytes * c.chunk_elements, std::byte{0});
+      ChunkEncoder encoder(level);
+      const auto got = encoder.encode(data, c.shuffle ? c.element_bytes : 0);
+      CHECK(std::vector<std::byte>(got.begin(), got.end()) == want);
+      if (level > 0) CHECK(got.size() < data.size());  // it compressed
+      // A second chunk through the same (reset) stream is encoded the same.
+      const auto again = encoder.encode(data, c.shuffle ? c.element_bytes : 0);
+      CHECK(std::vector<std::byte>(again.begin(), again.end()) == want);
+      CHECK(decode_chunk(want, level > 0, c.shuffle ? c.element_bytes : 0, data.size()) == data);
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+TEST_CASE("decode_chunk refuses a chunk whose checksum does not match", "[unit]") {
+  ChunkEncoder encoder(4);
+  const std::vector<std::byte> data = sample_data(4096, 7);
+  const auto encoded = encoder.encode(data, 8);
+  std::vector<std::byte> damaged(encoded.begin(), encoded.end());
+  damaged[damaged.size() / 2] ^= std::byte{0x10};
+  CHECK(decode_chunk(std::vector<std::byte>(encoded.begin(), encoded.end()), true, 8, data.size()) == data);
+  CHECK_THROWS_AS(decode_chunk(damaged, true, 8, data.size()), gcsim::Error);
+}
+
+TEST_CASE("ChunkEncoder refuses a level outside 0-9 as an internal error", "[unit]") {
+  CHECK_THROWS_AS(ChunkEncoder{-1}, gcsim::InternalError);
+  CHECK_THROWS_AS(ChunkEncoder{10}, gcsim::InternalError);
+}
