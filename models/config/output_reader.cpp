@@ -35,7 +35,7 @@ OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode&
   } else {
     check_file_name(out.trace, name_node, "the trace's file name (the scenario's name + \".h5\")");
   }
-  if (const config::ConfigNode* flows = o.optional("flows")) out.flows = config::read_bool(*flows);
+  out.flows = o.value<bool>("flows");
   return out;
 }
 

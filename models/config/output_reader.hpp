@@ -13,7 +13,8 @@ namespace gcsim::models {
 inline constexpr config::KeySpec OUTPUT_KEYS[] = {
     {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..170 bytes, not `.` or `..`",
      "the trace's file name inside the output folder"},
-    {"flows", "bool", "`false`", false, "", "also write the /flows table, one row per network flow"},
+    {.name = "flows", .type = "bool", .help = "also write the /flows table, one row per network flow",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 0},
 };
 
 // The longest file name output.trace may be (bytes): 255, the usual file system limit, less
