@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -133,10 +134,14 @@ MapReader::MapReader(const ConfigNode& node, KeyTable keys) : MapReader(node) {
   table_ = keys;
 }
 
+// The key's node, by name: never a typed key's (refuse_typed). One pass over the table
+// both refuses a typed key and knows a table key (the constructor declared them all).
 const ConfigNode* MapReader::find_known(std::string_view key) {
-  // A key of the table is known already (the constructor declared them all).
-  if (find_key(table_, key) == nullptr && std::find(known_.begin(), known_.end(), key) == known_.end())
+  if (const KeySpec* spec = find_key(table_, key)) {
+    if (spec->typed()) refuse_typed(key);
+  } else if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
     known_.emplace_back(key);
+  }
   return node_.is_null() ? nullptr : node_.find(key);
 }
 
@@ -147,7 +152,6 @@ void MapReader::refuse_typed(std::string_view key) const {
 }
 
 const ConfigNode& MapReader::required(std::string_view key) {
-  refuse_typed(key);
   const ConfigNode* found = find_known(key);
   if (found == nullptr)
     throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), key),
@@ -156,7 +160,6 @@ const ConfigNode& MapReader::required(std::string_view key) {
 }
 
 const ConfigNode* MapReader::optional(std::string_view key) {
-  refuse_typed(key);
   const ConfigNode* found = find_known(key);
   return found == nullptr || found->is_null() ? nullptr : found;
 }
@@ -211,7 +214,11 @@ T typed_default(const KeySpec& spec) {
 template <class T>
 std::optional<T> MapReader::get(const KeySpec& spec) {
   GCSIM_CHECK(kind_reads_as<T>(spec.kind), "key '" + std::string(spec.name) + "' is not read as this type");
-  const ConfigNode* found = find_known(spec.name);
+  // A spec of this reader's table is known already; another is declared here.
+  const std::less<const KeySpec*> before;  // a total order, for pointers into other arrays too
+  const bool own = !table_.empty() && !before(&spec, table_.data()) && before(&spec, table_.data() + table_.size());
+  if (!own && std::find(known_.begin(), known_.end(), spec.name) == known_.end()) known_.emplace_back(spec.name);
+  const ConfigNode* found = node_.is_null() ? nullptr : node_.find(spec.name);
   if (found == nullptr || found->is_null()) {
     if (spec.required)
       throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), spec.name),
