@@ -4,9 +4,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/config/resource_estimate.hpp"
 #include "models/config/scenario_loader.hpp"
+#include "sim/config/key_table.hpp"
 
 namespace CLI {
 class App;
@@ -29,6 +31,14 @@ int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptio
 // description and each policy's keys (type, default, range, help), printed from the
 // registry itself so the listing cannot drift from what the loader accepts.
 int cmd_policies(const models::SchedulerRegistry& registry);
+
+// `gcsim keys [SECTION]`: every map a scenario may hold (or the one whose dotted path is
+// SECTION, as `gcsim keys` prints it: `cluster.node_types[i]`, `scheduler(policy: las)`),
+// each key with its type, default, range and help, from the key tables the readers read
+// through. An unknown section: exit code 2, with a did-you-mean.
+int cmd_keys(const models::SchedulerRegistry& registry, const std::string& section);
+// One key table as both commands print it: key, type, default, range, help.
+void print_key_table(const std::vector<config::KeySpec>& keys);
 
 // `gcsim instances` and `gcsim catalog import` (cli/instances.cpp): registered on `app`;
 // run_instance_commands runs the one chosen and returns its exit code, or -1 for neither.

@@ -364,6 +364,10 @@ int main(int argc, char** argv) {
 
   auto* policies = app.add_subcommand("policies", "List the scheduling policies and placement strategies, with their keys");
 
+  std::string keys_section;
+  auto* keys = app.add_subcommand("keys", "List every key a scenario may hold: type, default, range, help");
+  keys->add_option("section", keys_section, "Only this map, by its dotted path (`cluster.node_types[i]`)");
+
   const auto instance_commands = cli::add_instance_commands(app);
   const auto compare_command = cli::add_compare_command(app);
 
@@ -424,6 +428,7 @@ int main(int argc, char** argv) {
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();
     if (*policies) return cli::cmd_policies(models::builtins().schedulers);
+    if (*keys) return cli::cmd_keys(models::builtins().schedulers, keys_section);
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out, limits);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(), limits);
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;

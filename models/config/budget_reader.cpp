@@ -20,18 +20,14 @@ BudgetSpec read_budget(const ConfigNode& n) {
   b.mark = n.mark();
   b.path = n.path();
   b.team = read_name(r.required("team"));
-  b.limit_usd = config::read_usd(r.required("limit"));
-  if (!(b.limit_usd > 0)) n.find("limit")->fail(ErrorCode::OutOfRange, "a budget's limit must be more than $0");
-  if (const ConfigNode* p = r.optional("period")) b.period = config::read_duration(*p, limits::MIN_BUDGET_PERIOD);
+  b.limit_usd = r.value<double>("limit");
+  if (const auto p = r.get<sim::SimTime>("period")) b.period = *p;
   if (const ConfigNode* a = r.optional("action")) {
     const std::string action = config::read_enum(*a, {"alert", "stop_new", "stop_running"});
     b.action = action == "alert" ? BudgetAction::Alert : action == "stop_new" ? BudgetAction::StopNew : BudgetAction::StopRunning;
   }
-  if (const ConfigNode* f = r.optional("alert_at")) {
-    b.alert_fraction = config::read_fraction(*f);
-    if (!(b.alert_fraction > 0 && b.alert_fraction <= 1)) f->fail(ErrorCode::OutOfRange, "alert_at is a share of the limit, in (0, 100%]");
-  }
-  if (const ConfigNode* c = r.optional("check_every")) b.check_every = config::read_duration(*c, sim::seconds(1));
+  if (const auto f = r.get<double>("alert_at")) b.alert_fraction = *f;
+  b.check_every = r.value<sim::SimTime>("check_every");
   return b;
 }
 

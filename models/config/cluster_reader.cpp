@@ -75,14 +75,14 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
   if (gpu) t.gpu = resolve_gpu(*gpu, catalogs.gpus);
   else if (instance) t.gpu = *catalogs.gpus.find(instance->gpu);
   else n.fail(ErrorCode::MissingKey, "a node type needs its gpu (e.g. A100-80GB-SXM) or a catalog instance");
-  if (const ConfigNode* g = r.optional("gpus")) t.gpus = static_cast<int>(config::read_int(*g, 1, 64));
+  if (const auto g = r.get<std::int64_t>("gpus")) t.gpus = static_cast<int>(*g);
   else if (instance) t.gpus = instance->gpus;
-  else r.required("gpus");
-  if (const ConfigNode* c = r.optional("cpu_cores")) t.cpu_cores = static_cast<int>(config::read_int(*c, 1, 1 << 20));
+  else t.gpus = static_cast<int>(r.need<std::int64_t>("gpus"));
+  if (const auto c = r.get<std::int64_t>("cpu_cores")) t.cpu_cores = static_cast<int>(*c);
   else if (instance) t.cpu_cores = instance->physical_cores();
-  if (const ConfigNode* m = r.optional("memory")) t.memory_bytes = config::read_bytes(*m);
+  if (const auto m = r.get<double>("memory")) t.memory_bytes = *m;
   else if (instance) t.memory_bytes = instance->memory_bytes;
-  t.count = static_cast<int>(config::read_int(r.required("count"), 1, 1 << 20));
+  t.count = static_cast<int>(r.value<std::int64_t>("count"));
 
   const ConfigNode* market_node = r.optional("market");
   const Market market = market_node ? parse_market(*market_node) : Market::OnDemand;
@@ -136,16 +136,17 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
 
   const ConfigNode* interruptions = r.optional("interruptions");
   const ConfigNode* availability = r.optional("availability");
-  const ConfigNode* notice = r.optional("notice");
-  const ConfigNode* provisioning = r.optional("provisioning");
+  const ConfigNode* notice = r.where("notice");
+  const ConfigNode* provisioning = r.where("provisioning");
   if (market == Market::Spot) {
     SpotPoolConfig spot;
     if (interruptions) spot.interruptions = parse_interruptions(*interruptions, sources, &catalogs.spot_advisor);
     if (availability) spot.availability = parse_availability(*availability, sources);
-    spot.notice = notice ? config::read_duration(*notice)
-                         : instance && instance->spot_notice > sim::SimTime::zero() ? instance->spot_notice
-                                                                                     : default_notice(t.provider);
-    if (provisioning) spot.provisioning = config::read_duration(*provisioning);
+    const std::optional<sim::SimTime> given_notice = r.get<sim::SimTime>("notice");
+    spot.notice = given_notice ? *given_notice
+                  : instance && instance->spot_notice > sim::SimTime::zero() ? instance->spot_notice
+                                                                             : default_notice(t.provider);
+    spot.provisioning = r.value<sim::SimTime>("provisioning");
     if (spot.interruptions.price_driven() && !t.price.max_usd_per_hour)
       interruptions->fail(ErrorCode::MissingKey, "process: price needs the pool's price.max_per_hour (its bid)");
     t.spot = std::move(spot);

@@ -35,10 +35,8 @@ OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode&
   } else {
     check_file_name(out.trace, name_node, "the trace's file name (the scenario's name + \".h5\")");
   }
-  if (const config::ConfigNode* flows = o.optional("flows")) out.flows = config::read_bool(*flows);
-  if (const config::ConfigNode* level = o.optional("compression"))
-    out.compression = static_cast<int>(
-        config::read_int(*level, trace::MIN_COMPRESSION_LEVEL, trace::MAX_COMPRESSION_LEVEL));
+  out.flows = o.value<bool>("flows");
+  out.compression = static_cast<int>(o.value<std::int64_t>("compression"));
   return out;
 }
 

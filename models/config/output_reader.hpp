@@ -8,15 +8,19 @@
 #include "models/config/scenario.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
+#include "sim/trace/chunk_filters.hpp"
 
 namespace gcsim::models {
 
 inline constexpr config::KeySpec OUTPUT_KEYS[] = {
     {"trace", "file name (no `/`)", "`<name>.h5`", false, "1..170 bytes, not `.` or `..`",
      "the trace's file name inside the output folder"},
-    {"flows", "bool", "`false`", false, "", "also write the /flows table, one row per network flow"},
-    {"compression", "integer", "`1`", false, "0..9",
-     "the trace's deflate level: 0 none (fastest, largest), 9 smallest; `--trace-compression` overrides it"},
+    {.name = "flows", .type = "bool", .help = "also write the /flows table, one row per network flow",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 0},
+    {.name = "compression", .type = "integer",
+     .help = "the trace's deflate level: 0 none (fastest, largest), 9 smallest; `--trace-compression` overrides it",
+     .kind = config::KeyKind::Integer, .min = trace::MIN_COMPRESSION_LEVEL, .max = trace::MAX_COMPRESSION_LEVEL,
+     .has_default = true, .default_number = trace::DEFAULT_COMPRESSION_LEVEL},
 };
 
 // The longest file name output.trace may be (bytes): 255, the usual file system limit, less

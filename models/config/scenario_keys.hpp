@@ -13,8 +13,10 @@ namespace gcsim::models {
 
 inline constexpr config::KeySpec TOP_LEVEL_KEYS[] = {
     {"name", "text (no `/`)", "", true, "", "the scenario's name; names the trace file by default"},
-    {"seed", "integer", "`0`", false, ">= 0", "the root of every random stream"},
-    {"horizon", "duration", "", true, "> 0", "the longest simulated time"},
+    {.name = "seed", .type = "integer", .help = "the root of every random stream",
+     .kind = config::KeyKind::Integer, .min = 0, .has_default = true, .default_number = 0},
+    {.name = "horizon", .type = "duration", .required = true, .help = "the longest simulated time",
+     .kind = config::KeyKind::Duration, .min = 1},
     {"run_until", "`done` | `horizon`", "`horizon`", false, "", "whether the run ends at the horizon or with the last job"},
     {"catalogs", "map", "", false, "", "extra catalog files"},
     {"cluster", "map", "", true, "", "the hardware"},

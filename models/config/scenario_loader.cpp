@@ -127,10 +127,9 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   s.source_file = document.file;
   const ConfigNode& name_node = r.required("name");
   s.name = read_name(name_node);
-  if (const ConfigNode* seed = r.optional("seed"))
-    s.seed = static_cast<std::uint64_t>(config::read_int(*seed, 0, std::numeric_limits<std::int64_t>::max()));
-  const ConfigNode& horizon = r.required("horizon");
-  s.horizon = config::read_duration(horizon, sim::SimTime::from_ns(1));
+  s.seed = static_cast<std::uint64_t>(r.value<std::int64_t>("seed"));
+  s.horizon = r.value<sim::SimTime>("horizon");
+  const ConfigNode& horizon = *r.where("horizon");
   // The largest time stands for "never" (an event there is never run, and every time sum
   // saturates to it): a horizon there would be no end, and every job's lifecycle past it
   // (docs/units.md, "Limits: time and numbers").

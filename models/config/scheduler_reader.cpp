@@ -37,10 +37,10 @@ TeamShareSpec read_team_share(const config::ConfigNode& n) {
     return share;
   }
   config::MapReader r(n, TEAM_SHARE_KEYS);
-  const config::ConfigNode* min = r.optional("min");
-  const config::ConfigNode* max = r.optional("max");
-  if (min) share.min = config::read_fraction(*min);
-  if (max) share.max = config::read_fraction(*max);
+  const config::ConfigNode* min = r.where("min");
+  const config::ConfigNode* max = r.where("max");
+  share.min = r.value<double>("min");
+  share.max = r.value<double>("max");
   if (!min && !max) n.fail(ErrorCode::MissingKey, "give the team's `min` (guaranteed share), `max` (cap), or both");
   if (share.min > share.max)
     (max ? max : min)->fail(ErrorCode::OutOfRange, "a team's guaranteed `min` cannot exceed its cap `max`");
@@ -86,7 +86,7 @@ QuotaSpec read_quotas(const config::ConfigNode& n, const PolicyContext& context)
         (item.find("name") ? *item.find("name") : item)
             .fail(ErrorCode::Duplicate, "window '" + q.windows.back().name + "' is named twice");
   }
-  if (const config::ConfigNode* lending = r.optional("lending")) q.lending = config::read_bool(*lending);
+  q.lending = r.value<bool>("lending");
   if (const config::ConfigNode* reclaim = r.optional("reclaim"))
     q.reclaim = config::read_enum(*reclaim, {"preempt", "wait"}) == "wait" ? ReclaimMode::Wait : ReclaimMode::Preempt;
   return q;
@@ -107,16 +107,16 @@ PreemptionSpec read_preemption(const config::ConfigNode& n, sim::SimTime horizon
     }
     p.mode = text == "lose" ? PreemptionMode::Lose : PreemptionMode::Save;
   }
-  const config::ConfigNode* save = r.optional("save");
-  const config::ConfigNode* restore = r.optional("restore");
+  const config::ConfigNode* save = r.where("save");
+  const config::ConfigNode* restore = r.where("restore");
   if (p.mode == PreemptionMode::Lose) {
     // A job that loses its work saves nothing and has nothing to restore.
     if (const config::ConfigNode* extra = save ? save : restore)
       extra->fail(ErrorCode::Conflict, "`save` and `restore` mean nothing with `mode: lose`");
     return p;
   }
-  if (save) p.save = config::read_duration(*save);
-  if (restore) p.restore = config::read_duration(*restore);
+  p.save = r.get<sim::SimTime>("save");
+  p.restore = r.get<sim::SimTime>("restore");
   // Past the range they would saturate to "never": a job preempted near the horizon would
   // hold its GPUs for ever. (The job's own checkpoint times are bounded with the job.)
   const sim::SimTime save_time = p.save.value_or(sim::SimTime::zero());

@@ -27,10 +27,12 @@ extern const config::KeySpec SCHEDULER_PREEMPTION_KEY;
 inline constexpr config::KeySpec PREEMPTION_KEYS[] = {
     {"mode", "`save` | `lose`", "`save`", false, "",
      "save: hold the GPUs for `save`, keep all the work, restore on the next start; lose: stop now, back to the last checkpoint"},
-    {"save", "duration", "the job's checkpoint `write_time`", false, "mode `save` only",
-     "GPUs held, no progress, before the job stops with all its work kept"},
-    {"restore", "duration", "the job's checkpoint `restore_time`", false, "mode `save` only",
-     "GPUs held, no progress, at the next start before it resumes"},
+    {.name = "save", .type = "duration", .default_value = "the job's checkpoint `write_time`", .range = "mode `save` only",
+     .help = "GPUs held, no progress, before the job stops with all its work kept", .kind = config::KeyKind::Duration,
+     .min = 0},
+    {.name = "restore", .type = "duration", .default_value = "the job's checkpoint `restore_time`",
+     .range = "mode `save` only", .help = "GPUs held, no progress, at the next start before it resumes",
+     .kind = config::KeyKind::Duration, .min = 0},
 };
 
 // The `quotas` key, common to every policy, and its maps (docs/scenario-reference.md).
@@ -40,8 +42,9 @@ std::vector<config::KeySpec> scheduler_common_keys();
 inline constexpr config::KeySpec QUOTA_KEYS[] = {
     {"windows", "list of maps", "", true, "at least one",
      "the windows of the week, each with the teams' shares in it; where several hold, the first listed wins"},
-    {"lending", "bool", "`true`", false, "",
-     "whether a team's idle guaranteed GPUs may run other teams' jobs (reclaimed when its own jobs wait)"},
+    {.name = "lending", .type = "bool",
+     .help = "whether a team's idle guaranteed GPUs may run other teams' jobs (reclaimed when its own jobs wait)",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
     {"reclaim", "`preempt` | `wait`", "`preempt`", false, "",
      "how an owner below its guarantee gets lent GPUs back: preempting the borrowers, or waiting for them to end"},
 };
@@ -53,9 +56,11 @@ inline constexpr config::KeySpec QUOTA_WINDOW_KEYS[] = {
      "each named team's guaranteed share and cap of the cluster's GPUs in the window"},
 };
 inline constexpr config::KeySpec TEAM_SHARE_KEYS[] = {
-    {"min", "fraction (`80%`)", "`0%`", false, "the window's mins add up to <= 100%",
-     "guaranteed: the team's waiting jobs may reclaim lent GPUs up to this share"},
-    {"max", "fraction", "`100%`", false, ">= min", "cap: the team's jobs never hold more than this share"},
+    {.name = "min", .type = "fraction (`80%`)", .range = "the window's mins add up to <= 100%",
+     .help = "guaranteed: the team's waiting jobs may reclaim lent GPUs up to this share", .kind = config::KeyKind::Percent,
+     .min = 0, .max = 1, .has_default = true, .default_number = 0},
+    {.name = "max", .type = "fraction", .range = "at least `min`", .help = "cap: the team's jobs never hold more than this share",
+     .kind = config::KeyKind::Percent, .min = 0, .max = 1, .has_default = true, .default_number = 1},
 };
 
 // `section` is the `scheduler:` value, or null when the scenario has none (all defaults).

@@ -30,9 +30,9 @@ CommSpec read_comm(const ConfigNode& n) {
   CommSpec c;
   if (const ConfigNode* k = r.optional("collective")) c.collective = config::read_enum(*k, collective_names());
   if (const ConfigNode* a = r.optional("algorithm")) c.algorithm = config::read_enum(*a, {"ring", "tree"});
-  c.bytes = config::read_bytes(r.required("bytes"));
-  c.every = config::read_duration(r.required("every"), sim::SimTime::from_ns(1));
-  if (const ConfigNode* s = r.optional("simulated_steps")) c.simulated_steps = config::read_int(*s, 1, 1'000'000);
+  c.bytes = r.value<double>("bytes");
+  c.every = r.value<sim::SimTime>("every");
+  c.simulated_steps = r.value<std::int64_t>("simulated_steps");
   return c;
 }
 
@@ -46,11 +46,11 @@ CheckpointSpec read_checkpoint(const ConfigNode& n) {
   const ConfigNode& every = r.required("every");
   if (every.is_scalar() && every.scalar() == "optimal") c.optimal = true;
   else c.every = config::read_duration(every, sim::seconds(1));  // as the optimal interval's floor
-  const ConfigNode* write = r.optional("write_time");
-  const ConfigNode* restore = r.optional("restore_time");
+  const ConfigNode* write = r.where("write_time");
+  const ConfigNode* restore = r.where("restore_time");
   const ConfigNode* size = r.optional("size");
   const ConfigNode* tier = r.optional("tier");
-  if (const ConfigNode* p = r.optional("pause")) c.pause = config::read_bool(*p);
+  c.pause = r.value<bool>("pause");
   if (size || tier) {
     if (write) write->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
     if (restore) restore->fail(ErrorCode::Conflict, "give write_time and restore_time, or size and tier, not both");
@@ -61,8 +61,8 @@ CheckpointSpec read_checkpoint(const ConfigNode& n) {
     else c.size_bytes = config::read_bytes(*size);
   } else {
     if (!write) n.fail(ErrorCode::MissingKey, "a checkpoint needs write_time (e.g. 3m), or size and tier");
-    c.write_time = config::read_duration(*write);
-    c.restore_time = restore ? config::read_duration(*restore) : c.write_time;
+    c.write_time = r.need<sim::SimTime>("write_time");
+    c.restore_time = r.get<sim::SimTime>("restore_time").value_or(c.write_time);
   }
   return c;
 }
@@ -78,8 +78,7 @@ EstimateSpec read_estimate(const ConfigNode& n, bool may_give) {
   }
   MapReader r(n, ESTIMATE_KEYS);
   config::read_enum(r.required("error"), {"lognormal"});
-  e.sigma = config::read_double(r.required("sigma"), 0, 10);
-  if (!(e.sigma > 0)) r.required("sigma").fail(ErrorCode::OutOfRange, "sigma must be > 0 (an exact estimate is lengths: true)");
+  e.sigma = r.value<double>("sigma");
   return e;
 }
 
@@ -87,10 +86,10 @@ void read_job_lifecycle(MapReader& r, std::optional<CheckpointSpec>& checkpoint,
                         std::string& team, int& priority, std::optional<sim::SimTime>& deadline,
                         std::vector<std::string>& gpu_types) {
   if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c);
-  if (const ConfigNode* p = r.optional("image_pull")) image_pull = config::read_duration(*p);
+  image_pull = r.value<sim::SimTime>("image_pull");
   if (const ConfigNode* t = r.optional("team")) team = read_name(*t);
-  if (const ConfigNode* p = r.optional("priority")) priority = static_cast<int>(config::read_int(*p, -1000, 1000));
-  if (const ConfigNode* d = r.optional("deadline")) deadline = config::read_duration(*d, sim::SimTime::from_ns(1));
+  priority = static_cast<int>(r.value<std::int64_t>("priority"));
+  if (const auto d = r.get<sim::SimTime>("deadline")) deadline = *d;
   // `gpu`: one name or a list (names are checked against the GPU catalog in the resolve step).
   if (const ConfigNode* g = r.optional("gpu")) {
     if (g->is_sequence()) {
@@ -119,21 +118,21 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   } else {
     j.name = "job-" + std::to_string(index);
   }
-  if (const ConfigNode* s = r.optional("submit")) j.submit = config::read_duration(*s);
-  j.gpus = static_cast<int>(config::read_int(r.required("gpus"), 1, 1 << 20));
-  const ConfigNode* milli = r.optional("gpu_milli");
+  j.submit = r.value<sim::SimTime>("submit");
+  j.gpus = static_cast<int>(r.value<std::int64_t>("gpus"));
+  const ConfigNode* milli = r.where("gpu_milli");
+  j.gpu_milli = static_cast<int>(r.value<std::int64_t>("gpu_milli"));
   if (milli) {
-    j.gpu_milli = static_cast<int>(config::read_int(*milli, 1, 1000));
     if (j.gpu_milli < 1000 && j.gpus != 1)
       milli->fail(ErrorCode::Conflict, "a share of a GPU (gpu_milli below 1000) is for one-GPU jobs; this one asks for " +
                                            std::to_string(j.gpus) + " GPUs");
   }
   read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team, j.priority, j.deadline, j.gpu_types);
   if (const ConfigNode* e = r.optional("estimate")) j.estimate = read_estimate(*e, true);
-  const ConfigNode* duration = r.optional("duration");
-  const ConfigNode* work = r.optional("work");
+  const ConfigNode* duration = r.where("duration");
+  const ConfigNode* work = r.where("work");
   const ConfigNode* model = r.optional("model");
-  const ConfigNode* efficiency = r.optional("efficiency");
+  const ConfigNode* efficiency = r.where("efficiency");
   const ConfigNode* comm = r.optional("comm");
   if (model) {
     if (duration) duration->fail(ErrorCode::Conflict, "a job given by its model runs at the modelled speed: drop duration");
@@ -155,17 +154,16 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   if (!duration && !work)
     n.fail(ErrorCode::MissingKey, "a job needs a duration (e.g. 6h), work (FLOP, e.g. 2.1e18) or a model");
   if (duration) {
-    j.duration = config::read_duration(*duration, sim::SimTime::from_ns(1));
+    j.duration = r.get<sim::SimTime>("duration");
     if (precision) precision->fail(ErrorCode::Conflict, "precision applies only to jobs given as work or by a model");
     if (efficiency) efficiency->fail(ErrorCode::Conflict, "efficiency applies only to jobs given as work");
     if (comm) j.comm = read_comm(*comm);
   } else {
     if (comm) comm->fail(ErrorCode::Conflict, "comm applies only to jobs given as a duration");
-    j.work_flop = config::read_double(*work, 0, INF);
-    if (!(*j.work_flop > 0)) work->fail(ErrorCode::OutOfRange, "work must be > 0 FLOP");
+    j.work_flop = r.get<double>("work");
     if (!precision) n.fail(ErrorCode::MissingKey, "a job given as work needs a precision (fp32, tf32, amp, bf16, fp8)");
     j.precision = read_precision(*precision);
-    if (efficiency) j.efficiency = read_value(*efficiency, ValueKind::Fraction);
+    j.efficiency = r.value<double>("efficiency");
   }
   refuse_model_size_without_model(n, j.checkpoint);
   if (j.checkpoint && j.comm) n.find("checkpoint")->fail(ErrorCode::Conflict, "jobs with comm: are not checkpointed (their steps are driven by the network)");
@@ -181,8 +179,8 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   if (const ConfigNode* e = r.optional("estimate")) g.estimate = read_estimate(*e, false);
   refuse_model_size_without_model(n, g.checkpoint);
   g.name = read_name(r.required("name"));
-  g.count = config::read_int(r.required("count"), 1, 100'000'000);
-  if (const ConfigNode* s = r.optional("start")) g.start = config::read_duration(*s);
+  g.count = r.value<std::int64_t>("count");
+  g.start = r.value<sim::SimTime>("start");
   g.arrival = read_distribution(r.required("arrival"), ValueKind::Duration);
   if (const ConfigNode* active = r.optional("active")) {
     MapReader hours(*active, ACTIVE_KEYS);

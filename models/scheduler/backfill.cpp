@@ -26,8 +26,10 @@ const config::KeySpec MODE_KEY = {
 // (docs/scheduling.md, "The bound: depth").
 constexpr int MAX_CONSERVATIVE_DEPTH = 500;
 const config::KeySpec DEPTH_KEY = {
-    .name = "depth", .type = "integer", .default_value = "`100`", .range = ">= 1; at most 500 with `mode: conservative`",
-    .help = "waiting jobs a pass examines behind the first that does not fit (Slurm's `bf_max_job_test`)"};
+    .name = "depth", .type = "integer", .range = "at most 500 with `mode: conservative`",
+    .help = "waiting jobs a pass examines behind the first that does not fit (Slurm's `bf_max_job_test`)",
+    .kind = config::KeyKind::Integer, .min = 1, .max = std::numeric_limits<int>::max(), .has_default = true,
+    .default_number = 100};
 const config::KeySpec BACKFILL_KEYS[] = {PLACEMENT_KEY, LENGTHS_KEY, MODE_KEY, DEPTH_KEY};
 }  // namespace
 
@@ -45,8 +47,8 @@ PolicyDef<BackfillParams> backfill_policy() {
         if (const config::ConfigNode* n = map.optional("mode"))
           p.mode = config::read_enum(*n, {"easy", "conservative"}) == "conservative" ? BackfillMode::Conservative
                                                                                      : BackfillMode::Easy;
-        if (const config::ConfigNode* n = map.optional("depth")) {
-          p.depth = static_cast<int>(config::read_int(*n, 1, std::numeric_limits<int>::max()));
+        p.depth = static_cast<int>(map.value<std::int64_t>("depth"));
+        if (const config::ConfigNode* n = map.where("depth")) {
           if (p.mode == BackfillMode::Conservative && p.depth > MAX_CONSERVATIVE_DEPTH)
             n->fail(ErrorCode::OutOfRange,
                     "'" + std::to_string(p.depth) + "' is out of range: at most " +

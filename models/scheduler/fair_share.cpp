@@ -147,8 +147,8 @@ const config::KeySpec FAIR_SHARE_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
     {.name = "weights", .type = "map: team name -> number", .default_value = "1 for each team", .range = "> 0",
      .help = "each team's share (jobs without a team share one weight of 1)"},
-    {.name = "half_life", .type = "duration", .default_value = "`7d`", .range = "> 0",
-     .help = "past usage counts half after this long (Slurm's PriorityDecayHalfLife)"},
+    {.name = "half_life", .type = "duration", .help = "past usage counts half after this long (Slurm's PriorityDecayHalfLife)",
+     .kind = config::KeyKind::Duration, .min = 1, .has_default = true, .default_number = 7 * 86400e9},
 };
 
 void read_fair_share(config::MapReader& map, const PolicyContext& context, FairShareParams& p) {
@@ -164,8 +164,7 @@ void read_fair_share(config::MapReader& map, const PolicyContext& context, FairS
       if (const int t = context.team_index(value, team); t >= 0) p.weight_by_team[static_cast<std::size_t>(t)] = weight;
     }
   }
-  if (const config::ConfigNode* h = map.optional("half_life"))
-    p.half_life = config::read_duration(*h, sim::SimTime::from_ns(1));
+  p.half_life = map.value<sim::SimTime>("half_life");
 }
 }  // namespace
 

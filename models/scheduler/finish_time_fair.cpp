@@ -172,10 +172,13 @@ std::string FinishTimeFairScheduler::settings() const {
 namespace {
 const config::KeySpec FINISH_TIME_FAIR_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
-    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = ">= 1s",
-     .help = "the round: the waiting order is recomputed, and preemptions happen, at its multiples"},
-    {.name = "preempt", .type = "bool", .default_value = "`true`",
-     .help = "at a round, the first waiting job that does not fit preempts running jobs of lower rho (lowest first)"},
+    {.name = "interval", .type = "duration",
+     .help = "the round: the waiting order is recomputed, and preemptions happen, at its multiples",
+     .kind = config::KeyKind::Duration, .min = static_cast<double>(limits::MIN_POLICY_ROUND.ns()), .has_default = true,
+     .default_number = 300e9},
+    {.name = "preempt", .type = "bool",
+     .help = "at a round, the first waiting job that does not fit preempts running jobs of lower rho (lowest first)",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
 };
 
 FinishTimeFairParams read_finish_time_fair(config::MapReader& map, const SchedulerRegistry& registry,
@@ -183,12 +186,12 @@ FinishTimeFairParams read_finish_time_fair(config::MapReader& map, const Schedul
   FinishTimeFairParams p;
   static_cast<OrderedParams&>(p) = read_ordered_params(map, registry, false);
   p.interval_mark = map.node().mark();
-  if (const config::ConfigNode* n = map.optional("interval")) {
-    p.interval = config::read_duration(*n, limits::MIN_POLICY_ROUND);
+  p.interval = map.value<sim::SimTime>("interval");
+  if (const config::ConfigNode* n = map.where("interval")) {
     p.interval_key = n->path();
     p.interval_mark = n->mark();
   }
-  if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
+  p.preempt = map.value<bool>("preempt");
   return p;
 }
 }  // namespace

@@ -149,19 +149,22 @@ std::string LasScheduler::settings() const {
 namespace {
 const config::KeySpec LAS_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
-    {.name = "queues", .type = "integer", .default_value = "`2`, or one more than `thresholds`", .range = "1..16",
-     .help = "how many priority queues attained service is split into"},
+    {.name = "queues", .type = "integer", .default_value = "`2`, or one more than `thresholds`",
+     .help = "how many priority queues attained service is split into", .kind = config::KeyKind::Integer, .min = 1,
+     .max = 16},
     {.name = "thresholds", .type = "list of GPU-time (durations: `1h` = one GPU-hour)",
      .default_value = "`1h`, `10h`, `100h`, ... (`queues` - 1 of them)", .range = "increasing, > 0",
      .help = "the attained service (GPUs x time run) at which a job moves down to the next queue"},
-    {.name = "promote", .type = "number", .default_value = "`10`", .range = ">= 0",
-     .help = "a job that has waited this many times its counted run time goes back to the first queue; 0: never"},
-    {.name = "interval", .type = "duration", .default_value = "`5m`", .range = ">= 1s",
-     .help = "the round: demotions and preemptions happen at its multiples"},
+    {.name = "promote", .type = "number",
+     .help = "a job that has waited this many times its counted run time goes back to the first queue; 0: never",
+     .kind = config::KeyKind::Number, .min = 0, .max = 1e9, .has_default = true, .default_number = 10},
+    {.name = "interval", .type = "duration", .help = "the round: demotions and preemptions happen at its multiples",
+     .kind = config::KeyKind::Duration, .min = static_cast<double>(limits::MIN_POLICY_ROUND.ns()), .has_default = true,
+     .default_number = 300e9},
 };
 
 void read_las(config::MapReader& map, const PolicyContext&, LasParams& p) {
-  const config::ConfigNode* queues = map.optional("queues");
+  const config::ConfigNode* queues = map.where("queues");
   const config::ConfigNode* thresholds = map.optional("thresholds");
   if (thresholds) {
     if (!thresholds->is_sequence()) thresholds->fail(ErrorCode::WrongType, "thresholds must be a list of GPU-times (e.g. [1h, 10h])");
@@ -178,16 +181,16 @@ void read_las(config::MapReader& map, const PolicyContext&, LasParams& p) {
   }
   if (thresholds) p.queues = static_cast<int>(p.thresholds_gpu_s.size()) + 1;
   if (queues) {
-    const auto n = static_cast<std::size_t>(config::read_int(*queues, 1, 16));
+    const auto n = static_cast<std::size_t>(map.need<std::int64_t>("queues"));
     if (thresholds && n != p.thresholds_gpu_s.size() + 1)
       queues->fail(ErrorCode::Conflict, "queues: " + std::to_string(n) + " needs " + std::to_string(n - 1) +
                                             " thresholds; " + std::to_string(p.thresholds_gpu_s.size()) + " are given");
     p.queues = static_cast<int>(n);
   }
-  if (const config::ConfigNode* n = map.optional("promote")) p.promote = config::read_double(*n, 0, 1e9);
+  p.promote = map.value<double>("promote");
   p.interval_mark = map.node().mark();
-  if (const config::ConfigNode* n = map.optional("interval")) {
-    p.interval = config::read_duration(*n, limits::MIN_POLICY_ROUND);
+  p.interval = map.value<sim::SimTime>("interval");
+  if (const config::ConfigNode* n = map.where("interval")) {
     p.interval_key = n->path();
     p.interval_mark = n->mark();
   }

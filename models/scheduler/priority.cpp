@@ -31,8 +31,9 @@ std::string PriorityScheduler::settings() const {
 namespace {
 const config::KeySpec PRIORITY_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
-    {.name = "preempt", .type = "bool", .default_value = "`true`",
-     .help = "preempt running jobs of lower classes (lowest first) when the first waiting job does not fit"},
+    {.name = "preempt", .type = "bool",
+     .help = "preempt running jobs of lower classes (lowest first) when the first waiting job does not fit",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
 };
 }  // namespace
 
@@ -40,7 +41,7 @@ PolicyDef<PriorityParams> priority_policy() {
   return ordered_policy_def<PriorityScheduler, PriorityParams>(
       "priority", "priority classes (job key `priority`, higher first), FIFO inside a class; preempts lower classes",
       PRIORITY_KEYS, false, [](config::MapReader& map, const PolicyContext&, PriorityParams& p) {
-        if (const config::ConfigNode* n = map.optional("preempt")) p.preempt = config::read_bool(*n);
+        p.preempt = map.value<bool>("preempt");
       });
 }
 

@@ -41,10 +41,12 @@ std::string SpotFallbackScheduler::settings() const {
 namespace {
 const config::KeySpec SPOT_FALLBACK_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
-    {.name = "after", .type = "integer", .default_value = "`2`", .range = "1..1000000",
-     .help = "interruptions (runs ended before finishing) after which a job runs only on the other types"},
-    {.name = "margin", .type = "fraction", .default_value = "`0`", .range = ">= 0",
-     .help = "a job leaves spot when its time alone there x (1 + margin) would pass its deadline"},
+    {.name = "after", .type = "integer",
+     .help = "interruptions (runs ended before finishing) after which a job runs only on the other types",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1'000'000, .has_default = true, .default_number = 2},
+    {.name = "margin", .type = "number",
+     .help = "a job leaves spot when its time alone there x (1 + margin) would pass its deadline",
+     .kind = config::KeyKind::Number, .min = 0, .max = 1e6, .has_default = true, .default_number = 0},
 };
 }  // namespace
 
@@ -52,8 +54,8 @@ PolicyDef<SpotFallbackParams> spot_fallback_policy() {
   return ordered_policy_def<SpotFallbackScheduler, SpotFallbackParams>(
       "spot-fallback", "spot first; on-demand after N interruptions or when the deadline is at risk",
       SPOT_FALLBACK_KEYS, false, [](config::MapReader& map, const PolicyContext&, SpotFallbackParams& p) {
-        if (const config::ConfigNode* n = map.optional("after")) p.after = static_cast<int>(config::read_int(*n, 1, 1000000));
-        if (const config::ConfigNode* n = map.optional("margin")) p.margin = config::read_double(*n, 0, 1e6);
+        p.after = static_cast<int>(map.value<std::int64_t>("after"));
+        p.margin = map.value<double>("margin");
       });
 }
 

@@ -8,8 +8,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <type_traits>
 
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -125,12 +128,31 @@ MapReader::MapReader(const ConfigNode& node, KeyTable keys) : MapReader(node) {
   for (const KeySpec& k : keys) known_.emplace_back(k.name);
   finish();
   for (const KeySpec& k : keys)
-    if (k.required) (void)required(k.name);
+    if (k.required && find_known(k.name) == nullptr)
+      throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), k.name),
+                        "missing required key '" + std::string(k.name) + "'");
+  table_ = keys;
+}
+
+// The key's node, by name: never a typed key's (refuse_typed). One pass over the table
+// both refuses a typed key and knows a table key (the constructor declared them all).
+const ConfigNode* MapReader::find_known(std::string_view key) {
+  if (const KeySpec* spec = find_key(table_, key)) {
+    if (spec->typed()) refuse_typed(key);
+  } else if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
+    known_.emplace_back(key);
+  }
+  return node_.is_null() ? nullptr : node_.find(key);
+}
+
+void MapReader::refuse_typed(std::string_view key) const {
+  const KeySpec* spec = find_key(table_, key);
+  GCSIM_CHECK(spec == nullptr || !spec->typed(),
+              "key '" + std::string(key) + "' is typed: read it through its KeySpec (MapReader::get or value)");
 }
 
 const ConfigNode& MapReader::required(std::string_view key) {
-  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
-  const ConfigNode* found = node_.is_null() ? nullptr : node_.find(key);
+  const ConfigNode* found = find_known(key);
   if (found == nullptr)
     throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), key),
                       "missing required key '" + std::string(key) + "'");
@@ -138,10 +160,99 @@ const ConfigNode& MapReader::required(std::string_view key) {
 }
 
 const ConfigNode* MapReader::optional(std::string_view key) {
-  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+  const ConfigNode* found = find_known(key);
+  return found == nullptr || found->is_null() ? nullptr : found;
+}
+
+const KeySpec& MapReader::spec(std::string_view key) const {
+  const KeySpec* spec = find_key(table_, key);
+  GCSIM_CHECK(spec != nullptr, "key '" + std::string(key) + "' is not in this map's key table");
+  return *spec;
+}
+
+const ConfigNode* MapReader::where(std::string_view key) const {
   const ConfigNode* found = node_.is_null() ? nullptr : node_.find(key);
   return found == nullptr || found->is_null() ? nullptr : found;
 }
+
+namespace {
+
+template <class T>
+constexpr bool kind_reads_as(KeyKind kind) {
+  switch (kind) {
+    case KeyKind::Integer: return std::is_same_v<T, std::int64_t>;
+    case KeyKind::Number:
+    case KeyKind::Fraction:
+    case KeyKind::Percent:
+    case KeyKind::Bytes:
+    case KeyKind::Usd: return std::is_same_v<T, double>;
+    case KeyKind::Duration: return std::is_same_v<T, sim::SimTime>;
+    case KeyKind::Bool: return std::is_same_v<T, bool>;
+    case KeyKind::Untyped: return false;
+  }
+  return false;
+}
+
+template <class T>
+T read_typed(const ConfigNode& n, const KeySpec& spec) {
+  if constexpr (std::is_same_v<T, std::int64_t>) return read_key_int(n, spec);
+  else if constexpr (std::is_same_v<T, double>) return read_key_number(n, spec);
+  else if constexpr (std::is_same_v<T, sim::SimTime>) return read_key_duration(n, spec);
+  else return read_key_bool(n, spec);
+}
+
+template <class T>
+T typed_default(const KeySpec& spec) {
+  if constexpr (std::is_same_v<T, std::int64_t>) return static_cast<std::int64_t>(spec.default_number);
+  else if constexpr (std::is_same_v<T, double>) return spec.default_number;
+  else if constexpr (std::is_same_v<T, sim::SimTime>) return sim::SimTime::from_ns(static_cast<std::int64_t>(spec.default_number));
+  else return spec.default_number != 0;
+}
+
+}  // namespace
+
+template <class T>
+std::optional<T> MapReader::get(const KeySpec& spec) {
+  GCSIM_CHECK(kind_reads_as<T>(spec.kind), "key '" + std::string(spec.name) + "' is not read as this type");
+  // A spec of this reader's table is known already; another is declared here.
+  const std::less<const KeySpec*> before;  // a total order, for pointers into other arrays too
+  const bool own = !table_.empty() && !before(&spec, table_.data()) && before(&spec, table_.data() + table_.size());
+  if (!own && std::find(known_.begin(), known_.end(), spec.name) == known_.end()) known_.emplace_back(spec.name);
+  const ConfigNode* found = node_.is_null() ? nullptr : node_.find(spec.name);
+  if (found == nullptr || found->is_null()) {
+    if (spec.required)
+      throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), spec.name),
+                        "missing required key '" + std::string(spec.name) + "'");
+    return std::nullopt;
+  }
+  return read_typed<T>(*found, spec);
+}
+
+template <class T>
+T MapReader::value(const KeySpec& spec) {
+  GCSIM_CHECK(spec.has_default || spec.required, "key '" + std::string(spec.name) + "' has no default");
+  if (std::optional<T> v = get<T>(spec)) return *v;
+  return typed_default<T>(spec);
+}
+
+template <class T>
+T MapReader::need(const KeySpec& spec) {
+  if (std::optional<T> v = get<T>(spec)) return *v;
+  throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), spec.name),
+                    "missing required key '" + std::string(spec.name) + "'");
+}
+
+template std::optional<std::int64_t> MapReader::get<std::int64_t>(const KeySpec&);
+template std::optional<double> MapReader::get<double>(const KeySpec&);
+template std::optional<sim::SimTime> MapReader::get<sim::SimTime>(const KeySpec&);
+template std::optional<bool> MapReader::get<bool>(const KeySpec&);
+template std::int64_t MapReader::value<std::int64_t>(const KeySpec&);
+template double MapReader::value<double>(const KeySpec&);
+template sim::SimTime MapReader::value<sim::SimTime>(const KeySpec&);
+template bool MapReader::value<bool>(const KeySpec&);
+template std::int64_t MapReader::need<std::int64_t>(const KeySpec&);
+template double MapReader::need<double>(const KeySpec&);
+template sim::SimTime MapReader::need<sim::SimTime>(const KeySpec&);
 
 bool MapReader::has(std::string_view key) const { return !node_.is_null() && node_.find(key) != nullptr; }
 
@@ -324,6 +435,58 @@ double read_fraction_per_year(const ConfigNode& n) {
 
 double read_usd(const ConfigNode& n) {
   return read_quantity(n, "an amount of USD ($200,000)", Sign::NonNegative, units::parse_usd);
+}
+
+}  // namespace gcsim::config
+
+// ---------------------------------------------------------------------------------------
+namespace gcsim::config {
+
+namespace {
+
+// A value at `min` of a bound it must exceed.
+[[noreturn]] void fail_below(const ConfigNode& n, const KeySpec& spec, const std::string& standard) {
+  n.fail(ErrorCode::OutOfRange, spec.below_min.empty() ? standard : std::string(spec.below_min));
+}
+
+}  // namespace
+
+std::int64_t read_key_int(const ConfigNode& n, const KeySpec& spec) {
+  GCSIM_CHECK(spec.kind == KeyKind::Integer, "key '" + std::string(spec.name) + "' is not an integer");
+  constexpr std::int64_t MAX = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t lo = static_cast<std::int64_t>(spec.min);
+  const std::int64_t hi = spec.max >= 9.2e18 ? MAX : static_cast<std::int64_t>(spec.max);
+  GCSIM_CHECK(!spec.above_min, "key '" + std::string(spec.name) + "': an integer's bounds are inclusive");
+  return read_int(n, lo, hi);
+}
+
+double read_key_number(const ConfigNode& n, const KeySpec& spec) {
+  double v = 0;
+  switch (spec.kind) {
+    case KeyKind::Number: v = read_double(n, spec.min, spec.max); break;
+    case KeyKind::Fraction:
+    case KeyKind::Percent:
+      v = read_fraction(n);
+      if (v < spec.min || v > spec.max || (spec.above_min && !(v > spec.min)))
+        fail_below(n, spec, "expected a fraction in " + range_text(spec) + ", got '" + n.scalar() + "'");
+      return v;
+    case KeyKind::Bytes: return read_bytes(n);
+    case KeyKind::Usd: v = read_usd(n); break;
+    default: GCSIM_CHECK(false, "key '" + std::string(spec.name) + "' is not a number");
+  }
+  if (spec.above_min && !(v > spec.min))
+    fail_below(n, spec, std::string(spec.name) + " must be " + range_text(spec));
+  return v;
+}
+
+sim::SimTime read_key_duration(const ConfigNode& n, const KeySpec& spec) {
+  GCSIM_CHECK(spec.kind == KeyKind::Duration, "key '" + std::string(spec.name) + "' is not a duration");
+  return read_duration(n, sim::SimTime::from_ns(static_cast<std::int64_t>(spec.min)));
+}
+
+bool read_key_bool(const ConfigNode& n, const KeySpec& spec) {
+  GCSIM_CHECK(spec.kind == KeyKind::Bool, "key '" + std::string(spec.name) + "' is not a bool");
+  return read_bool(n);
 }
 
 }  // namespace gcsim::config

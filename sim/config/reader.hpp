@@ -28,13 +28,41 @@ class MapReader {
   // 'gpus'?") rather than as a missing key.
   MapReader(const ConfigNode& node, std::initializer_list<std::string_view> keys);
   // The same, with the keys of a self-describing table (key_table.hpp); a key marked
-  // required there and absent here is MissingKey at once.
+  // required there and absent here is MissingKey at once. `keys` must outlive the reader.
   MapReader(const ConfigNode& node, KeyTable keys);
 
-  // Every key asked for here becomes "known" (for did-you-mean), present or not.
+  // Every key asked for here becomes "known" (for did-you-mean), present or not. A typed
+  // key of the table (KeySpec::typed) is not handed out by name: InternalError, since its
+  // value must be read through its spec (get, value), which holds its range and default.
   const ConfigNode& required(std::string_view key);  // MissingKey when absent
   const ConfigNode* optional(std::string_view key);  // nullptr when absent or null
   bool has(std::string_view key) const;
+
+  // A typed key's value, read and range-checked through its spec (read_key below):
+  // nullopt when absent or null (MissingKey when the spec says required). T is
+  // std::int64_t (Integer), double (Number, Fraction, Percent, Bytes, Usd), sim::SimTime
+  // (Duration) or bool (Bool); another T for the spec's kind is an InternalError.
+  template <class T>
+  std::optional<T> get(const KeySpec& spec);
+  // The same, the spec's default when absent (InternalError when it has none).
+  template <class T>
+  T value(const KeySpec& spec);
+  // The same, MissingKey when absent whatever the spec says: a key that another key's
+  // value makes required (`sigma` with `dist: lognormal`).
+  template <class T>
+  T need(const KeySpec& spec);
+  // The same by the key's name in this reader's table (InternalError when it is not there).
+  template <class T>
+  std::optional<T> get(std::string_view key) { return get<T>(spec(key)); }
+  template <class T>
+  T value(std::string_view key) { return value<T>(spec(key)); }
+  template <class T>
+  T need(std::string_view key) { return need<T>(spec(key)); }
+  // The spec of `key` in this reader's table (InternalError when it is not there).
+  const KeySpec& spec(std::string_view key) const;
+  // Where a key is written (nullptr when absent or null), without reading its value: for
+  // errors about its presence (a conflict) or its relation to other keys, after get().
+  const ConfigNode* where(std::string_view key) const;
 
   // Refuses keys not asked for: UnknownKey, "unknown key 'gpuz'; did you mean 'gpus'?".
   void finish() const;
@@ -42,8 +70,12 @@ class MapReader {
   const ConfigNode& node() const { return node_; }
 
  private:
+  const ConfigNode* find_known(std::string_view key);
+  void refuse_typed(std::string_view key) const;
+
   const ConfigNode& node_;
   std::vector<std::string> known_;
+  KeyTable table_ = {};
 };
 
 // The detail of an UnknownKey error, the one wording for inline keys and CSV columns:
@@ -67,6 +99,14 @@ double read_fraction(const ConfigNode& n);                            // 0.45 or
 // missing or bad unit -> bad-unit, out of range -> out-of-range): the one mapping, for
 // readers of their own built on sim/units.hpp.
 [[noreturn]] void fail_unit(const ConfigNode& n, const units::UnitError& e);
+
+// A typed key's value at `n` through its spec (key_table.hpp): the kind's reader with the
+// spec's bounds; a value at `min` of a bound that must be exceeded is OutOfRange, with the
+// spec's `below_min` as its detail. The same wording as the plain readers above.
+std::int64_t read_key_int(const ConfigNode& n, const KeySpec& spec);
+double read_key_number(const ConfigNode& n, const KeySpec& spec);
+sim::SimTime read_key_duration(const ConfigNode& n, const KeySpec& spec);
+bool read_key_bool(const ConfigNode& n, const KeySpec& spec);
 
 // Quantities with units (sim/units.hpp). A bare number is BadUnit unless noted.
 sim::SimTime read_duration(const ConfigNode& n, sim::SimTime min = sim::SimTime::zero());  // 30m, 6h, 1.5d, 250ms

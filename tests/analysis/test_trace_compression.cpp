@@ -173,8 +173,8 @@ TEST_CASE("an uncompressed (level 0) chunk with a flipped bit is reported by its
 TEST_CASE("output.compression's documented default is the writer's default", "[unit]") {
   const auto& key = gcsim::models::OUTPUT_KEYS[2];
   REQUIRE(key.name == "compression");
-  CHECK(key.default_value == "`" + std::to_string(gcsim::trace::DEFAULT_COMPRESSION_LEVEL) + "`");
-  CHECK(key.range == std::to_string(gcsim::trace::MIN_COMPRESSION_LEVEL) + ".." +
-                         std::to_string(gcsim::trace::MAX_COMPRESSION_LEVEL));
+  CHECK(gcsim::config::default_text(key) == "`" + std::to_string(gcsim::trace::DEFAULT_COMPRESSION_LEVEL) + "`");
+  CHECK(gcsim::config::range_text(key) == std::to_string(gcsim::trace::MIN_COMPRESSION_LEVEL) + ".." +
+                                              std::to_string(gcsim::trace::MAX_COMPRESSION_LEVEL));
   CHECK(gcsim::models::OutputSpec{}.compression == gcsim::trace::DEFAULT_COMPRESSION_LEVEL);
 }

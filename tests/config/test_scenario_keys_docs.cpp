@@ -1,11 +1,14 @@
 // The scenario reference lists exactly the keys the loader reads, with their defaults: for
 // every KeySection of scenario_key_sections(), the table in the section's doc (under the
 // heading naming the section, or headed "key of `<section>`") has one row per key of the
-// section's key table and no other, and each row's default cell reads as the key table's
-// default_value. A missing, extra or differently defaulted key fails with its name.
+// section's key table and no other, each row's default cell reads as the key's
+// default_text(), and the row of a typed key states its range_text() bounds (in the type
+// cell or the meaning; `≥` reads as `>=`). A missing, extra, differently defaulted or
+// differently bounded key fails with its name.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <set>
@@ -55,9 +58,30 @@ std::vector<std::string> key_names(const std::string& cell) {
   return names;
 }
 
+// `≥`, `≤` as `>=`, `<=`; "1,048,576" as "1048576" (a comma between digits).
+std::string normalised(const std::string& line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line.compare(i, 3, "\u2265") == 0) {
+      out += ">=";
+      i += 2;
+    } else if (line.compare(i, 3, "\u2264") == 0) {
+      out += "<=";
+      i += 2;
+    } else if (line[i] == ',' && i > 0 && i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i - 1])) &&
+               std::isdigit(static_cast<unsigned char>(line[i + 1]))) {
+      continue;
+    } else {
+      out += line[i];
+    }
+  }
+  return out;
+}
+
 struct DocTable {
   bool found = false;
   std::map<std::string, std::string> defaults;  // key -> default cell ("" when the table has no default column)
+  std::map<std::string, std::string> rows;      // key -> its whole row, `≥` and `≤` as `>=` and `<=`
   bool has_default_column = false;
 };
 
@@ -92,7 +116,10 @@ DocTable find_table(const std::vector<std::string>& lines, std::string_view path
   t.has_default_column = def_col < header.size();
   for (std::size_t i = start + 2; i < lines.size() && lines[i].rfind("|", 0) == 0; ++i) {
     const std::vector<std::string> cells = split_row(lines[i]);
-    for (const std::string& k : key_names(cells.at(0))) t.defaults[k] = def_col < cells.size() ? cells[def_col] : "";
+    for (const std::string& k : key_names(cells.at(0))) {
+      t.defaults[k] = def_col < cells.size() ? cells[def_col] : "";
+      t.rows[k] = normalised(lines[i]);
+    }
   }
   return t;
 }
@@ -121,10 +148,17 @@ std::vector<std::string> disagreements(const gcsim::models::DocumentedSection& s
       continue;
     }
     // A required key's default cell is empty, or says "required".
-    const bool same = it->second == k.default_value || (k.required && k.default_value.empty() && it->second == "required");
+    const std::string def = gcsim::config::default_text(k);
+    const bool same = it->second == def || (k.required && def.empty() && it->second == "required");
     if (!same)
-      out.push_back(where + "key '" + std::string(k.name) + "' has default '" + it->second + "' in the docs, '" +
-                    std::string(k.default_value) + "' in the key table");
+      out.push_back(where + "key '" + std::string(k.name) + "' has default '" + it->second + "' in the docs, '" + def +
+                    "' in the key table");
+    // A typed key's bounds, as range_text() writes them (without the spec's extra condition).
+    gcsim::config::KeySpec bounds = k;
+    bounds.range = {};
+    const std::string range = k.typed() ? gcsim::config::range_text(bounds) : "";
+    if (!range.empty() && t.rows.at(std::string(k.name)).find(range) == std::string::npos)
+      out.push_back(where + "key '" + std::string(k.name) + "' does not state its range '" + range + "' in the docs");
   }
   for (const auto& [key, def] : t.defaults)
     if (!in_code.count(key)) out.push_back(where + "key '" + key + "' is documented but not read");
@@ -165,6 +199,7 @@ TEST_CASE("the docs check fails when a key is missing from the docs, extra, or g
   const std::vector<std::string> expected{
       "scenario-reference.md `budgets`: key 'alert_at' is not listed",
       "scenario-reference.md `budgets`: key 'check_every' has default '`2h`' in the docs, '`1h`' in the key table",
+      "scenario-reference.md `budgets`: key 'check_every' does not state its range '>= 1s' in the docs",
       "scenario-reference.md `budgets`: key 'owner' is documented but not read",
   };
   CHECK(disagreements(budgets, edited) == expected);

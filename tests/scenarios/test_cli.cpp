@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/scenario_keys.hpp"
 #include "sim/atomic_file.hpp"
 #include "support/scenario_support.hpp"
 
@@ -722,13 +723,43 @@ TEST_CASE("gcsim policies lists every policy, strategy and key of the registry",
     for (const auto& key : policy.keys) {
       CHECK(r.output.find(std::string(key.name)) != std::string::npos);
       CHECK(r.output.find(std::string(key.help)) != std::string::npos);
-      CHECK(r.output.find(std::string(key.default_value)) != std::string::npos);
+      CHECK(r.output.find(gcsim::config::default_text(key)) != std::string::npos);
+      CHECK(r.output.find(gcsim::config::range_text(key)) != std::string::npos);
     }
   }
   for (const auto& [name, entry] : registry.placements().entries()) {
     CHECK(r.output.find("  " + name + " ") != std::string::npos);
     CHECK(r.output.find(entry.description) != std::string::npos);
   }
+}
+
+TEST_CASE("gcsim keys prints every key table from the specs the readers read through", "[scenario][cli]") {
+  const auto all = run_gcsim("keys");
+  INFO(all.output);
+  REQUIRE(all.code == 0);
+  for (const auto& s : gcsim::models::scenario_key_sections()) {
+    CHECK(all.output.find((s.section.path.empty() ? std::string("(top level)") : std::string(s.section.path)) + ":\n") !=
+          std::string::npos);
+    for (const auto& key : s.section.keys) {
+      CHECK(all.output.find(std::string(key.help)) != std::string::npos);
+      CHECK(all.output.find(gcsim::config::range_text(key)) != std::string::npos);
+    }
+  }
+  CHECK(all.output.find("scheduler(policy: las):\n") != std::string::npos);
+  // One section: a node type's gpus with its bounds and its default, as the reader enforces them.
+  const auto one = run_gcsim("keys cluster.node_types[i]");
+  INFO(one.output);
+  REQUIRE(one.code == 0);
+  CHECK(one.output.rfind("cluster.node_types[i]:\n", 0) == 0);
+  CHECK(one.output.find("workload") == std::string::npos);
+  const auto gpus_row = one.output.find("    gpus ");
+  REQUIRE(gpus_row != std::string::npos);
+  const std::string row = one.output.substr(gpus_row, one.output.find('\n', gpus_row) - gpus_row);
+  CHECK(row.find("the instance's") != std::string::npos);
+  CHECK(row.find("1..64") != std::string::npos);
+  const auto typo = run_gcsim("keys cluster.node_type[i]");
+  CHECK(typo.code == 2);
+  CHECK(typo.output.find("did you mean 'cluster.node_types[i]'?") != std::string::npos);
 }
 
 TEST_CASE("gcsim flows replays the parking lot", "[scenario][cli]") {
