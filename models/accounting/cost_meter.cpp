@@ -30,6 +30,10 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
     if (c.job >= 0) job_cost_usd_[static_cast<std::size_t>(c.job)] += c.usd;
     if (c.node >= 0) node_cost_usd_[static_cast<std::size_t>(c.node)] += c.usd;
   });
+  // A job submitted during the run (Cluster::submit) arrives before anything is charged to it.
+  cluster.job_submitted.connect([this](const Job& j) {
+    if (j.id >= job_cost_usd_.size()) job_cost_usd_.resize(std::size_t{j.id} + 1, 0.0);
+  });
   cluster.job_finished.connect([this](const Job& j) { charge_run(j, j.end); });
   cluster.job_stopped.connect([this](const Job& j) { charge_run(j, cluster_.now()); });
   cluster.node_down.connect([this](std::uint32_t n) { close_session(n, cluster_.now()); });

@@ -12,6 +12,9 @@ StorageCostMeter::StorageCostMeter(const Scenario& scenario, const sim::Engine& 
                                    StorageCoupling& storage, Ledger& ledger)
     : scenario_(scenario), engine_(engine), cluster_(cluster), storage_(storage), ledger_(ledger) {
   ckpt_stored_since_.assign(cluster.jobs().size(), sim::SimTime::max());
+  cluster.job_submitted.connect([this](const Job& j) {  // jobs submitted during the run (Cluster::submit)
+    if (j.id >= ckpt_stored_since_.size()) ckpt_stored_since_.resize(std::size_t{j.id} + 1, sim::SimTime::max());
+  });
   cluster.checkpoint_written.connect([this](const Job& j) {
     if (!j.checkpoint->tier.empty() && ckpt_stored_since_[j.id].is_max()) ckpt_stored_since_[j.id] = engine_.now();
   });
@@ -68,7 +71,7 @@ void StorageCostMeter::on_run_ended(sim::SimTime end) {
   // Checkpoints on a tier are kept from their first commit to the end of the run (a new
   // one replaces the last: one checkpoint's size is stored).
   for (const Job& j : cluster_.jobs()) {
-    if (ckpt_stored_since_[j.id].is_max()) continue;
+    if (j.id >= ckpt_stored_since_.size() || ckpt_stored_since_[j.id].is_max()) continue;
     const StorageTierSpec& tier = *storage.find(j.checkpoint->tier);
     charge(end, -1, -1, static_cast<std::int32_t>(j.id), ChargeCategory::Storage,
            storage_cost_usd(tier, j.checkpoint->size_bytes, (end - ckpt_stored_since_[j.id]).seconds()));

@@ -60,6 +60,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
       types_(node_type_views(scenario.cluster)) {
   if (scenario.network) node_group_ = node_groups(scenario.cluster, *scenario.network);
   shares_gpus_ = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.shares_gpu(); });
+  upfront_jobs_ = jobs_.size();
   running_pos_.assign(jobs_.size(), -1);
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);
@@ -89,8 +90,7 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   return q;
 }
 
-void Cluster::on_arrival(std::uint64_t id) {
-  Job& j = jobs_[id];
+void Cluster::arrive(Job& j) {
   j.status = JobStatus::Queued;
   if (j.alone_s == 0) {
     j.alone_s = alone_s(j);
@@ -98,14 +98,54 @@ void Cluster::on_arrival(std::uint64_t id) {
   }
   queue_.add(queue_entry(j));
   job_submitted.emit(j);
+}
+
+void Cluster::on_arrival(std::uint64_t id) {
+  arrive(jobs_[id]);
   // One arrival event is pending at a time: the next job's is scheduled from this one, so
   // a million-job workload does not fill the event queue up front.
   next_arrival_ = id + 1;
-  if (next_arrival_ < jobs_.size()) {
+  if (next_arrival_ < upfront_jobs_) {
     const sim::SimTime t = jobs_[next_arrival_].submit;
     if (t <= scenario_.horizon) engine_.schedule_at<&Cluster::on_arrival>(t, this, next_arrival_, PRIORITY_STATE);
   }
   request_schedule();
+}
+
+void Cluster::on_submitted_arrival(std::uint64_t id) {
+  --pending_submits_;
+  arrive(jobs_[id]);
+  request_schedule();
+}
+
+std::uint32_t Cluster::submit(JobRequest r) {
+  GCSIM_CHECK(!ended_, "submit: job '" + r.name + "' submitted after the end of the run");
+  GCSIM_CHECK(r.submit >= engine_.now(), "submit: job '" + r.name + "' submitted for " + std::to_string(r.submit.seconds()) +
+                                              " s, before now (" + std::to_string(engine_.now().seconds()) + " s)");
+  GCSIM_CHECK(r.training == nullptr && r.comm == nullptr,
+              "submit: job '" + r.name + "' is model-described or has comm, which submit does not take yet");
+  GCSIM_CHECK(r.gpus >= 1 && r.gpu_milli >= 1 && r.gpu_milli <= 1000 && (r.gpu_milli == 1000 || r.gpus == 1),
+              "submit: job '" + r.name + "' asks for " + std::to_string(r.gpus) + " GPUs at gpu_milli " +
+                  std::to_string(r.gpu_milli));
+  GCSIM_CHECK(r.has_duration ? r.duration > sim::SimTime::zero() : r.work_flop > 0 && r.efficiency > 0,
+              "submit: job '" + r.name + "' has no work");
+  GCSIM_CHECK(jobs_.size() < std::size_t{0xffffffff}, "submit: more than 4,294,967,294 jobs");
+  const auto id = static_cast<std::uint32_t>(jobs_.size());
+  Job& j = jobs_.emplace_back();
+  static_cast<JobRequest&>(j) = std::move(r);
+  j.id = id;
+  j.alone_s = 0;
+  running_pos_.push_back(-1);
+  if (!model_rate_.empty()) model_rate_.resize(jobs_.size() * types_.size(), std::numeric_limits<double>::quiet_NaN());
+  shares_gpus_ = shares_gpus_ || j.shares_gpu();
+  if (j.submit == engine_.now()) {
+    arrive(j);
+    request_schedule();
+  } else if (j.submit <= scenario_.horizon) {
+    ++pending_submits_;
+    engine_.schedule_at<&Cluster::on_submitted_arrival>(j.submit, this, id, PRIORITY_STATE);
+  }
+  return id;
 }
 
 double Cluster::alone_rate(const Job& j, std::size_t t) const {
@@ -361,7 +401,7 @@ void Cluster::on_finish(std::uint64_t id) {
   j.held_gpu_s += run_s * j.gpu_share_held();
   policy_->run_ended(j.id, engine_.now());
   job_finished.emit(j);
-  if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && next_arrival_ >= jobs_.size()) {
+  if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && no_more_arrivals()) {
     engine_.cancel(end_event_);
     end_event_ = engine_.schedule_at<&Cluster::on_end>(engine_.now(), this, 0, PRIORITY_END);
     return;

@@ -48,6 +48,18 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // Schedules the first arrival and the end of the run. Call once, before Engine::run().
   void start();
 
+  // A job that comes during the run (a streaming trace importer, a closed-loop or serving
+  // workload; issues 31, 33): it gets the next id (jobs().size() before the call) and from
+  // its submit time on is queued, scheduled, traced and billed as a job given up front.
+  // request.submit >= now(); at now it arrives at once (queued for this instant's
+  // scheduling pass), later at an arrival event of its own (PRIORITY_STATE). The caller
+  // sets eligible_types (eligible_node_types()) and the spec pointers, which must outlive
+  // the cluster. Call it from an event (a controller's, PRIORITY_CONTROL), never from
+  // inside one of the signals below: jobs() may grow, so references to jobs are void
+  // after it. Model-described jobs and jobs with `comm` are not yet accepted (their
+  // couplings size their tables when built).
+  std::uint32_t submit(JobRequest request);
+
   const std::vector<Job>& jobs() const { return jobs_; }
   const Scheduler& policy() const { return *policy_; }
   const std::vector<NodeState>& nodes() const { return alloc_.nodes(); }
@@ -124,7 +136,10 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   friend class CheckpointController;
 
   // Lifecycle.
-  void on_arrival(std::uint64_t job);
+  void on_arrival(std::uint64_t job);          // a job given up front; schedules the next one's
+  void on_submitted_arrival(std::uint64_t job);  // a job given to submit() for a later time
+  void arrive(Job& j);
+  bool no_more_arrivals() const { return next_arrival_ >= upfront_jobs_ && pending_submits_ == 0; }
   void on_finish(std::uint64_t job);
   void on_end(std::uint64_t);
   void start_job(Job& job, const Placement& p, const Decisions& d);
@@ -183,6 +198,8 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   std::vector<std::uint32_t> placed_;  // scratch: the jobs a pass places
   std::vector<std::uint32_t> preempt_ids_;  // scratch: the jobs a pass preempts
   std::size_t next_arrival_ = 0;
+  std::size_t upfront_jobs_ = 0;      // jobs given to the constructor, in submit order: ids 0..upfront_jobs_-1
+  std::size_t pending_submits_ = 0;   // submitted jobs whose arrival event is still to come
   std::vector<std::uint32_t> running_;       // ids of running jobs (unordered)
   std::vector<std::int32_t> running_pos_;    // by job id: index into running_, -1 when not running
   bool schedule_pending_ = false;

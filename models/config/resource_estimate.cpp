@@ -21,9 +21,18 @@ namespace {
 // `gcsim run --no-plots` (/usr/bin/time -v) at two sizes of one scenario, the difference
 // divided by the difference in items, rounded up. What they hold:
 // - a job: its Job record, queue entries, its trace rows (job and GPU events, costs)
-//   buffered and read back by the summary. 1e4 vs 1e5 generated 1-GPU jobs on 64 nodes:
-//   37.6 vs 116.7 MB, 900 B a job.
-constexpr double BYTES_PER_JOB = 900;
+//   buffered and read back by the summary. The review's P5 workload generated
+//   (bench/make_jobs_csv.py, genN.yaml; 2026-12-04): 10^5 vs 10^6 jobs, 152.7 vs 700.9 MiB,
+//   639 B a job. Below about 10^5 jobs the trace's buffers grow too, by about as much again
+//   (10^5 jobs need 92 MiB over the baseline at 639 B a job): so 640 B a job plus 640 B
+//   for each of the first 10^5.
+constexpr double BYTES_PER_JOB = 640;
+constexpr double TRACE_BUFFER_BYTES_PER_JOB = 640;
+constexpr double TRACE_BUFFER_JOBS = 1e5;
+// - a written-out job, on top: its JobSpec (184 B), name, and its share of the CSV's bytes
+//   kept for the trace's provenance. P5 written out (bigN.yaml) vs generated at 10^5 jobs:
+//   174.8 vs 152.7 MiB, 231 B a job (44 B a CSV row).
+constexpr double BYTES_PER_WRITTEN_JOB = 240;
 // - a node: its state, allocator entries and trace rows. 1e3 vs 1e4 nodes of 8 GPUs: 580 B
 //   a node; 1e5 nodes of 1 vs 8 GPUs differ by less than the noise of RSS (under 5 B a
 //   GPU), so GPUs cost nothing of their own here.
@@ -160,7 +169,7 @@ void add(ResourceEstimate& e, ResourcePart p) {
 }
 
 // Checkpoint events (start and end of a write) of a job running about `runtime_s`.
-double checkpoint_events(const std::optional<CheckpointSpec>& c, double runtime_s) {
+double checkpoint_events(const CheckpointSpec* c, double runtime_s) {
   if (!c || c->optimal || c->every.ns() <= 0) return 0;
   return 2 * std::floor(runtime_s / c->every.seconds());
 }
@@ -175,18 +184,20 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
   // A job whose run time is not written (work, training) gets its share of the cluster's
   // GPU time over the horizon, at most the horizon.
   auto share_s = [&](double gpus) { return std::min(horizon, horizon * total_gpus / std::max(1.0, all_jobs * gpus)); };
+  // Bytes of one job, the trace's growing buffers spread over all of them.
+  const double per_job =
+      all_jobs > 0 ? BYTES_PER_JOB + TRACE_BUFFER_BYTES_PER_JOB * std::min(all_jobs, TRACE_BUFFER_JOBS) / all_jobs : 0;
 
   double runtime_sum_s = 0;
   if (!s.workload.jobs.empty()) {
-    const JobSpec& first = s.workload.jobs.front();
-    ResourcePart p = part("workload.jobs", first.mark, "jobs");
+    ResourcePart p = part("workload.jobs", s.workload.jobs_mark, "jobs");
     for (const JobSpec& j : s.workload.jobs) {
       const double runtime = j.duration ? std::min(horizon, j.duration->seconds()) : share_s(j.gpus);
-      p.events += EVENTS_PER_JOB + checkpoint_events(j.checkpoint, runtime);
+      p.events += EVENTS_PER_JOB + checkpoint_events(j.checkpoint.get(), runtime);
       runtime_sum_s += runtime;
       if (j.comm) p.events += EVENTS_PER_COMM_STEP * static_cast<double>(j.comm->simulated_steps);
     }
-    p.bytes = BYTES_PER_JOB * static_cast<double>(s.workload.jobs.size());
+    p.bytes = (per_job + BYTES_PER_WRITTEN_JOB) * static_cast<double>(s.workload.jobs.size());
     e.jobs += static_cast<double>(s.workload.jobs.size());
     add(e, std::move(p));
   }
@@ -195,8 +206,8 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
     ResourcePart p = part(g.path + ".count", g.mark, "generated jobs", "workload.generators");
     const double gpus = std::max(1.0, typical(g.gpus));
     const double runtime = g.duration ? std::min(horizon, typical(*g.duration)) : share_s(gpus);
-    p.events = count * (EVENTS_PER_JOB + checkpoint_events(g.checkpoint, runtime));
-    p.bytes = BYTES_PER_JOB * count;
+    p.events = count * (EVENTS_PER_JOB + checkpoint_events(g.checkpoint ? &*g.checkpoint : nullptr, runtime));
+    p.bytes = per_job * count;
     e.jobs += count;
     runtime_sum_s += count * runtime;
     add(e, std::move(p));

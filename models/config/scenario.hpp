@@ -15,6 +15,7 @@
 #include "models/scheduler/scheduler_spec.hpp"
 #include "models/storage/storage_spec.hpp"
 #include "models/topology/topology_spec.hpp"
+#include "models/workload/boxed.hpp"
 #include "models/workload/checkpoint_spec.hpp"
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/distribution.hpp"
@@ -36,30 +37,35 @@ struct EstimateSpec {
 };
 
 // A job written out in the scenario. Exactly one of duration / work_flop / training is set.
+// What few jobs have is boxed out of line (models/workload/boxed.hpp), so a plain job costs
+// about sizeof(JobSpec) plus its name (docs/engine.md, "A million jobs"). Its place in the
+// scenario is its index: the key path "workload.jobs[i]" (job_path) and, for errors, the
+// node the reader keeps or re-reads (WorkloadSection::for_each_job_node).
 struct JobSpec {
   std::string name;
   sim::SimTime submit;
-  int gpus = 1;
-  // Its share of its GPU in thousandths (key `gpu_milli`): 1000, the whole GPU, or less for
-  // a one-GPU job that shares its GPU with other such jobs (docs/scheduling.md, "GPU shares").
-  int gpu_milli = 1000;
+  sim::SimTime image_pull;     // container start on every (re)start, before progress
   std::optional<sim::SimTime> duration;
   std::optional<double> work_flop;
-  Precision precision = Precision::Fp32;
   double efficiency = 0.4;     // fraction of peak achieved (work jobs only)
-  std::optional<TrainingSpec> training;  // a model-described job: runs at the step-time model's speed
-  std::optional<CommSpec> comm;          // duration jobs that talk over the network
-  std::optional<CheckpointSpec> checkpoint;
-  sim::SimTime image_pull;     // container start on every (re)start, before progress
-  std::string team;            // budget owner; empty for none
-  int priority = 0;            // its class for `policy: priority` (higher first)
-  std::optional<sim::SimTime> deadline;  // after submit: when it should be done (cost-aware, spot-fallback)
-  std::vector<std::string> gpu_types;    // the GPUs it accepts (key `gpu`, canonical names); empty: any
   std::uint64_t node_type_mask = ~std::uint64_t{0};  // node types with one of them (resolve step)
-  std::optional<EstimateSpec> estimate;
-  SourceMark mark;
-  std::string path;            // "workload.jobs[1]"
+  std::optional<sim::SimTime> deadline;  // after submit: when it should be done (cost-aware, spot-fallback)
+  Boxed<TrainingSpec> training;          // a model-described job: runs at the step-time model's speed
+  Boxed<CommSpec> comm;                  // duration jobs that talk over the network
+  Boxed<CheckpointSpec> checkpoint;
+  Boxed<EstimateSpec> estimate;
+  std::vector<std::string> gpu_types;    // the GPUs it accepts (key `gpu`, canonical names); empty: any
+  std::int32_t gpus = 1;
+  // Its share of its GPU in thousandths (key `gpu_milli`): 1000, the whole GPU, or less for
+  // a one-GPU job that shares its GPU with other such jobs (docs/scheduling.md, "GPU shares").
+  std::int16_t gpu_milli = 1000;
+  std::int16_t priority = 0;   // its class for `policy: priority` (higher first), -1000..1000
+  std::int16_t team = -1;      // budget owner: index into WorkloadSpec::teams; -1 for none
+  Precision precision = Precision::Fp32;
 };
+
+// The key path of written-out job i, "workload.jobs[i]", for messages about it.
+inline std::string job_path(std::size_t i) { return "workload.jobs[" + std::to_string(i) + "]"; }
 
 // A stream of jobs drawn from distributions. Each field draws from its own named random
 // stream ("workload.generators.<name>.<field>"), so adding a field or a generator never
@@ -92,9 +98,12 @@ struct GeneratorSpec {
 
 struct WorkloadSpec {
   std::vector<JobSpec> jobs;
+  SourceMark jobs_mark;  // where the first written-out job is (inline map, or CSV row)
   std::vector<GeneratorSpec> generators;
   std::vector<std::string> teams;  // every team named by a job or generator, sorted
   int team_index(std::string_view team) const;  // -1 for none
+  // A job's team by name ("" for none); JobSpec::team is its index.
+  std::string_view team_name(int team) const { return team < 0 ? std::string_view() : std::string_view(teams[static_cast<std::size_t>(team)]); }
 };
 
 // A spending limit per team over a period (docs/pricing.md, "Budgets"): when the team's

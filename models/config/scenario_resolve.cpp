@@ -60,7 +60,7 @@ void resolve_dataset(const DatasetRef& dataset, const ConfigNode& job, const Sce
 // SimTime's range: past it they would saturate to "never", and the run would carry a
 // job that can make no progress. The error names the larger part.
 void require_lifecycle_in_range(const ConfigNode& entry, sim::SimTime horizon, sim::SimTime image_pull,
-                                const std::optional<CheckpointSpec>& c) {
+                                const CheckpointSpec* c) {
   const sim::SimTime write = c ? c->write_time : sim::SimTime::zero();
   const sim::SimTime restore = c ? c->restore_time : sim::SimTime::zero();
   if (!(horizon + image_pull + restore + write).is_max()) return;
@@ -127,7 +127,7 @@ void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s, const GpuCa
   const TrainingSpec* training = j.training ? &*j.training : nullptr;
   j.node_type_mask = resolve_gpu_types(j.gpu_types, n, s, catalog);
   if (j.checkpoint) resolve_checkpoint(*j.checkpoint, n, s, training);
-  require_lifecycle_in_range(n, s.horizon, j.image_pull, j.checkpoint);
+  require_lifecycle_in_range(n, s.horizon, j.image_pull, j.checkpoint.get());
   const ConfigNode& gpus = *n.find("gpus");
   if (training) {
     if (training->dataset) resolve_dataset(*training->dataset, n, s);
@@ -145,7 +145,7 @@ void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s, const GpuCa
 void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s, const GpuCatalog* catalog) {
   g.node_type_mask = resolve_gpu_types(g.gpu_types, n, s, catalog);
   if (g.checkpoint) resolve_checkpoint(*g.checkpoint, n, s, nullptr);
-  require_lifecycle_in_range(n, s.horizon, g.image_pull, g.checkpoint);
+  require_lifecycle_in_range(n, s.horizon, g.image_pull, g.checkpoint ? &*g.checkpoint : nullptr);
   // Every value the gpus distribution can produce must be placeable.
   const ConfigNode& gpus = *n.find("gpus");
   const Precision* needs = g.work ? &g.precision : nullptr;
@@ -219,17 +219,17 @@ void require_quota_room(const ConfigNode& gpus, const Scenario& s, const std::st
 void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
   for (NodeTypeSpec& t : s.cluster.node_types)
     if (t.spot) t.interruption_rate_per_s = mean_interruption_rate_per_s(t.spot->interruptions);
-  for (std::size_t i = 0; i < s.workload.jobs.size(); ++i)
-    resolve_job(s.workload.jobs[i], *nodes.workload.job_nodes[i], s, nodes.gpus);
+  nodes.workload.for_each_job_node(
+      [&](std::size_t i, const ConfigNode& n) { resolve_job(s.workload.jobs[i], n, s, nodes.gpus); });
   for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
     resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s, nodes.gpus);
   if (s.scheduler.quotas) {
     std::vector<TeamCeiling> ceilings(s.workload.teams.size());
-    for (std::size_t i = 0; i < s.workload.jobs.size(); ++i) {
+    nodes.workload.for_each_job_node([&](std::size_t i, const ConfigNode& n) {
       const JobSpec& j = s.workload.jobs[i];
-      require_quota_room(*nodes.workload.job_nodes[i]->find("gpus"), s, j.team,
-                         std::int64_t{j.gpus} * j.gpu_milli, ceilings);
-    }
+      require_quota_room(*n.find("gpus"), s, std::string(s.workload.team_name(j.team)), std::int64_t{j.gpus} * j.gpu_milli,
+                         ceilings);
+    });
     for (std::size_t i = 0; i < s.workload.generators.size(); ++i) {
       // Its largest job, as its feasibility is checked (a one-GPU job at its largest share).
       const GeneratorSpec& g = s.workload.generators[i];

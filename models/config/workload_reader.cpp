@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
@@ -19,6 +21,20 @@ using config::MapReader;
 namespace {
 
 constexpr double INF = std::numeric_limits<double>::infinity();
+
+// Team names in the order first seen, each job holding its index here until every team is
+// known (WorkloadSpec::teams is sorted).
+struct TeamNames {
+  std::vector<std::string> names;
+  std::unordered_map<std::string, int> index;
+  std::int16_t add(const std::string& team) {
+    if (team.empty()) return -1;
+    const auto [it, added] = index.emplace(team, static_cast<int>(names.size()));
+    if (added) names.push_back(team);
+    // Past the limit the workload is refused once read (read_workload): the index is not kept.
+    return it->second < 32000 ? static_cast<std::int16_t>(it->second) : std::int16_t{-1};
+  }
+};
 
 const std::vector<std::string>& collective_names() {
   static const std::vector<std::string> names{"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall"};
@@ -108,11 +124,11 @@ void refuse_model_size_without_model(const ConfigNode& job, const std::optional<
                                                "size: model needs a job given by a model; give a size (e.g. 40GiB)");
 }
 
-JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& models) {
+// `teams`: the team names seen so far, in order; the job's team is its index there (made
+// the sorted index once every job is read).
+JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& models, TeamNames& teams) {
   MapReader r(n, JOB_KEYS);
   JobSpec j;
-  j.mark = n.mark();
-  j.path = n.path();
   if (const ConfigNode* name = r.optional("name")) {
     j.name = read_name(*name);
   } else {
@@ -121,13 +137,21 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   j.submit = r.value<sim::SimTime>("submit");
   j.gpus = static_cast<int>(r.value<std::int64_t>("gpus"));
   const ConfigNode* milli = r.where("gpu_milli");
-  j.gpu_milli = static_cast<int>(r.value<std::int64_t>("gpu_milli"));
+  j.gpu_milli = static_cast<std::int16_t>(r.value<std::int64_t>("gpu_milli"));
   if (milli) {
     if (j.gpu_milli < 1000 && j.gpus != 1)
       milli->fail(ErrorCode::Conflict, "a share of a GPU (gpu_milli below 1000) is for one-GPU jobs; this one asks for " +
                                            std::to_string(j.gpus) + " GPUs");
   }
-  read_job_lifecycle(r, j.checkpoint, j.image_pull, j.team, j.priority, j.deadline, j.gpu_types);
+  {
+    std::optional<CheckpointSpec> checkpoint;
+    std::string team;
+    int priority = 0;
+    read_job_lifecycle(r, checkpoint, j.image_pull, team, priority, j.deadline, j.gpu_types);
+    if (checkpoint) j.checkpoint = std::move(*checkpoint);
+    j.priority = static_cast<std::int16_t>(priority);
+    j.team = teams.add(team);
+  }
   if (const ConfigNode* e = r.optional("estimate")) j.estimate = read_estimate(*e, true);
   const ConfigNode* duration = r.where("duration");
   const ConfigNode* work = r.where("work");
@@ -165,7 +189,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
     j.precision = read_precision(*precision);
     j.efficiency = r.value<double>("efficiency");
   }
-  refuse_model_size_without_model(n, j.checkpoint);
+  if (j.checkpoint && j.checkpoint->size_bytes < 0) refuse_model_size_without_model(n, CheckpointSpec(*j.checkpoint));
   if (j.checkpoint && j.comm) n.find("checkpoint")->fail(ErrorCode::Conflict, "jobs with comm: are not checkpointed (their steps are driven by the network)");
   return j;
 }
@@ -235,16 +259,38 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
   WorkloadSection section;
   WorkloadSpec& spec = section.spec;
   MapReader w(node, WORKLOAD_KEYS);
-  std::set<std::string> names;
+  // Job names are checked unique by hash: a million names in a std::set cost 80 B each.
+  std::unordered_set<std::string_view> names;
+  TeamNames teams;
+  auto add_job = [&](const ConfigNode& n, std::size_t i) {
+    spec.jobs.push_back(read_job(n, i, models, teams));
+    if (i == 0) spec.jobs_mark = n.mark();
+    if (!names.insert(spec.jobs.back().name).second)
+      n.fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
+  };
   if (const ConfigNode* jobs_given = w.optional("jobs")) {
-    section.jobs_table = std::make_shared<const ConfigNode>(config::read_table(*jobs_given, {"gpu"}, &sources, JOB_KEYS));  // inline, or {file: jobs.csv}; `gpu` a;b
-    const ConfigNode& jobs = *section.jobs_table;
-    if (!jobs.is_sequence()) jobs.fail(ErrorCode::WrongType, "jobs must be a list");
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      spec.jobs.push_back(read_job(jobs.at(i), i, models));
-      section.job_nodes.push_back(&jobs.at(i));
-      if (!names.insert(spec.jobs.back().name).second)
-        jobs.at(i).fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
+    // `{file: jobs.csv}` is streamed: each row's map is built, read into its JobSpec and
+    // dropped (the resolve step reads the rows again for its errors). The rows are walked
+    // once first so that an error in the CSV itself comes before any job's, as when the
+    // whole table was read into one tree. `gpu` holds a;b lists.
+    section.jobs_csv = config::CsvTable::open(*jobs_given, {"gpu"}, &sources, JOB_KEYS);
+    if (section.jobs_csv) {
+      config::csv::Row row;
+      std::size_t rows = 0;
+      while (section.jobs_csv->next(row)) ++rows;
+      spec.jobs.reserve(rows);
+      section.jobs_csv->rewind();
+      for (std::size_t i = 0; section.jobs_csv->next(row); ++i) add_job(section.jobs_csv->node(row, i), i);
+      section.jobs_csv->rewind();
+    } else {
+      section.jobs_table = std::make_shared<const ConfigNode>(*jobs_given);
+      const ConfigNode& jobs = *section.jobs_table;
+      if (!jobs.is_sequence()) jobs.fail(ErrorCode::WrongType, "jobs must be a list");
+      spec.jobs.reserve(jobs.size());
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        add_job(jobs.at(i), i);
+        section.job_nodes.push_back(&jobs.at(i));
+      }
     }
   }
   if (const ConfigNode* gens = w.optional("generators")) {
@@ -267,13 +313,17 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     node.fail(ErrorCode::OutOfRange, "the workload has " + std::to_string(total_jobs) +
                                          " jobs in all (jobs and generators' counts), more than the limit of "
                                          "4,294,967,294 (jobs are numbered with 32-bit ids)");
-  std::set<std::string> teams;
-  for (const auto& j : spec.jobs)
-    if (!j.team.empty()) teams.insert(j.team);
+  std::set<std::string> all_teams(teams.names.begin(), teams.names.end());
   for (const auto& g : spec.generators)
-    if (!g.team.empty()) teams.insert(g.team);
-  spec.teams.assign(teams.begin(), teams.end());
+    if (!g.team.empty()) all_teams.insert(g.team);
+  spec.teams.assign(all_teams.begin(), all_teams.end());
   if (spec.teams.size() > 32000) node.fail(ErrorCode::OutOfRange, "at most 32000 teams");
+  // Each job's team: from its index in the order seen to its index in the sorted list.
+  std::vector<std::int16_t> sorted_index(teams.names.size());
+  for (std::size_t t = 0; t < teams.names.size(); ++t)
+    sorted_index[t] = static_cast<std::int16_t>(spec.team_index(teams.names[t]));
+  for (JobSpec& j : spec.jobs)
+    if (j.team >= 0) j.team = sorted_index[static_cast<std::size_t>(j.team)];
   return section;
 }
 

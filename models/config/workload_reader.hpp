@@ -13,6 +13,7 @@
 #include "models/config/scenario.hpp"
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/csv_table.hpp"
 #include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
 
@@ -131,13 +132,26 @@ inline constexpr config::KeySpec ESTIMATE_KEYS[] = {
 };
 
 // The workload as read, with the nodes the resolve step reports at (one per job and per
-// generator, in order). A jobs table read from a CSV file is kept here, since those nodes
-// point into it.
+// generator, in order). Inline jobs' nodes point into jobs_table. A jobs table in a CSV
+// file keeps no node: jobs_csv reads its rows again, one at a time (for_each_job_node).
 struct WorkloadSection {
   WorkloadSpec spec;
   std::vector<const config::ConfigNode*> job_nodes;
   std::vector<const config::ConfigNode*> generator_nodes;
   std::shared_ptr<const config::ConfigNode> jobs_table;
+  std::shared_ptr<config::CsvTable> jobs_csv;  // at its first row
+
+  // Calls f(i, node) for each written-out job i in order, with the node read_job read.
+  template <class F>
+  void for_each_job_node(F&& f) const {
+    if (!jobs_csv) {
+      for (std::size_t i = 0; i < job_nodes.size(); ++i) f(i, *job_nodes[i]);
+      return;
+    }
+    config::csv::Row row;
+    for (std::size_t i = 0; jobs_csv->next(row); ++i) f(i, jobs_csv->node(row, i));
+    jobs_csv->rewind();
+  }
 };
 
 // A jobs table in a CSV file is read through `sources`.

@@ -17,7 +17,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
 
   // Estimates drawn with an error: jobs written out draw from one stream, in workload order.
   sim::RngStream job_estimates(seed, replication, "workload.jobs.estimate");
-  const auto set_estimate = [](Job& j, const std::optional<EstimateSpec>& e, sim::RngStream& rng) {
+  const auto set_estimate = [](Job& j, const EstimateSpec* e, sim::RngStream& rng) {
     if (!e) return;
     if (e->given) j.estimate_s = e->given->seconds();
     else j.estimate_factor = std::exp(e->sigma * rng.normal(0, 1));
@@ -27,11 +27,11 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     j.name = spec.name;
     j.submit = spec.submit;
     j.gpus = spec.gpus;
-    j.gpu_milli = static_cast<std::int16_t>(spec.gpu_milli);
+    j.gpu_milli = spec.gpu_milli;
     j.checkpoint = spec.checkpoint ? &*spec.checkpoint : nullptr;
     j.image_pull = spec.image_pull;
-    j.team = static_cast<std::int16_t>(s.workload.team_index(spec.team));
-    j.priority = static_cast<std::int16_t>(spec.priority);
+    j.team = spec.team;
+    j.priority = spec.priority;
     if (spec.deadline) j.deadline = j.submit.saturating_add(*spec.deadline);
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
@@ -48,7 +48,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.efficiency = spec.efficiency;
       j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision) & spec.node_type_mask;
     }
-    set_estimate(j, spec.estimate, job_estimates);
+    set_estimate(j, spec.estimate.get(), job_estimates);
     jobs.push_back(std::move(j));
   }
 
@@ -100,7 +100,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
         j.efficiency = g.efficiency.sample(efficiency);
         j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision) & g.node_type_mask;
       }
-      set_estimate(j, g.estimate, estimate);
+      set_estimate(j, g.estimate ? &*g.estimate : nullptr, estimate);
       jobs.push_back(std::move(j));
     }
   }

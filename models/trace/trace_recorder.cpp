@@ -64,7 +64,10 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
     });
   }
   utilization(sim::SimTime::zero());
-  cluster.job_submitted.connect([this](const Job& j) { event(EventKind::Submit, j.submit, j.id, -1); });
+  cluster.job_submitted.connect([this](const Job& j) {
+    if (j.id >= open_preemption_.size()) open_preemption_.resize(std::size_t{j.id} + 1, -1);  // Cluster::submit
+    event(EventKind::Submit, j.submit, j.id, -1);
+  });
   cluster.job_started.connect([this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Start, j.run_start, j.id, static_cast<std::int32_t>(n));
     utilization(j.run_start);

@@ -40,6 +40,8 @@ class Reader {
   // a row longer than MAX_ROW_BYTES.
   bool next(Row& row);
   const std::string& label() const { return label_; }
+  // Reads from the stream's start again (the caller seeks it there).
+  void restart() { line_ = 0; }
 
  private:
   std::istream& in_;

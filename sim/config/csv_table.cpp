@@ -109,6 +109,14 @@ bool CsvTable::next(csv::Row& row) {
   return true;
 }
 
+void CsvTable::rewind() {
+  in_.clear();
+  in_.seekg(0);
+  reader_.restart();
+  csv::Row header;
+  reader_.next(header);
+}
+
 ConfigNode CsvTable::build(detail::Tree& tree, const detail::TreePlace* table, const csv::Row& row,
                            std::size_t index) const {
   const NodePlace place = NodePlace::item(table, index);

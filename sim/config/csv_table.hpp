@@ -63,6 +63,8 @@ class CsvTable {
   std::size_t column(std::string_view key) const;
   // The next row; false at the end. A row with more cells than the header is WrongType.
   bool next(csv::Row& row);
+  // Back to the first row (after the header), to walk the rows again.
+  void rewind();
   // `row` as the map read_table gives for it, the table's `index`th entry.
   ConfigNode node(const csv::Row& row, std::size_t index) const;
   // The whole table as read_table gives it (before any row is read).
