@@ -49,6 +49,12 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   if (scenario.network) node_group_ = node_groups(scenario.cluster, *scenario.network);
   shares_gpus_ = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.shares_gpu(); });
   running_pos_.assign(jobs_.size(), -1);
+  node_event_.resize(alloc_.nodes().size());
+  // The network numbers its NICs by the scenario's counts (topology, model traffic): slots
+  // beyond them would have none.
+  for (const NodeTypeSpec& t : scenario.cluster.node_types)
+    GCSIM_CHECK(!(scenario.network && t.slots() > t.count) && !(t.spot && t.slots() > t.count),
+                "node type '" + t.name + "': slots beyond its count are not supported with a network or on a spot type");
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);
 }
@@ -323,6 +329,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   policy_->run_ended(j.id, engine_.now());
   job_stopped.emit(j);
   requeue(j);
+  release_drained_nodes_of(j);
   request_schedule();
 }
 
@@ -349,6 +356,7 @@ void Cluster::on_finish(std::uint64_t id) {
   j.held_gpu_s += run_s * j.gpu_share_held();
   policy_->run_ended(j.id, engine_.now());
   job_finished.emit(j);
+  release_drained_nodes_of(j);
   if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && next_arrival_ >= jobs_.size()) {
     engine_.cancel(end_event_);
     end_event_ = engine_.schedule_at<&Cluster::on_end>(engine_.now(), this, 0, PRIORITY_END);

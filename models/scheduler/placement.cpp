@@ -13,10 +13,10 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
   std::vector<NodeTypeView> types;
   std::uint32_t first = 0, first_gpu = 0;
   for (const NodeTypeSpec& nt : cluster.node_types) {
-    types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
+    types.push_back(NodeTypeView{nt.gpus, nt.slots(), first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
                                  nt.price.usd_per_hour_at(sim::SimTime::zero()) / nt.gpus, first_gpu});
-    first += static_cast<std::uint32_t>(nt.count);
-    first_gpu += static_cast<std::uint32_t>(nt.count * nt.gpus);
+    first += static_cast<std::uint32_t>(nt.slots());
+    first_gpu += static_cast<std::uint32_t>(nt.slots() * nt.gpus);
   }
   return types;
 }
