@@ -293,11 +293,19 @@ std::vector<Interruption> spot_interruptions(const TraceData& trace) {
   std::unordered_map<std::int32_t, std::int32_t> gpus_of_node;
   for (const NodeRecord& n : trace.nodes) gpus_of_node.emplace(n.node_id, n.gpus);
   std::vector<Interruption> out;
-  for (const EventRecord& e : trace.events) {
-    if (!(e.time_s > 0) || event_kind_label(trace, e) != "node_down") continue;
-    const auto it = gpus_of_node.find(e.node);
-    out.push_back({e.time_s, it == gpus_of_node.end() ? 0 : it->second});
+  auto add = [&](double time_s, std::int32_t node) {
+    const auto it = gpus_of_node.find(node);
+    out.push_back({time_s, it == gpus_of_node.end() ? 0 : it->second});
+  };
+  // The node events say why a node went: a scale-in or a release is not an interruption.
+  if (trace.has_node_events) {
+    for (const NodeEventRecord& e : trace.node_events)
+      if (e.state == "down" && e.reason == "spot_interruption") add(e.time_s, e.node);
+    return out;
   }
+  // Older traces: every node_down after the start was a market's interruption.
+  for (const EventRecord& e : trace.events)
+    if (e.time_s > 0 && event_kind_label(trace, e) == "node_down") add(e.time_s, e.node);
   return out;
 }
 

@@ -271,6 +271,24 @@ void append_budget_section(std::string& out, const TraceData& trace) {
   }
 }
 
+// Nodes that came and went at a controller's request (/node_events): shown only when some
+// did, so a run of fixed pools (and every older trace) reads as before.
+void append_node_section(std::string& out, const TraceData& trace) {
+  std::int64_t requested = 0, drained = 0, released = 0, interrupted = 0;
+  for (const NodeEventRecord& e : trace.node_events) {
+    requested += e.state == "provisioning" && e.reason == "scale_out";
+    drained += e.state == "draining" && e.reason == "scale_in";
+    released += e.state == "released" && (e.reason == "scale_in" || e.reason == "released");
+    interrupted += e.state == "down" && e.reason == "spot_interruption";
+  }
+  if (requested == 0 && drained == 0 && released == 0) return;
+  out += "\nNodes that came and went\n";
+  line(out, "requested (scale-out)", format_count(static_cast<double>(requested), 0));
+  line(out, "drained (scale-in)", format_count(static_cast<double>(drained), 0));
+  line(out, "released", format_count(static_cast<double>(released), 0), "(a scale-in, not an interruption)");
+  line(out, "spot interruptions", format_count(static_cast<double>(interrupted), 0));
+}
+
 void append_team_section(std::string& out, const Metrics& m) {
   if (m.teams.empty()) return;
   std::size_t name_width = 8;
@@ -404,6 +422,7 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
   append_pool_section(out, m);
   append_team_section(out, m);
   append_budget_section(out, trace);
+  append_node_section(out, trace);
   return out;
 }
 

@@ -248,6 +248,22 @@ std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::
   return out;
 }
 
+std::vector<NodeEventRecord> read_node_events(const TraceReader& r, const std::string& path) {
+  std::vector<NodeEventRecord> out(rows(r, schema::NODE_EVENTS));
+  TableColumns<schema::NODE_EVENTS> c(r, path, {"time_s", "node", "state", "reason", "billed"});
+  c.f64("time_s", out, &NodeEventRecord::time_s);
+  c.integer("node", out, &NodeEventRecord::node);
+  std::vector<std::string> state = c.labels(r, "state");
+  std::vector<std::string> reason = c.labels(r, "reason");
+  const std::vector<std::string> billed = c.labels(r, "billed");
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i].state = std::move(state[i]);
+    out[i].reason = std::move(reason[i]);
+    out[i].billed = billed[i] == schema::NO_YES[1];
+  }
+  return out;
+}
+
 std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
   using Jobs = TableColumns<schema::JOBS>;
   std::vector<JobRecord> jobs(rows(r, schema::JOBS));
@@ -366,6 +382,8 @@ TraceData read_trace(const std::string& path) {
   data.pools = read_pools(*reader, path);
   data.budget_events = read_budget_events(*reader, path);
   data.preemptions = read_preemptions(*reader, path);
+  data.has_node_events = has_table(*reader, schema::NODE_EVENTS);
+  if (data.has_node_events) data.node_events = read_node_events(*reader, path);
   return data;
 }
 

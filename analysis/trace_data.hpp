@@ -122,6 +122,16 @@ struct PreemptionRecord {
   double lost_gpu_s = 0;
 };
 
+// A change of a node slot's state, from /node_events (traces written before that table have
+// none: TraceData::has_node_events is false).
+struct NodeEventRecord {
+  double time_s = 0;
+  std::int32_t node = 0;
+  std::string state;   // provisioning, up, draining, down, released
+  std::string reason;  // initial, scale_out, scale_in, spot_interruption, spot_replacement, availability, released
+  bool billed = false;
+};
+
 // What the step-time model gave a model-described job (NaN / "" for other jobs, and in
 // traces written before these columns existed).
 struct ModelRecord {
@@ -183,6 +193,8 @@ struct TraceData {
   std::vector<PoolRecord> pools;             // schema 2
   std::vector<BudgetEventRecord> budget_events;
   std::vector<PreemptionRecord> preemptions;
+  std::vector<NodeEventRecord> node_events;
+  bool has_node_events = false;  // the trace has /node_events (else interruptions come from /events' node_down rows)
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

@@ -58,7 +58,7 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
       p.max_usd_per_hour = t.price.max_usd_per_hour.value_or(std::numeric_limits<double>::infinity());
       pools.push_back(std::move(p));
     }
-    first += static_cast<std::uint32_t>(t.count);
+    first += static_cast<std::uint32_t>(t.slots());
   }
   return pools;
 }

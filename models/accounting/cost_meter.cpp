@@ -26,6 +26,8 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
     : scenario_(scenario), cluster_(cluster), ledger_(ledger), job_cost_usd_(cluster.jobs().size(), 0.0),
       node_cost_usd_(cluster.nodes().size(), 0.0), node_up_s_(cluster.nodes().size(), 0.0),
       session_start_(cluster.nodes().size(), sim::SimTime::zero()), session_busy_usd_(cluster.nodes().size(), 0.0) {
+  billed_.reserve(cluster.nodes().size());
+  for (const NodeState& node : cluster.nodes()) billed_.push_back(node.billed);
   ledger.charged.connect([this](const Charge& c) {
     if (c.job >= 0) job_cost_usd_[static_cast<std::size_t>(c.job)] += c.usd;
     if (c.node >= 0) node_cost_usd_[static_cast<std::size_t>(c.node)] += c.usd;
@@ -36,10 +38,18 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
   });
   cluster.job_finished.connect([this](const Job& j) { charge_run(j, j.end); });
   cluster.job_stopped.connect([this](const Job& j) { charge_run(j, cluster_.now()); });
-  cluster.node_down.connect([this](std::uint32_t n) { close_session(n, cluster_.now()); });
-  cluster.node_up.connect([this](std::uint32_t n) {
-    session_start_[n] = cluster_.now();
-    session_busy_usd_[n] = 0;
+  // A session runs while the node is billed: from its request (or from when it is up, for
+  // a request that does not bill provisioning, and a market's replacement) to its release
+  // or loss.
+  cluster.node_changed.connect([this](const NodeTransition& t) {
+    if (t.billed == billed_[t.node]) return;
+    billed_[t.node] = t.billed;
+    if (t.billed) {
+      session_start_[t.node] = t.time;
+      session_busy_usd_[t.node] = 0;
+    } else {
+      close_session(t.node, t.time);
+    }
   });
   cluster.run_ended.connect([this](sim::SimTime end) {
     for (const Job& j : cluster_.jobs())
@@ -48,7 +58,7 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
     // the whole horizon whatever run_until says (the tail is idle).
     const auto& nodes = cluster_.nodes();
     for (std::uint32_t n = 0; n < nodes.size(); ++n) {
-      if (!nodes[n].up) continue;
+      if (!billed_[n]) continue;
       const Market m = scenario_.cluster.node_types[nodes[n].type].price.market;
       close_session(n, rented(m) ? end : std::max(end, scenario_.horizon));
     }

@@ -2,8 +2,9 @@
 // the cost ledger (models/pricing/ledger.hpp) as it becomes known (docs/pricing.md,
 // "Billing in a run").
 //
-//   rented (on demand, spot): a node is billed from when it comes up to when it goes (or the
-//     run ends), at its market's price (a spot price may change: the integral of the
+//   rented (on demand, spot): a node is billed from when it comes up (or is requested, for a
+//     controller's request that bills provisioning: Cluster::request_node) to when it goes
+//     down or is released (or the run ends), at its market's price (a spot price may change: the integral of the
 //     profile), on the billed time of its billing rule (granularity, minimum); the rounding
 //     is billed at the last price the node ran at.
 //   reserved: the effective hourly price (upfront spread over the term, plus recurring) for
@@ -32,7 +33,7 @@ class CostMeter {
   // Charges posted so far that name the job / the node (all categories).
   double job_cost_usd(std::uint32_t job) const { return job_cost_usd_[job]; }
   double node_cost_usd(std::uint32_t node) const { return node_cost_usd_[node]; }
-  double node_up_s(std::uint32_t node) const { return node_up_s_[node]; }
+  double node_up_s(std::uint32_t node) const { return node_up_s_[node]; }  // billed seconds, before rounding
   double total_cost_usd() const { return ledger_.total_usd(); }
   double busy_cost_usd() const { return ledger_.busy_usd(); }
   const Ledger& ledger() const { return ledger_; }
@@ -54,6 +55,7 @@ class CostMeter {
   std::vector<double> node_up_s_;
   std::vector<sim::SimTime> session_start_;  // per node; valid while up
   std::vector<double> session_busy_usd_;      // job shares posted in the open session
+  std::vector<char> billed_;                  // per node: a session is open
 };
 
 }  // namespace gcsim::models

@@ -23,10 +23,10 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
   std::vector<NodeTypeView> types;
   std::uint32_t first = 0, first_gpu = 0;
   for (const NodeTypeSpec& nt : cluster.node_types) {
-    types.push_back(NodeTypeView{nt.gpus, nt.count, first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
+    types.push_back(NodeTypeView{nt.gpus, nt.slots(), first, nt.price.on_demand_usd_per_hour / nt.gpus, nt.price.market,
                                  nt.price.usd_per_hour_at(sim::SimTime::zero()) / nt.gpus, first_gpu});
-    first += static_cast<std::uint32_t>(nt.count);
-    first_gpu += static_cast<std::uint32_t>(nt.count * nt.gpus);
+    first += static_cast<std::uint32_t>(nt.slots());
+    first_gpu += static_cast<std::uint32_t>(nt.slots() * nt.gpus);
   }
   return types;
 }
@@ -62,6 +62,12 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   shares_gpus_ = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.shares_gpu(); });
   upfront_jobs_ = jobs_.size();
   running_pos_.assign(jobs_.size(), -1);
+  node_event_.resize(alloc_.nodes().size());
+  // The network numbers its NICs by the scenario's counts (topology, model traffic): slots
+  // beyond them would have none.
+  for (const NodeTypeSpec& t : scenario.cluster.node_types)
+    GCSIM_CHECK(!(scenario.network && t.slots() > t.count) && !(t.spot && t.slots() > t.count),
+                "node type '" + t.name + "': slots beyond its count are not supported with a network or on a spot type");
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);
 }
@@ -375,6 +381,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   policy_->run_ended(j.id, engine_.now());
   job_stopped.emit(j);
   requeue(j);
+  release_drained_nodes_of(j);
   request_schedule();
 }
 
@@ -401,6 +408,7 @@ void Cluster::on_finish(std::uint64_t id) {
   j.held_gpu_s += run_s * j.gpu_share_held();
   policy_->run_ended(j.id, engine_.now());
   job_finished.emit(j);
+  release_drained_nodes_of(j);
   if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && no_more_arrivals()) {
     engine_.cancel(end_event_);
     end_event_ = engine_.schedule_at<&Cluster::on_end>(engine_.now(), this, 0, PRIORITY_END);

@@ -2,7 +2,9 @@
 //   NodeAllocator         nodes, who holds which GPU, the node view (node_allocator.hpp)
 //   JobQueue              waiting and held jobs in submit order, team holds (job_queue.hpp)
 //   CheckpointController  periodic and last checkpoints, commits (checkpoint_controller.hpp)
-//   interruptions         a market's notice / down / up (NodeEventSink, interruptions.cpp)
+//   interruptions         node slots coming and going: a market's notice / down / up
+//                         (NodeEventSink) and controllers' requests, drains and releases
+//                         (interruptions.cpp)
 // and of the job lifecycle it drives itself: arrival, start, progress, stop, finish, end
 // of run. It asks the scheduling policy for decisions (models/scheduler/scheduler.hpp),
 // checks them and applies them. Controllers (budgets) hold and stop a team's jobs from
@@ -13,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -97,8 +100,31 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // (the SIGTERM handler); otherwise it runs on and, when the node goes, loses the work
   // since its last committed checkpoint. Either way it goes back to the queue.
   void notice(std::uint32_t node, sim::SimTime down_at) override;
-  void down(std::uint32_t node) override;
-  void up(std::uint32_t node) override;
+  void down(std::uint32_t node, NodeReason why) override;
+  void provisioning(std::uint32_t node, NodeReason why) override;
+  void up(std::uint32_t node, NodeReason why) override;
+
+  // Controllers (autoscalers): node slots that come and go, from an event of their own at
+  // PRIORITY_CONTROL, never from inside a signal (docs/engine.md, "Nodes that come and go").
+  // The slots of a type are fixed when the cluster is built (NodeTypeSpec::slots()); the
+  // market owns the slots of spot types (InternalError for those).
+  //
+  // Takes the lowest released slot of `type`: provisioning for `provisioning`, then up
+  // (reason scale_out); billed from now when bill_provisioning (a launched instance is billed
+  // while it boots), else from when it is up. nullopt when the type has no released slot.
+  std::optional<std::uint32_t> request_node(int type, sim::SimTime provisioning, bool bill_provisioning = true);
+  // Scale-in: the node takes no new jobs (draining); it is released when its last job ends,
+  // or at `deadline`, when the jobs still on it stop (StopReason::NodeReleased; not an
+  // interruption). A job with checkpoints that would not finish by then writes a last one
+  // ending at the deadline (as on a market's notice, but it computes until it must write);
+  // others lose the work since their last checkpoint. A node without jobs is released at
+  // once. False (nothing changes) unless the node is up.
+  bool drain_node(std::uint32_t node, sim::SimTime deadline = sim::SimTime::max());
+  // Gives the node back now: its jobs stop (StopReason::NodeReleased), a request still
+  // provisioning is cancelled. False unless it is provisioning, up or draining.
+  bool release_node(std::uint32_t node);
+  // Released slots of `type` left for request_node.
+  int released_slots(int type) const;
 
   // The checkpoint write in progress now ends at `done_at` (>= now): its commit, and a
   // paused job's progress, move with it.
@@ -127,9 +153,12 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // to end at Job::ckpt_done_at. The storage model moves that with move_checkpoint_write as
   // the tier's bandwidth is shared.
   sim::Signal<const Job&> checkpoint_started;
-  sim::Signal<std::uint32_t, sim::SimTime> node_noticed;
-  sim::Signal<std::uint32_t> node_down;
+  sim::Signal<std::uint32_t, sim::SimTime> node_noticed;  // a market's notice (draining)
+  sim::Signal<std::uint32_t> node_down;  // an up or draining node went down or was released
   sim::Signal<std::uint32_t> node_up;
+  // Every change of a slot's phase, with its reason: emitted right after the change, before
+  // the node_noticed, node_down or node_up of the same change (and after its jobs' stops).
+  sim::Signal<const NodeTransition&> node_changed;
   sim::Signal<sim::SimTime> run_ended;  // jobs still running/queued have their final status
 
  private:
@@ -180,6 +209,17 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // because f may release them.
   template <class F>
   void for_each_job_on(std::uint32_t node, F&& f);
+  // Moves node n to `to` and tells the observers (node_changed). False when it does not apply.
+  bool move_node(std::uint32_t n, NodePhase to, NodeReason why, bool billed = false,
+                 sim::SimTime down_at = sim::SimTime::max());
+  // Stops the jobs on node n (why) and takes it out of service (to: down or released).
+  void take_node(std::uint32_t n, NodePhase to, NodeReason why, StopReason stop);
+  void on_provisioned(std::uint64_t node);
+  void on_drain_deadline(std::uint64_t node);
+  void on_drain_checkpoint(std::uint64_t job);  // a job's last checkpoint before its node's drain deadline
+  // A draining (scale-in) node whose last job ended is released.
+  void release_if_drained(std::uint32_t n);
+  void release_drained_nodes_of(const Job& j);
 
   sim::Engine& engine_;
   const Scenario& scenario_;
@@ -210,6 +250,8 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   sim::EventId end_event_;
   sim::SimTime wake_at_ = sim::SimTime::max();
   sim::EventId wake_event_;
+  std::vector<sim::EventId> node_event_;  // per slot: its provisioning's end or its drain's deadline
+  std::int64_t taking_node_ = -1;         // the node take_node is stopping the jobs of
 };
 
 }  // namespace gcsim::models

@@ -1,11 +1,24 @@
-// A market's node events, the NodeEventSink side of the cluster (see node_events.hpp and
-// docs/spot.md): on notice a job writes a last checkpoint if it fits before the node goes;
-// when the node goes, each of its jobs stops and loses the work since its last commit.
+// Node slots coming and going, the NodeEventSink side of the cluster and the controllers'
+// node API (see node_events.hpp, docs/spot.md and docs/engine.md, "Nodes that come and
+// go"): on a market's notice a job writes a last checkpoint if it fits before the node
+// goes; when the node goes, each of its jobs stops and loses the work since its last
+// commit. A controller's scale-in drains a node instead: its jobs run on (to a deadline,
+// if any) and it is released when the last one ends.
 #include <algorithm>
 
 #include "models/cluster/cluster.hpp"
+#include "models/event_priorities.hpp"
+#include "sim/check.hpp"
 
 namespace gcsim::models {
+
+namespace {
+// A drain's deadline runs after the planned stops of that instant (PRIORITY_BUDGET_STOP and
+// PRIORITY_PREEMPT_STOP, 1), so that a job whose last checkpoint ends at the deadline stops
+// with it saved, and before the controllers (PRIORITY_CONTROL), so they see the release.
+constexpr int PRIORITY_DRAIN_DEADLINE = 2;
+static_assert(PRIORITY_BUDGET_STOP < PRIORITY_DRAIN_DEADLINE && PRIORITY_DRAIN_DEADLINE < PRIORITY_CONTROL);
+}  // namespace
 
 template <class F>
 void Cluster::for_each_job_on(std::uint32_t n, F&& f) {
@@ -17,8 +30,31 @@ void Cluster::for_each_job_on(std::uint32_t n, F&& f) {
   scratch_jobs_ = std::move(ids);
 }
 
+bool Cluster::move_node(std::uint32_t n, NodePhase to, NodeReason why, bool billed, sim::SimTime down_at) {
+  const NodePhase from = alloc_.nodes()[n].phase;
+  if (!alloc_.transition(n, to, why, engine_.now(), billed, down_at)) return false;
+  node_changed.emit(NodeTransition{engine_.now(), n, from, to, why, alloc_.nodes()[n].billed});
+  return true;
+}
+
+void Cluster::take_node(std::uint32_t n, NodePhase to, NodeReason why, StopReason stop) {
+  const bool was_up = alloc_.nodes()[n].up;
+  // A job stopped below must not release this node on its own (release_if_drained).
+  const std::int64_t outer = taking_node_;
+  taking_node_ = n;
+  // Re-checked for each job: an observer of an earlier job's stop may have stopped (or,
+  // through a controller misusing a signal, otherwise moved) a later one already.
+  for_each_job_on(n, [&](Job& j) {
+    if (j.status == JobStatus::Running) stop_job(j, stop);
+  });
+  taking_node_ = outer;
+  engine_.cancel(node_event_[n]);
+  if (!move_node(n, to, why)) return;
+  if (was_up) node_down.emit(n);
+}
+
 void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
-  if (!alloc_.notice(n, down_at)) return;
+  if (!move_node(n, NodePhase::Draining, NodeReason::SpotInterruption, true, down_at)) return;
   node_noticed.emit(n, down_at);
   const sim::SimTime now = engine_.now();
   for_each_job_on(n, [&](Job& j) {
@@ -35,21 +71,121 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
   });
 }
 
-void Cluster::down(std::uint32_t n) {
-  if (!alloc_.nodes()[n].up) return;
-  // Re-checked for each job: an observer of an earlier job's stop may have stopped (or,
-  // through a controller misusing a signal, otherwise moved) a later one already.
-  for_each_job_on(n, [&](Job& j) {
-    if (j.status == JobStatus::Running) stop_job(j, StopReason::NodeLoss);
-  });
-  alloc_.down(n);
-  node_down.emit(n);
+void Cluster::down(std::uint32_t n, NodeReason why) {
+  const NodePhase phase = alloc_.nodes()[n].phase;
+  if (phase == NodePhase::Down || phase == NodePhase::Released) return;
+  take_node(n, NodePhase::Down, why, StopReason::NodeLoss);
 }
 
-void Cluster::up(std::uint32_t n) {
-  if (!alloc_.up(n, engine_.now())) return;
+void Cluster::provisioning(std::uint32_t n, NodeReason why) { move_node(n, NodePhase::Provisioning, why, false); }
+
+void Cluster::up(std::uint32_t n, NodeReason why) {
+  if (!move_node(n, NodePhase::Up, why)) return;
   node_up.emit(n);
   request_schedule();
+}
+
+// ---- Controllers ----
+
+std::optional<std::uint32_t> Cluster::request_node(int type, sim::SimTime provisioning, bool bill_provisioning) {
+  GCSIM_CHECK(type >= 0 && static_cast<std::size_t>(type) < scenario_.cluster.node_types.size(),
+              "request_node: no node type " + std::to_string(type));
+  const NodeTypeSpec& t = scenario_.cluster.node_types[static_cast<std::size_t>(type)];
+  GCSIM_CHECK(!t.spot, "request_node: the spot market owns the slots of node type '" + t.name + "'");
+  GCSIM_CHECK(provisioning >= sim::SimTime::zero(), "request_node: a negative provisioning delay");
+  const std::int64_t slot = alloc_.released_slot(static_cast<std::uint16_t>(type));
+  if (slot < 0) return std::nullopt;
+  const auto n = static_cast<std::uint32_t>(slot);
+  move_node(n, NodePhase::Provisioning, NodeReason::ScaleOut, bill_provisioning);
+  if (provisioning == sim::SimTime::zero()) {
+    on_provisioned(n);
+  } else {
+    node_event_[n] = engine_.schedule_after<&Cluster::on_provisioned>(provisioning, this, n, PRIORITY_STATE);
+  }
+  return n;
+}
+
+void Cluster::on_provisioned(std::uint64_t node) {
+  const auto n = static_cast<std::uint32_t>(node);
+  GCSIM_CHECK(alloc_.nodes()[n].phase == NodePhase::Provisioning, "node " + std::to_string(n) + " comes up unrequested");
+  up(n, NodeReason::ScaleOut);
+}
+
+bool Cluster::drain_node(std::uint32_t n, sim::SimTime deadline) {
+  GCSIM_CHECK(n < alloc_.nodes().size(), "drain_node: no node " + std::to_string(n));
+  GCSIM_CHECK(!scenario_.cluster.node_types[alloc_.nodes()[n].type].spot,
+              "drain_node: the spot market owns node " + std::to_string(n));
+  const sim::SimTime now = engine_.now();
+  if (!move_node(n, NodePhase::Draining, NodeReason::ScaleIn, true, std::max(deadline, now))) return false;
+  if (alloc_.idle(n)) {
+    release_if_drained(n);
+    return true;
+  }
+  if (deadline.is_max()) return true;
+  const sim::SimTime at = std::max(deadline, now);
+  node_event_[n] = engine_.schedule_at<&Cluster::on_drain_deadline>(at, this, n, PRIORITY_DRAIN_DEADLINE);
+  // Jobs that can checkpoint write a last one that ends at the deadline.
+  for_each_job_on(n, [&](Job& j) {
+    if (!j.checkpoint || j.driven || j.stopping || j.status != JobStatus::Running) return;
+    const sim::SimTime write_at = at - std::min(at - now, j.checkpoint->write_time);
+    engine_.schedule_at<&Cluster::on_drain_checkpoint>(write_at, this, event_arg(j), PRIORITY_STATE);
+  });
+  return true;
+}
+
+void Cluster::on_drain_checkpoint(std::uint64_t arg) {
+  Job* j = live(arg);
+  if (!j || j->stopping) return;
+  // The deadline of the drain of one of its nodes (the earliest, if several are draining).
+  sim::SimTime deadline = sim::SimTime::max();
+  for (std::uint32_t n : alloc_.nodes_of(*j)) {
+    const NodeState& node = alloc_.nodes()[n];
+    if (node.phase == NodePhase::Draining && node.reason == NodeReason::ScaleIn) deadline = std::min(deadline, node.down_at);
+  }
+  if (deadline.is_max()) return;
+  const sim::SimTime now = engine_.now();
+  accrue(*j);
+  // A job that finishes by the deadline just finishes; one still restoring has nothing new to save.
+  const double left_s = std::max(0.0, j->progress.remaining) / j->progress.rate;
+  if (std::max(now, j->progress.updated) + sim::SimTime::from_seconds(left_s) <= deadline) return;
+  if (j->progress.updated > now && j->work_done() <= j->ckpt_work) return;
+  if (now + j->checkpoint->write_time <= deadline)
+    plan_stop_after_checkpoint(*j, StopReason::NodeReleased, j->checkpoint->write_time, false);
+}
+
+void Cluster::on_drain_deadline(std::uint64_t node) {
+  const auto n = static_cast<std::uint32_t>(node);
+  GCSIM_CHECK(alloc_.nodes()[n].phase == NodePhase::Draining, "node " + std::to_string(n) + ": a drain's deadline, not draining");
+  take_node(n, NodePhase::Released, NodeReason::ScaleIn, StopReason::NodeReleased);
+  request_schedule();  // its jobs are queued again
+}
+
+bool Cluster::release_node(std::uint32_t n) {
+  GCSIM_CHECK(n < alloc_.nodes().size(), "release_node: no node " + std::to_string(n));
+  GCSIM_CHECK(!scenario_.cluster.node_types[alloc_.nodes()[n].type].spot,
+              "release_node: the spot market owns node " + std::to_string(n));
+  const NodePhase phase = alloc_.nodes()[n].phase;
+  if (phase != NodePhase::Provisioning && phase != NodePhase::Up && phase != NodePhase::Draining) return false;
+  const bool had_jobs = !alloc_.idle(n);
+  take_node(n, NodePhase::Released, NodeReason::Released, StopReason::NodeReleased);
+  if (had_jobs) request_schedule();
+  return true;
+}
+
+int Cluster::released_slots(int type) const {
+  int free = 0;
+  for (const NodeState& node : alloc_.nodes()) free += node.type == type && node.phase == NodePhase::Released;
+  return free;
+}
+
+void Cluster::release_if_drained(std::uint32_t n) {
+  const NodeState& node = alloc_.nodes()[n];
+  if (node.phase != NodePhase::Draining || node.reason != NodeReason::ScaleIn || !alloc_.idle(n) || taking_node_ == n) return;
+  take_node(n, NodePhase::Released, NodeReason::ScaleIn, StopReason::NodeReleased);
+}
+
+void Cluster::release_drained_nodes_of(const Job& j) {
+  for (std::uint32_t n : alloc_.nodes_of(j)) release_if_drained(n);
 }
 
 }  // namespace gcsim::models

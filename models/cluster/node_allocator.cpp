@@ -16,20 +16,28 @@ constexpr std::uint32_t NO_JOB = 0xffffffffu;
 NodeAllocator::NodeAllocator(const ClusterSpec& cluster) {
   for (std::size_t t = 0; t < cluster.node_types.size(); ++t) {
     const auto& nt = cluster.node_types[t];
-    for (int i = 0; i < nt.count; ++i) {
+    // The scenario's nodes are up; the slots beyond them wait, released, for a request.
+    for (int i = 0; i < nt.slots(); ++i) {
       NodeState node;
       node.type = static_cast<std::uint16_t>(t);
       node.gpus = nt.gpus;
       node.first_gpu = static_cast<std::uint32_t>(total_gpus_ + nt.gpus * i);
+      const bool live = i < nt.count;
+      if (!live) {
+        node.phase = NodePhase::Released;
+        node.up = node.billed = false;
+      }
       nodes_.push_back(node);
-      view_.push_back(NodeView{static_cast<std::uint16_t>(t), nt.gpus, NodeStatus::Up});
+      view_.push_back(NodeView{static_cast<std::uint16_t>(t), live ? nt.gpus : 0, live ? NodeStatus::Up : NodeStatus::Down});
+      if (live) up_gpus_ += nt.gpus;
     }
-    total_gpus_ += nt.gpus * nt.count;
+    total_gpus_ += nt.gpus * nt.slots();
   }
-  up_gpus_ = total_gpus_;
   gpu_job_.assign(static_cast<std::size_t>(total_gpus_), NO_JOB);
   gpu_used_.assign(static_cast<std::size_t>(total_gpus_), 0);
   gpu_room_.assign(static_cast<std::size_t>(total_gpus_), 1000);
+  for (const NodeState& node : nodes_)
+    if (!node.up) std::fill_n(gpu_room_.begin() + node.first_gpu, node.gpus, std::uint16_t{0});
 }
 
 std::uint64_t NodeAllocator::lowest_free(const NodeState& node, int k) {
@@ -186,39 +194,55 @@ void NodeAllocator::jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) co
   }
 }
 
-bool NodeAllocator::notice(std::uint32_t n, sim::SimTime down_at) {
+bool NodeAllocator::transition(std::uint32_t n, NodePhase to, NodeReason why, sim::SimTime now, bool billed,
+                               sim::SimTime down_at) {
+  GCSIM_CHECK(n < nodes_.size(), "no node " + std::to_string(n));
   NodeState& node = nodes_[n];
-  if (!node.up || node.noticed) return false;
-  node.noticed = true;
-  node.down_at = down_at;
+  const NodePhase from = node.phase;
+  if (from == to) return false;
+  switch (to) {
+    case NodePhase::Provisioning:
+      if (from != NodePhase::Released && from != NodePhase::Down) return false;
+      break;
+    case NodePhase::Up:
+      if (from == NodePhase::Released || from == NodePhase::Draining) return false;
+      break;
+    case NodePhase::Draining:
+      if (from != NodePhase::Up) return false;
+      break;
+    case NodePhase::Down:
+      if (from == NodePhase::Released) return false;
+      break;
+    case NodePhase::Released:
+      break;
+  }
+  // A node leaving the running phases leaves no job behind: its jobs were stopped first.
+  const bool was_up = node.up;
+  const bool is_up = to == NodePhase::Up || to == NodePhase::Draining;
+  GCSIM_CHECK(is_up || node.busy_mask == 0, "node " + std::to_string(n) + " leaves service with jobs on it");
+  node.phase = to;
+  node.reason = why;
+  node.up = is_up;
+  node.noticed = to == NodePhase::Draining;
+  node.billed = is_up || (to == NodePhase::Provisioning && billed);
+  node.down_at = to == NodePhase::Draining ? down_at : sim::SimTime::max();
+  if (to == NodePhase::Up) node.up_since = now;
+  if (was_up != is_up) up_gpus_ += is_up ? node.gpus : -node.gpus;
   refresh_view(n);
   return true;
 }
 
-bool NodeAllocator::down(std::uint32_t n) {
-  NodeState& node = nodes_[n];
-  if (!node.up) return false;
-  node.up = false;
-  node.noticed = false;
-  up_gpus_ -= node.gpus;
-  refresh_view(n);
-  return true;
-}
-
-bool NodeAllocator::up(std::uint32_t n, sim::SimTime now) {
-  NodeState& node = nodes_[n];
-  if (node.up) return false;
-  node.up = true;
-  node.noticed = false;
-  node.up_since = now;
-  up_gpus_ += node.gpus;
-  refresh_view(n);
-  return true;
+std::int64_t NodeAllocator::released_slot(std::uint16_t type) const {
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    if (nodes_[n].type == type && nodes_[n].phase == NodePhase::Released) return static_cast<std::int64_t>(n);
+  return -1;
 }
 
 void NodeAllocator::refresh_view(std::uint32_t n) {
   const NodeState& node = nodes_[n];
   NodeView& v = view_[n];
+  // Policies see three states: a draining node is noticed (no new jobs), one that is not up
+  // (provisioning, down, released) is down.
   v.status = !node.up ? NodeStatus::Down : node.noticed ? NodeStatus::Noticed : NodeStatus::Up;
   v.gpus_free = v.status == NodeStatus::Up ? node.gpus - std::popcount(node.busy_mask) : 0;
   for (std::uint32_t g = node.first_gpu; g < node.first_gpu + static_cast<std::uint32_t>(node.gpus); ++g)

@@ -1,6 +1,7 @@
 // The cluster's nodes and who holds which GPU: per-node busy masks, the owner of every
 // GPU (or, for a GPU shared by jobs with gpu_milli < 1000, its jobs and the thousandths
-// they hold), whether a node is up, noticed or down, and the node view policies see. allocate()
+// they hold), each slot's phase (provisioning, up, draining, down, released:
+// models/spot/node_events.hpp), and the node view policies see. allocate()
 // and release() check what they are given in every build (sim/check.hpp) and refuse an
 // impossible placement or a second release with an InternalError naming what was wrong,
 // before changing anything.
@@ -13,6 +14,7 @@
 
 #include "models/config/cluster_spec.hpp"
 #include "models/scheduler/scheduler.hpp"
+#include "models/spot/node_events.hpp"
 #include "models/workload/job.hpp"
 #include "sim/time.hpp"
 
@@ -22,10 +24,13 @@ struct NodeState {
   std::uint16_t type = 0;
   int gpus = 0;
   std::uint64_t busy_mask = 0;  // which of its (at most 64) GPUs someone holds (all or a share of)
-  bool up = true;               // placeable and billed (a market may take it down)
-  bool noticed = false;         // up, but will be taken at down_at: no new jobs
+  NodePhase phase = NodePhase::Up;
+  NodeReason reason = NodeReason::Initial;  // of the last change of phase
+  bool up = true;               // up or draining (running jobs, billed)
+  bool noticed = false;         // draining: no new jobs (a market takes it at down_at)
+  bool billed = true;           // billed now (up, draining, or provisioning billed by request)
   sim::SimTime up_since;
-  sim::SimTime down_at;
+  sim::SimTime down_at;         // draining: when it goes (SimTime::max() for a drain without deadline)
   std::uint32_t first_gpu = 0;  // index of its GPU 0 in the cluster-wide GPU numbering
   double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it (shares counted as shares)
 };
@@ -65,11 +70,17 @@ class NodeAllocator {
   // The jobs holding GPUs (or shares) of node n, each once, in GPU order, into `out` (cleared first).
   void jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) const;
 
-  // A market's node events; each returns false (and changes nothing) when it does not apply:
-  // a notice to a node that is down or already noticed, down of a down node, up of an up one.
-  bool notice(std::uint32_t n, sim::SimTime down_at);
-  bool down(std::uint32_t n);
-  bool up(std::uint32_t n, sim::SimTime now);
+  // Moves slot n to phase `to` for `why`, billed or not from now on (meaningful for
+  // provisioning; up and draining are billed, down and released not). Returns false (and
+  // changes nothing) when the change does not apply: the same phase again, draining or
+  // provisioning from anything but up / released-or-down, up from released (request it
+  // first). `down_at` is a draining node's deadline.
+  bool transition(std::uint32_t n, NodePhase to, NodeReason why, sim::SimTime now, bool billed = false,
+                  sim::SimTime down_at = sim::SimTime::max());
+  // The first released slot of `type`, or -1.
+  std::int64_t released_slot(std::uint16_t type) const;
+  // Nothing holds any GPU (or share) of node n.
+  bool idle(std::uint32_t n) const { return nodes_[n].busy_mask == 0; }
 
  private:
   void refresh_view(std::uint32_t n);

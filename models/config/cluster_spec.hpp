@@ -36,7 +36,13 @@ struct NodeTypeSpec {
   int gpus = 0;                // per node
   int cpu_cores = 0;
   double memory_bytes = 0;
-  int count = 0;               // nodes of this type
+  int count = 0;               // nodes of this type at the start
+  // Slots of this type: the most nodes of it at once, count at least. Slots beyond count
+  // start released, for a controller to request at run time (Cluster::request_node); the
+  // nodes of a type keep contiguous ids (ClusterView), so the slots are fixed when the
+  // cluster is built. Set by the parts that scale (0: count).
+  int max_count = 0;
+  int slots() const { return max_count > count ? max_count : count; }
   PriceSpec price;             // market, prices, billing (models/pricing/price_spec.hpp)
   std::optional<OwnershipSpec> ownership;  // owned pools
   std::string compare_to;      // owned: the cloud alternative for break-even ("aws/p4d.24xlarge")

@@ -160,6 +160,7 @@ void SpotMarket::enforce_capacity(std::size_t p, int capacity) {
     n.phase = Phase::Waiting;
     --pool.provisioning;
     ++pool.counters.cancelled_requests;
+    sink_.down(pool.spec.first_node + i, NodeReason::Availability);
     pool.waiting.push_back(i);
     std::push_heap(pool.waiting.begin(), pool.waiting.end(), std::greater<>());
     --excess;
@@ -183,6 +184,7 @@ void SpotMarket::try_acquire(std::size_t p) {
     n.phase = Phase::Provisioning;
     ++pool.provisioning;
     ++held;
+    sink_.provisioning(pool.spec.first_node + i, NodeReason::SpotReplacement);
     n.up_event = engine_.schedule_after<&SpotMarket::on_up>(pool.spec.provisioning, this, arg_of(p, i), PRIORITY_NODE);
   }
   // Trace and price rises arrive as capacity changes; availability changes need a wake.
@@ -211,7 +213,7 @@ void SpotMarket::on_start(std::uint64_t p) {
       pool.nodes[i].phase = Phase::Waiting;
       pool.waiting.push_back(i);  // ascending: already a min-heap
       ++pool.counters.initially_down;
-      sink_.down(pool.spec.first_node + i);
+      sink_.down(pool.spec.first_node + i, NodeReason::Availability);
     }
   }
   const sim::SimTime change = next_reclaim_change(pool, now, pool.reclaim_now);
@@ -274,7 +276,7 @@ void SpotMarket::on_down(std::uint64_t arg) {
   n.phase = Phase::Waiting;
   --pool.noticed;
   ++pool.counters.interruptions;
-  sink_.down(pool.spec.first_node + i);
+  sink_.down(pool.spec.first_node + i, NodeReason::SpotInterruption);
   pool.waiting.push_back(i);
   std::push_heap(pool.waiting.begin(), pool.waiting.end(), std::greater<>());
   try_acquire(p);
@@ -290,7 +292,7 @@ void SpotMarket::on_up(std::uint64_t arg) {
   --pool.provisioning;
   ++pool.up_live;
   ++pool.counters.replacements;
-  sink_.up(pool.spec.first_node + i);
+  sink_.up(pool.spec.first_node + i, NodeReason::SpotReplacement);
   start_own_process(p, i);
   // Inside an announced drop's notice window: a node that would exceed it is noticed now.
   for (const PendingDrop& d : pool.pending) {

@@ -103,6 +103,8 @@ inline constexpr std::array<std::string_view, 7> LEDGER_CATEGORIES = {
     "compute_busy", "compute_idle", "storage", "egress", "requests", "ownership", "reserved"};
 // /ledger.busy
 inline constexpr std::array<std::string_view, 2> LEDGER_BUSY = {"idle", "busy"};
+// /node_events.billed
+inline constexpr std::array<std::string_view, 2> NO_YES = {"no", "yes"};
 
 // /nodes.market and /pools.market, in the value order of models::Market.
 inline constexpr std::array<std::string_view, 4> MARKETS = {"on_demand", "spot", "reserved", "owned"};
@@ -115,6 +117,11 @@ inline constexpr std::array<std::string_view, 3> BUDGET_ACTIONS = {"alert", "sto
 inline constexpr std::array<std::string_view, 9> PREEMPT_REASONS = {
     "unspecified", "priority", "quantum", "fair_share", "cost", "deadline", "shorter", "reclaim", "quota_cap"};
 inline constexpr std::array<std::string_view, 2> PREEMPT_MODES = {"save", "lose"};
+
+// /node_events.state and .reason, in the value order of models::NodePhase and NodeReason.
+inline constexpr std::array<std::string_view, 5> NODE_STATES = {"provisioning", "up", "draining", "down", "released"};
+inline constexpr std::array<std::string_view, 7> NODE_REASONS = {
+    "initial", "scale_out", "scale_in", "spot_interruption", "spot_replacement", "availability", "released"};
 
 // ---- Tables ----
 
@@ -202,6 +209,11 @@ inline constexpr Column PREEMPTIONS[] = {{"time_s", T::F64},          {"job", T:
                                           {"save_gpu_s", T::F64},      {"restore_s", T::F64},
                                           {"restore_gpu_s", T::F64},   {"saved_gpu_s", T::F64},
                                           {"lost_gpu_s", T::F64}};
+inline constexpr Column NODE_EVENTS[] = {{"time_s", T::F64},
+                                         {"node", T::I32},
+                                         {"state", T::Enum8, NODE_STATES},
+                                         {"reason", T::Enum8, NODE_REASONS},
+                                         {"billed", T::Enum8, NO_YES}};
 inline constexpr Column FLOWS[] = {
     {"flow_id", T::I64}, {"job", T::I64}, {"bytes", T::F64}, {"start_s", T::F64}, {"finish_s", T::F64}};
 }  // namespace detail
@@ -214,6 +226,9 @@ inline constexpr Table JOBS{"jobs", detail::JOBS};
 inline constexpr Table NODES{"nodes", detail::NODES};
 inline constexpr Table POOLS{"pools", detail::POOLS};
 inline constexpr Table PREEMPTIONS{"preemptions", detail::PREEMPTIONS};  // every preemption by the policy
+// Every change of a node slot's state, with its reason (schema 4 traces written before it
+// have none: readers take its absence as "unknown").
+inline constexpr Table NODE_EVENTS{"node_events", detail::NODE_EVENTS};
 // Every file the scenario was resolved against besides its own text (bundled and extra
 // catalogs, traces, price CSVs, CSV tables), bytes included, so the run can be redone.
 inline constexpr Table INPUTS{"inputs", detail::INPUTS};

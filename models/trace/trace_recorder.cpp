@@ -30,6 +30,8 @@ static_assert(static_cast<std::size_t>(BudgetEventKind::PeriodStart) + 1 == sche
 static_assert(static_cast<std::size_t>(BudgetAction::StopRunning) + 1 == schema::BUDGET_ACTIONS.size());
 static_assert(static_cast<std::size_t>(EventKind::Restore) + 1 == schema::EVENT_KINDS.size());
 static_assert(static_cast<std::size_t>(PreemptReason::QuotaCap) + 1 == schema::PREEMPT_REASONS.size());
+static_assert(static_cast<std::size_t>(NodePhase::Released) + 1 == schema::NODE_STATES.size());
+static_assert(static_cast<std::size_t>(NodeReason::Released) + 1 == schema::NODE_REASONS.size());
 }  // namespace
 
 TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, std::uint64_t seed,
@@ -39,6 +41,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
       events_(add_table(file, schema::EVENTS, 16384)),
       utilization_(add_table(file, schema::UTILIZATION, 16384)),
       ledger_(add_table(file, schema::LEDGER, 16384)),
+      node_events_(add_table(file, schema::NODE_EVENTS, 1024)),
       node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
       first_up_s_(cluster.nodes().size(), 0.0), open_preemption_(cluster.jobs().size(), -1) {
   ledger.charged.connect([this](const Charge& c) {
@@ -64,6 +67,17 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
     });
   }
   utilization(sim::SimTime::zero());
+  // Every slot's state at the start: the scenario's nodes up, the slots beyond them released.
+  for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
+    const NodeState& node = cluster.nodes()[n];
+    node_event(NodeTransition{sim::SimTime::zero(), n, node.phase, node.phase, NodeReason::Initial, node.billed});
+    if (!node.up) first_up_s_[n] = NaN;
+  }
+  cluster.node_changed.connect([this](const NodeTransition& t) {
+    node_event(t);
+    // Only the market's reclaims are interruptions: a scale-in or a release is not.
+    if (t.to == NodePhase::Down && t.reason == NodeReason::SpotInterruption) ++node_downs_[t.node];
+  });
   cluster.job_submitted.connect([this](const Job& j) {
     if (j.id >= open_preemption_.size()) open_preemption_.resize(std::size_t{j.id} + 1, -1);  // Cluster::submit
     event(EventKind::Submit, j.submit, j.id, -1);
@@ -85,9 +99,8 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
   cluster.node_down.connect([this](std::uint32_t n) {
     event(EventKind::NodeDown, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
-    // A node the market cannot supply at the start is down from t = 0: not an interruption.
-    if (cluster_.now() > sim::SimTime::zero()) ++node_downs_[n];
-    else first_up_s_[n] = NaN;
+    // A node the market cannot supply at the start is down from t = 0: it was never up.
+    if (cluster_.now() == sim::SimTime::zero()) first_up_s_[n] = NaN;
     last_down_s_[n] = cluster_.now().seconds();
   });
   cluster.node_up.connect([this](std::uint32_t n) {
@@ -107,6 +120,15 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
 
 void TraceRecorder::event(EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node) {
   events_.begin_row().f64(0, t.seconds()).enum8(1, static_cast<std::uint8_t>(kind)).i64(2, job).i32(3, node);
+}
+
+void TraceRecorder::node_event(const NodeTransition& t) {
+  node_events_.begin_row()
+      .f64(0, t.time.seconds())
+      .i32(1, static_cast<std::int32_t>(t.node))
+      .enum8(2, static_cast<std::uint8_t>(t.to))
+      .enum8(3, static_cast<std::uint8_t>(t.reason))
+      .enum8(4, t.billed ? 1 : 0);
 }
 
 void TraceRecorder::utilization(sim::SimTime t) {

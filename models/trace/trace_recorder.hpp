@@ -1,5 +1,5 @@
 // Writes gcsim's trace tables (docs/trace-format.md) as an observer of the cluster: /events,
-// /utilization, /ledger and /budget_events as things happen, /jobs, /nodes, /pools,
+// /utilization, /ledger, /node_events and /budget_events as things happen, /jobs, /nodes, /pools,
 // /preemptions and the root attributes when the run ends. The network's tables are written next door
 // (network_tables.hpp). Names, columns and labels come from schema.hpp, which analysis/
 // reads with; the trace file itself (HDF5, temp-file-then-rename) is sim/trace's business.
@@ -34,6 +34,7 @@ class TraceRecorder {
  private:
   void event(trace::schema::EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node);
   void utilization(sim::SimTime t);
+  void node_event(const NodeTransition& t);
   void flush_utilization();
   void write_jobs();
   void write_nodes();
@@ -69,8 +70,9 @@ class TraceRecorder {
   trace::Table& events_;
   trace::Table& utilization_;
   trace::Table& ledger_;
+  trace::Table& node_events_;
   trace::Table* budget_events_ = nullptr;
-  std::vector<int> node_downs_;
+  std::vector<int> node_downs_;  // spot interruptions
   std::vector<double> last_down_s_;
   std::vector<double> first_up_s_;  // NaN while a node down from the start has not come up
   std::vector<PreemptionRow> preemptions_;

@@ -14,6 +14,7 @@ enum class StopReason : std::uint8_t {
   NodeLoss,   // a node it held went down
   Budget,     // a budget stopped its team
   Preempted,  // the scheduling policy preempted it (Job::preempt_reason says why)
+  NodeReleased,  // a controller released a node it held, or drained it past the deadline (not an interruption)
 };
 
 // Why a policy preempts (recorded on the job: Job::preempt_reason).

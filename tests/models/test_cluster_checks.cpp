@@ -51,7 +51,7 @@ struct Fixture {
 // Takes node 0 down at `at`.
 struct Loss {
   models::Cluster* cluster;
-  void fire(std::uint64_t) { cluster->down(0); }
+  void fire(std::uint64_t) { cluster->down(0, models::NodeReason::SpotInterruption); }
 };
 
 }  // namespace

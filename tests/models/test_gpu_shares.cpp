@@ -111,7 +111,7 @@ TEST_CASE("NodeAllocator: shares of one GPU add up to at most 1000, whole jobs n
   }
   SECTION("a noticed node offers no room on its shared GPUs") {
     a.release(y, 0);
-    REQUIRE(a.notice(1, sim::hours(1)));
+    REQUIRE(a.transition(1, models::NodePhase::Draining, models::NodeReason::SpotInterruption, sim::SimTime::zero(), true, sim::hours(1)));
     CHECK(a.gpu_room()[3] == 0);
     CHECK_THROWS_AS(a.allocate(z, d.placements[0], d, "test"), InternalError);
   }

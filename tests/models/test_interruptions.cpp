@@ -45,8 +45,8 @@ struct ScriptedMarket {
   void fire(std::uint64_t i) {
     const Step& s = steps[i];
     if (s.kind == 0) sink.notice(s.node, s.down_at);
-    else if (s.kind == 1) sink.down(s.node);
-    else sink.up(s.node);
+    else if (s.kind == 1) sink.down(s.node, models::NodeReason::SpotInterruption);
+    else sink.up(s.node, models::NodeReason::SpotReplacement);
   }
 };
 
@@ -64,11 +64,11 @@ struct PoissonMarket {
     engine.schedule_at<&PoissonMarket::on_down>(engine.now().saturating_add(life), this, 0);
   }
   void on_down(std::uint64_t) {
-    sink.down(0);
+    sink.down(0, models::NodeReason::SpotInterruption);
     engine.schedule_at<&PoissonMarket::on_up>(engine.now() + provisioning, this, 0);
   }
   void on_up(std::uint64_t) {
-    sink.up(0);
+    sink.up(0, models::NodeReason::SpotReplacement);
     arm();
   }
 };

@@ -6,6 +6,7 @@
 
 #include "models/pricing/ledger.hpp"
 #include "models/pricing/price_spec.hpp"
+#include "models/spot/node_events.hpp"
 #include "models/trace/schema.hpp"
 #include "models/trace/schema_tables.hpp"
 #include "support/scenario_support.hpp"
@@ -26,6 +27,24 @@ TEST_CASE("trace schema: enum labels are the models' names, in value order", "[u
       CHECK(schema::MARKETS[m] == models::market_name(static_cast<models::Market>(m)));
       CHECK(schema::MARKETS[m] == models::market_names()[m]);
     }
+  }
+  SECTION("node states and reasons (models::NodePhase, NodeReason)") {
+    using models::NodePhase;
+    using models::NodeReason;
+    const auto state = [](NodePhase p) { return schema::NODE_STATES[static_cast<std::size_t>(p)]; };
+    const auto reason = [](NodeReason r) { return schema::NODE_REASONS[static_cast<std::size_t>(r)]; };
+    CHECK(state(NodePhase::Provisioning) == "provisioning");
+    CHECK(state(NodePhase::Up) == "up");
+    CHECK(state(NodePhase::Draining) == "draining");
+    CHECK(state(NodePhase::Down) == "down");
+    CHECK(state(NodePhase::Released) == "released");
+    CHECK(reason(NodeReason::Initial) == "initial");
+    CHECK(reason(NodeReason::ScaleOut) == "scale_out");
+    CHECK(reason(NodeReason::ScaleIn) == "scale_in");
+    CHECK(reason(NodeReason::SpotInterruption) == "spot_interruption");
+    CHECK(reason(NodeReason::SpotReplacement) == "spot_replacement");
+    CHECK(reason(NodeReason::Availability) == "availability");
+    CHECK(reason(NodeReason::Released) == "released");
   }
   SECTION("budget actions, as the loader reads them") {
     for (std::size_t a = 0; a < schema::BUDGET_ACTIONS.size(); ++a) {
@@ -49,7 +68,8 @@ budgets:
 
 TEST_CASE("trace schema: every table's columns reach the trace file as listed", "[unit][trace]") {
   for (const schema::Table* t : {&schema::EVENTS, &schema::UTILIZATION, &schema::LEDGER, &schema::BUDGET_EVENTS,
-                                 &schema::JOBS, &schema::NODES, &schema::POOLS, &schema::INPUTS, &schema::LINKS, &schema::FLOWS}) {
+                                 &schema::JOBS, &schema::NODES, &schema::POOLS, &schema::INPUTS, &schema::LINKS, &schema::FLOWS,
+                                 &schema::NODE_EVENTS}) {
     INFO(t->name);
     const std::vector<trace::Column> columns = models::trace_columns(*t);
     REQUIRE(columns.size() == t->columns.size());

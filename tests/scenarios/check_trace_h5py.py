@@ -17,7 +17,7 @@ except ImportError:
 gcsim, out = sys.argv[1], sys.argv[2]
 subprocess.run([gcsim, "run", "-o", out, "--no-plots", "-q"], check=True)
 with h5py.File(f"{out}/quickstart.h5", "r") as f:
-    for name in ("jobs", "events", "utilization", "nodes", "ledger", "pools"):
+    for name in ("jobs", "events", "utilization", "nodes", "ledger", "pools", "node_events"):
         assert name in f, f"missing /{name}"
         assert f[name].chunks is not None, f"/{name} is not chunked"
         assert f[name].compression == "gzip", f"/{name} is not compressed"
@@ -56,6 +56,15 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
     first = inputs[0]
     assert bytes(blob[int(first["offset"]):int(first["offset"]) + int(first["size_bytes"])]).strip(), first
     nodes = f["nodes"][:]
+    # Every slot's state at the start, with its reason: the quickstart's nodes are all up.
+    node_events = f["node_events"][:]
+    state = h5py.check_enum_dtype(f["node_events"].dtype["state"])
+    reason = h5py.check_enum_dtype(f["node_events"].dtype["reason"])
+    assert list(state) == ["provisioning", "up", "draining", "down", "released"], state
+    assert "spot_interruption" in reason and "scale_in" in reason, reason
+    first = node_events[node_events["time_s"] == 0]
+    assert len(first) == len(nodes)
+    assert np.all(first["state"] == state["up"]) and np.all(first["reason"] == reason["initial"])
     total = nodes["cost_usd"].sum()
     busy = jobs["cost_usd"].sum()
     assert 0 < busy <= total + 1e-9, (busy, total)

@@ -76,13 +76,13 @@ TEST_CASE("NodeAllocator takes the lowest free GPUs and refuses more than a node
     CHECK(a.allocated_gpus() == 3);
   }
   SECTION("a noticed node offers nothing") {
-    REQUIRE(a.notice(0, sim::hours(1)));
+    REQUIRE(a.transition(0, models::NodePhase::Draining, models::NodeReason::SpotInterruption, sim::SimTime::zero(), true, sim::hours(1)));
     CHECK(a.view()[0].status == models::NodeStatus::Noticed);
     CHECK(a.view()[0].gpus_free == 0);
     models::Job y = job(1, 1);
     const models::Decisions dy = on_node(0, 1);
     CHECK_THROWS_AS(a.allocate(y, dy.placements[0], dy, "test"), InternalError);
-    CHECK_FALSE(a.notice(0, sim::hours(1)));  // noticed once
+    CHECK_FALSE(a.transition(0, models::NodePhase::Draining, models::NodeReason::SpotInterruption, sim::SimTime::zero(), true, sim::hours(1)));  // noticed once
   }
   SECTION("release frees once; a second release is refused") {
     a.release(x, 3600);

@@ -431,7 +431,7 @@ struct NodeEvents {
     auto& e = *static_cast<NodeEvents*>(self);
     e.cluster.notice(0, e.down_at);
   }
-  static void down(void* self, std::uint64_t) { static_cast<NodeEvents*>(self)->cluster.down(0); }
+  static void down(void* self, std::uint64_t) { static_cast<NodeEvents*>(self)->cluster.down(0, models::NodeReason::SpotInterruption); }
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -57,9 +58,21 @@ class RecordingSink : public gcsim::models::NodeEventSink {
   void notice(std::uint32_t node, SimTime down_at) override {
     events.push_back({'n', node, engine_.now().ns(), down_at.ns()});
   }
-  void down(std::uint32_t node) override { events.push_back({'d', node, engine_.now().ns(), 0}); }
-  void up(std::uint32_t node) override { events.push_back({'u', node, engine_.now().ns(), 0}); }
+  void down(std::uint32_t node, gcsim::models::NodeReason why) override {
+    events.push_back({'d', node, engine_.now().ns(), 0});
+    reasons.push_back(why);
+  }
+  void provisioning(std::uint32_t node, gcsim::models::NodeReason why) override {
+    requests.push_back({'p', node, engine_.now().ns(), 0});
+    reasons.push_back(why);
+  }
+  void up(std::uint32_t node, gcsim::models::NodeReason why) override {
+    events.push_back({'u', node, engine_.now().ns(), 0});
+    reasons.push_back(why);
+  }
   std::vector<Rec> events;
+  std::vector<Rec> requests;  // provisioning calls, kept apart so the event sequences stay as they were
+  std::vector<gcsim::models::NodeReason> reasons;  // of down, provisioning and up, in call order
 
  private:
   const Engine& engine_;
@@ -550,5 +563,48 @@ TEST_CASE("Trace replay from an offset, and looping", "[model][spot]") {
     }
     CHECK(only(lap1, 'd').size() == 195);
     CHECK(lap2 == lap1);
+  }
+}
+
+TEST_CASE("The market gives every down, request and up its reason", "[model][spot][nodes]") {
+  using gcsim::models::NodeReason;
+  SECTION("interruptions and replacements") {
+    // Poisson nodes replaced after 5 min: each down is an interruption, each request and up a
+    // replacement, and every up follows its request by exactly the provisioning.
+    const SimTime provisioning = minutes(5);
+    Harness h({pool("p", 0, 10, poisson(1), minutes(2), provisioning)}, 3);
+    const auto& events = h.run(hours(50));
+    REQUIRE(only(events, 'd').size() > 100);
+    std::size_t downs = 0, requests = 0, ups = 0;
+    for (NodeReason r : h.sink.reasons) {
+      downs += r == NodeReason::SpotInterruption;
+      requests += r == NodeReason::SpotReplacement;
+    }
+    ups = only(events, 'u').size();
+    CHECK(downs == only(events, 'd').size());
+    CHECK(h.sink.requests.size() == h.market->counters(0).replacements + h.market->provisioning_nodes(0));
+    CHECK(requests == h.sink.requests.size() + ups);
+    std::set<std::pair<std::uint32_t, std::int64_t>> requested;
+    for (const Rec& r : h.sink.requests) requested.emplace(r.node, r.at_ns);
+    for (const Rec& r : events)
+      if (r.kind == 'u') CHECK(requested.count({r.node, r.at_ns - provisioning.ns()}) == 1);
+  }
+  SECTION("nodes the pool cannot supply are down for availability") {
+    const auto doc = gcsim::config::load_yaml_string(
+        "{windows: [{every: 1w, from: 3d12h, to: 3d18h, available: 100%}], otherwise: 25%}", "a.yaml");
+    SpotPoolSpec p = pool("weekly", 0, 4, InterruptionSpec{}, minutes(2), minutes(3));
+    gcsim::config::SourceResolver sources;
+    p.availability = gcsim::models::parse_availability(doc.root, sources);
+    Harness h({p});
+    h.run(hours(24 * 14));
+    // Three downs at the start (availability), then three requests and ups at Thursday noon.
+    const std::vector<NodeReason> expected{NodeReason::Availability,    NodeReason::Availability,
+                                           NodeReason::Availability,    NodeReason::SpotReplacement,
+                                           NodeReason::SpotReplacement, NodeReason::SpotReplacement,
+                                           NodeReason::SpotReplacement, NodeReason::SpotReplacement,
+                                           NodeReason::SpotReplacement};
+    CHECK(h.sink.reasons == expected);
+    REQUIRE(h.sink.requests.size() == 3);
+    CHECK(h.sink.requests[0].at_ns == hours(84).ns());
   }
 }
