@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "models/cluster/cluster.hpp"
-#include "models/event_priorities.hpp"
+#include "models/core/event_priorities.hpp"
 #include "sim/check.hpp"
 
 namespace gcsim::models {

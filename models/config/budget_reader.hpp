@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "models/config/limits.hpp"
+#include "models/core/limits.hpp"
 #include "models/config/scenario.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"

@@ -16,7 +16,7 @@
 #include "models/cluster/cluster.hpp"
 #include "models/cluster/node_allocator.hpp"
 #include "models/coupling/expand_workload.hpp"
-#include "models/event_priorities.hpp"
+#include "models/core/event_priorities.hpp"
 #include "models/scheduler/fifo.hpp"
 #include "models/pricing/ledger.hpp"
 #include "models/coupling/model_speeds.hpp"

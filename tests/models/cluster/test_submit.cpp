@@ -9,7 +9,7 @@
 #include "models/accounting/cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
 #include "models/coupling/expand_workload.hpp"
-#include "models/event_priorities.hpp"
+#include "models/core/event_priorities.hpp"
 #include "models/register_builtins.hpp"
 #include "sim/engine.hpp"
 #include "support/scenario_support.hpp"
