@@ -67,42 +67,80 @@ std::string candidate_name(const std::string& final_path) {
   return final_path + suffix;
 }
 
-// The temporary files alive now, for the signal handler: fixed slots, no allocation, so
-// the handler only reads memory that stays valid. A slot goes FREE -> CLAIMED (path being
-// copied) -> LIVE -> FREE; the handler unlinks LIVE slots only.
-constexpr int SLOTS = 64;
-constexpr std::size_t SLOT_PATH = 4096;
+// The temporary files alive now, for the signal handler. A slot goes FREE -> CLAIMED
+// (path being copied) -> LIVE -> FREE; the handler unlinks LIVE slots only. Slots come in
+// chunks: the first is static; when every slot is taken, track() allocates another and
+// links it at the end of the chain with a release store, after building it, and chunks
+// are never freed. So the registry has no size limit, and the handler, which allocates
+// nothing and takes no lock, only follows atomic pointers to memory that stays valid.
+constexpr std::size_t SLOT_PATH = 4096;  // PATH_MAX: open() refuses a longer name anyway
 enum : int { FREE = 0, CLAIMED = 1, LIVE = 2 };
 struct Slot {
   std::atomic<int> state{FREE};
   char path[SLOT_PATH];
 };
-Slot g_slots[SLOTS];
-
-// The same for ScratchFolders (removed with the files in them) and NewFolderGuards
-// (removed when empty).
-constexpr int FOLDER_SLOTS = 8;
-Slot g_scratch[FOLDER_SLOTS];
-Slot g_new_folders[FOLDER_SLOTS];
 
 template <int N>
-int track_in(Slot (&slots)[N], const std::string& path) noexcept {
-  if (path.size() >= SLOT_PATH) return -1;
-  for (int i = 0; i < N; ++i) {
-    int expected = FREE;
-    if (!slots[i].state.compare_exchange_strong(expected, CLAIMED)) continue;
-    std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
-    slots[i].state.store(LIVE, std::memory_order_release);
-    return i;
+class SlotRegistry {
+  struct Chunk {
+    Slot slots[N];
+    std::atomic<Chunk*> next{nullptr};
+  };
+
+ public:
+  // A slot holding `path`, as an index over the chain (chunk k holds N*k .. N*k + N-1).
+  // Throws gcsim::Error for a path too long to hold, std::bad_alloc when a chunk cannot
+  // be allocated: a path is tracked or the caller hears why not.
+  int track(const std::string& path) {
+    if (path.size() >= SLOT_PATH)
+      throw Error("cannot track '" + path.substr(0, 64) + "...' for removal on a signal: the path has " +
+                  std::to_string(path.size()) + " characters, at most " + std::to_string(SLOT_PATH - 1));
+    int base = 0;
+    for (Chunk* c = &first_;; base += N) {
+      for (int i = 0; i < N; ++i) {
+        int expected = FREE;
+        if (!c->slots[i].state.compare_exchange_strong(expected, CLAIMED)) continue;
+        std::memcpy(c->slots[i].path, path.c_str(), path.size() + 1);
+        c->slots[i].state.store(LIVE, std::memory_order_release);
+        return base + i;
+      }
+      Chunk* next = c->next.load(std::memory_order_acquire);
+      if (next == nullptr) {
+        auto* fresh = new Chunk;  // all FREE
+        if (c->next.compare_exchange_strong(next, fresh, std::memory_order_acq_rel)) {
+          next = fresh;
+        } else {
+          delete fresh;  // another thread linked one first: `next` is now that one
+        }
+      }
+      c = next;
+    }
   }
-  return -1;
-}
 
-int track(const std::string& path) noexcept { return track_in(g_slots, path); }
+  void untrack(int index) noexcept {
+    if (index < 0) return;
+    Chunk* c = &first_;
+    for (; index >= N; index -= N) c = c->next.load(std::memory_order_acquire);
+    c->slots[index].state.store(FREE, std::memory_order_release);
+  }
 
-void untrack(int slot) noexcept {
-  if (slot >= 0) g_slots[slot].state.store(FREE, std::memory_order_release);
-}
+  // Calls f(path) for every LIVE slot. Async-signal-safe as long as f is.
+  template <class F>
+  void for_each_live(F f) noexcept {
+    for (Chunk* c = &first_; c != nullptr; c = c->next.load(std::memory_order_acquire))
+      for (Slot& slot : c->slots)
+        if (slot.state.load(std::memory_order_acquire) == LIVE) f(slot.path);
+  }
+
+ private:
+  Chunk first_;
+};
+
+SlotRegistry<64> g_files;
+// The same for ScratchFolders (removed with the files in them) and NewFolderGuards
+// (removed when empty).
+SlotRegistry<8> g_scratch;
+SlotRegistry<8> g_new_folders;
 
 // Removes the files directly in folder `path`, then the folder, with async-signal-safe
 // calls only (open, getdents64, unlinkat, rmdir): what a signal handler may do. Runs that
@@ -134,12 +172,9 @@ void remove_folder_in_handler(const char* path) noexcept {
 
 extern "C" void remove_temp_files_and_reraise(int sig) {
   const int saved = errno;
-  for (Slot& slot : g_slots)
-    if (slot.state.load(std::memory_order_acquire) == LIVE) ::unlink(slot.path);  // async-signal-safe
-  for (Slot& slot : g_scratch)
-    if (slot.state.load(std::memory_order_acquire) == LIVE) remove_folder_in_handler(slot.path);
-  for (Slot& slot : g_new_folders)
-    if (slot.state.load(std::memory_order_acquire) == LIVE) ::rmdir(slot.path);  // only when empty
+  g_files.for_each_live([](const char* path) { ::unlink(path); });  // async-signal-safe
+  g_scratch.for_each_live([](const char* path) { remove_folder_in_handler(path); });
+  g_new_folders.for_each_live([](const char* path) { ::rmdir(path); });  // only when empty
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
@@ -273,9 +308,15 @@ AtomicFile::AtomicFile(std::string final_path, SpecialFiles special) : final_pat
     std::string candidate = candidate_name(final_path_);
     const int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {
+      try {
+        slot_ = g_files.track(candidate);
+      } catch (...) {
+        ::close(fd);
+        ::unlink(candidate.c_str());
+        throw;
+      }
       fd_ = fd;
       temp_path_ = std::move(candidate);
-      slot_ = track(temp_path_);
       return;
     }
     if (errno == EEXIST || errno == EINTR) continue;  // taken (by a file or a link): draw again
@@ -328,7 +369,7 @@ void AtomicFile::commit() {
     throw Error("cannot rename '" + temp + "' to '" + final_path_ + "': " + errno_text(err));
   }
   committed_ = true;
-  untrack(std::exchange(slot_, -1));
+  g_files.untrack(std::exchange(slot_, -1));
 }
 
 void AtomicFile::discard() noexcept {
@@ -336,7 +377,7 @@ void AtomicFile::discard() noexcept {
   if (fd_ >= 0) ::close(std::exchange(fd_, -1));  // a device or FIFO written directly: only closed
   if (temp_path_.empty()) return;
   ::unlink(temp_path_.c_str());  // the name we created: unlink removes a link, never its target
-  untrack(std::exchange(slot_, -1));
+  g_files.untrack(std::exchange(slot_, -1));
   temp_path_.clear();
 }
 
@@ -346,16 +387,28 @@ ScratchFolder::ScratchFolder(const std::string& parent, const std::string& prefi
     throw Error("cannot create a temporary folder in '" + (parent.empty() ? std::string(".") : parent) +
                 "': " + errno_text(errno));
   path_ = std::move(pattern);
-  slot_ = track_in(g_scratch, path_);
+  try {
+    slot_ = g_scratch.track(path_);
+  } catch (...) {
+    ::rmdir(path_.c_str());  // just made, still empty
+    throw;
+  }
 }
 
 ScratchFolder::~ScratchFolder() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
-  if (slot_ >= 0) g_scratch[slot_].state.store(FREE, std::memory_order_release);
+  g_scratch.untrack(slot_);
 }
 
-NewFolderGuard::NewFolderGuard(std::string path) : path_(std::move(path)) { slot_ = track_in(g_new_folders, path_); }
+NewFolderGuard::NewFolderGuard(std::string path) : path_(std::move(path)) {
+  try {
+    slot_ = g_new_folders.track(path_);
+  } catch (...) {
+    ::rmdir(path_.c_str());  // only when empty, as the guard would have
+    throw;
+  }
+}
 
 NewFolderGuard::~NewFolderGuard() {
   if (!kept_) ::rmdir(path_.c_str());  // only when empty
@@ -364,7 +417,7 @@ NewFolderGuard::~NewFolderGuard() {
 
 void NewFolderGuard::keep() noexcept {
   kept_ = true;
-  if (slot_ >= 0) g_new_folders[std::exchange(slot_, -1)].state.store(FREE, std::memory_order_release);
+  g_new_folders.untrack(std::exchange(slot_, -1));
 }
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {

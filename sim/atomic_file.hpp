@@ -80,9 +80,9 @@ class AtomicFile {
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every AtomicFile's
 // temporary file not yet committed or discarded, then let the signal end the process as
-// it would have (default action, re-raised). For programs (the CLI), once, early. At most
-// 64 temporary files of up to 4095 bytes of path are tracked at once; beyond that a file is
-// written as usual but left to remove_stale_temp_files.
+// it would have (default action, re-raised). For programs (the CLI), once, early. Every
+// temporary file open is tracked, however many (the registry grows in chunks the handler
+// can walk); a path of 4096 bytes or more, which open() refuses anyway, is an Error.
 void install_temp_file_cleanup();
 
 // In folder `dir`: removes every "<name>.<pid>.<host>.<hex>.tmp" whose <host> is this
@@ -95,8 +95,8 @@ int remove_stale_temp_files(const std::string& dir) noexcept;
 // live only while a command runs (`gcsim compare`'s traces before they are moved into
 // place, or all of them without -o). The destructor removes it with everything in it; and
 // should SIGINT, SIGTERM or SIGHUP end the process first, the handlers of
-// install_temp_file_cleanup() remove the files directly in it, then the folder. At most 8
-// are tracked for the handlers at once (beyond that, only the destructor removes one).
+// install_temp_file_cleanup() remove the files directly in it, then the folder (every
+// ScratchFolder alive is tracked for the handlers, however many).
 class ScratchFolder {
  public:
   // Throws gcsim::Error when the folder cannot be made.

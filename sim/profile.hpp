@@ -8,11 +8,12 @@
 #pragma once
 
 #include <algorithm>
-#include <cassert>
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/check.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::sim {
@@ -32,8 +33,12 @@ class Profile {
   // greater than the last point's time. Neighbouring values may be equal (a price that
   // stays the same at a listed time): next_change_after skips them.
   Profile(std::vector<ProfilePoint<T>> points, SimTime period) : points_(std::move(points)), period_(period) {
-    assert(!points_.empty() && points_.front().at == SimTime::zero());
-    assert(period_ == SimTime::zero() || period_ > points_.back().at);
+    GCSIM_CHECK(!points_.empty() && points_.front().at == SimTime::zero(), "a profile's first point must be at 0");
+    for (std::size_t i = 1; i < points_.size(); ++i)
+      GCSIM_CHECK(points_[i - 1].at < points_[i].at, "profile points must be strictly increasing in time (point " +
+                                                         std::to_string(i) + ")");
+    GCSIM_CHECK(period_ == SimTime::zero() || period_ > points_.back().at,
+                "a profile's period must be zero or after its last point");
   }
 
   bool empty() const { return points_.empty(); }

@@ -3,8 +3,10 @@
 #include "models/network/collectives.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
+#include <string>
+
+#include "sim/check.hpp"
 
 namespace gcsim::network {
 
@@ -142,8 +144,8 @@ std::vector<std::vector<Send>> decompose(const CollectiveSpec& spec, const topol
       break;
     }
     case Collective::PointToPoint:
-      assert(n >= 2);
-      if (n >= 2) steps.push_back({Send{r[0], r[1], s}});
+      GCSIM_CHECK(n >= 2, "a point-to-point collective needs 2 ranks, got " + std::to_string(n));
+      steps.push_back({Send{r[0], r[1], s}});
       break;
   }
   std::erase_if(steps, [](const std::vector<Send>& st) { return st.empty(); });

@@ -2,10 +2,10 @@
 #include "models/network/flow_network.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <limits>
 
 #include "models/topology/topology.hpp"
+#include "sim/check.hpp"
 
 namespace gcsim::network {
 
@@ -29,7 +29,7 @@ void FlowNetwork::heap_pop(std::vector<TimedEntry>& h) {
 }
 
 LinkId FlowNetwork::add_link(double bytes_per_s, sim::SimTime latency) {
-  assert(bytes_per_s > 0 && latency >= sim::SimTime::zero());
+  GCSIM_CHECK(bytes_per_s > 0 && latency >= sim::SimTime::zero(), "a link needs a positive bandwidth and a latency >= 0");
   const LinkId id = solver_.add_link(bytes_per_s);
   capacity_.push_back(bytes_per_s);
   latency_.push_back(latency);
@@ -41,13 +41,13 @@ LinkId FlowNetwork::add_link(double bytes_per_s, sim::SimTime latency) {
 }
 
 void FlowNetwork::add_links(const topology::Topology& topo) {
-  assert(link_count() == 0);
+  GCSIM_CHECK(link_count() == 0, "add_links on a flow network that already has links (ids would not match the topology's)");
   for (const topology::LinkResource& l : topo.links()) add_link(l.bytes_per_s, l.latency);
 }
 
 FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, std::uint64_t tag,
                                FlowCallback callback) {
-  assert(bytes >= 0);
+  GCSIM_CHECK(bytes >= 0, "a flow of " + std::to_string(bytes) + " bytes");
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -60,7 +60,7 @@ FlowId FlowNetwork::start_flow(std::span<const LinkId> path, double bytes, std::
   r.path.assign(path.begin(), path.end());
   sim::SimTime latency = sim::SimTime::zero();
   for (const LinkId l : path) {
-    assert(l < capacity_.size());
+    GCSIM_CHECK(l < capacity_.size(), "flow path names link " + std::to_string(l) + " of " + std::to_string(capacity_.size()));
     latency += latency_[l];
   }
   r.bytes = bytes;
@@ -169,7 +169,7 @@ void FlowNetwork::compact_completions() {
 }
 
 void FlowNetwork::advance_to(sim::SimTime now) {
-  assert(now.ns() >= now_ns_);
+  GCSIM_CHECK(now.ns() >= now_ns_, "flow network advanced backwards, to " + std::to_string(now.ns()) + " ns from " + std::to_string(now_ns_) + " ns");
   drop_stale_tops();
   for (;;) {
     const std::int64_t t = next_event_time().ns();

@@ -3,7 +3,9 @@
 #include "models/network/maxmin.hpp"
 
 #include <algorithm>
-#include <cassert>
+#include <string>
+
+#include "sim/check.hpp"
 
 namespace gcsim::network {
 
@@ -15,7 +17,7 @@ bool heap_after(double a_share, LinkId a_link, double b_share, LinkId b_link) {
 }  // namespace
 
 LinkId MaxMinSolver::add_link(double capacity) {
-  assert(capacity > 0);
+  GCSIM_CHECK(capacity > 0, "a link's capacity must be positive, got " + std::to_string(capacity));
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(Link{capacity, {}});
   link_seen_epoch_.push_back(0);
@@ -37,7 +39,7 @@ void MaxMinSolver::mark_dirty(LinkId l) {
 }
 
 SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path, double weight, double cap) {
-  assert(!path.empty() && weight > 0 && cap > 0);
+  GCSIM_CHECK(!path.empty() && weight > 0 && cap > 0, "a flow needs a path, a positive weight and a positive cap");
   SolverFlow f;
   if (!free_flows_.empty()) {
     f = free_flows_.back();
@@ -64,7 +66,7 @@ SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path, double weight, d
   flow.solved = false;
   for (std::uint32_t i = 0; i < path.size(); ++i) {
     const LinkId l = path[i];
-    assert(l < links_.size());
+    GCSIM_CHECK(l < links_.size(), "flow path names link " + std::to_string(l) + " of " + std::to_string(links_.size()));
     auto& entries = links_[l].entries;
     pos[i] = static_cast<std::uint32_t>(entries.size());
     entries.push_back(Entry{f, i});
@@ -82,7 +84,7 @@ void MaxMinSolver::forget(SolverFlow f) {
 }
 
 void MaxMinSolver::set_cap(SolverFlow f, double cap) {
-  assert(is_active(f) && cap > 0);
+  GCSIM_CHECK(is_active(f) && cap > 0, "set_cap on flow " + std::to_string(f) + " (inactive, or cap not positive)");
   Flow& flow = flows_[f];
   if (cap == flow_cap_[f]) return;
   // As a removal and an arrival on the same path: the old level bounds what stays.
@@ -94,7 +96,7 @@ void MaxMinSolver::set_cap(SolverFlow f, double cap) {
 }
 
 void MaxMinSolver::remove_flow(SolverFlow f) {
-  assert(is_active(f));
+  GCSIM_CHECK(is_active(f), "remove_flow on inactive flow " + std::to_string(f));
   forget(f);
   Flow& flow = flows_[f];
   shaped_count_ -= is_shaped(flow_weight_[f], flow_cap_[f]);

@@ -8,11 +8,9 @@
 #include "models/spot/spot_spec.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -20,8 +18,8 @@
 
 #include "models/core/limits.hpp"
 #include "sim/config/csv.hpp"
+#include "sim/check.hpp"
 #include "sim/config/reader.hpp"
-#include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -364,10 +362,6 @@ double advisor_rate(const ConfigNode& node, const SpotAdvisor* advisor) {
 // ---------------------------------------------------------------------------------------
 // Traces
 
-SpotTrace read_spot_trace(const std::string& path) {
-  return parse_spot_trace(path, config::read_regular_file(path, config::MAX_INPUT_FILE_BYTES, "spot trace"));
-}
-
 SpotTrace parse_spot_trace(const std::string& path, const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ConfigError(ErrorCode::EmptyFile, SourceMark{path, 0, 0}, "", "the trace file is empty");
@@ -378,7 +372,8 @@ CapacityProfile trace_profile(const SpotTrace& trace, sim::SimTime start, bool l
   const std::int64_t gap = trace.gap.ns();
   const std::int64_t n = static_cast<std::int64_t>(trace.values.size());
   const std::int64_t length = gap * n;
-  assert(n > 0 && start >= sim::SimTime::zero() && start.ns() < length);
+  GCSIM_CHECK(n > 0 && start >= sim::SimTime::zero() && start.ns() < length,
+              "trace start " + std::to_string(start.ns()) + " ns outside a trace of " + std::to_string(length) + " ns");
   const std::int64_t k0 = start.ns() / gap;
   std::vector<CapacityPoint> points{{sim::SimTime::zero(), trace.values[static_cast<std::size_t>(k0)]}};
   auto push = [&](std::int64_t at_ns, int value) {
@@ -411,16 +406,12 @@ std::string_view interruption_process_name(InterruptionProcess p) {
 
 double advisor_band_monthly_probability(int band) {
   static constexpr double P[ADVISOR_BANDS] = {0.025, 0.075, 0.125, 0.175, 0.225};
-  assert(band >= 0 && band < ADVISOR_BANDS);
+  GCSIM_CHECK(band >= 0 && band < ADVISOR_BANDS, "advisor band " + std::to_string(band));
   return P[band];
 }
 
 double advisor_band_rate_per_s(int band) {
   return -std::log1p(-advisor_band_monthly_probability(band)) / (static_cast<double>(units::HOURS_PER_MONTH) * 3600.0);
-}
-
-SpotAdvisor SpotAdvisor::load(const std::string& csv_path) {
-  return parse(csv_path, config::read_regular_file(csv_path, config::MAX_INPUT_FILE_BYTES, "spot advisor CSV"));
 }
 
 SpotAdvisor SpotAdvisor::parse(const std::string& csv_path, const std::string& text) {
@@ -490,10 +481,6 @@ double SpotAdvisor::advisor_rate_per_s(std::string_view region, std::string_view
     throw ConfigError(ErrorCode::UnknownName, SourceMark{file_, 0, 0}, "",
                       "the spot advisor lists no '" + std::string(instance) + "' in '" + std::string(region) + "'");
   return advisor_band_rate_per_s(e->band);
-}
-
-SpotAdvisor load_bundled_spot_advisor(const std::string& catalog_dir) {
-  return SpotAdvisor::load((std::filesystem::path(catalog_dir) / "aws_spot_advisor_gpu.csv").string());
 }
 
 // ---------------------------------------------------------------------------------------

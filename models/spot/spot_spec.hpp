@@ -45,11 +45,10 @@ struct SpotTrace {
   sim::SimTime length() const { return gap * static_cast<std::int64_t>(values.size()); }
 };
 
-// Reads and validates a trace. Throws ConfigError: FileNotFound, Syntax (with the trace's
-// line and column), UnknownKey, MissingKey, WrongType, OutOfRange (negative or non-integer
-// counts, a gap under 1 s, an empty data list, a trace longer than the time range).
-SpotTrace read_spot_trace(const std::string& path);
-// The same for a trace already read (`path` names it in errors).
+// Validates a trace already read (through the run's SourceResolver; `path` names it in
+// errors). Throws ConfigError: EmptyFile, Syntax (with the trace's line and column),
+// UnknownKey, MissingKey, WrongType, OutOfRange (negative or non-integer counts, a gap
+// under 1 s, an empty data list, a trace longer than the time range).
 SpotTrace parse_spot_trace(const std::string& path, const std::string& text);
 
 // The trace as a profile in simulation time: simulation time t reads the trace at
@@ -94,10 +93,9 @@ struct AdvisorEntry {
 
 class SpotAdvisor {
  public:
-  // Throws ConfigError: FileNotFound, Syntax (a row with the wrong number of fields, with
-  // line and column), WrongType / OutOfRange (a bad band or savings), Duplicate.
-  static SpotAdvisor load(const std::string& csv_path);
-  // The same for a file already read (`csv_path` names it in errors).
+  // The advisor CSV already read (through the run's SourceResolver; `csv_path` names it in
+  // errors). Throws ConfigError: EmptyFile, Syntax (a row with the wrong number of fields,
+  // with line and column), WrongType / OutOfRange (a bad band or savings), Duplicate.
   static SpotAdvisor parse(const std::string& csv_path, const std::string& text);
 
   const std::vector<AdvisorEntry>& entries() const { return entries_; }
@@ -110,9 +108,6 @@ class SpotAdvisor {
   std::vector<AdvisorEntry> entries_;
   std::string file_;
 };
-
-// The bundled advisor, `<catalog_dir>/aws_spot_advisor_gpu.csv`.
-SpotAdvisor load_bundled_spot_advisor(const std::string& catalog_dir);
 
 inline constexpr int ADVISOR_BANDS = 5;
 // The probability p that an instance is interrupted within a month that a band stands for:

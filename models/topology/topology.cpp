@@ -2,11 +2,11 @@
 #include "models/topology/topology.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <limits>
 #include <queue>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::topology {
@@ -47,8 +47,11 @@ std::string_view vertex_kind_name(VertexKind k) {
 }
 
 Vertex Topology::add_vertex(VertexKind kind, std::string name, bool forwards, int node, int index) {
+  // Vertex ids are 32-bit (pair keys and route keys hold two whole ids, so every id that
+  // fits is routable): a 2^32nd vertex would alias vertex 0.
+  GCSIM_CHECK(boost::num_vertices(g_) < std::numeric_limits<Vertex>::max(),
+              "topology has more than 2^32 - 1 vertices");
   const auto v = static_cast<Vertex>(boost::add_vertex(VertexProps{kind, name, node, index, forwards}, g_));
-  assert(v < (1u << 21));
   by_name_.emplace(std::move(name), v);
   return v;
 }
@@ -146,7 +149,7 @@ std::span<const LinkId> Topology::route(Vertex src, Vertex dst, std::uint64_t fl
     throw Error("no path from '" + g_[src].name + "' to '" + g_[dst].name + "' in the network");
   const std::uint64_t n = std::min(t.count[src], CHOICE_CAP);
   std::uint64_t choice = n > 1 ? splitmix64(flow_hash ^ splitmix64(pair_key(src, dst))) % n : 0;
-  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 42) | (static_cast<std::uint64_t>(dst) << 21) | choice;
+  const RouteKey key{pair_key(src, dst), choice};
   if (const auto it = path_cache_.find(key); it != path_cache_.end()) return it->second;
   std::vector<LinkId> path;
   Vertex v = src;
@@ -164,8 +167,10 @@ std::span<const LinkId> Topology::route(Vertex src, Vertex dst, std::uint64_t fl
       }
       choice -= t.count[w];
     }
-    assert(stepped);
-    if (!stepped) break;
+    // The counts say a candidate number `choice` exists through some neighbour; none
+    // taking it means the distance table is inconsistent with the graph.
+    GCSIM_CHECK(stepped, "route from '" + g_[src].name + "' to '" + g_[dst].name + "' lost its way at '" +
+                             g_[v].name + "'");
   }
   return path_cache_.emplace(key, std::move(path)).first->second;
 }
@@ -314,7 +319,7 @@ void build_generated(Topology& topo, const NetworkSpec& spec, const std::vector<
       break;
     }
     case Fabric::Explicit:
-      assert(false);
+      GCSIM_CHECK(false, "explicit fabrics are built by build_explicit, not build_generated");
       break;
   }
 }

@@ -130,8 +130,22 @@ class Topology {
   // scenario's immutable NetworkSpec) and runs on one thread, so runs in parallel never
   // share one; a caller that wants one topology for many threads must copy it per thread.
   // (A lock on every route() would cost the flow-start path for a case no caller has.)
+  // A chosen path's key: the whole (src, dst) pair and the candidate number, so no two
+  // routes share a key whatever the number of vertices (a key packing src, dst and the
+  // choice into 64 bits gave a silently wrong route past 2^21 vertices).
+  struct RouteKey {
+    std::uint64_t pair = 0;    // src << 32 | dst
+    std::uint64_t choice = 0;  // < CHOICE_CAP
+    bool operator==(const RouteKey&) const = default;
+  };
+  struct RouteKeyHash {
+    std::size_t operator()(const RouteKey& k) const noexcept {
+      // pair and choice mixed (a plain xor would map (p, c) and (p ^ c, 0) together).
+      return std::hash<std::uint64_t>{}(k.pair * 0x9e3779b97f4a7c15ULL ^ k.choice);
+    }
+  };
   mutable std::unordered_map<Vertex, DstTable> tables_;
-  mutable std::unordered_map<std::uint64_t, std::vector<LinkId>> path_cache_;
+  mutable std::unordered_map<RouteKey, std::vector<LinkId>, RouteKeyHash> path_cache_;
 };
 
 // One kind of node in the cluster: `count` nodes of `gpus_per_node` GPUs each.

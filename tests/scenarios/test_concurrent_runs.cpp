@@ -1,5 +1,5 @@
-// Many simulations in one process (models/sweep.hpp): two different scenarios run on two
-// threads at once give, each, the trace it gives alone, byte for byte; a run that fails
+// Many simulations in one process (models/sweep.hpp): two (and eight) different scenarios
+// run on two (eight) threads at once give, each, the trace it gives alone, byte for byte; a run that fails
 // (a user error or a broken invariant) ends alone and its outcome names it; the seed and
 // replication come from the run, not the scenario.
 #include <catch2/catch.hpp>
@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,6 +45,20 @@ RunSpec example_run(const std::string& file, const std::string& stem, std::optio
   r.document = config::load_yaml_file(EXAMPLES + file);
   r.options.seed = seed;
   r.options.replication = replication;
+  r.options.fixed_wall_clock_s = 0.0;
+  r.output_stem = stem;
+  return r;
+}
+
+// The same with `from` replaced by `to` in the file's text (another policy), still named as
+// the example file so that its relative paths resolve as before.
+RunSpec edited_run(const std::string& file, const std::string& from, const std::string& to, const std::string& stem) {
+  std::string text = read_bytes(EXAMPLES + file);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  RunSpec r;
+  r.document = config::load_yaml_string(text, EXAMPLES + file);
   r.options.fixed_wall_clock_s = 0.0;
   r.output_stem = stem;
   return r;
@@ -117,6 +132,55 @@ TEST_CASE("two different simulations on two threads at once each give their sing
   const analysis::TraceData t = analysis::read_trace(both[0].trace_path);
   CHECK(t.attrs.seed == 7);
   CHECK(t.attrs.replication == 3);
+}
+
+TEST_CASE("eight different simulations on eight threads at once each give their single-threaded trace",
+          "[scenario][tsan]") {
+  // Eight runs that share nothing but the catalogs and the registry, over every path that
+  // keeps a per-run cache (docs/engine.md, "Caches inside const methods"): placement
+  // indexes and quota-free policies, conservative backfill's kept reservations,
+  // preempting policies, the topology's route caches and the flow solver, the storage
+  // tiers, heterogeneous node types and the spot market with its fallback. The
+  // ThreadSanitizer build (`make tsan`) runs this test.
+  const models::Catalogs& catalogs = test::bundled_catalogs();
+  const std::string POLICY = "  policy: fifo\n";
+  const auto runs = [&](const test::TempDir& dir) {
+    std::vector<RunSpec> v;
+    v.push_back(example_run("quickstart.yaml", dir.file("fifo"), 7, 3));
+    v.push_back(edited_run("quickstart.yaml", POLICY, "  policy: backfill\n  mode: conservative\n",
+                           dir.file("backfill")));
+    v.push_back(edited_run("quickstart.yaml", POLICY, "  policy: srtf\n", dir.file("srtf")));
+    v.push_back(edited_run("quickstart.yaml", POLICY, "  policy: las\n", dir.file("las")));
+    v.push_back(example_run("network_dgx.yaml", dir.file("network"), std::nullopt, 0));
+    v.push_back(edited_run("mixed-fleet.yaml", POLICY, "  policy: hetero\n", dir.file("hetero")));
+    v.push_back(example_run("storage_contention.yaml", dir.file("storage"), std::nullopt, 0));
+    v.push_back(edited_run("fleet-month/spot-p4d.yaml", POLICY, "  policy: spot-fallback\n", dir.file("spot")));
+    return v;
+  };
+  test::TempDir alone("concurrent8-alone");
+  test::TempDir together("concurrent8-together");
+  const std::vector<RunOutcome> a = models::run_many(catalogs, schedulers(), runs(alone), 1);
+  const std::vector<RunOutcome> b = models::run_many(catalogs, schedulers(), runs(together), 8);
+  REQUIRE(a.size() == 8);
+  REQUIRE(b.size() == 8);
+  std::set<std::string> traces;
+  for (std::size_t i = 0; i < 8; ++i) {
+    INFO("run " << i);
+    require_ok(a[i]);
+    require_ok(b[i]);
+    CHECK(a[i].scenario == b[i].scenario);
+    const std::string bytes = read_bytes(a[i].trace_path);
+    REQUIRE(bytes.size() > 1000);
+    CHECK(bytes == read_bytes(b[i].trace_path));
+    CHECK(a[i].summary->events_handled == b[i].summary->events_handled);
+    CHECK(a[i].summary->total_cost_usd == b[i].summary->total_cost_usd);
+    traces.insert(bytes);
+  }
+  CHECK(traces.size() == 8);  // eight different runs, not one run eight times
+  // The edits took: the same jobs under another policy take another course.
+  CHECK(analysis::read_trace(b[0].trace_path).attrs.seed == 7);
+  CHECK(a[0].summary->events_handled != a[2].summary->events_handled);
+  CHECK(a[0].summary->events_handled != a[3].summary->events_handled);
 }
 
 TEST_CASE("a seed sweep shares one loaded scenario, the seed is the run's", "[scenario]") {

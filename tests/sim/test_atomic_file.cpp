@@ -10,9 +10,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -312,6 +315,44 @@ TEST_CASE("SIGTERM and SIGINT remove a ScratchFolder with its files, and an outp
     CHECK(WTERMSIG(status) == sig);
     CHECK(dir.entries().empty());
   }
+}
+
+TEST_CASE("SIGTERM removes every temporary file, scratch folder and new folder, however many are open",
+          "[unit]") {
+  // The registry once had 64 slots for files and 8 for folders, and silently left the
+  // rest behind. 300 files (past four chunks of 64), some discarded on the way so that
+  // slots are reused across chunks, 20 scratch folders and 20 new folders (past 8).
+  Folder dir("atomic-many-signal");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    gcsim::sim::install_temp_file_cleanup();
+    std::vector<std::unique_ptr<AtomicFile>> files;
+    for (int i = 0; i < 300; ++i) {
+      files.push_back(std::make_unique<AtomicFile>(dir.file("f" + std::to_string(i) + ".h5")));
+      if (i % 7 == 3) files[static_cast<std::size_t>(i / 2)].reset();  // its slot is free again
+    }
+    std::vector<std::unique_ptr<gcsim::sim::ScratchFolder>> scratch;
+    std::vector<std::unique_ptr<gcsim::sim::NewFolderGuard>> made;
+    for (int i = 0; i < 20; ++i) {
+      scratch.push_back(std::make_unique<gcsim::sim::ScratchFolder>(dir.path.string(), "scratch-"));
+      std::ofstream(fs::path(scratch.back()->path()) / "x.h5") << "x";
+      fs::create_directory(dir.file("new" + std::to_string(i)));
+      made.push_back(std::make_unique<gcsim::sim::NewFolderGuard>(dir.file("new" + std::to_string(i))));
+    }
+    int open_files = 0;
+    for (const auto& f : files) open_files += f != nullptr;
+    if (fs::exists(dir.file("f0.h5")) || open_files < 250) ::_exit(4);  // nothing committed
+    if (std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) != open_files + 40) ::_exit(5);
+    ::raise(SIGTERM);
+    ::_exit(3);  // not reached: the signal ends the process
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("exit status " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(dir.entries().empty());
 }
 
 namespace {

@@ -31,8 +31,18 @@ namespace {
 const std::string CATALOG = GCSIM_SOURCE_DIR "/scenarios/catalog";
 const std::string TRACES = CATALOG + "/spot-traces";
 
+// Files read as a run reads them: through a SourceResolver (FileNotFound at the file).
+SpotTrace read_trace_file(const std::string& path) {
+  gcsim::config::SourceResolver sources;
+  return gcsim::models::parse_spot_trace(path, sources.read_bundled(path, "spot trace"));
+}
+SpotAdvisor read_advisor_file(const std::string& path) {
+  gcsim::config::SourceResolver sources;
+  return SpotAdvisor::parse(path, sources.read_bundled(path, "spot advisor"));
+}
+
 const SpotAdvisor& advisor() {
-  static const SpotAdvisor a = gcsim::models::load_bundled_spot_advisor(CATALOG);
+  static const SpotAdvisor a = read_advisor_file(CATALOG + "/aws_spot_advisor_gpu.csv");
   return a;
 }
 
@@ -67,7 +77,7 @@ void write(const std::string& path, const std::string& text) {
 
 ConfigError trace_error(const gcsim::test::TempDir& dir, const std::string& text) {
   write(dir.file("t.json"), text);
-  return gcsim::test::config_error([&] { gcsim::models::read_spot_trace(dir.file("t.json")); });
+  return gcsim::test::config_error([&] { read_trace_file(dir.file("t.json")); });
 }
 
 }  // namespace
@@ -191,7 +201,7 @@ TEST_CASE("The trace reader is strict and names file:line:col", "[unit][spot]") 
   const gcsim::test::TempDir dir("spot-trace");
   SECTION("a good trace, with prices and line breaks") {
     write(dir.file("ok.json"), "{\"metadata\": {\"gap_seconds\": 32},\n \"data\": [0, 1,\n 2], \"prices\": [0.9, 1e-1, 2]}\n");
-    const SpotTrace t = gcsim::models::read_spot_trace(dir.file("ok.json"));
+    const SpotTrace t = read_trace_file(dir.file("ok.json"));
     CHECK(t.gap == seconds(32));
     CHECK(t.values == std::vector<int>{0, 1, 2});
     CHECK(t.length() == seconds(96));
@@ -230,14 +240,14 @@ TEST_CASE("The trace reader is strict and names file:line:col", "[unit][spot]") 
   }
   SECTION("files") {
     CHECK(trace_error(dir, " \n").code() == ErrorCode::EmptyFile);
-    CHECK(gcsim::test::config_error([&] { gcsim::models::read_spot_trace(dir.file("none.json")); }).code() ==
+    CHECK(gcsim::test::config_error([&] { read_trace_file(dir.file("none.json")); }).code() ==
           ErrorCode::FileNotFound);
   }
 }
 
 TEST_CASE("The real skypilot traces load fast", "[unit][spot]") {
   const auto t0 = std::chrono::steady_clock::now();
-  const SpotTrace t = gcsim::models::read_spot_trace(TRACES + "/aws-04-22-2023_us-east-1f_v100_1.json");
+  const SpotTrace t = read_trace_file(TRACES + "/aws-04-22-2023_us-east-1f_v100_1.json");
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   CHECK(t.values.size() == 19961);
   CHECK(t.gap == seconds(32));
@@ -313,7 +323,7 @@ TEST_CASE("Availability windows and traces", "[unit][spot]") {
   SECTION("from a 16-node availability trace, capped at the pool's count") {
     const AvailabilitySpec a = availability("{file: aws-08-27-2023_us-west-2a_v100_16node_availability.json}");
     CHECK(a.trace_file == TRACES + "/aws-08-27-2023_us-west-2a_v100_16node_availability.json");
-    const SpotTrace t = gcsim::models::read_spot_trace(a.trace_file);
+    const SpotTrace t = read_trace_file(a.trace_file);
     for (std::size_t k = 0; k < t.values.size(); k += 37) {
       const SimTime at = t.gap * static_cast<std::int64_t>(k);
       CHECK(a.capacity_at(at, 16) == t.values[k]);
@@ -371,7 +381,7 @@ TEST_CASE("The advisor catalog and its band -> rate rule", "[unit][spot]") {
       "region,instance_type,savings_vs_ondemand_pct,interruption_band_index,interruption_frequency_label\n";
   auto load_error = [&](const std::string& text) {
     write(dir.file("a.csv"), text);
-    return gcsim::test::config_error([&] { SpotAdvisor::load(dir.file("a.csv")); });
+    return gcsim::test::config_error([&] { read_advisor_file(dir.file("a.csv")); });
   };
   const ConfigError fields = load_error("# comment\n" + header + "r,i,50,0,<5%\nr,j,50\n");
   CHECK(fields.code() == ErrorCode::Syntax);
@@ -382,7 +392,7 @@ TEST_CASE("The advisor catalog and its band -> rate rule", "[unit][spot]") {
   CHECK(load_error(header + "r,i,50,1,<5%\n").code() == ErrorCode::Conflict);
   CHECK(load_error(header + "r,i,50,0,<5%\nr,i,40,0,<5%\n").code() == ErrorCode::Duplicate);
   CHECK(load_error("# only a comment\n").code() == ErrorCode::EmptyFile);
-  CHECK(gcsim::test::config_error([&] { SpotAdvisor::load(dir.file("missing.csv")); }).code() ==
+  CHECK(gcsim::test::config_error([&] { read_advisor_file(dir.file("missing.csv")); }).code() ==
         ErrorCode::FileNotFound);
 }
 

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
 #include "models/network/flow_network.hpp"
@@ -180,4 +181,36 @@ TEST_CASE("topology: inter-node traffic with and without GPUDirect RDMA", "[mode
     // GPU -> pcie sw -> NIC -> leaf -> NIC -> pcie sw -> GPU (+ CPU hops without RDMA).
     CHECK(path.size() == (with_rdma ? 6u : 8u));
   }
+}
+
+TEST_CASE("topology: routes stay distinct past 2^21 vertices", "[model][network]") {
+  // The route cache once keyed a path by src << 42 | dst << 21 | choice, so (src 0, dst
+  // 2^21 + 2) and (src 1, dst 2) had the same key: whichever was routed first answered for
+  // both. Four hosts on one switch, the fourth given the id 2^21 + 2 by unconnected
+  // filler vertices: each route must be its own two links.
+  Topology topo;
+  const Vertex a = topo.add_vertex(VertexKind::Host, "a", false);
+  const Vertex b = topo.add_vertex(VertexKind::Host, "b", false);
+  const Vertex c = topo.add_vertex(VertexKind::Host, "c", false);
+  const Vertex sw = topo.add_vertex(VertexKind::Switch, "sw", true);
+  REQUIRE((a == 0 && b == 1 && c == 2 && sw == 3));
+  constexpr Vertex FAR = (Vertex{1} << 21) + 2;
+  while (topo.vertex_count() < FAR) topo.add_vertex(VertexKind::Switch, "", false);
+  const Vertex d = topo.add_vertex(VertexKind::Host, "d", false);
+  REQUIRE(d == FAR);
+  const SimTime lat = SimTime::from_ns(1000);
+  const LinkId la = topo.add_cable(a, sw, 1e9, lat, LinkKind::Ethernet);  // a->sw la, sw->a la+1
+  const LinkId lb = topo.add_cable(b, sw, 1e9, lat, LinkKind::Ethernet);
+  const LinkId lc = topo.add_cable(c, sw, 1e9, lat, LinkKind::Ethernet);
+  const LinkId ld = topo.add_cable(d, sw, 1e9, lat, LinkKind::Ethernet);
+
+  const auto b_to_c = topo.route(b, c, 0);
+  CHECK(std::vector<LinkId>(b_to_c.begin(), b_to_c.end()) == std::vector<LinkId>{lb, lc + 1});
+  const auto a_to_d = topo.route(a, d, 0);  // the old key's twin of (b, c)
+  CHECK(std::vector<LinkId>(a_to_d.begin(), a_to_d.end()) == std::vector<LinkId>{la, ld + 1});
+  const auto d_to_a = topo.route(d, a, 0);
+  CHECK(std::vector<LinkId>(d_to_a.begin(), d_to_a.end()) == std::vector<LinkId>{ld, la + 1});
+  // Asked again, from the cache.
+  const auto again = topo.route(a, d, 0);
+  CHECK(std::vector<LinkId>(again.begin(), again.end()) == std::vector<LinkId>{la, ld + 1});
 }
