@@ -30,7 +30,7 @@ void FlowNetwork::heap_pop(std::vector<TimedEntry>& h) {
 
 LinkId FlowNetwork::add_link(double bytes_per_s, sim::SimTime latency) {
   GCSIM_CHECK(bytes_per_s > 0 && latency >= sim::SimTime::zero(), "a link needs a positive bandwidth and a latency >= 0");
-  const LinkId id = solver_.add_link(bytes_per_s);
+  const LinkId id = solver_.add_resource(bytes_per_s);
   capacity_.push_back(bytes_per_s);
   latency_.push_back(latency);
   link_bytes_.push_back(0);

@@ -27,9 +27,10 @@
 #include <span>
 #include <vector>
 
-#include "models/network/maxmin.hpp"
+#include "models/topology/link_id.hpp"
 #include "sim/activity.hpp"
 #include "sim/engine.hpp"
+#include "sim/maxmin.hpp"
 #include "sim/resource_model.hpp"
 #include "sim/signal.hpp"
 #include "sim/time.hpp"
@@ -39,6 +40,11 @@ class Topology;
 }
 
 namespace gcsim::network {
+
+// A link's id: the topology's number of it, which is also its resource in the solver
+// (FlowNetwork::add_links adds them in that order).
+using topology::LinkId;
+using sim::SolverFlow;
 
 // (generation << 32) | slot: unique for the model's life, stale after the flow ends.
 using FlowId = std::uint64_t;
@@ -137,7 +143,7 @@ class FlowNetwork final : public sim::ResourceModel {
   void compact_completions();
 
   sim::Engine& engine_;
-  MaxMinSolver solver_;
+  sim::MaxMinSolver solver_;
   std::vector<double> capacity_;
   std::vector<sim::SimTime> latency_;
   std::vector<double> link_bytes_;

@@ -16,7 +16,7 @@ std::uint32_t StorageTiers::device(std::size_t tier, std::int64_t node) {
   if (by_node.size() <= slot) by_node.resize(slot + 1, NO_DEVICE);
   if (by_node[slot] == NO_DEVICE) {
     by_node[slot] = static_cast<std::uint32_t>(devices_.size());
-    devices_.push_back(Device{tier, node, solver_.add_link(1.0), {}});  // capacity: all its time
+    devices_.push_back(Device{tier, node, solver_.add_resource(1.0), {}});  // capacity: all its time
   }
   return by_node[slot];
 }
@@ -37,7 +37,7 @@ StorageTiers::TransferId StorageTiers::start(std::uint32_t device, Kind kind, st
   t.work.remaining = kind == Kind::Read ? 0 : bytes;
   t.work.updated = engine_.now();
   t.live = true;
-  const network::LinkId resource[] = {devices_[device].resource};
+  const sim::ResourceId resource[] = {devices_[device].resource};
   t.flow = solver_.add_flow(resource, 1.0, cap / bandwidth);
   // By job, a job's write after its read or copy.
   auto& on = devices_[device].transfers;

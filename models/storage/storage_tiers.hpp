@@ -1,5 +1,5 @@
 // Shared storage bandwidth as a rate-shared resource model of the engine
-// (sim::ResourceModel), on the max-min solver of network/maxmin.hpp. A device is one
+// (sim::ResourceModel), on the max-min solver of sim/maxmin.hpp. A device is one
 // shared tier (shared-fs, object store, archive) or one node's local NVMe; the transfers
 // on a device are the streaming reads of the jobs reading from it, the staging copies
 // reading out of it and the checkpoint writes going to it.
@@ -27,7 +27,7 @@
 #include <span>
 #include <vector>
 
-#include "models/network/maxmin.hpp"
+#include "sim/maxmin.hpp"
 #include "sim/activity.hpp"
 #include "sim/engine.hpp"
 #include "sim/resource_model.hpp"
@@ -49,7 +49,7 @@ class StorageTiers final : public sim::ResourceModel {
     double cap = 0;        // C_j, bytes/s
     double demand = 0;     // D_j, bytes/s (a copy or a write: its cap)
     sim::Activity work;    // bytes left (copies, writes) and the rate, bytes/s
-    network::SolverFlow flow = 0;
+    sim::SolverFlow flow = 0;
     bool live = false;
   };
 
@@ -87,13 +87,13 @@ class StorageTiers final : public sim::ResourceModel {
   struct Device {
     std::size_t tier;
     std::int64_t node;
-    network::LinkId resource;
+    sim::ResourceId resource;
     std::vector<TransferId> transfers;
   };
   void update_next_copy_end();
 
   const sim::Engine& engine_;
-  network::MaxMinSolver solver_;
+  sim::MaxMinSolver solver_;
   std::vector<Device> devices_;
   // [tier][node + 1]: the device's index in devices_, NO_DEVICE until first used.
   static constexpr std::uint32_t NO_DEVICE = UINT32_MAX;

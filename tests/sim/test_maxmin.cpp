@@ -5,20 +5,20 @@
 #include <algorithm>
 #include <vector>
 
-#include "models/network/maxmin.hpp"
+#include "sim/maxmin.hpp"
 #include "sim/rng.hpp"
 
-using gcsim::network::LinkId;
-using gcsim::network::MaxMinSolver;
-using gcsim::network::SolverFlow;
+using gcsim::sim::ResourceId;
+using gcsim::sim::MaxMinSolver;
+using gcsim::sim::SolverFlow;
 
 namespace {
-std::vector<LinkId> path(std::initializer_list<LinkId> l) { return std::vector<LinkId>(l); }
+std::vector<ResourceId> path(std::initializer_list<ResourceId> l) { return std::vector<ResourceId>(l); }
 }  // namespace
 
 TEST_CASE("max-min: flows on one link share it equally", "[unit][network]") {
   MaxMinSolver s;
-  const LinkId l = s.add_link(12.0);
+  const ResourceId l = s.add_resource(12.0);
   const SolverFlow a = s.add_flow(path({l}));
   s.solve();
   CHECK(s.rate(a) == Approx(12.0));
@@ -39,7 +39,7 @@ TEST_CASE("max-min: parking lot", "[unit][network]") {
   // L2 is the first bottleneck (5/2 = 2.5 < 10/2): the long flow and the L2 flow get 2.5;
   // L1 and L3 then have 7.5 left for their short flows.
   MaxMinSolver s;
-  const LinkId l1 = s.add_link(10), l2 = s.add_link(5), l3 = s.add_link(10);
+  const ResourceId l1 = s.add_resource(10), l2 = s.add_resource(5), l3 = s.add_resource(10);
   const SolverFlow lng = s.add_flow(path({l1, l2, l3}));
   const SolverFlow f1 = s.add_flow(path({l1}));
   const SolverFlow f2 = s.add_flow(path({l2}));
@@ -55,7 +55,7 @@ TEST_CASE("max-min: a rate set by a link the others don't share", "[unit][networ
   // A and B share link S (capacity 10); A also crosses its own access link T (capacity 2).
   // T limits A to 2; B takes the 8 left on S, not the 5 a naive equal split would give.
   MaxMinSolver s;
-  const LinkId shared = s.add_link(10), thin = s.add_link(2);
+  const ResourceId shared = s.add_resource(10), thin = s.add_resource(2);
   const SolverFlow a = s.add_flow(path({thin, shared}));
   const SolverFlow b = s.add_flow(path({shared}));
   s.solve();
@@ -65,7 +65,7 @@ TEST_CASE("max-min: a rate set by a link the others don't share", "[unit][networ
 
 TEST_CASE("max-min: a link crossed twice counts twice", "[unit][network]") {
   MaxMinSolver s;
-  const LinkId l = s.add_link(9);
+  const ResourceId l = s.add_resource(9);
   const SolverFlow twice = s.add_flow(path({l, l}));
   const SolverFlow once = s.add_flow(path({l}));
   s.solve();
@@ -76,7 +76,7 @@ TEST_CASE("max-min: a link crossed twice counts twice", "[unit][network]") {
 
 TEST_CASE("max-min: only the touched component is recomputed", "[unit][network]") {
   MaxMinSolver s;
-  const LinkId a = s.add_link(10), b = s.add_link(10), c = s.add_link(10);
+  const ResourceId a = s.add_resource(10), b = s.add_resource(10), c = s.add_resource(10);
   s.add_flow(path({a}));
   s.add_flow(path({a, b}));
   s.add_flow(path({c}));
@@ -91,7 +91,7 @@ TEST_CASE("max-min: only the touched component is recomputed", "[unit][network]"
 TEST_CASE("max-min: weighted flows on one link share it in proportion", "[unit][network]") {
   // Weights 1, 2, 3 on 12: the level rises to 12 / 6 = 2, rates 2, 4, 6.
   MaxMinSolver s;
-  const LinkId l = s.add_link(12.0);
+  const ResourceId l = s.add_resource(12.0);
   const SolverFlow a = s.add_flow(path({l}), 1.0);
   const SolverFlow b = s.add_flow(path({l}), 2.0);
   const SolverFlow c = s.add_flow(path({l}), 3.0);
@@ -110,7 +110,7 @@ TEST_CASE("max-min: weighted parking lot", "[unit][network]") {
   // of weight 1 on each. L2 saturates first, at level 6 / 3 = 2: the long flow gets 4, the
   // L2 flow 2; L1 and L3 then have 10 - 4 = 6 left for their short flows.
   MaxMinSolver s;
-  const LinkId l1 = s.add_link(10), l2 = s.add_link(6), l3 = s.add_link(10);
+  const ResourceId l1 = s.add_resource(10), l2 = s.add_resource(6), l3 = s.add_resource(10);
   const SolverFlow lng = s.add_flow(path({l1, l2, l3}), 2.0);
   const SolverFlow f1 = s.add_flow(path({l1}));
   const SolverFlow f2 = s.add_flow(path({l2}));
@@ -126,7 +126,7 @@ TEST_CASE("max-min: a capped flow leaves the rest to the others", "[unit][networ
   // 12 on one link, a capped at 1: b and c split the 11 left, 5.5 each. Raising a's cap
   // to 5 (above the equal split 4) gives 4 each; to 100, still 4.
   MaxMinSolver s;
-  const LinkId l = s.add_link(12.0);
+  const ResourceId l = s.add_resource(12.0);
   const SolverFlow a = s.add_flow(path({l}), 1.0, 1.0);
   const SolverFlow b = s.add_flow(path({l}));
   const SolverFlow c = s.add_flow(path({l}));
@@ -150,7 +150,7 @@ TEST_CASE("max-min: caps and weights together", "[unit][network]") {
   // = 2 and a would get 6; its cap is reached at level 3 / 3 = 1 < 2, so a freezes at 3,
   // and b, c share the 7 left: 3.5 each.
   MaxMinSolver s;
-  const LinkId l = s.add_link(10.0);
+  const ResourceId l = s.add_resource(10.0);
   const SolverFlow a = s.add_flow(path({l}), 3.0, 3.0);
   const SolverFlow b = s.add_flow(path({l}));
   const SolverFlow c = s.add_flow(path({l}));
@@ -160,7 +160,7 @@ TEST_CASE("max-min: caps and weights together", "[unit][network]") {
   CHECK(s.rate(c) == Approx(3.5));
   // Every flow capped below its share: the link is not saturated.
   MaxMinSolver t;
-  const LinkId m = t.add_link(10.0);
+  const ResourceId m = t.add_resource(10.0);
   const SolverFlow x = t.add_flow(path({m}), 1.0, 2.0);
   const SolverFlow y = t.add_flow(path({m}), 4.0, 3.0);
   t.solve();
@@ -172,7 +172,7 @@ TEST_CASE("max-min: a capped flow on two links frees both", "[unit][network]") {
   // A crosses S (10) and T (4), capped at 1; B on S, C on T. A freezes at 1 (level 1 is
   // below S's 5 and T's 2); B takes 9, C takes 3.
   MaxMinSolver s;
-  const LinkId sl = s.add_link(10), tl = s.add_link(4);
+  const ResourceId sl = s.add_resource(10), tl = s.add_resource(4);
   const SolverFlow a = s.add_flow(path({sl, tl}), 1.0, 1.0);
   const SolverFlow b = s.add_flow(path({sl}));
   const SolverFlow c = s.add_flow(path({tl}));
@@ -187,7 +187,7 @@ TEST_CASE("max-min: a weighted departure refills only flows at or above its leve
   // (weight 2) share the 11 left at level 11 / 3: y = 11/3, z = 22/3. When y leaves (level
   // 11/3 > 1), x keeps its rate without being refilled and z takes 11.
   MaxMinSolver s;
-  const LinkId a = s.add_link(12), t = s.add_link(1);
+  const ResourceId a = s.add_resource(12), t = s.add_resource(1);
   const SolverFlow x = s.add_flow(path({t, a}));
   const SolverFlow y = s.add_flow(path({a}));
   const SolverFlow z = s.add_flow(path({a}), 2.0);
@@ -226,18 +226,18 @@ Shape random_shape(gcsim::sim::RngStream& rng, bool weighted) {
 void check_maxmin_optimal(const MaxMinSolver& s, const std::vector<SolverFlow>& live) {
   std::vector<double> load(s.link_count(), 0.0);
   for (const SolverFlow f : live)
-    for (const LinkId l : s.path(f)) load[l] += s.rate(f);
-  for (LinkId l = 0; l < s.link_count(); ++l) REQUIRE(load[l] <= s.capacity(l) * (1 + 1e-9));
+    for (const ResourceId l : s.path(f)) load[l] += s.rate(f);
+  for (ResourceId l = 0; l < s.link_count(); ++l) REQUIRE(load[l] <= s.capacity(l) * (1 + 1e-9));
   for (const SolverFlow f : live) {
     REQUIRE(s.rate(f) <= s.cap(f) * (1 + 1e-12));
     if (s.rate(f) >= s.cap(f) * (1 - 1e-9)) continue;
     const double level = s.rate(f) / s.weight(f);
     bool has_bottleneck = false;
-    for (const LinkId l : s.path(f)) {
+    for (const ResourceId l : s.path(f)) {
       if (load[l] < s.capacity(l) * (1 - 1e-9)) continue;
       double max_level = 0;
       for (const SolverFlow g : live)
-        for (const LinkId m : s.path(g))
+        for (const ResourceId m : s.path(g))
           if (m == l) max_level = std::max(max_level, s.rate(g) / s.weight(g));
       if (level >= max_level * (1 - 1e-9)) has_bottleneck = true;
     }
@@ -254,16 +254,16 @@ void check_incremental_vs_scratch(std::uint64_t seed, const char* stream, bool w
     const int links = 3 + static_cast<int>(rng.uniform_int(20));
     for (int l = 0; l < links; ++l) {
       const double cap = rng.uniform(1, 100);
-      inc.add_link(cap);
-      ref.add_link(cap);
+      inc.add_resource(cap);
+      ref.add_resource(cap);
     }
     std::vector<std::pair<SolverFlow, SolverFlow>> live;  // (inc slot, ref slot)
     for (int step = 0; step < 200; ++step) {
       const double u = rng.uniform01();
       if (live.empty() || u < 0.6) {
-        std::vector<LinkId> p;
+        std::vector<ResourceId> p;
         const int len = 1 + static_cast<int>(rng.uniform_int(4));
-        for (int i = 0; i < len; ++i) p.push_back(static_cast<LinkId>(rng.uniform_int(static_cast<std::uint64_t>(links))));
+        for (int i = 0; i < len; ++i) p.push_back(static_cast<ResourceId>(rng.uniform_int(static_cast<std::uint64_t>(links))));
         const Shape sh = random_shape(rng, weighted);
         live.emplace_back(inc.add_flow(p, sh.weight, sh.cap), ref.add_flow(p, sh.weight, sh.cap));
       } else if (weighted && u < 0.7) {
@@ -302,20 +302,20 @@ namespace {
 // Progressive filling written out plainly (no heap, no components, no partial refill):
 // the reference the solver's fast paths are checked against. Levels rise together; the
 // next event is the lowest link share free_l / W_l or the lowest cap level b_f / w_f.
-std::vector<double> naive_maxmin(const std::vector<double>& capacity, const std::vector<std::vector<LinkId>>& paths,
+std::vector<double> naive_maxmin(const std::vector<double>& capacity, const std::vector<std::vector<ResourceId>>& paths,
                                  const std::vector<Shape>& shapes) {
   std::vector<double> free = capacity, weight(capacity.size(), 0.0), rate(paths.size(), 0.0);
   std::vector<int> open(capacity.size(), 0);
   std::vector<bool> frozen(paths.size(), false);
   for (std::size_t f = 0; f < paths.size(); ++f)
-    for (const LinkId l : paths[f]) {
+    for (const ResourceId l : paths[f]) {
       ++open[l];
       weight[l] += shapes[f].weight;
     }
   const auto freeze = [&](std::size_t f, double r) {
     frozen[f] = true;
     rate[f] = r;
-    for (const LinkId l : paths[f]) {
+    for (const ResourceId l : paths[f]) {
       free[l] -= r;
       weight[l] -= shapes[f].weight;
       --open[l];
@@ -340,7 +340,7 @@ std::vector<double> naive_maxmin(const std::vector<double>& capacity, const std:
     for (std::size_t f = 0; f < paths.size(); ++f) {
       if (frozen[f]) continue;
       bool crosses = false;
-      for (const LinkId l : paths[f]) crosses |= l == best;
+      for (const ResourceId l : paths[f]) crosses |= l == best;
       if (!crosses) continue;
       freeze(f, shapes[f].weight * share);
       --left;
@@ -359,10 +359,10 @@ void check_random_batches(gcsim::sim::RngStream& rng, int links, int max_path, i
     // A few distinct capacities make exact ties between bottlenecks common.
     const double cap = rng.uniform01() < 0.5 ? 10.0 * static_cast<double>(1 + rng.uniform_int(4)) : rng.uniform(1, 100);
     capacity.push_back(cap);
-    s.add_link(cap);
+    s.add_resource(cap);
   }
   std::vector<SolverFlow> live;
-  std::vector<std::vector<LinkId>> paths;
+  std::vector<std::vector<ResourceId>> paths;
   std::vector<Shape> shapes;
   for (int step = 0; step < steps; ++step) {
     int batch = 1 + static_cast<int>(rng.uniform_int(static_cast<std::uint64_t>(max_batch)));
@@ -370,9 +370,9 @@ void check_random_batches(gcsim::sim::RngStream& rng, int links, int max_path, i
     for (int k = 0; k < batch; ++k) {
       if (live.size() < static_cast<std::size_t>(initial_flows) || live.empty() ||
           (live.size() < target_flows ? rng.uniform01() < 0.7 : rng.uniform01() < 0.4)) {
-        std::vector<LinkId> p;
+        std::vector<ResourceId> p;
         const int len = 1 + static_cast<int>(rng.uniform_int(static_cast<std::uint64_t>(max_path)));
-        for (int i = 0; i < len; ++i) p.push_back(static_cast<LinkId>(rng.uniform_int(static_cast<std::uint64_t>(links))));
+        for (int i = 0; i < len; ++i) p.push_back(static_cast<ResourceId>(rng.uniform_int(static_cast<std::uint64_t>(links))));
         const Shape sh = random_shape(rng, weighted);
         live.push_back(s.add_flow(p, sh.weight, sh.cap));
         paths.push_back(p);
@@ -399,7 +399,7 @@ TEST_CASE("max-min: a departure refills only flows at or above its rate", "[unit
   // leaves, only flows at 4.5 or more can change: x keeps 1 without being refilled, z
   // takes 9.
   MaxMinSolver s;
-  const LinkId a = s.add_link(10), t = s.add_link(1);
+  const ResourceId a = s.add_resource(10), t = s.add_resource(1);
   const SolverFlow x = s.add_flow(path({t, a}));
   const SolverFlow y = s.add_flow(path({a}));
   const SolverFlow z = s.add_flow(path({a}));
@@ -418,7 +418,7 @@ TEST_CASE("max-min: an arrival refills only flows at or above its saturation lev
   // x = 1 (held by T), y = z = 4.5 on A. A new flow w on A: with x kept at 1, A saturates
   // when 1 + 3 r = 10, r = 3 > 1, so x is not refilled; y, z, w get 3.
   MaxMinSolver s;
-  const LinkId a = s.add_link(10), t = s.add_link(1);
+  const ResourceId a = s.add_resource(10), t = s.add_resource(1);
   const SolverFlow x = s.add_flow(path({t, a}));
   const SolverFlow y = s.add_flow(path({a}));
   const SolverFlow z = s.add_flow(path({a}));

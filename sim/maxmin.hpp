@@ -41,7 +41,7 @@
 //    (less a 1e-9 relative margin for rounding: refilling more is always exact), found by
 //    a search from the dirty links that crosses only such flows.
 // Both are checked against from-scratch recomputation on random cases
-// (tests/models/network/maxmin_test.cpp).
+// (tests/sim/test_maxmin.cpp).
 //
 // Data-oriented: flows and links are dense integer ids into vectors; freed flow slots are
 // reused with their vectors' capacity, so a steady state allocates nothing.
@@ -53,34 +53,34 @@
 #include <span>
 #include <vector>
 
-#include "models/topology/link_id.hpp"
+namespace gcsim::sim {
 
-namespace gcsim::network {
-
-using topology::LinkId;
+// A resource of the solver (a network link, a storage device): a dense id from
+// add_resource, in the order added.
+using ResourceId = std::uint32_t;
 using SolverFlow = std::uint32_t;  // a slot in the solver, reused after remove_flow
 
 class MaxMinSolver {
  public:
   static constexpr double NO_CAP = std::numeric_limits<double>::infinity();
 
-  LinkId add_link(double capacity);  // capacity > 0 (asserted)
+  ResourceId add_resource(double capacity);  // capacity > 0 (asserted)
   std::size_t link_count() const { return links_.size(); }
-  double capacity(LinkId l) const { return links_[l].capacity; }
+  double capacity(ResourceId l) const { return links_[l].capacity; }
   // Number of flow crossings currently on link l.
-  std::size_t crossings(LinkId l) const { return links_[l].entries.size(); }
-  SolverFlow crossing_flow(LinkId l, std::size_t i) const { return links_[l].entries[i].flow; }
+  std::size_t crossings(ResourceId l) const { return links_[l].entries.size(); }
+  SolverFlow crossing_flow(ResourceId l, std::size_t i) const { return links_[l].entries[i].flow; }
 
   // Adds a flow over `path` (non-empty; ids < link_count()) with weight > 0 and cap > 0
   // (NO_CAP: none). Its rate is defined after the next solve().
-  SolverFlow add_flow(std::span<const LinkId> path, double weight = 1.0, double cap = NO_CAP);
+  SolverFlow add_flow(std::span<const ResourceId> path, double weight = 1.0, double cap = NO_CAP);
   void remove_flow(SolverFlow f);
   // Changes a flow's cap (> 0); its rate is redefined by the next solve().
   void set_cap(SolverFlow f, double cap);
   double weight(SolverFlow f) const { return flow_weight_[f]; }
   double cap(SolverFlow f) const { return flow_cap_[f]; }
   bool is_active(SolverFlow f) const { return f < flows_.size() && flows_[f].active; }
-  std::span<const LinkId> path(SolverFlow f) const { return flows_[f].links; }
+  std::span<const ResourceId> path(SolverFlow f) const { return flows_[f].links; }
   std::size_t active_flows() const { return active_count_; }
 
   // Recomputes the components touched since the last solve. Returns the flows whose rate
@@ -107,7 +107,7 @@ class MaxMinSolver {
   // What the filling reads for every crossing, in 48 bytes; weights, caps and the
   // positions used only on removal are kept apart (flow_weight_, flow_cap_, flow_pos_).
   struct Flow {
-    std::vector<LinkId> links;
+    std::vector<ResourceId> links;
     double rate = 0;
     double level = 0;  // rate / weight as the filling froze it (the partial refill's key)
     bool active = false;
@@ -115,7 +115,7 @@ class MaxMinSolver {
   };
   struct HeapItem {
     double share;
-    LinkId link;
+    ResourceId link;
     std::uint32_t version;
   };
 
@@ -124,15 +124,15 @@ class MaxMinSolver {
   // numbers without reading weights or caps.
   template <bool Shaped>
   void solve_dirty();
-  void mark_dirty(LinkId l);
+  void mark_dirty(ResourceId l);
   bool is_shaped(double weight, double cap) const { return weight != 1.0 || cap != NO_CAP; }
   // W_l: the summed weight of l's unfrozen crossings, or (unshaped) their count.
   template <bool Shaped>
-  double link_weight(LinkId l) const {
+  double link_weight(ResourceId l) const {
     return Shaped ? link_weight_[l] : static_cast<double>(link_open_[l]);
   }
   template <bool Shaped>
-  void collect_component(LinkId seed);
+  void collect_component(ResourceId seed);
   template <bool Shaped>
   void fill_scan();
   template <bool Shaped>
@@ -140,7 +140,7 @@ class MaxMinSolver {
   template <bool Shaped, class OnLink>
   void freeze(SolverFlow f, double level, double rate, OnLink on_link);
   template <bool Shaped, class OnLink>
-  void freeze_link(LinkId l, double level, std::size_t& unfrozen, OnLink on_link);
+  void freeze_link(ResourceId l, double level, std::size_t& unfrozen, OnLink on_link);
   // The level of the next cap to reach among the component's unfrozen capped flows
   // (+inf when none); skips those frozen since.
   double next_cap_level();
@@ -160,7 +160,7 @@ class MaxMinSolver {
   std::size_t active_count_ = 0;
   std::size_t shaped_count_ = 0;  // active flows with a weight other than 1 or a cap
 
-  std::vector<LinkId> dirty_links_;
+  std::vector<ResourceId> dirty_links_;
   // Smallest old level of the flows removed or re-capped since the last solve (+inf: none).
   double removed_min_level_ = std::numeric_limits<double>::infinity();
   bool full_refill_ = false;  // solve_all(): refill every flow of the touched components
@@ -187,8 +187,8 @@ class MaxMinSolver {
   std::vector<double> link_weight_;     // W_l
   std::vector<std::uint32_t> link_open_;  // unfrozen crossings of l (W_l > 0 exactly when > 0)
   std::vector<std::uint32_t> link_version_;
-  std::vector<LinkId> comp_links_;
-  std::vector<LinkId> stack_;
+  std::vector<ResourceId> comp_links_;
+  std::vector<ResourceId> stack_;
   std::vector<SolverFlow> comp_flows_;
   std::vector<SolverFlow> touched_;
   std::vector<HeapItem> heap_;
@@ -205,4 +205,4 @@ class MaxMinSolver {
   std::uint64_t flows_recomputed_ = 0;
 };
 
-}  // namespace gcsim::network
+}  // namespace gcsim::sim

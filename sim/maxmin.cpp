@@ -1,24 +1,24 @@
 // Weighted, capped max-min fair sharing by progressive filling; see maxmin.hpp for the
 // model and sources.
-#include "models/network/maxmin.hpp"
+#include "sim/maxmin.hpp"
 
 #include <algorithm>
 #include <string>
 
 #include "sim/check.hpp"
 
-namespace gcsim::network {
+namespace gcsim::sim {
 
 namespace {
 // Min-heap on share; ties broken by link id so results never depend on heap history.
-bool heap_after(double a_share, LinkId a_link, double b_share, LinkId b_link) {
+bool heap_after(double a_share, ResourceId a_link, double b_share, ResourceId b_link) {
   return a_share > b_share || (a_share == b_share && a_link > b_link);
 }
 }  // namespace
 
-LinkId MaxMinSolver::add_link(double capacity) {
+ResourceId MaxMinSolver::add_resource(double capacity) {
   GCSIM_CHECK(capacity > 0, "a link's capacity must be positive, got " + std::to_string(capacity));
-  const auto id = static_cast<LinkId>(links_.size());
+  const auto id = static_cast<ResourceId>(links_.size());
   links_.push_back(Link{capacity, {}});
   link_seen_epoch_.push_back(0);
   link_dirty_epoch_.push_back(0);
@@ -30,7 +30,7 @@ LinkId MaxMinSolver::add_link(double capacity) {
   return id;
 }
 
-void MaxMinSolver::mark_dirty(LinkId l) {
+void MaxMinSolver::mark_dirty(ResourceId l) {
   // link_dirty_epoch_ == epoch_ + 1 means "dirty for the next solve".
   if (link_dirty_epoch_[l] != epoch_ + 1) {
     link_dirty_epoch_[l] = epoch_ + 1;
@@ -38,7 +38,7 @@ void MaxMinSolver::mark_dirty(LinkId l) {
   }
 }
 
-SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path, double weight, double cap) {
+SolverFlow MaxMinSolver::add_flow(std::span<const ResourceId> path, double weight, double cap) {
   GCSIM_CHECK(!path.empty() && weight > 0 && cap > 0, "a flow needs a path, a positive weight and a positive cap");
   SolverFlow f;
   if (!free_flows_.empty()) {
@@ -65,7 +65,7 @@ SolverFlow MaxMinSolver::add_flow(std::span<const LinkId> path, double weight, d
   flow.active = true;
   flow.solved = false;
   for (std::uint32_t i = 0; i < path.size(); ++i) {
-    const LinkId l = path[i];
+    const ResourceId l = path[i];
     GCSIM_CHECK(l < links_.size(), "flow path names link " + std::to_string(l) + " of " + std::to_string(links_.size()));
     auto& entries = links_[l].entries;
     pos[i] = static_cast<std::uint32_t>(entries.size());
@@ -92,7 +92,7 @@ void MaxMinSolver::set_cap(SolverFlow f, double cap) {
   shaped_count_ -= is_shaped(flow_weight_[f], flow_cap_[f]);
   flow_cap_[f] = cap;
   shaped_count_ += is_shaped(flow_weight_[f], cap);
-  for (const LinkId l : flow.links) mark_dirty(l);
+  for (const ResourceId l : flow.links) mark_dirty(l);
 }
 
 void MaxMinSolver::remove_flow(SolverFlow f) {
@@ -101,7 +101,7 @@ void MaxMinSolver::remove_flow(SolverFlow f) {
   Flow& flow = flows_[f];
   shaped_count_ -= is_shaped(flow_weight_[f], flow_cap_[f]);
   for (std::uint32_t i = 0; i < flow.links.size(); ++i) {
-    const LinkId l = flow.links[i];
+    const ResourceId l = flow.links[i];
     auto& entries = links_[l].entries;
     const std::uint32_t p = flow_pos_[f][i];
     const Entry moved = entries.back();
@@ -117,7 +117,7 @@ void MaxMinSolver::remove_flow(SolverFlow f) {
 }
 
 template <bool Shaped>
-void MaxMinSolver::collect_component(LinkId seed) {
+void MaxMinSolver::collect_component(ResourceId seed) {
   // Also sets each reached link's residual capacity (c_l less the rates that are kept),
   // its count and weight of crossings to refill, in the one pass over its entries.
   comp_links_.clear();
@@ -127,7 +127,7 @@ void MaxMinSolver::collect_component(LinkId seed) {
   link_seen_epoch_[seed] = epoch_;
   stack_.push_back(seed);
   while (!stack_.empty()) {
-    const LinkId l = stack_.back();
+    const ResourceId l = stack_.back();
     stack_.pop_back();
     double free = links_[l].capacity;
     double weight = 0;
@@ -144,7 +144,7 @@ void MaxMinSolver::collect_component(LinkId seed) {
         if constexpr (Shaped) {
           if (flow_cap_[e.flow] != NO_CAP) capped_.push_back(e.flow);
         }
-        for (const LinkId m : g.links) {
+        for (const ResourceId m : g.links) {
           if (link_seen_epoch_[m] != epoch_) {
             link_seen_epoch_[m] = epoch_;
             stack_.push_back(m);
@@ -183,7 +183,7 @@ void MaxMinSolver::freeze(SolverFlow f, double level, double rate, OnLink on_lin
   flow.rate = rate;
   flow.level = level;
   flow.solved = true;
-  for (const LinkId m : flow.links) {
+  for (const ResourceId m : flow.links) {
     link_free_[m] -= rate;
     if constexpr (Shaped) link_weight_[m] -= flow_weight_[f];
     on_link(m, --link_open_[m]);
@@ -191,7 +191,7 @@ void MaxMinSolver::freeze(SolverFlow f, double level, double rate, OnLink on_lin
 }
 
 template <bool Shaped, class OnLink>
-void MaxMinSolver::freeze_link(LinkId l, double level, std::size_t& unfrozen, OnLink on_link) {
+void MaxMinSolver::freeze_link(ResourceId l, double level, std::size_t& unfrozen, OnLink on_link) {
   for (const Entry& e : links_[l].entries) {
     // Skip flows already frozen, and flows outside the refill (they keep their rate).
     if (flow_frozen_epoch_[e.flow] == epoch_ || flow_seen_epoch_[e.flow] != epoch_) continue;
@@ -231,11 +231,11 @@ void MaxMinSolver::fill_scan() {
   std::size_t n = comp_links_.size();
   scan_share_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const LinkId l = comp_links_[i];
+    const ResourceId l = comp_links_[i];
     link_local_[l] = static_cast<std::uint32_t>(i);
     scan_share_[i] = link_free_[l] / link_weight<Shaped>(l);
   }
-  const auto on_link = [this, &n](LinkId m, std::uint32_t open) {
+  const auto on_link = [this, &n](ResourceId m, std::uint32_t open) {
     const std::uint32_t i = link_local_[m];
     if (open > 0) {
       scan_share_[i] = link_free_[m] / link_weight<Shaped>(m);
@@ -278,14 +278,14 @@ void MaxMinSolver::fill_heap() {
   // moved is re-keyed and pushed back instead of being pushed on every change. A cap
   // level at or below the top key comes before every link.
   heap_.clear();
-  for (const LinkId l : comp_links_) {
+  for (const ResourceId l : comp_links_) {
     ++link_version_[l];
     heap_.push_back(HeapItem{link_free_[l] / link_weight<Shaped>(l), l, link_version_[l]});
   }
   std::make_heap(heap_.begin(), heap_.end(), [](const HeapItem& a, const HeapItem& b) {
     return heap_after(a.share, a.link, b.share, b.link);
   });
-  const auto on_link = [this](LinkId m, std::uint32_t) { ++link_version_[m]; };
+  const auto on_link = [this](ResourceId m, std::uint32_t) { ++link_version_[m]; };
   if constexpr (Shaped) sort_capped();
   // Shares are non-decreasing from one bottleneck to the next; clamping at the last level
   // keeps rounding from ever producing a smaller (or negative) share. Stop as soon as
@@ -305,7 +305,7 @@ void MaxMinSolver::fill_heap() {
       }
     }
     heap_pop();
-    const LinkId l = top.link;
+    const ResourceId l = top.link;
     if (link_open_[l] == 0) continue;
     const double share = std::max(level, link_free_[l] / link_weight<Shaped>(l));
     if (top.version != link_version_[l] && share > top.share) {
@@ -329,7 +329,7 @@ double MaxMinSolver::refill_threshold() {
     }
   }();
   double theta = removed_min_level_;
-  for (const LinkId l : dirty_links_) {
+  for (const ResourceId l : dirty_links_) {
     // y_l: water-fill the link with its old flows at their old rates and the new ones
     // rising together, in levels.
     old.clear();
@@ -376,7 +376,7 @@ void MaxMinSolver::solve_dirty() {
   keep_below_ = full_refill_ ? -1.0 : refill_threshold<Shaped>() * (1.0 - 1e-9);
   full_refill_ = false;
   removed_min_level_ = std::numeric_limits<double>::infinity();
-  for (const LinkId seed : dirty_links_) {
+  for (const ResourceId seed : dirty_links_) {
     if (link_seen_epoch_[seed] == epoch_) continue;
     collect_component<Shaped>(seed);
     if (comp_links_.size() <= SCAN_MAX_LINKS) {
@@ -413,9 +413,9 @@ std::span<const SolverFlow> MaxMinSolver::solve() {
 }
 
 std::span<const SolverFlow> MaxMinSolver::solve_all() {
-  for (LinkId l = 0; l < links_.size(); ++l) mark_dirty(l);
+  for (ResourceId l = 0; l < links_.size(); ++l) mark_dirty(l);
   full_refill_ = true;
   return solve();
 }
 
-}  // namespace gcsim::network
+}  // namespace gcsim::sim
