@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/event_priorities.hpp"
 #include "models/pricing/billing.hpp"
 
 namespace gcsim::models {
@@ -26,18 +27,18 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
     : scenario_(scenario), cluster_(cluster), ledger_(ledger), job_cost_usd_(cluster.jobs().size(), 0.0),
       node_cost_usd_(cluster.nodes().size(), 0.0), node_up_s_(cluster.nodes().size(), 0.0),
       session_start_(cluster.nodes().size(), sim::SimTime::zero()), session_busy_usd_(cluster.nodes().size(), 0.0) {
-  ledger.charged.connect([this](const Charge& c) {
+  ledger.charged.connect(ORDER_COSTS, [this](const Charge& c) {
     if (c.job >= 0) job_cost_usd_[static_cast<std::size_t>(c.job)] += c.usd;
     if (c.node >= 0) node_cost_usd_[static_cast<std::size_t>(c.node)] += c.usd;
   });
-  cluster.job_finished.connect([this](const Job& j) { charge_run(j, j.end); });
-  cluster.job_stopped.connect([this](const Job& j) { charge_run(j, cluster_.now()); });
-  cluster.node_down.connect([this](std::uint32_t n) { close_session(n, cluster_.now()); });
-  cluster.node_up.connect([this](std::uint32_t n) {
+  cluster.job_finished.connect(ORDER_COSTS, [this](const Job& j) { charge_run(j, j.end); });
+  cluster.job_stopped.connect(ORDER_COSTS, [this](const Job& j) { charge_run(j, cluster_.now()); });
+  cluster.node_down.connect(ORDER_COSTS, [this](std::uint32_t n) { close_session(n, cluster_.now()); });
+  cluster.node_up.connect(ORDER_COSTS, [this](std::uint32_t n) {
     session_start_[n] = cluster_.now();
     session_busy_usd_[n] = 0;
   });
-  cluster.run_ended.connect([this](sim::SimTime end) {
+  cluster.run_ended.connect(ORDER_COSTS, [this](sim::SimTime end) {
     for (const Job& j : cluster_.jobs())
       if (j.status == JobStatus::Running) charge_run(j, end);
     // Rented nodes are given back when the run ends; owned and reserved ones are paid for

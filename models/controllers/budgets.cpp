@@ -19,7 +19,7 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
     budget_of_team_[static_cast<std::size_t>(s.team)] = static_cast<int>(b);
     states_.push_back(s);
   }
-  ledger.charged.connect([this](const Charge& c) {
+  ledger.charged.connect(ORDER_BUDGETS, [this](const Charge& c) {
     if (c.job < 0) return;
     const int team = cluster_.jobs()[static_cast<std::size_t>(c.job)].team;
     if (team < 0) return;
@@ -28,7 +28,7 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
     // The posted part alone: a lower bound of the spend, enough to react at once.
     if (b >= 0) check(static_cast<std::size_t>(b), team_posted_usd_[static_cast<std::size_t>(team)]);
   });
-  cluster.job_started.connect([this](const Job& j) {
+  cluster.job_started.connect(ORDER_BUDGETS, [this](const Job& j) {
     if (j.team >= 0) running_[static_cast<std::size_t>(j.team)].push_back(j.id);
   });
   auto leave = [this](const Job& j) {
@@ -42,8 +42,8 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
   };
   // Before the cost meter posts the run's charge? Order does not matter: a run leaves the
   // running set and its charge is posted at the same instant, and check() runs on both.
-  cluster.job_finished.connect(leave);
-  cluster.job_stopped.connect(leave);
+  cluster.job_finished.connect(ORDER_BUDGETS, leave);
+  cluster.job_stopped.connect(ORDER_BUDGETS, leave);
 }
 
 void BudgetWatcher::start() {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/event_priorities.hpp"
 #include "gcsim/version.hpp"
 #include "models/workload/step_time.hpp"
 
@@ -37,7 +38,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
       ledger_(add_table(file, schema::LEDGER, 16384)),
       node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
       first_up_s_(cluster.nodes().size(), 0.0), open_preemption_(cluster.jobs().size(), -1) {
-  ledger.charged.connect([this](const Charge& c) {
+  ledger.charged.connect(ORDER_TRACE, [this](const Charge& c) {
     ledger_.begin_row()
         .f64(0, c.time.seconds())
         .i32(1, c.pool)
@@ -49,7 +50,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
   });
   if (budgets) {
     budget_events_ = &add_table(file, schema::BUDGET_EVENTS, 1024);
-    budgets->event.connect([this](const BudgetEvent& e) {
+    budgets->event.connect(ORDER_TRACE, [this](const BudgetEvent& e) {
       budget_events_->begin_row()
           .f64(0, e.time.seconds())
           .str(1, scenario_.workload.teams[static_cast<std::size_t>(e.team)])
@@ -60,22 +61,22 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
     });
   }
   utilization(sim::SimTime::zero());
-  cluster.job_submitted.connect([this](const Job& j) { event(EventKind::Submit, j.submit, j.id, -1); });
-  cluster.job_started.connect([this](const Job& j) {
+  cluster.job_submitted.connect(ORDER_TRACE, [this](const Job& j) { event(EventKind::Submit, j.submit, j.id, -1); });
+  cluster.job_started.connect(ORDER_TRACE, [this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Start, j.run_start, j.id, static_cast<std::int32_t>(n));
     utilization(j.run_start);
     restart_began(j);
   });
-  cluster.job_stopped.connect([this](const Job& j) {
+  cluster.job_stopped.connect(ORDER_TRACE, [this](const Job& j) {
     preemption_stopped(j);
     const sim::SimTime now = cluster_.now();
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Stop, now, j.id, static_cast<std::int32_t>(n));
     utilization(now);
   });
-  cluster.checkpoint_written.connect([this](const Job& j) { event(EventKind::Checkpoint, cluster_.now(), j.id, -1); });
-  cluster.restore_started.connect([this](const Job& j) { event(EventKind::Restore, cluster_.now(), j.id, -1); });
-  cluster.node_noticed.connect([this](std::uint32_t n, sim::SimTime) { event(EventKind::Notice, cluster_.now(), -1, static_cast<std::int32_t>(n)); });
-  cluster.node_down.connect([this](std::uint32_t n) {
+  cluster.checkpoint_written.connect(ORDER_TRACE, [this](const Job& j) { event(EventKind::Checkpoint, cluster_.now(), j.id, -1); });
+  cluster.restore_started.connect(ORDER_TRACE, [this](const Job& j) { event(EventKind::Restore, cluster_.now(), j.id, -1); });
+  cluster.node_noticed.connect(ORDER_TRACE, [this](std::uint32_t n, sim::SimTime) { event(EventKind::Notice, cluster_.now(), -1, static_cast<std::int32_t>(n)); });
+  cluster.node_down.connect(ORDER_TRACE, [this](std::uint32_t n) {
     event(EventKind::NodeDown, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
     // A node the market cannot supply at the start is down from t = 0: not an interruption.
@@ -83,16 +84,16 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
     else first_up_s_[n] = NaN;
     last_down_s_[n] = cluster_.now().seconds();
   });
-  cluster.node_up.connect([this](std::uint32_t n) {
+  cluster.node_up.connect(ORDER_TRACE, [this](std::uint32_t n) {
     event(EventKind::NodeUp, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
     if (std::isnan(first_up_s_[n])) first_up_s_[n] = cluster_.now().seconds();
   });
-  cluster.job_finished.connect([this](const Job& j) {
+  cluster.job_finished.connect(ORDER_TRACE, [this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Finish, j.end, j.id, static_cast<std::int32_t>(n));
     utilization(j.end);
   });
-  cluster.run_ended.connect([this](sim::SimTime end) {
+  cluster.run_ended.connect(ORDER_TRACE, [this](sim::SimTime end) {
     event(EventKind::EndOfRun, end, -1, -1);
     flush_utilization();
   });
