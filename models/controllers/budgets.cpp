@@ -2,6 +2,7 @@
 #include "models/controllers/budgets.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "models/event_priorities.hpp"
 #include "sim/check.hpp"
@@ -10,7 +11,7 @@ namespace gcsim::models {
 
 BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Cluster& cluster, Ledger& ledger,
                              const CostMeter& costs)
-    : engine_(engine), scenario_(scenario), cluster_(cluster), costs_(costs),
+    : Controller(engine, PRIORITY_CONTROL), scenario_(scenario), cluster_(cluster), costs_(costs),
       team_posted_usd_(scenario.workload.teams.size(), 0.0), running_(scenario.workload.teams.size()),
       budget_of_team_(scenario.workload.teams.size(), -1) {
   for (std::size_t b = 0; b < scenario.budgets.size(); ++b) {
@@ -49,9 +50,9 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
 void BudgetWatcher::start() {
   for (std::size_t b = 0; b < states_.size(); ++b) {
     const BudgetSpec& spec = scenario_.budgets[b];
-    engine_.schedule_at<&BudgetWatcher::on_check>(spec.check_every, this, b, PRIORITY_CONTROL);
+    act_at<&BudgetWatcher::on_check>(spec.check_every, this, b);
     if (spec.period > sim::SimTime::zero())
-      engine_.schedule_at<&BudgetWatcher::on_period>(spec.period, this, b, PRIORITY_CONTROL);
+      act_at<&BudgetWatcher::on_period>(spec.period, this, b);
   }
 }
 
@@ -77,7 +78,7 @@ void BudgetWatcher::check(std::size_t b, double spent_total) {
   // may run inside the ledger's `charged`, itself inside the cluster's job_stopped while
   // Cluster::down walks a node's jobs. The hold runs once those are done, at this instant.
   if (spec.action != BudgetAction::Alert)
-    engine_.schedule_at<&BudgetWatcher::on_limit>(engine_.now(), this, action_arg(b, s.period), PRIORITY_CONTROL);
+    act_at<&BudgetWatcher::on_limit>(engine_.now(), this, action_arg(b, s.period));
 }
 
 void BudgetWatcher::on_limit(std::uint64_t arg) {
@@ -93,8 +94,7 @@ void BudgetWatcher::on_limit(std::uint64_t arg) {
 void BudgetWatcher::on_check(std::uint64_t b) {
   if (cluster_.ended()) return;
   check(b, team_spend_usd(states_[b].team));
-  engine_.schedule_at<&BudgetWatcher::on_check>(engine_.now() + scenario_.budgets[b].check_every, this, b,
-                                                PRIORITY_CONTROL);
+  act_at<&BudgetWatcher::on_check>(engine_.now() + scenario_.budgets[b].check_every, this, b);
 }
 
 void BudgetWatcher::on_period(std::uint64_t b) {
@@ -109,7 +109,17 @@ void BudgetWatcher::on_period(std::uint64_t b) {
   cluster_.release_team(s.team);
   event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::PeriodStart, spent,
                          scenario_.budgets[b].limit_usd});
-  engine_.schedule_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b, PRIORITY_CONTROL);
+  act_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b);
+}
+
+ComponentEntry budgets_component() {
+  return {"budgets", "team budgets (`budgets:`): alerts, holds and stops at a team's spend limit", BUILD_BUDGETS,
+          [](RunContext& ctx) -> std::unique_ptr<Component> {
+            if (ctx.scenario.budgets.empty()) return nullptr;
+            auto b = std::make_unique<BudgetWatcher>(ctx.engine, ctx.scenario, ctx.cluster, ctx.ledger, *ctx.costs);
+            ctx.budgets = b.get();
+            return b;
+          }};
 }
 
 }  // namespace gcsim::models

@@ -309,14 +309,14 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::SCENARIO_NAME, std::string_view(scenario_.name));
   file_.set_attribute(at::SCENARIO_FILE,
                       config::paths_for_trace(scenario_.source_file, {}, absolute_paths_).scenario_file);
-  file_.set_attribute(at::SCENARIO_YAML, std::string_view(scenario_.source_text));
+  file_.set_attribute(at::SCENARIO_YAML, scenario_text_.empty() ? std::string_view(scenario_.source_text) : scenario_text_);
   file_.set_attribute(at::GPU_CATALOG_YAML, std::string_view(scenario_.gpu_catalog_yaml));
   file_.set_attribute(at::SEED, static_cast<std::uint64_t>(seed_));
   file_.set_attribute(at::REPLICATION, static_cast<std::uint64_t>(replication_));
   file_.set_attribute(at::HORIZON_S, scenario_.horizon.seconds());
   file_.set_attribute(at::END_S, cluster_.end_time().seconds());
   file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
-  file_.set_attribute(at::SCHEDULER, std::string_view(scenario_.scheduler.policy));
+  file_.set_attribute(at::SCHEDULER, std::string_view(cluster_.scheduler_spec().policy));
   file_.set_attribute(at::SCHEDULER_SETTINGS, std::string_view(cluster_.policy().settings()));
   file_.set_attribute(at::WALL_CLOCK_S, wall_clock_s);
 }
