@@ -125,25 +125,33 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   const models::Catalogs catalogs = models::load_bundled_catalogs(options);
   // The scenario as written first, so its own errors read as they do for gcsim run.
   const config::ConfigDocument document = config::load_yaml_file(c.scenario);
-  const models::Scenario base = models::load_scenario(document, catalogs, schedulers);
+  // Loaded once and shared, read-only, by every run: a variant differs from it in its
+  // scheduler section alone, which each run gets as a run option (RunOptions::scheduler), so
+  // the workload is held once however many policies are compared (docs/engine.md, "Many
+  // simulations in one process").
+  const auto base = std::make_shared<const models::Scenario>(models::load_scenario(document, catalogs, schedulers));
 
-  // Every variant read, and its scenario loaded and checked, before anything runs. The runs
-  // held at once share the memory limit: each must fit in its part of it.
+  // Every variant read, and checked, before anything runs. The runs held at once share the
+  // memory limit: each must fit in its part of it.
   const std::size_t runs = c.policies.size() * c.replications;
   const std::size_t threads = c.threads > 0 ? static_cast<std::size_t>(c.threads)
                                             : std::max(1u, std::thread::hardware_concurrency());
   models::ResourceLimits per_run = limits;
   per_run.max_memory_bytes /= static_cast<double>(std::max<std::size_t>(1, std::min(runs, threads)));
   std::vector<models::SchedulerVariant> variants;
-  std::vector<std::shared_ptr<const models::Scenario>> scenarios;
+  std::vector<std::shared_ptr<const models::SchedulerChoice>> choices;
   for (const std::string& policy : c.policies) {
     variants.push_back(models::read_scheduler_variant(policy, schedulers));
-    // The scenario's tree with the variant's section in it: an error in a node of the
-    // variant names the --policy argument (or @FILE) and its column.
-    auto s = std::make_shared<const models::Scenario>(
-        models::load_scenario(models::with_scheduler_section(document, variants.back()), catalogs, schedulers));
+    // The scenario's tree with the variant's section in it, loaded as gcsim run would load
+    // it, so that every check of the whole scenario holds for the variant (a quota that a
+    // job can never fit, a policy key naming a team) and an error in a node of the variant
+    // names the --policy argument (or @FILE) and its column. Only its scheduler section
+    // and its text are kept; the rest is the base scenario's, freed before the next
+    // variant loads.
+    const models::Scenario s =
+        models::load_scenario(models::with_scheduler_section(document, variants.back()), catalogs, schedulers);
     try {
-      models::check_resources(models::estimate_resources(*s), per_run);
+      models::check_resources(models::estimate_resources(s), per_run);
     } catch (const ConfigError& e) {
       if (per_run.max_memory_bytes == limits.max_memory_bytes || e.detail().find("--max-memory") == std::string::npos)
         throw;
@@ -151,7 +159,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
                         e.detail() + " (the memory limit is shared by the " +
                             std::to_string(std::min(runs, threads)) + " runs held at once: lower -j to give each more)");
     }
-    scenarios.push_back(std::move(s));
+    choices.push_back(std::make_shared<const models::SchedulerChoice>(models::SchedulerChoice{s.scheduler, s.source_text}));
   }
   models::distinct_labels(variants);
 
@@ -166,7 +174,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   std::vector<std::string> all_files = trace_files;
   if (to_folder) all_files.insert(all_files.end(), tables.begin(), tables.end());
   if (plots)
-    for (const std::string& p : analysis::overlay_plot_names(base.workload.teams)) {
+    for (const std::string& p : analysis::overlay_plot_names(base->workload.teams)) {
       all_files.push_back(p + ".png");
       all_files.push_back(p + ".svg");
     }
@@ -199,7 +207,8 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   for (std::size_t v = 0; v < variants.size(); ++v)
     for (std::size_t r = 0; r < c.replications; ++r) {
       models::RunSpec spec;
-      spec.scenario = scenarios[v];
+      spec.scenario = base;
+      spec.options.scheduler = choices[v];
       spec.options.replication = r;  // the seed stays the scenario's: every variant's streams are the same
       spec.options.max_events = models::event_limit(limits);  // each run stops past it
       spec.options.trace_compression = c.trace_compression;
@@ -216,7 +225,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
     throw std::runtime_error(what);
   }
 
-  analysis::ComparisonHeader header{base.name, document.file, base.seed, c.replications};
+  analysis::ComparisonHeader header{base->name, document.file, base->seed, c.replications};
   // Every trace read back and summarised on as many threads as ran the runs (reading one
   // is about as long as writing it; done one at a time, it was the serial tail of a
   // compare). The first error in run order is the one reported.

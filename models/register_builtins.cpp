@@ -1,6 +1,8 @@
 // Fills the built-in registries (see register_builtins.hpp).
 #include "models/register_builtins.hpp"
 
+#include "models/controllers/budgets.hpp"
+#include "models/builtin_parts.hpp"
 #include "models/scheduler/backfill.hpp"
 #include "models/scheduler/cost_aware.hpp"
 #include "models/scheduler/fair_share.hpp"
@@ -44,6 +46,14 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_policy(hetero_policy());
   b.schedulers.add_policy(cost_aware_policy());
   b.schedulers.add_policy(spot_fallback_policy());
+
+  b.components.add(model_speeds_component());
+  b.components.add(cost_meter_component());
+  b.components.add(budgets_component());
+  b.components.add(trace_component());
+  b.components.add(spot_market_component());
+  b.components.add(network_component());
+  b.components.add(storage_component());
 }
 
 const Builtins& builtins() {

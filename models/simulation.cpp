@@ -7,26 +7,15 @@
 #include <limits>
 #include <memory>
 
-#include "models/accounting/cost_meter.hpp"
-#include "models/accounting/storage_cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
-#include "models/controllers/budgets.hpp"
-#include "models/coupling/job_traffic.hpp"
-#include "models/coupling/model_speeds.hpp"
-#include "models/coupling/model_traffic.hpp"
-#include "models/coupling/storage_coupling.hpp"
-#include "models/network/collectives.hpp"
-#include "models/network/flow_network.hpp"
-#include "models/pricing/ledger.hpp"
-#include "models/scheduler/scheduler_registry.hpp"
-#include "models/spot/spot_market.hpp"
-#include "models/storage/storage_tiers.hpp"
-#include "models/topology/topology.hpp"
-#include "models/trace/network_tables.hpp"
-#include "models/trace/trace_recorder.hpp"
 #include "models/config/resource_estimate.hpp"
 #include "models/coupling/expand_workload.hpp"
+#include "models/pricing/ledger.hpp"
+#include "models/register_builtins.hpp"
+#include "models/run/component.hpp"
+#include "models/scheduler/scheduler_registry.hpp"
 #include "sim/engine.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -39,6 +28,17 @@ double thread_cpu_s() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
+// The run's parts, destroyed in reverse build order (as locals would be): a part may use
+// those built before it until it goes.
+struct Parts {
+  std::vector<std::unique_ptr<Component>> list;
+  Parts() = default;
+  Parts(const Parts&) = delete;
+  Parts& operator=(const Parts&) = delete;
+  ~Parts() {
+    while (!list.empty()) list.pop_back();
+  }
+};
 }  // namespace
 
 std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
@@ -66,71 +66,39 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
 RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& schedulers, trace::TraceFile* trace,
                           const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  const SchedulerSpec& scheduler = run_scheduler(scenario, options);
+  if (trace && options.scheduler && options.scheduler->source_text.empty())
+    throw InternalError("run_simulation: RunOptions::scheduler has no scenario text for the trace");
   // The loader checks the name; a Scenario built by hand may not have been through it.
   std::unique_ptr<Scheduler> policy;
   try {
-    policy = schedulers.make(scenario.scheduler);
+    policy = schedulers.make(scheduler);
   } catch (const Error& e) {
     throw Error("scenario '" + scenario.name + "': " + e.what());
   }
   sim::Engine engine;
   Ledger ledger;
   const std::uint64_t seed = run_seed(scenario, options);
-  Cluster cluster(engine, scenario, expand_workload(scenario, seed, options.replication),
-                  std::move(policy));
-  // Model-described jobs' speeds: first to see a job start, before the models that change them.
-  ModelSpeeds speeds(scenario, cluster);
-  CostMeter costs(scenario, cluster, ledger);
-  std::unique_ptr<BudgetWatcher> budgets;
-  if (!scenario.budgets.empty()) budgets = std::make_unique<BudgetWatcher>(engine, scenario, cluster, ledger, costs);
-  std::unique_ptr<TraceRecorder> recorder;
-  if (trace)
-    recorder = std::make_unique<TraceRecorder>(*trace, scenario, seed, options.replication, cluster, costs, speeds,
-                                               ledger, budgets.get());
-  if (recorder) recorder->record_absolute_paths(options.absolute_paths);
+  Cluster cluster(engine, scenario, expand_workload(scenario, seed, options.replication), std::move(policy));
+  cluster.set_scheduler_spec(scheduler);
 
-  // Spot pools: interruptions, availability and replacements, each from its own streams.
-  std::unique_ptr<SpotMarket> market;
-  if (std::vector<SpotPoolSpec> pools = spot_pools(scenario); !pools.empty()) {
-    market = std::make_unique<SpotMarket>(engine, seed, options.replication, std::move(pools), cluster);
-  }
-
-  // The network exists only when the scenario describes one; its flows share links by
-  // max-min fairness and it advances as a resource model of the engine.
-  std::optional<topology::Topology> topo;
-  std::unique_ptr<network::FlowNetwork> net;
-  std::unique_ptr<network::CollectiveRunner> collectives;
-  std::unique_ptr<network::JobTraffic> traffic;
-  std::unique_ptr<network::ModelTraffic> model_traffic;
-  std::unique_ptr<FlowRecorder> flow_recorder;
-  if (scenario.network) {
-    topo = network::cluster_topology(scenario);
-    net = std::make_unique<network::FlowNetwork>(engine);
-    net->add_links(*topo);
-    engine.add_resource_model(net.get());
-    collectives = std::make_unique<network::CollectiveRunner>(engine, *net, *topo);
-    traffic = std::make_unique<network::JobTraffic>(engine, cluster, *collectives, *topo);
-    model_traffic = std::make_unique<network::ModelTraffic>(engine, cluster, speeds, *collectives, *topo);
-    if (trace && scenario.output.flows) flow_recorder = std::make_unique<FlowRecorder>(*trace, *net);
-  }
-
-  // Readers, staging copies and checkpoint writes of a storage device share its time (a
-  // resource model of the engine, like the network); stored and read data is charged by
-  // an observer of the storage model.
-  std::unique_ptr<StorageTiers> tiers;
-  std::unique_ptr<StorageCoupling> storage;
-  std::unique_ptr<StorageCostMeter> storage_costs;
-  if (scenario.storage) {
-    tiers = std::make_unique<StorageTiers>(engine);
-    engine.add_resource_model(tiers.get());
-    storage = std::make_unique<StorageCoupling>(scenario, engine, cluster, speeds, *tiers);
-    storage_costs = std::make_unique<StorageCostMeter>(scenario, engine, cluster, *storage, ledger);
+  // The parts: the registered ones in build order, then the caller's. Which parts see a
+  // signal first is each connection's declared order (models/core/event_priorities.hpp), not
+  // the order they are built in.
+  RunContext context(engine, cluster, ledger, scenario, scheduler, options, seed, options.replication, trace);
+  Parts parts;
+  (options.parts ? *options.parts : builtins().components).build(context, parts.list);
+  for (const ComponentFactory& make : options.components) {
+    GCSIM_CHECK(static_cast<bool>(make), "RunOptions::components holds an empty factory");
+    if (std::unique_ptr<Component> part = make(context)) {
+      context.add_built(*part);
+      parts.list.push_back(std::move(part));
+    }
   }
 
   const double loop_start_cpu_s = thread_cpu_s();
   cluster.start();
-  if (budgets) budgets->start();
-  if (market) market->start();
+  for (const auto& part : parts.list) part->start();
   engine.limit_events(options.max_events);
   engine.run();
   if (engine.event_limit_reached()) {
@@ -145,7 +113,6 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
                 "No trace was written");
   }
   const double loop_cpu_s = thread_cpu_s() - loop_start_cpu_s;
-  if (trace && net) write_link_table(*trace, *topo, *net, cluster.end_time());
 
   RunSummary s;
   s.end_s = cluster.end_time().seconds();
@@ -160,9 +127,6 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
     s.jobs_submitted_after_horizon += j.status == JobStatus::NeverStarted && !came;
     s.jobs_interrupted += j.status == JobStatus::Interrupted;
   }
-  s.total_cost_usd = costs.total_cost_usd();
-  s.busy_cost_usd = costs.busy_cost_usd();
-  s.storage_cost_usd = storage_costs ? storage_costs->cost_usd() : 0.0;
   for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
   for (const Job& j : cluster.jobs()) {
     s.interruptions += static_cast<std::size_t>(j.interruptions);
@@ -170,7 +134,9 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   }
   s.wall_clock_s = options.fixed_wall_clock_s.value_or(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
-  if (recorder) recorder->finish(s.wall_clock_s);
+  // In reverse build order: a part finishes before the parts it was built on (the trace's
+  // root attributes last of what writes the trace).
+  for (auto it = parts.list.rbegin(); it != parts.list.rend(); ++it) (*it)->finish(s);
   return s;
 }
 

@@ -5,18 +5,29 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "models/config/scenario.hpp"
 #include "models/pricing/ledger.hpp"
+#include "models/run/component.hpp"
 #include "models/spot/spot_market.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
 
 class SchedulerRegistry;
+
+// A scheduler section that replaces the scenario's for one run (RunOptions::scheduler).
+struct SchedulerChoice {
+  SchedulerSpec spec;
+  // The whole scenario with this `scheduler:` section in it, as the trace embeds it so that
+  // `gcsim rerun` reruns this variant (models/config/scheduler_variant.hpp,
+  // with_scheduler_section). Required when the run writes a trace.
+  std::string source_text;
+};
 
 // What differs between runs of one Scenario, so that a seed sweep shares one const
 // Scenario between runs instead of copying it. Every random stream derives from
@@ -38,6 +49,17 @@ struct RunOptions {
   // The trace's deflate level, in place of the scenario's output.compression (gcsim's
   // --trace-compression); 0 to 9 (trace::MIN/MAX_COMPRESSION_LEVEL).
   std::optional<int> trace_compression;
+  // The scheduling policy to run, in place of the scenario's `scheduler:` section: a policy
+  // sweep (gcsim compare) runs every variant over one shared, read-only Scenario instead of
+  // a Scenario per variant. Null: the scenario's own. Shared, so that copies of the options
+  // (one RunSpec per replication) hold one copy of it.
+  std::shared_ptr<const SchedulerChoice> scheduler;
+  // The registered parts the run is composed of (models/run/component.hpp); null: the
+  // built-in ones, builtins().components. A test may pass a registry with parts of its own.
+  const ComponentRegistry* parts = nullptr;
+  // Parts of this run only, built after the registered ones, in this order (a caller's
+  // observer, a test's controller; later autoscalers, samplers, request generators).
+  std::vector<ComponentFactory> components;
 };
 
 struct RunSummary {
@@ -83,6 +105,11 @@ RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& 
 // node types with `market: spot`, each with its first node's index); tests that build a
 // Cluster themselves wire the market from the same list.
 std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario);
+
+// The scheduler section a run of `scenario` with `options` uses.
+inline const SchedulerSpec& run_scheduler(const Scenario& scenario, const RunOptions& options) {
+  return options.scheduler ? options.scheduler->spec : scenario.scheduler;
+}
 
 // The seed a run of `scenario` with `options` uses.
 inline std::uint64_t run_seed(const Scenario& scenario, const RunOptions& options) {

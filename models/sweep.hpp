@@ -27,7 +27,10 @@ struct RunSpec {
   // the shared catalogs (its validation errors are then that run's failure).
   std::shared_ptr<const Scenario> scenario;
   std::optional<config::ConfigDocument> document;
-  RunOptions options;  // seed (default: the scenario's), replication, pinned wall clock
+  // Seed (default: the scenario's), replication, pinned wall clock, and the policy: a policy
+  // sweep gives every variant the same `scenario` and its own `options.scheduler`
+  // (RunOptions::scheduler), so the workload is held once (gcsim compare does).
+  RunOptions options;
   // The trace goes to "<output_stem>.h5"; no trace when empty. The folder must exist
   // (the front end makes folders). Two runs of one call may not share a stem.
   std::string output_stem;

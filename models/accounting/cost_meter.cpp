@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/core/event_priorities.hpp"
 #include "models/pricing/billing.hpp"
 
 namespace gcsim::models {
@@ -28,20 +29,20 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
       session_start_(cluster.nodes().size(), sim::SimTime::zero()), session_busy_usd_(cluster.nodes().size(), 0.0) {
   billed_.reserve(cluster.nodes().size());
   for (const NodeState& node : cluster.nodes()) billed_.push_back(node.billed);
-  ledger.charged.connect([this](const Charge& c) {
+  ledger.charged.connect(ORDER_COSTS, [this](const Charge& c) {
     if (c.job >= 0) job_cost_usd_[static_cast<std::size_t>(c.job)] += c.usd;
     if (c.node >= 0) node_cost_usd_[static_cast<std::size_t>(c.node)] += c.usd;
   });
   // A job submitted during the run (Cluster::submit) arrives before anything is charged to it.
-  cluster.job_submitted.connect([this](const Job& j) {
+  cluster.job_submitted.connect(ORDER_COSTS, [this](const Job& j) {
     if (j.id >= job_cost_usd_.size()) job_cost_usd_.resize(std::size_t{j.id} + 1, 0.0);
   });
-  cluster.job_finished.connect([this](const Job& j) { charge_run(j, j.end); });
-  cluster.job_stopped.connect([this](const Job& j) { charge_run(j, cluster_.now()); });
+  cluster.job_finished.connect(ORDER_COSTS, [this](const Job& j) { charge_run(j, j.end); });
+  cluster.job_stopped.connect(ORDER_COSTS, [this](const Job& j) { charge_run(j, cluster_.now()); });
   // A session runs while the node is billed: from its request (or from when it is up, for
   // a request that does not bill provisioning, and a market's replacement) to its release
   // or loss.
-  cluster.node_changed.connect([this](const NodeTransition& t) {
+  cluster.node_changed.connect(ORDER_COSTS, [this](const NodeTransition& t) {
     if (t.billed == billed_[t.node]) return;
     billed_[t.node] = t.billed;
     if (t.billed) {
@@ -51,7 +52,7 @@ CostMeter::CostMeter(const Scenario& scenario, Cluster& cluster, Ledger& ledger)
       close_session(t.node, t.time);
     }
   });
-  cluster.run_ended.connect([this](sim::SimTime end) {
+  cluster.run_ended.connect(ORDER_COSTS, [this](sim::SimTime end) {
     for (const Job& j : cluster_.jobs())
       if (j.status == JobStatus::Running) charge_run(j, end);
     // Rented nodes are given back when the run ends; owned and reserved ones are paid for

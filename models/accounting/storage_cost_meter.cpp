@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "models/core/event_priorities.hpp"
 #include "models/storage/storage_datasets.hpp"
 
 namespace gcsim::models {
@@ -12,19 +13,19 @@ StorageCostMeter::StorageCostMeter(const Scenario& scenario, const sim::Engine& 
                                    StorageCoupling& storage, Ledger& ledger)
     : scenario_(scenario), engine_(engine), cluster_(cluster), storage_(storage), ledger_(ledger) {
   ckpt_stored_since_.assign(cluster.jobs().size(), sim::SimTime::max());
-  cluster.job_submitted.connect([this](const Job& j) {  // jobs submitted during the run (Cluster::submit)
+  cluster.job_submitted.connect(ORDER_STORAGE_COSTS, [this](const Job& j) {  // jobs submitted during the run (Cluster::submit)
     if (j.id >= ckpt_stored_since_.size()) ckpt_stored_since_.resize(std::size_t{j.id} + 1, sim::SimTime::max());
   });
-  cluster.checkpoint_written.connect([this](const Job& j) {
+  cluster.checkpoint_written.connect(ORDER_STORAGE_COSTS, [this](const Job& j) {
     if (!j.checkpoint->tier.empty() && ckpt_stored_since_[j.id].is_max()) ckpt_stored_since_[j.id] = engine_.now();
   });
-  storage.stream_ended.connect(
+  storage.stream_ended.connect(ORDER_STORAGE_COSTS, 
       [this](sim::SimTime t, const Job& j, std::size_t tier, double samples) { charge_stream(t, j, tier, samples); });
-  storage.copy_read.connect([this](sim::SimTime t, const Job& j, std::size_t tier, double bytes) {
+  storage.copy_read.connect(ORDER_STORAGE_COSTS, [this](sim::SimTime t, const Job& j, std::size_t tier, double bytes) {
     charge_reads(t, scenario_.storage->tiers[tier], bytes, file_bytes_of(*j.training), static_cast<std::int32_t>(j.id));
   });
-  storage.copy_dropped.connect([this](const StagedCopy& c, sim::SimTime until) { charge_copy(c, until); });
-  cluster.run_ended.connect([this](sim::SimTime end) { on_run_ended(end); });
+  storage.copy_dropped.connect(ORDER_STORAGE_COSTS, [this](const StagedCopy& c, sim::SimTime until) { charge_copy(c, until); });
+  cluster.run_ended.connect(ORDER_STORAGE_COSTS, [this](sim::SimTime end) { on_run_ended(end); });
 }
 
 void StorageCostMeter::charge(sim::SimTime t, std::int32_t pool, std::int32_t node, std::int32_t job, ChargeCategory c,

@@ -294,7 +294,7 @@ void Cluster::move_checkpoint_write(std::uint32_t id, sim::SimTime done_at) {
 // ---- Starts, stops, finishes ----
 
 void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
-  auto who = [&] { return "policy '" + scenario_.scheduler.policy + "', placement of job '" + j.name + "'"; };
+  auto who = [&] { return "policy '" + scheduler_->policy + "', placement of job '" + j.name + "'"; };
   GCSIM_CHECK(j.status == JobStatus::Queued, who() + ": the job is not queued");
   GCSIM_CHECK(p.node_type >= 0 && p.node_type < 64 && static_cast<std::size_t>(p.node_type) < types_.size(),
               who() + ": no node type " + std::to_string(p.node_type));
@@ -302,7 +302,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
               who() + ": the job cannot run on node type " + std::to_string(p.node_type));
   GCSIM_CHECK(!j.training || rates_ != nullptr,
               "job '" + j.name + "' is model-described but the cluster has no rate provider (construct ModelSpeeds on it)");
-  alloc_.allocate(j, p, d, scenario_.scheduler.policy);
+  alloc_.allocate(j, p, d, scheduler_->policy);
   const bool restart = j.started_once;
   j.status = JobStatus::Running;
   j.run_start = engine_.now();
@@ -365,7 +365,7 @@ void Cluster::stop_job(Job& j, StopReason why) {
   // `restore` (default: the checkpoint's restore_time, else as long as the save took).
   j.restore_time = j.checkpoint ? j.checkpoint->restore_time : sim::SimTime::zero();
   if (why == StopReason::Preempted && j.stopping) {
-    const PreemptionSpec& how = scenario_.scheduler.preemption;
+    const PreemptionSpec& how = scheduler_->preemption;
     j.restore_time = how.restore.value_or(j.checkpoint ? j.restore_time : now - j.preempted_at);
   }
   alloc_.release(j, run_s);

@@ -76,6 +76,10 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // The source of model-described jobs' starting speeds (ModelSpeeds registers itself).
   // Required before a model-described job starts.
   void set_rate_provider(RateProvider& rates) { rates_ = &rates; }
+  // The scheduler section this run's policy came from (RunOptions::scheduler: a policy
+  // sweep shares one Scenario); default the scenario's own. Set before start().
+  void set_scheduler_spec(const SchedulerSpec& spec) { scheduler_ = &spec; }
+  const SchedulerSpec& scheduler_spec() const { return *scheduler_; }
   // Changes a running job's speed (work units per second, > 0) from now on: its progress so
   // far is kept and its finish event moves accordingly.
   void set_rate(std::uint32_t job, double units_per_s);
@@ -223,6 +227,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
 
   sim::Engine& engine_;
   const Scenario& scenario_;
+  const SchedulerSpec* scheduler_ = &scenario_.scheduler;
   std::vector<Job> jobs_;
   std::unique_ptr<Scheduler> policy_;
   RateProvider* rates_ = nullptr;

@@ -12,14 +12,6 @@
 
 namespace gcsim::models {
 
-namespace {
-// A drain's deadline runs after the planned stops of that instant (PRIORITY_BUDGET_STOP and
-// PRIORITY_PREEMPT_STOP, 1), so that a job whose last checkpoint ends at the deadline stops
-// with it saved, and before the controllers (PRIORITY_CONTROL), so they see the release.
-constexpr int PRIORITY_DRAIN_DEADLINE = 2;
-static_assert(PRIORITY_BUDGET_STOP < PRIORITY_DRAIN_DEADLINE && PRIORITY_DRAIN_DEADLINE < PRIORITY_CONTROL);
-}  // namespace
-
 template <class F>
 void Cluster::for_each_job_on(std::uint32_t n, F&& f) {
   // The list is taken out of scratch_jobs_ while f runs, so that a call made from inside f

@@ -65,7 +65,7 @@ void Cluster::on_schedule(std::uint64_t) {
 }
 
 void Cluster::validate(const Decisions& d) {
-  const std::string& policy = scenario_.scheduler.policy;
+  const std::string& policy = scheduler_->policy;
   auto who = [&] { return "policy '" + policy + "'"; };
   const WaitingJobs& waiting = queue_.waiting();
   // Placements: of waiting jobs, each once (the rest is checked as each one starts).
@@ -109,7 +109,7 @@ void Cluster::validate(const Decisions& d) {
 // are not checkpointed) and, by default, a job without checkpoints cannot save: they lose
 // their run, as with `mode: lose`.
 void Cluster::preempt(Job& j, const Preemption& p) {
-  const PreemptionSpec& how = scenario_.scheduler.preemption;
+  const PreemptionSpec& how = scheduler_->preemption;
   j.preempt_reason = p.reason;
   j.preempted = true;
   j.preempted_at = engine_.now();

@@ -2,6 +2,7 @@
 #include "models/controllers/budgets.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "models/core/event_priorities.hpp"
 #include "sim/check.hpp"
@@ -10,7 +11,7 @@ namespace gcsim::models {
 
 BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Cluster& cluster, Ledger& ledger,
                              const CostMeter& costs)
-    : engine_(engine), scenario_(scenario), cluster_(cluster), costs_(costs),
+    : Controller(engine, PRIORITY_CONTROL), scenario_(scenario), cluster_(cluster), costs_(costs),
       team_posted_usd_(scenario.workload.teams.size(), 0.0), running_(scenario.workload.teams.size()),
       budget_of_team_(scenario.workload.teams.size(), -1) {
   for (std::size_t b = 0; b < scenario.budgets.size(); ++b) {
@@ -19,7 +20,7 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
     budget_of_team_[static_cast<std::size_t>(s.team)] = static_cast<int>(b);
     states_.push_back(s);
   }
-  ledger.charged.connect([this](const Charge& c) {
+  ledger.charged.connect(ORDER_BUDGETS, [this](const Charge& c) {
     if (c.job < 0) return;
     const int team = cluster_.jobs()[static_cast<std::size_t>(c.job)].team;
     if (team < 0) return;
@@ -28,7 +29,7 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
     // The posted part alone: a lower bound of the spend, enough to react at once.
     if (b >= 0) check(static_cast<std::size_t>(b), team_posted_usd_[static_cast<std::size_t>(team)]);
   });
-  cluster.job_started.connect([this](const Job& j) {
+  cluster.job_started.connect(ORDER_BUDGETS, [this](const Job& j) {
     if (j.team >= 0) running_[static_cast<std::size_t>(j.team)].push_back(j.id);
   });
   auto leave = [this](const Job& j) {
@@ -42,16 +43,16 @@ BudgetWatcher::BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Clus
   };
   // Before the cost meter posts the run's charge? Order does not matter: a run leaves the
   // running set and its charge is posted at the same instant, and check() runs on both.
-  cluster.job_finished.connect(leave);
-  cluster.job_stopped.connect(leave);
+  cluster.job_finished.connect(ORDER_BUDGETS, leave);
+  cluster.job_stopped.connect(ORDER_BUDGETS, leave);
 }
 
 void BudgetWatcher::start() {
   for (std::size_t b = 0; b < states_.size(); ++b) {
     const BudgetSpec& spec = scenario_.budgets[b];
-    engine_.schedule_at<&BudgetWatcher::on_check>(spec.check_every, this, b, PRIORITY_CONTROL);
+    act_at<&BudgetWatcher::on_check>(spec.check_every, this, b);
     if (spec.period > sim::SimTime::zero())
-      engine_.schedule_at<&BudgetWatcher::on_period>(spec.period, this, b, PRIORITY_CONTROL);
+      act_at<&BudgetWatcher::on_period>(spec.period, this, b);
   }
 }
 
@@ -77,7 +78,7 @@ void BudgetWatcher::check(std::size_t b, double spent_total) {
   // may run inside the ledger's `charged`, itself inside the cluster's job_stopped while
   // Cluster::down walks a node's jobs. The hold runs once those are done, at this instant.
   if (spec.action != BudgetAction::Alert)
-    engine_.schedule_at<&BudgetWatcher::on_limit>(engine_.now(), this, action_arg(b, s.period), PRIORITY_CONTROL);
+    act_at<&BudgetWatcher::on_limit>(engine_.now(), this, action_arg(b, s.period));
 }
 
 void BudgetWatcher::on_limit(std::uint64_t arg) {
@@ -93,8 +94,7 @@ void BudgetWatcher::on_limit(std::uint64_t arg) {
 void BudgetWatcher::on_check(std::uint64_t b) {
   if (cluster_.ended()) return;
   check(b, team_spend_usd(states_[b].team));
-  engine_.schedule_at<&BudgetWatcher::on_check>(engine_.now() + scenario_.budgets[b].check_every, this, b,
-                                                PRIORITY_CONTROL);
+  act_at<&BudgetWatcher::on_check>(engine_.now() + scenario_.budgets[b].check_every, this, b);
 }
 
 void BudgetWatcher::on_period(std::uint64_t b) {
@@ -109,7 +109,17 @@ void BudgetWatcher::on_period(std::uint64_t b) {
   cluster_.release_team(s.team);
   event.emit(BudgetEvent{engine_.now(), static_cast<int>(b), s.team, BudgetEventKind::PeriodStart, spent,
                          scenario_.budgets[b].limit_usd});
-  engine_.schedule_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b, PRIORITY_CONTROL);
+  act_at<&BudgetWatcher::on_period>(engine_.now() + scenario_.budgets[b].period, this, b);
+}
+
+ComponentEntry budgets_component() {
+  return {"budgets", "team budgets (`budgets:`): alerts, holds and stops at a team's spend limit", BUILD_BUDGETS,
+          [](RunContext& ctx) -> std::unique_ptr<Component> {
+            if (ctx.scenario.budgets.empty()) return nullptr;
+            auto b = std::make_unique<BudgetWatcher>(ctx.engine, ctx.scenario, ctx.cluster, ctx.ledger, *ctx.costs);
+            ctx.budgets = b.get();
+            return b;
+          }};
 }
 
 }  // namespace gcsim::models

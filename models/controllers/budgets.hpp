@@ -7,8 +7,10 @@
 // its running jobs after a checkpoint) until the next period begins.
 //
 // A controller, not only an observer: it acts on the cluster, and it does so from an event
-// of its own at the instant it saw the limit (PRIORITY_CONTROL, models/core/event_priorities.hpp),
-// never from inside the ledger's or the cluster's signals (docs/engine.md, "Controllers").
+// of its own at the instant it saw the limit (its priority, PRIORITY_CONTROL,
+// models/core/event_priorities.hpp), never from inside the ledger's or the cluster's signals
+// (docs/engine.md, "Controllers"). A run has one when the scenario has `budgets:`
+// (budgets_component(), registered as "budgets").
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include "models/accounting/cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
 #include "models/pricing/ledger.hpp"
+#include "models/run/component.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"
 
@@ -33,12 +36,12 @@ struct BudgetEvent {
   double limit_usd = 0;
 };
 
-class BudgetWatcher {
+class BudgetWatcher final : public Controller {
  public:
   BudgetWatcher(sim::Engine& engine, const Scenario& scenario, Cluster& cluster, Ledger& ledger,
                 const CostMeter& costs);
   // Schedules the periodic checks and period starts. Call once, before Engine::run().
-  void start();
+  void start() override;
 
   // The team's spend since the start of the run, at now.
   double team_spend_usd(int team) const;
@@ -62,7 +65,6 @@ class BudgetWatcher {
     std::uint32_t period = 0;  // periods begun: an action of an earlier one is void
   };
 
-  sim::Engine& engine_;
   const Scenario& scenario_;
   Cluster& cluster_;
   const CostMeter& costs_;
@@ -71,5 +73,8 @@ class BudgetWatcher {
   std::vector<std::vector<std::uint32_t>> running_;  // per team: ids of running jobs
   std::vector<int> budget_of_team_;                  // -1 for teams without a budget
 };
+
+// The registry entry: a BudgetWatcher for a scenario with budgets.
+ComponentEntry budgets_component();
 
 }  // namespace gcsim::models

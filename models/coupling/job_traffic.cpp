@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/core/event_priorities.hpp"
+
 namespace gcsim::network {
 
 namespace {
@@ -20,11 +22,11 @@ Collective collective_of(const std::string& name) {
 JobTraffic::JobTraffic(sim::Engine& engine, models::Cluster& cluster, CollectiveRunner& runner,
                        const topology::Topology& topo)
     : engine_(engine), cluster_(cluster), runner_(runner), topo_(topo), runs_(cluster.jobs().size()) {
-  cluster.job_started.connect([this](const models::Job& j) {
+  cluster.job_started.connect(models::ORDER_NETWORK, [this](const models::Job& j) {
     if (j.comm) on_start(j);
   });
   // A run that loses its nodes stops sending; a restart begins again from the first step.
-  cluster.job_stopped.connect([this](const models::Job& j) {
+  cluster.job_stopped.connect(models::ORDER_NETWORK, [this](const models::Job& j) {
     if (j.comm) on_stop(j);
   });
 }

@@ -5,14 +5,11 @@
 #include <cmath>
 
 #include "models/config/scenario.hpp"
+#include "models/core/event_priorities.hpp"
 
 namespace gcsim::network {
 
-namespace {
-// After the scheduling pass that started the job (10), so that the storage model has held
-// a staging job's progress before its first probe looks; before the end of the run (20).
-constexpr int PRIORITY_PROBE = 15;
-}  // namespace
+using models::PRIORITY_NETWORK_PROBE;
 
 topology::Topology cluster_topology(const models::Scenario& scenario) {
   std::vector<topology::NodeGroup> groups;
@@ -111,13 +108,13 @@ ModelTraffic::ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models
       runs_.emplace_back();
     }
   crossings_.assign(topo.links().size(), 0);
-  cluster.job_started.connect([this](const models::Job& j) {
+  cluster.job_started.connect(models::ORDER_MODEL_TRAFFIC, [this](const models::Job& j) {
     if (slot_of_[j.id] >= 0) on_start(j);
   });
-  cluster.job_finished.connect([this](const models::Job& j) {
+  cluster.job_finished.connect(models::ORDER_MODEL_TRAFFIC, [this](const models::Job& j) {
     if (slot_of_[j.id] >= 0) on_finish(j);
   });
-  cluster.job_stopped.connect([this](const models::Job& j) {
+  cluster.job_stopped.connect(models::ORDER_MODEL_TRAFFIC, [this](const models::Job& j) {
     if (slot_of_[j.id] >= 0) on_finish(j);
   });
 }
@@ -140,7 +137,7 @@ void ModelTraffic::on_start(const models::Job& j) {
     for (Send& s : phase) s.bytes *= run.scale;
   run.in_flight = false;
   speeds_.set_all_reduce_s(j.id, alone_s);
-  run.next = engine_.schedule_at<&ModelTraffic::on_probe>(engine_.now(), this, j.id, PRIORITY_PROBE);
+  run.next = engine_.schedule_at<&ModelTraffic::on_probe>(engine_.now(), this, j.id, PRIORITY_NETWORK_PROBE);
 }
 
 void ModelTraffic::on_probe(std::uint64_t job) {
@@ -149,7 +146,7 @@ void ModelTraffic::on_probe(std::uint64_t job) {
   if (j.status != models::JobStatus::Running) return;
   // A job still staging its data computes nothing yet: no gradients to send.
   if (j.progress.updated > engine_.now()) {
-    run.next = engine_.schedule_at<&ModelTraffic::on_probe>(j.progress.updated, this, job, PRIORITY_PROBE);
+    run.next = engine_.schedule_at<&ModelTraffic::on_probe>(j.progress.updated, this, job, PRIORITY_NETWORK_PROBE);
     return;
   }
   run.in_flight = true;
@@ -170,7 +167,7 @@ void ModelTraffic::on_probe_done(void* self, std::uint64_t job, sim::SimTime fin
   const models::Job& j = m->cluster_.jobs()[job];
   const double period_s = run.scale * j.training->grad_accum * m->speeds_.estimate(j.id)->step_s;
   const sim::SimTime gap = sim::SimTime::from_seconds(std::max(0.0, period_s - probe_s));
-  run.next = m->engine_.schedule_after<&ModelTraffic::on_probe>(gap, m, job, PRIORITY_PROBE);
+  run.next = m->engine_.schedule_after<&ModelTraffic::on_probe>(gap, m, job, PRIORITY_NETWORK_PROBE);
 }
 
 void ModelTraffic::on_finish(const models::Job& j) {

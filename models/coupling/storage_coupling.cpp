@@ -5,13 +5,11 @@
 
 #include "models/storage/storage_datasets.hpp"
 #include "models/coupling/job_speed.hpp"
+#include "models/core/event_priorities.hpp"
 #include "sim/check.hpp"
 
 namespace gcsim::models {
 namespace {
-
-// With the cluster's state changes (arrivals, finishes), before its scheduling pass.
-constexpr int PRIORITY_STORAGE = 0;
 
 using Kind = StorageTiers::Kind;
 using TransferId = StorageTiers::TransferId;
@@ -40,16 +38,16 @@ StorageCoupling::StorageCoupling(const Scenario& scenario, sim::Engine& engine, 
   write_.assign(jobs, StorageTiers::NONE);
   pinned_.resize(jobs);
   stream_tier_.assign(jobs, -1);
-  cluster.job_started.connect([this](const Job& j) { on_started(j); });
-  cluster.job_finished.connect([this](const Job& j) { on_finished(j); });
-  cluster.job_stopped.connect([this](const Job& j) { on_stopped(j); });
-  cluster.checkpoint_started.connect([this](const Job& j) { on_checkpoint_started(j); });
-  cluster.checkpoint_written.connect([this](const Job& j) {
+  cluster.job_started.connect(ORDER_STORAGE, [this](const Job& j) { on_started(j); });
+  cluster.job_finished.connect(ORDER_STORAGE, [this](const Job& j) { on_finished(j); });
+  cluster.job_stopped.connect(ORDER_STORAGE, [this](const Job& j) { on_stopped(j); });
+  cluster.checkpoint_started.connect(ORDER_STORAGE, [this](const Job& j) { on_checkpoint_started(j); });
+  cluster.checkpoint_written.connect(ORDER_STORAGE, [this](const Job& j) {
     if (write_[j.id] != StorageTiers::NONE) end_write(j.id);
   });
-  cluster.node_down.connect([this](std::uint32_t n) { on_node_down(n); });
+  cluster.node_down.connect(ORDER_STORAGE, [this](std::uint32_t n) { on_node_down(n); });
   speeds.on_demand_changed([this](std::uint32_t job) { return demand_changed(job); });
-  tiers.copy_done.connect([this](TransferId copy) { on_staged(copy); });
+  tiers.copy_done.connect(ORDER_STORAGE, [this](TransferId copy) { on_staged(copy); });
 }
 
 const StagingCache* StorageCoupling::staging_cache(std::uint32_t node) const {
@@ -147,7 +145,7 @@ void StorageCoupling::on_started(const Job& j) {
         s.done_at = engine_.now() + sim::SimTime::from_seconds(source->retrieval_delay_s + copy_bytes / cap);
         if (source->retrieval_delay_s > 0)
           s.retrieval = engine_.schedule_after<&StorageCoupling::on_retrieved>(
-              sim::SimTime::from_seconds(source->retrieval_delay_s), this, j.id, PRIORITY_STORAGE);
+              sim::SimTime::from_seconds(source->retrieval_delay_s), this, j.id, PRIORITY_STATE);
         stagings_.push_back(std::move(s));
         cluster_.hold_progress_until(j.id, stagings_.back().done_at);
         if (source->retrieval_delay_s <= 0) on_retrieved(j.id);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/core/event_priorities.hpp"
 #include "models/pricing/price_profile.hpp"
 #include "models/spot/node_events.hpp"
 #include "models/spot/spot_spec.hpp"
@@ -46,15 +47,12 @@ struct SpotPoolCounters {
 
 class SpotMarket {
  public:
-  // Priorities of the market's events among others at the same instant (lower runs first).
-  // The start runs before anything else, so no job is placed on a node the pool cannot
-  // supply. At a capacity drop's instant: its announcement (when the notice is zero), then
-  // the capacity change (so that nodes going down then see the new capacity and do not
-  // request replacements beyond it), then the nodes' downs and ups.
-  static constexpr int PRIORITY_START = -1000;
-  static constexpr int PRIORITY_ANNOUNCE = -2;
-  static constexpr int PRIORITY_CAPACITY = -1;
-  static constexpr int PRIORITY_NODE = 0;
+  // Priorities of the market's events among others at the same instant: defined, with the
+  // reasons for their order, in models/core/event_priorities.hpp.
+  static constexpr int PRIORITY_START = PRIORITY_MARKET_START;
+  static constexpr int PRIORITY_ANNOUNCE = PRIORITY_MARKET_ANNOUNCE;
+  static constexpr int PRIORITY_CAPACITY = PRIORITY_MARKET_CAPACITY;
+  static constexpr int PRIORITY_NODE = PRIORITY_STATE;
 
   // Throws gcsim::Error for a price-driven pool without a price profile, an empty trace
   // profile or a pool of no nodes (the scenario loader reports these first, with positions).

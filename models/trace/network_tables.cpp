@@ -3,13 +3,14 @@
 
 #include <cstdint>
 
+#include "models/core/event_priorities.hpp"
 #include "models/trace/schema_tables.hpp"
 
 namespace gcsim::models {
 
 FlowRecorder::FlowRecorder(trace::TraceFile& file, network::FlowNetwork& net)
     : table_(add_table(file, trace::schema::FLOWS, 16384)) {
-  net.finished.connect([this](const network::FlowDone& d) {
+  net.finished.connect(ORDER_FLOW_TRACE, [this](const network::FlowDone& d) {
     const std::uint64_t job = d.tag >> 32;
     table_.begin_row()
         .i64(0, static_cast<std::int64_t>(d.id))

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/core/event_priorities.hpp"
 #include "gcsim/version.hpp"
 #include "models/workload/step_time.hpp"
 #include "sim/config/names.hpp"
@@ -44,7 +45,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
       node_events_(add_table(file, schema::NODE_EVENTS, 1024)),
       node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
       first_up_s_(cluster.nodes().size(), 0.0), open_preemption_(cluster.jobs().size(), -1) {
-  ledger.charged.connect([this](const Charge& c) {
+  ledger.charged.connect(ORDER_TRACE, [this](const Charge& c) {
     ledger_.begin_row()
         .f64(0, c.time.seconds())
         .i32(1, c.pool)
@@ -56,7 +57,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
   });
   if (budgets) {
     budget_events_ = &add_table(file, schema::BUDGET_EVENTS, 1024);
-    budgets->event.connect([this](const BudgetEvent& e) {
+    budgets->event.connect(ORDER_TRACE, [this](const BudgetEvent& e) {
       budget_events_->begin_row()
           .f64(0, e.time.seconds())
           .str(1, scenario_.workload.teams[static_cast<std::size_t>(e.team)])
@@ -73,46 +74,46 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
     node_event(NodeTransition{sim::SimTime::zero(), n, node.phase, node.phase, NodeReason::Initial, node.billed});
     if (!node.up) first_up_s_[n] = NaN;
   }
-  cluster.node_changed.connect([this](const NodeTransition& t) {
+  cluster.node_changed.connect(ORDER_TRACE, [this](const NodeTransition& t) {
     node_event(t);
     // Only the market's reclaims are interruptions: a scale-in or a release is not.
     if (t.to == NodePhase::Down && t.reason == NodeReason::SpotInterruption) ++node_downs_[t.node];
   });
-  cluster.job_submitted.connect([this](const Job& j) {
+  cluster.job_submitted.connect(ORDER_TRACE, [this](const Job& j) {
     if (j.id >= open_preemption_.size()) open_preemption_.resize(std::size_t{j.id} + 1, -1);  // Cluster::submit
     event(EventKind::Submit, j.submit, j.id, -1);
   });
-  cluster.job_started.connect([this](const Job& j) {
+  cluster.job_started.connect(ORDER_TRACE, [this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Start, j.run_start, j.id, static_cast<std::int32_t>(n));
     utilization(j.run_start);
     restart_began(j);
   });
-  cluster.job_stopped.connect([this](const Job& j) {
+  cluster.job_stopped.connect(ORDER_TRACE, [this](const Job& j) {
     preemption_stopped(j);
     const sim::SimTime now = cluster_.now();
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Stop, now, j.id, static_cast<std::int32_t>(n));
     utilization(now);
   });
-  cluster.checkpoint_written.connect([this](const Job& j) { event(EventKind::Checkpoint, cluster_.now(), j.id, -1); });
-  cluster.restore_started.connect([this](const Job& j) { event(EventKind::Restore, cluster_.now(), j.id, -1); });
-  cluster.node_noticed.connect([this](std::uint32_t n, sim::SimTime) { event(EventKind::Notice, cluster_.now(), -1, static_cast<std::int32_t>(n)); });
-  cluster.node_down.connect([this](std::uint32_t n) {
+  cluster.checkpoint_written.connect(ORDER_TRACE, [this](const Job& j) { event(EventKind::Checkpoint, cluster_.now(), j.id, -1); });
+  cluster.restore_started.connect(ORDER_TRACE, [this](const Job& j) { event(EventKind::Restore, cluster_.now(), j.id, -1); });
+  cluster.node_noticed.connect(ORDER_TRACE, [this](std::uint32_t n, sim::SimTime) { event(EventKind::Notice, cluster_.now(), -1, static_cast<std::int32_t>(n)); });
+  cluster.node_down.connect(ORDER_TRACE, [this](std::uint32_t n) {
     event(EventKind::NodeDown, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
     // A node the market cannot supply at the start is down from t = 0: it was never up.
     if (cluster_.now() == sim::SimTime::zero()) first_up_s_[n] = NaN;
     last_down_s_[n] = cluster_.now().seconds();
   });
-  cluster.node_up.connect([this](std::uint32_t n) {
+  cluster.node_up.connect(ORDER_TRACE, [this](std::uint32_t n) {
     event(EventKind::NodeUp, cluster_.now(), -1, static_cast<std::int32_t>(n));
     utilization(cluster_.now());
     if (std::isnan(first_up_s_[n])) first_up_s_[n] = cluster_.now().seconds();
   });
-  cluster.job_finished.connect([this](const Job& j) {
+  cluster.job_finished.connect(ORDER_TRACE, [this](const Job& j) {
     for (std::uint32_t n : cluster_.nodes_of(j)) event(EventKind::Finish, j.end, j.id, static_cast<std::int32_t>(n));
     utilization(j.end);
   });
-  cluster.run_ended.connect([this](sim::SimTime end) {
+  cluster.run_ended.connect(ORDER_TRACE, [this](sim::SimTime end) {
     event(EventKind::EndOfRun, end, -1, -1);
     flush_utilization();
   });
@@ -337,14 +338,14 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::SCENARIO_NAME, std::string_view(scenario_.name));
   file_.set_attribute(at::SCENARIO_FILE,
                       config::paths_for_trace(scenario_.source_file, {}, absolute_paths_).scenario_file);
-  file_.set_attribute(at::SCENARIO_YAML, std::string_view(scenario_.source_text));
+  file_.set_attribute(at::SCENARIO_YAML, scenario_text_.empty() ? std::string_view(scenario_.source_text) : scenario_text_);
   file_.set_attribute(at::GPU_CATALOG_YAML, std::string_view(scenario_.gpu_catalog_yaml));
   file_.set_attribute(at::SEED, static_cast<std::uint64_t>(seed_));
   file_.set_attribute(at::REPLICATION, static_cast<std::uint64_t>(replication_));
   file_.set_attribute(at::HORIZON_S, scenario_.horizon.seconds());
   file_.set_attribute(at::END_S, cluster_.end_time().seconds());
   file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
-  file_.set_attribute(at::SCHEDULER, std::string_view(scenario_.scheduler.policy));
+  file_.set_attribute(at::SCHEDULER, std::string_view(cluster_.scheduler_spec().policy));
   file_.set_attribute(at::SCHEDULER_SETTINGS, std::string_view(cluster_.policy().settings()));
   file_.set_attribute(at::WALL_CLOCK_S, wall_clock_s);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "models/accounting/cost_meter.hpp"
@@ -30,6 +31,9 @@ class TraceRecorder {
   // Record the scenario's and the inputs' paths as absolute paths of this machine, not
   // relative to the scenario (config::paths_for_trace; RunOptions::absolute_paths).
   void record_absolute_paths(bool absolute) { absolute_paths_ = absolute; }
+  // The scenario text the trace embeds when the run's scheduler is not the scenario's own
+  // (RunOptions::scheduler): the scenario with the run's `scheduler:` section in it.
+  void record_scenario_text(std::string_view text) { scenario_text_ = text; }
 
  private:
   void event(trace::schema::EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node);
@@ -64,6 +68,7 @@ class TraceRecorder {
   std::uint64_t seed_;
   std::uint64_t replication_;
   bool absolute_paths_ = false;
+  std::string_view scenario_text_;  // empty: the scenario's own source_text
   const Cluster& cluster_;
   const CostMeter& costs_;
   const ModelSpeeds& speeds_;
