@@ -6,8 +6,8 @@
 #
 #   bench/compare_memory.sh [GCSIM] [JOBS...]     (default: build/cli/gcsim, 100000 1000000)
 #
-# Writes jobsN.csv (columns name,submit,gpus,duration,team: exponential arrivals of mean
-# 20 s, sizes 1/2/4/8, lognormal(7, 1.2) s durations, three teams) and bigN.yaml (200 x
+# Writes jobsN.csv and bigN.yaml with bench/make_jobs_csv.py (the review's P5 workload:
+# exponential arrivals of mean 20 s, sizes 1/2/4/8, lognormal(7, 1.2) s durations, 200 x
 # 8-GPU A100 nodes, fifo) into a scratch folder, then runs, at -j 1,
 #   /usr/bin/time -v GCSIM compare bigN.yaml --policy fifo --no-plots --json -j 1
 #   /usr/bin/time -v GCSIM compare bigN.yaml --policy fifo --policy sjf --policy las --policy srtf --no-plots --json -j 1
@@ -17,35 +17,12 @@ GCSIM=$(realpath "${1:-build/cli/gcsim}")
 [ $# -gt 0 ] && shift
 SIZES=${*:-100000 1000000}
 DATA_DIR=$(pwd)
+HERE=$(dirname "$(realpath "$0")")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gcsim-compare-memory.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
 cd "$WORK"
 for N in $SIZES; do
-  python3 - "$N" > "jobs$N.csv" <<'PY'
-import math, random, sys
-n = int(sys.argv[1])
-rng = random.Random(29)
-print("name,submit,gpus,duration,team")
-t = 0.0
-teams = ("vision", "nlp", "speech")
-for i in range(n):
-    t += rng.expovariate(1 / 20.0)
-    gpus = rng.choice((1, 2, 4, 8))
-    duration = math.exp(rng.gauss(7.0, 1.2))
-    print(f"j{i},{t:.3f}s,{gpus},{duration:.3f}s,{teams[i % 3]}")
-PY
-  cat > "big$N.yaml" <<YAML
-name: big$N
-seed: 1
-horizon: 1000d
-run_until: done
-cluster:
-  node_types:
-    - {name: a100, gpu: A100-80GB-SXM, gpus: 8, count: 200, price: {on_demand_per_hour: 32.77}}
-scheduler: {policy: fifo}
-workload:
-  jobs: {file: jobs$N.csv}
-YAML
+  python3 "$HERE/make_jobs_csv.py" "$N" --out "$WORK" > /dev/null
   for POLICIES in "--policy fifo" "--policy fifo --policy sjf --policy las --policy srtf"; do
     # shellcheck disable=SC2086
     GCSIM_DATA_DIR="$DATA_DIR" /usr/bin/time -v "$GCSIM" compare "big$N.yaml" $POLICIES --no-plots --json -j 1 \

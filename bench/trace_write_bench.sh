@@ -4,7 +4,7 @@
 #   bench/trace_write_bench.sh [GCSIM] [N ...]
 #
 # GCSIM: the gcsim binary (default build/cli/gcsim); N: workload sizes (default 100000).
-# For each N it writes the review's P5 workload (bench/make_big_workload.py) into a
+# For each N it writes the review's P5 workload (bench/make_jobs_csv.py) into a
 # scratch folder, then
 #   1. `gcsim run bigN.yaml --no-plots -q --trace-compression L` for each level L: the
 #      whole command's median wall and CPU time (farm-bench, 3 runs) and the trace's size;
@@ -26,7 +26,7 @@ runs=${RUNS:-3}
 uptime
 nproc
 for n in $sizes; do
-  python3 "$here/make_big_workload.py" "$n" "$work"
+  python3 "$here/make_jobs_csv.py" "$n" --out "$work" > /dev/null
   echo "== $n jobs: gcsim run, per compression level (median of $runs) =="
   for level in 0 1 2 3 4 6 9; do
     out="$work/out$level"
