@@ -20,7 +20,6 @@ using config::MapReader;
 
 namespace {
 
-constexpr double INF = std::numeric_limits<double>::infinity();
 
 // Team names in the order first seen, each job holding its index here until every team is
 // known (WorkloadSpec::teams is sorted).
