@@ -27,21 +27,22 @@ using namespace gcsim;
 namespace {
 
 // A part that only observes: it logs its name at each job start and the ledger's busy
-// total at each job finish.
+// total at each job finish, into the test's containers (the part goes with the run).
 class Probe final : public models::Component {
  public:
-  Probe(models::RunContext& ctx, std::string name, int order, std::vector<std::string>& log)
-      : name_(std::move(name)), log_(log) {
+  Probe(models::RunContext& ctx, std::string name, int order, std::vector<std::string>& log,
+        std::map<std::string, double>& busy_at_finish)
+      : name_(std::move(name)), log_(log), busy_at_finish_(busy_at_finish) {
     ctx.cluster.job_started.connect(order, [this](const models::Job& j) { log_.push_back(name_ + ":" + j.name); });
     ctx.cluster.job_finished.connect(order, [this, &ctx](const models::Job& j) {
-      busy_at_finish[j.name] = ctx.ledger.busy_usd();
+      busy_at_finish_[j.name] = ctx.ledger.busy_usd();
     });
   }
-  std::map<std::string, double> busy_at_finish;
 
  private:
   std::string name_;
   std::vector<std::string>& log_;
+  std::map<std::string, double>& busy_at_finish_;
 };
 
 // Two jobs on one node of 8 GPUs at $8/h: a GPU-hour of a 1-GPU job is $1.
@@ -69,19 +70,14 @@ std::string read_text(const std::string& path) {
 TEST_CASE("Two parts subscribed in the opposite order see a signal in their declared order", "[model][components]") {
   const models::Scenario s = test::scenario_from_yaml(TWO_JOBS);
   std::vector<std::string> log;
-  Probe* late = nullptr;
-  Probe* early = nullptr;
+  std::map<std::string, double> late, early;  // busy USD at each job's finish, as each probe saw it
   models::RunOptions o;
   // Built (and subscribed) first, but ordered after the other.
   o.components.push_back([&](models::RunContext& ctx) -> std::unique_ptr<models::Component> {
-    auto p = std::make_unique<Probe>(ctx, "late", models::ORDER_COSTS + 1, log);
-    late = p.get();
-    return p;
+    return std::make_unique<Probe>(ctx, "late", models::ORDER_COSTS + 1, log, late);
   });
   o.components.push_back([&](models::RunContext& ctx) -> std::unique_ptr<models::Component> {
-    auto p = std::make_unique<Probe>(ctx, "early", models::ORDER_COSTS - 1, log);
-    early = p.get();
-    return p;
+    return std::make_unique<Probe>(ctx, "early", models::ORDER_COSTS - 1, log, early);
   });
   o.components.push_back([](models::RunContext&) { return std::unique_ptr<models::Component>(); });  // not needed
   const models::RunSummary r = models::run_simulation(s, models::builtins().schedulers, nullptr, o);
@@ -90,13 +86,13 @@ TEST_CASE("Two parts subscribed in the opposite order see a signal in their decl
   CHECK(log == std::vector<std::string>{"early:A", "late:A", "early:B", "late:B"});
   // The cost meter (ORDER_COSTS) posts a finished run's charge between the two: the early
   // probe sees the ledger before A's $1 (1 GPU x 1h x $8/h / 8), the late one after it.
-  REQUIRE(early != nullptr);
-  REQUIRE(late != nullptr);
-  CHECK(early->busy_at_finish.at("A") == Approx(0.0).margin(1e-12));
-  CHECK(late->busy_at_finish.at("A") == Approx(1.0).epsilon(1e-12));
+  REQUIRE(early.size() == 2);
+  REQUIRE(late.size() == 2);
+  CHECK(early.at("A") == Approx(0.0).margin(1e-12));
+  CHECK(late.at("A") == Approx(1.0).epsilon(1e-12));
   // B: $1 of A posted before it; B's own $2 only after the cost meter.
-  CHECK(early->busy_at_finish.at("B") == Approx(1.0).epsilon(1e-12));
-  CHECK(late->busy_at_finish.at("B") == Approx(3.0).epsilon(1e-12));
+  CHECK(early.at("B") == Approx(1.0).epsilon(1e-12));
+  CHECK(late.at("B") == Approx(3.0).epsilon(1e-12));
 }
 
 TEST_CASE("The component registry: built-in parts by name, in build order", "[unit][components]") {
