@@ -139,28 +139,47 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   models::ResourceLimits per_run = limits;
   per_run.max_memory_bytes /= static_cast<double>(std::max<std::size_t>(1, std::min(runs, threads)));
   std::vector<models::SchedulerVariant> variants;
-  std::vector<std::shared_ptr<const models::SchedulerChoice>> choices;
-  for (const std::string& policy : c.policies) {
-    variants.push_back(models::read_scheduler_variant(policy, schedulers));
-    // The scenario's tree with the variant's section in it, loaded as gcsim run would load
-    // it, so that every check of the whole scenario holds for the variant (a quota that a
-    // job can never fit, a policy key naming a team) and an error in a node of the variant
-    // names the --policy argument (or @FILE) and its column. Only its scheduler section
-    // and its text are kept; the rest is the base scenario's, freed before the next
-    // variant loads.
-    const models::Scenario s =
-        models::load_scenario(models::with_scheduler_section(document, variants.back()), catalogs, schedulers);
-    try {
-      models::check_resources(models::estimate_resources(s), per_run);
-    } catch (const ConfigError& e) {
-      if (per_run.max_memory_bytes == limits.max_memory_bytes || e.detail().find("--max-memory") == std::string::npos)
-        throw;
-      throw ConfigError(e.code(), e.mark(), e.key_path(),
-                        e.detail() + " (the memory limit is shared by the " +
-                            std::to_string(std::min(runs, threads)) + " runs held at once: lower -j to give each more)");
-    }
-    choices.push_back(std::make_shared<const models::SchedulerChoice>(models::SchedulerChoice{s.scheduler, s.source_text}));
+  for (const std::string& policy : c.policies) variants.push_back(models::read_scheduler_variant(policy, schedulers));
+  // Each variant: the scenario's tree with the variant's section in it, loaded as gcsim run
+  // would load it, so that every check of the whole scenario holds for the variant (a quota
+  // that a job can never fit, a policy key naming a team) and an error in a node of the
+  // variant names the --policy argument (or @FILE) and its column. Only its scheduler
+  // section and its text are kept; the rest is the base scenario's, freed at once. The
+  // variants load on as many threads as will run them (at most that many loads held at
+  // once, as runs are), since one at a time they were the serial head of a compare; the
+  // first error in the order of the --policy options is the one reported.
+  std::vector<std::shared_ptr<const models::SchedulerChoice>> choices(variants.size());
+  std::vector<std::exception_ptr> load_errors(variants.size());
+  {
+    std::atomic<std::size_t> next_variant{0};
+    const auto loader = [&] {
+      for (std::size_t v = next_variant++; v < variants.size(); v = next_variant++) {
+        try {
+          const models::Scenario s =
+              models::load_scenario(models::with_scheduler_section(document, variants[v]), catalogs, schedulers);
+          try {
+            models::check_resources(models::estimate_resources(s), per_run);
+          } catch (const ConfigError& e) {
+            if (per_run.max_memory_bytes == limits.max_memory_bytes ||
+                e.detail().find("--max-memory") == std::string::npos)
+              throw;
+            throw ConfigError(e.code(), e.mark(), e.key_path(),
+                              e.detail() + " (the memory limit is shared by the " +
+                                  std::to_string(std::min(runs, threads)) +
+                                  " runs held at once: lower -j to give each more)");
+          }
+          choices[v] = std::make_shared<const models::SchedulerChoice>(models::SchedulerChoice{s.scheduler, s.source_text});
+        } catch (...) {
+          load_errors[v] = std::current_exception();
+        }
+      }
+    };
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < std::min(threads, variants.size()); ++t) pool.emplace_back(loader);
+    loader();
   }
+  for (const std::exception_ptr& e : load_errors)
+    if (e) std::rethrow_exception(e);
   models::distinct_labels(variants);
 
   // Every name the command will write, checked before anything is made or run.
