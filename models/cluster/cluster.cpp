@@ -212,8 +212,7 @@ double Cluster::start_rate(Job& j) {
     return s.samples_per_s;
   }
   if (j.has_duration) return 1.0;
-  const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)];
-  return j.gpus * (j.gpu_milli / 1000.0) * type.gpu.peak_flop_per_s(j.precision) * j.efficiency;
+  return alone_rate(j, static_cast<std::size_t>(j.node_type));  // a work job: FLOP/s on its type
 }
 
 void Cluster::schedule_finish(Job& j) {
