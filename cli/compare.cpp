@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
@@ -32,6 +31,7 @@
 #include "models/sweep.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/check.hpp"
+#include "sim/parallel.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::cli {
@@ -149,37 +149,22 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   // once, as runs are), since one at a time they were the serial head of a compare; the
   // first error in the order of the --policy options is the one reported.
   std::vector<std::shared_ptr<const models::SchedulerChoice>> choices(variants.size());
-  std::vector<std::exception_ptr> load_errors(variants.size());
-  {
-    std::atomic<std::size_t> next_variant{0};
-    const auto loader = [&] {
-      for (std::size_t v = next_variant++; v < variants.size(); v = next_variant++) {
-        try {
-          const models::Scenario s =
-              models::load_scenario(models::with_scheduler_section(document, variants[v]), catalogs, schedulers);
-          try {
-            models::check_resources(models::estimate_resources(s), per_run);
-          } catch (const ConfigError& e) {
-            if (per_run.max_memory_bytes == limits.max_memory_bytes ||
-                e.detail().find("--max-memory") == std::string::npos)
-              throw;
-            throw ConfigError(e.code(), e.mark(), e.key_path(),
-                              e.detail() + " (the memory limit is shared by the " +
-                                  std::to_string(std::min(runs, threads)) +
-                                  " runs held at once: lower -j to give each more)");
-          }
-          choices[v] = std::make_shared<const models::SchedulerChoice>(models::SchedulerChoice{s.scheduler, s.source_text});
-        } catch (...) {
-          load_errors[v] = std::current_exception();
-        }
-      }
-    };
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < std::min(threads, variants.size()); ++t) pool.emplace_back(loader);
-    loader();
-  }
-  for (const std::exception_ptr& e : load_errors)
-    if (e) std::rethrow_exception(e);
+  sim::parallel_for(variants.size(), threads, [&](std::size_t v) {
+    const models::Scenario s =
+        models::load_scenario(models::with_scheduler_section(document, variants[v]), catalogs, schedulers);
+    try {
+      models::check_resources(models::estimate_resources(s), per_run);
+    } catch (const ConfigError& e) {
+      if (per_run.max_memory_bytes == limits.max_memory_bytes ||
+          e.detail().find("--max-memory") == std::string::npos)
+        throw;
+      throw ConfigError(e.code(), e.mark(), e.key_path(),
+                        e.detail() + " (the memory limit is shared by the " +
+                            std::to_string(std::min(runs, threads)) +
+                            " runs held at once: lower -j to give each more)");
+    }
+    choices[v] = std::make_shared<const models::SchedulerChoice>(models::SchedulerChoice{s.scheduler, s.source_text});
+  });
   models::distinct_labels(variants);
 
   // Every name the command will write, checked before anything is made or run.
@@ -252,30 +237,15 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
     analysis::StrategyFigures figures;
     std::vector<std::pair<std::string, analysis::TeamFigures>> teams;
     std::optional<analysis::TraceData> kept;  // replication 0 of each variant, for the plots
-    std::exception_ptr error;
   };
   std::vector<ReadBack> read(outcomes.size());
-  std::atomic<std::size_t> next{0};
-  const auto reader = [&] {
-    for (std::size_t i = next++; i < read.size(); i = next++) {
-      try {
-        analysis::TraceData trace = analysis::read_trace(outcomes[i].trace_path);
-        const analysis::Metrics metrics = analysis::compute_metrics(trace);
-        read[i].figures = analysis::strategy_figures(trace, metrics);
-        read[i].teams = analysis::team_figures(metrics);
-        if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
-      } catch (...) {
-        read[i].error = std::current_exception();
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < std::min(threads, read.size()); ++t) pool.emplace_back(reader);
-    reader();
-  }
-  for (const ReadBack& b : read)
-    if (b.error) std::rethrow_exception(b.error);
+  sim::parallel_for(read.size(), threads, [&](std::size_t i) {
+    analysis::TraceData trace = analysis::read_trace(outcomes[i].trace_path);
+    const analysis::Metrics metrics = analysis::compute_metrics(trace);
+    read[i].figures = analysis::strategy_figures(trace, metrics);
+    read[i].teams = analysis::team_figures(metrics);
+    if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
+  });
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   for (std::size_t v = 0; v < variants.size(); ++v) {

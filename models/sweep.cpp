@@ -2,15 +2,14 @@
 #include "models/sweep.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <set>
-#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/parallel.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/table_writer.hpp"
 
@@ -103,28 +102,9 @@ std::vector<RunOutcome> run_many(const Catalogs& catalogs, const SchedulerRegist
   std::vector<RunOutcome> outcomes(runs.size());
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(threads), runs.size());
-  std::atomic<std::size_t> next{0};
-  // run_one catches everything, so nothing escapes a worker (which would terminate).
-  const auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < runs.size();) {
-      run_one(catalogs, schedulers, runs[i], outcomes[i]);
-    }
-  };
-  if (workers <= 1) {
-    work();
-    return outcomes;
-  }
-  std::vector<std::jthread> pool;
-  pool.reserve(workers);
-  for (std::size_t w = 0; w < workers; ++w) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {  // no more threads: go on with those there are
-      break;
-    }
-  }
-  if (pool.empty()) work();
-  pool.clear();  // joins
+  // run_one catches everything, so every outcome is filled and nothing is rethrown.
+  sim::parallel_for(runs.size(), workers,
+                    [&](std::size_t i) { run_one(catalogs, schedulers, runs[i], outcomes[i]); });
   return outcomes;
 }
 
