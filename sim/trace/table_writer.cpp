@@ -166,8 +166,7 @@ class Hdf5Table final : public Table {
       if (columns_[i].type == ColumnType::F64) std::memcpy(default_row_.data() + offsets_[i], &nan, sizeof nan);
     }
 
-    mem_type_ = make_compound(/*file_layout=*/false);
-    Hid file_type = make_compound(/*file_layout=*/true);
+    Hid file_type = make_compound();
 
     const hsize_t dims[1] = {0};
     const hsize_t maxdims[1] = {H5S_UNLIMITED};
@@ -259,7 +258,7 @@ class Hdf5Table final : public Table {
     if (closed_) return;
     closed_ = true;
     flush();
-    if (!dataset_.reset() || !mem_type_.reset()) {
+    if (!dataset_.reset()) {
       throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot close table '" + name_ + "'"));
     }
   }
@@ -268,11 +267,12 @@ class Hdf5Table final : public Table {
   void abandon() noexcept {
     closed_ = true;
     dataset_.reset();
-    mem_type_.reset();
   }
 
  private:
-  Hid make_compound(bool file_layout) const {
+  // The row type as stored: little-endian members at the packed offsets. Rows are packed
+  // in this layout in memory too and stored as encoded chunks, so no memory type is needed.
+  Hid make_compound() const {
     Hid type(H5Tcreate(H5T_COMPOUND, row_size_), H5Tclose);
     if (!type.valid()) throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot create a row type"));
     for (std::size_t i = 0; i < columns_.size(); ++i) {
@@ -280,15 +280,15 @@ class Hdf5Table final : public Table {
       Hid owned;  // for member types we create
       hid_t member = H5I_INVALID_HID;
       switch (c.type) {
-        case ColumnType::F64: member = file_layout ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE; break;
-        case ColumnType::I64: member = file_layout ? H5T_STD_I64LE : H5T_NATIVE_INT64; break;
-        case ColumnType::I32: member = file_layout ? H5T_STD_I32LE : H5T_NATIVE_INT32; break;
+        case ColumnType::F64: member = H5T_IEEE_F64LE; break;
+        case ColumnType::I64: member = H5T_STD_I64LE; break;
+        case ColumnType::I32: member = H5T_STD_I32LE; break;
         case ColumnType::Str:
           owned = detail::make_fixed_string_type(c.str_bytes);
           member = owned.get();
           break;
         case ColumnType::Enum8: {
-          owned = Hid(H5Tenum_create(file_layout ? H5T_STD_U8LE : H5T_NATIVE_UINT8), H5Tclose);
+          owned = Hid(H5Tenum_create(H5T_STD_U8LE), H5Tclose);
           bool ok = owned.valid();
           for (std::size_t v = 0; ok && v < c.enum_labels.size(); ++v) {
             const auto value = static_cast<std::uint8_t>(v);
@@ -343,7 +343,6 @@ class Hdf5Table final : public Table {
   bool row_open_ = false;
   bool closed_ = false;
   ChunkEncoder& encoder_;  // the file's: tables of one file are written from one thread
-  Hid mem_type_;
   Hid dataset_;
 };
 
