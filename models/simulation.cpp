@@ -126,12 +126,10 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
     s.jobs_never_started += j.status == JobStatus::NeverStarted && came;
     s.jobs_submitted_after_horizon += j.status == JobStatus::NeverStarted && !came;
     s.jobs_interrupted += j.status == JobStatus::Interrupted;
-  }
-  for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
-  for (const Job& j : cluster.jobs()) {
     s.interruptions += static_cast<std::size_t>(j.interruptions);
     s.lost_gpu_h += j.lost_gpu_s / 3600;
   }
+  for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
   s.wall_clock_s = options.fixed_wall_clock_s.value_or(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
   // In reverse build order: a part finishes before the parts it was built on (the trace's
