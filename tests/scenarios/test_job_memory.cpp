@@ -42,11 +42,9 @@ Measured measure(const test::TempDir& dir, const std::string& yaml) {
   std::smatch hit;
   REQUIRE(std::regex_search(v.output, hit, std::regex(R"(([0-9.]+) (MiB|GiB) of memory)")));
   m.estimate_bytes = std::stod(hit[1]) * (hit[2] == "GiB" ? 1024.0 * 1024 * 1024 : 1024.0 * 1024);
-  const auto r = test::run_command("cd " + dir.path().string() + " && /usr/bin/time -f 'maxrss=%M' " +
-                                   std::string(GCSIM_BINARY_DIR) + "/cli/gcsim run --no-plots " + yaml);
+  const auto r = test::run_gcsim_peak(dir.path(), {"run", "--no-plots", yaml});
   REQUIRE(r.code == 0);
-  REQUIRE(std::regex_search(r.output, hit, std::regex(R"(maxrss=([0-9]+))")));
-  m.peak_bytes = std::stod(hit[1]) * 1024;
+  m.peak_bytes = r.peak_rss_bytes;
   return m;
 }
 

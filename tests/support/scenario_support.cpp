@@ -1,6 +1,8 @@
 // Test helpers (see scenario_support.hpp).
 #include "support/scenario_support.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,5 +136,30 @@ CommandResult run_command(const std::string& command) {
 }
 
 CommandResult run_gcsim(const std::string& args) { return run_command(std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args); }
+
+PeakResult run_gcsim_peak(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  const std::string binary = std::string(GCSIM_BINARY_DIR) + "/cli/gcsim";
+  const std::string log = (dir / "peak.log").string();
+  std::vector<std::string> argv_storage{binary};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The child: only async-signal-safe calls until exec.
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ::chdir(dir.c_str()) != 0) ::_exit(126);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  REQUIRE(::wait4(pid, &status, 0, &usage) == pid);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, static_cast<double>(usage.ru_maxrss) * 1024.0};
+}
 
 }  // namespace gcsim::test

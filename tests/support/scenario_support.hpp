@@ -9,6 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "analysis/trace_data.hpp"
 #include "models/config/scenario_loader.hpp"
@@ -136,5 +137,14 @@ struct CommandResult {
 CommandResult run_command(const std::string& command);
 // `gcsim ARGS` of this build.
 CommandResult run_gcsim(const std::string& args);
+
+// `gcsim ARGS...` of this build run in `dir` (output to dir/peak.log), with its exit code
+// and its peak resident set in bytes, as the kernel counts it for the child (wait4's
+// ru_maxrss): no /usr/bin/time, which a fresh Debian root does not have.
+struct PeakResult {
+  int code;
+  double peak_rss_bytes;
+};
+PeakResult run_gcsim_peak(const std::filesystem::path& dir, const std::vector<std::string>& args);
 
 }  // namespace gcsim::test
