@@ -124,7 +124,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   const models::SchedulerRegistry& schedulers = options.schedulers;
   const models::Catalogs catalogs = models::load_bundled_catalogs(options);
   // The scenario as written first, so its own errors read as they do for gcsim run.
-  const config::ConfigDocument document = config::load_yaml_file(c.scenario);
+  const config::ConfigDocument document = models::with_overrides(config::load_yaml_file(c.scenario), options.overrides);
   // Loaded once and shared, read-only, by every run: a variant differs from it in its
   // scheduler section alone, which each run gets as a run option (RunOptions::scheduler), so
   // the workload is held once however many policies are compared (docs/engine.md, "Many

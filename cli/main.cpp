@@ -61,16 +61,16 @@ std::string data_dir() {
   return GCSIM_SOURCE_DIR;
 }
 
-models::LoadOptions load_options() {
-  return {(fs::path(data_dir()) / "scenarios" / "catalog").string(), models::builtins().schedulers};
+models::LoadOptions load_options(std::vector<models::Override> overrides = {}) {
+  return {(fs::path(data_dir()) / "scenarios" / "catalog").string(), models::builtins().schedulers, std::move(overrides)};
 }
 
 std::string default_scenario() { return (fs::path(data_dir()) / "scenarios" / "examples" / "quickstart.yaml").string(); }
 
 using cli::make_output_dir;
 
-int cmd_validate(const std::string& file, const models::ResourceLimits& limits) {
-  const models::Scenario s = models::load_scenario_file(file, load_options());
+int cmd_validate(const std::string& file, const models::LoadOptions& options, const models::ResourceLimits& limits) {
+  const models::Scenario s = models::load_scenario_file(file, options);
   const models::ResourceEstimate estimate = models::estimate_resources(s);
   models::check_resources(estimate, limits);
   std::size_t generated = 0;
@@ -154,10 +154,10 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   return 0;
 }
 
-int cmd_run(const std::string& file, const std::string& out_dir, std::optional<std::uint64_t> seed,
-            std::uint64_t replication, bool plots, bool quiet, bool absolute_paths, const models::ResourceLimits& limits,
-            std::optional<int> trace_compression) {
-  const models::Scenario s = models::load_scenario_file(file, load_options());
+int cmd_run(const std::string& file, const models::LoadOptions& load, const std::string& out_dir,
+            std::optional<std::uint64_t> seed, std::uint64_t replication, bool plots, bool quiet, bool absolute_paths,
+            const models::ResourceLimits& limits, std::optional<int> trace_compression) {
+  const models::Scenario s = models::load_scenario_file(file, load);
   models::RunOptions options;
   options.trace_compression = trace_compression;
   options.seed = seed;
@@ -375,6 +375,14 @@ int main(int argc, char** argv) {
   // anything (compare: the memory is shared by the runs it holds at once).
   std::string max_memory_text, max_events_text;
   CLI::App* compare = cli::compare_app(*compare_command);
+  // Scenario keys set by their dotted path (models/config/overrides.hpp), in order.
+  std::vector<std::string> set_arguments;
+  for (CLI::App* command : {run, validate, estimate, compare})
+    command->add_option("--set", set_arguments,
+                        "Set a scenario key by its dotted path, PATH=VALUE with a YAML value "
+                        "(cluster.node_types[0].count=8, 'scheduler={policy: backfill, mode: easy}'); repeatable, "
+                        "applied in order")
+        ->allow_extra_args(false);
   for (CLI::App* command : {run, rerun, validate, estimate, flows, compare}) {
     command
         ->add_option("--max-memory", max_memory_text,
@@ -417,22 +425,24 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc && i < 3; ++i) command_line += std::string(" ") + argv[i];
   const models::ResourceLimits limits = resource_limits(max_memory_text, max_events_text);
   try {
+    std::vector<models::Override> overrides;
+    for (const std::string& a : set_arguments) overrides.push_back(models::read_set_argument(a));
     if (*run) {
       std::optional<std::uint64_t> seed;
       if (!seed_text.empty()) seed = read_unsigned_64(seed_text);
-      return cmd_run(scenario.empty() ? default_scenario() : scenario, out_dir, seed, *read_unsigned_64(replication_text),
-                     !no_plots, quiet, absolute_paths, limits, trace_compression);
+      return cmd_run(scenario.empty() ? default_scenario() : scenario, load_options(overrides), out_dir, seed,
+                     *read_unsigned_64(replication_text), !no_plots, quiet, absolute_paths, limits, trace_compression);
     }
     if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet, limits, trace_compression);
-    if (*validate) return cmd_validate(validate_file, limits);
+    if (*validate) return cmd_validate(validate_file, load_options(overrides), limits);
     if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
     if (*gpus) return cmd_gpus();
     if (*policies) return cli::cmd_policies(models::builtins().schedulers);
     if (*keys) return cli::cmd_keys(models::builtins().schedulers, keys_section);
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out, limits);
-    if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(), limits);
+    if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(overrides), limits);
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;
-    if (const int rc = cli::run_compare_command(*compare_command, load_options(), limits); rc >= 0) return rc;
+    if (const int rc = cli::run_compare_command(*compare_command, load_options(overrides), limits); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;

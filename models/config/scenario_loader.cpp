@@ -100,7 +100,7 @@ GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options) {
 }
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options) {
-  config::ConfigDocument doc = config::load_yaml_file(path);
+  config::ConfigDocument doc = with_overrides(config::load_yaml_file(path), options.overrides);
   return load_scenario(std::move(doc), load_bundled_catalogs(options), options.schedulers);
 }
 

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "models/config/catalogs_reader.hpp"
+#include "models/config/overrides.hpp"
 #include "models/config/scenario.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/source_resolver.hpp"
@@ -20,13 +22,17 @@ class SchedulerRegistry;
 struct LoadOptions {
   std::string catalog_dir;  // where gpus.yaml (and later catalogs) are found
   const SchedulerRegistry& schedulers;
+  // Keys set by their path (`--set`, a sweep's point: models/config/overrides.hpp),
+  // applied in order to a scenario file's tree before it is read.
+  std::vector<Override> overrides = {};
 };
 
 // Loads the bundled GPU catalog (gpus.yaml) or all bundled catalogs from options.catalog_dir.
 GpuCatalog load_bundled_gpu_catalog(const LoadOptions& options);
 Catalogs load_bundled_catalogs(const LoadOptions& options);
 
-// Reads, parses and validates a scenario. Throws ConfigError (file:line:col, key path).
+// Reads, parses and validates a scenario, options.overrides applied to its tree first.
+// Throws ConfigError (file:line:col, key path).
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options);
 // Loads a scenario from its text against recorded files only (a rerun from a trace): `file`
 // is the scenario's path as first loaded (relative paths resolve from it, as then), and

@@ -88,9 +88,8 @@ void emit_block(const config::ConfigNode& node, std::size_t indent, std::string&
   throw ConfigError(e.code(), e.mark(), path.empty() ? "scheduler" : config::join_key_path("scheduler", path), e.detail());
 }
 
-// A copy of `node` whose key paths start at `path`, every node keeping its file, line and
-// column, and every map the positions of its keys: a section read on its own, put where
-// it goes in a scenario.
+}  // namespace
+
 config::ConfigNode rebased(const config::ConfigNode& node, const std::string& path) {
   if (node.is_map()) {
     const auto all = node.entries();
@@ -110,6 +109,8 @@ config::ConfigNode rebased(const config::ConfigNode& node, const std::string& pa
   if (node.is_scalar()) return config::ConfigNode::make_scalar(std::string(node.scalar()), node.quoted(), node.mark(), path);
   return config::ConfigNode::make_null(node.mark(), path);
 }
+
+namespace {
 
 // `NAME` or `NAME:{...}` as a scheduler map: the policy key first, then the flow map's
 // entries, every node marked in the argument's own columns.

@@ -56,6 +56,11 @@ void distinct_labels(std::vector<SchedulerVariant>& variants);
 // loader accepts, a top level written as one flow map included.
 config::ConfigDocument with_scheduler_section(const config::ConfigDocument& scenario, const SchedulerVariant& variant);
 
+// A copy of `node` whose key paths start at `path`, every node keeping its file, line and
+// column, and every map the positions of its keys: a section read on its own, put where
+// it goes in a scenario.
+config::ConfigNode rebased(const config::ConfigNode& node, const std::string& path);
+
 // A map or list in YAML block style, `indent` spaces in: quoted scalars double-quoted (they
 // stay text), plain ones as written, nulls as ~. Block style keeps every plain scalar
 // valid: written into a flow map, a block scalar could meet a comma.

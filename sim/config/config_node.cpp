@@ -201,11 +201,13 @@ ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> 
 ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> entries,
                                 std::vector<SourceMark> key_marks, SourceMark mark, std::string path) {
   // A mismatched list would attach marks to the wrong keys; fall back to value marks. The
-  // marks are kept as positions in this node's file: builders give keys of one file.
+  // marks are kept as positions in this node's file: a key written in another file (a
+  // `--set` key added to a scenario's map) is marked where its value is written instead.
   NodeAccess::KeyMarks marks;
   if (key_marks.size() == entries.size()) {
     marks.reserve(key_marks.size());
-    for (const SourceMark& m : key_marks) marks.push_back({m.line, m.column});
+    for (const SourceMark& m : key_marks) marks.push_back(m.file == mark.file ? NodeAccess::KeyMarks::value_type{m.line, m.column}
+                                                                          : NodeAccess::KeyMarks::value_type{0, 0});
   }
   TreeRef tree(std::move(mark.file));
   NodeAccess::Entries kept;

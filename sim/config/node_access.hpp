@@ -209,7 +209,7 @@ struct NodeAccess {
         const ConfigNode& v = buffer[i].second;
         if (v.tree_ != &tree && v.tree_ != nullptr) tree.keep_alive(v.tree_);
         Entry* e = new (block + i) Entry(buffer[i].first, ConfigNode(v, ConfigNode::Unowned{}));
-        if (marks) {
+        if (marks && key_marks[i].line > 0) {  // line 0: no position of its own (the value's is used)
           e->second.has_key_mark_ = true;
           e->second.key_line_ = key_marks[i].line;
           e->second.key_column_ = key_marks[i].column;
