@@ -370,8 +370,9 @@ std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std:
 
 }  // namespace
 
-TraceData read_trace(const std::string& path) {
-  const std::unique_ptr<TraceReader> reader = TraceReader::open(path);
+namespace {
+
+TraceData read_trace_from(const TraceReader* reader, const std::string& path) {
   TraceData data;
   data.attrs = read_attributes(*reader, path);
   data.nodes = read_nodes(*reader, path);
@@ -385,6 +386,14 @@ TraceData read_trace(const std::string& path) {
   data.has_node_events = has_table(*reader, schema::NODE_EVENTS);
   if (data.has_node_events) data.node_events = read_node_events(*reader, path);
   return data;
+}
+
+}  // namespace
+
+TraceData read_trace(const std::string& path) { return read_trace_from(TraceReader::open(path).get(), path); }
+
+TraceData read_trace_image(std::span<const std::byte> image, const std::string& label) {
+  return read_trace_from(TraceReader::open_image(image, label).get(), label);
 }
 
 std::vector<config::SourceRecord> read_inputs(const TraceReader& r, const std::string& path) {
