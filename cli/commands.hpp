@@ -54,6 +54,14 @@ CLI::App* compare_app(const CompareCommand& command);  // its subcommand, for sh
 int run_compare_command(const CompareCommand& command, const models::LoadOptions& options,
                         const models::ResourceLimits& limits);
 
+// `gcsim sweep FILE` (cli/sweep.cpp): registered on `app`; run_sweep_command runs it when
+// it was chosen and returns its exit code, else -1.
+struct SweepCommand;
+std::shared_ptr<SweepCommand> add_sweep_command(CLI::App& app);
+CLI::App* sweep_app(const SweepCommand& command);  // its subcommand, for shared flags
+int run_sweep_command(const SweepCommand& command, const models::LoadOptions& options,
+                      const models::ResourceLimits& limits);
+
 // Makes an output folder (and its parents) and removes the temporary files a killed run
 // left in it (sim/atomic_file.hpp); throws gcsim::Error when it cannot.
 void make_output_dir(const std::string& dir);

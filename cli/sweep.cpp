@@ -1,0 +1,376 @@
+// `gcsim sweep FILE [-j N] [-o DIR] [-q] [--keep-traces]`: every point of a sweep file
+// (models/config/sweep_spec.hpp) times its replications, on N threads, each run's figures
+// taken from its trace built in memory (no file unless --keep-traces), then one table per
+// run and one per point, with each figure's mean, standard deviation and 95% interval
+// (docs/sweeps.md). Every point is loaded and checked before any run starts; a run that
+// fails is recorded with its message and the others go on.
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "analysis/confidence.hpp"
+#include "analysis/metrics.hpp"
+#include "analysis/report.hpp"
+#include "analysis/strategy_comparison.hpp"
+#include "analysis/trace_data.hpp"
+#include "cli/commands.hpp"
+#include "models/config/resource_estimate.hpp"
+#include "models/config/sweep_spec.hpp"
+#include "models/simulation.hpp"
+#include "sim/atomic_file.hpp"
+#include "sim/errors.hpp"
+#include "sim/parallel.hpp"
+#include "sim/trace/table_writer.hpp"
+
+namespace gcsim::cli {
+
+namespace fs = std::filesystem;
+
+struct SweepCommand {
+  CLI::App* app = nullptr;
+  std::string file;
+  int threads = 0;  // 0: one per hardware thread
+  std::string out_dir = "sweep-out";
+  bool quiet = false;
+  bool keep_traces = false;
+};
+
+namespace {
+
+// The figures a sweep reports: its `metrics:` by index into STRATEGY_FIGURES, checked
+// with a did-you-mean at the name's position.
+std::vector<std::size_t> metric_indices(const models::SweepSpec& spec) {
+  std::vector<std::size_t> out;
+  std::vector<std::string> names;
+  for (const auto& f : analysis::STRATEGY_FIGURES) names.emplace_back(f.key);
+  if (spec.metrics.empty()) {
+    for (std::size_t i = 0; i < names.size(); ++i) out.push_back(i);
+    return out;
+  }
+  for (const auto& [name, mark] : spec.metrics) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      const std::string guess = did_you_mean(name, names);
+      std::string valid;
+      for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
+      throw ConfigError(ErrorCode::UnknownName, mark, "metrics",
+                        "unknown figure '" + name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
+                            " (the figures of gcsim compare --json: " + valid + ")");
+    }
+    out.push_back(static_cast<std::size_t>(it - names.begin()));
+  }
+  return out;
+}
+
+struct RunResult {
+  bool ok = false;
+  bool internal = false;  // a bug, not the scenario: exit code 1
+  std::string error;
+  std::uint64_t seed = 0;
+  analysis::StrategyFigures figures{};
+};
+
+// Progress on standard error: a bar redrawn in place on a terminal, else a plain line
+// every few seconds.
+class Progress {
+ public:
+  Progress(std::size_t total, bool quiet) : total_(total), quiet_(quiet), tty_(::isatty(2) == 1), start_(now()) {}
+  void done_one(bool failed) {
+    const std::size_t done = ++done_;
+    if (failed) ++failed_;
+    if (quiet_) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const double t = now();
+    if (done < total_ && t - last_ < (tty_ ? 0.2 : 5.0)) return;
+    last_ = t;
+    const double rate = done / std::max(t - start_, 1e-9);
+    const double left = (total_ - done) / std::max(rate, 1e-9);
+    char line[160];
+    std::snprintf(line, sizeof line, "runs %zu of %zu, %.1f/s, %s left, %zu failed", done, total_, rate,
+                  analysis::format_duration(left).c_str(), failed_.load());
+    if (tty_) {
+      const int width = 24;
+      const int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total_));
+      std::fprintf(stderr, "\r[%s%s] %s", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                   std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), line);
+      if (done == total_) std::fputc('\n', stderr);
+    } else {
+      std::fprintf(stderr, "gcsim sweep: %s\n", line);
+    }
+  }
+  std::size_t failed() const { return failed_.load(); }
+
+ private:
+  static double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  std::size_t total_;
+  bool quiet_;
+  bool tty_;
+  double start_;
+  double last_ = 0;
+  std::atomic<std::size_t> done_{0};
+  std::atomic<std::size_t> failed_{0};
+  std::mutex mutex_;
+};
+
+// A figure as CSV text: the shortest that reads back the same, empty for NaN.
+std::string csv_number(double v) {
+  if (std::isnan(v)) return "";
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string();
+}
+
+// A CSV cell: quoted when it holds a comma, a quote or a line break.
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+struct PointStats {
+  std::size_t n = 0;  // runs that succeeded
+  double mean = 0, sd = 0, ci95 = 0;
+};
+
+PointStats stats_of(const std::vector<double>& values) {
+  const analysis::MeanInterval m = analysis::mean_ci95(values);
+  PointStats s{m.n, m.mean, analysis::NOT_A_NUMBER, m.half_width};
+  if (m.n >= 2) {
+    double ss = 0;
+    for (const double v : values)
+      if (!std::isnan(v)) ss += (v - m.mean) * (v - m.mean);
+    s.sd = std::sqrt(ss / static_cast<double>(m.n - 1));
+  } else {
+    s.ci95 = analysis::NOT_A_NUMBER;
+  }
+  return s;
+}
+
+std::size_t widest(const std::vector<std::string>& texts) {
+  std::size_t w = 1;
+  for (const std::string& t : texts) w = std::max(w, t.size());
+  return w;
+}
+
+int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const models::ResourceLimits& limits) {
+  const models::SweepSpec spec = models::read_sweep_file(c.file);
+  const std::vector<std::size_t> metrics = metric_indices(spec);
+  const models::Catalogs catalogs = models::load_bundled_catalogs(options);
+  std::error_code ec;
+  if (!fs::is_regular_file(spec.base, ec))
+    throw ConfigError(ErrorCode::FileNotFound, spec.base_mark, "base", "no scenario file '" + spec.base + "'");
+  const config::ConfigDocument base = models::with_overrides(config::load_yaml_file(spec.base), options.overrides);
+  const std::vector<models::SweepPoint> points = models::expand_sweep(spec);
+  const std::vector<std::string> keys = models::sweep_keys(spec);
+  const std::size_t reps = static_cast<std::size_t>(spec.replications);
+  const std::size_t threads = c.threads > 0 ? static_cast<std::size_t>(c.threads) : 0;
+
+  // Every point loaded and checked before any run: the first failing point, in order, is
+  // the error (at the sweep file's line and column where the point's value is written).
+  std::vector<std::uint64_t> seeds(points.size());
+  sim::parallel_for(points.size(), threads, [&](std::size_t p) {
+    const models::Scenario s = models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
+    models::check_resources(models::estimate_resources(s), limits);
+    seeds[p] = s.seed;
+  });
+
+  make_output_dir(c.out_dir);
+  const fs::path traces_dir = fs::path(c.out_dir) / "traces";
+  if (c.keep_traces) make_output_dir(traces_dir.string());
+
+  // Runs: point-major, replication r of every point with the same random streams.
+  const std::size_t total = points.size() * reps;
+  std::vector<RunResult> results(total);
+  Progress progress(total, c.quiet);
+  sim::parallel_for(total, threads, [&](std::size_t i) {
+    const std::size_t p = i / reps, r = i % reps;
+    RunResult& out = results[i];
+    out.seed = seeds[p];
+    try {
+      const models::Scenario s =
+          models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
+      models::RunOptions o;
+      o.replication = r;
+      o.max_events = models::event_limit(limits);
+      const std::string label = "point " + std::to_string(p) + " replication " + std::to_string(r);
+      analysis::TraceData trace;
+      if (c.keep_traces) {
+        const std::string path = (traces_dir / ("p" + std::to_string(p) + "-r" + std::to_string(r) + ".h5")).string();
+        models::run_simulation_to(s, options.schedulers, path, o);
+        trace = analysis::read_trace(path);
+      } else {
+        std::vector<std::byte> image;
+        trace::TraceOptions t;
+        t.compression_level = 0;  // read back at once, never stored
+        auto file = trace::TraceFile::create_in_memory(label, image, t);
+        models::run_simulation(s, options.schedulers, file.get(), o);
+        file->commit();
+        file.reset();
+        trace = analysis::read_trace_image(image, label);
+      }
+      out.figures = analysis::strategy_figures(trace, analysis::compute_metrics(trace));
+      out.ok = true;
+    } catch (const Error& e) {
+      out.error = e.what();
+    } catch (const std::exception& e) {
+      out.internal = true;
+      out.error = std::string("internal error: ") + e.what();
+    }
+    progress.done_one(!out.ok);
+  });
+
+  // Per point: each metric's mean, standard deviation and 95% interval over its runs.
+  std::vector<std::vector<PointStats>> stats(points.size(), std::vector<PointStats>(metrics.size()));
+  std::vector<std::int64_t> runs_ok(points.size(), 0);
+  for (std::size_t i = 0; i < total; ++i) runs_ok[i / reps] += results[i].ok ? 1 : 0;
+  for (std::size_t p = 0; p < points.size(); ++p)
+    for (std::size_t m = 0; m < metrics.size(); ++m) {
+      std::vector<double> values;
+      for (std::size_t r = 0; r < reps; ++r) {
+        const RunResult& run = results[p * reps + r];
+        if (run.ok) values.push_back(run.figures[metrics[m]]);
+      }
+      stats[p][m] = stats_of(values);
+    }
+
+  // sweep.csv: one row per point.
+  {
+    std::string csv = "point";
+    for (const std::string& k : keys) csv += "," + csv_cell(k);
+    for (const std::size_t m : metrics) {
+      const std::string name(analysis::STRATEGY_FIGURES[m].key);
+      csv += "," + name + "_mean," + name + "_ci95";
+    }
+    csv += ",runs_ok\n";
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      csv += std::to_string(p);
+      for (const std::string& v : points[p].values) csv += "," + csv_cell(v);
+      for (const PointStats& s : stats[p]) csv += "," + csv_number(s.mean) + "," + csv_number(s.ci95);
+      csv += "," + std::to_string(runs_ok[p]) + "\n";
+    }
+    sim::AtomicFile out((fs::path(c.out_dir) / "sweep.csv").string());
+    out.write(csv);
+    out.commit();
+  }
+
+  // sweep.h5: /runs (one row per run) and /points (one row per point).
+  {
+    std::vector<std::string> values_text, errors;
+    for (const auto& p : points)
+      for (const std::string& v : p.values) values_text.push_back(v);
+    for (const RunResult& r : results) errors.push_back(r.error);
+    const std::size_t value_width = widest(values_text), error_width = widest(errors);
+    trace::TraceOptions t;
+    auto file = trace::TraceFile::create((fs::path(c.out_dir) / "sweep.h5").string(), t);
+    std::vector<trace::Column> run_columns{{"point", trace::ColumnType::I64}, {"replication", trace::ColumnType::I64},
+                                           {"seed", trace::ColumnType::I64}};
+    for (const std::string& k : keys) run_columns.push_back({k, trace::ColumnType::Str, {}, value_width});
+    for (const std::size_t m : metrics) run_columns.push_back({std::string(analysis::STRATEGY_FIGURES[m].key), trace::ColumnType::F64});
+    run_columns.push_back({"ok", trace::ColumnType::I32});
+    run_columns.push_back({"error", trace::ColumnType::Str, {}, error_width});
+    trace::Table& runs = file->add_table("runs", run_columns);
+    for (std::size_t i = 0; i < total; ++i) {
+      const std::size_t p = i / reps;
+      std::size_t col = 0;
+      runs.begin_row();
+      runs.i64(col++, static_cast<std::int64_t>(p));
+      runs.i64(col++, static_cast<std::int64_t>(i % reps));
+      runs.i64(col++, static_cast<std::int64_t>(results[i].seed));
+      for (const std::string& v : points[p].values) runs.str(col++, v);
+      for (const std::size_t m : metrics) runs.f64(col++, results[i].ok ? results[i].figures[m] : analysis::NOT_A_NUMBER);
+      runs.i32(col++, results[i].ok ? 1 : 0);
+      runs.str(col++, results[i].error);
+    }
+    std::vector<trace::Column> point_columns{{"point", trace::ColumnType::I64}, {"runs_ok", trace::ColumnType::I64}};
+    for (const std::string& k : keys) point_columns.push_back({k, trace::ColumnType::Str, {}, value_width});
+    for (const std::size_t m : metrics)
+      for (const char* suffix : {"_mean", "_sd", "_ci95"})
+        point_columns.push_back({std::string(analysis::STRATEGY_FIGURES[m].key) + suffix, trace::ColumnType::F64});
+    trace::Table& table = file->add_table("points", point_columns);
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      std::size_t col = 0;
+      table.begin_row();
+      table.i64(col++, static_cast<std::int64_t>(p));
+      table.i64(col++, runs_ok[p]);
+      for (const std::string& v : points[p].values) table.str(col++, v);
+      for (const PointStats& s : stats[p]) {
+        table.f64(col++, s.mean);
+        table.f64(col++, s.sd);
+        table.f64(col++, s.ci95);
+      }
+    }
+    file->set_attribute("gcsim_file", std::string_view("sweep"));
+    file->set_attribute("sweep_file", std::string_view(c.file));
+    file->set_attribute("base_scenario", std::string_view(spec.base));
+    file->set_attribute("replications", static_cast<std::int64_t>(reps));
+    file->commit();
+  }
+
+  if (!c.quiet) {
+    std::printf("gcsim sweep: %zu points x %zu replications = %zu runs (%s)\n", points.size(), reps, total, c.file.c_str());
+    std::string header = "point";
+    for (const std::string& k : keys) header += "  " + k;
+    for (const std::size_t m : metrics) header += "  " + std::string(analysis::STRATEGY_FIGURES[m].key);
+    std::printf("%s\n", header.c_str());
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      std::string line = std::to_string(p);
+      for (const std::string& v : points[p].values) line += "  " + v;
+      for (const PointStats& s : stats[p]) {
+        char cell[96];
+        if (std::isnan(s.ci95)) std::snprintf(cell, sizeof cell, "  %.6g", s.mean);
+        else std::snprintf(cell, sizeof cell, "  %.6g ± %.3g", s.mean, s.ci95);
+        line += cell;
+      }
+      std::printf("%s\n", line.c_str());
+    }
+    std::printf("results: %s, %s\n", (fs::path(c.out_dir) / "sweep.csv").string().c_str(),
+                (fs::path(c.out_dir) / "sweep.h5").string().c_str());
+  }
+  const std::size_t failed = progress.failed();
+  if (failed == 0) return 0;
+  bool internal = false;
+  for (std::size_t i = 0; i < total; ++i)
+    if (!results[i].ok) {
+      internal = internal || results[i].internal;
+      std::fprintf(stderr, "gcsim sweep: point %zu replication %zu failed: %s\n", i / reps, i % reps, results[i].error.c_str());
+    }
+  std::fprintf(stderr, "gcsim sweep: %zu of %zu runs failed\n", failed, total);
+  return internal ? 1 : 2;
+}
+
+}  // namespace
+
+std::shared_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
+  auto c = std::make_shared<SweepCommand>();
+  c->app = app.add_subcommand("sweep", "Run every point of a sweep file, with replications, into one table (docs/sweeps.md)");
+  c->app->add_option("sweep", c->file, "Sweep file (base, replications, vary, metrics)")->required();
+  c->app->add_option("-j,--threads", c->threads, "Runs at once (default: one per core)")->check(CLI::Range(1, 4096));
+  c->app->add_option("-o,--output", c->out_dir, "Output folder: sweep.csv and sweep.h5 (default: sweep-out)");
+  c->app->add_flag("-q,--quiet", c->quiet, "Print no progress and no table");
+  c->app->add_flag("--keep-traces", c->keep_traces, "Keep every run's trace, in OUT/traces/p<point>-r<replication>.h5");
+  return c;
+}
+
+CLI::App* sweep_app(const SweepCommand& command) { return command.app; }
+
+int run_sweep_command(const SweepCommand& command, const models::LoadOptions& options, const models::ResourceLimits& limits) {
+  if (!*command.app) return -1;
+  return cmd_sweep(command, options, limits);
+}
+
+}  // namespace gcsim::cli

@@ -1,0 +1,139 @@
+// `gcsim sweep` (docs/sweeps.md): the points' figures computed by hand, the per-point
+// statistics against the runs table, results identical whatever -j, and bad sweeps
+// refused at the sweep file's line and column before anything runs or is written.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "support/scenario_support.hpp"
+#include "sim/trace/trace_reader.hpp"
+
+using namespace gcsim;
+using test::run_gcsim;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Two 8-GPU jobs of 6 h at 0 h, and generated one-GPU jobs whose draws differ between
+// replications (for intervals that are not zero).
+const char* BASE = R"(name: base
+horizon: 10d
+run_until: done
+cluster:
+  node_types:
+    - {name: p4d, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, memory: 1152GiB, count: 1,
+       price: {on_demand_per_hour: 10}}
+workload:
+  jobs:
+    - {name: a, submit: 0h, gpus: 8, duration: 6h}
+    - {name: b, submit: 0h, gpus: 8, duration: 6h}
+)";
+
+}  // namespace
+
+TEST_CASE("a sweep's points give the figures computed by hand, in one table", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_cli");
+  test::write_file(dir.file("base.yaml"), BASE);
+  test::write_file(dir.file("s.yaml"), R"(base: base.yaml
+vary:
+  grid:
+    cluster.node_types[0].count: [1, 2]
+metrics: [jct_mean_s, total_cost_usd, jobs_completed]
+)");
+  const auto r = run_gcsim("sweep " + dir.file("s.yaml") + " -q -o " + dir.file("out"));
+  REQUIRE(r.code == 0);
+  // One node: a ends at 6 h, b at 12 h, a mean JCT of 9 h; the node is billed 12 h at $10.
+  // Two nodes: both end at 6 h; two nodes for 6 h, the same $120.
+  const std::string csv = test::read_bytes(dir.file("out/sweep.csv"));
+  CHECK(has(csv, "point,cluster.node_types[0].count,jct_mean_s_mean,jct_mean_s_ci95,total_cost_usd_mean,"
+                 "total_cost_usd_ci95,jobs_completed_mean,jobs_completed_ci95,runs_ok\n"));
+  CHECK(has(csv, "\n0,1,32400,,120,,2,,1\n"));
+  CHECK(has(csv, "\n1,2,21600,,120,,2,,1\n"));
+  // No trace written.
+  CHECK_FALSE(std::filesystem::exists(dir.file("out/traces")));
+}
+
+TEST_CASE("a point's mean, standard deviation and interval are those of its runs", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_ci");
+  std::string base = BASE;
+  base += R"(  generators:
+    - name: g
+      count: 40
+      arrival: {dist: exponential, mean: 1h}
+      gpus: 1
+      duration: {dist: lognormal, median: 2h, sigma: 1}
+)";
+  test::write_file(dir.file("base.yaml"), base);
+  test::write_file(dir.file("s.yaml"), "base: base.yaml\nreplications: 4\nvary:\n  grid:\n    scheduler.policy: [fifo, sjf]\n"
+                                       "metrics: [jct_mean_s]\n");
+  REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q -j 2 -o " + dir.file("j2")).code == 0);
+  REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q -j 1 -o " + dir.file("j1")).code == 0);
+  // Identical results whatever the number of threads, byte for byte.
+  CHECK(test::read_bytes(dir.file("j1/sweep.csv")) == test::read_bytes(dir.file("j2/sweep.csv")));
+  CHECK(test::read_bytes(dir.file("j1/sweep.h5")) == test::read_bytes(dir.file("j2/sweep.h5")));
+
+  const auto h5 = trace::TraceReader::open(dir.file("j2/sweep.h5"));
+  const trace::Columns runs = h5->read_columns("runs", {"point", "replication", "jct_mean_s"});
+  const trace::Columns points = h5->read_columns("points", {"jct_mean_s_mean", "jct_mean_s_sd", "jct_mean_s_ci95"});
+  const auto& jct = runs.f64.at("jct_mean_s");
+  REQUIRE(jct.size() == 8);
+  CHECK(runs.ints.at("point") == std::vector<std::int64_t>{0, 0, 0, 0, 1, 1, 1, 1});
+  CHECK(runs.ints.at("replication") == std::vector<std::int64_t>{0, 1, 2, 3, 0, 1, 2, 3});
+  for (std::size_t p = 0; p < 2; ++p) {
+    double mean = 0, ss = 0;
+    for (std::size_t r = 0; r < 4; ++r) mean += jct[p * 4 + r] / 4;
+    for (std::size_t r = 0; r < 4; ++r) ss += (jct[p * 4 + r] - mean) * (jct[p * 4 + r] - mean);
+    const double sd = std::sqrt(ss / 3);
+    CHECK(points.f64.at("jct_mean_s_mean")[p] == Approx(mean).epsilon(1e-12));
+    CHECK(points.f64.at("jct_mean_s_sd")[p] == Approx(sd).epsilon(1e-12));
+    CHECK(sd > 0);  // the replications differ
+    // t(0.975, 3 degrees of freedom) = 3.182 (NIST/SEMATECH table).
+    CHECK(points.f64.at("jct_mean_s_ci95")[p] == Approx(3.182 * sd / 2).epsilon(1e-3));
+  }
+  // Replication r sees the same jobs at every point: the two policies' runs of one
+  // replication differ, while each replication's arrivals are its own.
+  CHECK(jct[0] != jct[1]);
+}
+
+TEST_CASE("a bad sweep is refused at the sweep file's position before anything is written", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_bad");
+  test::write_file(dir.file("base.yaml"), BASE);
+  // The second value of the grid is one the scenario refuses: line 4, column 38.
+  test::write_file(dir.file("s.yaml"), "base: base.yaml\nvary:\n  grid:\n    cluster.node_types[0].count: [1, -2]\n");
+  auto r = run_gcsim("sweep " + dir.file("s.yaml") + " -q -o " + dir.file("out"));
+  CHECK(r.code == 2);
+  CHECK(has(r.output, "s.yaml:4:38: error[out-of-range]: cluster.node_types[0].count"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+
+  test::write_file(dir.file("m.yaml"), "base: base.yaml\nvary:\n  grid: {seed: [1]}\nmetrics: [jct_maen_s]\n");
+  r = run_gcsim("sweep " + dir.file("m.yaml") + " -q -o " + dir.file("out"));
+  CHECK(r.code == 2);
+  CHECK(has(r.output, "m.yaml:4:11: error[unknown-name]"));
+  CHECK(has(r.output, "did you mean 'jct_mean_s'?"));
+
+  test::write_file(dir.file("k.yaml"), "base: base.yaml\nvary:\n  grid:\n    cluster.node_types[0].cont: [1]\n");
+  r = run_gcsim("sweep " + dir.file("k.yaml") + " -q -o " + dir.file("out"));
+  CHECK(r.code == 2);
+  CHECK(has(r.output, "k.yaml:4:34:"));
+  CHECK(has(r.output, "unknown key 'cont'"));
+
+  test::write_file(dir.file("b.yaml"), "base: nowhere.yaml\nvary:\n  grid: {seed: [1]}\n");
+  r = run_gcsim("sweep " + dir.file("b.yaml") + " -q -o " + dir.file("out"));
+  CHECK(r.code == 2);
+  CHECK(has(r.output, "b.yaml:1:7: error[file-not-found]"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
+TEST_CASE("the bundled sweep runs: 10 points of 5 replications", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_bundled");
+  const auto r = run_gcsim("sweep " GCSIM_SOURCE_DIR "/scenarios/sweeps/quickstart-nodes.yaml -q -o " + dir.file("out"));
+  REQUIRE(r.code == 0);
+  const std::string csv = test::read_bytes(dir.file("out/sweep.csv"));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 11);
+  CHECK(has(csv, "\n9,8,backfill,"));
+  CHECK(has(csv, ",5\n"));  // runs_ok
+}
