@@ -26,6 +26,10 @@
 #include "analysis/strategy_comparison.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
+#include "cli/sweep_journal.hpp"
+#include "gcsim/version.hpp"
+#include "sim/config/regular_file.hpp"
+#include "sim/config/source_resolver.hpp"
 #include "models/config/resource_estimate.hpp"
 #include "models/config/sweep_spec.hpp"
 #include "models/simulation.hpp"
@@ -45,9 +49,13 @@ struct SweepCommand {
   std::string out_dir = "sweep-out";
   bool quiet = false;
   bool keep_traces = false;
+  bool restart = false;
 };
 
 namespace {
+
+// A sweep file is a few keys and lists; 16 MiB is far past any written by hand.
+constexpr std::uint64_t MAX_SWEEP_FILE_BYTES = 16u << 20;
 
 // The figures a sweep reports: its `metrics:` by index into STRATEGY_FIGURES, checked
 // with a did-you-mean at the name's position.
@@ -74,13 +82,6 @@ std::vector<std::size_t> metric_indices(const models::SweepSpec& spec) {
   return out;
 }
 
-struct RunResult {
-  bool ok = false;
-  bool internal = false;  // a bug, not the scenario: exit code 1
-  std::string error;
-  std::uint64_t seed = 0;
-  analysis::StrategyFigures figures{};
-};
 
 // Progress on standard error: a bar redrawn in place on a terminal, else a plain line
 // every few seconds.
@@ -182,12 +183,23 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
 
   // Every point loaded and checked before any run: the first failing point, in order, is
   // the error (at the sweep file's line and column where the point's value is written).
+  // Each point's digest covers its scenario as run and every file it reads.
   std::vector<std::uint64_t> seeds(points.size());
+  std::vector<std::string> digests(points.size());
   sim::parallel_for(points.size(), threads, [&](std::size_t p) {
     const models::Scenario s = models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
     models::check_resources(models::estimate_resources(s), limits);
     seeds[p] = s.seed;
+    std::string d = config::fnv1a64_hex(s.source_text);
+    for (const config::SourceRecord& r : s.inputs) d += " " + r.digest;
+    digests[p] = d;
   });
+  // What the results depend on: gcsim, the sweep file, the base scenario as written (and
+  // set), every point with the files it reads; the replications are in the sweep file.
+  std::string all = std::string("gcsim ") + VERSION + "\n" + config::read_regular_file(c.file, MAX_SWEEP_FILE_BYTES, "sweep file") +
+                    "\n" + config::fnv1a64_hex(base.text);
+  for (const std::string& d : digests) all += "\n" + d;
+  const std::string fingerprint = config::fnv1a64_hex(all);
 
   make_output_dir(c.out_dir);
   const fs::path traces_dir = fs::path(c.out_dir) / "traces";
@@ -195,12 +207,19 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
 
   // Runs: point-major, replication r of every point with the same random streams.
   const std::size_t total = points.size() * reps;
-  std::vector<RunResult> results(total);
-  Progress progress(total, c.quiet);
-  sim::parallel_for(total, threads, [&](std::size_t i) {
+  std::vector<JournalRun> results;
+  SweepJournal journal(c.out_dir, fingerprint, total, c.restart, results);
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < total; ++i)
+    if (!results[i].done) todo.push_back(i);
+  if (!c.quiet && todo.size() < total)
+    std::fprintf(stderr, "gcsim sweep: resuming: %zu of %zu runs were done before (%s)\n", total - todo.size(), total,
+                 SweepJournal::path_in(c.out_dir).c_str());
+  Progress progress(todo.size(), c.quiet);
+  sim::parallel_for(todo.size(), threads, [&](std::size_t k) {
+    const std::size_t i = todo[k];
     const std::size_t p = i / reps, r = i % reps;
-    RunResult& out = results[i];
-    out.seed = seeds[p];
+    JournalRun& out = results[i];
     try {
       const models::Scenario s =
           models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
@@ -231,6 +250,8 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
       out.internal = true;
       out.error = std::string("internal error: ") + e.what();
     }
+    out.done = true;
+    journal.record(i, out);
     progress.done_one(!out.ok);
   });
 
@@ -242,7 +263,7 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
     for (std::size_t m = 0; m < metrics.size(); ++m) {
       std::vector<double> values;
       for (std::size_t r = 0; r < reps; ++r) {
-        const RunResult& run = results[p * reps + r];
+        const JournalRun& run = results[p * reps + r];
         if (run.ok) values.push_back(run.figures[metrics[m]]);
       }
       stats[p][m] = stats_of(values);
@@ -273,7 +294,7 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
     std::vector<std::string> values_text, errors;
     for (const auto& p : points)
       for (const std::string& v : p.values) values_text.push_back(v);
-    for (const RunResult& r : results) errors.push_back(r.error);
+    for (const JournalRun& r : results) errors.push_back(r.error);
     const std::size_t value_width = widest(values_text), error_width = widest(errors);
     trace::TraceOptions t;
     auto file = trace::TraceFile::create((fs::path(c.out_dir) / "sweep.h5").string(), t);
@@ -290,7 +311,7 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
       runs.begin_row();
       runs.i64(col++, static_cast<std::int64_t>(p));
       runs.i64(col++, static_cast<std::int64_t>(i % reps));
-      runs.i64(col++, static_cast<std::int64_t>(results[i].seed));
+      runs.i64(col++, static_cast<std::int64_t>(seeds[p]));
       for (const std::string& v : points[p].values) runs.str(col++, v);
       for (const std::size_t m : metrics) runs.f64(col++, results[i].ok ? results[i].figures[m] : analysis::NOT_A_NUMBER);
       runs.i32(col++, results[i].ok ? 1 : 0);
@@ -341,7 +362,8 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
     std::printf("results: %s, %s\n", (fs::path(c.out_dir) / "sweep.csv").string().c_str(),
                 (fs::path(c.out_dir) / "sweep.h5").string().c_str());
   }
-  const std::size_t failed = progress.failed();
+  std::size_t failed = 0;
+  for (const JournalRun& r : results) failed += r.ok ? 0 : 1;
   if (failed == 0) return 0;
   bool internal = false;
   for (std::size_t i = 0; i < total; ++i)
@@ -363,6 +385,8 @@ std::shared_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
   c->app->add_option("-o,--output", c->out_dir, "Output folder: sweep.csv and sweep.h5 (default: sweep-out)");
   c->app->add_flag("-q,--quiet", c->quiet, "Print no progress and no table");
   c->app->add_flag("--keep-traces", c->keep_traces, "Keep every run's trace, in OUT/traces/p<point>-r<replication>.h5");
+  c->app->add_flag("--restart", c->restart,
+                   "Start afresh: ignore the journal of an earlier sweep into OUT (by default a sweep resumes it)");
   return c;
 }
 

@@ -1,0 +1,49 @@
+// The journal of a sweep (docs/sweeps.md, "Resuming"): DIR/sweep.journal, one line per
+// finished run, appended with one write() as the run ends, so that a sweep killed at any
+// point (kill -9 included) resumes with only the missing runs, and its tables come out
+// byte for byte as an uninterrupted sweep's. The first line names the sweep by a
+// fingerprint of everything its results depend on; every line carries a checksum, so a
+// line torn by a crash is ignored (that run runs again).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "analysis/strategy_comparison.hpp"
+
+namespace gcsim::cli {
+
+struct JournalRun {
+  bool done = false;
+  bool ok = false;
+  bool internal = false;
+  std::string error;
+  analysis::StrategyFigures figures{};
+};
+
+class SweepJournal {
+ public:
+  // Opens DIR/sweep.journal for the sweep of `fingerprint` with `runs` runs. An existing
+  // journal of the same sweep is read into `runs_done` (a record per finished run); one of
+  // another sweep is an Error naming what to do, unless `restart`, which starts afresh.
+  SweepJournal(const std::string& dir, const std::string& fingerprint, std::size_t runs, bool restart,
+               std::vector<JournalRun>& runs_done);
+  ~SweepJournal();
+  SweepJournal(const SweepJournal&) = delete;
+  SweepJournal& operator=(const SweepJournal&) = delete;
+
+  // Appends run `index`'s record (thread-safe).
+  void record(std::size_t index, const JournalRun& run);
+
+  static std::string path_in(const std::string& dir);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::mutex mutex_;
+};
+
+}  // namespace gcsim::cli
