@@ -361,7 +361,7 @@ void EasyBackfill::easy(const ClusterView& cluster, const WaitingJobs& waiting, 
       if (end < memo_.end)
         ++memo_.before_fit;
       else
-        keep = end > memo_.end && memo_.long_starts;
+        keep = end > memo_.end && memo_.long_starts && p.gpu_milli >= 1000;
       memo_.node_changes += p.count;
     }
     if (keep)

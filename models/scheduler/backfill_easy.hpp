@@ -98,7 +98,8 @@ class EasyBackfill final : public BackfillBase {
   //     spare (spare_taken_ keeps them): only when the head takes whole nodes of every type
   //     it may use and the plan's strategy chooses the least candidate by its own order
   //     (chooses_least_candidate: best-fit, first-fit, pack), so that the nodes it reserved
-  //     are still those a fresh plan takes.
+  //     are still those a fresh plan takes; and only a run of whole GPUs (a share counted as
+  //     a whole GPU taken may sit on a GPU a fresh plan never counted free at e).
   // Every other start or end, and a plan with a run on a node that is not up before its
   // fit, ends the memo.
   struct PlanMemo {

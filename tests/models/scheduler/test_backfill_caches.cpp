@@ -132,8 +132,10 @@ TEST_CASE("backfilling with every cache switched off decides as with them, pass 
   // Random workloads arriving faster than served (queues of tens to hundreds): both modes,
   // true and estimated lengths (runs then end off their expected ends, and past them),
   // depth 3 and 100, spot interruptions, checkpoint pauses, three placement strategies,
-  // seven seeds. A pass without caches plans everything afresh: it is the reference. For
-  // EASY the head's nodes are compared too.
+  // eight seeds; two cases with jobs sharing GPUs (EASY then plans on the plan strategy's
+  // overlay, which follows every GPU, instead of the availability profile). A pass without
+  // caches plans everything afresh: it is the reference. For EASY the head's nodes are
+  // compared too.
   int cases = 0;
   for (const BackfillMode mode : {BackfillMode::Easy, BackfillMode::Conservative})
     for (const auto& [seed, lengths, depth, spot, checkpoints, placement, shares] :
@@ -143,7 +145,8 @@ TEST_CASE("backfilling with every cache switched off decides as with them, pass 
           std::tuple{4, models::Lengths::True, 100, true, false, "spread", false},
           std::tuple{5, models::Lengths::Estimate, 100, false, true, "first-fit", false},
           std::tuple{6, models::Lengths::True, 3, false, false, "topology", false},
-          std::tuple{7, models::Lengths::Estimate, 100, true, false, "pack", false}}) {
+          std::tuple{7, models::Lengths::Estimate, 100, true, false, "pack", false},
+          std::tuple{8, models::Lengths::Estimate, 100, false, false, "best-fit", true}}) {
       BackfillParams p;
       p.mode = mode;
       p.lengths = lengths;
@@ -166,7 +169,7 @@ TEST_CASE("backfilling with every cache switched off decides as with them, pass 
       CHECK(tally->reservations > 100);
       ++cases;
     }
-  CHECK(cases == 14);
+  CHECK(cases == 16);
 }
 
 TEST_CASE("backfilling decides the same for a workload shifted by 0, 200 and 3,000 days", "[model][scheduler]") {
