@@ -1,7 +1,8 @@
-// The availability profile of conservative backfilling (docs/scheduling.md, "mode:
-// conservative"): free GPUs per node over time, as Slurm's backfill plugin keeps its
-// node_space map, held relative to one instant so that a search costs the nodes it
-// touches, not every node:
+// The availability profile of the backfilling policies (docs/scheduling.md, "The code"):
+// free GPUs per node over time, as Slurm's backfill plugin keeps its node_space map, held
+// relative to one instant so that a search costs the nodes it touches, not every node.
+// Conservative backfilling searches every reservation on it; EASY plans its head's (with
+// no holds: its rest state is base):
 //   base   the free GPUs now per node (0 unless up), followed through the cluster's change log;
 //   rest   base plus the GPUs of the runs ended by the rest front (cap), less the GPUs of
 //          every hold counted at rest (held): the state between searches;
@@ -23,9 +24,9 @@ namespace gcsim::models {
 class AvailabilityProfile {
  public:
   // Follows the cluster's change log into base and rest (rebuilding all after entries were
-  // dropped unread or on first use). False when plans made on the profile may no longer
-  // hold: it was rebuilt (no hold and no release counted at rest), or a node's status
-  // changed.
+  // dropped unread, on first use, or at every call for a view without the log). False when
+  // plans made on the profile may no longer hold: it was rebuilt (no hold and no release
+  // counted at rest), or a node's status changed.
   bool follow(const ClusterView& cluster, bool& rebuilt);
   void invalidate() { valid_ = false; }
   bool valid_for(const ClusterView& cluster) const { return valid_ && base_.size() == cluster.nodes.size(); }
@@ -60,6 +61,10 @@ class AvailabilityProfile {
     log_.nodes.clear();
   }
   void end_search();
+  // In a search: node n's GPUs available (capacity less holds), and the nodes changed so
+  // far (the others are at rest).
+  int avail(std::uint32_t n) const { return std::max(0, scap_[n] - sheld_[n]); }
+  const std::vector<std::uint32_t>& touched() const { return touched_; }
 
  private:
   void refile(const ClusterView& cluster, std::uint32_t n, int before);

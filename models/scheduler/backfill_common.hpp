@@ -1,7 +1,8 @@
 // What the two backfilling policies share (docs/scheduling.md, "Backfilling"): their keys'
 // values, the reservation they report, and a base that holds the two placement strategies
-// (one for the pass, one for plans) and the release schedule (running jobs by expected end,
-// backfill_releases.hpp). EASY is in backfill_easy.*, conservative in backfill_conservative*.
+// (one for the pass, one for plans), the release schedule (running jobs by expected end,
+// backfill_releases.hpp) and the availability profile (free GPUs per node over time, which
+// both plan their reservations on, availability_profile.hpp). EASY is in backfill_easy.*, conservative in backfill_conservative*.
 // Times are SimTime (integer nanoseconds) throughout: a span of `length` seconds from t
 // ends at t + SimTime::from_seconds(length), as the cluster ends a run.
 #pragma once
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/scheduler/availability_profile.hpp"
 #include "models/scheduler/backfill_releases.hpp"
 #include "models/scheduler/ordered.hpp"
 #include "models/scheduler/placement.hpp"
@@ -31,9 +33,9 @@ struct BackfillParams {
   int depth = 100;  // waiting jobs a pass examines behind the first that does not fit
 };
 
-// A reservation made in the last pass: the job and the time it would start. Conservative
-// with the change log also gives its nodes, reservation_nodes()[first, first + count), and
-// the GPUs it takes on each (for tests).
+// A reservation made in the last pass: the job and the time it would start. EASY, and
+// conservative with the change log, also give its nodes, reservation_nodes()[first,
+// first + count), and the GPUs it takes on each (for tests).
 struct BackfillReservation {
   std::uint32_t job = 0;
   sim::SimTime start;
@@ -90,6 +92,7 @@ class BackfillBase : public Scheduler {
   std::unique_ptr<PlacementStrategy> plan_;
   BackfillParams params_;
   ReleaseSchedule running_;  // running jobs by expected end
+  AvailabilityProfile profile_;  // free GPUs per node now and in a plan
   mutable std::vector<Reservation> reservations_;
   Decisions plan_out_;
 

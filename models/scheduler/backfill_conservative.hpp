@@ -136,7 +136,6 @@ class ConservativeBackfill final : public BackfillBase {
   // end), 2 past (ended by the candidate time); between passes, 3 marks a hold that goes.
   std::vector<char> hold_state_;
   bool holds_valid_ = false;  // holds_ and by_* hold kept_'s reservations (and nothing else but gone ones)
-  AvailabilityProfile profile_;
   // The runs ending by front_ are counted at rest (kept near where searches start trying):
   // a search takes back those ending after its first try.
   sim::SimTime front_ = sim::SimTime::min();

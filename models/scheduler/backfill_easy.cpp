@@ -59,7 +59,8 @@ bool EasyBackfill::reserve_head(const ClusterView& cluster, const WaitingJobs& w
       memo_.eligible_types == head.eligible_types && memo_.node_changes == node_changes) {
     if (check_reuse_) return check_reused_plan(cluster, waiting, head, started_from, out);
     if (!memo_.fits) return false;
-    reservations_.push_back(Reservation{head.job, std::max(now, memo_.end)});
+    reservations_.push_back(Reservation{head.job, std::max(now, memo_.end), 0,
+                                        static_cast<std::uint32_t>(head_nodes_.size()), head_gpus_per_node_});
     return true;
   }
   memo_.valid = false;
@@ -72,11 +73,8 @@ bool EasyBackfill::reserve_head(const ClusterView& cluster, const WaitingJobs& w
   sim::SimTime fit_end;
   std::uint32_t released = 0;   // releases so far
   std::uint32_t not_up = 0;     // runs passed over, on nodes not up
-  // The plan starts from the pass's view (following the cluster's log, GPU by GPU where
-  // jobs share GPUs), less what this pass placed from started_from on.
-  plan_->reset(cluster);
-  for (std::size_t i = started_from; i < out.placements.size(); ++i) plan_->take_placed(out.placements[i], out.nodes);
-  // The runs this pass started end at now + length: merged, by end, with the running ones.
+  // The runs this pass started from started_from on end at now + length: merged, by end,
+  // with the running ones.
   started_.clear();
   for (std::size_t i = started_from; i < out.placements.size(); ++i) {
     const Placement& p = out.placements[i];
@@ -84,29 +82,56 @@ bool EasyBackfill::reserve_head(const ClusterView& cluster, const WaitingJobs& w
         Hold{now, span_end(now, length_of(waiting[p.job])), p.first, p.count, p.gpus_per_node, p.gpu, p.gpu_milli, p.gpu_mask});
   }
   std::sort(started_.begin(), started_.end(), [](const Hold& a, const Hold& b) { return a.end < b.end; });
+  // The plan starts from the pass's view less what the pass placed from started_from on: on
+  // the availability profile in whole GPUs (a search of the profile with no holds), or,
+  // where jobs share GPUs, on the plan strategy's own overlay of the view, which follows
+  // every GPU's unheld thousandths (a share that ends gives its thousandths back).
+  const bool on_profile = cluster.gpu_room.empty();
+  if (on_profile) {
+    if (cluster.changes == nullptr) {
+      bool rebuilt = false;
+      profile_.follow(cluster, rebuilt);
+    }
+    profile_.begin_search(true);
+    for (const Hold& h : started_)
+      for (std::uint32_t k = h.first; k < h.first + h.count; ++k) profile_.change(cluster, out.nodes[k], -h.gpus_per_node, 0);
+  } else {
+    plan_->reset(cluster);
+    for (std::size_t i = started_from; i < out.placements.size(); ++i) plan_->take_placed(out.placements[i], out.nodes);
+  }
   std::size_t next_started = 0;
   sim::SimTime at = now;
   bool fits = false;
-  // After the first release, the head is tried again only when a node this release gave
-  // back now has room for it (free GPUs >= its GPUs, or the whole node for a job bigger
-  // than a node) or it asks for a share: a whole-GPU job's place depends only on which
-  // nodes have that room, so with the same such nodes as at the last try it fails again.
-  // A view without a change log gets the plain plan, tried at every release (the tests'
-  // reference).
+  // The head is tried after a release only where it may fit. On the profile, the per-type
+  // count of nodes by GPUs available says so exactly (a node with its GPUs, or enough whole
+  // nodes), and the strategy is asked on the profile's view (every strategy places a job
+  // wherever that count has room). On the overlay, after the first try, only when a node
+  // this release gave back now has room for it (free GPUs >= its GPUs, or the whole node
+  // for a job bigger than a node) or it asks for a share: a whole-GPU job's place depends
+  // only on which nodes have that room; a view without the change log gets it tried at
+  // every release (the tests' reference).
   bool tried = false;
   const bool try_every_release = cluster.changes == nullptr;
   const auto release = [&](sim::SimTime end, const RunningPlace& place) {
-    plan_->give_back(place);
     ++released;
     at = std::max(now, end);  // a run past its expected end may end any moment
     fit_end = end;
-    bool may_fit = try_every_release || !tried || head.gpu_milli < 1000;
-    for (std::size_t i = 0; !may_fit && i < place.nodes.size(); ++i) {
-      const std::uint32_t n = place.nodes[i];
-      may_fit = plan_->free_gpus(n) >= std::min(head.gpus, cluster.types[cluster.nodes[n].type].gpus_per_node);
+    if (on_profile) {
+      GCSIM_CHECK(place.gpu < 0, "EASY backfill: a run shares a GPU in a view without gpu_room");
+      for (const std::uint32_t n : place.nodes) profile_.change(cluster, n, place.gpus_per_node, 0);
+      if (!profile_.may_fit(cluster, head)) return false;
+      plan_->reset(profile_.sync_view(cluster, head));
+      profile_.view_read();
+    } else {
+      plan_->give_back(place);
+      bool may_fit = try_every_release || !tried || head.gpu_milli < 1000;
+      for (std::size_t i = 0; !may_fit && i < place.nodes.size(); ++i) {
+        const std::uint32_t n = place.nodes[i];
+        may_fit = plan_->free_gpus(n) >= std::min(head.gpus, cluster.types[cluster.nodes[n].type].gpus_per_node);
+      }
+      if (!may_fit) return false;
+      tried = true;
     }
-    if (!may_fit) return false;
-    tried = true;
     fits = plan_->could_fit(head.gpus) && plan_->reserve(head);  // capacity only: the quotas admitted the head
     return fits;
   };
@@ -119,7 +144,6 @@ bool EasyBackfill::reserve_head(const ClusterView& cluster, const WaitingJobs& w
     }
     return false;
   };
-  plan_out_.clear();
   running_.scan([&](std::uint32_t id, sim::SimTime end) {
     if (release_started_until(end)) return Visit::Stop;
     const RunningPlace place = cluster.running_jobs->where(id);
@@ -130,6 +154,28 @@ bool EasyBackfill::reserve_head(const ClusterView& cluster, const WaitingJobs& w
     return release(end, place) ? Visit::Stop : Visit::Next;
   });
   if (!fits) release_started_until(sim::SimTime::max());
+  // The spare GPUs at the reservation, per node, as a change to this view (spare_at reads
+  // it in later passes against their views): the GPUs available then less the head's.
+  for (const std::uint32_t n : spare_change_touched_) spare_change_[n] = 0;
+  spare_change_touched_.clear();
+  spare_change_.resize(cluster.nodes.size());
+  plan_on_profile_ = on_profile;
+  head_nodes_.clear();
+  if (fits) {
+    const Placement& r = plan_->reserved();
+    head_nodes_.assign(plan_->reserved_nodes().begin(), plan_->reserved_nodes().end());
+    head_gpus_per_node_ = r.gpus_per_node;
+    if (on_profile) {
+      const auto add = [&](std::uint32_t n, int d) {
+        if (d == 0) return;
+        if (spare_change_[n] == 0) spare_change_touched_.push_back(n);  // may list a node twice: harmless
+        spare_change_[n] += d;
+      };
+      for (const std::uint32_t n : profile_.touched()) add(n, profile_.avail(n) - cluster.nodes[n].gpus_free);
+      for (const std::uint32_t n : head_nodes_) add(n, -r.gpus_per_node);
+    }
+  }
+  if (on_profile) profile_.end_search();
   if (memo_able) {
     bool whole_nodes = head.gpu_milli >= 1000;
     for (std::size_t t = 0; whole_nodes && t < cluster.types.size() && t < 64; ++t)
@@ -138,10 +184,7 @@ bool EasyBackfill::reserve_head(const ClusterView& cluster, const WaitingJobs& w
                      fits && not_up == 0, whole_nodes && plan_->chooses_least_candidate(), released};
   }
   if (!fits) return false;
-  // plan_ now holds, per node, the whole GPUs free at the reservation beyond what the head
-  // takes there, as a change to this view (spare_at reads it in later passes against their
-  // views; only this function changes plan_).
-  reservations_.push_back(Reservation{head.job, at});
+  reservations_.push_back(Reservation{head.job, at, 0, static_cast<std::uint32_t>(head_nodes_.size()), head_gpus_per_node_});
   return true;
 }
 
@@ -178,11 +221,12 @@ void EasyBackfill::follow_log(const ClusterView& cluster) {
 bool EasyBackfill::check_reused_plan(const ClusterView& cluster, const WaitingJobs& waiting, const QueuedJob& head,
                                           std::size_t started_from, const Decisions& out) {
   const PlanMemo kept = memo_;
+  check_nodes_ = head_nodes_;
   check_spare_.clear();
   for (std::uint32_t n = 0; n < cluster.nodes.size(); ++n) check_spare_.push_back(kept.fits ? spare_at(cluster, n) : 0);
   memo_.valid = false;
   const bool fits = reserve_head(cluster, waiting, head, started_from, out);
-  bool same = fits == kept.fits && (!fits || memo_.end == kept.end);
+  bool same = fits == kept.fits && (!fits || (memo_.end == kept.end && head_nodes_ == check_nodes_));
   for (std::uint32_t n = 0; same && fits && n < cluster.nodes.size(); ++n) same = check_spare_[n] == spare_at(cluster, n);
   GCSIM_CHECK(same, "backfill: the plan kept for job " + std::to_string(head.job) + " at " +
                         std::to_string(cluster.now.seconds()) + " s differs from a fresh one");
@@ -193,12 +237,20 @@ bool EasyBackfill::repeat_last_pass(const ClusterView& cluster, const Decisions&
   const bool same = pass_memo_.valid && cluster.admission == nullptr && cluster.changes != nullptr &&
                     out.placements.empty() && pass_memo_.node_changes == cluster.changes->total();
   if (!same) return false;
-  if (pass_memo_.reserved) reservations_.push_back(Reservation{memo_.head, std::max(cluster.now, memo_.end)});
+  if (pass_memo_.reserved)
+    reservations_.push_back(Reservation{memo_.head, std::max(cluster.now, memo_.end), 0,
+                                        static_cast<std::uint32_t>(head_nodes_.size()), head_gpus_per_node_});
   return true;
 }
 
 void EasyBackfill::easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
   follow_log(cluster);
+  // The profile follows the change log at every pass (a pass that plans reads it then);
+  // without the log it is built afresh when a pass plans.
+  if (cluster.changes != nullptr && cluster.gpu_room.empty()) {
+    bool rebuilt = false;
+    profile_.follow(cluster, rebuilt);
+  }
   if (repeat_last_pass(cluster, out)) return;
   pass_memo_.valid = false;
   now_->reset(cluster);
@@ -309,7 +361,7 @@ void EasyBackfill::easy(const ClusterView& cluster, const WaitingJobs& waiting, 
       if (end < memo_.end)
         ++memo_.before_fit;
       else
-        keep = end > memo_.end && memo_.long_starts;
+        keep = end > memo_.end && memo_.long_starts && p.gpu_milli >= 1000;
       memo_.node_changes += p.count;
     }
     if (keep)

@@ -5,15 +5,21 @@
 // if it fits now and either ends (now + its length) by that time, or takes, on each node
 // the placement strategy chooses for it, no more GPUs than the node has left at that time
 // beyond what the reservation takes there.
+// The reservation is planned on the availability profile (availability_profile.hpp, the
+// one conservative backfilling searches): the runs are given back in order of expected end
+// until the profile's per-type count of nodes by free GPUs has room for the head, and the
+// plan strategy is asked on the profile's view there. Where jobs share GPUs it is planned
+// on the plan strategy's overlay of the view instead, which follows every GPU's unheld
+// thousandths (as conservative plans afresh there).
 // The reservation is recomputed every pass, so a job that runs past its expected end (an
 // estimate too low) moves it later. It is planned only in a pass where a job behind the
 // head could start (elsewhere it decides nothing), and the last plan is reused while the
-// head, the running jobs and the nodes are unchanged (PlanMemo: the result is the same); a
-// plan tries the head again only after a release that gave some node room for it. A pass
-// that started nothing is not repeated while only later arrivals joined (PassMemo). A pass
-// visits at most `depth` waiting jobs behind the first that does not fit, and stops sooner
-// once no size class left fits now (the order index's could_fit pruning), so its cost does
-// not grow with the queue. Both memos are accelerators: use_caches(false) turns them off.
+// head, the running jobs and the nodes are unchanged (PlanMemo: the result is the same). A
+// pass that started nothing is not repeated while only later arrivals joined (PassMemo). A
+// pass visits at most `depth` waiting jobs behind the first that does not fit, and stops
+// sooner once no size class left fits now (the order index's could_fit pruning), so its
+// cost does not grow with the queue. Both memos, and the profile followed through the
+// change log, are accelerators: use_caches(false) turns them off.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +54,8 @@ class EasyBackfill final : public BackfillBase {
   // start now, so that the reservation would decide nothing and is not planned, or when it
   // fits nowhere even once every running job has ended).
   const std::vector<Reservation>& reservations() const override { return reservations_; }
+  // The nodes of the head's reservation (Reservation::first, count index them).
+  const std::vector<std::uint32_t>& reservation_nodes() const override { return head_nodes_; }
 
  private:
   void easy(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out);
@@ -65,7 +73,12 @@ class EasyBackfill final : public BackfillBase {
   // then, plus what the plan changed, read against this pass's view less what the view
   // changed since, drift_), less what long jobs started since the plan take (spare_taken_).
   int spare_at(const ClusterView& cluster, std::uint32_t node) const {
-    return cluster.nodes[node].gpus_free + plan_->free_gpus_change(node) - drift_[node] - spare_taken_[node];
+    return cluster.nodes[node].gpus_free + plan_change(node) - drift_[node] - spare_taken_[node];
+  }
+  // What the last fresh plan changed of a node's free GPUs at the reservation, the head's
+  // GPUs taken: on the profile (spare_change_), or on the plan strategy's overlay.
+  int plan_change(std::uint32_t node) const {
+    return plan_on_profile_ ? spare_change_[node] : plan_->free_gpus_change(node);
   }
 
   OrderIndex<SubmitOrder> waiting_;  // submit order (job id order)
@@ -85,7 +98,8 @@ class EasyBackfill final : public BackfillBase {
   //     spare (spare_taken_ keeps them): only when the head takes whole nodes of every type
   //     it may use and the plan's strategy chooses the least candidate by its own order
   //     (chooses_least_candidate: best-fit, first-fit, pack), so that the nodes it reserved
-  //     are still those a fresh plan takes.
+  //     are still those a fresh plan takes; and only a run of whole GPUs (a share counted as
+  //     a whole GPU taken may sit on a GPU a fresh plan never counted free at e).
   // Every other start or end, and a plan with a run on a node that is not up before its
   // fit, ends the memo.
   struct PlanMemo {
@@ -104,6 +118,14 @@ class EasyBackfill final : public BackfillBase {
   PlanMemo memo_;
   bool check_reuse_ = false;
   std::vector<int> check_spare_;
+  std::vector<std::uint32_t> check_nodes_;
+  // The last fresh plan: on the profile or the overlay, the head's nodes and GPUs on each,
+  // and (on the profile) each node's change of free GPUs at the reservation.
+  bool plan_on_profile_ = false;
+  std::vector<std::uint32_t> head_nodes_;
+  int head_gpus_per_node_ = 0;
+  std::vector<int> spare_change_;
+  std::vector<std::uint32_t> spare_change_touched_;
   std::uint32_t classified_starts_ = 0;  // starts of the last pass's placements the memo accounts for
   std::vector<std::uint32_t> node_count_;  // by job: nodes of its run (for an end that keeps the memo)
   // A pass that started nothing and stopped at `depth`, repeated while only jobs later in
