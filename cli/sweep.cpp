@@ -17,7 +17,9 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/confidence.hpp"
@@ -50,6 +52,8 @@ struct SweepCommand {
   bool quiet = false;
   bool keep_traces = false;
   bool restart = false;
+  std::string shard;                    // "K/N": run every N-th run from the K-th (1-based)
+  std::vector<std::string> merge_dirs;  // join these shards' journals into -o
 };
 
 namespace {
@@ -168,7 +172,25 @@ std::size_t widest(const std::vector<std::string>& texts) {
   return w;
 }
 
-int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const models::ResourceLimits& limits) {
+// "K/N" as (K - 1, N); an Error for anything else.
+std::pair<std::size_t, std::size_t> read_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  std::size_t k = 0, n = 0;
+  const bool ok = slash != std::string::npos &&
+                  std::from_chars(text.data(), text.data() + slash, k).ptr == text.data() + slash &&
+                  std::from_chars(text.data() + slash + 1, text.data() + text.size(), n).ptr == text.data() + text.size() &&
+                  n >= 1 && k >= 1 && k <= n && slash > 0 && slash + 1 < text.size();
+  if (!ok) throw Error("--shard '" + text + "': K/N, shard K of N, 1 <= K <= N (--shard 3/8)");
+  return {k - 1, n};
+}
+
+int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, const models::ResourceLimits& limits) {
+  SweepCommand c = command;
+  if (!c.merge_dirs.empty() && c.file.empty()) c.file = SweepJournal::sweep_file_of(c.merge_dirs.front());
+  if (c.file.empty()) throw Error("gcsim sweep: name the sweep file (gcsim sweep FILE)");
+  std::optional<std::pair<std::size_t, std::size_t>> shard;
+  if (!c.shard.empty()) shard = read_shard(c.shard);
+  if (shard && !c.merge_dirs.empty()) throw Error("gcsim sweep: --shard runs one shard, --merge joins shards: not both");
   const models::SweepSpec spec = models::read_sweep_file(c.file);
   const std::vector<std::size_t> metrics = metric_indices(spec);
   const models::Catalogs catalogs = models::load_bundled_catalogs(options);
@@ -208,10 +230,31 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
   // Runs: point-major, replication r of every point with the same random streams.
   const std::size_t total = points.size() * reps;
   std::vector<JournalRun> results;
-  SweepJournal journal(c.out_dir, fingerprint, total, c.restart, results);
+  SweepJournal journal(c.out_dir, fingerprint, total, c.restart, c.file, results);
+  if (!c.merge_dirs.empty()) {
+    // Every shard's runs, recorded into this folder's journal, then the tables; a run no
+    // shard has is an error naming the first one missing.
+    for (const std::string& dir : c.merge_dirs) {
+      std::vector<JournalRun> shard_runs(total);
+      SweepJournal::merge_from(dir, fingerprint, total, shard_runs);
+      for (std::size_t i = 0; i < total; ++i)
+        if (shard_runs[i].done && !results[i].done) {
+          results[i] = shard_runs[i];
+          journal.record(i, results[i]);
+        }
+    }
+    for (std::size_t i = 0; i < total; ++i)
+      if (!results[i].done) {
+        std::size_t missing = 0;
+        for (const JournalRun& r : results) missing += r.done ? 0 : 1;
+        throw Error("gcsim sweep --merge: " + std::to_string(missing) + " of " + std::to_string(total) +
+                    " runs are in none of the folders (the first: point " + std::to_string(i / reps) + " replication " +
+                    std::to_string(i % reps) + "); run the missing shards, or resume them");
+      }
+  }
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < total; ++i)
-    if (!results[i].done) todo.push_back(i);
+    if (!results[i].done && (!shard || i % shard->second == shard->first)) todo.push_back(i);
   if (!c.quiet && todo.size() < total)
     std::fprintf(stderr, "gcsim sweep: resuming: %zu of %zu runs were done before (%s)\n", total - todo.size(), total,
                  SweepJournal::path_in(c.out_dir).c_str());
@@ -254,6 +297,24 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
     journal.record(i, out);
     progress.done_one(!out.ok);
   });
+
+  if (shard) {
+    std::size_t done = 0, of = 0;
+    for (std::size_t i = 0; i < total; ++i)
+      if (i % shard->second == shard->first) {
+        ++of;
+        done += results[i].done ? 1 : 0;
+      }
+    if (!c.quiet)
+      std::printf("gcsim sweep: shard %s: %zu of its %zu runs done, in %s; join the shards with gcsim sweep --merge "
+                  "DIR... -o OUT\n",
+                  c.shard.c_str(), done, of, SweepJournal::path_in(c.out_dir).c_str());
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < total; ++i)
+      if (i % shard->second == shard->first && !results[i].ok) ++failed;
+    if (failed > 0) std::fprintf(stderr, "gcsim sweep: %zu of the shard's %zu runs failed\n", failed, of);
+    return failed > 0 ? 2 : 0;
+  }
 
   // Per point: each metric's mean, standard deviation and 95% interval over its runs.
   std::vector<std::vector<PointStats>> stats(points.size(), std::vector<PointStats>(metrics.size()));
@@ -380,11 +441,15 @@ int cmd_sweep(const SweepCommand& c, const models::LoadOptions& options, const m
 std::shared_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
   auto c = std::make_shared<SweepCommand>();
   c->app = app.add_subcommand("sweep", "Run every point of a sweep file, with replications, into one table (docs/sweeps.md)");
-  c->app->add_option("sweep", c->file, "Sweep file (base, replications, vary, metrics)")->required();
+  c->app->add_option("sweep", c->file, "Sweep file (base, replications, vary, metrics); with --merge, the shards' own by default");
   c->app->add_option("-j,--threads", c->threads, "Runs at once (default: one per core)")->check(CLI::Range(1, 4096));
   c->app->add_option("-o,--output", c->out_dir, "Output folder: sweep.csv and sweep.h5 (default: sweep-out)");
   c->app->add_flag("-q,--quiet", c->quiet, "Print no progress and no table");
   c->app->add_flag("--keep-traces", c->keep_traces, "Keep every run's trace, in OUT/traces/p<point>-r<replication>.h5");
+  c->app->add_option("--shard", c->shard,
+                     "Run shard K of N (every N-th run from the K-th), into its own -o folder: a Slurm job array's task");
+  c->app->add_option("--merge", c->merge_dirs, "Join the -o folders of a sweep's shards into -o: the tables a single sweep writes")
+      ->expected(1, -1);
   c->app->add_flag("--restart", c->restart,
                    "Start afresh: ignore the journal of an earlier sweep into OUT (by default a sweep resumes it)");
   return c;

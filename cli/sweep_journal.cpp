@@ -108,33 +108,53 @@ void write_all(int fd, const std::string& text, const std::string& path) {
 
 std::string SweepJournal::path_in(const std::string& dir) { return (std::filesystem::path(dir) / "sweep.journal").string(); }
 
+namespace {
+
+std::string header_of(const std::string& fingerprint, std::size_t runs) {
+  return std::string(MAGIC) + " " + fingerprint + " " + std::to_string(runs);
+}
+
+// Reads a journal: its header must be `header`; every valid record goes into `runs_done`
+// where that run is not done yet. Returns the sweep file named on the second line.
+std::string read_journal(const std::string& path, const std::string& header, std::size_t runs,
+                         std::vector<JournalRun>& runs_done) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("no sweep journal '" + path + "'");
+  std::string line, body, sweep_file;
+  if (!std::getline(in, line) || !unseal(line, body) || !body.starts_with(MAGIC))
+    throw Error("'" + path + "' is not a sweep journal gcsim can read; rerun with --restart to start the sweep afresh");
+  if (body != header)
+    throw Error("'" + path + "' is the journal of another sweep: the sweep file, the base scenario, a file they "
+                "read, the --set settings or gcsim itself changed since it was written. Rerun with --restart to "
+                "start afresh (its finished runs are then run again), or with another -o folder");
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // a last line without its newline: torn by a crash
+    if (!unseal(line, body)) continue;
+    if (body.starts_with("file ")) {
+      sweep_file = unescape(std::string_view(body).substr(5));
+      continue;
+    }
+    std::size_t index = 0;
+    JournalRun run;
+    if (parse_run(body, runs, index, run) && !runs_done[index].done) runs_done[index] = std::move(run);
+  }
+  return sweep_file;
+}
+
+}  // namespace
+
 SweepJournal::SweepJournal(const std::string& dir, const std::string& fingerprint, std::size_t runs, bool restart,
-                           std::vector<JournalRun>& runs_done)
+                           const std::string& sweep_file, std::vector<JournalRun>& runs_done)
     : path_(path_in(dir)) {
   runs_done.assign(runs, JournalRun{});
-  const std::string header = std::string(MAGIC) + " " + fingerprint + " " + std::to_string(runs);
+  const std::string header = header_of(fingerprint, runs);
   std::error_code ec;
-  bool fresh = restart || !std::filesystem::exists(path_, ec);
-  if (!fresh) {
-    std::ifstream in(path_, std::ios::binary);
-    std::string line, body;
-    if (!std::getline(in, line) || !unseal(line, body) || !body.starts_with(MAGIC))
-      throw Error("'" + path_ + "' is not a sweep journal gcsim can read; rerun with --restart to start the sweep afresh");
-    if (body != header)
-      throw Error("'" + path_ + "' is the journal of another sweep: the sweep file, the base scenario, a file they "
-                  "read, the --set settings or gcsim itself changed since it was written. Rerun with --restart to "
-                  "start afresh (its finished runs are then run again), or with another -o folder");
-    while (std::getline(in, line)) {
-      if (in.eof()) break;  // a last line without its newline: torn by a crash
-      std::size_t index = 0;
-      JournalRun run;
-      if (unseal(line, body) && parse_run(body, runs, index, run)) runs_done[index] = std::move(run);
-    }
-  }
+  const bool fresh = restart || !std::filesystem::exists(path_, ec);
+  if (!fresh) read_journal(path_, header, runs, runs_done);
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (fresh ? O_TRUNC : 0), 0644);
   if (fd_ < 0) throw Error("cannot open the sweep's journal '" + path_ + "': " + std::strerror(errno));
   if (fresh) {
-    write_all(fd_, sealed(header), path_);
+    write_all(fd_, sealed(header) + sealed("file " + escape(std::filesystem::absolute(sweep_file).lexically_normal().string())), path_);
   } else {
     // A torn last line would run into the next record: end it first (it stays invalid).
     std::ifstream in(path_, std::ios::binary | std::ios::ate);
@@ -146,6 +166,22 @@ SweepJournal::SweepJournal(const std::string& dir, const std::string& fingerprin
       if (last != '\n') write_all(fd_, "\n", path_);
     }
   }
+}
+
+void SweepJournal::merge_from(const std::string& dir, const std::string& fingerprint, std::size_t runs,
+                              std::vector<JournalRun>& runs_done) {
+  read_journal(path_in(dir), header_of(fingerprint, runs), runs, runs_done);
+}
+
+std::string SweepJournal::sweep_file_of(const std::string& dir) {
+  const std::string path = path_in(dir);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("no sweep journal '" + path + "' (a folder a sweep or a shard wrote with -o)");
+  std::string line, body;
+  if (!std::getline(in, line) || !unseal(line, body) || !body.starts_with(MAGIC) || !std::getline(in, line) ||
+      !unseal(line, body) || !body.starts_with("file "))
+    throw Error("'" + path + "' is not a sweep journal gcsim can read");
+  return unescape(std::string_view(body).substr(5));
 }
 
 SweepJournal::~SweepJournal() {

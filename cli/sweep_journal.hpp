@@ -30,7 +30,7 @@ class SweepJournal {
   // journal of the same sweep is read into `runs_done` (a record per finished run); one of
   // another sweep is an Error naming what to do, unless `restart`, which starts afresh.
   SweepJournal(const std::string& dir, const std::string& fingerprint, std::size_t runs, bool restart,
-               std::vector<JournalRun>& runs_done);
+               const std::string& sweep_file, std::vector<JournalRun>& runs_done);
   ~SweepJournal();
   SweepJournal(const SweepJournal&) = delete;
   SweepJournal& operator=(const SweepJournal&) = delete;
@@ -39,6 +39,13 @@ class SweepJournal {
   void record(std::size_t index, const JournalRun& run);
 
   static std::string path_in(const std::string& dir);
+  // Reads the journal in `dir` without writing to it (gcsim sweep --merge): its runs into
+  // `runs_done` where they are not done yet. An Error when there is none, or it is of
+  // another sweep than `fingerprint`.
+  static void merge_from(const std::string& dir, const std::string& fingerprint, std::size_t runs,
+                         std::vector<JournalRun>& runs_done);
+  // The sweep file a journal was written for (its absolute path), or an Error.
+  static std::string sweep_file_of(const std::string& dir);
 
  private:
   std::string path_;

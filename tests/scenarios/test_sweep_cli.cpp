@@ -190,3 +190,32 @@ workload:
   test::write_file(dir.file("base.yaml"), test::read_bytes(dir.file("base.yaml")) + "# edited\n");
   CHECK(run_gcsim("sweep " + dir.file("s.yaml") + " -q -o " + killed).code == 2);
 }
+
+TEST_CASE("a sweep's shards, merged, give the tables of one sweep byte for byte", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_shards");
+  std::string base = BASE;
+  base += "  generators:\n    - {name: g, count: 30, arrival: {dist: exponential, mean: 1h}, gpus: 1,\n"
+          "       duration: {dist: lognormal, median: 2h, sigma: 1}}\n";
+  test::write_file(dir.file("base.yaml"), base);
+  test::write_file(dir.file("s.yaml"), "base: base.yaml\nreplications: 3\nvary:\n  grid:\n    scheduler.policy: [fifo, sjf]\n"
+                                       "    cluster.node_types[0].count: [1, 2, 3]\n");
+  REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q -o " + dir.file("one")).code == 0);
+  for (const char* k : {"1", "2", "3"}) {
+    const auto r = run_gcsim("sweep " + dir.file("s.yaml") + " --shard " + k + "/3 -o " + dir.file(std::string("shard") + k));
+    REQUIRE(r.code == 0);
+    CHECK(has(r.output, std::string("shard ") + k + "/3: 6 of its 6 runs done"));
+    CHECK_FALSE(std::filesystem::exists(dir.file(std::string("shard") + k + "/sweep.csv")));  // a part, no tables
+  }
+  // Two shards are not the sweep: the first run missing is named.
+  auto r = run_gcsim("sweep --merge " + dir.file("shard1") + " " + dir.file("shard3") + " -q -o " + dir.file("part"));
+  CHECK(r.code == 2);
+  CHECK(has(r.output, "6 of 18 runs are in none of the folders (the first: point 0 replication 1)"));
+  // All three, with no sweep file named: the journals name it.
+  r = run_gcsim("sweep --merge " + dir.file("shard1") + " " + dir.file("shard2") + " " + dir.file("shard3") + " -q -o " +
+                dir.file("merged"));
+  REQUIRE(r.code == 0);
+  CHECK(test::read_bytes(dir.file("merged/sweep.csv")) == test::read_bytes(dir.file("one/sweep.csv")));
+  CHECK(test::read_bytes(dir.file("merged/sweep.h5")) == test::read_bytes(dir.file("one/sweep.h5")));
+  CHECK(run_gcsim("sweep " + dir.file("s.yaml") + " --shard 4/3 -o " + dir.file("bad")).code == 2);
+  CHECK(run_gcsim("sweep " + dir.file("s.yaml") + " --shard 0/3 -o " + dir.file("bad")).code == 2);
+}
