@@ -16,24 +16,6 @@ namespace {
 constexpr std::size_t LABEL_WIDTH = 28;
 constexpr std::size_t MIN_COLUMN_WIDTH = 12;
 
-// `of_replications`: a mean or a half-width over replications, where counts get a decimal.
-std::string format_value(FigureUnit unit, double v, bool of_replications) {
-  switch (unit) {
-    case FigureUnit::Usd: return format_usd(v);
-    case FigureUnit::Fraction: return format_percent(v);
-    case FigureUnit::Seconds: return format_duration(v);
-    case FigureUnit::Count: return format_count(v, of_replications ? 1 : 0);
-    case FigureUnit::GpuHours: return format_count(v, 1);
-    case FigureUnit::Ratio: {
-      if (!std::isfinite(v)) return "n/a";
-      char text[32];
-      std::snprintf(text, sizeof text, "%.3f", v);
-      return text;
-    }
-  }
-  return "n/a";
-}
-
 // Every figure is better lower but utilization (higher), Jain's index (higher) and the
 // cost breakdown and job count (neither: they describe, they do not rank).
 bool lower_is_better(std::size_t figure) {
@@ -73,10 +55,10 @@ std::vector<std::string> teams_of(const std::vector<StrategyResult>& variants) {
 
 std::string cell_of(const std::vector<double>& values, FigureUnit unit, bool with_interval) {
   const MeanInterval m = mean_ci95(values);
-  if (!with_interval) return format_value(unit, m.mean, false);
+  if (!with_interval) return format_figure(unit, m.mean, false);
   if (std::isnan(m.mean)) return "n/a";
-  return format_value(unit, m.mean, true) + " ± " +
-         (std::isnan(m.half_width) ? "n/a" : format_value(unit, m.half_width, true));
+  return format_figure(unit, m.mean, true) + " ± " +
+         (std::isnan(m.half_width) ? "n/a" : format_figure(unit, m.half_width, true));
 }
 
 std::string json_figure(const std::vector<double>& values, int depth) {
@@ -104,6 +86,23 @@ std::string pad_to(const std::string& s, std::size_t width) {
 }
 
 }  // namespace
+
+std::string format_figure(FigureUnit unit, double v, bool of_replications) {
+  switch (unit) {
+    case FigureUnit::Usd: return format_usd(v);
+    case FigureUnit::Fraction: return format_percent(v);
+    case FigureUnit::Seconds: return format_duration(v);
+    case FigureUnit::Count: return format_count(v, of_replications ? 1 : 0);
+    case FigureUnit::GpuHours: return format_count(v, 1);
+    case FigureUnit::Ratio: {
+      if (!std::isfinite(v)) return "n/a";
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f", v);
+      return text;
+    }
+  }
+  return "n/a";
+}
 
 StrategyFigures strategy_figures(const TraceData& trace, const Metrics& m) {
   return {m.total_cost_usd,
@@ -171,7 +170,7 @@ std::string format_strategy_table(const ComparisonHeader& header, const std::vec
     if (!rows[r].ranked || variants.size() < 2) continue;
     // The best shown mean, unless every variant shows the same.
     std::vector<std::string> shown;
-    for (std::size_t c = 0; c < variants.size(); ++c) shown.push_back(format_value(rows[r].unit, means[c], with_interval));
+    for (std::size_t c = 0; c < variants.size(); ++c) shown.push_back(format_figure(rows[r].unit, means[c], with_interval));
     std::size_t best = variants.size();
     for (std::size_t c = 0; c < variants.size(); ++c)
       if (!std::isnan(means[c]) && (best == variants.size() || means[c] < means[best])) best = c;

@@ -50,6 +50,10 @@ inline constexpr std::array<FigureDefinition, 17> STRATEGY_FIGURES = {{
 
 using StrategyFigures = std::array<double, STRATEGY_FIGURES.size()>;
 
+// A figure's value as the tables write it ("$1,234.50", "45.2%", "3h 5m", "1,234"); a mean
+// or half-width over replications (`of_replications`) gives counts a decimal.
+std::string format_figure(FigureUnit unit, double v, bool of_replications);
+
 // One run's figures, in STRATEGY_FIGURES order (NaN where undefined).
 StrategyFigures strategy_figures(const TraceData& trace, const Metrics& metrics);
 

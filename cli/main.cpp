@@ -24,6 +24,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/plots.hpp"
 #include "analysis/report.hpp"
+#include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
 #include "gcsim/version.hpp"
@@ -188,6 +189,15 @@ int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool pl
 // (or {"runs": [...]}); --plot is refused there, since each run's plots need a folder of
 // their own (docs/analysis.md).
 int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const std::string& plot_dir) {
+  // A sweep's results (DIR/sweep.h5): its per-point table and main effects.
+  if (trace_paths.size() == 1 && analysis::is_sweep_results(trace_paths.front())) {
+    if (!plot_dir.empty()) throw Error("--plot takes a run's trace, not a sweep's results");
+    const analysis::SweepTable table = analysis::read_sweep_table(trace_paths.front());
+    const std::vector<analysis::MainEffect> effects = analysis::main_effects(table);
+    std::cout << (json ? analysis::format_sweep_json(table, effects)
+                       : analysis::format_sweep_table(table) + analysis::format_main_effects(table, effects));
+    return 0;
+  }
   if (trace_paths.size() > 1) {
     if (!plot_dir.empty())
       throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");

@@ -26,6 +26,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
 #include "analysis/strategy_comparison.hpp"
+#include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
 #include "cli/sweep_journal.hpp"
@@ -396,7 +397,12 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
         table.f64(col++, s.ci95);
       }
     }
-    file->set_attribute("gcsim_file", std::string_view("sweep"));
+    file->set_attribute(analysis::SWEEP_FILE_KIND_ATTRIBUTE, std::string_view("sweep"));
+    std::string key_lines, metric_lines;
+    for (const std::string& k : keys) key_lines += k + "\n";
+    for (const std::size_t m : metrics) metric_lines += std::string(analysis::STRATEGY_FIGURES[m].key) + "\n";
+    file->set_attribute("varied_keys", std::string_view(key_lines));
+    file->set_attribute("metrics", std::string_view(metric_lines));
     file->set_attribute("sweep_file", std::string_view(c.file));
     file->set_attribute("base_scenario", std::string_view(spec.base));
     file->set_attribute("replications", static_cast<std::int64_t>(reps));
@@ -404,22 +410,23 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   }
 
   if (!c.quiet) {
-    std::printf("gcsim sweep: %zu points x %zu replications = %zu runs (%s)\n", points.size(), reps, total, c.file.c_str());
-    std::string header = "point";
-    for (const std::string& k : keys) header += "  " + k;
-    for (const std::size_t m : metrics) header += "  " + std::string(analysis::STRATEGY_FIGURES[m].key);
-    std::printf("%s\n", header.c_str());
+    analysis::SweepTable table;
+    table.sweep_file = c.file;
+    table.replications = static_cast<std::int64_t>(reps);
+    table.keys = keys;
+    for (const std::size_t m : metrics) table.metrics.emplace_back(analysis::STRATEGY_FIGURES[m].key);
     for (std::size_t p = 0; p < points.size(); ++p) {
-      std::string line = std::to_string(p);
-      for (const std::string& v : points[p].values) line += "  " + v;
-      for (const PointStats& s : stats[p]) {
-        char cell[96];
-        if (std::isnan(s.ci95)) std::snprintf(cell, sizeof cell, "  %.6g", s.mean);
-        else std::snprintf(cell, sizeof cell, "  %.6g ± %.3g", s.mean, s.ci95);
-        line += cell;
+      analysis::SweepTable::Point point{points[p].values, runs_ok[p], {}, {}, {}};
+      for (const PointStats& st : stats[p]) {
+        point.mean.push_back(st.mean);
+        point.sd.push_back(st.sd);
+        point.ci95.push_back(st.ci95);
       }
-      std::printf("%s\n", line.c_str());
+      table.points.push_back(std::move(point));
     }
+    std::printf("gcsim sweep: %zu points x %zu replications = %zu runs (%s)\n%s", points.size(), reps, total, c.file.c_str(),
+                analysis::format_sweep_table(table).c_str());
+    std::printf("%s", analysis::format_main_effects(table, analysis::main_effects(table)).c_str());
     std::printf("results: %s, %s\n", (fs::path(c.out_dir) / "sweep.csv").string().c_str(),
                 (fs::path(c.out_dir) / "sweep.h5").string().c_str());
   }

@@ -219,3 +219,22 @@ TEST_CASE("a sweep's shards, merged, give the tables of one sweep byte for byte"
   CHECK(run_gcsim("sweep " + dir.file("s.yaml") + " --shard 4/3 -o " + dir.file("bad")).code == 2);
   CHECK(run_gcsim("sweep " + dir.file("s.yaml") + " --shard 0/3 -o " + dir.file("bad")).code == 2);
 }
+
+TEST_CASE("gcsim analyze of a sweep's results prints its table and main effects, as the sweep did", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_analyze");
+  test::write_file(dir.file("base.yaml"), BASE);
+  test::write_file(dir.file("s.yaml"), "base: base.yaml\nvary:\n  grid:\n    cluster.node_types[0].count: [1, 2]\n"
+                                       "metrics: [jct_mean_s]\n");
+  const auto swept = run_gcsim("sweep " + dir.file("s.yaml") + " -o " + dir.file("out"));
+  REQUIRE(swept.code == 0);
+  const auto analyzed = run_gcsim("analyze " + dir.file("out/sweep.h5"));
+  REQUIRE(analyzed.code == 0);
+  // 9 h and 6 h mean JCTs: the node count moves it by 3 h.
+  CHECK(has(analyzed.output, "cluster.node_types[0].count moves it by 3h 0m (1: 9h 0m, 2: 6h 0m)"));
+  const auto table_start = analyzed.output.find("point");
+  REQUIRE(table_start != std::string::npos);
+  CHECK(has(swept.output, analyzed.output));
+  const auto json = run_gcsim("analyze " + dir.file("out/sweep.h5") + " --json");
+  REQUIRE(json.code == 0);
+  CHECK(has(json.output, "\"range\": 10800"));
+}
