@@ -7,6 +7,7 @@
 
 #include "models/config/catalogs_reader.hpp"
 #include "models/config/cluster_spec.hpp"
+#include "models/topology/topology_spec.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
 
@@ -45,7 +46,7 @@ inline constexpr config::KeySpec NODE_TYPE_KEYS[] = {
     {"pcie", "see network.md", "from the GPU", false, "", "the node's PCIe generation"},
     {"nvlink", "see network.md", "from the GPU", false, "", "the node's NVLink/NVSwitch"},
     {"nics", "see network.md", "from the GPU", false, "", "the node's NICs (without it: the instance row's network, else one 100 Gb/s NIC)"},
-    {"gpus_per_pcie_switch", "see network.md", "from the GPU", false, "", "GPUs sharing one PCIe switch"},
+    topology::GPUS_PER_PCIE_SWITCH_KEY,
 };
 
 // Reads `cluster:` (node types, prices through pricing/price_spec, spot pools through

@@ -171,7 +171,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   }
   for (const char* key : {"seq_len", "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset",
                           "parallelism", "optimizer", "decode"})
-    if (const ConfigNode* k = r.optional(key)) k->fail(ErrorCode::Conflict, std::string(key) + " applies only to jobs given by a model");
+    if (const ConfigNode* k = r.where(key)) k->fail(ErrorCode::Conflict, std::string(key) + " applies only to jobs given by a model");
   const ConfigNode* precision = r.optional("precision");
   if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");
   if (!duration && !work)

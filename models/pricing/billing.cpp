@@ -69,9 +69,8 @@ BillingRule parse_billing(const config::ConfigNode& node) {
     node.fail(ErrorCode::WrongType, "expected per_second, per_minute, per_hour, per_month or {granularity, minimum}");
   config::MapReader r(node, BILLING_KEYS);
   BillingRule b;
-  const config::ConfigNode& g = r.required("granularity");
-  b.granularity = config::read_duration(g, sim::SimTime::from_ns(1));
-  if (const config::ConfigNode* m = r.optional("minimum")) b.minimum = config::read_duration(*m);
+  b.granularity = r.need<sim::SimTime>("granularity");
+  b.minimum = r.value<sim::SimTime>("minimum");
   r.finish();
   return b;
 }

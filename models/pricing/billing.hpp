@@ -38,8 +38,10 @@ double billed_usd(const BillingRule& rule, double usd_per_hour, sim::SimTime use
 
 // The keys of a `billing:` map (docs/scenario-reference.md).
 inline constexpr config::KeySpec BILLING_KEYS[] = {
-    {"granularity", "duration", "", true, "> 0", "use is rounded up to a multiple of this"},
-    {"minimum", "duration", "`0s`", false, ">= 0", "the least billed for any non-zero use"},
+    {.name = "granularity", .type = "duration", .required = true, .help = "use is rounded up to a multiple of this",
+     .kind = config::KeyKind::Duration, .min = 1},
+    {.name = "minimum", .type = "duration", .help = "the least billed for any non-zero use",
+     .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
 };
 
 // A scenario's `billing:` value: one of per_second, per_minute, per_hour, per_month, or a

@@ -95,12 +95,12 @@ ReservedTerms parse_reserved(const ConfigNode& node, int gpus_per_node) {
   ReservedTerms t;
   // The upfront is spread over the term: at least an hour (as an owned node's
   // depreciation), so that upfront / term stays a price per hour within the limits.
-  t.term = config::read_duration(r.required("term"), sim::hours(1));
+  t.term = r.need<sim::SimTime>("term");
   const std::string up = r.has("upfront") ? config::read_enum(*r.optional("upfront"), upfront_names()) : "none";
   t.upfront = up == "none" ? Upfront::None : up == "partial" ? Upfront::Partial : Upfront::All;
-  const ConfigNode* amount = r.optional("upfront_usd");
+  const ConfigNode* amount = r.where("upfront_usd");
   const ConfigNode* hourly = r.optional("per_hour");
-  if (amount != nullptr) t.upfront_usd = config::read_usd(*amount);
+  if (amount != nullptr) t.upfront_usd = *r.get<double>("upfront_usd");
   if (hourly != nullptr) t.usd_per_hour = read_node_usd_per_hour(*hourly, gpus_per_node);
   switch (t.upfront) {
     case Upfront::None:
@@ -243,9 +243,8 @@ PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver&
   MapReader r(node, PRICE_PROFILE_KEYS);
   const ConfigNode* points_node = r.optional("points");
   const ConfigNode* file_node = r.optional("file");
-  const ConfigNode* repeat_node = r.optional("repeat");
-  sim::SimTime repeat = sim::SimTime::zero();
-  if (repeat_node != nullptr) repeat = config::read_duration(*repeat_node, sim::SimTime::from_ns(1));
+  const ConfigNode* repeat_node = r.where("repeat");
+  const sim::SimTime repeat = r.get<sim::SimTime>("repeat").value_or(sim::SimTime::zero());
   r.finish();
   if (points_node != nullptr && file_node != nullptr)
     file_node->fail(ErrorCode::Conflict, "give points or file, not both");
@@ -262,9 +261,9 @@ PriceProfile parse_price_profile(const ConfigNode& node, config::SourceResolver&
   std::vector<const ConfigNode*> at_nodes;
   for (const ConfigNode& item : points_node->items()) {
     MapReader pr(item, PRICE_POINT_KEYS);
-    const ConfigNode& at = pr.required("at");
     PricePoint p;
-    p.at = config::read_duration(at);
+    p.at = pr.need<sim::SimTime>("at");
+    const ConfigNode& at = *pr.where("at");
     p.value = read_node_usd_per_hour(pr.required("price"), gpus_per_node);
     pr.finish();
     points.push_back(p);

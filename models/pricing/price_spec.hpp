@@ -100,18 +100,22 @@ inline constexpr config::KeySpec PRICE_KEYS[] = {
     {"billing", "rule or map", "the provider's (below) or the catalog instance's", false, "", "how use is rounded"},
 };
 inline constexpr config::KeySpec RESERVED_KEYS[] = {
-    {"term", "duration", "", true, ">= 1 h", "the commitment"},
+    {.name = "term", .type = "duration", .required = true, .help = "the commitment", .kind = config::KeyKind::Duration,
+     .min = 3600e9},
     {"upfront", "`none` | `partial` | `all`", "`none`", false, "", "payment option"},
-    {"upfront_usd", "USD per node", "", false, ">= 0", "paid once; needed with partial and all"},
+    {.name = "upfront_usd", .type = "USD per node", .help = "paid once; needed with partial and all",
+     .kind = config::KeyKind::Usd},
     {"per_hour", "USD/h per node", "", false, ">= 0", "recurring; needed with none and partial"},
 };
 inline constexpr config::KeySpec PRICE_PROFILE_KEYS[] = {
     {"points", "list of maps", "", false, "non-empty", "the profile's points (or `file`)"},
     {"file", "path", "", false, "", "a CSV price trace (or `points`)"},
-    {"repeat", "duration", "none", false, "> 0", "the period of a repeating profile"},
+    {.name = "repeat", .type = "duration", .default_value = "none", .help = "the period of a repeating profile",
+     .kind = config::KeyKind::Duration, .min = 1},
 };
 inline constexpr config::KeySpec PRICE_POINT_KEYS[] = {
-    {"at", "duration", "", true, ">= 0", "when the price starts"},
+    {.name = "at", .type = "duration", .required = true, .help = "when the price starts", .kind = config::KeyKind::Duration,
+     .min = 0},
     {"price", "USD/h", "", true, ">= 0", "the price from then on"},
 };
 

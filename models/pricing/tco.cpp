@@ -32,22 +32,19 @@ double default_node_power_w(double gpu_tdp_w, int gpus, int cpu_cores, bool busy
 OwnershipSpec parse_ownership(const config::ConfigNode& node, double default_power_busy_w, double default_power_idle_w) {
   config::MapReader r(node, OWNERSHIP_KEYS);
   OwnershipSpec s;
-  s.capex_usd = config::read_usd(r.required("capex"));
-  s.depreciation = config::read_duration(r.required("depreciation"), sim::hours(1));
-  s.electricity_usd_per_kwh = config::read_usd_per_kwh(r.required("electricity"));
-  s.power_busy_w = default_power_busy_w;
-  s.power_idle_w = default_power_idle_w;
-  const config::ConfigNode* busy = r.optional("power_busy");
-  const config::ConfigNode* idle = r.optional("power_idle");
-  if (busy != nullptr) s.power_busy_w = config::read_watts(*busy);
-  if (idle != nullptr) s.power_idle_w = config::read_watts(*idle);
+  s.capex_usd = r.need<double>("capex");
+  s.depreciation = r.need<sim::SimTime>("depreciation");
+  s.electricity_usd_per_kwh = r.need<double>("electricity");
+  s.power_busy_w = r.get<double>("power_busy").value_or(default_power_busy_w);
+  s.power_idle_w = r.get<double>("power_idle").value_or(default_power_idle_w);
+  const config::ConfigNode* busy = r.where("power_busy");
+  const config::ConfigNode* idle = r.where("power_idle");
   if (s.power_idle_w > s.power_busy_w) {
     const config::ConfigNode& at = idle != nullptr ? *idle : busy != nullptr ? *busy : node;
     at.fail(ErrorCode::OutOfRange, "power_idle (" + std::to_string(s.power_idle_w) + " W) exceeds power_busy (" +
                                        std::to_string(s.power_busy_w) + " W)");
   }
-  s.pue = DEFAULT_PUE;
-  if (const config::ConfigNode* p = r.optional("pue")) s.pue = config::read_double(*p, 1.0, 3.0);
+  s.pue = r.value<double>("pue");
   if (const config::ConfigNode* m = r.optional("maintenance")) s.maintenance_per_year = config::read_fraction_per_year(*m);
   if (const config::ConfigNode* h = r.optional("hosting")) {
     if (!h->is_scalar() || h->scalar().find('/') == std::string::npos)

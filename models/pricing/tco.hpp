@@ -41,12 +41,17 @@ inline constexpr double DEFAULT_PUE = 1.5;
 // The keys of a node type's `ownership:` block, as parse_ownership reads them
 // (docs/pricing.md).
 inline constexpr config::KeySpec OWNERSHIP_KEYS[] = {
-    {"capex", "USD", "", true, ">= 0", "purchase price per node"},
-    {"depreciation", "duration", "", true, ">= 1h", "straight-line to zero"},
-    {"electricity", "USD per kWh", "", true, ">= 0", "the price of energy"},
-    {"power_busy", "power", "`default_node_power_w(tdp, gpus, cores, true)`", false, ">= 0", "wall power, all GPUs busy"},
-    {"power_idle", "power", "`default_node_power_w(..., false)`", false, "<= power_busy", "wall power idle"},
-    {"pue", "number", "`1.5`", false, "1..3", "facility / IT power"},
+    {.name = "capex", .type = "USD", .required = true, .help = "purchase price per node", .kind = config::KeyKind::Usd},
+    {.name = "depreciation", .type = "duration", .required = true, .help = "straight-line to zero",
+     .kind = config::KeyKind::Duration, .min = 3600e9},
+    {.name = "electricity", .type = "USD per kWh", .required = true, .help = "the price of energy",
+     .kind = config::KeyKind::UsdPerKwh},
+    {.name = "power_busy", .type = "power", .default_value = "`default_node_power_w(tdp, gpus, cores, true)`",
+     .help = "wall power, all GPUs busy", .kind = config::KeyKind::Power},
+    {.name = "power_idle", .type = "power", .default_value = "`default_node_power_w(..., false)`",
+     .range = "at most power_busy", .help = "wall power idle", .kind = config::KeyKind::Power},
+    {.name = "pue", .type = "number", .help = "facility / IT power", .kind = config::KeyKind::Number, .min = 1, .max = 3,
+     .has_default = true, .default_number = DEFAULT_PUE},
     {"maintenance", "yearly fraction of capex", "`0`", false, ">= 0", "support, spares"},
     {"hosting", "USD with a period", "`0`", false, ">= 0", "colocation, staff share"},
 };

@@ -262,15 +262,6 @@ class TraceReader {
 // ---------------------------------------------------------------------------------------
 // Parsing helpers.
 
-// An interruption or correlated-event rate: at most MAX_EVENT_RATE_PER_S (60/h).
-double read_event_rate_per_s(const ConfigNode& n) {
-  const double rate = config::read_rate_per_s(n);
-  if (rate > limits::MAX_EVENT_RATE_PER_S)
-    n.fail(ErrorCode::OutOfRange, "'" + n.scalar() + "' is out of range: at most 60/h (once a minute; a replacement node "
-                                  "takes minutes to provision, so faster interruptions make no physical sense)");
-  return rate;
-}
-
 const std::vector<std::string>& process_names() {
   static const std::vector<std::string> names{"none", "poisson", "weibull", "trace", "price"};
   return names;
@@ -309,13 +300,13 @@ TraceRef read_trace_ref(MapReader& r, config::SourceResolver& sources) {
   const ConfigNode& file_node = r.required("file");
   ref.file = config::SourceResolver::resolve(file_node.mark().file, config::read_string(file_node));
   const SpotTrace trace = parse_spot_trace(ref.file, sources.read(file_node, "trace file"));
-  if (const ConfigNode* s = r.optional("start")) {
-    ref.start = config::read_duration(*s);
+  ref.start = r.value<sim::SimTime>("start");
+  if (const ConfigNode* s = r.where("start")) {
     if (ref.start >= trace.length())
       s->fail(ErrorCode::OutOfRange, "start must lie within the trace, which lasts " +
                                          std::to_string(trace.length().seconds()) + " s");
   }
-  if (const ConfigNode* l = r.optional("loop")) ref.loop = config::read_bool(*l);
+  ref.loop = r.value<bool>("loop");
   ref.profile = trace_profile(trace, ref.start, ref.loop);
   return ref;
 }
@@ -323,12 +314,8 @@ TraceRef read_trace_ref(MapReader& r, config::SourceResolver& sources) {
 CorrelatedSpec parse_correlated(const ConfigNode& node) {
   MapReader r(node, CORRELATED_KEYS);
   CorrelatedSpec c;
-  const ConfigNode& rate = r.required("rate");
-  c.rate_per_s = read_event_rate_per_s(rate);
-  if (!(c.rate_per_s > 0)) rate.fail(ErrorCode::OutOfRange, "a correlated event rate must be greater than zero");
-  const ConfigNode& fraction = r.required("fraction");
-  c.fraction = config::read_fraction(fraction);
-  if (!(c.fraction > 0)) fraction.fail(ErrorCode::OutOfRange, "a correlated event must hit more than 0% of the nodes");
+  c.rate_per_s = r.need<double>("rate");
+  c.fraction = r.need<double>("fraction");
   return c;
 }
 
@@ -499,11 +486,11 @@ InterruptionSpec parse_interruptions(const ConfigNode& node, config::SourceResol
   }
   switch (s.process) {
     case InterruptionProcess::Poisson: {
-      const ConfigNode* rate = r.optional("rate");
+      const ConfigNode* rate = r.where("rate");
       const ConfigNode* adv = r.optional("advisor");
       if (rate != nullptr && adv != nullptr) adv->fail(ErrorCode::Conflict, "give rate or advisor, not both");
       if (rate != nullptr) {
-        s.rate_per_s = read_event_rate_per_s(*rate);
+        s.rate_per_s = *r.get<double>("rate");
       } else if (adv != nullptr) {
         s.rate_per_s = advisor_rate(*adv, advisor);
       } else {
@@ -513,9 +500,9 @@ InterruptionSpec parse_interruptions(const ConfigNode& node, config::SourceResol
       break;
     }
     case InterruptionProcess::Weibull:
-      s.weibull_shape = config::read_positive(r.required("shape"));
+      s.weibull_shape = r.need<double>("shape");
       // The scale is about the mean time between interruptions: the rate's floor, inverted.
-      s.weibull_scale = config::read_duration(r.required("scale"), sim::minutes(1));
+      s.weibull_scale = r.need<sim::SimTime>("scale");
       break;
     case InterruptionProcess::Trace: {
       TraceRef ref = read_trace_ref(r, sources);
@@ -591,18 +578,17 @@ AvailabilitySpec parse_availability(const ConfigNode& node, config::SourceResolv
   for (const ConfigNode& wn : windows->items()) {
     MapReader wr(wn, AVAILABILITY_WINDOW_KEYS);
     AvailabilityWindow w;
-    w.every = config::read_duration(wr.required("every"), sim::minutes(1));
-    const ConfigNode& from = wr.required("from");
-    w.from = config::read_duration(from);
-    if (w.from >= w.every) from.fail(ErrorCode::OutOfRange, "from must lie within the period (before every)");
-    const ConfigNode& to = wr.required("to");
-    w.to = config::read_duration(to);
+    w.every = wr.need<sim::SimTime>("every");
+    w.from = wr.need<sim::SimTime>("from");
+    if (w.from >= w.every) wr.where("from")->fail(ErrorCode::OutOfRange, "from must lie within the period (before every)");
+    w.to = wr.need<sim::SimTime>("to");
+    const ConfigNode& to = *wr.where("to");
     if (w.to <= w.from) to.fail(ErrorCode::OutOfRange, "to must come after from");
     if (w.to - w.from > w.every) to.fail(ErrorCode::OutOfRange, "a window cannot be longer than its period");
-    w.available_fraction = config::read_fraction(wr.required("available"));
+    w.available_fraction = wr.need<double>("available");
     s.windows.push_back(w);
   }
-  if (const ConfigNode* o = r.optional("otherwise")) s.otherwise_fraction = config::read_fraction(*o);
+  s.otherwise_fraction = r.value<double>("otherwise");
   r.finish();
   return s;
 }

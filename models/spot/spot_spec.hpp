@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/core/limits.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
@@ -120,15 +121,26 @@ double advisor_band_rate_per_s(int band);
 // The keys of an `interruptions:` map (of every process: a key of another process is a
 // Conflict, not an unknown key), of its `advisor:` and `correlated:` maps, and of an
 // `availability:` map and its windows, as the parsers below read them (docs/spot.md).
+// Why an event rate is bounded (limits::MAX_EVENT_RATE_PER_S), after "'<rate>' is out of range: ".
+inline constexpr std::string_view EVENT_RATE_ABOVE_MAX =
+    "at most 60/h (once a minute; a replacement node takes minutes to provision, so faster interruptions make no "
+    "physical sense)";
+
 inline constexpr config::KeySpec INTERRUPTION_KEYS[] = {
     {"process", "`none` | `poisson` | `weibull` | `trace` | `price`", "", true, "", "what interrupts the nodes"},
-    {"rate", "rate", "", false, "0..60/h", "poisson: interruptions per node-hour of up time (or `advisor`)"},
+    {.name = "rate", .type = "rate", .help = "poisson: interruptions per node-hour of up time (or `advisor`)",
+     .kind = config::KeyKind::Rate, .min = 0, .max = limits::MAX_EVENT_RATE_PER_S, .above_max = EVENT_RATE_ABOVE_MAX},
     {"advisor", "map", "", false, "", "poisson: the rate of an AWS Spot Advisor band (or `rate`)"},
-    {"shape", "number", "", false, "> 0", "weibull (required): k"},
-    {"scale", "duration", "", false, ">= 1 min", "weibull (required): lambda"},
+    {.name = "shape", .type = "number", .help = "weibull (required): k", .kind = config::KeyKind::Number, .min = 0,
+     .above_min = true, .below_min = "must be greater than zero"},
+    {.name = "scale", .type = "duration", .help = "weibull (required): lambda", .kind = config::KeyKind::Duration,
+     .min = 60e9},
     {"file", "path", "", false, "", "trace (required): a skypilot-spot JSON trace"},
-    {"start", "duration", "`0`", false, "within the trace", "trace: the trace instant that is simulation time 0"},
-    {"loop", "bool", "`false`", false, "", "trace: repeat the trace"},
+    {.name = "start", .type = "duration", .range = "within the trace",
+     .help = "trace: the trace instant that is simulation time 0", .kind = config::KeyKind::Duration, .min = 0,
+     .has_default = true, .default_number = 0},
+    {.name = "loop", .type = "bool", .help = "trace: repeat the trace", .kind = config::KeyKind::Bool, .has_default = true,
+     .default_number = 0},
     {"correlated", "map", "none", false, "", "zone-wide events"},
 };
 inline constexpr config::KeySpec ADVISOR_KEYS[] = {
@@ -136,21 +148,33 @@ inline constexpr config::KeySpec ADVISOR_KEYS[] = {
     {"instance", "name", "", true, "", "the instance type"},
 };
 inline constexpr config::KeySpec CORRELATED_KEYS[] = {
-    {"rate", "rate", "", true, "(0, 60/h]", "zone-wide events per hour"},
-    {"fraction", "fraction", "", true, "(0, 100%]", "of the pool's nodes each event hits"},
+    {.name = "rate", .type = "rate", .required = true, .help = "zone-wide events per hour", .kind = config::KeyKind::Rate,
+     .min = 0, .max = limits::MAX_EVENT_RATE_PER_S, .above_min = true,
+     .below_min = "a correlated event rate must be greater than zero", .above_max = EVENT_RATE_ABOVE_MAX},
+    {.name = "fraction", .type = "fraction", .required = true, .help = "of the pool's nodes each event hits",
+     .kind = config::KeyKind::Percent, .min = 0, .max = 1, .above_min = true,
+     .below_min = "a correlated event must hit more than 0% of the nodes"},
 };
 inline constexpr config::KeySpec AVAILABILITY_KEYS[] = {
     {"windows", "list of maps", "", false, "non-empty", "recurring windows (or `file`)"},
-    {"otherwise", "fraction", "`100%`", false, "[0, 100%]", "windows: outside every window"},
+    {.name = "otherwise", .type = "fraction", .help = "windows: outside every window", .kind = config::KeyKind::Percent,
+     .min = 0, .max = 1, .has_default = true, .default_number = 1},
     {"file", "path", "", false, "", "a skypilot-spot JSON trace (or `windows`)"},
-    {"start", "duration", "`0`", false, "within the trace", "file: the trace instant that is simulation time 0"},
-    {"loop", "bool", "`false`", false, "", "file: repeat the trace"},
+    {.name = "start", .type = "duration", .range = "within the trace",
+     .help = "file: the trace instant that is simulation time 0", .kind = config::KeyKind::Duration, .min = 0,
+     .has_default = true, .default_number = 0},
+    {.name = "loop", .type = "bool", .help = "file: repeat the trace", .kind = config::KeyKind::Bool, .has_default = true,
+     .default_number = 0},
 };
 inline constexpr config::KeySpec AVAILABILITY_WINDOW_KEYS[] = {
-    {"every", "duration", "", true, ">= 1 min", "the period"},
-    {"from", "duration", "", true, "[0, every)", "offset of the window's start in the period"},
-    {"to", "duration", "", true, "(from, from + every]", "its end"},
-    {"available", "fraction", "", true, "[0, 100%]", "of the pool's count"},
+    {.name = "every", .type = "duration", .required = true, .help = "the period", .kind = config::KeyKind::Duration,
+     .min = 60e9},
+    {.name = "from", .type = "duration", .required = true, .range = "before `every`",
+     .help = "offset of the window's start in the period", .kind = config::KeyKind::Duration, .min = 0},
+    {.name = "to", .type = "duration", .required = true, .range = "after `from`, at most `from + every`",
+     .help = "its end", .kind = config::KeyKind::Duration, .min = 0},
+    {.name = "available", .type = "fraction", .required = true, .help = "of the pool's count",
+     .kind = config::KeyKind::Percent, .min = 0, .max = 1},
 };
 
 // Parses an `interruptions:` value:

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "sim/config/reader.hpp"
@@ -65,29 +66,28 @@ StorageTierSpec parse_tier(const ConfigNode& node) {
            : kind == "shared-fs"    ? TierKind::SharedFs
            : kind == "object-store" ? TierKind::ObjectStore
                                     : TierKind::Archive;
-  t.read_bytes_per_s = config::read_bytes_per_s(r.required("read"));
-  t.write_bytes_per_s = t.read_bytes_per_s;
-  if (const ConfigNode* w = r.optional("write")) t.write_bytes_per_s = config::read_bytes_per_s(*w);
-  if (const ConfigNode* s = r.optional("stream")) {
+  t.read_bytes_per_s = r.need<double>("read");
+  t.write_bytes_per_s = r.get<double>("write").value_or(t.read_bytes_per_s);
+  if (const ConfigNode* s = r.where("stream")) {
     if (t.kind != TierKind::ObjectStore) s->fail(ErrorCode::Conflict, "a per-stream bandwidth applies to object stores only");
-    t.stream_bytes_per_s = config::read_bytes_per_s(*s);
+    t.stream_bytes_per_s = *r.get<double>("stream");
   }
-  if (const ConfigNode* i = r.optional("iops")) t.iops = config::read_positive(*i);
-  if (const ConfigNode* l = r.optional("latency")) t.latency_s = config::read_duration(*l).seconds();
-  if (const ConfigNode* c = r.optional("capacity")) t.capacity_bytes = config::read_bytes(*c);
+  if (const std::optional<double> i = r.get<double>("iops")) t.iops = *i;
+  t.latency_s = r.value<sim::SimTime>("latency").seconds();
+  if (const std::optional<double> c = r.get<double>("capacity")) t.capacity_bytes = *c;
   if (t.kind == TierKind::LocalNvme && t.capacity_bytes == 0)
     node.fail(ErrorCode::MissingKey, "a local-nvme tier needs its capacity per node (staging evicts by it)");
   if (const ConfigNode* p = r.optional("price")) t.usd_per_gb_month = read_price_per_gb(*p, "-month");
-  if (const ConfigNode* p = r.optional("request_price")) {
+  if (const ConfigNode* p = r.where("request_price")) {
     if (t.kind != TierKind::ObjectStore && t.kind != TierKind::Archive)
       p->fail(ErrorCode::Conflict, "request prices apply to object stores and archives");
-    t.usd_per_1k_requests = config::read_usd(*p);
   }
+  t.usd_per_1k_requests = r.value<double>("request_price");
   if (const ConfigNode* p = r.optional("transfer_price")) t.transfer_usd_per_gb = read_price_per_gb(*p, "");
   if (const ConfigNode* ret = r.optional("retrieval")) {
     if (t.kind != TierKind::Archive) ret->fail(ErrorCode::Conflict, "retrieval applies to archive tiers only");
     MapReader rr(*ret, RETRIEVAL_KEYS);
-    t.retrieval_delay_s = config::read_duration(rr.required("delay")).seconds();
+    t.retrieval_delay_s = rr.need<sim::SimTime>("delay").seconds();
     if (const ConfigNode* p = rr.optional("price")) t.retrieval_usd_per_gb = read_price_per_gb(*p, "");
   } else if (t.kind == TierKind::Archive) {
     node.fail(ErrorCode::MissingKey, "an archive tier needs retrieval: {delay: ..., price: ...}");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -65,13 +66,11 @@ LinkKind read_link_kind(const ConfigNode& n) {
   return LinkKind::Ethernet;
 }
 
-sim::SimTime read_latency(const ConfigNode& n) { return config::read_duration(n, sim::SimTime::zero()); }
-
 FabricLinkSpec read_fabric_link(const ConfigNode& n) {
   MapReader r(n, FABRIC_LINK_KEYS);
   FabricLinkSpec s;
-  if (const ConfigNode* v = r.optional("speed")) s.bytes_per_s = config::read_bytes_per_s(*v);
-  if (const ConfigNode* v = r.optional("latency")) s.latency = read_latency(*v);
+  s.bytes_per_s = r.value<double>("speed");
+  s.latency = r.value<sim::SimTime>("latency");
   if (const ConfigNode* v = r.optional("kind")) s.kind = read_link_kind(*v);
   r.finish();
   return s;
@@ -266,8 +265,8 @@ void read_explicit(MapReader& r, NetworkSpec& s, config::SourceResolver* sources
     l.a = config::read_string(between.at(0));
     l.b = config::read_string(between.at(1));
     if (l.a == l.b) between.fail(ErrorCode::Infeasible, "link '" + l.name + "' connects '" + l.a + "' to itself");
-    l.bytes_per_s = config::read_bytes_per_s(lr.required("bandwidth"));
-    if (const ConfigNode* v = lr.optional("latency")) l.latency = read_latency(*v);
+    l.bytes_per_s = lr.need<double>("bandwidth");
+    l.latency = lr.value<sim::SimTime>("latency");
     if (const ConfigNode* v = lr.optional("duplex")) l.half_duplex = config::read_enum(*v, {"full", "half"}) == "half";
     if (const ConfigNode* v = lr.optional("kind")) l.kind = read_link_kind(*v);
     lr.finish();
@@ -334,9 +333,9 @@ NetworkSpec parse_network_spec(const ConfigNode& network, config::SourceResolver
       break;
     case Fabric::LeafSpine: {
       if (const ConfigNode* v = r.optional("link")) s.link = read_fabric_link(*v);
-      s.nodes_per_leaf = static_cast<int>(config::read_int(r.required("nodes_per_leaf"), 1, 100'000));
-      s.spines = static_cast<int>(config::read_int(r.required("spines"), 1, 100'000));
-      if (const ConfigNode* v = r.optional("leaves")) s.leaves = static_cast<int>(config::read_int(*v, 1, 100'000));
+      s.nodes_per_leaf = static_cast<int>(r.need<std::int64_t>("nodes_per_leaf"));
+      s.spines = static_cast<int>(r.need<std::int64_t>("spines"));
+      if (const std::optional<std::int64_t> v = r.get<std::int64_t>("leaves")) s.leaves = static_cast<int>(*v);
       if (const ConfigNode* v = r.optional("oversubscription")) s.oversubscription = read_oversubscription(*v);
       if (const ConfigNode* v = r.optional("hosts")) {
         read_generated_hosts(*v, s);
@@ -348,9 +347,8 @@ NetworkSpec parse_network_spec(const ConfigNode& network, config::SourceResolver
     }
     case Fabric::FatTree: {
       if (const ConfigNode* v = r.optional("link")) s.link = read_fabric_link(*v);
-      const ConfigNode& k = r.required("k");
-      s.k = static_cast<int>(config::read_int(k, 2, 1024));
-      if (s.k % 2 != 0) k.fail(ErrorCode::OutOfRange, "a k-ary fat-tree needs an even k, got " + std::to_string(s.k));
+      s.k = static_cast<int>(r.need<std::int64_t>("k"));
+      if (s.k % 2 != 0) r.where("k")->fail(ErrorCode::OutOfRange, "a k-ary fat-tree needs an even k, got " + std::to_string(s.k));
       if (const ConfigNode* v = r.optional("hosts")) {
         read_generated_hosts(*v, s);
         const long long capacity = static_cast<long long>(s.k) * s.k * s.k / 4;
@@ -374,27 +372,24 @@ NodeInternalsSpec parse_node_internals(MapReader& node_type) {
   if (const ConfigNode* p = node_type.optional("pcie")) {
     if (p->is_map()) {
       MapReader pr(*p, PCIE_KEYS);
-      s.pcie_gen = static_cast<int>(config::read_int(pr.required("gen"), 3, 5));
-      if (const ConfigNode* lanes = pr.optional("lanes")) {
-        s.pcie_lanes = static_cast<int>(config::read_int(*lanes, 1, 16));
-        if ((s.pcie_lanes & (s.pcie_lanes - 1)) != 0)
-          lanes->fail(ErrorCode::OutOfRange, "PCIe lanes must be 1, 2, 4, 8 or 16");
-      }
+      s.pcie_gen = static_cast<int>(pr.need<std::int64_t>("gen"));
+      s.pcie_lanes = static_cast<int>(pr.value<std::int64_t>("lanes"));
+      if ((s.pcie_lanes & (s.pcie_lanes - 1)) != 0)
+        pr.where("lanes")->fail(ErrorCode::OutOfRange, "PCIe lanes must be 1, 2, 4, 8 or 16");
       pr.finish();
     } else {
       s.pcie_gen = config::read_enum(*p, gens).back() - '0';
     }
   }
-  if (const ConfigNode* g = node_type.optional("gpus_per_pcie_switch"))
-    s.gpus_per_pcie_switch = static_cast<int>(config::read_int(*g, 1, 1024));
+  s.gpus_per_pcie_switch = static_cast<int>(node_type.value<std::int64_t>(GPUS_PER_PCIE_SWITCH_KEY));
   if (const ConfigNode* n = node_type.optional("nvlink")) {
     s.nvlink_mark = n->mark();
     s.nvlink_path = n->path();
     if (n->is_map()) {
       MapReader nr(*n, NVLINK_KEYS);
       s.nvlink = NvlinkMode::PointToPoint;
-      s.nvlink_gen = static_cast<int>(config::read_int(nr.required("gen"), 1, 4));
-      s.nvlink_links = static_cast<int>(config::read_int(nr.required("links"), 1, 64));
+      s.nvlink_gen = static_cast<int>(nr.need<std::int64_t>("gen"));
+      s.nvlink_links = static_cast<int>(nr.need<std::int64_t>("links"));
       nr.finish();
     } else {
       s.nvlink = config::read_enum(*n, {"none", "nvswitch"}) == "none" ? NvlinkMode::None : NvlinkMode::NvSwitch;
@@ -403,9 +398,9 @@ NodeInternalsSpec parse_node_internals(MapReader& node_type) {
   if (const ConfigNode* n = node_type.optional("nics")) {
     MapReader nr(*n, NIC_KEYS);
     s.nics_assumed = false;
-    if (const ConfigNode* v = nr.optional("count")) s.nic_count = static_cast<int>(config::read_int(*v, 1, 64));
-    if (const ConfigNode* v = nr.optional("speed")) s.nic_bytes_per_s = config::read_bytes_per_s(*v);
-    if (const ConfigNode* v = nr.optional("rdma")) s.rdma = config::read_bool(*v);
+    s.nic_count = static_cast<int>(nr.value<std::int64_t>("count"));
+    s.nic_bytes_per_s = nr.value<double>("speed");
+    s.rdma = nr.value<bool>("rdma");
     nr.finish();
   }
   return s;

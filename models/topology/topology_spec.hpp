@@ -38,14 +38,19 @@ std::string_view fabric_name(Fabric f);
 // The keys of a generated fabric's `link:` map and of a node type's `nics:` map, as
 // read_fabric_link and parse_node_internals read them (docs/network.md).
 inline constexpr config::KeySpec FABRIC_LINK_KEYS[] = {
-    {"speed", "bandwidth", "`100Gbps`", false, "> 0", "every generated link's bandwidth per direction"},
-    {"latency", "duration", "`1us`", false, ">= 0", "every generated link's latency"},
+    {.name = "speed", .type = "bandwidth", .help = "every generated link's bandwidth per direction",
+     .kind = config::KeyKind::Bandwidth, .has_default = true, .default_number = 100e9 / 8},
+    {.name = "latency", .type = "duration", .help = "every generated link's latency", .kind = config::KeyKind::Duration,
+     .min = 0, .has_default = true, .default_number = 1000},
     {"kind", "`ethernet` | `infiniband` | `nvlink` | `nvswitch` | `pcie`", "`ethernet`", false, "", "the links' kind"},
 };
 inline constexpr config::KeySpec NIC_KEYS[] = {
-    {"count", "integer", "`1`", false, "1..64", "NICs per node"},
-    {"speed", "bandwidth", "`100Gbps`", false, "> 0", "each NIC's bandwidth per direction"},
-    {"rdma", "bool", "`false`", false, "", "GPUDirect RDMA: NICs on the PCIe switches instead of the CPU"},
+    {.name = "count", .type = "integer", .help = "NICs per node", .kind = config::KeyKind::Integer, .min = 1, .max = 64,
+     .has_default = true, .default_number = 1},
+    {.name = "speed", .type = "bandwidth", .help = "each NIC's bandwidth per direction", .kind = config::KeyKind::Bandwidth,
+     .has_default = true, .default_number = 100e9 / 8},
+    {.name = "rdma", .type = "bool", .help = "GPUDirect RDMA: NICs on the PCIe switches instead of the CPU",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 0},
 };
 
 // The keys of the `network:` map: `fabric` first, then the keys of the chosen fabric (one
@@ -60,16 +65,20 @@ inline constexpr config::KeySpec SINGLE_SWITCH_KEYS[] = {
 };
 inline constexpr config::KeySpec LEAF_SPINE_KEYS[] = {
     {"link", "map", "`{speed: 100Gbps, latency: 1us, kind: ethernet}`", false, "", "the generated links (`network.link`)"},
-    {"nodes_per_leaf", "integer", "", true, "1..100000", "nodes on each leaf switch"},
-    {"spines", "integer", "", true, "1..100000", "spine switches, each linked once to every leaf"},
-    {"leaves", "integer", "as many as the nodes need", false, "1..100000", "leaf switches"},
+    {.name = "nodes_per_leaf", .type = "integer", .required = true, .help = "nodes on each leaf switch",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 100'000},
+    {.name = "spines", .type = "integer", .required = true, .help = "spine switches, each linked once to every leaf",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 100'000},
+    {.name = "leaves", .type = "integer", .default_value = "as many as the nodes need", .help = "leaf switches",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 100'000},
     {"oversubscription", "number or ratio like `\"4:1\"`", "none: every uplink runs at `link.speed`", false, ">= 1",
      "sets the uplink bandwidth from the leaves' downlinks"},
     {"hosts", "integer or list of names", "leaves × nodes_per_leaf", false, "count 1..1000000", "endpoints for `gcsim flows`"},
 };
 inline constexpr config::KeySpec FAT_TREE_KEYS[] = {
     {"link", "map", "`{speed: 100Gbps, latency: 1us, kind: ethernet}`", false, "", "the generated links (`network.link`)"},
-    {"k", "even integer", "", true, "2..1024", "the switches' port count (Al-Fares et al.)"},
+    {.name = "k", .type = "even integer", .required = true, .range = "even",
+     .help = "the switches' port count (Al-Fares et al.)", .kind = config::KeyKind::Integer, .min = 2, .max = 1024},
     {"hosts", "integer or list of names", "k³/4", false, "count 1..k³/4", "endpoints for `gcsim flows`"},
 };
 inline constexpr config::KeySpec EXPLICIT_KEYS[] = {
@@ -86,8 +95,10 @@ inline constexpr config::KeySpec EXPLICIT_LINK_KEYS[] = {
     {"name", "name", "", true, "unique", "the link's name, as routes give it"},
     {"between", "list of two node names (`a;b` in a CSV)", "", true, "two different nodes",
      "its ends: hosts, or switches (any other name)"},
-    {"bandwidth", "bandwidth", "", true, "> 0", "per direction (full duplex), or shared by both (half duplex)"},
-    {"latency", "duration", "`0s`", false, ">= 0", "the link's latency"},
+    {.name = "bandwidth", .type = "bandwidth", .required = true,
+     .help = "per direction (full duplex), or shared by both (half duplex)", .kind = config::KeyKind::Bandwidth},
+    {.name = "latency", .type = "duration", .help = "the link's latency", .kind = config::KeyKind::Duration, .min = 0,
+     .has_default = true, .default_number = 0},
     {"duplex", "`full` | `half`", "`full`", false, "", "one resource per direction, or one shared by both"},
     {"kind", "`ethernet` | `infiniband` | `nvlink` | `nvswitch` | `pcie`", "`ethernet`", false, "", "the link's kind"},
 };
@@ -98,14 +109,25 @@ inline constexpr config::KeySpec ROUTE_KEYS[] = {
      "the links in the order the route walks them"},
 };
 
+// The node type's own key that parse_node_internals reads beside those maps (the node
+// type's table, NODE_TYPE_KEYS, holds it).
+inline constexpr config::KeySpec GPUS_PER_PCIE_SWITCH_KEY = {
+    .name = "gpus_per_pcie_switch", .type = "integer (see network.md)", .help = "GPUs sharing one PCIe switch",
+    .kind = config::KeyKind::Integer, .min = 1, .max = 1024, .has_default = true, .default_number = 2};
+
 // The keys of a node type's `pcie:` and `nvlink:` maps (each may also be a name).
 inline constexpr config::KeySpec PCIE_KEYS[] = {
-    {"gen", "integer", "", true, "3..5", "the PCIe generation"},
-    {"lanes", "integer", "`16`", false, "1, 2, 4, 8 or 16", "lanes of each GPU's link to its PCIe switch"},
+    {.name = "gen", .type = "integer", .required = true, .help = "the PCIe generation", .kind = config::KeyKind::Integer,
+     .min = 3, .max = 5},
+    {.name = "lanes", .type = "integer", .range = "a power of two: 1, 2, 4, 8 or 16",
+     .help = "lanes of each GPU's link to its PCIe switch", .kind = config::KeyKind::Integer, .min = 1, .max = 16,
+     .has_default = true, .default_number = 16},
 };
 inline constexpr config::KeySpec NVLINK_KEYS[] = {
-    {"gen", "integer", "", true, "1..4", "the NVLink generation"},
-    {"links", "integer", "", true, "1..64", "NVLinks per GPU"},
+    {.name = "gen", .type = "integer", .required = true, .help = "the NVLink generation", .kind = config::KeyKind::Integer,
+     .min = 1, .max = 4},
+    {.name = "links", .type = "integer", .required = true, .help = "NVLinks per GPU", .kind = config::KeyKind::Integer,
+     .min = 1, .max = 64},
 };
 
 // Per-direction bandwidth of PCIe generation 3..5 with `lanes` lanes.

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "sim/check.hpp"
 #include "sim/config/reader.hpp"
 #include "sim/errors.hpp"
 
@@ -20,38 +22,28 @@ namespace {
 using config::ConfigNode;
 using config::MapReader;
 
-constexpr double INF = std::numeric_limits<double>::infinity();
-
 double read_nonnegative_bytes(const ConfigNode& n) {
   if (n.is_scalar() && !n.quoted() && n.scalar() == "0") return 0;
   return config::read_bytes(n);
 }
 
-int read_positive_int(const ConfigNode& n, std::int64_t max = 1 << 24) {
-  return static_cast<int>(config::read_int(n, 1, max));
-}
-
 TransformerShape parse_shape(const ConfigNode& node) {
   MapReader r(node, TRANSFORMER_KEYS);
   TransformerShape t;
-  t.layers = read_positive_int(r.required("layers"), 10'000);
-  t.hidden = read_positive_int(r.required("hidden"), 1 << 20);
-  const ConfigNode& heads = r.required("heads");
-  t.heads = read_positive_int(heads, 1 << 16);
-  if (t.hidden % t.heads != 0) heads.fail(ErrorCode::Conflict, "hidden must be a multiple of heads");
-  t.ffn = 4 * t.hidden;
-  if (const ConfigNode* f = r.optional("ffn")) t.ffn = read_positive_int(*f, 1 << 22);
-  if (const ConfigNode* v = r.optional("vocab")) t.vocab = static_cast<int>(config::read_int(*v, 0, 1 << 24));
-  t.seq_len = read_positive_int(r.required("seq_len"), 1 << 24);
-  if (const ConfigNode* m = r.optional("max_seq_len")) {
-    t.max_seq_len = read_positive_int(*m, 1 << 24);
-    if (t.max_seq_len < t.seq_len) m->fail(ErrorCode::OutOfRange, "max_seq_len is below seq_len");
+  t.layers = static_cast<int>(r.need<std::int64_t>("layers"));
+  t.hidden = static_cast<int>(r.need<std::int64_t>("hidden"));
+  t.heads = static_cast<int>(r.need<std::int64_t>("heads"));
+  if (t.hidden % t.heads != 0) r.where("heads")->fail(ErrorCode::Conflict, "hidden must be a multiple of heads");
+  t.ffn = static_cast<int>(r.get<std::int64_t>("ffn").value_or(4 * std::int64_t{t.hidden}));
+  t.vocab = static_cast<int>(r.value<std::int64_t>("vocab"));
+  t.seq_len = static_cast<int>(r.need<std::int64_t>("seq_len"));
+  if (const std::optional<std::int64_t> m = r.get<std::int64_t>("max_seq_len")) {
+    t.max_seq_len = static_cast<int>(*m);
+    if (t.max_seq_len < t.seq_len) r.where("max_seq_len")->fail(ErrorCode::OutOfRange, "max_seq_len is below seq_len");
   }
-  if (const ConfigNode* f = r.optional("head_token_fraction")) {
-    t.head_token_fraction = config::read_fraction(*f);
-  }
-  if (const ConfigNode* e = r.optional("extra_forward_flop")) t.extra_forward_flop = config::read_double(*e, 0, INF);
-  if (const ConfigNode* e = r.optional("extra_params")) t.extra_params = config::read_double(*e, 0, INF);
+  t.head_token_fraction = r.value<double>("head_token_fraction");
+  t.extra_forward_flop = r.value<double>("extra_forward_flop");
+  t.extra_params = r.value<double>("extra_params");
   r.finish();
   return t;
 }
@@ -91,27 +83,36 @@ ModelAnchor parse_anchor(const ConfigNode& node, const ModelSpec& m, const GpuCa
   a.gpu.aliases.clear();
   a.gpu.sources.clear();
   a.gpu.notes.clear();
-  if (const ConfigNode* n = r.optional("gpus")) a.gpus = read_positive_int(*n);
-  if (const ConfigNode* n = r.optional("gpus_per_node")) a.gpus_per_node = read_positive_int(*n, 1 << 16);
-  if (const ConfigNode* n = r.optional("host_cores")) a.host_cores = static_cast<int>(config::read_int(*n, 0, 1 << 20));
+  a.gpus = static_cast<int>(r.value<std::int64_t>("gpus"));
+  a.gpus_per_node = static_cast<int>(r.value<std::int64_t>("gpus_per_node"));
+  a.host_cores = static_cast<int>(r.value<std::int64_t>("host_cores"));
   const ConfigNode& precision = r.required("precision");
   a.precision = parse_precision(config::read_enum(precision, precision_names()));
   if (!a.gpu.supports(a.precision))
     precision.fail(ErrorCode::Conflict,
                    "GPU '" + a.gpu.name + "' has no " + std::string(precision_name(a.precision)) + " peak");
-  a.batch_per_gpu = read_positive_int(r.required("batch_per_gpu"));
-  if (const ConfigNode* n = r.optional("grad_accum")) a.grad_accum = read_positive_int(*n, 1 << 20);
-  if (const ConfigNode* n = r.optional("seq_len")) {
+  a.batch_per_gpu = static_cast<int>(r.need<std::int64_t>("batch_per_gpu"));
+  a.grad_accum = static_cast<int>(r.value<std::int64_t>("grad_accum"));
+  if (const ConfigNode* n = r.where("seq_len")) {
     if (!m.transformer) n->fail(ErrorCode::Conflict, "model '" + m.name + "' has no sequence length");
-    a.seq_len = read_positive_int(*n);
+    a.seq_len = static_cast<int>(*r.get<std::int64_t>("seq_len"));
     if (m.transformer->max_seq_len > 0 && a.seq_len > m.transformer->max_seq_len)
       n->fail(ErrorCode::OutOfRange, "model '" + m.name + "' takes at most " +
                                          std::to_string(m.transformer->max_seq_len) + " tokens");
   }
-  a.samples_per_s = config::read_positive(r.required("samples_per_s"));
+  a.samples_per_s = r.need<double>("samples_per_s");
   a.source = config::read_string(r.required("source"));
   r.finish();
   return a;
+}
+
+// The spec of a model key: a catalog's model is read without a table (its reader declares
+// each key as it reads it), a job's inline model against INLINE_MODEL_KEYS; both read a
+// typed key through this one spec.
+const config::KeySpec& model_key(std::string_view key) {
+  const config::KeySpec* spec = config::find_key(INLINE_MODEL_KEYS, key);
+  GCSIM_CHECK(spec != nullptr, "no model key '" + std::string(key) + "'");
+  return *spec;
 }
 
 }  // namespace
@@ -133,7 +134,7 @@ ModelSpec parse_model(const ConfigNode& node, bool require_sources, const GpuCat
   if (const ConfigNode* s = r.optional("sample")) m.sample_unit = config::read_string(*s);
 
   const ConfigNode* shape = r.optional("transformer");
-  const ConfigNode* flop = r.optional("forward_flop");
+  const ConfigNode* flop = r.where("forward_flop");
   if (shape && flop) flop->fail(ErrorCode::Conflict, "a transformer's FLOPs are derived from its shape; remove forward_flop");
   if (!shape && !flop)
     node.fail(ErrorCode::MissingKey, "a model needs either forward_flop (with params, memory_traffic, activations) "
@@ -142,21 +143,21 @@ ModelSpec parse_model(const ConfigNode& node, bool require_sources, const GpuCat
     m.transformer = parse_shape(*shape);
     m.tensor_fraction = 1;
     for (std::string_view key : {"tensor_fraction", "memory_traffic", "params", "activations", "kernels_per_step"}) {
-      if (const ConfigNode* n = r.optional(key))
+      if (const ConfigNode* n = r.where(key))
         n->fail(ErrorCode::Conflict, std::string(key) + " is derived from the transformer shape; remove it");
     }
   } else {
-    m.forward_flop_per_sample = config::read_positive(*flop);
-    m.tensor_fraction = config::read_fraction(r.required("tensor_fraction"));
+    m.forward_flop_per_sample = r.need<double>(model_key("forward_flop"));
+    m.tensor_fraction = r.need<double>(model_key("tensor_fraction"));
     m.memory_traffic_bytes_per_sample = read_nonnegative_bytes(r.required("memory_traffic"));
-    m.params = config::read_positive(r.required("params"));
-    m.activation_bytes_per_sample = config::read_bytes(r.required("activations"));
-    m.kernels_per_step = static_cast<int>(config::read_int(r.required("kernels_per_step"), 0, 1 << 24));
+    m.params = r.need<double>(model_key("params"));
+    m.activation_bytes_per_sample = r.need<double>(model_key("activations"));
+    m.kernels_per_step = static_cast<int>(r.need<std::int64_t>(model_key("kernels_per_step")));
   }
   if (const ConfigNode* n = r.optional("input")) m.input_bytes_per_sample = read_nonnegative_bytes(*n);
   m.device_bytes_per_sample = m.input_bytes_per_sample;
   if (const ConfigNode* n = r.optional("device_input")) m.device_bytes_per_sample = read_nonnegative_bytes(*n);
-  if (const ConfigNode* n = r.optional("cpu_decode")) m.cpu_decode_core_s_per_sample = config::read_duration(*n).seconds();
+  m.cpu_decode_core_s_per_sample = r.value<sim::SimTime>(model_key("cpu_decode")).seconds();
   if (require_sources) {
     m.sources = config::read_string(r.required("sources"));
   } else if (const ConfigNode* s = r.optional("sources")) {

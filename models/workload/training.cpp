@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "models/workload/step_time.hpp"
@@ -37,9 +38,9 @@ DatasetRef read_dataset(const ConfigNode& n, const ModelCatalog& catalog) {
   }
   MapReader r(n, DATASET_KEYS);
   from_catalog(r.required("name"));
-  if (const ConfigNode* s = r.optional("samples")) d.samples = config::read_positive(*s);
-  if (const ConfigNode* s = r.optional("size")) d.bytes = config::read_bytes(*s);
-  if (const ConfigNode* f = r.optional("file_size")) d.file_bytes = config::read_bytes(*f);
+  if (const std::optional<double> s = r.get<double>("samples")) d.samples = *s;
+  if (const std::optional<double> s = r.get<double>("size")) d.bytes = *s;
+  if (const std::optional<double> f = r.get<double>("file_size")) d.file_bytes = *f;
   if (const ConfigNode* t = r.optional("tier")) d.tier = config::read_string(*t);
   if (const ConfigNode* a = r.optional("access"))
     d.access = config::read_enum(*a, {"stream", "stage"}) == "stage" ? DataAccess::Stage : DataAccess::Stream;
@@ -54,11 +55,11 @@ ParallelismSpec read_parallelism(const ConfigNode* n, int gpus) {
   const ConfigNode* data = nullptr;
   if (n != nullptr) {
     MapReader r(*n, PARALLELISM_KEYS);
-    data = r.optional("data");
-    if (const ConfigNode* t = r.optional("tensor")) p.tensor = static_cast<int>(config::read_int(*t, 1, 1 << 16));
-    if (const ConfigNode* s = r.optional("pipeline")) p.pipeline = static_cast<int>(config::read_int(*s, 1, 1 << 16));
-    if (const ConfigNode* z = r.optional("zero")) p.zero_stage = static_cast<int>(config::read_int(*z, 0, 3));
-    if (data) p.data = static_cast<int>(config::read_int(*data, 1, 1 << 20));
+    data = r.where("data");
+    p.tensor = static_cast<int>(r.value<std::int64_t>("tensor"));
+    p.pipeline = static_cast<int>(r.value<std::int64_t>("pipeline"));
+    p.zero_stage = static_cast<int>(r.value<std::int64_t>("zero"));
+    if (const std::optional<std::int64_t> d = r.get<std::int64_t>("data")) p.data = static_cast<int>(*d);
     r.finish();
   }
   const int model_parallel = p.tensor * p.pipeline;
@@ -101,17 +102,17 @@ TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog,
     t.model = *m;
   }
 
-  if (const ConfigNode* s = job.optional("seq_len")) {
+  if (const ConfigNode* s = job.where("seq_len")) {
     if (!t.model.transformer) s->fail(ErrorCode::Conflict, "model '" + t.model.name + "' has no sequence length");
-    t.seq_len = static_cast<int>(config::read_int(*s, 1, 1 << 24));
+    t.seq_len = static_cast<int>(*job.get<std::int64_t>(SEQ_LEN_KEY));
     const int max = t.model.transformer->max_seq_len;
     if (max > 0 && t.seq_len > max)
       s->fail(ErrorCode::OutOfRange, "model '" + t.model.name + "' takes at most " + std::to_string(max) + " tokens");
   }
 
   t.precision = parse_precision(config::read_enum(job.required("precision"), precision_names()));
-  t.batch_per_gpu = static_cast<int>(config::read_int(job.required("batch_per_gpu"), 1, 1 << 24));
-  if (const ConfigNode* g = job.optional("grad_accum")) t.grad_accum = static_cast<int>(config::read_int(*g, 1, 1 << 20));
+  t.batch_per_gpu = static_cast<int>(job.need<std::int64_t>(BATCH_PER_GPU_KEY));
+  t.grad_accum = static_cast<int>(job.value<std::int64_t>(GRAD_ACCUM_KEY));
   t.parallel = read_parallelism(job.optional("parallelism"), gpus);
   if (const ConfigNode* o = job.optional("optimizer"))
     t.optimizer = config::read_enum(*o, {"adam", "adamw", "sgd"}) == "sgd" ? Optimizer::Sgd : Optimizer::Adam;
@@ -120,9 +121,9 @@ TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog,
   const ConfigNode* dataset = job.optional("dataset");
   if (dataset) t.dataset = read_dataset(*dataset, catalog);
 
-  const ConfigNode* samples = job.optional("samples");
-  const ConfigNode* epochs = job.optional("epochs");
-  const ConfigNode* tokens = job.optional("tokens");
+  const ConfigNode* samples = job.where("samples");
+  const ConfigNode* epochs = job.where("epochs");
+  const ConfigNode* tokens = job.where("tokens");
   const int given = (samples != nullptr) + (epochs != nullptr) + (tokens != nullptr);
   if (given == 0)
     job.node().fail(ErrorCode::MissingKey, "a model job needs its amount of work: samples, epochs (with a dataset) "
@@ -131,16 +132,16 @@ TrainingSpec parse_training(config::MapReader& job, const ModelCatalog& catalog,
     const ConfigNode* second = samples ? (epochs ? epochs : tokens) : tokens;
     second->fail(ErrorCode::Conflict, "give one of samples, epochs and tokens");
   }
-  if (samples) t.total_samples = config::read_positive(*samples);
+  if (samples) t.total_samples = *job.get<double>(SAMPLES_KEY);
   if (epochs) {
-    const double e = config::read_positive(*epochs);
+    const double e = *job.get<double>(EPOCHS_KEY);
     if (!t.dataset || t.dataset->samples <= 0)
       epochs->fail(ErrorCode::MissingKey, "epochs needs a dataset with a sample count (dataset: imagenet-1k, or "
                                           "dataset: {name: ..., samples: ...})");
     t.total_samples = e * t.dataset->samples;
   }
   if (tokens) {
-    const double n = config::read_positive(*tokens);
+    const double n = *job.get<double>(TOKENS_KEY);
     if (!t.model.transformer) tokens->fail(ErrorCode::Conflict, "model '" + t.model.name + "' has no tokens; give samples");
     t.total_samples = n / t.figures().tokens;
   }

@@ -18,19 +18,52 @@ namespace gcsim::models {
 
 // The keys of a model job's `dataset:` map (it may also be a catalog name) and of its
 // `parallelism:` map, as read_dataset and read_parallelism read them (docs/step-time.md).
+// The typed keys of a model job that parse_training reads from the job's own map (the job
+// reader's JOB_KEYS holds them, in this order; models/config/workload_reader.hpp).
+inline constexpr config::KeySpec TRAINING_JOB_KEYS[] = {
+    {.name = "seq_len", .type = "integer", .default_value = "the model's",
+     .range = "at most the model's `max_seq_len`", .help = "tokens per sample (transformer model jobs)",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 24},
+    {.name = "batch_per_gpu", .type = "integer", .help = "samples per GPU per micro-batch (model jobs; required there)",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 24},
+    {.name = "grad_accum", .type = "integer", .help = "micro-batches per optimizer step (model jobs)",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 20, .has_default = true, .default_number = 1},
+    {.name = "samples", .type = "count", .help = "the amount of work in samples (model jobs)",
+     .kind = config::KeyKind::Number, .min = 0, .above_min = true, .below_min = "must be greater than zero"},
+    {.name = "epochs", .type = "number", .help = "the amount of work in epochs of the dataset (model jobs)",
+     .kind = config::KeyKind::Number, .min = 0, .above_min = true, .below_min = "must be greater than zero"},
+    {.name = "tokens", .type = "count", .help = "the amount of work in tokens (model jobs)",
+     .kind = config::KeyKind::Number, .min = 0, .above_min = true, .below_min = "must be greater than zero"},
+};
+inline constexpr const config::KeySpec& SEQ_LEN_KEY = TRAINING_JOB_KEYS[0];
+inline constexpr const config::KeySpec& BATCH_PER_GPU_KEY = TRAINING_JOB_KEYS[1];
+inline constexpr const config::KeySpec& GRAD_ACCUM_KEY = TRAINING_JOB_KEYS[2];
+inline constexpr const config::KeySpec& SAMPLES_KEY = TRAINING_JOB_KEYS[3];
+inline constexpr const config::KeySpec& EPOCHS_KEY = TRAINING_JOB_KEYS[4];
+inline constexpr const config::KeySpec& TOKENS_KEY = TRAINING_JOB_KEYS[5];
+
 inline constexpr config::KeySpec DATASET_KEYS[] = {
     {"name", "text", "", true, "", "a catalog dataset, whose figures the other keys override, or the job's own label"},
-    {"samples", "count", "the catalog's, else unknown", false, "> 0", "samples in one epoch"},
-    {"size", "bytes", "the catalog's, else samples × the model's input bytes", false, "> 0", "the dataset's size"},
-    {"file_size", "bytes", "the catalog's, else one sample's input bytes", false, "> 0", "the size of one file read"},
+    {.name = "samples", .type = "count", .default_value = "the catalog's, else unknown", .help = "samples in one epoch",
+     .kind = config::KeyKind::Number, .min = 0, .above_min = true, .below_min = "must be greater than zero"},
+    {.name = "size", .type = "bytes", .default_value = "the catalog's, else samples × the model's input bytes",
+     .help = "the dataset's size", .kind = config::KeyKind::Bytes},
+    {.name = "file_size", .type = "bytes", .default_value = "the catalog's, else one sample's input bytes",
+     .help = "the size of one file read", .kind = config::KeyKind::Bytes},
     {"tier", "a name from `storage.tiers`", "none: storage not modelled", false, "", "the storage tier the data is read from"},
     {"access", "`stream` | `stage`", "`stream`", false, "", "read from the tier every epoch, or copy to local NVMe first"},
 };
 inline constexpr config::KeySpec PARALLELISM_KEYS[] = {
-    {"data", "integer", "gpus ÷ (tensor × pipeline)", false, "1..1048576", "data-parallel degree (replicas)"},
-    {"tensor", "integer", "`1`", false, "1..65536", "tensor (intra-layer) parallel degree"},
-    {"pipeline", "integer", "`1`", false, "1..65536", "pipeline stages"},
-    {"zero", "integer", "`0`", false, "0..3", "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + weights sharded over data"},
+    {.name = "data", .type = "integer", .default_value = "gpus ÷ (tensor × pipeline)",
+     .range = "data × tensor × pipeline = gpus", .help = "data-parallel degree (replicas)",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 20},
+    {.name = "tensor", .type = "integer", .help = "tensor (intra-layer) parallel degree", .kind = config::KeyKind::Integer,
+     .min = 1, .max = 1 << 16, .has_default = true, .default_number = 1},
+    {.name = "pipeline", .type = "integer", .help = "pipeline stages", .kind = config::KeyKind::Integer, .min = 1,
+     .max = 1 << 16, .has_default = true, .default_number = 1},
+    {.name = "zero", .type = "integer",
+     .help = "ZeRO stage: 1 optimizer state, 2 + gradients, 3 + weights sharded over data",
+     .kind = config::KeyKind::Integer, .min = 0, .max = 3, .has_default = true, .default_number = 0},
 };
 
 enum class Optimizer { Adam, Sgd };

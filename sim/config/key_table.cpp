@@ -22,10 +22,35 @@ std::string number_text(double v) {
 
 std::string percent_text(double fraction) { return number_text(fraction * 100) + "%"; }
 
+// Events per second as events per hour ("60/h"), the unit the reference writes rates in;
+// a product that misses a whole number by rounding alone is written whole.
+std::string per_hour_text(double per_s) {
+  if (per_s == 0) return "0";
+  double h = per_s * 3600;
+  if (std::fabs(h - std::round(h)) <= 1e-9 * std::fmax(1.0, std::fabs(h))) h = std::round(h);
+  return number_text(h) + "/h";
+}
+
+// Bytes per second in the largest bit rate that writes it exactly ("100Gbps"), else B/s.
+std::string bandwidth_text(double bytes_per_s) {
+  struct Unit {
+    double bits;
+    const char* suffix;
+  };
+  static constexpr Unit UNITS[] = {{1e12, "Tbps"}, {1e9, "Gbps"}, {1e6, "Mbps"}, {1e3, "kbps"}, {1, "bps"}};
+  const double bits = bytes_per_s * 8;
+  if (bits > 0)
+    for (const Unit& u : UNITS)
+      if (std::fmod(bits, u.bits) == 0) return number_text(bits / u.bits) + u.suffix;
+  return number_text(bytes_per_s) + "B/s";
+}
+
 std::string bound_text(const KeySpec& k, double v) {
   switch (k.kind) {
     case KeyKind::Percent: return percent_text(v);
     case KeyKind::Duration: return format_key_duration(v);
+    case KeyKind::Rate: return per_hour_text(v);
+    case KeyKind::Bandwidth: return bandwidth_text(v);
     default: return number_text(v);
   }
 }
@@ -60,6 +85,8 @@ std::string default_text(const KeySpec& k) {
     case KeyKind::Bool: return v != 0 ? "`true`" : "`false`";
     case KeyKind::Percent: return "`" + percent_text(v) + "`";
     case KeyKind::Duration: return "`" + format_key_duration(v) + "`";
+    case KeyKind::Rate: return "`" + per_hour_text(v) + "`";
+    case KeyKind::Bandwidth: return "`" + bandwidth_text(v) + "`";
     default: return "`" + number_text(v) + "`";
   }
 }
@@ -69,7 +96,8 @@ std::string range_text(const KeySpec& k) {
   switch (k.kind) {
     case KeyKind::Untyped: return std::string(k.range);
     case KeyKind::Bool: break;
-    case KeyKind::Bytes: typed = "> 0"; break;
+    case KeyKind::Bytes:
+    case KeyKind::Bandwidth: typed = "> 0"; break;
     case KeyKind::Duration:
       typed = k.min <= 0 ? ">= 0" : k.min == 1 ? "> 0" : ">= " + format_key_duration(k.min);
       break;

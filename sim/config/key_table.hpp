@@ -31,6 +31,13 @@ enum class KeyKind : unsigned char {
   Bytes,     // read_bytes: > 0
   Usd,       // read_usd: >= 0 (or > 0 with above_min)
   Bool,      // read_bool
+  // Quantities with a unit (sim/units.hpp), bounded by min..max in the unit's base (bytes/s,
+  // events per second, W, USD/h, USD/kWh); written in the unit people use (Gbps, /h).
+  Bandwidth,   // read_bytes_per_s: > 0
+  Rate,        // read_rate_per_s: events per second, written per hour ("0..60/h")
+  Power,       // read_watts: >= 0
+  UsdPerHour,  // read_usd_per_hour: >= 0
+  UsdPerKwh,   // read_usd_per_kwh: >= 0
 };
 
 inline constexpr double KEY_UNBOUNDED = std::numeric_limits<double>::infinity();
@@ -58,7 +65,11 @@ struct KeySpec {
   // The error's detail when a value is not above `min` (empty: a standard wording).
   std::string_view below_min = {};
   bool has_default = false;
-  double default_number = 0;  // Duration: nanoseconds; Bool: 0 or 1
+  double default_number = 0;  // Duration: nanoseconds; Bool: 0 or 1; Bandwidth: bytes/s
+  // For a quantity (Bandwidth .. UsdPerKwh): what follows "'<value>' is out of range: " when
+  // a value is above `max` (empty: "must be <range>"), for a bound whose reason a user
+  // needs ("at most 60/h (once a minute; ...)").
+  std::string_view above_max = {};
 
   constexpr bool typed() const { return kind != KeyKind::Untyped; }
 };

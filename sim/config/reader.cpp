@@ -185,7 +185,12 @@ constexpr bool kind_reads_as(KeyKind kind) {
     case KeyKind::Fraction:
     case KeyKind::Percent:
     case KeyKind::Bytes:
-    case KeyKind::Usd: return std::is_same_v<T, double>;
+    case KeyKind::Usd:
+    case KeyKind::Bandwidth:
+    case KeyKind::Rate:
+    case KeyKind::Power:
+    case KeyKind::UsdPerHour:
+    case KeyKind::UsdPerKwh: return std::is_same_v<T, double>;
     case KeyKind::Duration: return std::is_same_v<T, sim::SimTime>;
     case KeyKind::Bool: return std::is_same_v<T, bool>;
     case KeyKind::Untyped: return false;
@@ -471,8 +476,19 @@ double read_key_number(const ConfigNode& n, const KeySpec& spec) {
         fail_below(n, spec, "expected a fraction in " + range_text(spec) + ", got '" + n.scalar() + "'");
       return v;
     case KeyKind::Bytes: return read_bytes(n);
+    case KeyKind::Bandwidth: return read_bytes_per_s(n);
     case KeyKind::Usd: v = read_usd(n); break;
+    case KeyKind::Rate: v = read_rate_per_s(n); break;
+    case KeyKind::Power: v = read_watts(n); break;
+    case KeyKind::UsdPerHour: v = read_usd_per_hour(n); break;
+    case KeyKind::UsdPerKwh: v = read_usd_per_kwh(n); break;
     default: GCSIM_CHECK(false, "key '" + std::string(spec.name) + "' is not a number");
+  }
+  // A plain number's bounds were applied by read_double; a quantity's are applied here.
+  if (spec.kind != KeyKind::Number && (v < spec.min || v > spec.max)) {
+    const bool reason = v > spec.max && !spec.above_max.empty();
+    n.fail(ErrorCode::OutOfRange, "'" + n.scalar() + "' is out of range: " +
+                                      (reason ? std::string(spec.above_max) : "must be " + range_text(spec)));
   }
   if (spec.above_min && !(v > spec.min))
     fail_below(n, spec, std::string(spec.name) + " must be " + range_text(spec));

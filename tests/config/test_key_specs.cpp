@@ -3,6 +3,7 @@
 // default_text(); and every key table the scenario has, held to that one-source rule.
 #include <catch2/catch.hpp>
 
+#include "support/key_values.hpp"
 #include "support/scenario_support.hpp"
 
 #include <algorithm>
@@ -244,37 +245,6 @@ TEST_CASE("every typed key in every table has one source for its range and defau
 
 namespace {
 
-// Values just outside a typed key's bounds, as a scenario writes them (none for a bool, or
-// for a duration that may be zero: a negative duration is refused by the parser itself).
-std::vector<std::string> outside(const KeySpec& k) {
-  const auto num = [](double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, v == std::floor(v) && std::fabs(v) < 1e15 ? "%.0f" : "%g", v);
-    return std::string(buf);
-  };
-  std::vector<std::string> out;
-  switch (k.kind) {
-    case KeyKind::Integer:
-      out.push_back(num(k.min - 1));
-      if (!std::isinf(k.max) && k.max < 2147483647.0) out.push_back(num(k.max + 1));
-      break;
-    case KeyKind::Number:
-    case KeyKind::Fraction:
-    case KeyKind::Percent:
-      out.push_back(num(k.above_min ? k.min : k.min - 1));
-      if (!std::isinf(k.max)) out.push_back(num(k.max == 1 ? 1.5 : k.max * 2));
-      break;
-    case KeyKind::Usd: out.push_back(k.above_min ? "0" : "-1"); break;
-    case KeyKind::Bytes: out.push_back("0B"); break;
-    case KeyKind::Duration:
-      if (k.min == 1) out.push_back("0s");
-      else if (k.min > 1) out.push_back(c::format_key_duration(k.min / 2));
-      break;
-    default: break;
-  }
-  return out;
-}
-
 // A small valid scenario, with lines added at the top, entries added to its node type's
 // and its job's flow maps, and sections added at the end.
 std::string scenario_with(const std::string& top, const std::string& node, const std::string& job,
@@ -318,7 +288,8 @@ TEST_CASE("each reader enforces its typed keys' bounds from the spec, at the key
                                                                       : "gpus: 1, duration: 1h, " + kv,
                               "");
        },
-       {}},
+       // A model job's keys: tests/config/test_key_specs_models.cpp (on a duration job they are a conflict).
+       {"seq_len", "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens"}},
       {"workload.jobs[0].comm", gcsim::models::COMM_KEYS,
        [](const std::string& kv) {
          std::string comm = "bytes: 1GB, every: 1s";
@@ -354,7 +325,7 @@ TEST_CASE("each reader enforces its typed keys' bounds from the spec, at the key
   for (const Map& m : maps) {
     for (const KeySpec& k : m.keys) {
       if (!k.typed() || std::find(m.skip.begin(), m.skip.end(), std::string(k.name)) != m.skip.end()) continue;
-      for (const std::string& v : outside(k)) {
+      for (const std::string& v : gcsim::test::outside_values(k)) {
         const std::string yaml = m.yaml(std::string(k.name) + ": " + v);
         INFO(m.path << " " << k.name << ": " << v << "\n" << yaml);
         const ConfigError e = config_error([&] { (void)gcsim::test::scenario_from_yaml(yaml); });

@@ -2,9 +2,10 @@
 // every KeySection of scenario_key_sections(), the table in the section's doc (under the
 // heading naming the section, or headed "key of `<section>`") has one row per key of the
 // section's key table and no other, each row's default cell reads as the key's
-// default_text(), and the row of a typed key states its range_text() bounds (in the type
-// cell or the meaning; `≥` reads as `>=`). A missing, extra, differently defaulted or
-// differently bounded key fails with its name.
+// default_text(), and the row of a typed key states its range_text() bounds, and the row of
+// any key its spec's range text (a typed key's condition beyond its bounds, an untyped
+// key's whole range), in the type cell or the meaning (`≥` reads as `>=`). A missing,
+// extra, differently defaulted or differently bounded key fails with its name.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "models/config/scenario_keys.hpp"
 #include "models/config/scheduler_reader.hpp"
 #include "models/register_builtins.hpp"
+#include "models/workload/model_catalog.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
 
 namespace {
@@ -153,12 +155,17 @@ std::vector<std::string> disagreements(const gcsim::models::DocumentedSection& s
     if (!same)
       out.push_back(where + "key '" + std::string(k.name) + "' has default '" + it->second + "' in the docs, '" + def +
                     "' in the key table");
-    // A typed key's bounds, as range_text() writes them (without the spec's extra condition).
+    // A typed key's bounds, as range_text() writes them, and any condition beyond them (an
+    // untyped key's range text): each stated in the key's row.
     gcsim::config::KeySpec bounds = k;
     bounds.range = {};
+    const std::string& row = t.rows.at(std::string(k.name));
     const std::string range = k.typed() ? gcsim::config::range_text(bounds) : "";
-    if (!range.empty() && t.rows.at(std::string(k.name)).find(range) == std::string::npos)
+    if (!range.empty() && row.find(range) == std::string::npos)
       out.push_back(where + "key '" + std::string(k.name) + "' does not state its range '" + range + "' in the docs");
+    const std::string extra = normalised(std::string(k.range));
+    if (!extra.empty() && row.find(extra) == std::string::npos)
+      out.push_back(where + "key '" + std::string(k.name) + "' does not state its condition '" + extra + "' in the docs");
   }
   for (const auto& [key, def] : t.defaults)
     if (!in_code.count(key)) out.push_back(where + "key '" + key + "' is documented but not read");
@@ -250,4 +257,39 @@ TEST_CASE("the network, distribution, pricing and spot maps are listed with thei
     INFO(path);
     CHECK(doc_of[path] == doc);
   }
+}
+
+TEST_CASE("the docs check fails when a documented range or condition differs from the key table", "[unit][docs]") {
+  const auto sections = gcsim::models::scenario_key_sections();
+  const auto section = [&](std::string_view path) {
+    const auto found = std::find_if(sections.begin(), sections.end(), [&](const auto& s) { return s.section.path == path; });
+    REQUIRE(found != sections.end());
+    return *found;
+  };
+  const auto nics = section("cluster.node_types[i].nics");
+  const auto pcie = section("cluster.node_types[i].pcie");
+  REQUIRE(nics.doc == "network.md");
+  const std::vector<std::string> lines = read_lines(docs_path(nics.doc));
+  REQUIRE(disagreements(nics, lines).empty());
+  REQUIRE(disagreements(pcie, lines).empty());
+
+  std::vector<std::string> edited;
+  for (const std::string& line : lines) {
+    if (line.rfind("| `count` | integer 1..64 |", 0) == 0)
+      edited.push_back("| `count` | integer 1..32 | `1` | NICs per node |");  // a typed key's bound changed
+    else if (line.rfind("| `lanes` |", 0) == 0)
+      edited.push_back("| `lanes` | integer 1..16 | `16` | lanes per GPU |");  // its condition dropped
+    else
+      edited.push_back(line);
+  }
+  CHECK(disagreements(nics, edited) ==
+        std::vector<std::string>{"network.md `cluster.node_types[i].nics`: key 'count' does not state its range '1..64' in the docs"});
+  CHECK(disagreements(pcie, edited) ==
+        std::vector<std::string>{"network.md `cluster.node_types[i].pcie`: key 'lanes' does not state its condition 'a power "
+                                 "of two: 1, 2, 4, 8 or 16' in the docs"});
+}
+
+TEST_CASE("a model catalog's anchor keys match their table in step-time.md", "[unit][docs]") {
+  const std::vector<std::string> lines = read_lines(docs_path("step-time.md"));
+  CHECK(disagreements({{"anchors[i]", gcsim::models::ANCHOR_KEYS}, "step-time.md"}, lines) == std::vector<std::string>{});
 }

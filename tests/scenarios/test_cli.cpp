@@ -757,6 +757,18 @@ TEST_CASE("gcsim keys prints every key table from the specs the readers read thr
   const std::string row = one.output.substr(gpus_row, one.output.find('\n', gpus_row) - gpus_row);
   CHECK(row.find("the instance's") != std::string::npos);
   CHECK(row.find("1..64") != std::string::npos);
+  // The other packages' tables, typed the same way: a bandwidth default in its unit, a
+  // model job's grad_accum with the bounds its reader enforces.
+  const auto link = run_gcsim("keys network.link");
+  INFO(link.output);
+  REQUIRE(link.code == 0);
+  const auto speed = link.output.substr(link.output.find("    speed "), link.output.find("    latency ") - link.output.find("    speed "));
+  CHECK(speed.find("`100Gbps`") != std::string::npos);
+  CHECK(speed.find("> 0") != std::string::npos);
+  const auto jobs = run_gcsim("keys workload.jobs[i]");
+  const auto accum = jobs.output.find("    grad_accum ");
+  REQUIRE(accum != std::string::npos);
+  CHECK(jobs.output.substr(accum, jobs.output.find('\n', accum) - accum).find("1..1048576") != std::string::npos);
   const auto typo = run_gcsim("keys cluster.node_type[i]");
   CHECK(typo.code == 2);
   CHECK(typo.output.find("did you mean 'cluster.node_types[i]'?") != std::string::npos);

@@ -348,6 +348,6 @@ TEST_CASE("billing: the map's keys come from its key table", "[unit][pricing]") 
   CHECK(missing.key_path() == "price.billing.granularity");
   const gcsim::config::KeySpec* minimum = gcsim::config::find_key(m::BILLING_KEYS, "minimum");
   REQUIRE(minimum != nullptr);
-  CHECK(minimum->default_value == "`0s`");
+  CHECK(gcsim::config::default_text(*minimum) == "`0s`");
   CHECK(billing("{granularity: 1m}").minimum == SimTime::zero());  // the default the table states
 }
