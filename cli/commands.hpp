@@ -62,6 +62,10 @@ CLI::App* sweep_app(const SweepCommand& command);  // its subcommand, for shared
 int run_sweep_command(const SweepCommand& command, const models::LoadOptions& options,
                       const models::ResourceLimits& limits);
 
+// check_resources() for one of `held` runs in memory at once, which share limits' memory:
+// the error then says so (gcsim compare, gcsim sweep).
+void check_resources_shared(const models::ResourceEstimate& estimate, const models::ResourceLimits& limits, std::size_t held);
+
 // Makes an output folder (and its parents) and removes the temporary files a killed run
 // left in it (sim/atomic_file.hpp); throws gcsim::Error when it cannot.
 void make_output_dir(const std::string& dir);

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -64,21 +65,22 @@ constexpr std::uint64_t MAX_SWEEP_FILE_BYTES = 16u << 20;
 
 // The figures a sweep reports: its `metrics:` by index into STRATEGY_FIGURES, checked
 // with a did-you-mean at the name's position.
-std::vector<std::size_t> metric_indices(const models::SweepSpec& spec) {
+// (An empty list: every figure.)
+std::vector<std::size_t> metric_indices(const std::vector<std::pair<std::string, SourceMark>>& wanted) {
   std::vector<std::size_t> out;
   std::vector<std::string> names;
   for (const auto& f : analysis::STRATEGY_FIGURES) names.emplace_back(f.key);
-  if (spec.metrics.empty()) {
+  if (wanted.empty()) {
     for (std::size_t i = 0; i < names.size(); ++i) out.push_back(i);
     return out;
   }
-  for (const auto& [name, mark] : spec.metrics) {
+  for (const auto& [name, mark] : wanted) {
     const auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) {
       const std::string guess = did_you_mean(name, names);
       std::string valid;
       for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
-      throw ConfigError(ErrorCode::UnknownName, mark, "metrics",
+      throw ConfigError(ErrorCode::UnknownName, mark, "metric",
                         "unknown figure '" + name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
                             " (the figures of gcsim compare --json: " + valid + ")");
     }
@@ -193,7 +195,7 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   if (!c.shard.empty()) shard = read_shard(c.shard);
   if (shard && !c.merge_dirs.empty()) throw Error("gcsim sweep: --shard runs one shard, --merge joins shards: not both");
   const models::SweepSpec spec = models::read_sweep_file(c.file);
-  const std::vector<std::size_t> metrics = metric_indices(spec);
+  const std::vector<std::size_t> metrics = metric_indices(spec.metrics);
   const models::Catalogs catalogs = models::load_bundled_catalogs(options);
   std::error_code ec;
   if (!fs::is_regular_file(spec.base, ec))
@@ -201,8 +203,18 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   const config::ConfigDocument base = models::with_overrides(config::load_yaml_file(spec.base), options.overrides);
   const std::vector<models::SweepPoint> points = models::expand_sweep(spec);
   const std::vector<std::string> keys = models::sweep_keys(spec);
-  const std::size_t reps = static_cast<std::size_t>(spec.replications);
+  // Replication r of point p is run p * cap + r: the same index whatever is decided later.
+  const std::size_t min_reps = static_cast<std::size_t>(spec.replications);
+  const std::size_t cap = static_cast<std::size_t>(spec.max_replications);
+  std::optional<std::size_t> until_metric;
+  if (spec.until) {
+    until_metric = metric_indices({{spec.until->metric, spec.until->mark}}).front();
+    if (shard || !c.merge_dirs.empty())
+      throw Error("gcsim sweep: adaptive replications decide each round from every point's runs, so they are not "
+                  "sharded or merged yet: run the sweep whole (on one machine, -j N)");
+  }
   const std::size_t threads = c.threads > 0 ? static_cast<std::size_t>(c.threads) : 0;
+  const std::size_t held = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
 
   // Every point loaded and checked before any run: the first failing point, in order, is
   // the error (at the sweep file's line and column where the point's value is written).
@@ -211,7 +223,7 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   std::vector<std::string> digests(points.size());
   sim::parallel_for(points.size(), threads, [&](std::size_t p) {
     const models::Scenario s = models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
-    models::check_resources(models::estimate_resources(s), limits);
+    check_resources_shared(models::estimate_resources(s), limits, std::min(points.size() * cap, held));
     seeds[p] = s.seed;
     std::string d = config::fnv1a64_hex(s.source_text);
     for (const config::SourceRecord& r : s.inputs) d += " " + r.digest;
@@ -229,7 +241,8 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   if (c.keep_traces) make_output_dir(traces_dir.string());
 
   // Runs: point-major, replication r of every point with the same random streams.
-  const std::size_t total = points.size() * reps;
+  const std::size_t total = points.size() * cap;
+  const std::size_t reps = cap;  // the index stride
   std::vector<JournalRun> results;
   SweepJournal journal(c.out_dir, fingerprint, total, c.restart, c.file, results);
   if (!c.merge_dirs.empty()) {
@@ -253,15 +266,11 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
                     std::to_string(i % reps) + "); run the missing shards, or resume them");
       }
   }
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < total; ++i)
-    if (!results[i].done && (!shard || i % shard->second == shard->first)) todo.push_back(i);
-  if (!c.quiet && todo.size() < total)
-    std::fprintf(stderr, "gcsim sweep: resuming: %zu of %zu runs were done before (%s)\n", total - todo.size(), total,
-                 SweepJournal::path_in(c.out_dir).c_str());
-  Progress progress(todo.size(), c.quiet);
-  sim::parallel_for(todo.size(), threads, [&](std::size_t k) {
-    const std::size_t i = todo[k];
+  // Each point's replications so far: all of them, or with an adaptive rule its minimum,
+  // grown round by round (the decisions depend on the runs alone, so on no thread count).
+  std::vector<std::size_t> n(points.size(), min_reps);
+  std::vector<char> converged(points.size(), until_metric ? 0 : 1);
+  const auto run_one = [&](std::size_t i) {
     const std::size_t p = i / reps, r = i % reps;
     JournalRun& out = results[i];
     try {
@@ -296,8 +305,48 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     }
     out.done = true;
     journal.record(i, out);
-    progress.done_one(!out.ok);
-  });
+  };
+  std::size_t done_before = 0;
+  for (const JournalRun& r : results) done_before += r.done ? 1 : 0;
+  if (!c.quiet && done_before > 0)
+    std::fprintf(stderr, "gcsim sweep: resuming: %zu runs were done before (%s)\n", done_before,
+                 SweepJournal::path_in(c.out_dir).c_str());
+  for (;;) {
+    std::vector<std::size_t> todo;
+    for (std::size_t p = 0; p < points.size(); ++p)
+      for (std::size_t r = 0; r < n[p]; ++r) {
+        const std::size_t i = p * cap + r;
+        if (!results[i].done && (!shard || i % shard->second == shard->first)) todo.push_back(i);
+      }
+    Progress progress(todo.size(), c.quiet);
+    sim::parallel_for(todo.size(), threads, [&](std::size_t k) {
+      run_one(todo[k]);
+      progress.done_one(!results[todo[k]].ok);
+    });
+    if (!until_metric) break;
+    // The rule at each point still below its maximum: met, or more replications, as many
+    // as the interval's shrinking with sqrt(n) says are needed (at least one more).
+    bool grew = false;
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      if (converged[p] != 0) continue;
+      std::vector<double> values;
+      for (std::size_t r = 0; r < n[p]; ++r)
+        if (results[p * cap + r].ok) values.push_back(results[p * cap + r].figures[*until_metric]);
+      const PointStats st = stats_of(values);
+      const double target = spec.until->ci95_relative * std::fabs(st.mean);
+      if (st.n >= 2 && !std::isnan(st.ci95) && st.ci95 <= target) {
+        converged[p] = 1;
+        continue;
+      }
+      if (n[p] >= cap) continue;
+      std::size_t want = 2 * n[p];
+      if (st.n >= 2 && !std::isnan(st.ci95) && target > 0)
+        want = static_cast<std::size_t>(std::ceil(static_cast<double>(st.n) * (st.ci95 / target) * (st.ci95 / target)));
+      n[p] = std::min(cap, std::max(want, n[p] + 1));
+      grew = true;
+    }
+    if (!grew) break;
+  }
 
   if (shard) {
     std::size_t done = 0, of = 0;
@@ -319,12 +368,16 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
 
   // Per point: each metric's mean, standard deviation and 95% interval over its runs.
   std::vector<std::vector<PointStats>> stats(points.size(), std::vector<PointStats>(metrics.size()));
+  // The runs made: replications 0 .. n[p] - 1 of each point.
+  std::vector<std::size_t> made;
+  for (std::size_t p = 0; p < points.size(); ++p)
+    for (std::size_t r = 0; r < n[p]; ++r) made.push_back(p * cap + r);
   std::vector<std::int64_t> runs_ok(points.size(), 0);
-  for (std::size_t i = 0; i < total; ++i) runs_ok[i / reps] += results[i].ok ? 1 : 0;
+  for (const std::size_t i : made) runs_ok[i / reps] += results[i].ok ? 1 : 0;
   for (std::size_t p = 0; p < points.size(); ++p)
     for (std::size_t m = 0; m < metrics.size(); ++m) {
       std::vector<double> values;
-      for (std::size_t r = 0; r < reps; ++r) {
+      for (std::size_t r = 0; r < n[p]; ++r) {
         const JournalRun& run = results[p * reps + r];
         if (run.ok) values.push_back(run.figures[metrics[m]]);
       }
@@ -339,12 +392,14 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       const std::string name(analysis::STRATEGY_FIGURES[m].key);
       csv += "," + name + "_mean," + name + "_ci95";
     }
-    csv += ",runs_ok\n";
+    csv += until_metric ? ",runs_ok,replications,converged\n" : ",runs_ok\n";
     for (std::size_t p = 0; p < points.size(); ++p) {
       csv += std::to_string(p);
       for (const std::string& v : points[p].values) csv += "," + csv_cell(v);
       for (const PointStats& s : stats[p]) csv += "," + csv_number(s.mean) + "," + csv_number(s.ci95);
-      csv += "," + std::to_string(runs_ok[p]) + "\n";
+      csv += "," + std::to_string(runs_ok[p]);
+      if (until_metric) csv += "," + std::to_string(n[p]) + "," + (converged[p] != 0 ? "1" : "0");
+      csv += "\n";
     }
     sim::AtomicFile out((fs::path(c.out_dir) / "sweep.csv").string());
     out.write(csv);
@@ -356,7 +411,7 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     std::vector<std::string> values_text, errors;
     for (const auto& p : points)
       for (const std::string& v : p.values) values_text.push_back(v);
-    for (const JournalRun& r : results) errors.push_back(r.error);
+    for (const std::size_t i : made) errors.push_back(results[i].error);
     const std::size_t value_width = widest(values_text), error_width = widest(errors);
     trace::TraceOptions t;
     auto file = trace::TraceFile::create((fs::path(c.out_dir) / "sweep.h5").string(), t);
@@ -367,7 +422,7 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     run_columns.push_back({"ok", trace::ColumnType::I32});
     run_columns.push_back({"error", trace::ColumnType::Str, {}, error_width});
     trace::Table& runs = file->add_table("runs", run_columns);
-    for (std::size_t i = 0; i < total; ++i) {
+    for (const std::size_t i : made) {
       const std::size_t p = i / reps;
       std::size_t col = 0;
       runs.begin_row();
@@ -379,7 +434,8 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       runs.i32(col++, results[i].ok ? 1 : 0);
       runs.str(col++, results[i].error);
     }
-    std::vector<trace::Column> point_columns{{"point", trace::ColumnType::I64}, {"runs_ok", trace::ColumnType::I64}};
+    std::vector<trace::Column> point_columns{{"point", trace::ColumnType::I64}, {"runs_ok", trace::ColumnType::I64},
+                                             {"replications", trace::ColumnType::I64}, {"converged", trace::ColumnType::I32}};
     for (const std::string& k : keys) point_columns.push_back({k, trace::ColumnType::Str, {}, value_width});
     for (const std::size_t m : metrics)
       for (const char* suffix : {"_mean", "_sd", "_ci95"})
@@ -390,6 +446,8 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       table.begin_row();
       table.i64(col++, static_cast<std::int64_t>(p));
       table.i64(col++, runs_ok[p]);
+      table.i64(col++, static_cast<std::int64_t>(n[p]));
+      table.i32(col++, converged[p] != 0 ? 1 : 0);
       for (const std::string& v : points[p].values) table.str(col++, v);
       for (const PointStats& s : stats[p]) {
         table.f64(col++, s.mean);
@@ -405,7 +463,8 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     file->set_attribute("metrics", std::string_view(metric_lines));
     file->set_attribute("sweep_file", std::string_view(c.file));
     file->set_attribute("base_scenario", std::string_view(spec.base));
-    file->set_attribute("replications", static_cast<std::int64_t>(reps));
+    file->set_attribute("replications", static_cast<std::int64_t>(min_reps));
+    file->set_attribute("max_replications", static_cast<std::int64_t>(cap));
     file->commit();
   }
 
@@ -424,26 +483,49 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       }
       table.points.push_back(std::move(point));
     }
-    std::printf("gcsim sweep: %zu points x %zu replications = %zu runs (%s)\n%s", points.size(), reps, total, c.file.c_str(),
-                analysis::format_sweep_table(table).c_str());
+    const std::string replications = until_metric ? std::to_string(min_reps) + " to " + std::to_string(cap) + " replications"
+                                                  : std::to_string(min_reps) + " replications";
+    std::printf("gcsim sweep: %zu points x %s = %zu runs (%s)\n%s", points.size(), replications.c_str(), made.size(),
+                c.file.c_str(), analysis::format_sweep_table(table).c_str());
+    if (until_metric) {
+      std::size_t at_max = 0;
+      for (std::size_t p = 0; p < points.size(); ++p) at_max += converged[p] != 0 ? 0 : 1;
+      if (at_max > 0)
+        std::printf("%zu points reached %zu replications with %s's interval still wider than %g of its mean "
+                    "(converged = 0 in sweep.csv)\n",
+                    at_max, cap, spec.until->metric.c_str(), spec.until->ci95_relative);
+    }
     std::printf("%s", analysis::format_main_effects(table, analysis::main_effects(table)).c_str());
     std::printf("results: %s, %s\n", (fs::path(c.out_dir) / "sweep.csv").string().c_str(),
                 (fs::path(c.out_dir) / "sweep.h5").string().c_str());
   }
   std::size_t failed = 0;
-  for (const JournalRun& r : results) failed += r.ok ? 0 : 1;
+  for (const std::size_t i : made) failed += results[i].ok ? 0 : 1;
   if (failed == 0) return 0;
   bool internal = false;
-  for (std::size_t i = 0; i < total; ++i)
+  for (const std::size_t i : made)
     if (!results[i].ok) {
       internal = internal || results[i].internal;
       std::fprintf(stderr, "gcsim sweep: point %zu replication %zu failed: %s\n", i / reps, i % reps, results[i].error.c_str());
     }
-  std::fprintf(stderr, "gcsim sweep: %zu of %zu runs failed\n", failed, total);
+  std::fprintf(stderr, "gcsim sweep: %zu of %zu runs failed\n", failed, made.size());
   return internal ? 1 : 2;
 }
 
 }  // namespace
+
+void check_resources_shared(const models::ResourceEstimate& estimate, const models::ResourceLimits& limits, std::size_t held) {
+  models::ResourceLimits per_run = limits;
+  per_run.max_memory_bytes /= static_cast<double>(std::max<std::size_t>(1, held));
+  try {
+    models::check_resources(estimate, per_run);
+  } catch (const ConfigError& e) {
+    if (held <= 1 || e.detail().find("--max-memory") == std::string::npos) throw;
+    throw ConfigError(e.code(), e.mark(), e.key_path(),
+                      e.detail() + " (the memory limit is shared by the " + std::to_string(held) +
+                          " runs held at once: lower -j to give each more)");
+  }
+}
 
 std::shared_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
   auto c = std::make_shared<SweepCommand>();

@@ -149,7 +149,28 @@ SweepSpec read_sweep(const config::ConfigDocument& document) {
   const std::filesystem::path base_path(base_text);
   s.base = base_path.is_absolute() ? base_text : (std::filesystem::path(document.file).parent_path() / base_path).string();
   s.base_mark = base.mark();
-  s.replications = r.value<std::int64_t>("replications");
+  if (const ConfigNode* reps = r.optional("replications")) {
+    if (reps->is_map()) {
+      config::MapReader a(*reps, SWEEP_ADAPTIVE_KEYS);
+      s.replications = a.value<std::int64_t>("min");
+      s.max_replications = a.value<std::int64_t>("max");
+      if (s.max_replications < s.replications)
+        a.where("max")->fail(ErrorCode::OutOfRange, "max (" + std::to_string(s.max_replications) + ") is below min (" +
+                                                        std::to_string(s.replications) + ")");
+      config::MapReader u(a.required("until"), SWEEP_UNTIL_KEYS);
+      SweepStopRule rule;
+      const ConfigNode& metric = u.required("metric");
+      rule.metric = metric.scalar();
+      rule.mark = metric.mark();
+      rule.ci95_relative = u.value<double>("ci95_relative");
+      u.finish();
+      a.finish();
+      s.until = std::move(rule);
+    } else {
+      s.replications = config::read_key_int(*reps, SWEEP_REPLICATION_COUNT);
+      s.max_replications = s.replications;
+    }
+  }
   std::vector<std::string> seen;
   {
     const ConfigNode& vary = r.required("vary");

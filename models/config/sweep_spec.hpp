@@ -45,12 +45,24 @@ struct SweepSample {
   std::vector<SweepRange> ranges;
 };
 
+// Adaptive replications stop at a point when the 95% interval's half-width of `metric` is
+// within `ci95_relative` of its mean (docs/sweeps.md, "Adaptive replications").
+struct SweepStopRule {
+  std::string metric;
+  SourceMark mark;  // where the metric's name is written
+  double ci95_relative = 0;
+};
+
 struct SweepSpec {
   std::string file;       // the sweep file as given
   std::string base;       // the base scenario's path, resolved from the sweep file's folder
   SourceMark base_mark;
   SourceMark vary_mark;
+  // Replications: a fixed count (max_replications == replications), or adaptive: from
+  // `replications` (the minimum) up to `max_replications` until `until` holds.
   std::int64_t replications = 1;
+  std::int64_t max_replications = 1;
+  std::optional<SweepStopRule> until;
   std::vector<SweepAxis> grid;  // every combination
   std::vector<SweepAxis> zip;   // lists of one length, varied together
   std::optional<SweepSample> random;
@@ -62,10 +74,27 @@ struct SweepSpec {
 // The keys of a sweep file's maps (docs/sweeps.md is checked against them).
 inline constexpr config::KeySpec SWEEP_KEYS[] = {
     {"base", "path", "", true, "", "the base scenario, relative to the sweep file"},
-    {.name = "replications", .type = "integer", .help = "runs of each point; replication r uses the same random streams at every point",
-     .kind = config::KeyKind::Integer, .min = 1, .max = 100000, .has_default = true, .default_number = 1},
+    {"replications", "integer, or map", "`1`", false, "1..100000, or {min, max, until}",
+     "runs of each point; replication r uses the same random streams at every point"},
     {"vary", "map", "", true, "", "the keys to vary: grid, zip, random, latin_hypercube"},
     {"metrics", "list of names", "every figure", false, "", "the figures of `gcsim compare --json` to report"},
+};
+// A fixed count of replications, and the adaptive form's keys.
+inline constexpr config::KeySpec SWEEP_REPLICATION_COUNT = {
+    .name = "replications", .type = "integer", .help = "runs of each point",
+    .kind = config::KeyKind::Integer, .min = 1, .max = 100000, .has_default = true, .default_number = 1};
+inline constexpr config::KeySpec SWEEP_ADAPTIVE_KEYS[] = {
+    {.name = "min", .type = "integer", .required = true, .help = "replications every point gets",
+     .kind = config::KeyKind::Integer, .min = 2, .max = 100000},
+    {.name = "max", .type = "integer", .required = true, .help = "the most a point gets (the results flag a point that reached it)",
+     .kind = config::KeyKind::Integer, .min = 2, .max = 100000},
+    {"until", "map", "", true, "", "the stopping rule: metric, ci95_relative"},
+};
+inline constexpr config::KeySpec SWEEP_UNTIL_KEYS[] = {
+    {"metric", "name", "", true, "", "the figure whose interval decides"},
+    {.name = "ci95_relative", .type = "number", .required = true,
+     .help = "stop when the 95% half-width is at most this fraction of the mean",
+     .kind = config::KeyKind::Number, .min = 0, .max = 10, .above_min = true},
 };
 inline constexpr config::KeySpec SWEEP_VARY_KEYS[] = {
     {"grid", "map of key path to list", "", false, "", "every combination of the listed values"},

@@ -140,6 +140,21 @@ TEST_CASE("a bad sweep file is refused at its line and column", "[unit][sweep]")
   CHECK(error_of("base: q.yaml\nvary:\n  random: {samples: 3, ranges: {a: [1, 2h]}}\n").code() == ErrorCode::WrongType);
   CHECK(error_of("base: q.yaml\nvary:\n  random: {samples: 0, ranges: {a: [1, 2]}}\n").code() == ErrorCode::OutOfRange);
   CHECK(error_of("base: q.yaml\nreplications: 0\nvary:\n  grid: {a: [1]}\n").code() == ErrorCode::OutOfRange);
+  // Adaptive replications: max below min, a missing rule, a bad fraction.
+  e = error_of("base: q.yaml\nreplications: {min: 5, max: 3, until: {metric: m, ci95_relative: 0.1}}\nvary:\n  grid: {a: [1]}\n");
+  CHECK(e.code() == ErrorCode::OutOfRange);
+  CHECK_THAT(e.detail(), Catch::Contains("max (3) is below min (5)"));
+  CHECK(error_of("base: q.yaml\nreplications: {min: 5, max: 30}\nvary:\n  grid: {a: [1]}\n").code() == ErrorCode::MissingKey);
+  CHECK(error_of("base: q.yaml\nreplications: {min: 5, max: 30, until: {metric: m, ci95_relative: 0}}\nvary:\n  grid: {a: [1]}\n")
+            .code() == ErrorCode::OutOfRange);
+  const models::SweepSpec adaptive =
+      sweep("base: q.yaml\nreplications: {min: 5, max: 30, until: {metric: m, ci95_relative: 0.02}}\nvary:\n  grid: {a: [1]}\n");
+  CHECK(adaptive.replications == 5);
+  CHECK(adaptive.max_replications == 30);
+  REQUIRE(adaptive.until);
+  CHECK(adaptive.until->metric == "m");
+  CHECK(adaptive.until->ci95_relative == 0.02);
+  CHECK(adaptive.until->mark.line == 2);
   e = error_of("base: q.yaml\nvary:\n  grid: {a: [1]}\nmetrics: [jct_mean_s, jct_mean_s]\n");
   CHECK(e.code() == ErrorCode::Duplicate);
   // Too many points: refused at `vary` before anything is built.
@@ -185,13 +200,14 @@ std::map<std::string, std::pair<std::string, std::string>> doc_table(const std::
 
 void check_docs(const std::string& heading, gcsim::config::KeyTable keys) {
   const auto rows = doc_table(heading);
+  INFO(heading);
   CHECK(rows.size() == keys.size());
   for (const gcsim::config::KeySpec& k : keys) {
     INFO(heading << ": " << k.name);
     const auto it = rows.find(std::string(k.name));
     REQUIRE(it != rows.end());
     CHECK(it->second.second == gcsim::config::default_text(k));
-    if (k.typed()) CHECK_THAT(it->second.first, Catch::Contains(gcsim::config::range_text(k)));
+    CHECK_THAT(it->second.first, Catch::Contains(gcsim::config::range_text(k)));
   }
 }
 
@@ -201,4 +217,6 @@ TEST_CASE("docs/sweeps.md lists every sweep key with its default and range", "[u
   check_docs("## The sweep file", models::SWEEP_KEYS);
   check_docs("### `vary`", models::SWEEP_VARY_KEYS);
   check_docs("### `random` and `latin_hypercube`", models::SWEEP_SAMPLE_KEYS);
+  check_docs("### Adaptive replications", models::SWEEP_ADAPTIVE_KEYS);
+  check_docs("| key of `until` | required | type | default | meaning |", models::SWEEP_UNTIL_KEYS);
 }

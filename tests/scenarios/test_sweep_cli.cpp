@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/scenario_support.hpp"
 #include "sim/trace/trace_reader.hpp"
@@ -237,4 +239,74 @@ TEST_CASE("gcsim analyze of a sweep's results prints its table and main effects,
   const auto json = run_gcsim("analyze " + dir.file("out/sweep.h5") + " --json");
   REQUIRE(json.code == 0);
   CHECK(has(json.output, "\"range\": 10800"));
+}
+
+namespace {
+
+// CSV rows as cells (no quoted cells in these tables).
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream cols(line);
+    for (std::string cell; std::getline(cols, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("adaptive replications stop where the interval is narrow enough, or flag the point at max", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_adaptive");
+  std::string base = BASE;
+  base += "  generators:\n    - {name: g, count: 200, arrival: {dist: exponential, mean: 20m}, gpus: {choice: [1, 2, 4, 8]},\n"
+          "       duration: {dist: lognormal, median: 1h, sigma: 1}}\n";
+  test::write_file(dir.file("base.yaml"), base);
+  test::write_file(dir.file("s.yaml"), "base: base.yaml\n"
+                                       "replications: {min: 3, max: 24, until: {metric: jct_mean_s, ci95_relative: 0.05}}\n"
+                                       "vary:\n  grid:\n    cluster.node_types[0].count: [1, 2, 4]\nmetrics: [jct_mean_s]\n");
+  REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q -j 2 -o " + dir.file("j2")).code == 0);
+  REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q -j 1 -o " + dir.file("j1")).code == 0);
+  const std::string csv = test::read_bytes(dir.file("j2/sweep.csv"));
+  CHECK(csv == test::read_bytes(dir.file("j1/sweep.csv")));
+  CHECK(test::read_bytes(dir.file("j2/sweep.h5")) == test::read_bytes(dir.file("j1/sweep.h5")));
+  const auto rows = csv_rows(csv);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0] == std::vector<std::string>{"point", "cluster.node_types[0].count", "jct_mean_s_mean", "jct_mean_s_ci95",
+                                            "runs_ok", "replications", "converged"});
+  std::size_t more_than_min = 0;
+  for (std::size_t p = 1; p < rows.size(); ++p) {
+    const double mean = std::stod(rows[p][2]), ci = std::stod(rows[p][3]);
+    const int n = std::stoi(rows[p][5]);
+    INFO("point " << p - 1 << ": mean " << mean << ", ci95 " << ci << ", n " << n);
+    CHECK(n >= 3);
+    CHECK(n <= 24);
+    if (rows[p][6] == "1") CHECK(ci <= 0.05 * mean);          // converged: the rule holds
+    else CHECK((n == 24 && ci > 0.05 * mean));                // else it reached max
+    more_than_min += n > 3 ? 1 : 0;
+  }
+  CHECK(more_than_min > 0);  // the rule made some point run more than its minimum
+
+  // A figure with no variance (the bill of a fixed fleet over the horizon) meets any rule
+  // at the minimum.
+  test::write_file(dir.file("flat.yaml"), "base: base.yaml\n"
+                                          "replications: {min: 3, max: 24, until: {metric: total_cost_usd, ci95_relative: 0.0001}}\n"
+                                          "vary:\n  grid:\n    run_until: [horizon]\nmetrics: [total_cost_usd]\n");
+  REQUIRE(run_gcsim("sweep " + dir.file("flat.yaml") + " -q -o " + dir.file("flat")).code == 0);
+  const auto flat = csv_rows(test::read_bytes(dir.file("flat/sweep.csv")));
+  REQUIRE(flat.size() == 2);
+  CHECK(flat[1][1] == "horizon");
+  CHECK(flat[1][2] == "2400");  // 10 days of one node at $10/h
+  CHECK(flat[1][5] == "3");
+  CHECK(flat[1][6] == "1");
+
+  // An unknown metric in the rule, and shards of an adaptive sweep, are refused.
+  test::write_file(dir.file("bad.yaml"), "base: base.yaml\nreplications: {min: 3, max: 24, until: {metric: jct, ci95_relative: 0.05}}\n"
+                                         "vary:\n  grid: {seed: [1]}\n");
+  const auto bad = run_gcsim("sweep " + dir.file("bad.yaml") + " -q -o " + dir.file("bad"));
+  CHECK(bad.code == 2);
+  CHECK(has(bad.output, "bad.yaml:2:"));
+  CHECK(run_gcsim("sweep " + dir.file("s.yaml") + " --shard 1/2 -q -o " + dir.file("shard")).code == 2);
 }
