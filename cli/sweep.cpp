@@ -27,6 +27,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
 #include "analysis/strategy_comparison.hpp"
+#include "analysis/sweep_plots.hpp"
 #include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
@@ -54,6 +55,7 @@ struct SweepCommand {
   bool quiet = false;
   bool keep_traces = false;
   bool restart = false;
+  bool no_plots = false;
   std::string shard;                    // "K/N": run every N-th run from the K-th (1-based)
   std::vector<std::string> merge_dirs;  // join these shards' journals into -o
 };
@@ -468,8 +470,8 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     file->commit();
   }
 
-  if (!c.quiet) {
-    analysis::SweepTable table;
+  analysis::SweepTable table;
+  {
     table.sweep_file = c.file;
     table.replications = static_cast<std::int64_t>(reps);
     table.keys = keys;
@@ -483,6 +485,10 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       }
       table.points.push_back(std::move(point));
     }
+  }
+  std::vector<std::string> plots;
+  if (!c.no_plots) plots = analysis::write_sweep_plots(table, c.out_dir);
+  if (!c.quiet) {
     const std::string replications = until_metric ? std::to_string(min_reps) + " to " + std::to_string(cap) + " replications"
                                                   : std::to_string(min_reps) + " replications";
     std::printf("gcsim sweep: %zu points x %s = %zu runs (%s)\n%s", points.size(), replications.c_str(), made.size(),
@@ -496,8 +502,10 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
                     at_max, cap, spec.until->metric.c_str(), spec.until->ci95_relative);
     }
     std::printf("%s", analysis::format_main_effects(table, analysis::main_effects(table)).c_str());
-    std::printf("results: %s, %s\n", (fs::path(c.out_dir) / "sweep.csv").string().c_str(),
+    std::printf("results: %s, %s", (fs::path(c.out_dir) / "sweep.csv").string().c_str(),
                 (fs::path(c.out_dir) / "sweep.h5").string().c_str());
+    if (!plots.empty()) std::printf(", %zu plots (PNG and SVG) in %s", plots.size() / 2, c.out_dir.c_str());
+    std::printf("\n");
   }
   std::size_t failed = 0;
   for (const std::size_t i : made) failed += results[i].ok ? 0 : 1;
@@ -534,6 +542,7 @@ std::shared_ptr<SweepCommand> add_sweep_command(CLI::App& app) {
   c->app->add_option("-j,--threads", c->threads, "Runs at once (default: one per core)")->check(CLI::Range(1, 4096));
   c->app->add_option("-o,--output", c->out_dir, "Output folder: sweep.csv and sweep.h5 (default: sweep-out)");
   c->app->add_flag("-q,--quiet", c->quiet, "Print no progress and no table");
+  c->app->add_flag("--no-plots", c->no_plots, "Write no plots");
   c->app->add_flag("--keep-traces", c->keep_traces, "Keep every run's trace, in OUT/traces/p<point>-r<replication>.h5");
   c->app->add_option("--shard", c->shard,
                      "Run shard K of N (every N-th run from the K-th), into its own -o folder: a Slurm job array's task");

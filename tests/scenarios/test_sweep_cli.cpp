@@ -138,6 +138,20 @@ TEST_CASE("the bundled sweep runs: 10 points of 5 replications", "[scenario][cli
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 11);
   CHECK(has(csv, "\n9,8,backfill,"));
   CHECK(has(csv, ",5\n"));  // runs_ok
+  // A plot per metric against the one numeric key (the policy is a line of each), PNG and SVG.
+  for (const char* metric : {"total_cost_usd", "jct_mean_s", "wait_p95_s", "gpu_utilization"})
+    for (const char* ext : {".png", ".svg"}) {
+      const std::string plot = dir.file(std::string("out/sweep_") + metric + "_vs_cluster_node_types_0__count" + ext);
+      INFO(plot);
+      CHECK(std::filesystem::file_size(plot) > 1000);
+    }
+  CHECK_FALSE(std::filesystem::exists(dir.file("out/sweep_total_cost_usd_vs_scheduler_policy.png")));
+  CHECK(has(test::read_bytes(dir.file("out/sweep_jct_mean_s_vs_cluster_node_types_0__count.svg")), "scheduler.policy = backfill"));
+  // --no-plots: none.
+  REQUIRE(run_gcsim("sweep " GCSIM_SOURCE_DIR "/scenarios/sweeps/quickstart-nodes.yaml -q --no-plots -o " + dir.file("bare")).code == 0);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.file("bare"))) ++files;
+  CHECK(files == 3);  // sweep.csv, sweep.h5, sweep.journal
 }
 
 TEST_CASE("a sweep killed with kill -9 resumes with only the missing runs, and the same results byte for byte",
