@@ -392,9 +392,7 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path) {
 
 TraceData read_trace(const std::string& path) { return read_trace_from(TraceReader::open(path).get(), path); }
 
-TraceData read_trace_image(std::span<const std::byte> image, const std::string& label) {
-  return read_trace_from(TraceReader::open_image(image, label).get(), label);
-}
+TraceData read_trace(const TraceReader& reader, const std::string& label) { return read_trace_from(&reader, label); }
 
 std::vector<config::SourceRecord> read_inputs(const TraceReader& r, const std::string& path) {
   if (!has_table(r, schema::INPUTS))

@@ -3,10 +3,8 @@
 // so tests can build one by hand without any file.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -202,9 +200,8 @@ struct TraceData {
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
 // missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
 TraceData read_trace(const std::string& path);
-// The same from a trace built in memory (trace::TraceFile::create_in_memory); `label`
-// names it in messages.
-TraceData read_trace_image(std::span<const std::byte> image, const std::string& label);
+// The same from any reader: a trace in memory (trace::MemoryTrace, once committed).
+TraceData read_trace(const trace::TraceReader& reader, const std::string& label);
 
 // The files the run read (/inputs, their bytes from /input_bytes), for gcsim rerun. Throws
 // gcsim::Error naming the trace when it has no /inputs table (one written before traces

@@ -41,6 +41,7 @@
 #include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
 #include "sim/parallel.hpp"
+#include "sim/trace/memory_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::cli {
@@ -288,14 +289,11 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
         models::run_simulation_to(s, options.schedulers, path, o);
         trace = analysis::read_trace(path);
       } else {
-        std::vector<std::byte> image;
-        trace::TraceOptions t;
-        t.compression_level = 0;  // read back at once, never stored
-        auto file = trace::TraceFile::create_in_memory(label, image, t);
-        models::run_simulation(s, options.schedulers, file.get(), o);
-        file->commit();
-        file.reset();
-        trace = analysis::read_trace_image(image, label);
+        // In memory as columns: no file, no HDF5 (whose lock would serialise the runs).
+        trace::MemoryTrace memory(label);
+        models::run_simulation(s, options.schedulers, &memory, o);
+        memory.commit();
+        trace = analysis::read_trace(memory, label);
       }
       out.figures = analysis::strategy_figures(trace, analysis::compute_metrics(trace));
       out.ok = true;

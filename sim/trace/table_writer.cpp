@@ -22,10 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -348,64 +346,6 @@ class Hdf5Table final : public Table {
   Hid dataset_;
 };
 
-// The bytes of a file HDF5's core driver holds in memory, taken when the file is closed
-// (H5Fget_file_image before the close gives a superblock not yet final). The driver
-// allocates, grows and frees its buffer through these callbacks; the one it frees at
-// close holds the finished file, whose length is the end-of-file address the superblock
-// records (the buffer may be longer: it grows in increments).
-struct CoreImageCapture {
-  void* buffer = nullptr;
-  std::size_t size = 0;
-  std::vector<std::byte>* out = nullptr;
-  bool taken = false;
-
-  static void* allocate(std::size_t size, H5FD_file_image_op_t, void* udata) {
-    auto* c = static_cast<CoreImageCapture*>(udata);
-    c->buffer = std::malloc(size);
-    c->size = c->buffer != nullptr ? size : 0;
-    return c->buffer;
-  }
-  static void* copy(void* dest, const void* src, std::size_t size, H5FD_file_image_op_t, void*) {
-    return std::memcpy(dest, src, size);
-  }
-  static void* grow(void* ptr, std::size_t size, H5FD_file_image_op_t, void* udata) {
-    auto* c = static_cast<CoreImageCapture*>(udata);
-    void* p = std::realloc(ptr, size);
-    if (p != nullptr) {
-      c->buffer = p;
-      c->size = size;
-    }
-    return p;
-  }
-  static herr_t release(void* ptr, H5FD_file_image_op_t op, void* udata) {
-    auto* c = static_cast<CoreImageCapture*>(udata);
-    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr == c->buffer && c->out != nullptr) c->taken = c->take();
-    if (ptr == c->buffer) {
-      c->buffer = nullptr;
-      c->size = 0;
-    }
-    std::free(ptr);
-    return 0;
-  }
-  // The udata is this object, shared by every copy of the property list.
-  static void* share(void* udata) { return udata; }
-  static herr_t unshare(void*) { return 0; }
-
-  // The end-of-file address of a version 2 or 3 superblock (the 1.10 format this writer
-  // asks for): signature (8), version, sizes of offsets and lengths, flags (4), base,
-  // extension and end-of-file addresses (8 each, little-endian).
-  bool take() const {
-    static constexpr unsigned char SIGNATURE[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    const auto* b = static_cast<const unsigned char*>(buffer);
-    if (size < 48 || std::memcmp(b, SIGNATURE, 8) != 0 || (b[8] != 2 && b[8] != 3) || b[9] != 8) return false;
-    std::uint64_t eof = 0;
-    for (int i = 7; i >= 0; --i) eof = (eof << 8) | b[28 + i];
-    if (eof == 0 || eof > size) return false;
-    out->assign(static_cast<const std::byte*>(buffer), static_cast<const std::byte*>(buffer) + eof);
-    return true;
-  }
-};
-
 class Hdf5TraceFile final : public TraceFile {
  public:
   // The temporary file is created by AtomicFile (a fresh name, O_EXCL | O_NOFOLLOW) and
@@ -413,7 +353,7 @@ class Hdf5TraceFile final : public TraceFile {
   // rename entries in the destination folder could swap the name for something else; the
   // device/inode check below then refuses the file before a byte is written to it.
   Hdf5TraceFile(const std::string& final_path, const TraceOptions& options)
-      : final_path_(final_path), encoder_(options.compression_level), temp_(std::in_place, final_path) {
+      : final_path_(final_path), encoder_(options.compression_level), temp_(final_path) {
     detail::silence_hdf5_errors();
     Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -427,39 +367,15 @@ class Hdf5TraceFile final : public TraceFile {
         H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0) {
       throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot set up HDF5 file properties"));
     }
-    file_ = Hid(H5Fcreate(temp_->temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
-    if (!file_.valid()) throw Error(with_hdf5_detail("cannot create trace file '" + temp_->temp_path() + "'"));
+    file_ = Hid(H5Fcreate(temp_.temp_path().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+    if (!file_.valid()) throw Error(with_hdf5_detail("cannot create trace file '" + temp_.temp_path() + "'"));
     void* handle = nullptr;
     if (H5Fget_vfd_handle(file_.get(), H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
-        !sim::same_file(*static_cast<int*>(handle), temp_->fd())) {
+        !sim::same_file(*static_cast<int*>(handle), temp_.fd())) {
       file_.reset();
-      throw Error(with_hdf5_detail("trace '" + final_path_ + "': the temporary file '" + temp_->temp_path() +
+      throw Error(with_hdf5_detail("trace '" + final_path_ + "': the temporary file '" + temp_.temp_path() +
                                    "' was replaced while it was being opened"));
     }
-    set_attribute(TRACE_FORMAT_ATTRIBUTE, TRACE_FORMAT);
-  }
-
-  // A trace held in memory (HDF5's core driver with no backing store): nothing touches the
-  // disk; commit() closes the file and puts its bytes into `*image`.
-  Hdf5TraceFile(std::string label, const TraceOptions& options, std::vector<std::byte>* image)
-      : final_path_(std::move(label)), encoder_(options.compression_level),
-        capture_(std::make_unique<CoreImageCapture>()) {
-    detail::silence_hdf5_errors();
-    capture_->out = image;
-    Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
-    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5FD_file_image_callbacks_t callbacks{&CoreImageCapture::allocate, &CoreImageCapture::copy, &CoreImageCapture::grow,
-                                          &CoreImageCapture::release,  &CoreImageCapture::share, &CoreImageCapture::unshare,
-                                          capture_.get()};
-    if (!fcpl.valid() || !fapl.valid() || H5Pset_obj_track_times(fcpl.get(), false) < 0 ||
-        H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG) < 0 ||
-        H5Pset_fapl_core(fapl.get(), MEMORY_INCREMENT, /*backing_store=*/false) < 0 ||
-        H5Pset_file_image_callbacks(fapl.get(), &callbacks) < 0 ||
-        H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0) {
-      throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot set up HDF5 file properties"));
-    }
-    file_ = Hid(H5Fcreate(final_path_.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
-    if (!file_.valid()) throw Error(with_hdf5_detail("cannot create trace '" + final_path_ + "' in memory"));
     set_attribute(TRACE_FORMAT_ATTRIBUTE, TRACE_FORMAT);
   }
 
@@ -526,14 +442,8 @@ class Hdf5TraceFile final : public TraceFile {
   void commit() override {
     check_open();
     for (auto& t : tables_) t->close();
-    if (capture_ != nullptr) {
-      if (!file_.reset() || !capture_->taken)
-        throw Error(with_hdf5_detail("cannot take the bytes of trace '" + final_path_ + "'"));
-      committed_ = true;
-      return;
-    }
-    if (!file_.reset()) throw Error(with_hdf5_detail("cannot close trace file '" + temp_->temp_path() + "'"));
-    temp_->commit();  // fsync, rename over final_path_; on failure the temporary file is gone
+    if (!file_.reset()) throw Error(with_hdf5_detail("cannot close trace file '" + temp_.temp_path() + "'"));
+    temp_.commit();  // fsync, rename over final_path_; on failure the temporary file is gone
     committed_ = true;
   }
 
@@ -561,13 +471,9 @@ class Hdf5TraceFile final : public TraceFile {
     throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot write attribute '" + name + "'"));
   }
 
-  // How much a trace in memory grows by at a time.
-  static constexpr std::size_t MEMORY_INCREMENT = 4u << 20;
-
-  std::string final_path_;  // or the label of a trace in memory
+  std::string final_path_;
   ChunkEncoder encoder_;
-  std::optional<sim::AtomicFile> temp_;  // on disk; declared before file_: HDF5 closes its handle first
-  std::unique_ptr<CoreImageCapture> capture_;  // in memory: takes the bytes at close
+  sim::AtomicFile temp_;  // declared before file_: HDF5 closes its handle first
   Hid file_;
   std::vector<std::unique_ptr<Hdf5Table>> tables_;
   bool committed_ = false;
@@ -577,11 +483,6 @@ class Hdf5TraceFile final : public TraceFile {
 
 std::unique_ptr<TraceFile> TraceFile::create(const std::string& final_path, const TraceOptions& options) {
   return std::make_unique<Hdf5TraceFile>(final_path, options);
-}
-
-std::unique_ptr<TraceFile> TraceFile::create_in_memory(const std::string& label, std::vector<std::byte>& image,
-                                                       const TraceOptions& options) {
-  return std::make_unique<Hdf5TraceFile>(label, options, &image);
 }
 
 }  // namespace gcsim::trace

@@ -79,11 +79,6 @@ class TraceFile {
   // Creates a fresh temporary file next to final_path (see above; an existing file or link
   // is never reused). Throws gcsim::Error on failure.
   static std::unique_ptr<TraceFile> create(const std::string& final_path, const TraceOptions& options = {});
-  // The same file built in memory (nothing is written to disk): commit() puts its bytes
-  // into `image`, which TraceReader::open_image reads. `label` names it in messages. For
-  // runs whose figures are wanted but not their trace (gcsim sweep).
-  static std::unique_ptr<TraceFile> create_in_memory(const std::string& label, std::vector<std::byte>& image,
-                                                     const TraceOptions& options = {});
   virtual ~TraceFile() = default;
 
   // Tables must be added before rows are written to them; the name is the dataset path

@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <span>
 #include <system_error>
 
 #include "sim/errors.hpp"
@@ -95,20 +94,6 @@ class Hdf5TraceReader final : public TraceReader {
     if (is_hdf5 < 0) throw Error(with_hdf5_detail("trace '" + path + "': cannot open"));
     file_ = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_.valid()) throw Error(with_hdf5_detail("trace '" + path + "': cannot open"));
-    check_format();
-  }
-
-  // A trace's bytes in memory (TraceFile::create_in_memory): HDF5's core driver opens a
-  // copy of them, with no backing store.
-  Hdf5TraceReader(std::span<const std::byte> image, const std::string& label) : path_(label) {
-    detail::silence_hdf5_errors();
-    file_bytes_ = image.size();
-    Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    if (image.empty() || !fapl.valid() || H5Pset_fapl_core(fapl.get(), 1u << 20, /*backing_store=*/false) < 0 ||
-        H5Pset_file_image(fapl.get(), const_cast<std::byte*>(image.data()), image.size()) < 0)
-      throw Error(with_hdf5_detail("trace '" + label + "': cannot open its bytes in memory"));
-    file_ = Hid(H5Fopen(label.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-    if (!file_.valid()) throw Error(with_hdf5_detail("trace '" + label + "': cannot open"));
     check_format();
   }
 
@@ -529,10 +514,6 @@ class Hdf5TraceReader final : public TraceReader {
 };
 
 }  // namespace
-
-std::unique_ptr<TraceReader> TraceReader::open_image(std::span<const std::byte> image, const std::string& label) {
-  return std::make_unique<Hdf5TraceReader>(image, label);
-}
 
 std::unique_ptr<TraceReader> TraceReader::open(const std::string& path) {
   return std::make_unique<Hdf5TraceReader>(path);

@@ -7,8 +7,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <cstddef>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -24,8 +22,6 @@ struct Columns {
 class TraceReader {
  public:
   static std::unique_ptr<TraceReader> open(const std::string& path);
-  // A trace built in memory (TraceFile::create_in_memory); `label` names it in messages.
-  static std::unique_ptr<TraceReader> open_image(std::span<const std::byte> image, const std::string& label);
   virtual ~TraceReader() = default;
 
   virtual bool has_attribute(const std::string& name) const = 0;

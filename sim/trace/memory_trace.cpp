@@ -1,0 +1,257 @@
+// A trace in memory (see memory_trace.hpp).
+#include "sim/trace/memory_trace.hpp"
+
+#include <cstring>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+#include "sim/check.hpp"
+#include "sim/errors.hpp"
+
+namespace gcsim::trace {
+
+class MemoryTrace::MemoryTable final : public Table {
+ public:
+  MemoryTable(const std::string& label, std::string name, std::vector<Column> columns)
+      : label_(label), name_(std::move(name)), columns_(std::move(columns)), cells_(columns_.size()) {
+    std::set<std::string> names;
+    for (const Column& c : columns_) {
+      if (c.name.empty() || !names.insert(c.name).second)
+        throw Error("trace '" + label_ + "': table '" + name_ + "': empty or duplicate column name '" + c.name + "'");
+      if ((c.type == ColumnType::Enum8) == c.enum_labels.empty())
+        throw Error("trace '" + label_ + "': column '" + name_ + "." + c.name + "': enum labels go with Enum8 columns only");
+      if ((c.type == ColumnType::Str) != (c.str_bytes > 0))
+        throw Error("trace '" + label_ + "': column '" + name_ + "." + c.name + "': a string column needs a width");
+    }
+  }
+
+  Table& begin_row() override {
+    if (closed_) throw std::logic_error("trace '" + label_ + "' table " + name_ + " written after commit()");
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      Cells& c = cells_[i];
+      switch (columns_[i].type) {
+        case ColumnType::F64: c.f64.push_back(std::numeric_limits<double>::quiet_NaN()); break;
+        case ColumnType::Str: c.str.emplace_back(); break;
+        default: c.ints.push_back(0); break;
+      }
+    }
+    ++rows_;
+    return *this;
+  }
+  Table& f64(std::size_t column, double value) override {
+    check(column, ColumnType::F64).f64.back() = value;
+    return *this;
+  }
+  Table& i64(std::size_t column, std::int64_t value) override {
+    check(column, ColumnType::I64).ints.back() = value;
+    return *this;
+  }
+  Table& i32(std::size_t column, std::int32_t value) override {
+    check(column, ColumnType::I32).ints.back() = value;
+    return *this;
+  }
+  Table& str(std::size_t column, std::string_view value) override {
+    Cells& c = check(column, ColumnType::Str);
+    if (value.find('\0') != std::string_view::npos)
+      throw Error("trace '" + label_ + "': " + name_ + "." + columns_[column].name + ": string contains a NUL byte");
+    if (value.size() > columns_[column].str_bytes)
+      throw InternalError("trace '" + label_ + "': a string of " + std::to_string(value.size()) + " bytes for column " +
+                          name_ + "." + columns_[column].name + ", " + std::to_string(columns_[column].str_bytes) +
+                          " bytes wide (its source should have been bounded at load)");
+    c.str.back().assign(value);
+    return *this;
+  }
+  Table& enum8(std::size_t column, std::uint8_t value) override {
+    Cells& c = check(column, ColumnType::Enum8);
+    if (value >= columns_[column].enum_labels.size())
+      throw std::logic_error("trace table " + name_ + "." + columns_[column].name + ": enum value " +
+                             std::to_string(value) + " has no label");
+    c.ints.back() = value;
+    return *this;
+  }
+  std::size_t rows() const override { return rows_; }
+  void close() { closed_ = true; }
+
+  const Column* find(const std::string& column) const {
+    for (const Column& c : columns_)
+      if (c.name == column) return &c;
+    return nullptr;
+  }
+  std::size_t index(const std::string& column) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+      if (columns_[i].name == column) return i;
+    throw Error("trace '" + label_ + "': table '/" + name_ + "' has no column '" + column + "'");
+  }
+
+  struct Cells {
+    std::vector<double> f64;
+    std::vector<std::int64_t> ints;
+    std::vector<std::string> str;
+  };
+  const std::vector<Column>& columns() const { return columns_; }
+  const Cells& cells(std::size_t i) const { return cells_[i]; }
+
+ private:
+  Cells& check(std::size_t column, ColumnType type) {
+    if (column >= columns_.size() || columns_[column].type != type || rows_ == 0 || closed_)
+      throw std::logic_error("trace '" + label_ + "' table " + name_ + ": column " + std::to_string(column) +
+                             " written out of order or as the wrong type");
+    return cells_[column];
+  }
+  std::string label_;
+  std::string name_;
+  std::vector<Column> columns_;
+  std::vector<Cells> cells_;
+  std::size_t rows_ = 0;
+  bool closed_ = false;
+};
+
+MemoryTrace::MemoryTrace(std::string label) : label_(std::move(label)) {
+  attributes_[TRACE_FORMAT_ATTRIBUTE] = TRACE_FORMAT;
+}
+
+MemoryTrace::~MemoryTrace() = default;
+
+Table& MemoryTrace::add_table(const std::string& name, std::vector<Column> columns, std::size_t) {
+  if (committed_) throw std::logic_error("trace '" + label_ + "' used after commit()");
+  if (name.empty() || tables_.contains(name) || byte_arrays_.contains(name))
+    throw Error("trace '" + label_ + "': invalid or repeated dataset name '" + name + "'");
+  auto t = std::make_unique<MemoryTable>(label_, name, std::move(columns));
+  Table& out = *t;
+  tables_.emplace(name, std::move(t));
+  return out;
+}
+
+void MemoryTrace::add_bytes(const std::string& name, std::string_view bytes) {
+  if (committed_) throw std::logic_error("trace '" + label_ + "' used after commit()");
+  if (name.empty() || tables_.contains(name) || byte_arrays_.contains(name))
+    throw Error("trace '" + label_ + "': invalid or repeated dataset name '" + name + "'");
+  byte_arrays_.emplace(name, std::string(bytes));
+}
+
+void MemoryTrace::set_attribute(const std::string& name, std::string_view value) {
+  if (value.find('\0') != std::string_view::npos)
+    throw Error("trace '" + label_ + "': attribute '" + name + "' contains a NUL byte");
+  attributes_[name] = std::string(value);
+}
+void MemoryTrace::set_attribute(const std::string& name, double value) { attributes_[name] = value; }
+void MemoryTrace::set_attribute(const std::string& name, std::int64_t value) { attributes_[name] = value; }
+void MemoryTrace::set_attribute(const std::string& name, std::uint64_t value) { attributes_[name] = value; }
+
+void MemoryTrace::commit() {
+  if (committed_) throw std::logic_error("trace '" + label_ + "' committed twice");
+  for (auto& [name, t] : tables_) t->close();
+  committed_ = true;
+}
+
+bool MemoryTrace::has_attribute(const std::string& name) const { return attributes_.contains(name); }
+
+namespace {
+
+[[noreturn]] void wrong_attribute(const std::string& label, const std::string& name, const char* want) {
+  throw Error("trace '" + label + "': root attribute '" + name + "' is missing or not " + want);
+}
+
+}  // namespace
+
+std::string MemoryTrace::attribute_string(const std::string& name) const {
+  const auto it = attributes_.find(name);
+  if (it == attributes_.end() || !std::holds_alternative<std::string>(it->second)) wrong_attribute(label_, name, "a string");
+  return std::get<std::string>(it->second);
+}
+
+double MemoryTrace::attribute_double(const std::string& name) const {
+  const auto it = attributes_.find(name);
+  if (it == attributes_.end() || !std::holds_alternative<double>(it->second)) wrong_attribute(label_, name, "a float");
+  return std::get<double>(it->second);
+}
+
+std::int64_t MemoryTrace::attribute_int(const std::string& name) const {
+  const auto it = attributes_.find(name);
+  if (it != attributes_.end() && std::holds_alternative<std::int64_t>(it->second)) return std::get<std::int64_t>(it->second);
+  if (it != attributes_.end() && std::holds_alternative<std::uint64_t>(it->second) &&
+      std::get<std::uint64_t>(it->second) <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    return static_cast<std::int64_t>(std::get<std::uint64_t>(it->second));
+  wrong_attribute(label_, name, "an integer");
+}
+
+std::uint64_t MemoryTrace::attribute_uint(const std::string& name) const {
+  const auto it = attributes_.find(name);
+  if (it != attributes_.end() && std::holds_alternative<std::uint64_t>(it->second)) return std::get<std::uint64_t>(it->second);
+  if (it != attributes_.end() && std::holds_alternative<std::int64_t>(it->second))
+    return static_cast<std::uint64_t>(std::get<std::int64_t>(it->second));  // bit for bit, as the file reader
+  wrong_attribute(label_, name, "an integer");
+}
+
+const MemoryTrace::MemoryTable& MemoryTrace::table(const std::string& name) const {
+  const auto it = tables_.find(name);
+  if (it == tables_.end()) throw Error("trace '" + label_ + "': no table '/" + name + "'");
+  return *it->second;
+}
+
+bool MemoryTrace::has_table(const std::string& name) const { return tables_.contains(name) || byte_arrays_.contains(name); }
+
+bool MemoryTrace::has_column(const std::string& t, const std::string& column) const {
+  return tables_.contains(t) && table(t).find(column) != nullptr;
+}
+
+std::size_t MemoryTrace::rows(const std::string& t) const { return table(t).rows(); }
+
+namespace {
+
+template <class Map>
+auto take(Map& map, const std::string& label, const std::string& t, const std::string& column, const char* want) {
+  const auto it = map.find(column);
+  if (it == map.end()) throw Error("trace '" + label + "': column '" + t + "." + column + "' is not " + want);
+  return std::move(it->second);
+}
+
+}  // namespace
+
+std::vector<double> MemoryTrace::column_f64(const std::string& t, const std::string& column) const {
+  Columns c = read_columns(t, {column});
+  return take(c.f64, label_, t, column, "a float column");
+}
+
+std::vector<std::int64_t> MemoryTrace::column_int(const std::string& t, const std::string& column) const {
+  Columns c = read_columns(t, {column});
+  return take(c.ints, label_, t, column, "an integer or enum column");
+}
+
+std::vector<std::string> MemoryTrace::column_str(const std::string& t, const std::string& column) const {
+  Columns c = read_columns(t, {column});
+  return take(c.str, label_, t, column, "a string column");
+}
+
+Columns MemoryTrace::read_columns(const std::string& t, const std::vector<std::string>& columns) const {
+  const MemoryTable& m = table(t);
+  Columns out;
+  for (const std::string& name : columns) {
+    const std::size_t i = m.index(name);
+    switch (m.columns()[i].type) {
+      case ColumnType::F64: out.f64[name] = m.cells(i).f64; break;
+      case ColumnType::Str: out.str[name] = m.cells(i).str; break;
+      default: out.ints[name] = m.cells(i).ints; break;
+    }
+  }
+  return out;
+}
+
+std::string MemoryTrace::bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const {
+  const auto it = byte_arrays_.find(name);
+  if (it == byte_arrays_.end()) throw Error("trace '" + label_ + "': no dataset '/" + name + "'");
+  if (offset > it->second.size() || size > it->second.size() - offset)
+    throw Error("trace '" + label_ + "': bytes " + std::to_string(offset) + " to " + std::to_string(offset + size) +
+                " are past the end of '/" + name + "'");
+  return it->second.substr(offset, size);
+}
+
+std::vector<std::string> MemoryTrace::enum_labels(const std::string& t, const std::string& column) const {
+  const MemoryTable& m = table(t);
+  const Column& c = m.columns()[m.index(column)];
+  if (c.type != ColumnType::Enum8) throw Error("trace '" + label_ + "': " + t + "." + column + " is not an enum column");
+  return c.enum_labels;
+}
+
+}  // namespace gcsim::trace

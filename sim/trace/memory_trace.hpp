@@ -1,0 +1,63 @@
+// A trace held in memory as columns, with no file and no HDF5: written through the
+// TraceFile interface and read back through the TraceReader one, so a run's figures are
+// computed by the same analysis code as a file's (gcsim sweep: runs whose trace is not
+// kept). It checks what the file writer checks (column kinds, string widths, enum labels,
+// names) and reads back what the file reader would: the same values, widened the same way,
+// and an Error for a missing table, column or attribute, or one of another kind.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/trace/table_writer.hpp"
+#include "sim/trace/trace_reader.hpp"
+
+namespace gcsim::trace {
+
+class MemoryTrace final : public TraceFile, public TraceReader {
+ public:
+  // `label` names the trace in messages.
+  explicit MemoryTrace(std::string label);
+  ~MemoryTrace() override;
+
+  // TraceFile. commit() only ends writing: the trace is then read through TraceReader.
+  Table& add_table(const std::string& name, std::vector<Column> columns, std::size_t chunk_rows = 8192) override;
+  void add_bytes(const std::string& name, std::string_view bytes) override;
+  void set_attribute(const std::string& name, std::string_view value) override;
+  void set_attribute(const std::string& name, double value) override;
+  void set_attribute(const std::string& name, std::int64_t value) override;
+  void set_attribute(const std::string& name, std::uint64_t value) override;
+  void commit() override;
+
+  // TraceReader.
+  bool has_attribute(const std::string& name) const override;
+  std::string attribute_string(const std::string& name) const override;
+  double attribute_double(const std::string& name) const override;
+  std::int64_t attribute_int(const std::string& name) const override;
+  std::uint64_t attribute_uint(const std::string& name) const override;
+  bool has_table(const std::string& table) const override;
+  bool has_column(const std::string& table, const std::string& column) const override;
+  std::size_t rows(const std::string& table) const override;
+  std::vector<double> column_f64(const std::string& table, const std::string& column) const override;
+  std::vector<std::int64_t> column_int(const std::string& table, const std::string& column) const override;
+  std::vector<std::string> column_str(const std::string& table, const std::string& column) const override;
+  Columns read_columns(const std::string& table, const std::vector<std::string>& columns) const override;
+  std::string bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const override;
+  std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const override;
+
+  class MemoryTable;
+
+ private:
+  const MemoryTable& table(const std::string& name) const;
+  std::string label_;
+  std::map<std::string, std::unique_ptr<MemoryTable>> tables_;
+  std::map<std::string, std::string> byte_arrays_;
+  std::map<std::string, std::variant<std::string, double, std::int64_t, std::uint64_t>> attributes_;
+  bool committed_ = false;
+};
+
+}  // namespace gcsim::trace
