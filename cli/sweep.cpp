@@ -32,6 +32,7 @@
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
 #include "cli/sweep_journal.hpp"
+#include "cli/sweep_mpi.hpp"
 #include "gcsim/version.hpp"
 #include "sim/config/regular_file.hpp"
 #include "sim/config/source_resolver.hpp"
@@ -196,6 +197,13 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   if (c.file.empty()) throw Error("gcsim sweep: name the sweep file (gcsim sweep FILE)");
   std::optional<std::pair<std::size_t, std::size_t>> shard;
   if (!c.shard.empty()) shard = read_shard(c.shard);
+  // Under mpirun: every rank checks the sweep; rank 0 hands out the runs and writes.
+  const MpiSession mpi;
+  if (mpi.active() && (shard || !c.merge_dirs.empty()))
+    throw Error("gcsim sweep: under mpirun the ranks share the whole sweep: --shard and --merge are for sweeps "
+                "run without MPI (a Slurm job array)");
+  const bool root = mpi.rank() == 0;
+  if (!root) c.quiet = true;
   if (shard && !c.merge_dirs.empty()) throw Error("gcsim sweep: --shard runs one shard, --merge joins shards: not both");
   const models::SweepSpec spec = models::read_sweep_file(c.file);
   const std::vector<std::size_t> metrics = metric_indices(spec.metrics);
@@ -239,15 +247,17 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   for (const std::string& d : digests) all += "\n" + d;
   const std::string fingerprint = config::fnv1a64_hex(all);
 
-  make_output_dir(c.out_dir);
   const fs::path traces_dir = fs::path(c.out_dir) / "traces";
-  if (c.keep_traces) make_output_dir(traces_dir.string());
-
   // Runs: point-major, replication r of every point with the same random streams.
   const std::size_t total = points.size() * cap;
   const std::size_t reps = cap;  // the index stride
-  std::vector<JournalRun> results;
-  SweepJournal journal(c.out_dir, fingerprint, total, c.restart, c.file, results);
+  std::vector<JournalRun> results(total);
+  std::optional<SweepJournal> journal;  // rank 0's (or the only rank's)
+  if (root) {
+    make_output_dir(c.out_dir);
+    if (c.keep_traces) make_output_dir(traces_dir.string());
+    journal.emplace(c.out_dir, fingerprint, total, c.restart, c.file, results);
+  }
   if (!c.merge_dirs.empty()) {
     // Every shard's runs, recorded into this folder's journal, then the tables; a run no
     // shard has is an error naming the first one missing.
@@ -257,7 +267,7 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       for (std::size_t i = 0; i < total; ++i)
         if (shard_runs[i].done && !results[i].done) {
           results[i] = shard_runs[i];
-          journal.record(i, results[i]);
+          journal->record(i, results[i]);
         }
     }
     for (std::size_t i = 0; i < total; ++i)
@@ -273,9 +283,9 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   // grown round by round (the decisions depend on the runs alone, so on no thread count).
   std::vector<std::size_t> n(points.size(), min_reps);
   std::vector<char> converged(points.size(), until_metric ? 0 : 1);
-  const auto run_one = [&](std::size_t i) {
+  const RunFunction run_one = [&](std::size_t i) {
     const std::size_t p = i / reps, r = i % reps;
-    JournalRun& out = results[i];
+    JournalRun out;
     try {
       const models::Scenario s =
           models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
@@ -304,8 +314,13 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       out.error = std::string("internal error: ") + e.what();
     }
     out.done = true;
-    journal.record(i, out);
+    return out;
   };
+  if (!root) {
+    mpi_worker(mpi, run_one);
+    return 0;
+  }
+  MpiRunner runner(mpi);
   std::size_t done_before = 0;
   for (const JournalRun& r : results) done_before += r.done ? 1 : 0;
   if (!c.quiet && done_before > 0)
@@ -319,10 +334,13 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
         if (!results[i].done && (!shard || i % shard->second == shard->first)) todo.push_back(i);
       }
     Progress progress(todo.size(), c.quiet);
-    sim::parallel_for(todo.size(), threads, [&](std::size_t k) {
-      run_one(todo[k]);
-      progress.done_one(!results[todo[k]].ok);
-    });
+    const RecordFunction record = [&](std::size_t i, const JournalRun& run) {
+      results[i] = run;
+      journal->record(i, run);
+      progress.done_one(!run.ok);
+    };
+    if (mpi.active()) runner.run(todo, run_one, record);
+    else sim::parallel_for(todo.size(), threads, [&](std::size_t k) { record(todo[k], run_one(todo[k])); });
     if (!until_metric) break;
     // The rule at each point still below its maximum: met, or more replications, as many
     // as the interval's shrinking with sqrt(n) says are needed (at least one more).
@@ -347,6 +365,7 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     }
     if (!grew) break;
   }
+  runner.finish();
 
   if (shard) {
     std::size_t done = 0, of = 0;

@@ -24,7 +24,7 @@ const std::string HOSTILE = GCSIM_SOURCE_DIR "/tests/scenarios/hostile/";
 const std::string QUICKSTART = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
 const std::string PARKING_LOT = GCSIM_SOURCE_DIR "/tests/models/network/data/parking_lot.yaml";
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gcsim::test::has;
 
 }  // namespace
 

@@ -16,7 +16,7 @@ using gcsim::test::run_gcsim;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gcsim::test::has;
 
 std::string write(const gcsim::test::TempDir& dir, const std::string& name, const std::string& yaml) {
   const std::string path = dir.file(name);

@@ -13,7 +13,7 @@ using test::run_gcsim;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gcsim::test::has;
 
 // Two 8-GPU jobs of 6 h on one node in turn, or side by side on two.
 const char* SCENARIO = R"(name: s

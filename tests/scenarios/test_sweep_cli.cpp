@@ -18,7 +18,7 @@ using test::run_gcsim;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gcsim::test::has;
 
 // Two 8-GPU jobs of 6 h at 0 h, and generated one-GPU jobs whose draws differ between
 // replications (for intervals that are not zero).

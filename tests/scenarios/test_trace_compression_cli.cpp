@@ -19,7 +19,7 @@ namespace {
 
 const std::string QUICKSTART = GCSIM_SOURCE_DIR "/scenarios/examples/quickstart.yaml";
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using gcsim::test::has;
 
 // The quickstart with `output:` replaced by the given lines.
 std::string scenario_with_output(const gcsim::test::TempDir& dir, const std::string& name, const std::string& output) {

@@ -129,6 +129,9 @@ std::string one_row_instance_csv(const std::string& on_demand);
 std::string write_own_price_scenario(const std::filesystem::path& dir, const std::string& name,
                                      const std::string& on_demand);
 
+// True when `text` (a command's output, a file) holds `part`.
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // A shell command's exit code (-1 when it did not exit) and its output, stderr included.
 struct CommandResult {
   int code;
