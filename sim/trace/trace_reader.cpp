@@ -267,14 +267,27 @@ class Hdf5TraceReader final : public TraceReader {
     };
     const RawPlan raw = raw_plan(dataset, file_type.get());
     if (raw.usable) {
-      // One chunk at a time: its buffers are a chunk's size, however large the block.
+      // One chunk at a time: its buffers are a chunk's size, however large the block. When
+      // every column's file type is its memory type (a little-endian machine reading what
+      // gcsim writes), the cells are taken from the decoded rows as they are, as
+      // H5Tconvert's no-op conversion would; otherwise H5Tconvert converts them.
+      const bool as_stored = std::all_of(fields.begin(), fields.end(), [](const Field& f) { return f.as_stored; });
       RawBuffers buffers;
       for (hsize_t start = 0; start < rows; start += raw.chunk_rows) {
         const hsize_t count = std::min<hsize_t>(raw.chunk_rows, rows - start);
-        if (read_chunk_raw(dataset, file_type.get(), mem.get(), raw, start, count, row_size, buffers))
-          scatter_rows(buffers.converted.data(), start, count);
-        else
+        if (!read_chunk_raw(dataset, file_type.get(), as_stored ? H5I_INVALID_HID : mem.get(), raw, start, count,
+                            row_size, buffers)) {
           read_through_hdf5(start, count);
+        } else if (!as_stored) {
+          scatter_rows(buffers.converted.data(), start, count);
+        } else {
+          const unsigned char* stored_rows = reinterpret_cast<const unsigned char*>(buffers.decoded.data());
+          for (hsize_t i = 0; i < count; ++i) {
+            const unsigned char* row = stored_rows + i * raw.file_row_bytes;
+            const std::size_t r = static_cast<std::size_t>(start + i);
+            for (const Field& f : fields) scatter(f, row + f.file_offset, r);
+          }
+        }
       }
       return out;
     }
@@ -353,6 +366,8 @@ class Hdf5TraceReader final : public TraceReader {
     Hid mem_type;
     std::size_t offset = 0;
     std::size_t size = 0;
+    std::size_t file_offset = 0;         // in a row of the file's type
+    bool as_stored = false;              // the member's file type is its memory type: copied, not converted
     bool is_signed = true;               // Enum: signedness of the base type
     H5T_str_t pad = H5T_STR_NULLTERM;    // FixedStr
     std::vector<double>* f64 = nullptr;
@@ -399,6 +414,9 @@ class Hdf5TraceReader final : public TraceReader {
     }
     if (!f.mem_type.valid()) read_error(table + "." + name);
     f.size = H5Tget_size(f.mem_type.get());
+    f.file_offset = H5Tget_member_offset(file_type, static_cast<unsigned>(index));
+    f.as_stored = H5Tequal(member.get(), f.mem_type.get()) > 0;
+    detail::take_hdf5_error();
     return f;
   }
 
@@ -428,7 +446,8 @@ class Hdf5TraceReader final : public TraceReader {
   };
   struct RawBuffers {
     std::vector<std::byte> stored;
-    std::vector<unsigned char> converted;  // the file rows, then (in place) the memory rows
+    std::vector<std::byte> decoded;        // the file rows
+    std::vector<unsigned char> converted;  // a copy of them, then (in place) the memory rows
     std::vector<unsigned char> background;
   };
 
@@ -465,8 +484,9 @@ class Hdf5TraceReader final : public TraceReader {
     return p;
   }
 
-  // The `count` rows of the chunk at row `start` into buffers.converted as rows of `mem`
-  // (row_size bytes each); false: read them with H5Dread.
+  // The `count` rows of the chunk at row `start`: decoded into buffers.decoded (rows of the
+  // file's type) and, unless `mem` is H5I_INVALID_HID, converted into buffers.converted as
+  // rows of `mem` (row_size bytes each). False: read them with H5Dread.
   static bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPlan& p, hsize_t start,
                              hsize_t count, std::size_t row_size, RawBuffers& b) {
     hsize_t offset[1] = {start};
@@ -485,14 +505,15 @@ class Hdf5TraceReader final : public TraceReader {
     const std::size_t file_row = p.file_row_bytes;
     const std::size_t n = static_cast<std::size_t>(count);
     try {
-      const std::vector<std::byte> decoded =
+      b.decoded =
           decode_chunk(b.stored, p.deflated, p.deflated ? p.shuffle_bytes : 0, static_cast<std::size_t>(p.chunk_rows) * file_row);
-      if (decoded.size() < n * file_row) return false;
-      b.converted.assign(n * std::max(file_row, row_size), 0);
-      std::memcpy(b.converted.data(), decoded.data(), n * file_row);
     } catch (const Error&) {
       return false;
     }
+    if (b.decoded.size() < n * file_row) return false;
+    if (mem == H5I_INVALID_HID) return true;
+    b.converted.assign(n * std::max(file_row, row_size), 0);
+    std::memcpy(b.converted.data(), b.decoded.data(), n * file_row);
     b.background.assign(n * row_size, 0);
     if (H5Tconvert(file_type, mem, n, b.converted.data(), b.background.data(), H5P_DEFAULT) < 0) {
       detail::take_hdf5_error();
