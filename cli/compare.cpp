@@ -140,20 +140,20 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   per_run.max_memory_bytes /= static_cast<double>(std::max<std::size_t>(1, std::min(runs, threads)));
   std::vector<models::SchedulerVariant> variants;
   for (const std::string& policy : c.policies) variants.push_back(models::read_scheduler_variant(policy, schedulers));
-  // Each variant: the scenario's tree with the variant's section in it, loaded as gcsim run
-  // would load it, so that every check of the whole scenario holds for the variant (a quota
-  // that a job can never fit, a policy key naming a team) and an error in a node of the
-  // variant names the --policy argument (or @FILE) and its column. Only its scheduler
-  // section and its text are kept; the rest is the base scenario's, freed at once. The
-  // variants load on as many threads as will run them (at most that many loads held at
-  // once, as runs are), since one at a time they were the serial head of a compare; the
-  // first error in the order of the --policy options is the one reported.
+  // Each variant: the scenario's tree with the variant's section in it, checked as gcsim
+  // run would check it (a policy key naming a team, a quota that a job can never fit, the
+  // resources of the run), an error in a node of the variant naming the --policy argument
+  // (or @FILE) and its column. The workload is not read again for it: only the section is
+  // read, against the base scenario (models::load_scheduler_section, which loads the
+  // variant whole only to report a failed check as that load reports it). The variants
+  // are checked on as many threads as will run them; the first error in the order of the
+  // --policy options is the one reported.
   std::vector<std::shared_ptr<const models::SchedulerChoice>> choices(variants.size());
   sim::parallel_for(variants.size(), threads, [&](std::size_t v) {
-    const models::Scenario s =
-        models::load_scenario(models::with_scheduler_section(document, variants[v]), catalogs, schedulers);
+    config::ConfigDocument tree = models::with_scheduler_section(document, variants[v]);
+    models::SchedulerSpec spec = models::load_scheduler_section(*base, tree, catalogs, schedulers);
     try {
-      models::check_resources(models::estimate_resources(s), per_run);
+      models::check_resources(models::estimate_resources(*base, spec), per_run);
     } catch (const ConfigError& e) {
       if (per_run.max_memory_bytes == limits.max_memory_bytes ||
           e.detail().find("--max-memory") == std::string::npos)
@@ -163,7 +163,8 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
                             std::to_string(std::min(runs, threads)) +
                             " runs held at once: lower -j to give each more)");
     }
-    choices[v] = std::make_shared<const models::SchedulerChoice>(models::SchedulerChoice{s.scheduler, s.source_text});
+    choices[v] = std::make_shared<const models::SchedulerChoice>(
+        models::SchedulerChoice{std::move(spec), std::move(tree.text)});
   });
   models::distinct_labels(variants);
 

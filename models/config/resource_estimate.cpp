@@ -219,9 +219,9 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
 // over the horizon, and at most one preemption of each running job per tick, so no more
 // than the jobs' run time over `interval` in all, nor than a job per GPU at every tick.
 // An upper bound: a policy preempts only where a waiting job outranks a running one.
-void add_policy_rounds(ResourceEstimate& e, const Scenario& s, double runtime_sum_s) {
-  if (!s.scheduler.params) return;  // a spec built by hand: no keys read
-  const std::optional<PolicyRound> round = s.scheduler.params->round();
+void add_policy_rounds(ResourceEstimate& e, const Scenario& s, const SchedulerSpec& scheduler, double runtime_sum_s) {
+  if (!scheduler.params) return;  // a spec built by hand: no keys read
+  const std::optional<PolicyRound> round = scheduler.params->round();
   if (!round || round->interval.ns() <= 0) return;
   const double interval_s = round->interval.seconds();
   const double rounds = std::ceil(horizon_s(s) / interval_s);
@@ -338,14 +338,16 @@ ResourceLimits default_resource_limits() {
   return l;
 }
 
-ResourceEstimate estimate_resources(const Scenario& s) {
+ResourceEstimate estimate_resources(const Scenario& s) { return estimate_resources(s, s.scheduler); }
+
+ResourceEstimate estimate_resources(const Scenario& s, const SchedulerSpec& scheduler) {
   ResourceEstimate e;
   e.bytes = BASELINE_BYTES;
   const double runtime_sum_s = add_jobs(e, s);
   double vertices = 0, cables = 0, endpoints = 0;
   add_node_types(e, s, vertices, cables, endpoints);
   add_budgets(e, s);
-  add_policy_rounds(e, s, runtime_sum_s);
+  add_policy_rounds(e, s, scheduler, runtime_sum_s);
   if (s.network) {
     const topology::NetworkSpec& net = *s.network;
     const GraphSize f = fabric_graph(net, e.nodes, endpoints);

@@ -68,6 +68,10 @@ struct ResourceEstimate {
 
 // The estimate for running `s` (models/simulation.hpp).
 ResourceEstimate estimate_resources(const Scenario& s);
+// The same under `scheduler` in place of the scenario's own section (a policy run as a run
+// option over a shared scenario: gcsim compare's variants). Only the policy's rounds
+// depend on it.
+ResourceEstimate estimate_resources(const Scenario& s, const SchedulerSpec& scheduler);
 // The estimate for `gcsim flows` over `net` alone (its hosts, no cluster nodes), with
 // `flows` rows to replay.
 ResourceEstimate estimate_flow_replay(const topology::NetworkSpec& net, double flows);

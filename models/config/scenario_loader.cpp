@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "models/config/scenario_resolve.hpp"
 #include "models/config/scheduler_reader.hpp"
 #include "models/config/workload_reader.hpp"
+#include "sim/check.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
@@ -114,6 +116,32 @@ Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled,
   config::SourceResolver sources;
   sources.add_records(bundled.sources);
   return load_with(std::move(document), bundled, schedulers, sources);
+}
+
+SchedulerSpec load_scheduler_section(const Scenario& base, const config::ConfigDocument& variant, const Catalogs& bundled,
+                                     const SchedulerRegistry& schedulers) {
+  // The whole load's error, for a section that fails a check here: what that load reads
+  // before the scheduler section passed for the base, so its first error is this
+  // section's own, or one of the quotas (resolve_scenario's one check of the section).
+  const auto load_whole = [&] {
+    (void)load_scenario(variant, bundled, schedulers);
+  };
+  // As MapReader::optional finds it: a null value is no section.
+  const ConfigNode* section = variant.root.is_map() ? variant.root.find("scheduler") : nullptr;
+  if (section != nullptr && section->is_null()) section = nullptr;
+  std::optional<SchedulerSpec> spec;
+  try {
+    spec = read_scheduler(section, schedulers, base.horizon,
+                          PolicyContext{.teams = base.workload.teams, .knows_teams = true});
+  } catch (const ConfigError&) {
+    load_whole();
+    throw;  // the whole load passed where the section alone did not: this section's error stands
+  }
+  if (!quotas_hold_every_job(base, *spec)) {
+    load_whole();
+    GCSIM_CHECK(false, "a job fails the quotas of a scheduler section, yet the scenario with that section loads");
+  }
+  return std::move(*spec);
 }
 
 namespace {

@@ -45,4 +45,15 @@ Scenario load_recorded_scenario(std::string text, std::string file, config::Sour
 // fuzzer's entry point; reads no files unless the document names extra catalog files).
 Scenario load_scenario(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers);
 
+// The `scheduler:` section of `variant` over `base`, for a policy run as a run option over
+// a shared scenario (gcsim compare): `base` is load_scenario(document, bundled,
+// schedulers) and `variant` that document with another scheduler section
+// (scheduler_variant.hpp, with_scheduler_section). The section is read and checked as
+// load_scenario(variant) would read and check it (its keys, the teams it names, the
+// quotas every job must fit), without reading the other sections again: they are the
+// base's, already checked. Where a check fails, the variant is loaded whole, so the
+// ConfigError is the one load_scenario(variant) throws, with its file, line and column.
+SchedulerSpec load_scheduler_section(const Scenario& base, const config::ConfigDocument& variant, const Catalogs& bundled,
+                                     const SchedulerRegistry& schedulers);
+
 }  // namespace gcsim::models

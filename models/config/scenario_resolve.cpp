@@ -142,6 +142,18 @@ void resolve_job(JobSpec& j, const ConfigNode& n, const Scenario& s, const GpuCa
   require_feasible(gpus, s.cluster, j.gpus, j.work_flop ? &j.precision : nullptr, j.node_type_mask);
 }
 
+// A plain job (no `gpu` list, checkpoint, model or comm) whose checks all pass, from its
+// spec alone: what resolve_job would do to it (its node types: all) is done and true is
+// returned. False: resolve_job, on the job's node, decides and reports.
+bool resolve_plain_job(JobSpec& j, const Scenario& s) {
+  if (!j.gpu_types.empty() || j.checkpoint || j.training || j.comm) return false;
+  // require_lifecycle_in_range without a checkpoint, and require_feasible on every node type.
+  if ((s.horizon + j.image_pull + sim::SimTime::zero() + sim::SimTime::zero()).is_max()) return false;
+  if (eligible_node_types(s.cluster, j.gpus, j.work_flop ? &j.precision : nullptr) == 0) return false;
+  j.node_type_mask = ~std::uint64_t{0};
+  return true;
+}
+
 void resolve_generator(GeneratorSpec& g, const ConfigNode& n, const Scenario& s, const GpuCatalog* catalog) {
   g.node_type_mask = resolve_gpu_types(g.gpu_types, n, s, catalog);
   if (g.checkpoint) resolve_checkpoint(*g.checkpoint, n, s, nullptr);
@@ -189,6 +201,24 @@ TeamCeiling team_ceiling(const QuotaSpec& quotas, std::size_t team, std::int64_t
   return best;
 }
 
+// Whether a job of team `t` (-1: none) that asks for `need_milli` may ever start under
+// `quotas`; `ceilings` caches each team's ceiling.
+bool quota_room(const QuotaSpec& quotas, int t, std::int64_t total_gpus, std::int64_t need_milli,
+                std::vector<TeamCeiling>& ceilings) {
+  if (t < 0) return true;
+  TeamCeiling& c = ceilings[static_cast<std::size_t>(t)];
+  if (c.milli < 0) c = team_ceiling(quotas, static_cast<std::size_t>(t), total_gpus);
+  return need_milli <= c.milli;
+}
+
+// A generator's largest job in thousandths of a GPU, as its feasibility is checked (a
+// one-GPU job at its largest share).
+std::int64_t generator_need_milli(const GeneratorSpec& g) {
+  const double gpus = std::min(std::round(g.gpus.highest()), 1e9);
+  const double milli = gpus == 1 && g.gpu_milli ? std::clamp(std::round(g.gpu_milli->highest()), 1.0, 1000.0) : 1000;
+  return static_cast<std::int64_t>(gpus * milli);
+}
+
 // A job of `team` that asks for more than the team may hold at any time of the week would
 // wait forever: infeasible, at its `gpus`, as a job no node type can hold is.
 void require_quota_room(const ConfigNode& gpus, const Scenario& s, const std::string& team, std::int64_t need_milli,
@@ -196,9 +226,8 @@ void require_quota_room(const ConfigNode& gpus, const Scenario& s, const std::st
   const int t = s.workload.team_index(team);
   if (t < 0 || !s.scheduler.quotas) return;
   const QuotaSpec& quotas = *s.scheduler.quotas;
-  TeamCeiling& c = ceilings[static_cast<std::size_t>(t)];
-  if (c.milli < 0) c = team_ceiling(quotas, static_cast<std::size_t>(t), s.cluster.total_gpus());
-  if (need_milli <= c.milli) return;
+  if (quota_room(quotas, t, s.cluster.total_gpus(), need_milli, ceilings)) return;
+  const TeamCeiling& c = ceilings[static_cast<std::size_t>(t)];
   const QuotaWindowSpec& w = quotas.windows[static_cast<std::size_t>(c.window)];
   auto number = [](double v) {
     char buf[32];
@@ -216,14 +245,37 @@ void require_quota_room(const ConfigNode& gpus, const Scenario& s, const std::st
 
 }  // namespace
 
+bool quotas_hold_every_job(const Scenario& s, const SchedulerSpec& scheduler) {
+  if (!scheduler.quotas) return true;
+  const QuotaSpec& quotas = *scheduler.quotas;
+  const std::int64_t total_gpus = s.cluster.total_gpus();
+  std::vector<TeamCeiling> ceilings(s.workload.teams.size());
+  for (const JobSpec& j : s.workload.jobs)
+    if (!quota_room(quotas, j.team, total_gpus, std::int64_t{j.gpus} * j.gpu_milli, ceilings)) return false;
+  for (const GeneratorSpec& g : s.workload.generators)
+    if (!quota_room(quotas, s.workload.team_index(g.team), total_gpus, generator_need_milli(g), ceilings)) return false;
+  return true;
+}
+
 void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
   for (NodeTypeSpec& t : s.cluster.node_types)
     if (t.spot) t.interruption_rate_per_s = mean_interruption_rate_per_s(t.spot->interruptions);
-  nodes.workload.for_each_job_node(
-      [&](std::size_t i, const ConfigNode& n) { resolve_job(s.workload.jobs[i], n, s, nodes.gpus); });
+  // Plain jobs from their specs; only when one is not plain or fails a check are the jobs'
+  // nodes walked (a CSV table's rows read again) to resolve each on its node, reporting
+  // the first failure in job order, as always.
+  bool all_plain = true;
+  for (JobSpec& j : s.workload.jobs)
+    if (!resolve_plain_job(j, s)) {
+      all_plain = false;
+      break;
+    }
+  if (!all_plain)
+    nodes.workload.for_each_job_node(
+        [&](std::size_t i, const ConfigNode& n) { resolve_job(s.workload.jobs[i], n, s, nodes.gpus); });
   for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
     resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s, nodes.gpus);
-  if (s.scheduler.quotas) {
+  // The nodes are walked only when some job fails the quotas, for the first one's error.
+  if (s.scheduler.quotas && !quotas_hold_every_job(s, s.scheduler)) {
     std::vector<TeamCeiling> ceilings(s.workload.teams.size());
     nodes.workload.for_each_job_node([&](std::size_t i, const ConfigNode& n) {
       const JobSpec& j = s.workload.jobs[i];
@@ -231,12 +283,8 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
                          ceilings);
     });
     for (std::size_t i = 0; i < s.workload.generators.size(); ++i) {
-      // Its largest job, as its feasibility is checked (a one-GPU job at its largest share).
       const GeneratorSpec& g = s.workload.generators[i];
-      const double gpus = std::min(std::round(g.gpus.highest()), 1e9);
-      const double milli = gpus == 1 && g.gpu_milli ? std::clamp(std::round(g.gpu_milli->highest()), 1.0, 1000.0) : 1000;
-      require_quota_room(*nodes.workload.generator_nodes[i]->find("gpus"), s, g.team,
-                         static_cast<std::int64_t>(gpus * milli), ceilings);
+      require_quota_room(*nodes.workload.generator_nodes[i]->find("gpus"), s, g.team, generator_need_milli(g), ceilings);
     }
   }
   for (std::size_t i = 0; i < s.budgets.size(); ++i) {

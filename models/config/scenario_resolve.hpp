@@ -30,4 +30,10 @@ struct SectionNodes {
 
 void resolve_scenario(Scenario& s, const SectionNodes& nodes);
 
+// Whether every job and generator of the resolved scenario `s` could ever start under
+// `scheduler`'s quotas: the one check resolve_scenario makes that depends on the
+// scheduler section, here from the specs alone (no nodes to report at). False: loading
+// the scenario with that section fails (load_scheduler_variant reloads for the error).
+bool quotas_hold_every_job(const Scenario& s, const SchedulerSpec& scheduler);
+
 }  // namespace gcsim::models

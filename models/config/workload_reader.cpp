@@ -11,7 +11,9 @@
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
 #include "sim/config/csv_table.hpp"
+#include "sim/config/names.hpp"
 #include "sim/config/reader.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::models {
 
@@ -121,6 +123,90 @@ void refuse_model_size_without_model(const ConfigNode& job, const std::optional<
   if (c && c->size_bytes < 0)
     job.find("checkpoint")->find("size")->fail(ErrorCode::Conflict,
                                                "size: model needs a job given by a model; give a size (e.g. 40GiB)");
+}
+
+// The columns of a jobs CSV whose every cell a plain job's row can be read from without
+// building the row's map: name, submit, gpus, duration, team. `usable` when the header
+// has no other column.
+struct PlainColumns {
+  std::size_t name = config::CsvTable::npos, submit = config::CsvTable::npos, gpus = config::CsvTable::npos,
+              duration = config::CsvTable::npos, team = config::CsvTable::npos;
+  bool usable = false;
+};
+
+PlainColumns plain_columns(const config::CsvTable& t) {
+  PlainColumns c{t.column("name"), t.column("submit"), t.column("gpus"), t.column("duration"), t.column("team")};
+  std::size_t found = 0;
+  for (const std::size_t col : {c.name, c.submit, c.gpus, c.duration, c.team}) found += col != config::CsvTable::npos;
+  c.usable = found == t.width() && c.gpus != config::CsvTable::npos && c.duration != config::CsvTable::npos;
+  return c;
+}
+
+// The cell of `column` in `row`: null when the column is absent or the cell is left empty
+// (not given: the key's default applies, as CsvTable::node leaves the key out).
+const config::csv::Field* cell(const config::csv::Row& row, std::size_t column) {
+  if (column >= row.fields.size()) return nullptr;
+  const config::csv::Field& f = row.fields[column];
+  return f.text.empty() && !f.quoted ? nullptr : &f;
+}
+
+// A name as config::read_name accepts it.
+bool plain_name(const std::string& s) {
+  if (s.empty() || s.size() > config::MAX_NAME_BYTES) return false;
+  for (const char c : s)
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+  return true;
+}
+
+// A duration as config::read_duration accepts it, at least `min_ns`.
+bool plain_duration(const std::string& text, std::int64_t min_ns, sim::SimTime& out) {
+  try {
+    const std::int64_t ns = units::parse_duration_ns(text);
+    if (ns < min_ns) return false;
+    out = sim::SimTime::from_ns(ns);
+    return true;
+  } catch (const units::UnitError&) {
+    return false;
+  }
+}
+
+// The fast path of a CSV jobs table (docs/engine.md, "A million jobs"): a row of a table
+// with only the plain columns, read straight from its cells into `j`, as read_job reads
+// the row's map. Only what read_job surely accepts, read exactly as it reads it (the same
+// parsers, bounds and defaults), is taken here: a quoted cell, a number written other than
+// in plain digits, anything out of range returns false, and read_job then reads the row's
+// map and reports its error at its cell. The team is added only when the row is taken.
+bool read_plain_job(const config::csv::Row& row, std::size_t index, const PlainColumns& c, JobSpec& j,
+                    TeamNames& teams) {
+  for (const config::csv::Field& f : row.fields)
+    if (f.quoted) return false;
+  if (const config::csv::Field* name = cell(row, c.name)) {
+    if (!plain_name(name->text)) return false;
+    j.name = name->text;
+  } else {
+    j.name = "job-" + std::to_string(index);
+  }
+  if (const config::csv::Field* submit = cell(row, c.submit)) {
+    if (!plain_duration(submit->text, 0, j.submit)) return false;  // JOB_KEYS: submit >= 0
+  }
+  const config::csv::Field* gpus = cell(row, c.gpus);
+  // Plain digits, at most 7 of them (JOB_KEYS: gpus in 1..2^20), as read_int reads them.
+  if (gpus == nullptr || gpus->text.size() > 7) return false;
+  std::int64_t n = 0;
+  for (const char ch : gpus->text) {
+    if (ch < '0' || ch > '9') return false;
+    n = n * 10 + (ch - '0');
+  }
+  if (n < 1 || n > (1 << 20)) return false;
+  j.gpus = static_cast<int>(n);
+  const config::csv::Field* team = cell(row, c.team);
+  if (team && !plain_name(team->text)) return false;
+  const config::csv::Field* duration = cell(row, c.duration);
+  sim::SimTime length;
+  if (duration == nullptr || !plain_duration(duration->text, 1, length)) return false;  // JOB_KEYS: duration >= 1 ns
+  j.duration = length;
+  j.team = teams.add(team ? team->text : std::string());
+  return true;
 }
 
 // `teams`: the team names seen so far, in order; the job's team is its index there (made
@@ -267,6 +353,12 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     if (!names.insert(spec.jobs.back().name).second)
       n.fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
   };
+  // A row read by read_plain_job: its map is built only for an error.
+  auto add_plain_job = [&](JobSpec&& j, const config::csv::Row& row, std::size_t i) {
+    spec.jobs.push_back(std::move(j));
+    if (!names.insert(spec.jobs.back().name).second)
+      section.jobs_csv->node(row, i).fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
+  };
   if (const ConfigNode* jobs_given = w.optional("jobs")) {
     // `{file: jobs.csv}` is streamed: each row's map is built, read into its JobSpec and
     // dropped (the resolve step reads the rows again for its errors). The rows are walked
@@ -279,7 +371,20 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       while (section.jobs_csv->next(row)) ++rows;
       spec.jobs.reserve(rows);
       section.jobs_csv->rewind();
-      for (std::size_t i = 0; section.jobs_csv->next(row); ++i) add_job(section.jobs_csv->node(row, i), i);
+      // Rows of plain jobs straight from their cells; the first row (whose map marks the
+      // table) and any row the fast path does not take through its map.
+      const PlainColumns plain = plain_columns(*section.jobs_csv);
+      for (std::size_t i = 0; section.jobs_csv->next(row); ++i) {
+        if (plain.usable && i > 0) {
+          JobSpec j;
+          if (read_plain_job(row, i, plain, j, teams)) {
+            add_plain_job(std::move(j), row, i);
+            ++section.jobs_csv_plain_rows;
+            continue;
+          }
+        }
+        add_job(section.jobs_csv->node(row, i), i);
+      }
       section.jobs_csv->rewind();
     } else {
       section.jobs_table = std::make_shared<const ConfigNode>(*jobs_given);

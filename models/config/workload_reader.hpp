@@ -137,6 +137,9 @@ struct WorkloadSection {
   std::vector<const config::ConfigNode*> generator_nodes;
   std::shared_ptr<const config::ConfigNode> jobs_table;
   std::shared_ptr<config::CsvTable> jobs_csv;  // at its first row
+  // Rows of the CSV read straight from their cells (the fast path of plain columns), not
+  // through their maps: the tests' way to see that the fast path is taken.
+  std::size_t jobs_csv_plain_rows = 0;
 
   // Calls f(i, node) for each written-out job i in order, with the node read_job read.
   template <class F>

@@ -61,6 +61,8 @@ class CsvTable {
 
   // The column named `key`, or npos.
   std::size_t column(std::string_view key) const;
+  // The number of columns (of header cells).
+  std::size_t width() const { return keys_.size(); }
   // The next row; false at the end. A row with more cells than the header is WrongType.
   bool next(csv::Row& row);
   // Back to the first row (after the header), to walk the rows again.

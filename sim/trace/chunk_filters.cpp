@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -57,6 +58,15 @@ void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std:
   if (whole < in.size()) std::memcpy(dst + whole, src + whole, in.size() - whole);
 }
 
+namespace {
+// hdf5_unshuffle's two loops: elements from this size on are copied WIDE_COLUMNS bytes at a
+// time (measured on 1,051 x 1,000 and 16,384 x 40 byte chunks: the blocked loop is faster
+// for the first, several times slower for the second, whose 16 KiB stride maps every
+// stream to the same cache set).
+constexpr std::size_t WIDE_ELEMENT_BYTES = 256;
+constexpr std::size_t WIDE_COLUMNS = 128;
+}  // namespace
+
 void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
   out.resize(in.size());
   const std::size_t n = element_bytes == 0 ? 0 : in.size() / element_bytes;
@@ -64,8 +74,21 @@ void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, st
     if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
     return;
   }
-  for (std::size_t j = 0; j < element_bytes; ++j) {
-    for (std::size_t i = 0; i < n; ++i) out[i * element_bytes + j] = in[j * n + i];
+  if (element_bytes < WIDE_ELEMENT_BYTES) {
+    for (std::size_t j = 0; j < element_bytes; ++j) {
+      for (std::size_t i = 0; i < n; ++i) out[i * element_bytes + j] = in[j * n + i];
+    }
+  } else {
+    // A wide element (a /jobs row is about 1 KB): a byte column at a time, each write is in
+    // another cache line; 128 columns at a time, element by element, write whole lines and
+    // read 128 streams that stay in the L1 cache (about 1.7 times faster for 1 KB rows).
+    for (std::size_t j0 = 0; j0 < element_bytes; j0 += WIDE_COLUMNS) {
+      const std::size_t j1 = std::min(element_bytes, j0 + WIDE_COLUMNS);
+      for (std::size_t i = 0; i < n; ++i) {
+        std::byte* element = out.data() + i * element_bytes;
+        for (std::size_t j = j0; j < j1; ++j) element[j] = in[j * n + i];
+      }
+    }
   }
   const std::size_t whole = n * element_bytes;
   if (whole < in.size()) std::memcpy(out.data() + whole, in.data() + whole, in.size() - whole);

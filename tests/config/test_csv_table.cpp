@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/workload_reader.hpp"
 #include "models/topology/topology_spec.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/config/reader.hpp"
@@ -328,4 +329,144 @@ TEST_CASE("checks of the resolve step report at the CSV cell, and the CSV is a r
   REQUIRE(it != s.inputs.end());
   CHECK(it->written == "jobs.csv");
   CHECK(*it->bytes == "name,gpus,duration,checkpoint\nj0,1,2h,\n");
+}
+
+// The fast path of a jobs CSV (models/config/workload_reader.cpp, read_plain_job): a table
+// of only name, submit, gpus, duration and team columns is read straight from its cells.
+// The same rows with one more column, left empty, go through each row's map as before:
+// every job must come out the same, and every bad row must fail with the same error at the
+// same cell (the two files differ only in their names).
+TEST_CASE("a jobs CSV of plain columns reads as the same rows through their maps", "[unit]") {
+  TempDir dir("csv-plain-jobs");
+  const std::string head =
+      "name: csv-plain\nhorizon: 30d\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32}}\n"
+      "workload:\n  jobs: {file: ";
+  const std::string columns = "name,submit,gpus,duration,team";
+  // `rows` as read from a table of the plain columns, and from one with an empty `priority`
+  // column added (so every row takes the map path).
+  const auto both = [&](const std::string& rows) {
+    std::string slow;
+    for (std::size_t b = 0; b < rows.size();) {
+      const std::size_t e = std::min(rows.find('\n', b), rows.size());
+      slow += rows.substr(b, e - b) + ",\n";
+      b = e + 1;
+    }
+    write_file(dir.file("plain.csv"), columns + "\n" + rows);
+    write_file(dir.file("maps.csv"), columns + ",priority\n" + slow);
+    return std::pair<std::string, std::string>{head + "plain.csv}\n", head + "maps.csv}\n"};
+  };
+  SECTION("good rows: the same jobs") {
+    const auto [plain, maps] = both(
+        "a,0s,1,1h,t1\n"
+        ",10m,2,30m,\n"          // no name: job-1; no team
+        "c,,8,1.5h,t2\n"         // no submit: 0
+        "d,1d,007,90s,t1\n"      // leading zeros
+        "e, 2h ,4,2d,t3\n"       // blanks around a cell
+        "f,5m,+3,1h,t1\n"        // a sign: the map path reads it
+        "g,5m,16k,1h,t1\n"       // a count suffix: the map path reads it (infeasible? no: 16000 > 16, see below)
+        "\"h i\",1h,1,1h,\"t 4\"\n"  // quoted cells: the map path
+        "j.k-l_m,1.25h,2,1e3s,t2\n"
+        "n,1d2h,1,1ms,t1\n");
+    // 16k GPUs fit no node: that row is refused by the resolve step in both; drop it.
+    const ConfigError e1 = config_error([&] { gcsim::test::scenario_from_yaml(plain, dir.file("s.yaml")); });
+    const ConfigError e2 = config_error([&] { gcsim::test::scenario_from_yaml(maps, dir.file("s.yaml")); });
+    CHECK(e1.code() == ErrorCode::Infeasible);
+    CHECK(e1.code() == e2.code());
+    CHECK(e1.mark().line == 8);
+    CHECK(e1.mark().line == e2.mark().line);
+    CHECK(e1.mark().column == e2.mark().column);
+    CHECK(e1.key_path() == "workload.jobs[6].gpus");
+    CHECK(e1.detail() == e2.detail());
+  }
+  SECTION("good rows: the same specs") {
+    const auto [plain, maps] = both(
+        "a,0s,1,1h,t1\n"
+        ",10m,2,30m,\n"
+        "c,,8,1.5h,t2\n"
+        "d,1d,007,90s,t1\n"
+        "e, 2h ,4,2d,t3\n"
+        "f,5m,+3,1h,t1\n"
+        "\"h i\",1h,1,1h,\"t 4\"\n"
+        "j.k-l_m,1.25h,2,1e3s,t2\n"
+        "n,1d2h,1,1ms,t1\n"
+        "o,7m,16,3h,t0\n");
+    const auto a = gcsim::test::scenario_from_yaml(plain, dir.file("s.yaml"));
+    const auto b = gcsim::test::scenario_from_yaml(maps, dir.file("s.yaml"));
+    REQUIRE(a.workload.jobs.size() == 10);
+    REQUIRE(b.workload.jobs.size() == 10);
+    CHECK(a.workload.teams == b.workload.teams);
+    CHECK(a.workload.teams == std::vector<std::string>{"t 4", "t0", "t1", "t2", "t3"});
+    for (std::size_t i = 0; i < a.workload.jobs.size(); ++i) {
+      INFO(i);
+      const auto& x = a.workload.jobs[i];
+      const auto& y = b.workload.jobs[i];
+      CHECK(x.name == y.name);
+      CHECK(x.submit == y.submit);
+      CHECK(x.gpus == y.gpus);
+      CHECK(x.gpu_milli == y.gpu_milli);
+      CHECK(x.duration == y.duration);
+      CHECK(x.team == y.team);
+      CHECK(x.priority == y.priority);
+      CHECK(x.image_pull == y.image_pull);
+      CHECK(x.node_type_mask == y.node_type_mask);
+      CHECK(x.efficiency == y.efficiency);
+      CHECK(x.precision == y.precision);
+      CHECK(!x.deadline);
+      CHECK(!x.work_flop);
+      CHECK(!x.checkpoint);
+      CHECK(x.gpu_types.empty());
+    }
+    // By hand: job-1 has no name of its own; 1.5 h; 007 is 7; 1d2h; 1e3 s.
+    CHECK(a.workload.jobs[1].name == "job-1");
+    CHECK(a.workload.jobs[1].team == -1);
+    CHECK(a.workload.jobs[2].duration->ns() == 5'400'000'000'000);
+    CHECK(a.workload.jobs[3].gpus == 7);
+    CHECK(a.workload.jobs[8].submit.ns() == 93'600'000'000'000);
+    CHECK(a.workload.jobs[7].duration->ns() == 1'000'000'000'000);
+    CHECK(a.workload.jobs[9].gpus == 16);
+    // The fast path took 7 of the 10 rows: not the first (which marks the table), the one
+    // with a sign (+3) nor the one with quoted cells; of the table with one more column, none.
+    const auto plain_rows = [&](const std::string& file) {
+      const gcsim::config::ConfigDocument doc = load_yaml_string("jobs: {file: " + file + "}\n", dir.file("s.yaml"));
+      gcsim::config::SourceResolver sources;
+      return gcsim::models::read_workload(doc.root, gcsim::test::bundled_catalogs().models, sources).jobs_csv_plain_rows;
+    };
+    CHECK(plain_rows("plain.csv") == 7);
+    CHECK(plain_rows("maps.csv") == 0);
+  }
+  SECTION("bad rows: the same error at the same cell") {
+    const std::vector<std::string> bad{
+        "b,0s,0,1h,t1",           // gpus below 1
+        "b,0s,1.5,1h,t1",         // not an integer
+        "b,0s,2000000,1h,t1",     // above 2^20
+        "b,0s,\"8\",1h,t1",       // quoted number
+        "b,0s,x,1h,t1",
+        "b,0s,,1h,t1",            // gpus missing
+        "b,0s,1,0s,t1",           // duration below 1 ns
+        "b,0s,1,abc,t1",
+        "b,0s,1,5x,t1",
+        "b,0s,1,3600,t1",         // no unit
+        "b,0s,1,,t1",             // duration missing
+        "b,-1h,1,1h,t1",          // submit before 0
+        "b,soon,1,1h,t1",
+        "b/c,0s,1,1h,t1",         // a name with '/'
+        "b,0s,1,1h,t\\1",         // a team with '\'
+        "a,0s,1,1h,t1",           // a name used twice
+        std::string(300, 'n') + ",0s,1,1h,t1",  // a name too long
+        "b,0s,17,1h,t1",          // no node holds 17 GPUs (resolve step)
+    };
+    for (const std::string& row : bad) {
+      INFO(row);
+      const auto [plain, maps] = both("a,0s,1,1h,t1\n" + row + "\nz,0s,1,1h,t1\n");
+      const ConfigError e1 = config_error([&] { gcsim::test::scenario_from_yaml(plain, dir.file("s.yaml")); });
+      const ConfigError e2 = config_error([&] { gcsim::test::scenario_from_yaml(maps, dir.file("s.yaml")); });
+      CHECK(e1.code() == e2.code());
+      CHECK(e1.mark().line == 3);
+      CHECK(e1.mark().line == e2.mark().line);
+      CHECK(e1.mark().column == e2.mark().column);
+      CHECK(e1.key_path() == e2.key_path());
+      CHECK(e1.detail() == e2.detail());
+    }
+  }
 }

@@ -14,11 +14,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/trace_data.hpp"
+#include "models/config/resource_estimate.hpp"
+#include "models/config/scenario_loader.hpp"
 #include "models/config/scheduler_variant.hpp"
+#include "models/register_builtins.hpp"
 #include "support/python.hpp"
 #include "support/scenario_support.hpp"
 
@@ -285,6 +289,108 @@ TEST_CASE("compare: the variant's section replaces the scenario's in its tree, o
   CHECK(a.find("b")->quoted());
   CHECK(a.find("c")->at(1).find("d")->scalar() == "2");
   CHECK(a.find("odd key")->is_null());
+}
+
+namespace {
+
+// Three 8-GPU nodes (24 GPUs) and three written-out jobs in a CSV table, one of team vision
+// asking for 16 GPUs: under a cap of 50% for vision (12 GPUs) it could never start.
+const char* QUOTA_SCENARIO = R"(name: quota-check
+seed: 3
+horizon: 1d
+cluster:
+  node_types:
+    - name: a100
+      gpu: A100-40GB-SXM
+      gpus: 8
+      cpu_cores: 48
+      memory: 1152GiB
+      count: 3
+      price: {on_demand_per_hour: 32.77}
+scheduler:
+  policy: fifo
+workload:
+  jobs: {file: jobs.csv}
+)";
+const char* QUOTA_JOBS = "name,submit,gpus,duration,team\na,0s,4,1h,research\nb,10m,16,2h,vision\nc,20m,2,30m,research\n";
+const char* VISION_CAPPED = "fifo:{quotas: {windows: [{teams: {vision: {max: 50%}}}]}}";
+
+}  // namespace
+
+TEST_CASE("compare: a variant's section checked over the loaded scenario, as loading it whole checks it",
+          "[unit][compare]") {
+  test::TempDir dir("compare-section");
+  const std::string scenario = dir.file("quota.yaml");
+  test::write_file(scenario, QUOTA_SCENARIO);
+  test::write_file(dir.file("jobs.csv"), QUOTA_JOBS);
+  const models::SchedulerRegistry& registry = models::builtins().schedulers;
+  const models::Catalogs& catalogs = test::bundled_catalogs();
+  const config::ConfigDocument doc = config::load_yaml_file(scenario);
+  const models::Scenario base = models::load_scenario(doc, catalogs, registry);
+  struct Case {
+    std::string policy;
+    std::optional<ErrorCode> error;  // what loading the variant whole throws
+  };
+  const std::vector<Case> cases{
+      {"fifo", {}},
+      {"sjf:{blocking: skip}", {}},
+      {"las:{interval: 1m}", {}},  // rounds: a larger estimate than fifo's
+      {"fifo:{quotas: {windows: [{teams: {vision: {max: 70%}}}]}}", {}},  // 16 of 24 GPUs: room
+      {VISION_CAPPED, ErrorCode::Infeasible},
+      {"fifo:{quotas: {windows: [{teams: {nobody: 50%}}]}}", ErrorCode::UnknownName},
+      {"fair-share:{weights: {research: 1, nobody: 2}}", ErrorCode::UnknownName},
+  };
+  const double fifo_events = models::estimate_resources(base).events;
+  for (const Case& c : cases) {
+    INFO(c.policy);
+    const models::SchedulerVariant v = models::read_scheduler_variant(c.policy, registry);
+    const config::ConfigDocument with = models::with_scheduler_section(doc, v);
+    std::optional<models::Scenario> whole;
+    std::optional<ConfigError> whole_error;
+    try {
+      whole.emplace(models::load_scenario(with, catalogs, registry));
+    } catch (const ConfigError& e) {
+      whole_error.emplace(e);
+    }
+    std::optional<models::SchedulerSpec> section;
+    std::optional<ConfigError> section_error;
+    try {
+      section.emplace(models::load_scheduler_section(base, with, catalogs, registry));
+    } catch (const ConfigError& e) {
+      section_error.emplace(e);
+    }
+    REQUIRE(whole_error.has_value() == c.error.has_value());
+    REQUIRE(section_error.has_value() == c.error.has_value());
+    if (c.error) {
+      CHECK(whole_error->code() == *c.error);
+      CHECK(section_error->code() == whole_error->code());
+      CHECK(std::string(section_error->what()) == whole_error->what());  // file:line:column, key path, text
+      continue;
+    }
+    CHECK(section->policy == whole->scheduler.policy);
+    CHECK(section->quotas.has_value() == whole->scheduler.quotas.has_value());
+    CHECK(models::estimate_resources(base, *section).events == models::estimate_resources(*whole).events);
+    CHECK(with.text == whole->source_text);  // what the run's trace embeds
+    if (c.policy.rfind("las", 0) == 0) CHECK(models::estimate_resources(base, *section).events > fifo_events);
+  }
+}
+
+TEST_CASE("compare: a variant whose quotas a job can never fit names the job's cell, exit 2", "[scenario][compare]") {
+  test::TempDir dir("compare-quota");
+  const std::string scenario = dir.file("quota.yaml");
+  test::write_file(scenario, QUOTA_SCENARIO);
+  test::write_file(dir.file("jobs.csv"), QUOTA_JOBS);
+  const std::string out = dir.file("out");
+  const auto r = test::run_gcsim("compare " + scenario + " --policy fifo --policy " + quoted(VISION_CAPPED) + " -o " + out);
+  INFO(r.output);
+  CHECK(r.code == 2);
+  // Row 3 of the CSV, job b; its gpus cell "16" starts at column 7 (after "b,10m,"). 50% of 24 GPUs is 12.
+  CHECK(r.output.find("jobs.csv:3:7: error[infeasible]: workload.jobs[1].gpus: the job needs 16 GPUs, but team "
+                      "'vision' may never hold that many: scheduler.quotas caps it at 12 GPUs") != std::string::npos);
+  CHECK(!fs::exists(out));
+  CHECK(test::run_gcsim("compare " + scenario + " --policy fifo --policy 'fifo:{quotas: {windows: [{teams: {vision: "
+                        "{max: 70%}}}]}}'")
+            .code == 0);
 }
 
 TEST_CASE("compare -o: overlaid plots in PNG and SVG, one per team for the shares", "[smoke][compare]") {

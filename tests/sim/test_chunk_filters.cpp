@@ -120,7 +120,10 @@ TEST_CASE("ChunkEncoder stores the bytes HDF5's own filter pipeline stores", "[u
     hsize_t extent;  // < chunk_elements: HDF5 pads the chunk with the fill value (zeros)
     bool shuffle;
   };
-  const Case cases[] = {{24, 500, 500, true}, {41, 300, 123, true}, {1, 65536, 65536, false}, {1, 4096, 1000, false}};
+  // 1,000-byte elements (as wide as a /jobs row) take hdf5_unshuffle's blocked loop, in
+  // blocks of 128 bytes and a last partial one.
+  const Case cases[] = {{24, 500, 500, true},       {41, 300, 123, true},  {1000, 150, 97, true},
+                        {1, 65536, 65536, false}, {1, 4096, 1000, false}};
   for (int level : {0, 1, 4, 9}) {
     for (const Case& c : cases) {
       INFO("level " << level << ", element " << c.element_bytes << " bytes, extent " << c.extent);
