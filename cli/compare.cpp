@@ -136,8 +136,6 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   const std::size_t runs = c.policies.size() * c.replications;
   const std::size_t threads = c.threads > 0 ? static_cast<std::size_t>(c.threads)
                                             : std::max(1u, std::thread::hardware_concurrency());
-  models::ResourceLimits per_run = limits;
-  per_run.max_memory_bytes /= static_cast<double>(std::max<std::size_t>(1, std::min(runs, threads)));
   std::vector<models::SchedulerVariant> variants;
   for (const std::string& policy : c.policies) variants.push_back(models::read_scheduler_variant(policy, schedulers));
   // Each variant: the scenario's tree with the variant's section in it, checked as gcsim
@@ -152,17 +150,8 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   sim::parallel_for(variants.size(), threads, [&](std::size_t v) {
     config::ConfigDocument tree = models::with_scheduler_section(document, variants[v]);
     models::SchedulerSpec spec = models::load_scheduler_section(*base, tree, catalogs, schedulers);
-    try {
-      models::check_resources(models::estimate_resources(*base, spec), per_run);
-    } catch (const ConfigError& e) {
-      if (per_run.max_memory_bytes == limits.max_memory_bytes ||
-          e.detail().find("--max-memory") == std::string::npos)
-        throw;
-      throw ConfigError(e.code(), e.mark(), e.key_path(),
-                        e.detail() + " (the memory limit is shared by the " +
-                            std::to_string(std::min(runs, threads)) +
-                            " runs held at once: lower -j to give each more)");
-    }
+    // The runs held at once share the memory limit: each must fit in its part of it.
+    check_resources_shared(models::estimate_resources(*base, spec), limits, std::min(runs, threads));
     choices[v] = std::make_shared<const models::SchedulerChoice>(
         models::SchedulerChoice{std::move(spec), std::move(tree.text)});
   });

@@ -38,11 +38,12 @@ TEST_CASE("mpirun -np 2 gcsim sweep gives a local sweep's tables byte for byte",
                                        "replications: {min: 3, max: 12, until: {metric: jct_mean_s, ci95_relative: 0.05}}\n"
                                        "vary:\n  grid:\n    cluster.node_types[0].count: [1, 2]\n");
   // As root, OpenMPI asks to be told; leak checks of a sanitizer build see OpenMPI's own.
-  const std::string mpirun = "ASAN_OPTIONS=detect_leaks=0 mpirun -x ASAN_OPTIONS --allow-run-as-root --oversubscribe -np 2 " +
+  // A hung launcher is stopped: `timeout` ends it, and the test fails or skips.
+  const std::string mpirun = "ASAN_OPTIONS=detect_leaks=0 timeout 600 mpirun -x ASAN_OPTIONS --allow-run-as-root --oversubscribe -np 2 " +
                              std::string(GCSIM_BINARY_DIR) + "/cli/gcsim";
   // Where the sandbox keeps OpenMPI from starting two ranks at all (no shared memory, no
   // loopback), the test says so and stops: what it checks needs two ranks.
-  const auto probe = test::run_command("mpirun --allow-run-as-root --oversubscribe -np 2 true");
+  const auto probe = test::run_command("timeout 60 mpirun --allow-run-as-root --oversubscribe -np 2 true");
   if (probe.code != 0) {
     WARN("mpirun cannot start two ranks on this machine, so gcsim sweep under MPI is not tested here: " << probe.output);
     return;
