@@ -3,8 +3,9 @@
 // the scenario's seed, so that every strategy sees the same jobs and the same interruptions,
 // on a pool of threads (models::run_many), and prints one table (docs/analysis.md,
 // "Comparing strategies"). Every --policy is read, and every name the command will write
-// checked, before any run starts; the runs write into a folder of their own, and with -o
-// their files are moved into DIR only when every run has ended well.
+// checked, before any run starts. With -o the runs write into a folder of their own and
+// their files are moved into DIR only when every run has ended well; without it each run's
+// trace stays in memory and nothing is written.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -59,10 +60,9 @@ constexpr std::size_t WRITING_SUFFIX_BYTES = 15 + 40;
 // file name (NAME_MAX).
 constexpr std::size_t MAX_PATH_BYTES = 4095;
 constexpr std::size_t MAX_NAME_BYTES = 255;
-// The folder the runs write into until they are all done: in DIR with -o, so that the files
-// can be renamed into place, and under $TMPDIR without.
+// The folder the runs write into until they are all done, in DIR (-o), so that the files
+// can be renamed into place. Without -o nothing is written.
 constexpr const char* STAGING_PREFIX = ".gcsim-compare-";
-constexpr const char* SCRATCH_PREFIX = "gcsim-compare-";
 constexpr std::size_t STAGING_NAME_BYTES = 21;  // ".gcsim-compare-XXXXXX"
 
 // One trace stem per variant: its label as a file name part, bounded and made unique
@@ -76,7 +76,7 @@ std::vector<std::string> trace_names(const std::vector<models::SchedulerVariant>
 // Every name is checked before anything runs: it fits a file name (by construction: the
 // parts taken from labels and teams are bounded), and the folder, with the staging folder
 // and the longest name written into it, fits a path. `option` names where the folder
-// came from ("-o 'DIR'", "$TMPDIR").
+// came from ("-o 'DIR'").
 void check_output_names(const std::string& folder, const std::string& option, const std::vector<std::string>& names) {
   std::size_t longest = 0;
   std::string longest_name;
@@ -172,13 +172,9 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       all_files.push_back(p + ".png");
       all_files.push_back(p + ".svg");
     }
-  std::string parent = c.out_dir;
-  if (!to_folder) {
-    std::error_code ec;
-    parent = fs::temp_directory_path(ec).string();
-    if (ec) throw Error("no temporary folder for the traces ($TMPDIR): " + ec.message() + "; or give -o DIR");
-  }
-  check_output_names(parent, to_folder ? "-o '" + c.out_dir + "'" : "$TMPDIR '" + parent + "'", all_files);
+  // Without -o nothing is written: each run's trace stays in memory (trace::MemoryTrace)
+  // just long enough to take its figures.
+  if (to_folder) check_output_names(c.out_dir, "-o '" + c.out_dir + "'", all_files);
   if (to_folder)
     for (const std::string& f : all_files) {
       std::error_code ec;
@@ -196,7 +192,21 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
     make_output_dir(c.out_dir);
     if (!existed) made = std::make_unique<sim::NewFolderGuard>(c.out_dir);
   }
-  const sim::ScratchFolder work(parent, to_folder ? STAGING_PREFIX : SCRATCH_PREFIX);
+  std::optional<sim::ScratchFolder> work;
+  if (to_folder) work.emplace(c.out_dir, STAGING_PREFIX);
+  // What each run gives back (its trace read on its own thread, as the runs ran).
+  struct ReadBack {
+    analysis::StrategyFigures figures;
+    std::vector<std::pair<std::string, analysis::TeamFigures>> teams;
+    std::optional<analysis::TraceData> kept;  // replication 0 of each variant, for the plots
+  };
+  std::vector<ReadBack> read(variants.size() * c.replications);
+  const auto take = [&](std::size_t i, analysis::TraceData trace) {
+    const analysis::Metrics metrics = analysis::compute_metrics(trace);
+    read[i].figures = analysis::strategy_figures(trace, metrics);
+    read[i].teams = analysis::team_figures(metrics);
+    if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
+  };
   std::vector<models::RunSpec> specs;
   for (std::size_t v = 0; v < variants.size(); ++v)
     for (std::size_t r = 0; r < c.replications; ++r) {
@@ -206,7 +216,13 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       spec.options.replication = r;  // the seed stays the scenario's: every variant's streams are the same
       spec.options.max_events = models::event_limit(limits);  // each run stops past it
       spec.options.trace_compression = c.trace_compression;
-      spec.output_stem = (fs::path(work.path()) / (names[v] + "-r" + std::to_string(r))).string();
+      const std::size_t i = v * c.replications + r;
+      if (to_folder)
+        spec.output_stem = (fs::path(work->path()) / (names[v] + "-r" + std::to_string(r))).string();
+      else
+        spec.read_in_memory = [&take, i](const trace::TraceReader& t, const std::string& label) {
+          take(i, analysis::read_trace(t, label));
+        };
       specs.push_back(std::move(spec));
     }
   const std::vector<models::RunOutcome> outcomes = models::run_many(catalogs, schedulers, std::move(specs), c.threads);
@@ -220,22 +236,11 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   }
 
   analysis::ComparisonHeader header{base->name, document.file, base->seed, c.replications};
-  // Every trace read back and summarised on as many threads as ran the runs (reading one
-  // is about as long as writing it; done one at a time, it was the serial tail of a
-  // compare). The first error in run order is the one reported.
-  struct ReadBack {
-    analysis::StrategyFigures figures;
-    std::vector<std::pair<std::string, analysis::TeamFigures>> teams;
-    std::optional<analysis::TraceData> kept;  // replication 0 of each variant, for the plots
-  };
-  std::vector<ReadBack> read(outcomes.size());
-  sim::parallel_for(read.size(), threads, [&](std::size_t i) {
-    analysis::TraceData trace = analysis::read_trace(outcomes[i].trace_path);
-    const analysis::Metrics metrics = analysis::compute_metrics(trace);
-    read[i].figures = analysis::strategy_figures(trace, metrics);
-    read[i].teams = analysis::team_figures(metrics);
-    if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
-  });
+  // With -o, every trace read back and summarised on as many threads as ran the runs
+  // (reading one is about as long as writing it; done one at a time, it was the serial
+  // tail of a compare). The first error in run order is the one reported.
+  if (to_folder)
+    sim::parallel_for(read.size(), threads, [&](std::size_t i) { take(i, analysis::read_trace(outcomes[i].trace_path)); });
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   for (std::size_t v = 0; v < variants.size(); ++v) {
@@ -252,8 +257,8 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   const std::string json = analysis::format_strategy_json(header, results);
   std::vector<std::string> written;
   if (to_folder) {
-    sim::write_file_atomically((fs::path(work.path()) / "compare.txt").string(), table);
-    sim::write_file_atomically((fs::path(work.path()) / "compare.json").string(), json);
+    sim::write_file_atomically((fs::path(work->path()) / "compare.txt").string(), table);
+    sim::write_file_atomically((fs::path(work->path()) / "compare.json").string(), json);
     std::vector<std::string> moved = trace_files;
     if (plots) {
       std::vector<const analysis::TraceData*> runs;
@@ -262,10 +267,10 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
         runs.push_back(&first_runs[v]);
         labels.push_back(variants[v].label);
       }
-      for (const std::string& p : analysis::write_overlay_plots(runs, labels, work.path()))
+      for (const std::string& p : analysis::write_overlay_plots(runs, labels, work->path()))
         moved.push_back(fs::path(p).filename().string());
     }
-    publish(work.path(), c.out_dir, moved, tables);
+    publish(work->path(), c.out_dir, moved, tables);
     if (made) made->keep();
     for (const std::string& f : moved) written.push_back((fs::path(c.out_dir) / f).string());
   }

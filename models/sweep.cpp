@@ -11,6 +11,7 @@
 #include "sim/check.hpp"
 #include "sim/parallel.hpp"
 #include "sim/errors.hpp"
+#include "sim/trace/memory_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 
 #ifndef GCSIM_HDF5_THREADSAFE
@@ -55,6 +56,13 @@ void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunS
     out.seed = run_seed(*scenario, spec.options);
     label = run_label(out);
 
+    if (spec.output_stem.empty() && spec.read_in_memory) {
+      trace::MemoryTrace memory(label);
+      out.summary = run_simulation(*scenario, schedulers, &memory, spec.options);
+      memory.commit();
+      spec.read_in_memory(memory, label);
+      return;
+    }
     if (spec.output_stem.empty()) {
       out.summary = run_simulation(*scenario, schedulers, nullptr, spec.options);
       return;

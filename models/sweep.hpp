@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "models/config/scenario_loader.hpp"
 #include "models/simulation.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/trace/trace_reader.hpp"
 
 namespace gcsim::models {
 
@@ -34,6 +36,11 @@ struct RunSpec {
   // The trace goes to "<output_stem>.h5"; no trace when empty. The folder must exist
   // (the front end makes folders). Two runs of one call may not share a stem.
   std::string output_stem;
+  // With no output_stem: the trace is kept in memory (trace::MemoryTrace, no file, no
+  // HDF5) and handed to this, on the run's thread, once the run has ended well; then it is
+  // dropped. What the caller wants of it (a run's figures) it takes here. An exception it
+  // throws is the run's failure.
+  std::function<void(const trace::TraceReader& trace, const std::string& label)> read_in_memory;
 };
 
 enum class RunFailure {
