@@ -16,18 +16,7 @@ namespace {
 using gcsim::test::has;
 
 // Two 8-GPU jobs of 6 h on one node in turn, or side by side on two.
-const char* SCENARIO = R"(name: s
-horizon: 2d
-run_until: done
-cluster:
-  node_types:
-    - {name: p4d, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, memory: 1152GiB, count: 1,
-       price: {on_demand_per_hour: 10}}
-workload:
-  jobs:
-    - {name: a, submit: 0h, gpus: 8, duration: 6h}
-    - {name: b, submit: 0h, gpus: 8, duration: 6h}
-)";
+const std::string SCENARIO = test::two_jobs_yaml("s", "2d");
 
 }  // namespace
 

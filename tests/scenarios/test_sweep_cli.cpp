@@ -20,20 +20,9 @@ namespace {
 
 using gcsim::test::has;
 
-// Two 8-GPU jobs of 6 h at 0 h, and generated one-GPU jobs whose draws differ between
-// replications (for intervals that are not zero).
-const char* BASE = R"(name: base
-horizon: 10d
-run_until: done
-cluster:
-  node_types:
-    - {name: p4d, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, memory: 1152GiB, count: 1,
-       price: {on_demand_per_hour: 10}}
-workload:
-  jobs:
-    - {name: a, submit: 0h, gpus: 8, duration: 6h}
-    - {name: b, submit: 0h, gpus: 8, duration: 6h}
-)";
+// Two 8-GPU jobs of 6 h at 0 h (test::two_jobs_yaml); tests add generated one-GPU jobs
+// whose draws differ between replications, for intervals that are not zero.
+const std::string BASE = test::two_jobs_yaml("base", "10d");
 
 }  // namespace
 

@@ -135,6 +135,21 @@ CommandResult run_command(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+std::string two_jobs_yaml(const std::string& name, const std::string& horizon, int count) {
+  return "name: " + name + "\nhorizon: " + horizon +
+         "\nrun_until: done\n"
+         "cluster:\n"
+         "  node_types:\n"
+         "    - {name: p4d, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, memory: 1152GiB, count: " +
+         std::to_string(count) +
+         ",\n"
+         "       price: {on_demand_per_hour: 10}}\n"
+         "workload:\n"
+         "  jobs:\n"
+         "    - {name: a, submit: 0h, gpus: 8, duration: 6h}\n"
+         "    - {name: b, submit: 0h, gpus: 8, duration: 6h}\n";
+}
+
 CommandResult run_gcsim(const std::string& args) { return run_command(std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args); }
 
 PeakResult run_gcsim_peak(const std::filesystem::path& dir, const std::vector<std::string>& args) {

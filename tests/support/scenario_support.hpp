@@ -129,6 +129,11 @@ std::string one_row_instance_csv(const std::string& on_demand);
 std::string write_own_price_scenario(const std::filesystem::path& dir, const std::string& name,
                                      const std::string& on_demand);
 
+// A scenario named `name` over `horizon`, run until done: two 8-GPU jobs of 6 h submitted
+// at 0 h on `count` 8-GPU nodes at $10 an hour each: in turn on one node (b waits 6 h, the
+// mean JCT is 9 h), side by side on two (6 h); either way 12 node-hours, $120.
+std::string two_jobs_yaml(const std::string& name, const std::string& horizon, int count = 1);
+
 // True when `text` (a command's output, a file) holds `part`.
 inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
