@@ -62,9 +62,26 @@ CLI::App* sweep_app(const SweepCommand& command);  // its subcommand, for shared
 int run_sweep_command(const SweepCommand& command, const models::LoadOptions& options,
                       const models::ResourceLimits& limits);
 
+// One run of a sweep's point (cli/sweep.cpp): `base` with `settings`, replication
+// `replication`, its trace kept in memory (or written to `keep_trace`), its figures taken.
+// A failure is recorded in the result, never thrown. `label` names the run in messages.
+struct JournalRun;
+JournalRun run_sweep_point(const config::ConfigDocument& base, const std::vector<models::Override>& settings,
+                           const std::string& label, std::size_t replication, const models::Catalogs& catalogs,
+                           const models::SchedulerRegistry& schedulers, const models::ResourceLimits& limits,
+                           const std::string& keep_trace);
+
 // check_resources() for one of `held` runs in memory at once, which share limits' memory:
 // the error then says so (gcsim compare, gcsim sweep).
 void check_resources_shared(const models::ResourceEstimate& estimate, const models::ResourceLimits& limits, std::size_t held);
+
+// `gcsim plan SCENARIO` (cli/plan.cpp): registered on `app`; run_plan_command runs it when
+// it was chosen and returns its exit code, else -1.
+struct PlanCommand;
+std::shared_ptr<PlanCommand> add_plan_command(CLI::App& app);
+CLI::App* plan_app(const PlanCommand& command);
+int run_plan_command(const PlanCommand& command, const models::LoadOptions& options,
+                     const models::ResourceLimits& limits);
 
 // Makes an output folder (and its parents) and removes the temporary files a killed run
 // left in it (sim/atomic_file.hpp); throws gcsim::Error when it cannot.

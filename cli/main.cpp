@@ -381,21 +381,23 @@ int main(int argc, char** argv) {
   const auto instance_commands = cli::add_instance_commands(app);
   const auto compare_command = cli::add_compare_command(app);
   const auto sweep_command = cli::add_sweep_command(app);
+  const auto plan_command = cli::add_plan_command(app);
 
   // The limits that validate, run, rerun, estimate, flows and compare check before building
   // anything (compare: the memory is shared by the runs it holds at once).
   std::string max_memory_text, max_events_text;
   CLI::App* compare = cli::compare_app(*compare_command);
   CLI::App* sweep = cli::sweep_app(*sweep_command);
+  CLI::App* plan = cli::plan_app(*plan_command);
   // Scenario keys set by their dotted path (models/config/overrides.hpp), in order.
   std::vector<std::string> set_arguments;
-  for (CLI::App* command : {run, validate, estimate, compare, sweep})
+  for (CLI::App* command : {run, validate, estimate, compare, sweep, plan})
     command->add_option("--set", set_arguments,
                         "Set a scenario key by its dotted path, PATH=VALUE with a YAML value "
                         "(cluster.node_types[0].count=8, 'scheduler={policy: backfill, mode: easy}'); repeatable, "
                         "applied in order")
         ->allow_extra_args(false);
-  for (CLI::App* command : {run, rerun, validate, estimate, flows, compare, sweep}) {
+  for (CLI::App* command : {run, rerun, validate, estimate, flows, compare, sweep, plan}) {
     command
         ->add_option("--max-memory", max_memory_text,
                      command == compare
@@ -456,6 +458,7 @@ int main(int argc, char** argv) {
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;
     if (const int rc = cli::run_compare_command(*compare_command, load_options(overrides), limits); rc >= 0) return rc;
     if (const int rc = cli::run_sweep_command(*sweep_command, load_options(overrides), limits); rc >= 0) return rc;
+    if (const int rc = cli::run_plan_command(*plan_command, load_options(overrides), limits); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;

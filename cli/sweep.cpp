@@ -285,36 +285,10 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
   std::vector<char> converged(points.size(), until_metric ? 0 : 1);
   const RunFunction run_one = [&](std::size_t i) {
     const std::size_t p = i / reps, r = i % reps;
-    JournalRun out;
-    try {
-      const models::Scenario s =
-          models::load_scenario(models::with_overrides(base, points[p].settings), catalogs, options.schedulers);
-      models::RunOptions o;
-      o.replication = r;
-      o.max_events = models::event_limit(limits);
-      const std::string label = "point " + std::to_string(p) + " replication " + std::to_string(r);
-      analysis::TraceData trace;
-      if (c.keep_traces) {
-        const std::string path = (traces_dir / ("p" + std::to_string(p) + "-r" + std::to_string(r) + ".h5")).string();
-        models::run_simulation_to(s, options.schedulers, path, o);
-        trace = analysis::read_trace(path);
-      } else {
-        // In memory as columns: no file, no HDF5 (whose lock would serialise the runs).
-        trace::MemoryTrace memory(label);
-        models::run_simulation(s, options.schedulers, &memory, o);
-        memory.commit();
-        trace = analysis::read_trace(memory, label);
-      }
-      out.figures = analysis::strategy_figures(trace, analysis::compute_metrics(trace));
-      out.ok = true;
-    } catch (const Error& e) {
-      out.error = e.what();
-    } catch (const std::exception& e) {
-      out.internal = true;
-      out.error = std::string("internal error: ") + e.what();
-    }
-    out.done = true;
-    return out;
+    const std::string keep =
+        c.keep_traces ? (traces_dir / ("p" + std::to_string(p) + "-r" + std::to_string(r) + ".h5")).string() : std::string();
+    return run_sweep_point(base, points[p].settings, "point " + std::to_string(p) + " replication " + std::to_string(r), r,
+                           catalogs, options.schedulers, limits, keep);
   };
   if (!root) {
     mpi_worker(mpi, run_one);
@@ -538,6 +512,39 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
 }
 
 }  // namespace
+
+JournalRun run_sweep_point(const config::ConfigDocument& base, const std::vector<models::Override>& settings,
+                           const std::string& label, std::size_t replication, const models::Catalogs& catalogs,
+                           const models::SchedulerRegistry& schedulers, const models::ResourceLimits& limits,
+                           const std::string& keep_trace) {
+  JournalRun out;
+  try {
+    const models::Scenario s = models::load_scenario(models::with_overrides(base, settings), catalogs, schedulers);
+    models::RunOptions o;
+    o.replication = replication;
+    o.max_events = models::event_limit(limits);
+    analysis::TraceData trace;
+    if (!keep_trace.empty()) {
+      models::run_simulation_to(s, schedulers, keep_trace, o);
+      trace = analysis::read_trace(keep_trace);
+    } else {
+      // In memory as columns: no file, no HDF5 (whose lock would serialise the runs).
+      trace::MemoryTrace memory(label);
+      models::run_simulation(s, schedulers, &memory, o);
+      memory.commit();
+      trace = analysis::read_trace(memory, label);
+    }
+    out.figures = analysis::strategy_figures(trace, analysis::compute_metrics(trace));
+    out.ok = true;
+  } catch (const Error& e) {
+    out.error = e.what();
+  } catch (const std::exception& e) {
+    out.internal = true;
+    out.error = std::string("internal error: ") + e.what();
+  }
+  out.done = true;
+  return out;
+}
 
 void check_resources_shared(const models::ResourceEstimate& estimate, const models::ResourceLimits& limits, std::size_t held) {
   models::ResourceLimits per_run = limits;
