@@ -122,7 +122,6 @@ class Progress {
       std::fprintf(stderr, "gcsim sweep: %s\n", line);
     }
   }
-  std::size_t failed() const { return failed_.load(); }
 
  private:
   static double now() {
