@@ -22,17 +22,18 @@ namespace {
 // divided by the difference in items, rounded up. What they hold:
 // - a job: its Job record, queue entries, its trace rows (job and GPU events, costs)
 //   buffered and read back by the summary. The review's P5 workload generated
-//   (bench/make_jobs_csv.py, genN.yaml; 2026-12-04): 10^5 vs 10^6 jobs, 152.7 vs 700.9 MiB,
-//   639 B a job. Below about 10^5 jobs the trace's buffers grow too, by about as much again
-//   (10^5 jobs need 92 MiB over the baseline at 639 B a job): so 640 B a job plus 640 B
-//   for each of the first 10^5.
+//   (bench/make_jobs_csv.py, genN.yaml; 2026-12-05, after the trace reader began decoding
+//   a chunk at a time): 10^4, 10^5 and 10^6 jobs peak at 35.8, 89.4 and 629.9 MiB, 630 B a
+//   job between the last two; below about 10^4 jobs the trace's buffers add about 300 B a
+//   job (10^4 jobs need 8.8 MiB over the baseline): so 640 B a job plus 300 B for each of
+//   the first 10^4.
 constexpr double BYTES_PER_JOB = 640;
-constexpr double TRACE_BUFFER_BYTES_PER_JOB = 640;
-constexpr double TRACE_BUFFER_JOBS = 1e5;
+constexpr double TRACE_BUFFER_BYTES_PER_JOB = 300;
+constexpr double TRACE_BUFFER_JOBS = 1e4;
 // - a written-out job, on top: its JobSpec (184 B), name, and its share of the CSV's bytes
-//   kept for the trace's provenance. P5 written out (bigN.yaml) vs generated at 10^5 jobs:
-//   174.8 vs 152.7 MiB, 231 B a job (44 B a CSV row).
-constexpr double BYTES_PER_WRITTEN_JOB = 240;
+//   kept for the trace's provenance. P5 written out (bigN.yaml) vs generated: 112.9 vs 89.4
+//   MiB at 10^5 jobs (247 B a job), 934.1 vs 629.9 MiB at 10^6 (319 B a job).
+constexpr double BYTES_PER_WRITTEN_JOB = 300;
 // - a node: its state, allocator entries and trace rows. 1e3 vs 1e4 nodes of 8 GPUs: 580 B
 //   a node; 1e5 nodes of 1 vs 8 GPUs differ by less than the noise of RSS (under 5 B a
 //   GPU), so GPUs cost nothing of their own here.
