@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -49,6 +50,18 @@ inline constexpr std::array<FigureDefinition, 17> STRATEGY_FIGURES = {{
 }};
 
 using StrategyFigures = std::array<double, STRATEGY_FIGURES.size()>;
+
+// The index in STRATEGY_FIGURES of the figure named `key`, or STRATEGY_FIGURES.size() when
+// there is none; and its unit (Ratio for an unknown key).
+constexpr std::size_t figure_index(std::string_view key) {
+  for (std::size_t i = 0; i < STRATEGY_FIGURES.size(); ++i)
+    if (STRATEGY_FIGURES[i].key == key) return i;
+  return STRATEGY_FIGURES.size();
+}
+constexpr FigureUnit figure_unit(std::string_view key) {
+  const std::size_t i = figure_index(key);
+  return i < STRATEGY_FIGURES.size() ? STRATEGY_FIGURES[i].unit : FigureUnit::Ratio;
+}
 
 // A figure's value as the tables write it ("$1,234.50", "45.2%", "3h 5m", "1,234"); a mean
 // or half-width over replications (`of_replications`) gives counts a decimal.

@@ -43,12 +43,6 @@ std::string file_part(const std::string& key) {
   return out;
 }
 
-FigureUnit unit_of(const std::string& metric) {
-  for (const FigureDefinition& f : STRATEGY_FIGURES)
-    if (f.key == metric) return f.unit;
-  return FigureUnit::Ratio;
-}
-
 }  // namespace
 
 std::vector<std::string> sweep_plot_names(const SweepTable& table) {
@@ -65,7 +59,7 @@ std::vector<std::string> write_sweep_plots(const SweepTable& table, const std::s
   const std::vector<std::size_t> xs = numeric_keys(table);
   for (std::size_t m = 0; m < table.metrics.size(); ++m) {
     const std::string& metric = table.metrics[m];
-    const FigureUnit unit = unit_of(metric);
+    const FigureUnit unit = figure_unit(metric);
     // The y axis in a readable unit: time in the unit of its largest value, shares in %.
     double largest = 0;
     for (const auto& p : table.points)

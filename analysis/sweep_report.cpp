@@ -26,12 +26,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
-FigureUnit unit_of(const std::string& metric) {
-  for (const FigureDefinition& f : STRATEGY_FIGURES)
-    if (f.key == metric) return f.unit;
-  return FigureUnit::Ratio;
-}
-
 std::string pad(std::string s, std::size_t width) {
   // Width in characters, "±" counting once.
   std::size_t shown = 0;
@@ -125,7 +119,7 @@ std::string format_sweep_table(const SweepTable& table) {
     std::vector<std::string> row{std::to_string(p)};
     for (const std::string& v : point.values) row.push_back(v);
     for (std::size_t m = 0; m < table.metrics.size(); ++m) {
-      const FigureUnit unit = unit_of(table.metrics[m]);
+      const FigureUnit unit = figure_unit(table.metrics[m]);
       std::string cell = std::isnan(point.mean[m]) ? "n/a" : format_figure(unit, point.mean[m], table.replications > 1);
       if (table.replications > 1 && !std::isnan(point.mean[m]))
         cell += " ± " + (std::isnan(point.ci95[m]) ? std::string("n/a") : format_figure(unit, point.ci95[m], true));
@@ -150,7 +144,7 @@ std::string format_main_effects(const SweepTable& table, const std::vector<MainE
   if (effects.empty() || table.points.size() < 2) return "";
   std::string out = "main effects (each key's values, the other keys averaged out; the key that moves a figure most first):\n";
   for (std::size_t m = 0; m < table.metrics.size(); ++m) {
-    const FigureUnit unit = unit_of(table.metrics[m]);
+    const FigureUnit unit = figure_unit(table.metrics[m]);
     std::vector<std::size_t> order(effects.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

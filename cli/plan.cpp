@@ -65,21 +65,11 @@ struct Candidate {
   bool frontier = false;
 };
 
-const std::size_t FIG_COST = [] {
-  for (std::size_t i = 0; i < analysis::STRATEGY_FIGURES.size(); ++i)
-    if (analysis::STRATEGY_FIGURES[i].key == "total_cost_usd") return i;
-  return std::size_t{0};
-}();
-const std::size_t FIG_MAKESPAN = [] {
-  for (std::size_t i = 0; i < analysis::STRATEGY_FIGURES.size(); ++i)
-    if (analysis::STRATEGY_FIGURES[i].key == "makespan_s") return i;
-  return std::size_t{0};
-}();
-const std::size_t FIG_COMPLETED = [] {
-  for (std::size_t i = 0; i < analysis::STRATEGY_FIGURES.size(); ++i)
-    if (analysis::STRATEGY_FIGURES[i].key == "jobs_completed") return i;
-  return std::size_t{0};
-}();
+constexpr std::size_t FIG_COST = analysis::figure_index("total_cost_usd");
+constexpr std::size_t FIG_MAKESPAN = analysis::figure_index("makespan_s");
+constexpr std::size_t FIG_COMPLETED = analysis::figure_index("jobs_completed");
+static_assert(FIG_COST < analysis::STRATEGY_FIGURES.size() && FIG_MAKESPAN < analysis::STRATEGY_FIGURES.size() &&
+              FIG_COMPLETED < analysis::STRATEGY_FIGURES.size());
 
 std::string entry_json(const Candidate& c) {
   analysis::JsonObject o(2);

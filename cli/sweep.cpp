@@ -79,8 +79,8 @@ std::vector<std::size_t> metric_indices(const std::vector<std::pair<std::string,
     return out;
   }
   for (const auto& [name, mark] : wanted) {
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) {
+    const std::size_t index = analysis::figure_index(name);
+    if (index == names.size()) {
       const std::string guess = did_you_mean(name, names);
       std::string valid;
       for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
@@ -88,7 +88,7 @@ std::vector<std::size_t> metric_indices(const std::vector<std::pair<std::string,
                         "unknown figure '" + name + "'" + (guess.empty() ? "" : "; did you mean '" + guess + "'?") +
                             " (the figures of gcsim compare --json: " + valid + ")");
     }
-    out.push_back(static_cast<std::size_t>(it - names.begin()));
+    out.push_back(index);
   }
   return out;
 }
