@@ -24,6 +24,7 @@
 #include "analysis/plots.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::analysis::plotting {
 
@@ -195,11 +196,7 @@ PixelSeries pixel_series(const std::vector<StepPoint>& steps, double end_s, doub
   return out;
 }
 
-std::string gp_number(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : "0";
-}
+std::string gp_number(double v) { return gcsim::units::shortest_text(v); }
 
 std::string tics_command(const std::string& axis, const std::vector<Tick>& ticks) {
   std::string out = "set " + axis + "tics (";

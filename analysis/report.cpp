@@ -1,6 +1,7 @@
 // Text report and JSON summary of one run. The JSON is written by hand (no JSON library
 // is a dependency); std::to_chars gives the shortest round-trip text of each double.
 #include "analysis/report.hpp"
+#include "sim/units.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -130,12 +131,7 @@ std::string json_quote(std::string_view text) {
   return out;
 }
 
-std::string json_number(double value) {
-  if (!std::isfinite(value)) return "null";
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  return std::string(buf, end);
-}
+std::string json_number(double value) { return std::isfinite(value) ? units::shortest_text(value) : "null"; }
 
 std::string format_duration(double seconds) {
   if (std::isnan(seconds)) return "n/a";

@@ -44,6 +44,7 @@
 #include "sim/parallel.hpp"
 #include "sim/trace/memory_trace.hpp"
 #include "sim/trace/table_writer.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::cli {
 
@@ -139,10 +140,7 @@ class Progress {
 
 // A figure as CSV text: the shortest that reads back the same, empty for NaN.
 std::string csv_number(double v) {
-  if (std::isnan(v)) return "";
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::string();
+  return std::isnan(v) ? std::string() : units::shortest_text(v);
 }
 
 // A CSV cell: quoted when it holds a comma, a quote or a line break.

@@ -621,6 +621,12 @@ std::string format_bytes(double bytes) {
   return k == 0 ? format_fixed(v, 0) + " B" : format_fixed(v, 2) + " " + NAMES[k];
 }
 
+std::string shortest_text(double v) {
+  char buf[64];  // the longest double, "-2.2250738585072014e-308", is 24 characters
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
+
 std::string format_usd(double usd) {
   if (!std::isfinite(usd)) return "n/a";
   std::string digits = format_fixed(std::fabs(usd), 2);

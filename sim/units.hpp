@@ -94,5 +94,8 @@ std::string format_bytes(double bytes);
 // zero too); "n/a" for NaN and infinities. Cents rounded half away from zero by printf,
 // commas every three digits, the same whatever the process locale.
 std::string format_usd(double usd);
+// The shortest text that reads back as exactly `v` (std::to_chars): "0.1", "1e+300",
+// "inf", "nan". For machine-read output: JSON, CSV, gnuplot data, scenario values.
+std::string shortest_text(double v);
 
 }  // namespace gcsim::units

@@ -9,6 +9,7 @@
 
 #include "sim/config/reader.hpp"
 #include "sim/rng.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::models {
 
@@ -101,10 +102,7 @@ SweepSample read_sample(const ConfigNode& node, std::vector<std::string>& seen) 
 
 // A drawn value as text: a whole number, or the shortest text that reads back the same double.
 std::string number_text(double v, bool integer) {
-  char buf[64];
-  const auto [end, ec] = integer ? std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v))
-                                 : std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+  return integer ? std::to_string(static_cast<std::int64_t>(v)) : units::shortest_text(v);
 }
 
 // u in [0, 1) onto the range: whole numbers min..max each with probability 1 / (max - min + 1).
