@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
+#include <string_view>
 
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
@@ -30,11 +33,63 @@ struct TeamNames {
   std::unordered_map<std::string, int> index;
   std::int16_t add(const std::string& team) {
     if (team.empty()) return -1;
-    const auto [it, added] = index.emplace(team, static_cast<int>(names.size()));
-    if (added) names.push_back(team);
+    auto it = index.find(team);  // looked up first: emplace would build a key for every row
+    if (it == index.end()) {
+      it = index.emplace(team, static_cast<int>(names.size())).first;
+      names.push_back(team);
+    }
     // Past the limit the workload is refused once read (read_workload): the index is not kept.
     return it->second < 32000 ? static_cast<std::int16_t>(it->second) : std::int16_t{-1};
   }
+};
+
+// The jobs' names seen so far, to find a name used twice: an open-addressing table of
+// job indices, each slot tagged with the high half of its name's hash so that a probe
+// reads a job's name only when the tags agree (a std::unordered_set allocated a node per
+// job and was a fifth of loading a large CSV table). At most half full; grows by doubling.
+class JobNameSet {
+ public:
+  explicit JobNameSet(const std::vector<JobSpec>& jobs) : jobs_(jobs) {}
+  void reserve(std::size_t names) {
+    std::size_t want = 16;
+    while (want < 2 * names) want *= 2;
+    if (want > slots_.size()) rehash(want);
+  }
+  // Adds jobs_[job]'s name; false if an earlier job has it.
+  bool insert(std::uint32_t job) {
+    if (2 * (size_ + 1) > slots_.size()) rehash(std::max<std::size_t>(16, 2 * slots_.size()));
+    const std::string& name = jobs_[job].name;
+    const std::uint64_t h = std::hash<std::string_view>{}(name);
+    const std::uint64_t tag = h & ~std::uint64_t{0xffffffffu};
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
+      const std::uint64_t held = slots_[at];
+      if (held == EMPTY) {
+        slots_[at] = tag | job;
+        ++size_;
+        return true;
+      }
+      if ((held & ~std::uint64_t{0xffffffffu}) == tag && jobs_[held & 0xffffffffu].name == name) return false;
+    }
+  }
+
+ private:
+  // Job ids stay below 0xffffffff (MAX_TOTAL_JOBS), so no slot of a job is all ones.
+  static constexpr std::uint64_t EMPTY = ~std::uint64_t{0};
+  void rehash(std::size_t slots) {
+    std::vector<std::uint64_t> old = std::move(slots_);
+    slots_.assign(slots, EMPTY);
+    for (const std::uint64_t held : old) {
+      if (held == EMPTY) continue;
+      const std::uint64_t h = std::hash<std::string_view>{}(jobs_[held & 0xffffffffu].name);
+      std::size_t at = static_cast<std::size_t>(h) & (slots - 1);
+      while (slots_[at] != EMPTY) at = (at + 1) & (slots - 1);
+      slots_[at] = held;
+    }
+  }
+  const std::vector<JobSpec>& jobs_;
+  std::vector<std::uint64_t> slots_;
+  std::size_t size_ = 0;
 };
 
 const std::vector<std::string>& collective_names() {
@@ -345,46 +400,54 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
   WorkloadSpec& spec = section.spec;
   MapReader w(node, WORKLOAD_KEYS);
   // Job names are checked unique by hash: a million names in a std::set cost 80 B each.
-  std::unordered_set<std::string_view> names;
+  JobNameSet names(spec.jobs);
   TeamNames teams;
   auto add_job = [&](const ConfigNode& n, std::size_t i) {
     spec.jobs.push_back(read_job(n, i, models, teams));
     if (i == 0) spec.jobs_mark = n.mark();
-    if (!names.insert(spec.jobs.back().name).second)
+    if (!names.insert(static_cast<std::uint32_t>(spec.jobs.size() - 1)))
       n.fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
   };
   // A row read by read_plain_job: its map is built only for an error.
   auto add_plain_job = [&](JobSpec&& j, const config::csv::Row& row, std::size_t i) {
     spec.jobs.push_back(std::move(j));
-    if (!names.insert(spec.jobs.back().name).second)
+    if (!names.insert(static_cast<std::uint32_t>(spec.jobs.size() - 1)))
       section.jobs_csv->node(row, i).fail(ErrorCode::Duplicate, "job name '" + spec.jobs.back().name + "' is used twice");
   };
   if (const ConfigNode* jobs_given = w.optional("jobs")) {
     // `{file: jobs.csv}` is streamed: each row's map is built, read into its JobSpec and
-    // dropped (the resolve step reads the rows again for its errors). The rows are walked
-    // once first so that an error in the CSV itself comes before any job's, as when the
-    // whole table was read into one tree. `gpu` holds a;b lists.
+    // dropped (the resolve step reads the rows again for its errors). An error in the CSV
+    // itself comes before any job's, as when the whole table was read into one tree: the
+    // first job's error is held while the rest of the rows are read, and thrown only if
+    // they read well. `gpu` holds a;b lists.
     section.jobs_csv = config::CsvTable::open(*jobs_given, {"gpu"}, &sources, JOB_KEYS);
     if (section.jobs_csv) {
+      // At most one job a line: room for every row without a second walk of the table.
+      const std::size_t lines = section.jobs_csv->line_bound();
+      spec.jobs.reserve(lines);
+      names.reserve(lines);
       config::csv::Row row;
-      std::size_t rows = 0;
-      while (section.jobs_csv->next(row)) ++rows;
-      spec.jobs.reserve(rows);
-      section.jobs_csv->rewind();
+      std::exception_ptr job_error;
       // Rows of plain jobs straight from their cells; the first row (whose map marks the
       // table) and any row the fast path does not take through its map.
       const PlainColumns plain = plain_columns(*section.jobs_csv);
       for (std::size_t i = 0; section.jobs_csv->next(row); ++i) {
-        if (plain.usable && i > 0) {
-          JobSpec j;
-          if (read_plain_job(row, i, plain, j, teams)) {
-            add_plain_job(std::move(j), row, i);
-            ++section.jobs_csv_plain_rows;
-            continue;
+        if (job_error) continue;  // only the CSV's own errors are looked for now
+        try {
+          if (plain.usable && i > 0) {
+            JobSpec j;
+            if (read_plain_job(row, i, plain, j, teams)) {
+              add_plain_job(std::move(j), row, i);
+              ++section.jobs_csv_plain_rows;
+              continue;
+            }
           }
+          add_job(section.jobs_csv->node(row, i), i);
+        } catch (const ConfigError&) {
+          job_error = std::current_exception();
         }
-        add_job(section.jobs_csv->node(row, i), i);
       }
+      if (job_error) std::rethrow_exception(job_error);
       section.jobs_csv->rewind();
     } else {
       section.jobs_table = std::make_shared<const ConfigNode>(*jobs_given);

@@ -31,28 +31,37 @@ void fail(ErrorCode code, const std::string& label, int line, int column, std::s
 }
 
 bool Reader::next(Row& row) {
-  std::string line;
+  // The line and the row's fields keep their buffers from row to row: a table of a
+  // million rows is read without an allocation per line or per cell.
+  std::string& line = line_;
   for (;;) {
     if (!std::getline(in_, line)) return false;
-    ++line_;
+    ++line_number_;
     // A UTF-8 byte-order mark, as spreadsheet programs write, is no part of the first
     // field (the YAML loader skips it too); columns count from after it.
-    if (line_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-    check_length(line.size(), label_, line_);
+    if (line_number_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    check_length(line.size(), label_, line_number_);
     if (is_blank_line(line)) continue;
     if (hash_comments_ && line.front() == '#') continue;
     break;
   }
-  row.line = line_;
-  row.fields.clear();
+  row.line = line_number_;
+  std::size_t count = 0;  // fields of this row so far; row.fields[count..] are spare buffers
+  const auto next_field = [&row, &count]() -> Field& {
+    if (count == row.fields.size()) row.fields.emplace_back();
+    Field& f = row.fields[count++];
+    f.text.clear();
+    f.quoted = false;
+    return f;
+  };
   std::size_t i = 0;
   int column_base = 1;  // column of line[0]; restarts after a newline inside quotes
-  const int start_line = line_;
+  const int start_line = line_number_;
   int cur_line = start_line;
   for (;;) {
     // Start of a field: skip leading blanks.
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    Field f;
+    Field& f = next_field();
     f.column = column_base + static_cast<int>(i);
     if (i < line.size() && line[i] == '"') {
       f.quoted = true;
@@ -64,7 +73,7 @@ bool Reader::next(Row& row) {
           std::string more;
           if (!std::getline(in_, more))
             fail(ErrorCode::Syntax, label_, quote_line, quote_column, "", "a quoted field is never closed");
-          ++line_;
+          ++line_number_;
           ++cur_line;
           check_length(f.text.size() + more.size(), label_, start_line);
           f.text += '\n';
@@ -89,20 +98,22 @@ bool Reader::next(Row& row) {
         fail(ErrorCode::Syntax, label_, cur_line, column_base + static_cast<int>(i), "",
              "unexpected text after a closing quote (write a quote inside quotes as \"\")");
     } else {
+      const std::size_t start = i;
       const std::size_t comma = line.find(',', i);
-      const std::size_t end = comma == std::string::npos ? line.size() : comma;
-      f.text = line.substr(i, end - i);
-      while (!f.text.empty() && blank(f.text.back())) f.text.pop_back();
+      std::size_t end = comma == std::string::npos ? line.size() : comma;
       i = end;
+      while (end > start && blank(line[end - 1])) --end;
+      f.text.assign(line, start, end - start);
     }
-    row.fields.push_back(std::move(f));
     if (i >= line.size()) break;
     ++i;  // the comma
     if (i >= line.size()) {  // a trailing comma: one more, empty field
-      row.fields.push_back(Field{"", column_base + static_cast<int>(i)});
+      Field& last = next_field();
+      last.column = column_base + static_cast<int>(i);
       break;
     }
   }
+  row.fields.resize(count);
   return true;
 }
 

@@ -41,13 +41,14 @@ class Reader {
   bool next(Row& row);
   const std::string& label() const { return label_; }
   // Reads from the stream's start again (the caller seeks it there).
-  void restart() { line_ = 0; }
+  void restart() { line_number_ = 0; }
 
  private:
   std::istream& in_;
   std::string label_;
   bool hash_comments_;
-  int line_ = 0;
+  int line_number_ = 0;
+  std::string line_;  // the current line, its buffer kept from row to row
 };
 
 // Throws ConfigError(code) at label:line:column, with the column's name as the key path.

@@ -100,6 +100,11 @@ std::size_t CsvTable::column(std::string_view key) const {
   return npos;
 }
 
+std::size_t CsvTable::line_bound() const {
+  const std::string_view bytes = in_.view();
+  return static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')) + 1;
+}
+
 bool CsvTable::next(csv::Row& row) {
   if (!reader_.next(row)) return false;
   if (row.fields.size() > keys_.size())

@@ -63,6 +63,9 @@ class CsvTable {
   std::size_t column(std::string_view key) const;
   // The number of columns (of header cells).
   std::size_t width() const { return keys_.size(); }
+  // More than the rows after the header can be (the file's newlines, plus one): room to
+  // reserve before reading them.
+  std::size_t line_bound() const;
   // The next row; false at the end. A row with more cells than the header is WrongType.
   bool next(csv::Row& row);
   // Back to the first row (after the header), to walk the rows again.

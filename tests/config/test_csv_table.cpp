@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/config/workload_reader.hpp"
 #include "models/topology/topology_spec.hpp"
+#include "sim/config/csv.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/config/reader.hpp"
 
@@ -469,4 +471,83 @@ TEST_CASE("a jobs CSV of plain columns reads as the same rows through their maps
       CHECK(e1.detail() == e2.detail());
     }
   }
+}
+
+// The jobs table is read in one pass: a job's error is held while the rest of the rows are
+// read, so an error in the CSV itself, later in the file, is still the one reported (as when
+// the rows were walked twice); with none, the first job's error is.
+TEST_CASE("a jobs CSV's own errors come before its jobs' errors, wherever they are", "[unit]") {
+  TempDir dir("csv-job-order");
+  const std::string head =
+      "name: order\nhorizon: 1d\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n"
+      "workload:\n  jobs: {file: jobs.csv}\n";
+  const auto load_error = [&](const std::string& csv) {
+    write_file(dir.file("jobs.csv"), csv);
+    return config_error([&] { gcsim::test::scenario_from_yaml(head, dir.file("s.yaml")); });
+  };
+  // Row 3 (line 4) asks for 0 GPUs; line 6 opens a quote it never closes.
+  const ConfigError quote = load_error("name,gpus,duration\na,1,1h\nb,1,1h\nc,0,1h\nd,1,1h\n\"e,1,1h\n");
+  CHECK(quote.code() == ErrorCode::Syntax);
+  CHECK(quote.mark().line == 6);
+  CHECK(quote.mark().column == 1);
+  // A duplicate name on line 3, a row wider than the header on line 5.
+  const ConfigError wide = load_error("name,gpus,duration\na,1,1h\na,1,1h\nb,1,1h\nc,1,1h,9\n");
+  CHECK(wide.code() == ErrorCode::WrongType);
+  CHECK(wide.mark().line == 5);
+  CHECK(wide.mark().column == 8);
+  // The CSV is sound: the first job's error, not a later one's.
+  const ConfigError first = load_error("name,gpus,duration\na,1,1h\na,1,1h\nb,0,1h\n");
+  CHECK(first.code() == ErrorCode::Duplicate);
+  CHECK(first.mark().line == 3);
+  CHECK(first.key_path() == "workload.jobs[1]");
+}
+
+// The names are checked by an open-addressing table sized from the file's lines: a name
+// used twice is found however far apart the two rows are, and only then.
+TEST_CASE("a name used twice in a long jobs CSV is found at its second row", "[unit]") {
+  TempDir dir("csv-job-names");
+  const std::string head =
+      "name: names\nhorizon: 30d\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 32}}\n"
+      "workload:\n  jobs: {file: jobs.csv}\n";
+  std::string rows = "name,gpus,duration\n";
+  for (int i = 0; i < 5000; ++i) rows += "job" + std::to_string(i) + ",1,1h\n";
+  write_file(dir.file("jobs.csv"), rows);
+  CHECK(gcsim::test::scenario_from_yaml(head, dir.file("s.yaml")).workload.jobs.size() == 5000);
+  write_file(dir.file("jobs.csv"), rows + "job17,1,1h\n");  // row 5001 repeats row 18's name
+  const ConfigError e = config_error([&] { gcsim::test::scenario_from_yaml(head, dir.file("s.yaml")); });
+  CHECK(e.code() == ErrorCode::Duplicate);
+  CHECK(e.mark().line == 5002);
+  CHECK(e.detail().find("job name 'job17' is used twice") != std::string::npos);
+}
+
+// csv::Reader keeps its line and the row's field buffers from row to row: a row narrower
+// than the last, an unquoted cell after a quoted one and an empty trailing cell must each
+// read as if the row were the first.
+TEST_CASE("csv::Reader reads each row whole, whatever the row before it was", "[unit]") {
+  std::istringstream in("a,\"b, c\",d\n\"x\"\"y\"\ne ,f,\n\n# note\n  g\n\"multi\nline\",h\n");
+  gcsim::config::csv::Reader reader(in, "t.csv", true);
+  gcsim::config::csv::Row row;
+  const auto texts = [&] {
+    std::vector<std::string> out;
+    for (const auto& f : row.fields) out.push_back(f.text + (f.quoted ? "(q)" : "") + "@" + std::to_string(f.column));
+    return out;
+  };
+  REQUIRE(reader.next(row));
+  CHECK(row.line == 1);
+  CHECK(texts() == std::vector<std::string>{"a@1", "b, c(q)@3", "d@10"});
+  REQUIRE(reader.next(row));
+  CHECK(row.line == 2);
+  CHECK(texts() == std::vector<std::string>{"x\"y(q)@1"});
+  REQUIRE(reader.next(row));
+  CHECK(row.line == 3);
+  CHECK(texts() == std::vector<std::string>{"e@1", "f@4", "@6"});
+  REQUIRE(reader.next(row));
+  CHECK(row.line == 6);
+  CHECK(texts() == std::vector<std::string>{"g@3"});
+  REQUIRE(reader.next(row));
+  CHECK(row.line == 7);
+  CHECK(texts() == std::vector<std::string>{"multi\nline(q)@1", "h@7"});
+  CHECK_FALSE(reader.next(row));
 }
