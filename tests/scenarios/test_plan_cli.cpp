@@ -114,7 +114,7 @@ std::string one_job(const test::TempDir& dir, const std::string& catalog_rows = 
 }  // namespace
 
 TEST_CASE("gcsim plan: spot rates from the AWS Spot Advisor band of the instance's region, else the median band, "
-          "else the default; --spot-rate overrides all",
+          "else the default, and --spot-rate overriding all",
           "[scenario][cli][plan]") {
   test::TempDir dir("plan_rates");
   // A p4d.24xlarge row in a region the Advisor does not list: the median band over p4d's ten
@@ -154,7 +154,7 @@ TEST_CASE("gcsim plan: spot rates from the AWS Spot Advisor band of the instance
   CHECK(has(given.output, "\"spot_rate_source\": \"--spot-rate\""));
 }
 
-TEST_CASE("gcsim plan: reserved candidates billed as pricing bills them; --budget leaves out the dearer ones",
+TEST_CASE("gcsim plan: reserved candidates billed as pricing bills them, and --budget leaving out the dearer ones",
           "[scenario][cli][plan]") {
   test::TempDir dir("plan_reserved");
   const std::string args =
@@ -191,7 +191,7 @@ TEST_CASE("gcsim plan: reserved candidates billed as pricing bills them; --budge
   CHECK(test::run_gcsim(args + " --budget 0").code == 2);
 }
 
-TEST_CASE("gcsim plan -o: plan.csv with the frontier marked, the plot in PNG and SVG; --no-plots", "[scenario][cli][plan]") {
+TEST_CASE("gcsim plan -o: plan.csv with the frontier marked, the plot in PNG and SVG, and --no-plots", "[scenario][cli][plan]") {
   test::TempDir dir("plan_plot");
   test::write_file(dir.file("prices.csv"), CATALOG);
   test::write_file(dir.file("s.yaml"), scenario());
