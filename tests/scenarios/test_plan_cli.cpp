@@ -218,6 +218,17 @@ TEST_CASE("gcsim plan -o: plan.csv with the frontier marked, the plot in PNG and
   CHECK_FALSE(fs::exists(dir.file("out2/plan.png")));
   CHECK_FALSE(fs::exists(dir.file("out2/plan.svg")));
   CHECK(test::run_gcsim("plan " + dir.file("s.yaml") + " --no-plots").code == 2);
+  // Costs from $8 to $2,000 (a third instance at $1,000/h: 2 nodes for 1 h) span more than
+  // 100x: the cost axis turns logarithmic; the times, 1 h to 8 h, stay linear.
+  test::write_file(dir.file("prices.csv"),
+                   std::string(CATALOG) + "lambda,plan_dear,A100-40GB-SXM,8,240,1600GiB,,,us-test-1,,1000.00,,,,standard,0,"
+                                          "2026-01-01,a test row\n");
+  REQUIRE(test::run_gcsim("plan " + dir.file("s.yaml") + " --instances lambda/plan_1x,lambda/plan_8x,lambda/plan_dear "
+                          "--nodes 1,2 --markets on-demand -o " + dir.file("wide")).code == 0);
+  const std::string wide = test::read_bytes(dir.file("wide/plan.svg"));
+  CHECK(has(wide, "cost (USD, log scale)"));
+  CHECK(has(wide, "time to finish (hours)"));
+  CHECK_FALSE(has(svg, "log scale"));
 }
 
 TEST_CASE("gcsim plan --scores: the measured scores by hand, the attributes with their sources", "[scenario][cli][plan]") {

@@ -164,3 +164,49 @@ TEST_CASE("mpirun -np 2 gcsim plan gives a local plan's JSON", "[scenario][cli][
   CHECK(mpi.output == local.output);
 }
 #endif
+
+TEST_CASE("gcsim plan: the measured communication share and time agree with gcsim estimate's step model",
+          "[scenario][cli][plan]") {
+  test::TempDir dir("plan_comm");
+  // One 64-GPU BERT-large job on 8 p4d nodes (4 x 100 Gb/s EFA each): the run's makespan is
+  // the job's time alone, and its communication share comm_exposed / step of the model.
+  test::write_file(dir.file("bert.yaml"),
+                   "name: bert\nhorizon: 30d\ncluster:\n  node_types:\n"
+                   "    - {name: plan, instance: aws/p4d.24xlarge, count: 8}\nworkload:\n  jobs:\n"
+                   "    - {name: bert-a, submit: 0h, model: bert-large, precision: amp, batch_per_gpu: 64, grad_accum: 1, "
+                   "seq_len: 128, gpus: 64, samples: 400M}\n");
+  const auto est = test::run_gcsim("estimate --json " + dir.file("bert.yaml"));
+  INFO(est.output);
+  REQUIRE(est.code == 0);
+  const auto plan = test::run_gcsim("plan " + dir.file("bert.yaml") +
+                                    " --instances aws/p4d.24xlarge --markets on-demand --nodes 8 --scores --json");
+  INFO(plan.output);
+  REQUIRE(plan.code == 0);
+  const double step = number_after(est.output, "\"bert-a\"", "step_time_s");
+  const double exposed = number_after(est.output, "\"bert-a\"", "comm_exposed_s");
+  REQUIRE(exposed > 0);
+  CHECK(number_after(plan.output, "\"candidates\"", "communication_share") == Approx(exposed / step).epsilon(1e-12));
+  CHECK(number_after(plan.output, "\"candidates\"", "time_s") ==
+        Approx(number_after(est.output, "\"bert-a\"", "total_time_s")).epsilon(1e-6));
+}
+
+TEST_CASE("gcsim plan: a spot candidate's runs differ in their interruptions only, not in the workload",
+          "[scenario][cli][plan]") {
+  // best-price.yaml's jobs come from a generator (random arrivals and durations): never
+  // interrupted, every run of a spot candidate is the same run, so it shows no spread; with
+  // interruptions the runs differ and the mean cannot be below the uninterrupted time.
+  const std::string args = "plan " + EXAMPLES + "best-price.yaml --instances vast/host-1x-a100-80gb --markets spot,on-demand "
+                           "--nodes 1 --replications 4 --json";
+  const auto calm = test::run_gcsim(args + " --spot-rate 0/h");
+  INFO(calm.output);
+  REQUIRE(calm.code == 0);
+  const std::string spot = "\"market\": \"spot\"";
+  const double t0 = number_after(calm.output, spot, "time_s");
+  CHECK(number_after(calm.output, spot, "time_s_min") == t0);
+  CHECK(number_after(calm.output, spot, "time_s_max") == t0);
+  CHECK(number_after(calm.output, "\"market\": \"on-demand\"", "time_s") == t0);
+  const auto stormy = test::run_gcsim(args + " --spot-rate 0.2/h");
+  REQUIRE(stormy.code == 0);
+  CHECK(number_after(stormy.output, spot, "time_s_max") > number_after(stormy.output, spot, "time_s_min"));
+  CHECK(number_after(stormy.output, spot, "time_s_min") >= t0);
+}
