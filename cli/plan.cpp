@@ -25,6 +25,7 @@
 #include "cli/commands.hpp"
 #include "cli/plan_catalog.hpp"
 #include "cli/plan_rates.hpp"
+#include "cli/plan_scores.hpp"
 #include "cli/sweep_journal.hpp"
 #include "cli/sweep_mpi.hpp"
 #include "models/config/overrides.hpp"
@@ -71,27 +72,6 @@ bool listed(const std::vector<std::string>& list, const std::string& value) {
   return false;
 }
 
-struct Candidate {
-  std::string instance;  // provider/type, or provider/type@zone for a zone's spot price
-  std::string market;    // on-demand | spot | reserved
-  int nodes = 1;
-  std::string provider, instance_type;
-  double network_bytes_per_s = 0;  // per node, from the catalog (0: not given)
-  // The exposed gradient communication's share of the model-described jobs' GPU time on
-  // this fleet, by the step-time model (NaN: no model-described job).
-  double comm_share = NAN;
-  double spot_rate_per_h = 0;      // spot only
-  std::string spot_rate_source;
-  std::vector<std::vector<models::Override>> settings;  // one per run (spot: per replication)
-  std::string excluded;  // why it cannot run the workload ("" when it can)
-  // Over the replications that succeeded.
-  double time_s = 0, cost_usd = 0, time_min_s = 0, time_max_s = 0, cost_min_usd = 0, cost_max_usd = 0;
-  double interruptions = 0, gpu_hours_lost = 0;  // means
-  bool finishes = false;  // every job completed in every replication
-  bool over_budget = false;
-  bool frontier = false;
-  std::string label() const { return instance + " " + market + " x" + std::to_string(nodes); }
-};
 
 constexpr std::size_t FIG_COST = analysis::figure_index("total_cost_usd");
 constexpr std::size_t FIG_MAKESPAN = analysis::figure_index("makespan_s");
@@ -102,18 +82,8 @@ static_assert(FIG_COST < analysis::STRATEGY_FIGURES.size() && FIG_MAKESPAN < ana
               FIG_COMPLETED < analysis::STRATEGY_FIGURES.size() && FIG_INTERRUPTIONS < analysis::STRATEGY_FIGURES.size() &&
               FIG_LOST < analysis::STRATEGY_FIGURES.size());
 
-// The measured scores of a candidate (docs/plan.md, "The five scores"), NaN where they do
-// not apply: hardware, the fastest listed time over this candidate's; network, its time on
-// the instance's fewest nodes against its own, per node (1 = linear scaling); interruption
-// handling, its time beyond the same instance and nodes on demand (the time to recover).
-struct MeasuredScores {
-  double relative_speed = NAN;
-  double scaling_efficiency = NAN;
-  int scaling_from_nodes = 0;
-  double interruption_delay_s = NAN;
-};
 
-std::string entry_json(const Candidate& c, const MeasuredScores* scores,
+std::string entry_json(const PlanCandidate& c, const MeasuredScores* scores,
                        const std::vector<ProviderAttribute>* attributes) {
   analysis::JsonObject o(2);
   o.string("instance", c.instance);
@@ -129,27 +99,7 @@ std::string entry_json(const Candidate& c, const MeasuredScores* scores,
     o.number("spot_rate_per_h", c.spot_rate_per_h);
     o.string("spot_rate_source", c.spot_rate_source);
   }
-  if (scores != nullptr) {
-    analysis::JsonObject m(3);
-    m.number("relative_speed", scores->relative_speed);
-    m.number("network_bytes_per_s", c.network_bytes_per_s > 0 ? c.network_bytes_per_s : NAN);
-    m.number("communication_share", c.comm_share);
-    m.number("scaling_efficiency", scores->scaling_efficiency);
-    if (scores->scaling_from_nodes > 0) m.integer("scaling_from_nodes", scores->scaling_from_nodes);
-    m.number("interruptions_mean", c.interruptions);
-    m.number("gpu_hours_lost_mean", c.gpu_hours_lost);
-    m.number("interruption_delay_s", scores->interruption_delay_s);
-    o.raw("measured", m.finish());
-    analysis::JsonObject a(3);
-    for (const std::string_view name : PROVIDER_ATTRIBUTES) {
-      const ProviderAttribute* p = find_attribute(*attributes, c.provider, name);
-      analysis::JsonObject v(4);
-      v.string("value", p != nullptr ? p->value : "unknown");
-      v.string("source", p != nullptr ? p->source : "not in provider_attributes.csv");
-      a.raw(std::string(name), v.finish());
-    }
-    o.raw("attributes", a.finish());
-  }
+  if (scores != nullptr) append_scores_json(o, c, *scores, *attributes);
   return o.finish();
 }
 
@@ -198,7 +148,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     if (a == nullptr || a->value == "unknown" || provider == "aws") return std::nullopt;
     return SpotRate{std::stod(a->value), a->source};
   };
-  std::vector<Candidate> candidates;
+  std::vector<PlanCandidate> candidates;
   const auto add = [&](const std::string& ref, const models::InstanceSpec* spec, const std::string& market,
                        const std::string& extra) {
     const std::string provider = spec != nullptr ? spec->provider : ref.substr(0, ref.find('/'));
@@ -208,7 +158,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
       rate = plan_spot_rate(provider, type, spec != nullptr ? spec->region : "", catalogs.spot_advisor, explicit_rate_per_h,
                             provider_rate(provider), fallback_rate_per_h);
     for (const int n : c.nodes) {
-      Candidate cand;
+      PlanCandidate cand;
       cand.instance = ref;
       cand.market = market;
       cand.nodes = n;
@@ -322,7 +272,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
   }
   std::vector<JournalRun> runs(first_run.back());
   const RunFunction run_one = [&](std::size_t i) {
-    const Candidate& cand = candidates[run_candidate[i]];
+    const PlanCandidate& cand = candidates[run_candidate[i]];
     return run_sweep_point(base, cand.settings[run_index[i]], cand.label() + " run " + std::to_string(run_index[i]), 0,
                            catalogs, options.schedulers, limits, "");
   };
@@ -347,7 +297,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     return s / static_cast<double>(v.size());
   };
   for (std::size_t k = 0; k < candidates.size(); ++k) {
-    Candidate& cand = candidates[k];
+    PlanCandidate& cand = candidates[k];
     if (!cand.excluded.empty()) continue;
     std::vector<double> t, cost, interruptions, lost;
     cand.finishes = true;
@@ -401,35 +351,10 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
 
   // The measured scores of every listed candidate.
   std::vector<MeasuredScores> measured(candidates.size());
-  if (c.scores) {
-    double fastest = std::numeric_limits<double>::infinity();
-    for (const std::size_t k : order) fastest = std::min(fastest, candidates[k].time_s);
-    for (const std::size_t k : order) {
-      const Candidate& cand = candidates[k];
-      MeasuredScores& m = measured[k];
-      m.relative_speed = fastest / cand.time_s;
-      // Scaling: against the same instance and market on its fewest listed nodes.
-      const Candidate* smallest = nullptr;
-      for (const std::size_t j : order)
-        if (candidates[j].instance == cand.instance && candidates[j].market == cand.market &&
-            (smallest == nullptr || candidates[j].nodes < smallest->nodes))
-          smallest = &candidates[j];
-      if (smallest != nullptr && smallest->nodes < cand.nodes) {
-        m.scaling_from_nodes = smallest->nodes;
-        m.scaling_efficiency = smallest->time_s * smallest->nodes / (cand.time_s * cand.nodes);
-      }
-      if (cand.market != "spot") continue;
-      const std::string base_ref = cand.instance.substr(0, cand.instance.find('@'));
-      for (const Candidate& o : candidates)
-        if (o.market == "on-demand" && o.instance == base_ref && o.nodes == cand.nodes && o.excluded.empty() && o.finishes) {
-          m.interruption_delay_s = cand.time_s - o.time_s;
-          break;
-        }
-    }
-  }
+  if (c.scores) measured = measure_scores(candidates, order);
 
   std::size_t unfinished = 0, excluded = 0, over_budget = 0;
-  for (const Candidate& cand : candidates) {
+  for (const PlanCandidate& cand : candidates) {
     excluded += cand.excluded.empty() ? 0 : 1;
     unfinished += cand.excluded.empty() && !cand.finishes ? 1 : 0;
     over_budget += cand.excluded.empty() && cand.finishes && cand.over_budget ? 1 : 0;
@@ -440,7 +365,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     std::string table = "instance,market,nodes,time_s,cost_usd,time_s_min,time_s_max,cost_usd_min,cost_usd_max,frontier,"
                         "spot_rate_per_h,spot_rate_source\n";
     for (const std::size_t k : order) {
-      const Candidate& cand = candidates[k];
+      const PlanCandidate& cand = candidates[k];
       table += config::csv::escape(cand.instance) + "," + cand.market + "," + std::to_string(cand.nodes) + "," +
                units::shortest_text(cand.time_s) + "," + units::shortest_text(cand.cost_usd) + "," +
                units::shortest_text(cand.time_min_s) + "," + units::shortest_text(cand.time_max_s) + "," +
@@ -455,7 +380,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     if (!c.no_plots) {
       std::vector<analysis::PlanPlotPoint> points;
       for (const std::size_t k : order) {
-        const Candidate& cand = candidates[k];
+        const PlanCandidate& cand = candidates[k];
         points.push_back({cand.label(), cand.market, cand.time_s, cand.cost_usd, cand.time_min_s, cand.time_max_s,
                           cand.cost_min_usd, cand.cost_max_usd, cand.frontier});
       }
@@ -482,7 +407,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
               scenario_name.c_str(), jobs, candidates.size(), reps);
   std::printf("  %-44s %-9s %5s  %-22s %s\n", "instance", "market", "nodes", "time to finish", "cost");
   for (const std::size_t k : order) {
-    const Candidate& cand = candidates[k];
+    const PlanCandidate& cand = candidates[k];
     std::string time = analysis::format_duration(cand.time_s), cost = units::format_usd(cand.cost_usd);
     if (cand.market == "spot" && reps > 1) {
       time += " (" + analysis::format_duration(cand.time_min_s) + "-" + analysis::format_duration(cand.time_max_s) + ")";
@@ -497,8 +422,8 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     std::printf("  %zu candidates cost more than the budget of %s (mean; spot: the dearest replication) (not listed)\n",
                 over_budget, units::format_usd(*budget_usd).c_str());
   // Which interruption rate each spot instance ran with, and where it comes from.
-  std::map<std::string, const Candidate*> spot_rates;
-  for (const Candidate& cand : candidates)
+  std::map<std::string, const PlanCandidate*> spot_rates;
+  for (const PlanCandidate& cand : candidates)
     if (cand.market == "spot" && cand.excluded.empty()) spot_rates.emplace(cand.instance, &cand);
   if (!spot_rates.empty()) {
     std::printf("spot interruption rates (per node, Poisson):\n");
@@ -513,50 +438,7 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     else
       std::printf("no candidate finishes within %s in every replication\n", analysis::format_duration(*deadline_s).c_str());
   }
-  if (c.scores) {
-    std::printf("\nscores (docs/plan.md, \"The five scores\"): measured by the simulation:\n");
-    std::printf("  %-44s %-9s %5s  %8s  %-12s %-6s %-13s %s\n", "instance", "market", "nodes", "hardware", "network",
-                "comm", "scaling", "interruptions");
-    std::printf("  %-44s %-9s %5s  %8s  %-12s %-6s %-13s %s\n", "", "", "", "(speed)", "(per node)", "share",
-                "(vs fewest)", "(per run; lost GPU-h; delay vs on-demand)");
-    for (const std::size_t k : order) {
-      const Candidate& cand = candidates[k];
-      const MeasuredScores& m = measured[k];
-      char speed[32], scaling[48] = "-";
-      std::snprintf(speed, sizeof speed, "%.2f", m.relative_speed);
-      if (std::isfinite(m.scaling_efficiency))
-        std::snprintf(scaling, sizeof scaling, "%.0f%% from x%d", m.scaling_efficiency * 100, m.scaling_from_nodes);
-      const std::string network =
-          cand.network_bytes_per_s > 0 ? units::shortest_text(cand.network_bytes_per_s * 8 / 1e9) + " Gb/s" : "not given";
-      std::string interrupts = "-";
-      if (cand.market == "spot") {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "%.2f; %.2f", cand.interruptions, cand.gpu_hours_lost);
-        interrupts = buf;
-        interrupts += "; " + (std::isfinite(m.interruption_delay_s) ? analysis::format_duration(m.interruption_delay_s) : "-");
-      }
-      char share[16] = "-";
-      if (std::isfinite(cand.comm_share)) std::snprintf(share, sizeof share, "%.1f%%", cand.comm_share * 100);
-      std::printf("  %-44s %-9s %5d  %8s  %-12s %-6s %-13s %s\n", cand.instance.c_str(), cand.market.c_str(), cand.nodes, speed,
-                  network.c_str(), share, scaling, interrupts.c_str());
-    }
-    std::printf("attributes of the providers (scenarios/catalog/provider_attributes.csv), each with its source:\n");
-    std::set<std::string> providers;
-    for (const std::size_t k : order) providers.insert(candidates[k].provider);
-    const std::pair<const char*, const char*> groups[] = {{"vm_sla", "incident handling"},
-                                                          {"spot_notice", "incident handling"},
-                                                          {"ml_platform", "software ecosystem"},
-                                                          {"dl_images", "software ecosystem"},
-                                                          {"certifications", "data security"}};
-    for (const std::string& p : providers) {
-      std::printf("  %s\n", p.c_str());
-      for (const auto& [name, score] : groups) {
-        const ProviderAttribute* a = find_attribute(attributes, p, name);
-        std::printf("    %-18s %-15s %s\n      source: %s\n", score, name, a != nullptr ? a->value.c_str() : "unknown",
-                    a != nullptr ? a->source.c_str() : "not in provider_attributes.csv");
-      }
-    }
-  }
+  if (c.scores) print_scores(candidates, order, measured, attributes);
   return 0;
 }
 
