@@ -73,9 +73,14 @@ std::vector<std::string> write_plan_plot(const std::vector<PlanPlotPoint>& point
     for (const PlanPlotPoint& p : points)
       if (p.frontier) named.push_back(&p);
     std::sort(named.begin(), named.end(), [](const PlanPlotPoint* a, const PlanPlotPoint* b) { return a->time_s < b->time_s; });
-    for (std::size_t i = 0; i < named.size() && i < 12; ++i)
-      gp << "set label " << 10 + i << " " << gp_quote(named[i]->label) << " at " << gp_number(named[i]->time_s * x_scale)
-         << ", " << gp_number(named[i]->cost_usd) << " left offset 1, " << (i % 2 == 0 ? "0.8" : "-0.8") << " font ',8'\n";
+    for (std::size_t i = 0; i < named.size() && i < 12; ++i) {
+      // Beside the point, on its left in the right third of the picture so that it stays in.
+      const double t = named[i]->time_s;
+      const double at = axes.log_time ? std::log(t / t_lo) / std::log(t_hi / t_lo) : t / t_hi;
+      gp << "set label " << 10 + i << " " << gp_quote(named[i]->label) << " at " << gp_number(t * x_scale) << ", "
+         << gp_number(named[i]->cost_usd) << (at > 0.66 ? " right offset -1, " : " left offset 1, ")
+         << (i % 2 == 0 ? "0.8" : "-0.8") << " font ',8'\n";
+    }
     std::vector<std::string> parts;
     std::vector<std::size_t> sent;
     for (std::size_t m = 0; m < 3; ++m) {
