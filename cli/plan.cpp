@@ -125,6 +125,8 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
   }
   // --spot-rate given overrides every sourced rate; its default is the fallback.
   const double fallback_rate_per_h = units::parse_rate_per_s(c.spot_rate) * 3600;
+  if (!(fallback_rate_per_h >= 0 && fallback_rate_per_h <= 60))
+    throw Error("--spot-rate " + c.spot_rate + ": 0/h to 60/h (interruptions per node-hour)");
   std::optional<double> explicit_rate_per_h;
   if (c.spot_rate_option != nullptr && c.spot_rate_option->count() > 0) explicit_rate_per_h = fallback_rate_per_h;
 
@@ -211,7 +213,8 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     }
   }
   if (candidates.empty())
-    throw Error("gcsim plan: no candidate: no catalog instance passes --providers, --gpus and --markets");
+    throw Error("gcsim plan: no candidate: no catalog instance passes --providers, --gpus and --markets (spot needs a "
+                "spot price, reserved terms in reserved_terms.csv)");
 
   // Under mpirun every rank builds and checks the candidates; rank 0 hands out the runs.
   const MpiSession mpi;

@@ -152,6 +152,8 @@ TEST_CASE("gcsim plan: spot rates from the AWS Spot Advisor band of the instance
   CHECK(entry_number(given.output, "vast/host-8x-h100-sxm", "spot", 1, "spot_rate_per_h") == Approx(0.2));
   CHECK_FALSE(has(given.output, "AWS Spot Advisor"));
   CHECK(has(given.output, "\"spot_rate_source\": \"--spot-rate\""));
+  CHECK(test::run_gcsim(args + " --spot-rate 61/h").code == 2);
+  CHECK(test::run_gcsim(args + " --spot-rate 0.1").code == 2);
 }
 
 TEST_CASE("gcsim plan: reserved candidates billed as pricing bills them, and --budget leaving out the dearer ones",
