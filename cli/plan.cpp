@@ -110,6 +110,16 @@ std::string rate_text(double per_h) {
   return per_h > 0 ? std::string(buf) + " (one in " + analysis::format_duration(3600 / per_h) + " per node)" : std::string(buf);
 }
 
+// An option's value read by a unit parser: its refusal is the user's (exit code 2).
+template <class Parse>
+auto option_value(const std::string& flag, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const units::UnitError& e) {
+    throw Error(flag + " '" + text + "': " + e.what());
+  }
+}
+
 int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const models::ResourceLimits& limits) {
   for (const std::string& m : c.markets)
     if (m != "on-demand" && m != "spot" && m != "reserved") throw Error("--markets '" + m + "': on-demand, spot or reserved");
@@ -117,14 +127,14 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     if (n < 1 || n > 4096) throw Error("--nodes " + std::to_string(n) + ": 1 to 4096");
   if (c.no_plots && c.out_dir.empty()) throw Error("--no-plots: plots are written only with -o DIR");
   std::optional<double> deadline_s;
-  if (!c.deadline.empty()) deadline_s = static_cast<double>(units::parse_duration_ns(c.deadline)) * 1e-9;
+  if (!c.deadline.empty()) deadline_s = static_cast<double>(option_value("--deadline", c.deadline, units::parse_duration_ns)) * 1e-9;
   std::optional<double> budget_usd;
   if (!c.budget.empty()) {
-    budget_usd = units::parse_usd(c.budget);
+    budget_usd = option_value("--budget", c.budget, units::parse_usd);
     if (!(*budget_usd > 0)) throw Error("--budget " + c.budget + ": a positive amount (5000, $5000)");
   }
   // --spot-rate given overrides every sourced rate; its default is the fallback.
-  const double fallback_rate_per_h = units::parse_rate_per_s(c.spot_rate) * 3600;
+  const double fallback_rate_per_h = option_value("--spot-rate", c.spot_rate, units::parse_rate_per_s) * 3600;
   if (!(fallback_rate_per_h >= 0 && fallback_rate_per_h <= 60))
     throw Error("--spot-rate " + c.spot_rate + ": 0/h to 60/h (interruptions per node-hour)");
   std::optional<double> explicit_rate_per_h;

@@ -154,6 +154,8 @@ TEST_CASE("gcsim plan: spot rates from the AWS Spot Advisor band of the instance
   CHECK(has(given.output, "\"spot_rate_source\": \"--spot-rate\""));
   CHECK(test::run_gcsim(args + " --spot-rate 61/h").code == 2);
   CHECK(test::run_gcsim(args + " --spot-rate 0.1").code == 2);
+  CHECK(test::run_gcsim(args + " --deadline 5").code == 2);
+  CHECK(test::run_gcsim(args + " --budget lots").code == 2);
 }
 
 TEST_CASE("gcsim plan: reserved candidates billed as pricing bills them, and --budget leaving out the dearer ones",
