@@ -207,6 +207,9 @@ TEST_CASE("gcsim plan: a spot candidate's runs differ in their interruptions onl
   CHECK(number_after(calm.output, "\"market\": \"on-demand\"", "time_s") == t0);
   const auto stormy = test::run_gcsim(args + " --spot-rate 0.2/h");
   REQUIRE(stormy.code == 0);
+  // The same plan whatever the threads.
+  CHECK(test::run_gcsim(args + " --spot-rate 0.2/h -j 1").output == stormy.output);
+  CHECK(test::run_gcsim(args + " --spot-rate 0.2/h -j 2").output == stormy.output);
   CHECK(number_after(stormy.output, spot, "time_s_max") > number_after(stormy.output, spot, "time_s_min"));
   CHECK(number_after(stormy.output, spot, "time_s_min") >= t0);
 }
