@@ -61,7 +61,7 @@ std::vector<std::string> write_plan_plot(const std::vector<PlanPlotPoint>& point
        << "\nset ylabel " << gp_quote(axes.log_cost ? "cost (USD, log scale)" : "cost (USD)") << "\n";
     gp << "set key outside below\nset grid\n";
     if (axes.log_time) plotting::set_log_time_x(gp, t_lo / 1.5, t_hi * 1.5);
-    else gp << "set offsets graph 0.05, graph 0.05, graph 0.05, 0\n";
+    else gp << "set xrange [0:*]\nset offsets 0, graph 0.05, graph 0.05, 0\n";
     if (axes.log_cost) gp << "set logscale y\n";
     else gp << "set yrange [0:*]\n";
     if (deadline_s)
