@@ -25,6 +25,14 @@ int launched_ranks() {
       const int n = std::atoi(v);
       if (n > 0) return n;
     }
+  // `srun --mpi=pmix` (Slurm 22.05) sets PMIX_RANK but no size: the step's task count is
+  // the ranks. Without this each task ran the whole sweep alone into the same folder.
+  // SLURM_STEP_NUM_TASKS alone is no launch: srun may start tasks that are not MPI ranks.
+  if (std::getenv("PMIX_RANK") != nullptr)
+    if (const char* v = std::getenv("SLURM_STEP_NUM_TASKS")) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
   return 1;
 }
 

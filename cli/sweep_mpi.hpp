@@ -16,7 +16,8 @@
 namespace gcsim::cli {
 
 // The ranks of an MPI launch of this process, read from the launcher's environment
-// (OpenMPI's OMPI_COMM_WORLD_SIZE, PMIx's, Slurm's PMI): 1 when not launched so.
+// (OpenMPI's OMPI_COMM_WORLD_SIZE, PMIx's, Slurm's PMI-2, and srun --mpi=pmix's task
+// count): 1 when not launched so.
 int launched_ranks();
 
 // One MPI session: MPI_Init on construction when launched with more than one rank (an

@@ -74,5 +74,17 @@ TEST_CASE("a gcsim built without MPI refuses to run as several MPI ranks", "[sce
                                    dir.file("s.yaml") + " -q -o " + dir.file("out"));
   CHECK(r.code == 2);
   CHECK(has(r.output, "this gcsim was built without MPI"));
+  // srun --mpi=pmix sets PMIX_RANK and no size: the step's task count is the ranks. (A
+  // sweep that runs, so that only the launch can make it fail.)
+  test::write_file(dir.file("n.yaml"), "base: base.yaml\nvary:\n  grid:\n    cluster.node_types[0].count: [1, 2]\n");
+  const auto s = test::run_command("PMIX_RANK=0 SLURM_STEP_NUM_TASKS=2 " + std::string(GCSIM_BINARY_DIR) +
+                                   "/cli/gcsim sweep " + dir.file("n.yaml") + " -q -o " + dir.file("out-srun"));
+  CHECK(s.code == 2);
+  CHECK(has(s.output, "cannot run as 2 MPI ranks"));
+  // A task count alone is no MPI launch (srun may start tasks that are not ranks).
+  const auto t = test::run_command("SLURM_STEP_NUM_TASKS=2 " + std::string(GCSIM_BINARY_DIR) + "/cli/gcsim sweep " +
+                                   dir.file("n.yaml") + " -q -o " + dir.file("out-tasks"));
+  INFO(t.output);
+  CHECK(t.code == 0);
 }
 #endif
