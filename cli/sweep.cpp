@@ -40,6 +40,7 @@
 #include "models/config/sweep_spec.hpp"
 #include "models/simulation.hpp"
 #include "sim/atomic_file.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/parallel.hpp"
 #include "sim/trace/memory_trace.hpp"
@@ -407,7 +408,16 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
     auto file = trace::TraceFile::create((fs::path(c.out_dir) / "sweep.h5").string(), t);
     std::vector<trace::Column> run_columns{{"point", trace::ColumnType::I64}, {"replication", trace::ColumnType::I64},
                                            {"seed", trace::ColumnType::I64}};
-    for (const std::string& k : keys) run_columns.push_back({k, trace::ColumnType::Str, {}, value_width});
+    // A varied `seed` is the runs' own seed column already (the point's seed is the run's):
+    // /runs does not repeat it, and no other scenario key is named as a fixed column.
+    std::vector<bool> in_runs;
+    for (const std::string& k : keys) {
+      in_runs.push_back(k != "seed");
+      GCSIM_CHECK(k == "seed" || std::none_of(run_columns.begin(), run_columns.end(),
+                                              [&](const trace::Column& c) { return c.name == k; }),
+                  "varied key '" + k + "' is named as a fixed column of /runs");
+      if (in_runs.back()) run_columns.push_back({k, trace::ColumnType::Str, {}, value_width});
+    }
     for (const std::size_t m : metrics) run_columns.push_back({std::string(analysis::STRATEGY_FIGURES[m].key), trace::ColumnType::F64});
     run_columns.push_back({"ok", trace::ColumnType::I32});
     run_columns.push_back({"error", trace::ColumnType::Str, {}, error_width});
@@ -419,7 +429,8 @@ int cmd_sweep(const SweepCommand& command, const models::LoadOptions& options, c
       runs.i64(col++, static_cast<std::int64_t>(p));
       runs.i64(col++, static_cast<std::int64_t>(i % reps));
       runs.i64(col++, static_cast<std::int64_t>(seeds[p]));
-      for (const std::string& v : points[p].values) runs.str(col++, v);
+      for (std::size_t k = 0; k < keys.size(); ++k)
+        if (in_runs[k]) runs.str(col++, points[p].values[k]);
       for (const std::size_t m : metrics) runs.f64(col++, results[i].ok ? results[i].figures[m] : analysis::NOT_A_NUMBER);
       runs.i32(col++, results[i].ok ? 1 : 0);
       runs.str(col++, results[i].error);

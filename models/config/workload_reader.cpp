@@ -310,8 +310,9 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
     j.precision = j.training->precision;
     return j;
   }
-  for (const char* key : {"seq_len", "batch_per_gpu", "grad_accum", "samples", "epochs", "tokens", "dataset",
-                          "parallelism", "optimizer", "decode"})
+  static constexpr std::string_view MODEL_ONLY[] = {"seq_len", "batch_per_gpu", "grad_accum", "samples", "epochs",
+                                                    "tokens",  "dataset",       "parallelism", "optimizer", "decode"};
+  for (const std::string_view key : MODEL_ONLY)
     if (const ConfigNode* k = r.where(key)) k->fail(ErrorCode::Conflict, std::string(key) + " applies only to jobs given by a model");
   const ConfigNode* precision = r.optional("precision");
   if (duration && work) work->fail(ErrorCode::Conflict, "give either duration or work, not both");

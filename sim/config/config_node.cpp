@@ -152,7 +152,7 @@ std::span<const ConfigNode::Entry> ConfigNode::entries() const {
 const ConfigNode* ConfigNode::find(std::string_view key) const {
   // Linear: scenario maps have a handful of keys, and document order must be kept anyway.
   for (const auto& [k, v] : entries())
-    if (k == key) return &v;
+    if (k.size() == key.size() && (key.empty() || k.front() == key.front()) && k == key) return &v;
   return nullptr;
 }
 

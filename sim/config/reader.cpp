@@ -125,13 +125,19 @@ MapReader::MapReader(const ConfigNode& node, std::initializer_list<std::string_v
 }
 
 MapReader::MapReader(const ConfigNode& node, KeyTable keys) : MapReader(node) {
-  for (const KeySpec& k : keys) known_.emplace_back(k.name);
+  table_ = keys;
   finish();
   for (const KeySpec& k : keys)
-    if (k.required && find_known(k.name) == nullptr)
+    if (k.required && (node_.is_null() || node_.find(k.name) == nullptr))
       throw ConfigError(ErrorCode::MissingKey, node_.mark(), join_key_path(node_.path(), k.name),
                         "missing required key '" + std::string(k.name) + "'");
-  table_ = keys;
+}
+
+std::vector<std::string> MapReader::all_known() const {
+  std::vector<std::string> all;
+  for (const KeySpec& k : table_) all.emplace_back(k.name);
+  all.insert(all.end(), known_.begin(), known_.end());
+  return all;
 }
 
 // The key's node, by name: never a typed key's (refuse_typed). One pass over the table
@@ -266,17 +272,18 @@ void MapReader::finish() const {
   const auto& entries = node_.entries();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string& key = entries[i].first;
-    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (find_key(table_, key) != nullptr || std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    const std::vector<std::string> known = all_known();
     std::vector<std::string> absent;
-    for (const auto& k : known_)
+    for (const auto& k : known)
       if (node_.find(k) == nullptr) absent.push_back(k);
     // A key of a file the user did not write (a CSV table's header, a catalog) may be any
     // file's text: said to be unknown, not quoted, also in the key path.
     if (node_.text_hidden())
       throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), node_.path(),
-                        hide_text("key " + std::to_string(i + 1) + ": " + unknown_key_detail(key, absent, known_), key));
+                        hide_text("key " + std::to_string(i + 1) + ": " + unknown_key_detail(key, absent, known), key));
     throw ConfigError(ErrorCode::UnknownKey, node_.key_mark(i), entries[i].second.path(),
-                      unknown_key_detail(key, absent, known_));
+                      unknown_key_detail(key, absent, known));
   }
 }
 

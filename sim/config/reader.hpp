@@ -73,7 +73,12 @@ class MapReader {
   const ConfigNode* find_known(std::string_view key);
   void refuse_typed(std::string_view key) const;
 
+  // Every key this reader knows, in order: the table's, then those asked for beside it.
+  std::vector<std::string> all_known() const;
+
   const ConfigNode& node_;
+  // Keys known beside the table's (declared by the list constructor, or asked for): the
+  // table's own are not copied here, so a reader of a table costs no allocation per key.
   std::vector<std::string> known_;
   KeyTable table_ = {};
 };

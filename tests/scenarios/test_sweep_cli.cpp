@@ -48,6 +48,36 @@ metrics: [jct_mean_s, total_cost_usd, jobs_completed]
   CHECK_FALSE(std::filesystem::exists(dir.file("out/traces")));
 }
 
+// The runs table has a `seed` column of its own: a sweep that varies the seed writes it
+// there once (it is the point's seed), and /points has it as a varied key.
+TEST_CASE("a sweep may vary the seed: the runs table's seed column is the varied one", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_seed");
+  std::string base = BASE;
+  base += R"(  generators:
+    - name: g
+      count: 20
+      arrival: {dist: exponential, mean: 1h}
+      gpus: 1
+      duration: {dist: lognormal, median: 2h, sigma: 1}
+)";
+  test::write_file(dir.file("base.yaml"), base);
+  test::write_file(dir.file("s.yaml"), "base: base.yaml\nreplications: 2\nvary:\n  grid:\n    seed: [3, 8]\n"
+                                       "metrics: [jct_mean_s]\n");
+  const auto r = run_gcsim("sweep " + dir.file("s.yaml") + " -q -o " + dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(has(test::read_bytes(dir.file("out/sweep.csv")), "point,seed,jct_mean_s_mean,jct_mean_s_ci95,runs_ok\n0,3,"));
+  const auto h5 = trace::TraceReader::open(dir.file("out/sweep.h5"));
+  const trace::Columns runs = h5->read_columns("runs", {"point", "seed", "jct_mean_s"});
+  CHECK(runs.ints.at("point") == std::vector<std::int64_t>{0, 0, 1, 1});
+  CHECK(runs.ints.at("seed") == std::vector<std::int64_t>{3, 3, 8, 8});
+  const trace::Columns points = h5->read_columns("points", {"seed"});
+  CHECK(points.str.at("seed") == std::vector<std::string>{"3", "8"});
+  // Two seeds draw two workloads.
+  const auto& jct = runs.f64.at("jct_mean_s");
+  CHECK(jct[0] != jct[2]);
+}
+
 TEST_CASE("a point's mean, standard deviation and interval are those of its runs", "[scenario][cli][sweep]") {
   test::TempDir dir("sweep_ci");
   std::string base = BASE;
