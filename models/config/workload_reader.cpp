@@ -527,6 +527,13 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     TraceImport trace(*t, sources);
     section.trace_first = spec.jobs.size();
     section.trace_file = trace.report().file;
+    // Room for every row up front: growing the name table row by row rehashed it (and
+    // re-read every name) some twenty times at a million rows.
+    const std::size_t bound = trace.row_bound();
+    spec.jobs.reserve(spec.jobs.size() + bound);
+    names.reserve(spec.jobs.size() + bound);
+    section.trace_lines.reserve(bound);
+    section.trace_gpu_names.reserve(bound);
     TraceJob row;
     while (trace.next(row)) {
       JobSpec j;

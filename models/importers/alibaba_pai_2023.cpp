@@ -83,6 +83,7 @@ class PaiSource : public TraceSource {
               "the PAI 2023 pod list (the resampled lists without times cannot be replayed)"),
         options_(options) {
     report_.file = pods_label;
+    row_bound_ = lines_in(pods);
     if (nodes) read_nodes(*nodes, nodes_label);
   }
 

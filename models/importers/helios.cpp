@@ -23,6 +23,7 @@ class HeliosSource : public TraceSource {
   HeliosSource(const std::string& bytes, std::string label, const TraceOptions& options)
       : stream_(bytes), reader_(stream_, label, false), label_(std::move(label)), options_(options) {
     report_.file = label_;
+    row_bound_ = lines_in(bytes);
     config::csv::Row header;
     if (!reader_.next(header))
       throw ConfigError(ErrorCode::EmptyFile, SourceMark{label_, 1, 1}, "", "the Helios cluster log is empty (no header)");

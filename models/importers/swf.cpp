@@ -32,6 +32,7 @@ class SwfSource : public TraceSource {
   SwfSource(const std::string& bytes, std::string label, const TraceOptions& options)
       : bytes_(bytes), label_(std::move(label)), options_(options) {
     report_.file = label_;
+    row_bound_ = lines_in(bytes);
   }
 
   bool next(TraceJob& job) override {

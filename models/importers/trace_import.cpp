@@ -99,6 +99,10 @@ std::string hours_text(double h) {
 
 }  // namespace
 
+std::size_t TraceSource::lines_in(const std::string& bytes) {
+  return static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')) + 1;
+}
+
 std::size_t TraceImportReport::skipped_total() const {
   std::size_t n = 0;
   for (const auto& [reason, rows] : skipped) n += rows;

@@ -126,8 +126,13 @@ class TraceSource {
   const std::vector<TraceMachineGroup>& machines() const { return machines_; }
   TraceImportReport& report() { return report_; }
   const TraceImportReport& report() const { return report_; }
+  // At least the jobs it can yield (the job file's lines): room to reserve up front.
+  std::size_t row_bound() const { return row_bound_; }
 
  protected:
+  // The lines of `bytes`, for row_bound.
+  static std::size_t lines_in(const std::string& bytes);
+  std::size_t row_bound_ = 0;
   std::vector<TraceMachineGroup> machines_;
   TraceImportReport report_;
 };
@@ -144,6 +149,7 @@ class TraceImport {
   const TraceOptions& options() const { return options_; }
   const std::vector<TraceMachineGroup>& machines() const { return source_->machines(); }
   const TraceImportReport& report() const { return source_->report(); }
+  std::size_t row_bound() const { return source_->row_bound(); }
   const config::ConfigNode& node() const { return node_; }
 
  private:
