@@ -433,3 +433,20 @@ TEST_CASE("the bundled Alibaba 2023 example: jobs and GPU-hours equal a direct c
   CHECK(s.cluster.total_nodes() == 1213);
   CHECK(s.cluster.total_gpus() == 6212);
 }
+
+TEST_CASE("gcsim validate prints the import report of the SWF example", "[scenario][cli]") {
+  const auto r = run_gcsim("validate " GCSIM_SOURCE_DIR "/scenarios/examples/traces/swf-resubmit.yaml");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  // 10 rows; job 4 (run time -1) and job 9 (0 s) skipped; job 6 takes its 24 requested processors.
+  CHECK(has(r.output, "10 rows read, 8 jobs made, 2 skipped"));
+  CHECK(has(r.output, "trace header: MaxProcs: 64"));
+  CHECK(has(r.output, "trace skipped 1: run time 0"));
+  CHECK(has(r.output, "trace skipped 1: run time unknown (-1)"));
+  CHECK(has(r.output, "trace note 1: processors from requested (field 8): allocated is -1"));
+  CHECK(has(r.output, "completed 7 failed 1"));
+  // Submits from 0 to job 10's 3000 s (50 m); job 8 (2400 s + 4 h) ends last, at 4 h 40 m.
+  // GPU-hours: (32 x 7200 + 16 x 3600 + 64 x 1800 + 8 x 600 + 24 x 5400 + 4 x 300 + 48 x 14400
+  // + 2 x 900) / 3600 = 1,231,800 / 3600 = 342.1667.
+  CHECK(has(r.output, "submits from 0s to 50m, last recorded end 4h 40m; 342.17 GPU-hours"));
+}
