@@ -82,6 +82,8 @@ int cmd_validate(const std::string& file, const models::LoadOptions& options, co
               s.workload.jobs.size(), generated, s.scheduler.policy.c_str());
   std::printf("%s: %s\n", file.c_str(), models::format_estimate(estimate, limits).c_str());
   for (const std::string& o : s.catalog_overrides) std::printf("%s: note: instance catalog: %s\n", file.c_str(), o.c_str());
+  // The import report of a workload.trace (docs/traces.md, "The import report").
+  for (const std::string& line : s.import_report) std::printf("%s: %s\n", file.c_str(), line.c_str());
   return 0;
 }
 

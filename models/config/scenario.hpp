@@ -153,6 +153,10 @@ struct Scenario {
   // Bundled instance rows that the scenario's `catalogs.instances` files replaced, one line
   // each (InstanceCatalog::overrides); validate and run print them.
   std::vector<std::string> catalog_overrides;
+  // The import report of a `workload.trace` (docs/traces.md, "The import report"): rows
+  // read, jobs made, skipped by reason, time span, GPU-hours, one line each; validate and
+  // run print them. Empty without a trace.
+  std::vector<std::string> import_report;
   // Every other file the scenario was resolved against: the bundled catalogs and each file
   // it names (extra catalogs, instance CSVs, traces, price CSVs, CSV tables), with bytes.
   std::vector<config::SourceRecord> inputs;

@@ -8,6 +8,7 @@
 #include "models/config/output_reader.hpp"
 #include "models/config/scheduler_reader.hpp"
 #include "models/config/workload_reader.hpp"
+#include "models/importers/trace_import.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/pricing/price_spec.hpp"
 #include "models/pricing/tco.hpp"
@@ -34,6 +35,7 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},
       {{"comm", COMM_KEYS}, "network.md"},
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
+      {{"workload.trace", TRACE_KEYS}, REFERENCE},
       {{"workload.generators[i].active", ACTIVE_KEYS}, REFERENCE},
       {{"estimate", ESTIMATE_KEYS}, REFERENCE},
       {{"distribution", DISTRIBUTION_KEYS}, REFERENCE},

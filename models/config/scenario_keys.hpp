@@ -19,7 +19,7 @@ inline constexpr config::KeySpec TOP_LEVEL_KEYS[] = {
      .kind = config::KeyKind::Duration, .min = 1},
     {"run_until", "`done` | `horizon`", "`horizon`", false, "", "whether the run ends at the horizon or with the last job"},
     {"catalogs", "map", "", false, "", "extra catalog files"},
-    {"cluster", "map", "", true, "", "the hardware"},
+    {"cluster", "map", "the trace's machines (a `workload.trace` with a machine list)", false, "", "the hardware"},
     {"network", "map", "", false, "", "the fabric between nodes (network.md)"},
     {"storage", "map", "", false, "", "storage tiers (storage.md)"},
     {"scheduler", "map", "`fifo`", false, "", "the scheduling policy"},

@@ -171,11 +171,25 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   // Phase 1: each section on its own (the catalogs first: the others name their entries).
   // Every file read goes through `sources`, relative to the file naming it.
   const Catalogs catalogs = read_catalogs(r.optional("catalogs"), bundled, sources);
-  s.cluster = read_cluster(r.required("cluster"), catalogs, sources);
+  // Without `cluster`, a trace's machine list is the cluster (docs/traces.md): read after
+  // the workload that names it. Without either, `cluster` is missing, as always.
+  const ConfigNode* cluster = r.optional("cluster");
+  const ConfigNode* workload_node = root.find("workload");
+  if (cluster == nullptr && (workload_node == nullptr || !workload_node->is_map() || workload_node->find("trace") == nullptr))
+    cluster = &r.required("cluster");
+  if (cluster) s.cluster = read_cluster(*cluster, catalogs, sources);
   if (const ConfigNode* net = r.optional("network")) s.network = topology::parse_network_spec(*net, &sources);
   if (const ConfigNode* storage = r.optional("storage")) s.storage = parse_storage(*storage);
 
   WorkloadSection workload = read_workload(r.required("workload"), catalogs.models, sources);
+  if (cluster == nullptr) {
+    if (!workload.trace_cluster)
+      workload_node->find("trace")->fail(ErrorCode::MissingKey,
+                                         "the scenario has no cluster, and this trace gives no machine list (`nodes:` for "
+                                         "alibaba-pai-2023): add a cluster section");
+    s.cluster = read_cluster(*workload.trace_cluster, catalogs, sources);
+  }
+  s.import_report = workload.import_report;
   s.workload = std::move(workload.spec);
   // After the workload: a policy's keys may name its teams (fair-share's weights).
   s.scheduler = read_scheduler(r.optional("scheduler"), schedulers, s.horizon,

@@ -13,6 +13,7 @@
 
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
+#include "models/importers/trace_import.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/config/names.hpp"
 #include "sim/config/reader.hpp"
@@ -394,7 +395,58 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   return g;
 }
 
+// The cluster section a trace's machines make, as a scenario would write it: one node type
+// per kind of machine, marked at its first machine's line in the machine list; priced per
+// GPU-hour from gpu_prices, else at zero (the import report says so).
+std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachineGroup>& groups, const std::string& file) {
+  std::vector<ConfigNode> types;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const TraceMachineGroup& g = groups[i];
+    const SourceMark at{file, g.line, 1};
+    const std::string path = "cluster.node_types[" + std::to_string(i) + "]";
+    auto scalar = [&](std::string text, const char* key) {
+      return ConfigNode::make_scalar(std::move(text), false, at, path + "." + key);
+    };
+    const long long mib = std::llround(g.memory_bytes / (1024.0 * 1024.0));
+    std::string name = g.trace_gpu + "-" + std::to_string(g.gpus) + "gpu-" + std::to_string(g.cpu_cores) + "cpu-" +
+                       std::to_string(mib / 1024) + "GiB";
+    for (char& c : name)
+      if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+    const std::string price = g.usd_per_gpu_hour > 0 ? units::shortest_text(g.usd_per_gpu_hour) + "/GPUh" : "0";
+    std::vector<std::pair<std::string, ConfigNode>> entries;
+    entries.emplace_back("name", scalar(name, "name"));
+    entries.emplace_back("gpu", scalar(g.gpu, "gpu"));
+    entries.emplace_back("gpus", scalar(std::to_string(g.gpus), "gpus"));
+    entries.emplace_back("cpu_cores", scalar(std::to_string(g.cpu_cores), "cpu_cores"));
+    entries.emplace_back("memory", scalar(std::to_string(mib) + "MiB", "memory"));
+    entries.emplace_back("count", scalar(std::to_string(g.count), "count"));
+    std::vector<std::pair<std::string, ConfigNode>> price_entries;
+    price_entries.emplace_back("on_demand_per_hour", ConfigNode::make_scalar(price, false, at, path + ".price.on_demand_per_hour"));
+    entries.emplace_back("price", ConfigNode::make_map(std::move(price_entries), at, path + ".price"));
+    types.push_back(ConfigNode::make_map(std::move(entries), at, path));
+  }
+  const SourceMark top{file, groups.empty() ? 1 : groups.front().line, 1};
+  std::vector<std::pair<std::string, ConfigNode>> cluster;
+  cluster.emplace_back("node_types", ConfigNode::make_sequence(std::move(types), top, "cluster.node_types"));
+  return std::make_shared<const ConfigNode>(ConfigNode::make_map(std::move(cluster), top, "cluster"));
+}
+
 }  // namespace
+
+ConfigNode WorkloadSection::trace_job_node(std::size_t i) const {
+  const std::size_t k = i - trace_first;
+  const SourceMark at{trace_file, trace_lines[k], 1};
+  const std::string path = "workload.trace.jobs[" + std::to_string(k) + "]";
+  std::vector<std::pair<std::string, ConfigNode>> entries;
+  entries.emplace_back("gpus", ConfigNode::make_scalar("", false, at, path + ".gpus"));
+  if (trace_gpu_names[k] > 0) {
+    std::vector<ConfigNode> names;
+    for (std::size_t g = 0; g < trace_gpu_names[k]; ++g)
+      names.push_back(ConfigNode::make_scalar("", false, at, path + ".gpu[" + std::to_string(g) + "]"));
+    entries.emplace_back("gpu", ConfigNode::make_sequence(std::move(names), at, path + ".gpu"));
+  }
+  return ConfigNode::make_map(std::move(entries), at, path);
+}
 
 WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources) {
   WorkloadSection section;
@@ -471,8 +523,59 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
         g.find("name")->fail(ErrorCode::Duplicate, "generator '" + spec.generators.back().name + "' is defined twice");
     }
   }
+  if (const ConfigNode* t = w.optional("trace")) {
+    // A trace's jobs, one at a time from its importer (docs/traces.md), after the written ones.
+    TraceImport trace(*t, sources);
+    section.trace_first = spec.jobs.size();
+    section.trace_file = trace.report().file;
+    // Room for every row up front: growing the name table row by row rehashed it (and
+    // re-read every name) some twenty times at a million rows.
+    const std::size_t bound = trace.row_bound();
+    spec.jobs.reserve(spec.jobs.size() + bound);
+    names.reserve(spec.jobs.size() + bound);
+    section.trace_lines.reserve(bound);
+    section.trace_gpu_names.reserve(bound);
+    TraceJob row;
+    while (trace.next(row)) {
+      JobSpec j;
+      j.name = std::move(row.name);
+      j.submit = sim::SimTime::from_ns(row.submit_ns);
+      j.duration = sim::SimTime::from_ns(row.duration_ns);
+      if (row.estimate_ns > 0) j.estimate = EstimateSpec{sim::SimTime::from_ns(row.estimate_ns), 0};
+      j.gpus = row.gpus;
+      j.gpu_milli = row.gpu_milli;
+      if (row.gpu_types.size() > 255)
+        throw ConfigError(ErrorCode::OutOfRange, SourceMark{section.trace_file, row.line, 1}, "gpu", "more than 255 GPU names");
+      section.trace_gpu_names.push_back(static_cast<std::uint8_t>(row.gpu_types.size()));
+      j.gpu_types = std::move(row.gpu_types);
+      j.team = teams.add(row.team);
+      spec.jobs.push_back(std::move(j));
+      section.trace_lines.push_back(row.line);
+      if (spec.jobs.size() - 1 == section.trace_first && section.trace_first == 0)
+        spec.jobs_mark = SourceMark{section.trace_file, row.line, 1};
+      if (!names.insert(static_cast<std::uint32_t>(spec.jobs.size() - 1)))
+        throw ConfigError(ErrorCode::Duplicate, SourceMark{section.trace_file, row.line, 1}, "workload.trace",
+                          "job name '" + spec.jobs.back().name + "' is used twice (a trace's job ids must be unique, and "
+                          "differ from the names of the jobs written out)");
+    }
+    section.import_report = trace.report().lines();
+    if (!trace.machines().empty()) {
+      section.trace_cluster = machines_cluster(trace.machines(), trace.report().machines_file);
+      std::string unpriced;
+      for (const TraceMachineGroup& g : trace.machines())
+        if (!g.priced && unpriced.find(g.trace_gpu) == std::string::npos) unpriced += (unpriced.empty() ? "" : ", ") + g.trace_gpu;
+      if (!unpriced.empty())
+        section.import_report.push_back("trace note: no price for " + unpriced +
+                                        " in gpu_prices: those machines cost nothing when they are the cluster");
+    }
+    if (trace.report().jobs == 0) {
+      std::string why;
+      for (const auto& [reason, rows] : trace.report().skipped) why += "; " + std::to_string(rows) + " skipped: " + reason;
+      t->fail(ErrorCode::Infeasible, "the trace gave no jobs (" + std::to_string(trace.report().rows) + " rows read" + why + ")");
+    }
+  }
   if (spec.jobs.empty() && spec.generators.empty())
-    node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs or generators");
+    node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs, generators or a trace");
   // Jobs are numbered with 32-bit ids, 0xffffffff meaning "no job" (models/coupling/expand_workload.cpp,
   // models/cluster/node_allocator.cpp): the total, summed in 64 bits, must fit below it.
   std::int64_t total_jobs = static_cast<std::int64_t>(spec.jobs.size());

@@ -26,6 +26,7 @@ inline constexpr std::int64_t MAX_TOTAL_JOBS = 4'294'967'294;
 inline constexpr config::KeySpec WORKLOAD_KEYS[] = {
     {"jobs", "list of maps, or `{file: jobs.csv}`", "none", false, "", "jobs written out, below"},
     {"generators", "list of maps", "none", false, "", "streams of jobs drawn from distributions, below"},
+    {"trace", "map", "none", false, "", "a public cluster trace replayed as jobs (docs/traces.md)"},
 };
 
 inline constexpr config::KeySpec JOB_KEYS[] = {
@@ -140,17 +141,33 @@ struct WorkloadSection {
   // Rows of the CSV read straight from their cells (the fast path of plain columns), not
   // through their maps: the tests' way to see that the fast path is taken.
   std::size_t jobs_csv_plain_rows = 0;
+  // A `trace:`'s jobs follow the written ones in spec.jobs, from trace_first on; each is
+  // marked in errors by its row's line in trace_file (and the count of its `gpu` names),
+  // not by a node: trace_job_node makes one when asked.
+  std::size_t trace_first = 0;
+  std::string trace_file;
+  std::vector<std::int32_t> trace_lines;
+  std::vector<std::uint8_t> trace_gpu_names;
+  // The cluster section made from the trace's machines (null when it gives none).
+  std::shared_ptr<const config::ConfigNode> trace_cluster;
+  std::vector<std::string> import_report;  // TraceImportReport::lines()
+  config::ConfigNode trace_job_node(std::size_t i) const;
 
-  // Calls f(i, node) for each written-out job i in order, with the node read_job read.
+  // Calls f(i, node) for each written-out job i in order, with the node read_job read,
+  // then for each trace job, with the node trace_job_node makes.
   template <class F>
   void for_each_job_node(F&& f) const {
     if (!jobs_csv) {
       for (std::size_t i = 0; i < job_nodes.size(); ++i) f(i, *job_nodes[i]);
-      return;
+    } else {
+      config::csv::Row row;
+      for (std::size_t i = 0; jobs_csv->next(row); ++i) f(i, jobs_csv->node(row, i));
+      jobs_csv->rewind();
     }
-    config::csv::Row row;
-    for (std::size_t i = 0; jobs_csv->next(row); ++i) f(i, jobs_csv->node(row, i));
-    jobs_csv->rewind();
+    for (std::size_t k = 0; k < trace_lines.size(); ++k) {
+      const config::ConfigNode n = trace_job_node(trace_first + k);
+      f(trace_first + k, n);
+    }
   }
 };
 
