@@ -131,7 +131,12 @@ void LasScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiti
   tick_ = now_ns % interval_ns == 0;
   const double now_s = cluster.now.seconds();
   promote_due(now_s, waiting);
-  if (tick_) demote_running(now_s);
+  // Once per tick: the passes that follow at the same instant (after each preemption's
+  // stop) would find the same queues, at a look at every running job each.
+  if (tick_ && now_ns != demoted_at_ns_) {
+    demote_running(now_s);
+    demoted_at_ns_ = now_ns;
+  }
   OrderedScheduler::schedule(cluster, waiting, out);
   // The next tick, while someone waits and someone runs, or starts now (nothing to decide
   // otherwise; an arrival or an end calls the policy anyway). The jobs placed by this pass

@@ -13,7 +13,9 @@
 // start only in free capacity. Against starvation (Tiresias' promotion), a waiting job
 // that has waited `promote` times its counted run time (counted service / GPUs) goes back
 // to the first queue, its counted service starting again from zero. `promote: 0` never
-// promotes. Blocking as fifo's (ordered.hpp).
+// promotes. Blocking as fifo's (ordered.hpp). A preempted job resumes from its progress,
+// as Tiresias assumes: with no `scheduler.preemption` map a job without a checkpoint keeps
+// its work (PolicyDef::resumes_by_default) instead of losing its run.
 //
 // Keys (`scheduler:` with `policy: las`): placement, blocking (ordered.hpp), and
 //   queues       integer 1..16                  default 2 (or one more than thresholds)
@@ -92,6 +94,7 @@ class LasScheduler final : public OrderedScheduler {
   using Due = std::pair<double, std::uint32_t>;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> promotions_;  // (time, job), stale ones skipped
   bool tick_ = false;                 // this pass is on a tick
+  std::int64_t demoted_at_ns_ = -1;   // the tick running jobs were last put in their queues at
 };
 
 PolicyDef<LasParams> las_policy();
