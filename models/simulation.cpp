@@ -113,6 +113,8 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
                 "No trace was written");
   }
   const double loop_cpu_s = thread_cpu_s() - loop_start_cpu_s;
+  if (!cluster.stall_note().empty())
+    throw Error("scenario '" + scenario.name + "': the run was stopped: " + cluster.stall_note() + ". No trace was written");
 
   RunSummary s;
   s.end_s = cluster.end_time().seconds();

@@ -108,6 +108,8 @@ void Cluster::arrive(Job& j) {
 
 void Cluster::on_arrival(std::uint64_t id) {
   arrive(jobs_[id]);
+  lost_preemptions_ = 0;
+  progress_at_ = engine_.now();
   // One arrival event is pending at a time: the next job's is scheduled from this one, so
   // a million-job workload does not fill the event queue up front.
   next_arrival_ = id + 1;
@@ -121,6 +123,8 @@ void Cluster::on_arrival(std::uint64_t id) {
 void Cluster::on_submitted_arrival(std::uint64_t id) {
   --pending_submits_;
   arrive(jobs_[id]);
+  lost_preemptions_ = 0;
+  progress_at_ = engine_.now();
   request_schedule();
 }
 
@@ -407,6 +411,8 @@ void Cluster::on_finish(std::uint64_t id) {
   j.held_gpu_s += run_s * j.gpu_share_held();
   policy_->run_ended(j.id, engine_.now());
   job_finished.emit(j);
+  lost_preemptions_ = 0;
+  progress_at_ = engine_.now();
   release_drained_nodes_of(j);
   if (scenario_.run_until == RunUntil::Done && running_.empty() && queue_.empty() && no_more_arrivals()) {
     engine_.cancel(end_event_);

@@ -72,6 +72,10 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   int up_gpus() const { return alloc_.up_gpus(); }  // GPUs of nodes that are up
   double allocated_gpus() const { return alloc_.allocated_gpus(); }  // a shared GPU counts its jobs' shares
   bool ended() const { return ended_; }
+  // Under run_until: done, the run was ended for want of progress: preemptions that lost
+  // their work kept coming with no job completing and none arriving (a livelock; see
+  // stall_note()). Empty: it was not.
+  const std::string& stall_note() const { return stall_note_; }
 
   // The source of model-described jobs' starting speeds (ModelSpeeds registers itself).
   // Required before a model-described job starts.
@@ -199,6 +203,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // InternalError naming the policy for an invalid decision; flags the placed entries in placed_.
   void validate(const Decisions& d);
   void preempt(Job& j, const Preemption& p);
+  void guard_livelock();  // after a preemption that lost its work
   // A stop planned for a time (a budget's or a policy's, after a last checkpoint).
   void on_planned_stop(std::uint64_t arg);
   // Writes a last checkpoint taking `write` (a preemption's `save` when `is_save`: no tier
@@ -251,6 +256,11 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   bool shares_gpus_ = false;          // some job shares a GPU: the view carries ClusterView::gpu_room
   bool woken_ = false;                // this pass is a wake-up the policy asked for
   bool ended_ = false;
+  // The livelock guard (run_until: done): preemptions that lost work since the last
+  // completion or arrival, and since when.
+  std::uint64_t lost_preemptions_ = 0;
+  sim::SimTime progress_at_;
+  std::string stall_note_;
   sim::SimTime end_time_;
   sim::EventId end_event_;
   sim::SimTime wake_at_ = sim::SimTime::max();

@@ -7,10 +7,12 @@
 // (which sees the GPUs a losing preemption, or a save of 0 s, freed).
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 
 #include "models/cluster/cluster.hpp"
 #include "models/core/event_priorities.hpp"
 #include "sim/check.hpp"
+#include "sim/units.hpp"
 
 namespace gcsim::models {
 
@@ -107,16 +109,47 @@ void Cluster::validate(const Decisions& d) {
 // `save` is a pause of that length that keeps all the work; without one it is the job's
 // ordinary last checkpoint, through its tier if it has one. A network-driven job (its steps
 // are not checkpointed) and, by default, a job without checkpoints cannot save: they lose
-// their run, as with `mode: lose`.
+// their run, as with `mode: lose`; unless the policy's default keeps its work
+// (keep_without_checkpoint: las), a save and restore of no time.
 void Cluster::preempt(Job& j, const Preemption& p) {
   const PreemptionSpec& how = scheduler_->preemption;
   j.preempt_reason = p.reason;
   j.preempted = true;
   j.preempted_at = engine_.now();
-  j.preempt_saves = how.mode == PreemptionMode::Save && !j.driven && (how.save || j.checkpoint);
-  if (!j.preempt_saves) stop_job(j, StopReason::Preempted);
-  else if (how.save) plan_stop_after_checkpoint(j, StopReason::Preempted, *how.save, true);
-  else plan_stop_after_checkpoint(j, StopReason::Preempted, j.checkpoint->write_time, false);
+  j.preempt_saves = how.mode == PreemptionMode::Save && !j.driven && (how.save || j.checkpoint || how.keep_without_checkpoint);
+  if (!j.preempt_saves) {
+    stop_job(j, StopReason::Preempted);
+    guard_livelock();
+  } else if (how.save) plan_stop_after_checkpoint(j, StopReason::Preempted, *how.save, true);
+  else if (j.checkpoint) plan_stop_after_checkpoint(j, StopReason::Preempted, j.checkpoint->write_time, false);
+  else plan_stop_after_checkpoint(j, StopReason::Preempted, sim::SimTime::zero(), true);  // the policy's default
+}
+
+// Under run_until: done a run ends when its last job does. Preemptions that lose their
+// work can keep a set of jobs running and stopping for ever (las with `mode: lose`: each
+// run is cut at the next round before the job is done; docs/scheduling.md, "las"): the run
+// would go on to the horizon doing nothing useful. Without a completion or an arrival,
+// the set of live jobs is fixed, so STALL_PER_JOB such preemptions per live job (and at
+// least STALL_MIN) mean that this set is cycling, not progressing: the run ends there and
+// run_simulation reports it as an error. A preemption that keeps its work always makes
+// progress (the work left only shrinks), so the guard counts only those that lose it.
+void Cluster::guard_livelock() {
+  constexpr std::uint64_t STALL_MIN = 100;
+  constexpr std::uint64_t STALL_PER_JOB = 10;
+  if (scenario_.run_until != RunUntil::Done || ended_) return;
+  const std::size_t waiting = queue_.waiting().size() + queue_.held().size();
+  const std::uint64_t live = waiting + running_.size();
+  if (++lost_preemptions_ < std::max(STALL_MIN, STALL_PER_JOB * live)) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(lost_preemptions_));
+  stall_note_ = "no progress (a livelock): from " + units::format_duration_s(progress_at_.seconds()) + " to " +
+                units::format_duration_s(engine_.now().seconds()) + " no job completed and none arrived, while " +
+                buf + " preemptions by the policy lost their runs' work (" + std::to_string(waiting) +
+                " jobs waiting, " + std::to_string(running_.size()) +
+                " running). Preempted jobs without checkpoints lose their runs: give them checkpoints or "
+                "`scheduler.preemption: {save: ..., restore: ...}`, or end at the horizon (run_until: horizon)";
+  engine_.cancel(end_event_);
+  end_event_ = engine_.schedule_at<&Cluster::on_end>(engine_.now(), this, 0, PRIORITY_END);
 }
 
 void Cluster::refresh_prices() {

@@ -144,6 +144,7 @@ SchedulerSpec read_scheduler(const config::ConfigNode* section, const SchedulerR
   keys.insert(keys.end(), entry->keys.begin(), entry->keys.end());
   config::MapReader map(*section, keys);  // refuses keys the policy does not have, at once
   if (const config::ConfigNode* preemption = map.optional("preemption")) spec.preemption = read_preemption(*preemption, horizon);
+  else spec.preemption.keep_without_checkpoint = entry->resumes_by_default;
   if (const config::ConfigNode* quotas = map.optional("quotas")) spec.quotas = read_quotas(*quotas, context);
   spec.params = entry->parse(map, registry, context);
   return spec;

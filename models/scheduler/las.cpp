@@ -11,6 +11,9 @@ namespace gcsim::models {
 
 namespace {
 constexpr double ID_SPAN = 4294967296.0;  // job ids are below 2^32
+// Seconds of simulated time are below 2^63 ns, about 9.2e9 s: a queue's waiting keys lie
+// in [queue x TIME_SPAN, (queue + 1) x TIME_SPAN).
+constexpr double TIME_SPAN = 1e10;
 }  // namespace
 
 namespace {
@@ -38,9 +41,18 @@ int LasScheduler::queue_of(double gpu_s) const {
   return static_cast<int>(std::upper_bound(t.begin(), t.end(), gpu_s) - t.begin());
 }
 
+double LasScheduler::wait_key(const State& s) const {
+  // A promoted job joins the first queue behind the jobs already there (a job entering a
+  // queue goes to its tail, as in any multi-level feedback queue): by its submission it
+  // would go ahead of every job submitted after it, and under overload the same promoted
+  // jobs would hold the head of the first queue while jobs that never ran wait behind them.
+  // Keys by submission keep the id order (ids are in submit order; ties go by id).
+  return s.queue * TIME_SPAN + (s.queue == 0 && s.promoted_s >= 0 ? s.promoted_s : s.submit_s);
+}
+
 double LasScheduler::order_key(const QueuedJob& job) const {
   // Called from job_waiting, after the job's state was set.
-  return static_cast<double>(states_[job.job].queue);
+  return wait_key(states_[job.job]);
 }
 
 void LasScheduler::job_waiting(const QueuedJob& job) {
@@ -50,6 +62,8 @@ void LasScheduler::job_waiting(const QueuedJob& job) {
   s.attained_gpu_s = job.attained_gpu_s;
   const double counted = std::max(0.0, job.attained_gpu_s - s.base_gpu_s);
   s.queue = queue_of(counted);
+  s.submit_s = job.submit.seconds();
+  if (s.queue > 0) s.promoted_s = -1;
   s.promote_at_s = -1;
   if (s.queue > 0 && params_las_.promote > 0) {
     s.promote_at_s = job.waiting_since.seconds() + params_las_.promote * counted / s.share;
@@ -94,8 +108,9 @@ void LasScheduler::promote_due(double now_s, const WaitingJobs& waiting) {
     s.promote_at_s = -1;
     s.base_gpu_s = s.attained_gpu_s;
     s.queue = 0;
+    s.promoted_s = now_s;
     order_.erase(job);
-    order_.insert(job, s.gpus, 0.0);
+    order_.insert(job, s.gpus, wait_key(s));
   }
 }
 
@@ -116,12 +131,19 @@ void LasScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiti
   tick_ = now_ns % interval_ns == 0;
   const double now_s = cluster.now.seconds();
   promote_due(now_s, waiting);
-  if (tick_) demote_running(now_s);
+  // Once per tick: the passes that follow at the same instant (after each preemption's
+  // stop) would find the same queues, at a look at every running job each.
+  if (tick_ && now_ns != demoted_at_ns_) {
+    demote_running(now_s);
+    demoted_at_ns_ = now_ns;
+  }
   OrderedScheduler::schedule(cluster, waiting, out);
-  // The next tick, while someone waits (nothing to decide otherwise; an arrival or an end
-  // calls the policy anyway).
+  // The next tick, while someone waits and someone runs, or starts now (nothing to decide
+  // otherwise; an arrival or an end calls the policy anyway). The jobs placed by this pass
+  // count: when the last run has just ended, they are the ones a later tick demotes and
+  // preempts (without them, nothing would wake the policy before their runs end).
   // SimTime's sum saturates: a tick past the time range is never (max()).
-  if (waiting.size() > out.placements.size() && !running_ids_.empty())
+  if (waiting.size() > out.placements.size() && (!running_ids_.empty() || !out.placements.empty()))
     out.wake_at = sim::SimTime::from_ns(now_ns / interval_ns * interval_ns) + params_las_.interval;
 }
 
@@ -198,9 +220,13 @@ void read_las(config::MapReader& map, const PolicyContext&, LasParams& p) {
 }  // namespace
 
 PolicyDef<LasParams> las_policy() {
-  return ordered_policy_def<LasScheduler, LasParams>(
+  PolicyDef<LasParams> def = ordered_policy_def<LasScheduler, LasParams>(
       "las", "least attained service (Tiresias' discretized 2D-LAS): queues by GPU-time run, preempts on a round",
       LAS_KEYS, false, read_las);
+  // Tiresias' LAS preempts by checkpoint and restart: a preempted job resumes from its
+  // progress. Losing the run instead livelocks a saturated cluster (docs/scheduling.md).
+  def.resumes_by_default = true;
+  return def;
 }
 
 }  // namespace gcsim::models

@@ -2,7 +2,8 @@
 // A job's attained service is GPUs x time run (GPU-seconds); `queues` priority queues
 // split it at `thresholds`: a job is in queue k (0 first) while its service counted so far
 // is at least thresholds[k-1] and below thresholds[k]. Waiting jobs are ordered by queue,
-// first in, first out inside a queue (submit time, then place in the workload). Decisions
+// first in, first out inside a queue (submit time, then place in the workload; a promoted
+// job by the time of its promotion, behind the jobs that came before it). Decisions
 // that preempt are taken on a round of `interval` (ticks at multiples of it from time 0;
 // Tiresias' and Gavel's round length): at each tick, running jobs are put in the queue of
 // the service they have attained by then (a running job is demoted when it crosses a
@@ -12,7 +13,9 @@
 // start only in free capacity. Against starvation (Tiresias' promotion), a waiting job
 // that has waited `promote` times its counted run time (counted service / GPUs) goes back
 // to the first queue, its counted service starting again from zero. `promote: 0` never
-// promotes. Blocking as fifo's (ordered.hpp).
+// promotes. Blocking as fifo's (ordered.hpp). A preempted job resumes from its progress,
+// as Tiresias assumes: with no `scheduler.preemption` map a job without a checkpoint keeps
+// its work (PolicyDef::resumes_by_default) instead of losing its run.
 //
 // Keys (`scheduler:` with `policy: las`): placement, blocking (ordered.hpp), and
 //   queues       integer 1..16                  default 2 (or one more than thresholds)
@@ -71,6 +74,8 @@ class LasScheduler final : public OrderedScheduler {
     double promote_at_s = -1;   // when a waiting job is promoted; < 0: never
     int gpus = 0;
     double share = 0;           // GPUs it holds, a share of a GPU as its share (attained service per second)
+    double promoted_s = -1;     // when it was last promoted (its place in the first queue); < 0: not since
+    double submit_s = 0;
     int queue = 0;              // its queue as last set
     std::uint32_t running_pos = 0;
   };
@@ -78,6 +83,9 @@ class LasScheduler final : public OrderedScheduler {
   void promote_due(double now_s, const WaitingJobs& waiting);
   void demote_running(double now_s);
   double victim_key(std::uint32_t job) const;
+  // Its place in the waiting order: its queue, then when it entered that queue as the
+  // order counts it (its promotion for a promoted job, else its submission).
+  double wait_key(const State& s) const;
 
   LasParams params_las_;
   std::vector<State> states_;         // by job id
@@ -86,6 +94,7 @@ class LasScheduler final : public OrderedScheduler {
   using Due = std::pair<double, std::uint32_t>;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> promotions_;  // (time, job), stale ones skipped
   bool tick_ = false;                 // this pass is on a tick
+  std::int64_t demoted_at_ns_ = -1;   // the tick running jobs were last put in their queues at
 };
 
 PolicyDef<LasParams> las_policy();

@@ -67,6 +67,10 @@ struct PolicyDef {
   // have been refused) and validates them; throws ConfigError at the offending node.
   std::function<Params(config::MapReader& map, const SchedulerRegistry& registry, const PolicyContext& context)> parse;
   std::function<std::unique_ptr<Scheduler>(const Params& params, const SchedulerRegistry& registry)> make;
+  // The policy assumes a preempted job resumes from its progress (las, after Tiresias):
+  // when the scenario gives no `scheduler.preemption`, a job without a checkpoint keeps
+  // its work (PreemptionSpec::keep_without_checkpoint) instead of losing its run.
+  bool resumes_by_default = false;
 };
 
 class SchedulerRegistry {
@@ -80,6 +84,7 @@ class SchedulerRegistry {
         parse;
     // `params` null: the policy's defaults (a SchedulerSpec built by hand).
     std::function<std::unique_ptr<Scheduler>(const SchedulerParams* params, const SchedulerRegistry&)> make;
+    bool resumes_by_default = false;  // PolicyDef::resumes_by_default
   };
 
   // A name registered twice throws InternalError.
@@ -125,6 +130,7 @@ void SchedulerRegistry::add_policy(PolicyDef<Params> def) {
   Policy p;
   p.description = std::move(def.description);
   p.keys = def.keys;
+  p.resumes_by_default = def.resumes_by_default;
   p.parse = [parse = std::move(def.parse)](config::MapReader& map, const SchedulerRegistry& registry,
                                            const PolicyContext& context) {
     return std::shared_ptr<const SchedulerParams>(

@@ -34,6 +34,11 @@ struct PreemptionSpec {
   // Unset: the job's checkpoint restore_time; a job without a checkpoint restores for as
   // long as its save took.
   std::optional<sim::SimTime> restore;
+  // With `save` unset: a job without a checkpoint keeps all its work anyway, saved and
+  // restored in no time, instead of losing its run. Set when the scenario gives no
+  // `preemption` and the policy assumes preempted jobs resume from their progress (las:
+  // Tiresias' checkpoint-based preemption; SchedulerRegistry::Policy::resumes_by_default).
+  bool keep_without_checkpoint = false;
 };
 
 // Team quotas by the time of the week (`scheduler.quotas`; docs/scheduling.md, "Team quotas

@@ -10,7 +10,9 @@
 
 #include "models/scheduler/fair_share.hpp"
 #include "models/scheduler/las.hpp"
+#include "models/register_builtins.hpp"
 #include "models/scheduler/scheduler_registry.hpp"
+#include "models/simulation.hpp"
 #include "support/scheduler_runs.hpp"
 
 using namespace gcsim;
@@ -94,6 +96,91 @@ TEST_CASE("las promotes a starving job back to the first queue: two long jobs ta
   CHECK(on["B"].end_min == Approx(20 * 60));
   CHECK(on["A"].preemptions == 9);
   CHECK(on["B"].preemptions == 9);
+}
+
+TEST_CASE("las: a promoted job joins the first queue behind the jobs already there", "[model][scheduler]") {
+  // The case above with C (1h), submitted at 90m, never run. At the 120m tick A (waited
+  // 60m = its counted 1h run) is promoted and B (1 GPU-h) demoted. Ordered by submission
+  // A (0m) would go ahead of C (90m), and so would B at 180m, A at 240m, ...: the two
+  // promoted jobs take turns as above (A ends 19h, B 20h) and C, never run, starves until
+  // 20h. A promoted job's place is its promotion (120m), behind C (90m): C preempts B and
+  // runs 120-180m; then A (promoted 120m) runs 180-240m, B (promoted 180m) 240-300m, ...:
+  // A's 9 h left in the slots from 3h, 5h, ..., 19h, ends 20h; B's from 4h, ..., 20h, ends 21h.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: B, submit: 30m, gpus: 1, duration: 10h}\n"
+                           "    - {name: C, submit: 90m, gpus: 1, duration: 1h}\n";
+  auto t = run_job_times(scenario("{policy: las, thresholds: [1h], interval: 1m, promote: 1, " + FREE + "}", 1, jobs));
+  CHECK(t["C"].start_min == Approx(120));
+  CHECK(t["C"].end_min == Approx(180));
+  CHECK(t["C"].preemptions == 0);
+  CHECK(t["A"].end_min == Approx(20 * 60));
+  CHECK(t["B"].end_min == Approx(21 * 60));
+  // A preempted at 1h, 4h, 6h, ..., 18h; B at 2h (for C), 5h, 7h, ..., 19h.
+  CHECK(t["A"].preemptions == 9);
+  CHECK(t["B"].preemptions == 9);
+}
+
+TEST_CASE("las keeps a preempted job's work by default: losing it livelocks", "[model][scheduler]") {
+  // 1 GPU, A and B of 2h each without checkpoints, B submitted at 30m; threshold 1 GPU-h,
+  // promote: 1. A runs 0-60m and is demoted; B (first queue) preempts it, runs 60-120m,
+  // is demoted, and A, promoted at 120m (waited 60m = its 1h), preempts B.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 2h}\n"
+                           "    - {name: B, submit: 30m, gpus: 1, duration: 2h}\n";
+  const std::string las = "policy: las, thresholds: [1h], interval: 1m, promote: 1";
+  SECTION("by default (no `preemption`) A resumes from its hour: A 120-180m, ends 3h; B 180-240m, ends 4h") {
+    const auto spec = test::scenario_from_yaml(scenario("{" + las + "}", 1, jobs));
+    CHECK(spec.scheduler.preemption.keep_without_checkpoint);
+    auto t = run_job_times(scenario("{" + las + "}", 1, jobs));
+    CHECK(t["A"].end_min == Approx(180));
+    CHECK(t["B"].start_min == Approx(60));  // B arrives while A runs in the same queue: waits
+    CHECK(t["B"].end_min == Approx(240));
+    CHECK(t["A"].preemptions == 1);
+    CHECK(t["B"].preemptions == 1);
+    for (const auto& j : test::run_jobs(spec)) {
+      CHECK(j.status == models::JobStatus::Completed);
+      CHECK(j.lost_gpu_s == 0);
+    }
+  }
+  SECTION("with mode: lose every run is 1h of a 2h job, preempted at the next hour: neither ever ends") {
+    // Preemptions at every hour from 1h to 72h, the 3-day horizon (its round comes before
+    // the end): 72, 36 of A (1h, 3h, ..., 71h) and 36 of B, each losing the hour it ran.
+    const auto spec = test::scenario_from_yaml(scenario("{" + las + ", preemption: {mode: lose}}", 1, jobs));
+    CHECK_FALSE(spec.scheduler.preemption.keep_without_checkpoint);
+    int preemptions = 0;
+    for (const auto& j : test::run_jobs(spec)) {
+      CHECK(j.status != models::JobStatus::Completed);
+      preemptions += j.preemptions;
+      CHECK(j.lost_gpu_s == Approx(j.preemptions * 3600.0));
+    }
+    CHECK(preemptions == 72);
+  }
+  SECTION("run_until: done ends such a livelock with an error at 100 lost preemptions; run_until: horizon does not") {
+    // No completion and no arrival after B's at 30m; two live jobs: the guard's limit is
+    // max(100, 10 x 2) = 100 preemptions that lost work, the 100th at 100h (4d 4h).
+    const std::string yaml = scenario("{" + las + ", preemption: {mode: lose}}", 1, jobs, "30d");
+    const auto spec = test::scenario_from_yaml(yaml);
+    const auto run = [&] { models::run_simulation(spec, models::builtins().schedulers, nullptr); };
+    REQUIRE_THROWS_AS(run(), Error);
+    try {
+      run();
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find("no progress (a livelock): from 30m") != std::string::npos);
+      CHECK(what.find("to 4d 4h") != std::string::npos);
+      CHECK(what.find("100 preemptions by the policy lost their runs' work") != std::string::npos);
+      CHECK(what.find("run_until: horizon") != std::string::npos);
+    }
+    std::string to_horizon = yaml;
+    to_horizon.replace(to_horizon.find("run_until: done"), 15, "run_until: horizon");
+    int preemptions = 0;
+    for (const auto& j : test::run_jobs(test::scenario_from_yaml(to_horizon))) preemptions += j.preemptions;
+    CHECK(preemptions == 30 * 24);  // every hour from 1h to 720h
+  }
+  SECTION("other policies keep the old default: a job without checkpoints loses its run") {
+    CHECK_FALSE(test::scenario_from_yaml(scenario("{policy: srtf}", 1, jobs)).scheduler.preemption.keep_without_checkpoint);
+    CHECK_FALSE(test::scenario_from_yaml(scenario("{policy: priority}", 1, jobs)).scheduler.preemption.keep_without_checkpoint);
+  }
 }
 
 TEST_CASE("las with several queues: a job's queue is the number of thresholds its service reached", "[unit][scheduler]") {
