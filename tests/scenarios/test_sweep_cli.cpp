@@ -24,6 +24,13 @@ using gcsim::test::has;
 // whose draws differ between replications, for intervals that are not zero.
 const std::string BASE = test::two_jobs_yaml("base", "10d");
 
+// BASE with `count` one-GPU jobs drawn from a generator (hourly arrivals, lognormal 2 h).
+std::string base_with_generator(int count) {
+  return BASE + "  generators:\n    - name: g\n      count: " + std::to_string(count) +
+         "\n      arrival: {dist: exponential, mean: 1h}\n      gpus: 1\n"
+         "      duration: {dist: lognormal, median: 2h, sigma: 1}\n";
+}
+
 }  // namespace
 
 TEST_CASE("a sweep's points give the figures computed by hand, in one table", "[scenario][cli][sweep]") {
@@ -52,15 +59,7 @@ metrics: [jct_mean_s, total_cost_usd, jobs_completed]
 // there once (it is the point's seed), and /points has it as a varied key.
 TEST_CASE("a sweep may vary the seed: the runs table's seed column is the varied one", "[scenario][cli][sweep]") {
   test::TempDir dir("sweep_seed");
-  std::string base = BASE;
-  base += R"(  generators:
-    - name: g
-      count: 20
-      arrival: {dist: exponential, mean: 1h}
-      gpus: 1
-      duration: {dist: lognormal, median: 2h, sigma: 1}
-)";
-  test::write_file(dir.file("base.yaml"), base);
+  test::write_file(dir.file("base.yaml"), base_with_generator(20));
   test::write_file(dir.file("s.yaml"), "base: base.yaml\nreplications: 2\nvary:\n  grid:\n    seed: [3, 8]\n"
                                        "metrics: [jct_mean_s]\n");
   const auto r = run_gcsim("sweep " + dir.file("s.yaml") + " -q -o " + dir.file("out"));
@@ -80,15 +79,7 @@ TEST_CASE("a sweep may vary the seed: the runs table's seed column is the varied
 
 TEST_CASE("a point's mean, standard deviation and interval are those of its runs", "[scenario][cli][sweep]") {
   test::TempDir dir("sweep_ci");
-  std::string base = BASE;
-  base += R"(  generators:
-    - name: g
-      count: 40
-      arrival: {dist: exponential, mean: 1h}
-      gpus: 1
-      duration: {dist: lognormal, median: 2h, sigma: 1}
-)";
-  test::write_file(dir.file("base.yaml"), base);
+  test::write_file(dir.file("base.yaml"), base_with_generator(40));
   test::write_file(dir.file("s.yaml"), "base: base.yaml\nreplications: 4\nvary:\n  grid:\n    scheduler.policy: [fifo, sjf]\n"
                                        "metrics: [jct_mean_s]\n");
   REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q -j 2 -o " + dir.file("j2")).code == 0);
