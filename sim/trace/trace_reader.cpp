@@ -275,8 +275,10 @@ class Hdf5TraceReader final : public TraceReader {
       // One chunk at a time: its buffers are a chunk's size, however large the block. When
       // every column's file type is its memory type (a little-endian machine reading what
       // gcsim writes), the cells are taken from the decoded rows as they are, as
-      // H5Tconvert's no-op conversion would; otherwise H5Tconvert converts them.
-      const bool as_stored = std::all_of(fields.begin(), fields.end(), [](const Field& f) { return f.as_stored; });
+      // H5Tconvert's no-op conversion would, and narrower integers are widened by hand;
+      // otherwise H5Tconvert converts them.
+      const bool as_stored =
+          std::all_of(fields.begin(), fields.end(), [](const Field& f) { return f.as_stored || f.stored_int_size != 0; });
       RawBuffers buffers;
       for (hsize_t start = 0; start < rows; start += raw.chunk_rows) {
         const hsize_t count = std::min<hsize_t>(raw.chunk_rows, rows - start);
@@ -290,7 +292,12 @@ class Hdf5TraceReader final : public TraceReader {
           for (hsize_t i = 0; i < count; ++i) {
             const unsigned char* row = stored_rows + i * raw.file_row_bytes;
             const std::size_t r = static_cast<std::size_t>(start + i);
-            for (const Field& f : fields) scatter(f, row + f.file_offset, r);
+            for (const Field& f : fields) {
+              if (f.kind == Kind::Int && f.stored_int_size != 0)
+                (*f.ints)[r] = widen(row + f.file_offset, f.stored_int_size, f.is_signed);
+              else
+                scatter(f, row + f.file_offset, r);
+            }
           }
         }
       }
@@ -373,7 +380,11 @@ class Hdf5TraceReader final : public TraceReader {
     std::size_t size = 0;
     std::size_t file_offset = 0;         // in a row of the file's type
     bool as_stored = false;              // the member's file type is its memory type: copied, not converted
-    bool is_signed = true;               // Enum: signedness of the base type
+    // Int: the member is a native-order integer that int64 holds whatever its value (signed of
+    // 1, 2, 4 or 8 bytes, unsigned of 1, 2 or 4), widened by hand from the stored row as
+    // H5Tconvert would (which holds HDF5's lock); 0: converted by HDF5.
+    std::size_t stored_int_size = 0;
+    bool is_signed = true;               // Enum: signedness of the base type; Int: of the member
     H5T_str_t pad = H5T_STR_NULLTERM;    // FixedStr
     std::vector<double>* f64 = nullptr;
     std::vector<std::int64_t>* ints = nullptr;
@@ -395,10 +406,17 @@ class Hdf5TraceReader final : public TraceReader {
         f.kind = Kind::Float;
         f.mem_type = Hid(H5Tcopy(H5T_NATIVE_DOUBLE), H5Tclose);
         break;
-      case H5T_INTEGER:
+      case H5T_INTEGER: {
         f.kind = Kind::Int;
         f.mem_type = Hid(H5Tcopy(H5T_NATIVE_INT64), H5Tclose);
+        const std::size_t bytes = H5Tget_size(member.get());
+        f.is_signed = H5Tget_sign(member.get()) == H5T_SGN_2;
+        const bool native_order = H5Tget_order(member.get()) == H5Tget_order(H5T_NATIVE_INT64);
+        const bool fits = f.is_signed ? (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8)
+                                      : (bytes == 1 || bytes == 2 || bytes == 4);
+        if (native_order && fits) f.stored_int_size = bytes;
         break;
+      }
       case H5T_ENUM: {
         // No enum-to-integer conversion exists in HDF5: read the native enum, widen by hand.
         f.kind = Kind::Enum;

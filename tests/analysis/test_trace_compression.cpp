@@ -196,7 +196,8 @@ TEST_CASE("rows decoded from the stored chunks equal HDF5's own reading of the s
     const std::string ours = dir.file("ours" + std::to_string(level) + ".h5");
     {
       // The rows of write_file, and a table with an int32 column, which is read as int64:
-      // converted by H5Tconvert, where the others' cells are taken as stored.
+      // widened by hand from the stored rows, as H5Tconvert would (the h5repack copies below
+      // are read by H5Dread, which converts with HDF5's own code).
       TraceOptions options;
       options.compression_level = level;
       auto f = TraceFile::create(ours, options);
