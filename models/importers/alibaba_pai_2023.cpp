@@ -88,15 +88,8 @@ class PaiSource : public TraceSource {
   }
 
   bool next(TraceJob& job) override {
-    while (pods_.reader.next(pods_.row)) {
-      ++report_.rows;
-      try {
-        if (read_pod(job)) return true;
-      } catch (const ConfigError&) {
-        if (!options_.skip_bad_rows) throw;
-        ++report_.skipped["malformed row (skip_bad_rows)"];
-      }
-    }
+    while (pods_.reader.next(pods_.row))
+      if (take_row(options_.skip_bad_rows, [&] { return read_pod(job); })) return true;
     return false;
   }
 

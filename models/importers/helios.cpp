@@ -35,15 +35,8 @@ class HeliosSource : public TraceSource {
   }
 
   bool next(TraceJob& job) override {
-    while (reader_.next(row_)) {
-      ++report_.rows;
-      try {
-        if (read_row(job)) return true;
-      } catch (const ConfigError&) {
-        if (!options_.skip_bad_rows) throw;
-        ++report_.skipped["malformed row (skip_bad_rows)"];
-      }
-    }
+    while (reader_.next(row_))
+      if (take_row(options_.skip_bad_rows, [&] { return read_row(job); })) return true;
     return false;
   }
 

@@ -47,13 +47,7 @@ class SwfSource : public TraceSource {
         header(line.substr(first + 1));
         continue;
       }
-      ++report_.rows;
-      try {
-        if (read_row(line, job)) return true;
-      } catch (const ConfigError&) {
-        if (!options_.skip_bad_rows) throw;
-        ++report_.skipped["malformed row (skip_bad_rows)"];
-      }
+      if (take_row(options_.skip_bad_rows, [&] { return read_row(line, job); })) return true;
     }
     return false;
   }

@@ -22,6 +22,7 @@
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
 #include "sim/config/source_resolver.hpp"
+#include "sim/errors.hpp"
 
 namespace gcsim::models {
 
@@ -132,6 +133,19 @@ class TraceSource {
  protected:
   // The lines of `bytes`, for row_bound.
   static std::size_t lines_in(const std::string& bytes);
+  // One row of the job file: counted, then `read` (true: it made a job). A row whose read
+  // throws ConfigError is counted as skipped under skip_bad_rows; otherwise the error goes on.
+  template <class Read>
+  bool take_row(bool skip_bad_rows, Read&& read) {
+    ++report_.rows;
+    try {
+      return read();
+    } catch (const ConfigError&) {
+      if (!skip_bad_rows) throw;
+      ++report_.skipped["malformed row (skip_bad_rows)"];
+      return false;
+    }
+  }
   std::size_t row_bound_ = 0;
   std::vector<TraceMachineGroup> machines_;
   TraceImportReport report_;
