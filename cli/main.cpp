@@ -151,6 +151,7 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
   for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());
+  for (const std::string& n : r.notes) std::printf("  note: %s\n", n.c_str());
   std::printf("  trace: %s\n", trace_path.c_str());
   for (const auto& p : pngs) std::printf("  plot:  %s\n", p.c_str());
   std::printf("  (gcsim analyze %s for the full report)\n", trace_path.c_str());

@@ -3,6 +3,7 @@
 
 #include "models/controllers/budgets.hpp"
 #include "models/builtin_parts.hpp"
+#include "models/recorded_part.hpp"
 #include "models/scheduler/backfill.hpp"
 #include "models/scheduler/cost_aware.hpp"
 #include "models/scheduler/fair_share.hpp"
@@ -12,6 +13,7 @@
 #include "models/scheduler/las.hpp"
 #include "models/scheduler/placement.hpp"
 #include "models/scheduler/priority.hpp"
+#include "models/scheduler/recorded.hpp"
 #include "models/scheduler/sjf.hpp"
 #include "models/scheduler/spot_fallback.hpp"
 #include "models/scheduler/srtf.hpp"
@@ -46,6 +48,7 @@ void register_builtins(Builtins& b) {
   b.schedulers.add_policy(hetero_policy());
   b.schedulers.add_policy(cost_aware_policy());
   b.schedulers.add_policy(spot_fallback_policy());
+  b.schedulers.add_policy(recorded_policy());
 
   b.components.add(model_speeds_component());
   b.components.add(cost_meter_component());
@@ -54,6 +57,7 @@ void register_builtins(Builtins& b) {
   b.components.add(spot_market_component());
   b.components.add(network_component());
   b.components.add(storage_component());
+  b.components.add(recorded_replay_component());
 }
 
 const Builtins& builtins() {

@@ -84,6 +84,9 @@ struct RunSummary {
   std::array<double, CHARGE_CATEGORIES> cost_by_category_usd{};
   std::size_t interruptions = 0;   // job runs ended by a lost node or a budget stop
   double lost_gpu_h = 0;           // GPU-hours of work redone
+  // What parts of the run want said beside the figures (the as-recorded replay's counts),
+  // one line each; `gcsim run` prints them as notes.
+  std::vector<std::string> notes;
 };
 
 // Reentrant: runs in other threads at the same time share nothing with this one but the

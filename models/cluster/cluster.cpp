@@ -93,6 +93,8 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
   q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
   q.deadline = j.deadline;
+  q.recorded_start = j.recorded_start;
+  q.recorded_node = j.recorded_node;
   return q;
 }
 
@@ -202,7 +204,8 @@ RunningPlace Cluster::where(std::uint32_t id) const {
               "where: job " + std::to_string(id) + " is not running");
   const Job& j = jobs_[id];
   return RunningPlace{j.node_type, alloc_.nodes_of(j), j.gpus_per_node_held, j.stopping,
-                      j.shares_gpu() ? std::countr_zero(j.gpu_mask) : -1, j.gpu_milli, j.gpu_mask, j.run_start};
+                      j.shares_gpu() && j.gpu_mask != 0 ? std::countr_zero(j.gpu_mask) : -1, j.gpu_milli, j.gpu_mask,
+                      j.run_start};
 }
 
 // ---- Progress ----

@@ -56,6 +56,11 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
   GCSIM_CHECK(p.count >= 1 && p.first <= d.nodes.size() && p.count <= d.nodes.size() - p.first,
               who() + ": nodes [" + std::to_string(p.first) + ", +" + std::to_string(p.count) + ") of a list of " +
                   std::to_string(d.nodes.size()));
+  j.over_capacity = false;
+  if (p.over_capacity) {
+    allocate_over(j, p, d, policy);
+    return;
+  }
   if (j.shares_gpu()) {
     GCSIM_CHECK(p.count == 1 && p.gpus_per_node == 1 && p.first < d.nodes.size(),
                 who() + ": a job sharing a GPU takes one GPU of one node, not " + std::to_string(p.count) + " x " +
@@ -106,6 +111,55 @@ void NodeAllocator::allocate(Job& j, const Placement& p, const Decisions& d, std
   allocated_milli_ += 1000LL * j.gpus_held();
 }
 
+void NodeAllocator::allocate_over(Job& j, const Placement& p, const Decisions& d, std::string_view policy) {
+  auto who = [&] { return "policy '" + std::string(policy) + "', placement over capacity of job '" + j.name + "'"; };
+  GCSIM_CHECK(p.gpu < 0 && p.gpu_mask == 0, who() + ": names GPUs, but it holds none");
+  if (j.shares_gpu())
+    GCSIM_CHECK(p.count == 1 && p.gpus_per_node == 1, who() + ": a job sharing a GPU takes one GPU of one node");
+  else
+    GCSIM_CHECK(p.gpus_per_node >= 1 && static_cast<long>(p.gpus_per_node) * p.count >= j.gpus,
+                who() + ": " + std::to_string(p.count) + " x " + std::to_string(p.gpus_per_node) + " GPUs for a job of " +
+                    std::to_string(j.gpus));
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const std::uint32_t n = d.nodes[p.first + i];
+    GCSIM_CHECK(n < nodes_.size(), who() + ": no node " + std::to_string(n));
+    GCSIM_CHECK(nodes_[n].type == p.node_type, who() + ": node " + std::to_string(n) + " is not of the type it names");
+    GCSIM_CHECK(view_[n].status == NodeStatus::Up, who() + ": node " + std::to_string(n) + " is not up (or is noticed)");
+    for (std::uint32_t k = 0; k < i; ++k)
+      GCSIM_CHECK(d.nodes[p.first + k] != n, who() + ": takes node " + std::to_string(n) + " twice");
+  }
+  const std::int64_t per_node = j.shares_gpu() ? j.gpu_milli : 1000LL * p.gpus_per_node;
+  j.over_capacity = true;
+  j.node_type = p.node_type;
+  j.gpus_per_node_held = p.gpus_per_node;
+  j.nodes_offset = static_cast<std::uint32_t>(held_nodes_.size());
+  j.nodes_count = p.count;
+  j.gpu_mask = 0;
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const std::uint32_t n = d.nodes[p.first + i];
+    nodes_[n].over_milli += per_node;
+    held_nodes_.push_back(n);
+    over_held_.emplace_back(n, j.id);
+  }
+  allocated_milli_ += per_node * p.count;
+  ++over_runs_;
+}
+
+void NodeAllocator::release_over(const Job& j, double run_s) {
+  const std::int64_t per_node = j.shares_gpu() ? j.gpu_milli : 1000LL * j.gpus_per_node_held;
+  const auto held = nodes_of(j);
+  for (std::uint32_t n : held)
+    GCSIM_CHECK(nodes_[n].over_milli >= per_node &&
+                    std::find(over_held_.begin(), over_held_.end(), std::make_pair(n, j.id)) != over_held_.end(),
+                "job '" + j.name + "' releases a place over capacity on node " + std::to_string(n) + " it does not hold");
+  for (std::uint32_t n : held) {
+    nodes_[n].over_milli -= per_node;
+    nodes_[n].busy_gpu_s += run_s * static_cast<double>(per_node) / 1000.0;
+    over_held_.erase(std::find(over_held_.begin(), over_held_.end(), std::make_pair(n, j.id)));
+  }
+  allocated_milli_ -= per_node * static_cast<std::int64_t>(held.size());
+}
+
 void NodeAllocator::allocate_share(Job& j, const Placement& p, std::uint32_t n, std::string_view policy) {
   auto who = [&] { return "policy '" + std::string(policy) + "', placement of job '" + j.name + "'"; };
   GCSIM_CHECK(n < nodes_.size(), who() + ": no node " + std::to_string(n));
@@ -154,6 +208,10 @@ void NodeAllocator::release_share(const Job& j, double run_s) {
 }
 
 void NodeAllocator::release(const Job& j, double run_s) {
+  if (j.over_capacity) {
+    release_over(j, run_s);
+    return;
+  }
   if (j.shares_gpu()) {
     GCSIM_CHECK(j.nodes_count == 1 && std::popcount(j.gpu_mask) == 1,
                 "job '" + j.name + "' releases a share of a GPU it does not hold");
@@ -192,6 +250,10 @@ void NodeAllocator::jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) co
     for (std::uint32_t id = gpu_job_[gpu]; id != NO_JOB; id = id < next_sharer_.size() ? next_sharer_[id] : NO_JOB)
       if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
   }
+  // Jobs over capacity here (rare: the `recorded` replay's), after the GPUs' own.
+  if (nodes_[n].over_milli > 0)
+    for (const auto& [node, id] : over_held_)
+      if (node == n && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
 }
 
 bool NodeAllocator::transition(std::uint32_t n, NodePhase to, NodeReason why, sim::SimTime now, bool billed,
@@ -219,7 +281,8 @@ bool NodeAllocator::transition(std::uint32_t n, NodePhase to, NodeReason why, si
   // A node leaving the running phases leaves no job behind: its jobs were stopped first.
   const bool was_up = node.up;
   const bool is_up = to == NodePhase::Up || to == NodePhase::Draining;
-  GCSIM_CHECK(is_up || node.busy_mask == 0, "node " + std::to_string(n) + " leaves service with jobs on it");
+  GCSIM_CHECK(is_up || (node.busy_mask == 0 && node.over_milli == 0),
+              "node " + std::to_string(n) + " leaves service with jobs on it");
   node.phase = to;
   node.reason = why;
   node.up = is_up;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/config/cluster_spec.hpp"
@@ -33,6 +34,9 @@ struct NodeState {
   sim::SimTime down_at;         // draining: when it goes (SimTime::max() for a drain without deadline)
   std::uint32_t first_gpu = 0;  // index of its GPU 0 in the cluster-wide GPU numbering
   double busy_gpu_s = 0;        // GPU-seconds of ended job runs on it (shares counted as shares)
+  // Thousandths of GPUs held by jobs placed over capacity (Placement::over_capacity): load
+  // beyond its GPUs, in no busy mask.
+  std::int64_t over_milli = 0;
 };
 
 class NodeAllocator {
@@ -61,7 +65,10 @@ class NodeAllocator {
   // (node_type, nodes_of, gpu_mask). InternalError, naming `policy`, unless every node
   // exists, is of the type p names, is up and not noticed, is listed once and has
   // p.gpus_per_node GPUs free, and the job fits the placement; a sharing job needs one
-  // node, one GPU, and that GPU to have its share unheld.
+  // node, one GPU, and that GPU to have its share unheld. A placement over capacity needs
+  // no free GPU: the job holds none (gpu_mask 0), its GPUs count in the nodes' over_milli
+  // and in allocated_gpus(), so the GPU owners stay exclusive while the load may exceed
+  // the GPUs.
   void allocate(Job& j, const Placement& p, const Decisions& d, std::string_view policy);
   // Frees the GPUs of j's run, which held them for run_s seconds. InternalError if the run
   // does not hold them (a second release would count them free twice).
@@ -79,8 +86,10 @@ class NodeAllocator {
                   sim::SimTime down_at = sim::SimTime::max());
   // The first released slot of `type`, or -1.
   std::int64_t released_slot(std::uint16_t type) const;
-  // Nothing holds any GPU (or share) of node n.
-  bool idle(std::uint32_t n) const { return nodes_[n].busy_mask == 0; }
+  // Nothing holds any GPU (or share) of node n, over capacity or not.
+  bool idle(std::uint32_t n) const { return nodes_[n].busy_mask == 0 && nodes_[n].over_milli == 0; }
+  // Runs placed over capacity so far (Placement::over_capacity).
+  std::uint64_t over_capacity_runs() const { return over_runs_; }
 
  private:
   void refresh_view(std::uint32_t n);
@@ -88,6 +97,8 @@ class NodeAllocator {
   static std::uint64_t lowest_free(const NodeState& node, int k);
   void allocate_share(Job& j, const Placement& p, std::uint32_t n, std::string_view policy);
   void release_share(const Job& j, double run_s);
+  void allocate_over(Job& j, const Placement& p, const Decisions& d, std::string_view policy);
+  void release_over(const Job& j, double run_s);
 
   std::vector<NodeState> nodes_;
   std::vector<NodeView> view_;          // what policies see; kept current at every change
@@ -102,6 +113,9 @@ class NodeAllocator {
   int total_gpus_ = 0;
   int up_gpus_ = 0;
   std::int64_t allocated_milli_ = 0;
+  // (node, job) of every run over capacity now: jobs_on() lists them with the node's own.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> over_held_;
+  std::uint64_t over_runs_ = 0;
 };
 
 }  // namespace gcsim::models

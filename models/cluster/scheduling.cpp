@@ -179,7 +179,7 @@ void Cluster::build_running_view() {
     r.first = static_cast<std::uint32_t>(running_nodes_.size());
     r.count = j.nodes_count;
     r.gpus_per_node = j.gpus_per_node_held;
-    if (j.shares_gpu()) r.gpu = std::countr_zero(j.gpu_mask);
+    if (j.shares_gpu() && j.gpu_mask != 0) r.gpu = std::countr_zero(j.gpu_mask);
     r.since = j.run_start;
     r.stopping = j.stopping;
     const auto nodes = alloc_.nodes_of(j);

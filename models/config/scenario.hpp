@@ -62,6 +62,11 @@ struct JobSpec {
   std::int16_t priority = 0;   // its class for `policy: priority` (higher first), -1000..1000
   std::int16_t team = -1;      // budget owner: index into WorkloadSpec::teams; -1 for none
   Precision precision = Precision::Fp32;
+  // A trace's job replayed as recorded (docs/traces.md, "Modes"): its recorded start, and the
+  // node (index in the cluster) of its recorded machine, -1 when not known; for the
+  // `recorded` policy.
+  std::optional<sim::SimTime> recorded_start;
+  std::int32_t recorded_node = -1;
 };
 
 // The key path of written-out job i, "workload.jobs[i]", for messages about it.

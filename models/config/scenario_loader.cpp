@@ -83,6 +83,32 @@ Catalogs recorded_bundled_catalogs(config::SourceResolver& sources) {
   });
 }
 
+// `workload.trace.mode: as-recorded` (docs/traces.md, "Modes"): the run's policy is
+// `recorded`, whatever `scheduler:` says (it is still read, so a typo there is an error);
+// recorded machines name nodes only of the cluster the trace's machine list makes.
+void replay_as_recorded(Scenario& s, bool own_cluster, bool has_scheduler, const SchedulerRegistry& schedulers,
+                        const ConfigNode& trace) {
+  if (schedulers.find_policy("recorded") == nullptr)
+    trace.fail(ErrorCode::Infeasible, "mode: as-recorded needs the policy `recorded`, which this registry does not hold");
+  std::string note = "trace note: mode as-recorded: every job starts at its recorded start under the policy `recorded`";
+  if (has_scheduler && s.scheduler.policy != "recorded")
+    note += "; the scenario's scheduler (policy " + s.scheduler.policy + ") is not used";
+  s.import_report.push_back(note);
+  s.scheduler = SchedulerSpec{};
+  s.scheduler.policy = "recorded";
+  if (own_cluster) {
+    std::size_t dropped = 0;
+    for (JobSpec& j : s.workload.jobs) {
+      dropped += j.recorded_node >= 0;
+      j.recorded_node = -1;
+    }
+    if (dropped > 0)
+      s.import_report.push_back("trace note " + std::to_string(dropped) +
+                                ": recorded machine not used (the scenario's cluster is not the trace's machine list): "
+                                "placed by best-fit");
+  }
+}
+
 Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers,
                    config::SourceResolver& sources);
 
@@ -194,6 +220,8 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   // After the workload: a policy's keys may name its teams (fair-share's weights).
   s.scheduler = read_scheduler(r.optional("scheduler"), schedulers, s.horizon,
                                PolicyContext{.teams = s.workload.teams, .knows_teams = true});
+  if (workload.as_recorded) replay_as_recorded(s, cluster != nullptr, root.find("scheduler") != nullptr, schedulers,
+                                               *workload_node->find("trace"));
   const ConfigNode* budgets = r.optional("budgets");
   if (budgets) s.budgets = read_budgets(*budgets);
   const ConfigNode* output = r.optional("output");

@@ -535,6 +535,17 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     names.reserve(spec.jobs.size() + bound);
     section.trace_lines.reserve(bound);
     section.trace_gpu_names.reserve(bound);
+    // As recorded: each job keeps its recorded start, and its recorded machine as the index
+    // of that machine's node in the cluster the machine list makes (types in group order,
+    // each type's nodes in file order; the loader drops it when the scenario has a cluster).
+    section.as_recorded = trace.options().mode == TraceMode::AsRecorded;
+    std::unordered_map<std::string, std::int32_t> machine_node;
+    if (section.as_recorded) {
+      std::int32_t n = 0;
+      for (const TraceMachineGroup& g : trace.machines())
+        for (const std::string& name : g.names) machine_node.emplace(name, n++);
+    }
+    std::size_t unknown_machines = 0;
     TraceJob row;
     while (trace.next(row)) {
       JobSpec j;
@@ -549,6 +560,14 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       section.trace_gpu_names.push_back(static_cast<std::uint8_t>(row.gpu_types.size()));
       j.gpu_types = std::move(row.gpu_types);
       j.team = teams.add(row.team);
+      if (section.as_recorded) {
+        j.recorded_start = sim::SimTime::from_ns(row.start_ns);
+        if (!row.machine.empty()) {
+          const auto m = machine_node.find(row.machine);
+          if (m != machine_node.end()) j.recorded_node = m->second;
+          else ++unknown_machines;
+        }
+      }
       spec.jobs.push_back(std::move(j));
       section.trace_lines.push_back(row.line);
       if (spec.jobs.size() - 1 == section.trace_first && section.trace_first == 0)
@@ -559,6 +578,9 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
                           "differ from the names of the jobs written out)");
     }
     section.import_report = trace.report().lines();
+    if (unknown_machines > 0)
+      section.import_report.push_back("trace note " + std::to_string(unknown_machines) +
+                                      ": recorded machine not in the machine list (placed by best-fit)");
     if (!trace.machines().empty()) {
       section.trace_cluster = machines_cluster(trace.machines(), trace.report().machines_file);
       std::string unpriced;

@@ -151,6 +151,9 @@ struct WorkloadSection {
   // The cluster section made from the trace's machines (null when it gives none).
   std::shared_ptr<const config::ConfigNode> trace_cluster;
   std::vector<std::string> import_report;  // TraceImportReport::lines()
+  // The trace is replayed as recorded (its mode): its jobs carry JobSpec::recorded_start
+  // and, from a machine list, recorded_node; the run's policy is `recorded`.
+  bool as_recorded = false;
   config::ConfigNode trace_job_node(std::size_t i) const;
 
   // Calls f(i, node) for each written-out job i in order, with the node read_job read,

@@ -33,6 +33,8 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     j.team = spec.team;
     j.priority = spec.priority;
     if (spec.deadline) j.deadline = j.submit.saturating_add(*spec.deadline);
+    if (spec.recorded_start) j.recorded_start = *spec.recorded_start;
+    j.recorded_node = spec.recorded_node;
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
       j.training = &*spec.training;

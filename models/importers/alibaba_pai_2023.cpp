@@ -133,6 +133,7 @@ class PaiSource : public TraceSource {
     job.name = name->text;
     job.submit_ns = created * NS_PER_S;
     job.duration_ns = (deleted - scheduled) * NS_PER_S;
+    job.start_ns = scheduled * NS_PER_S;
     job.gpus = static_cast<std::int32_t>(gpus);
     if (gpus == 1) {
       job.gpu_milli = static_cast<std::int16_t>(milli);
@@ -201,6 +202,8 @@ class PaiSource : public TraceSource {
           machines_.push_back(g);
         }
         ++machines_[it->second].count;
+        const config::csv::Field* sn = t.cell(SN);
+        machines_[it->second].names.push_back(sn ? sn->text : std::string());
         ++report_.machines;
         report_.machine_gpus += static_cast<std::size_t>(gpus);
       } catch (const ConfigError&) {

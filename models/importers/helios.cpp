@@ -110,6 +110,7 @@ class HeliosSource : public TraceSource {
     job.name = id->text;
     job.submit_ns = (submit - origin_s_) * NS_PER_S;
     job.duration_ns = run * NS_PER_S;
+    job.start_ns = (start - origin_s_) * NS_PER_S;
     job.gpus = static_cast<std::int32_t>(gpus);
     if (const config::csv::Field* vc = cell(VC); vc && !vc->text.empty()) job.team = vc->text;
     const config::csv::Field* state = cell(STATE);

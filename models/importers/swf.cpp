@@ -129,6 +129,8 @@ class SwfSource : public TraceSource {
     job.name = "swf-" + std::to_string(v[0]);
     job.submit_ns = submit * NS_PER_S;
     job.duration_ns = run * NS_PER_S;
+    // Field 3, the wait: the recorded start is submit + wait (-1: unknown, as-recorded skips it).
+    if (v[2] >= 0) job.start_ns = (submit + v[2]) * NS_PER_S;
     if (requested_time > 0) job.estimate_ns = requested_time * NS_PER_S;
     job.gpus = static_cast<std::int32_t>(procs);
     if (v[11] >= 0) job.team = "user-" + std::to_string(v[11]);

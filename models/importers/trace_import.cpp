@@ -43,14 +43,21 @@ TraceOptions read_options(MapReader& r) {
     format.fail(ErrorCode::Infeasible, "format " + o.format +
                                            " is not supported yet (docs/traces.md, \"Not there yet\"): convert the trace to a "
                                            "jobs CSV, or use swf, helios or alibaba-pai-2023");
-  if (const ConfigNode* mode = r.optional("mode")) {
-    if (config::read_enum(*mode, {"resubmit", "as-recorded"}) == "as-recorded")
-      mode->fail(ErrorCode::Infeasible, "mode: as-recorded is not supported yet (docs/traces.md, \"Modes\"): use mode: "
-                                        "resubmit, where gcsim's scheduler places the trace's jobs");
-  }
+  if (const ConfigNode* mode = r.optional("mode"))
+    if (config::read_enum(*mode, {"resubmit", "as-recorded"}) == "as-recorded") o.mode = TraceMode::AsRecorded;
   o.skip_bad_rows = r.value<bool>("skip_bad_rows");
   o.speedup = r.value<double>("speedup");
   o.scale_gpus = r.value<double>("scale_gpus");
+  // As recorded, the occupancy is the trace's: a transform that changes times or sizes
+  // would make it another one (docs/traces.md, "Modes").
+  if (o.mode == TraceMode::AsRecorded) {
+    if (o.speedup != 1)
+      r.where("speedup")->fail(ErrorCode::Conflict, "speedup changes the recorded times, which mode: as-recorded replays "
+                                                    "as they are: drop it, or use mode: resubmit");
+    if (o.scale_gpus != 1)
+      r.where("scale_gpus")->fail(ErrorCode::Conflict, "scale_gpus changes the recorded GPU counts, which mode: as-recorded "
+                                                       "replays as they are: drop it, or use mode: resubmit");
+  }
   if (const ConfigNode* w = r.optional("time_window")) {
     if (!w->is_sequence() || w->size() != 2)
       w->fail(ErrorCode::WrongType, "time_window is a list of two durations from the trace's start: [START, END], e.g. [0s, 7d]");
@@ -184,6 +191,18 @@ bool TraceImport::next(TraceJob& job) {
       ++rep.skipped["submitted at or after time_window's end"];
       continue;
     }
+    if (options_.mode == TraceMode::AsRecorded) {
+      // Its recorded start is what the replay needs; without it the job cannot be placed in time.
+      if (job.start_ns < 0) {
+        ++rep.skipped["no recorded start (mode: as-recorded needs one)"];
+        continue;
+      }
+      if (job.start_ns < job.submit_ns) {
+        ++rep.notes["recorded start before its submit (as-recorded: submitted at its start, a wait of 0)"];
+        job.submit_ns = job.start_ns;
+      }
+      job.start_ns -= options_.window_start_ns;
+    }
     const std::int64_t from_start = job.submit_ns - options_.window_start_ns;
     job.submit_ns = options_.speedup == 1 ? from_start
                                           : std::llround(static_cast<double>(from_start) / options_.speedup);
@@ -197,7 +216,11 @@ bool TraceImport::next(TraceJob& job) {
     }
     if (!any_ || job.submit_ns < rep.first_submit_ns) rep.first_submit_ns = job.submit_ns;
     if (!any_ || job.submit_ns > rep.last_submit_ns) rep.last_submit_ns = job.submit_ns;
-    rep.last_end_ns = std::max(rep.last_end_ns, job.submit_ns + job.duration_ns);
+    // As recorded, a job ends at its recorded start plus its run (resubmitted, at the earliest
+    // after its submit).
+    rep.last_end_ns = std::max(rep.last_end_ns, (job.start_ns >= 0 && options_.mode == TraceMode::AsRecorded
+                                                     ? job.start_ns
+                                                     : job.submit_ns) + job.duration_ns);
     any_ = true;
     ++rep.jobs;
     if (!job.status.empty()) ++rep.statuses[job.status];

@@ -34,7 +34,8 @@ inline constexpr config::KeySpec TRACE_KEYS[] = {
     {"file", "file", "", false, "", "swf: the .swf log"},
     {"jobs", "file", "", false, "", "helios: the cluster_log.csv"},
     {"mode", "`resubmit` | `as-recorded`", "`resubmit`", false, "",
-     "resubmit: jobs arrive at their submit times and gcsim's scheduler places them (as-recorded: not supported yet)"},
+     "resubmit: jobs arrive at their submit times and gcsim's scheduler places them; as-recorded: each starts at its "
+     "recorded start, whatever the policy (docs/traces.md, \"Modes\")"},
     {.name = "skip_bad_rows", .type = "bool",
      .help = "skip malformed rows (counted in the import report) instead of stopping at the first",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 0},
@@ -61,6 +62,8 @@ struct TraceJob {
   std::string name;
   std::int64_t submit_ns = 0;
   std::int64_t duration_ns = 0;    // > 0
+  std::int64_t start_ns = -1;      // its recorded start (as-recorded replay); -1: unknown
+  std::string machine;             // its recorded machine ("" when the trace does not say)
   std::int64_t estimate_ns = 0;    // the user's requested time; 0: none
   std::int32_t gpus = 1;
   std::int16_t gpu_milli = 1000;
@@ -79,6 +82,7 @@ struct TraceMachineGroup {
   double memory_bytes = 0;
   int count = 0;
   int line = 0;             // the first machine's line in the machine list
+  std::vector<std::string> names;  // its machines' names in file order (the derived type's nodes, in order)
   double usd_per_gpu_hour = 0;
   bool priced = false;
 };

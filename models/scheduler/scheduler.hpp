@@ -81,6 +81,10 @@ struct QueuedJob {
   double estimated_remaining_s = UNKNOWN;
   bool can_checkpoint = false;     // it writes checkpoints (a preemption's default save is one)
   sim::SimTime deadline = sim::SimTime::max();  // when it should be done (job key `deadline`); max(): none
+  // As a trace recorded it (mode: as-recorded; the `recorded` policy): when it started, and
+  // the node of its recorded machine; min() and -1 when not known.
+  sim::SimTime recorded_start = sim::SimTime::min();
+  std::int32_t recorded_node = -1;
 };
 
 // A running job: the waiting job's fields at now, plus where it runs and since when.
@@ -223,6 +227,10 @@ struct Placement {
   // The GPUs (bit = local index) it takes on each node, as the strategy planned them when the
   // view has ClusterView::gpu_room (the cluster checks them); 0: not said.
   std::uint64_t gpu_mask = 0;
+  // Start it even though its nodes lack the room (the `recorded` replay, which never delays
+  // a job): it holds none of their GPUs (gpu_mask 0, gpu -1) but counts in their load and in
+  // the allocated GPUs; the nodes must be up and of the type, the GPUs per node suffice.
+  bool over_capacity = false;
 };
 
 // Stop a running job. A policy says whom and why; how it stops (saving its work first or

@@ -49,6 +49,10 @@ struct JobRequest {
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
   std::int16_t priority = 0;               // its class (job key `priority`)
+  // As recorded in a trace (JobSpec::recorded_start, recorded_node; the `recorded` policy):
+  // min() and -1 when not known.
+  sim::SimTime recorded_start = sim::SimTime::min();
+  std::int32_t recorded_node = -1;
   // The user's estimate of its run time (key `estimate`): given, or its true length times
   // estimate_factor (drawn with the error, applied when its length is known, at arrival); NaN: none.
   double estimate_s = std::numeric_limits<double>::quiet_NaN();
@@ -71,6 +75,9 @@ struct JobRun {
   std::uint32_t nodes_count = 0;
   int gpus_per_node_held = 0;      // GPUs held on each of its nodes
   std::uint64_t gpu_mask = 0;      // which GPUs (bit = local index) it holds on each node
+  // Placed over capacity (Placement::over_capacity): it holds no GPU of its nodes (gpu_mask
+  // 0) but counts in their load and in the allocated GPUs.
+  bool over_capacity = false;
   // The GPUs it holds (or a share of), counted whole: the GPU-seconds it holds are
   // Job::gpu_share_held() per second.
   int gpus_held() const { return gpus_per_node_held * static_cast<int>(nodes_count); }

@@ -269,7 +269,7 @@ TEST_CASE("workload.trace keys: each refusal", "[unit]") {
   auto code = [](const std::string& trace) {
     return config_error([&] { import_trace(trace); }).code();
   };
-  CHECK(code("{format: swf, file: sample.swf, mode: as-recorded}") == ErrorCode::Infeasible);
+  CHECK(code("{format: swf, file: sample.swf, mode: as-recorded, speedup: 2}") == ErrorCode::Conflict);
   CHECK(code("{format: philly, jobs: x.json}") == ErrorCode::Infeasible);
   CHECK(code("{format: alibaba-pai-2020, jobs: x.csv}") == ErrorCode::Infeasible);
   CHECK(code("{format: sfw, file: sample.swf}") == ErrorCode::UnknownName);

@@ -1,0 +1,173 @@
+// The as-recorded replay's policy (see recorded.hpp).
+#include "models/scheduler/recorded.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gcsim::models {
+
+namespace {
+constexpr std::uint8_t NOT_KNOWN = 0, IN_HEAP = 1, BLOCKED = 2;
+}  // namespace
+
+void RecordedScheduler::job_waiting(const QueuedJob& job) {
+  if (job.job >= in_heap_.size()) in_heap_.resize(std::max<std::size_t>(job.job + 1, 2 * in_heap_.size()), NOT_KNOWN);
+  // Still in the heap or blocked from an earlier wait (it left and came back): that entry stands.
+  if (in_heap_[job.job] != NOT_KNOWN) return;
+  in_heap_[job.job] = IN_HEAP;
+  due_.push_back(Due{job.recorded_start, job.job});
+  std::push_heap(due_.begin(), due_.end(), later);
+}
+
+void RecordedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out) {
+  fit_.reset(cluster);
+  // First the jobs that found no node up before, in the order they became due.
+  retry_.clear();
+  for (std::uint32_t id : blocked_) {
+    if (!waiting.contains(id)) {
+      in_heap_[id] = NOT_KNOWN;
+      continue;
+    }
+    if (place(cluster, waiting[id], out)) in_heap_[id] = NOT_KNOWN;
+    else retry_.push_back(id);
+  }
+  blocked_.swap(retry_);
+  while (!due_.empty() && due_.front().at <= cluster.now) {
+    std::pop_heap(due_.begin(), due_.end(), later);
+    const Due d = due_.back();
+    due_.pop_back();
+    in_heap_[d.job] = NOT_KNOWN;
+    if (!waiting.contains(d.job)) continue;  // held meanwhile (a budget): it comes back through job_waiting
+    if (!place(cluster, waiting[d.job], out)) {
+      in_heap_[d.job] = BLOCKED;
+      blocked_.push_back(d.job);
+    }
+  }
+  if (!due_.empty()) out.wake_at = due_.front().at;
+}
+
+bool RecordedScheduler::place(const ClusterView& cluster, const QueuedJob& q, Decisions& out) {
+  // The types it may use that hold it on one node: a job that fits one node never spreads
+  // over several (whole nodes would hold more GPUs than it recorded).
+  std::uint64_t one_node = 0;
+  for (std::size_t t = 0; t < cluster.types.size() && t < 64; ++t)
+    if ((q.eligible_types >> t & 1) && q.gpus <= cluster.types[t].gpus_per_node) one_node |= std::uint64_t{1} << t;
+  int machine = -1;
+  bool unusable = false;
+  if (q.recorded_node >= 0) {
+    const auto n = static_cast<std::size_t>(q.recorded_node);
+    if (n < cluster.nodes.size() && cluster.nodes[n].status == NodeStatus::Up && (one_node >> cluster.nodes[n].type & 1))
+      machine = q.recorded_node;
+    else
+      unusable = true;
+  }
+  bool placed = false;
+  if (machine >= 0) {
+    const auto n = static_cast<std::uint32_t>(machine);
+    if (q.gpu_milli < 1000) {
+      placed = fit_.place_share_on(q, n, out);
+    } else if (fit_.free_gpus(n) >= q.gpus) {
+      Placement p{q.job, static_cast<std::uint32_t>(out.nodes.size()), 1, q.gpus, cluster.nodes[n].type, -1, 1000, 0};
+      out.nodes.push_back(n);
+      fit_.take_placed(p, out.nodes);
+      out.placements.push_back(p);
+      placed = true;
+    }
+    if (placed) ++counts_.on_machine;
+    else placed = place_over(cluster, q, machine, out);
+  } else {
+    QueuedJob one = q;
+    if (one_node != 0) one.eligible_types = one_node;
+    placed = fit_.try_place(one, out) || place_over(cluster, q, -1, out);
+  }
+  if (!placed) return false;
+  ++counts_.starts;
+  counts_.machine_unusable += unusable;
+  if (q.recorded_start != sim::SimTime::min() && cluster.now > q.recorded_start) ++counts_.late;
+  return true;
+}
+
+bool RecordedScheduler::place_over(const ClusterView& cluster, const QueuedJob& q, int node, Decisions& out) {
+  const auto first = static_cast<std::uint32_t>(out.nodes.size());
+  int type = -1, per_node = 0;
+  std::uint32_t count = 0;
+  auto eligible = [&](std::size_t t) { return t < 64 && (q.eligible_types >> t & 1); };
+  if (node >= 0) {
+    out.nodes.push_back(static_cast<std::uint32_t>(node));
+    type = cluster.nodes[static_cast<std::size_t>(node)].type;
+    per_node = q.gpu_milli < 1000 ? 1 : q.gpus;
+    count = 1;
+  } else {
+    // One node when one of its types holds it: the up node with the most free GPUs (the
+    // least overloaded), the lowest on ties.
+    int best = -1, best_free = -1;
+    for (std::size_t n = 0; n < cluster.nodes.size(); ++n) {
+      const NodeView& v = cluster.nodes[n];
+      if (v.status != NodeStatus::Up || !eligible(v.type) || q.gpus > cluster.types[v.type].gpus_per_node) continue;
+      const int f = fit_.free_gpus(static_cast<std::uint32_t>(n));
+      if (f > best_free) {
+        best = static_cast<int>(n);
+        best_free = f;
+      }
+    }
+    if (best >= 0) {
+      out.nodes.push_back(static_cast<std::uint32_t>(best));
+      type = cluster.nodes[static_cast<std::size_t>(best)].type;
+      per_node = q.gpu_milli < 1000 ? 1 : q.gpus;
+      count = 1;
+    } else {
+      // Bigger than a node of any of its types: whole nodes of the first type with enough up,
+      // the ones with the most free GPUs (gang placement, as placement.hpp takes them).
+      for (std::size_t t = 0; t < cluster.types.size() && type < 0; ++t) {
+        if (!eligible(t)) continue;
+        const int per = cluster.types[t].gpus_per_node;
+        const auto needed = static_cast<std::size_t>((q.gpus + per - 1) / per);
+        candidates_.clear();
+        for (std::size_t n = 0; n < cluster.nodes.size(); ++n)
+          if (cluster.nodes[n].type == t && cluster.nodes[n].status == NodeStatus::Up)
+            candidates_.push_back(static_cast<std::uint32_t>(n));
+        if (candidates_.size() < needed) continue;
+        std::stable_sort(candidates_.begin(), candidates_.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return fit_.free_gpus(a) > fit_.free_gpus(b); });
+        candidates_.resize(needed);
+        std::sort(candidates_.begin(), candidates_.end());
+        out.nodes.insert(out.nodes.end(), candidates_.begin(), candidates_.end());
+        type = static_cast<int>(t);
+        per_node = per;
+        count = static_cast<std::uint32_t>(needed);
+      }
+      if (type < 0) return false;  // no node of its types is up
+    }
+  }
+  Placement p{q.job, first, count, per_node, type, -1, q.gpu_milli, 0};
+  p.over_capacity = true;
+  out.placements.push_back(p);
+  ++counts_.over_capacity;
+  if (!std::isnan(q.remaining_s)) counts_.over_capacity_gpu_s += q.gpus * (q.gpu_milli / 1000.0) * q.remaining_s;
+  return true;
+}
+
+std::string RecordedScheduler::settings() const {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "as recorded: %llu starts, %llu on their recorded machines, %llu placed over capacity (%.2f GPU-hours), "
+                "%llu recorded machines unusable, %llu after their recorded start",
+                static_cast<unsigned long long>(counts_.starts), static_cast<unsigned long long>(counts_.on_machine),
+                static_cast<unsigned long long>(counts_.over_capacity), counts_.over_capacity_gpu_s / 3600.0,
+                static_cast<unsigned long long>(counts_.machine_unusable), static_cast<unsigned long long>(counts_.late));
+  return buf;
+}
+
+PolicyDef<RecordedParams> recorded_policy() {
+  PolicyDef<RecordedParams> def;
+  def.name = "recorded";
+  def.description =
+      "each job starts at its recorded start (a trace's mode: as-recorded; else at its arrival), on its recorded machine "
+      "or by best-fit, over capacity rather than late";
+  def.parse = [](config::MapReader&, const SchedulerRegistry&, const PolicyContext&) { return RecordedParams{}; };
+  def.make = [](const RecordedParams&, const SchedulerRegistry&) { return std::make_unique<RecordedScheduler>(); };
+  return def;
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,364 @@
+// The as-recorded replay (docs/traces.md, "Modes"): recorded starts from each importer,
+// the mode's keys, the `recorded` policy on hand-made fixtures whose occupancy is worked
+// out by hand (a recorded wait, overlap, a job over capacity, a job without a recorded
+// start skipped, recorded machines and GPU shares), the allocator's runs over capacity,
+// and the issue's check: on the bundled Alibaba 2023 trace, the time-weighted mean and the
+// peak of allocated GPUs equal a direct computation from the CSV.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/cluster/node_allocator.hpp"
+#include "models/importers/trace_import.hpp"
+#include "models/scheduler/recorded.hpp"
+#include "sim/config/config_node.hpp"
+#include "support/cluster_run.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+using namespace gcsim::test;
+using models::TraceImport;
+using models::TraceJob;
+
+namespace {
+
+const std::string FIXTURES = GCSIM_SOURCE_DIR "/tests/fixtures/traces/";
+constexpr std::int64_t S = 1'000'000'000;
+
+struct Imported {
+  std::vector<TraceJob> jobs;
+  models::TraceImportReport report;
+};
+Imported import_trace(const std::string& trace_yaml) {
+  const config::ConfigDocument doc = config::load_yaml_string("trace: " + trace_yaml + "\n", FIXTURES + "test.yaml");
+  config::SourceResolver sources;
+  TraceImport trace(*doc.root.find("trace"), sources);
+  Imported out;
+  TraceJob j;
+  while (trace.next(j)) out.jobs.push_back(j);
+  out.report = trace.report();
+  return out;
+}
+
+// The integral (GPU-seconds) and the peak of a trace's allocated GPUs over [0, end_s].
+struct Occupancy {
+  double gpu_s = 0;
+  double peak = 0;
+};
+Occupancy occupancy(const analysis::TraceData& t, double end_s) {
+  Occupancy o;
+  const auto& u = t.utilization;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    const double to = i + 1 < u.size() ? u[i + 1].time_s : end_s;
+    o.gpu_s += (to - u[i].time_s) * u[i].allocated_gpus;
+    o.peak = std::max(o.peak, u[i].allocated_gpus);
+  }
+  return o;
+}
+
+// The allocated GPUs at time `at` (the step function's value there).
+double allocated_at(const analysis::TraceData& t, double at) {
+  double v = 0;
+  for (const auto& s : t.utilization)
+    if (s.time_s <= at) v = s.allocated_gpus;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("as-recorded: each importer gives the recorded start", "[unit]") {
+  SECTION("swf: submit + wait (field 3)") {
+    const Imported t = import_trace("{format: swf, file: sample.swf}");
+    REQUIRE(t.jobs.size() == 4);
+    CHECK(t.jobs[0].start_ns == 10 * S);   // job 1: submit 0, wait 10
+    CHECK(t.jobs[1].start_ns == 60 * S);   // job 2: submit 60, wait 0
+    CHECK(t.jobs[2].start_ns == 120 * S);  // job 5
+    CHECK(t.jobs[3].start_ns == 100 * S);  // job 7
+    CHECK(t.jobs[0].machine.empty());
+  }
+  SECTION("swf: a wait of -1 is no recorded start; as recorded, the job is skipped and counted") {
+    const Imported resubmit = import_trace("{format: swf, file: as_recorded.swf}");
+    REQUIRE(resubmit.jobs.size() == 5);
+    CHECK(resubmit.jobs[3].start_ns == -1);
+    const Imported t = import_trace("{format: swf, file: as_recorded.swf, mode: as-recorded}");
+    REQUIRE(t.jobs.size() == 4);
+    CHECK(t.report.skipped.at("no recorded start (mode: as-recorded needs one)") == 1);
+    CHECK(t.jobs[2].name == "swf-3");
+    CHECK(t.jobs[2].submit_ns == 200 * S);
+    CHECK(t.jobs[2].start_ns == 300 * S);
+    // As recorded, the last end is the last start plus its run: job 5, 1200 + 300.
+    CHECK(t.report.last_end_ns == 1500 * S);
+  }
+  SECTION("helios: start_time from the first day's midnight") {
+    const Imported t = import_trace("{format: helios, jobs: helios_cluster_log.csv}");
+    REQUIRE(t.jobs.size() == 3);
+    CHECK(t.jobs[0].start_ns == 67261 * S);  // 18:41:01
+    CHECK(t.jobs[1].start_ns == 67290 * S);  // 18:41:30: 3 s after its submit
+    CHECK(t.jobs[2].start_ns == 72000 * S);  // 20:00:00
+  }
+  SECTION("alibaba-pai-2023: scheduled_time") {
+    const Imported t = import_trace("{format: alibaba-pai-2023, pods: pai2023_pods.csv}");
+    REQUIRE(t.jobs.size() == 4);
+    CHECK(t.jobs[0].start_ns == 0);
+    CHECK(t.jobs[1].start_ns == 120 * S);
+    CHECK(t.jobs[2].start_ns == 300 * S);
+    CHECK(t.jobs[3].start_ns == 50 * S);
+  }
+  SECTION("a time window shifts the recorded starts with the submits") {
+    const Imported t = import_trace("{format: swf, file: as_recorded.swf, mode: as-recorded, time_window: [100s, 2000s]}");
+    REQUIRE(t.jobs.size() == 2);  // jobs 3 and 5 (jobs 1 and 2 before the window; 4 has no start)
+    CHECK(t.jobs[0].submit_ns == 100 * S);
+    CHECK(t.jobs[0].start_ns == 200 * S);
+    CHECK(t.jobs[1].start_ns == 1100 * S);
+  }
+}
+
+TEST_CASE("as-recorded: the transforms that change times or sizes are refused", "[unit]") {
+  auto code = [](const std::string& trace) { return config_error([&] { import_trace(trace); }).code(); };
+  CHECK(code("{format: swf, file: as_recorded.swf, mode: as-recorded, speedup: 2}") == ErrorCode::Conflict);
+  CHECK(code("{format: swf, file: as_recorded.swf, mode: as-recorded, scale_gpus: 2}") == ErrorCode::Conflict);
+  CHECK(code("{format: swf, file: as_recorded.swf, mode: as-recorded-ish}") == ErrorCode::UnknownName);
+  // speedup 1 and scale_gpus 1 change nothing: accepted.
+  CHECK(import_trace("{format: swf, file: as_recorded.swf, mode: as-recorded, speedup: 1, scale_gpus: 1}").jobs.size() == 4);
+}
+
+TEST_CASE("as-recorded on a hand-made log: recorded waits, overlap, a job over capacity, the occupancy by hand", "[model]") {
+  const std::string yaml = R"(
+name: asrec
+horizon: 1d
+run_until: done
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 4, count: 1, price: {on_demand_per_hour: 4}}
+scheduler: {policy: fifo, blocking: strict}
+workload:
+  trace: {format: swf, file: as_recorded.swf, mode: as-recorded}
+)";
+  const models::Scenario s = scenario_from_yaml(yaml, FIXTURES + "test.yaml");
+  // The scenario's fifo is replaced by the replay's policy, and the report says so.
+  CHECK(s.scheduler.policy == "recorded");
+  bool noted = false;
+  for (const std::string& line : s.import_report) noted |= has(line, "(policy fifo) is not used");
+  CHECK(noted);
+  REQUIRE(s.workload.jobs.size() == 4);
+  CHECK(*s.workload.jobs[0].recorded_start == sim::seconds(100));
+
+  TempDir dir("as_recorded");
+  const analysis::TraceData t = run_to_trace(s, dir.file("asrec.h5"));
+  // Each job starts at its recorded start, so its wait is the recorded one.
+  const std::map<std::string, std::pair<double, double>> expect{
+      {"swf-1", {100, 1100}}, {"swf-2", {50, 550}}, {"swf-3", {300, 900}}, {"swf-5", {1200, 1500}}};
+  for (const auto& [name, times] : expect) {
+    const analysis::JobRecord& j = job_named(t, name);
+    INFO(name);
+    CHECK(j.start_s == times.first);
+    CHECK(j.end_s == times.second);
+    CHECK(j.status == analysis::JobStatus::Completed);
+  }
+  CHECK(job_named(t, "swf-1").start_s - job_named(t, "swf-1").submit_s == 100);
+  CHECK(job_named(t, "swf-5").start_s - job_named(t, "swf-5").submit_s == 200);
+  // At 300 s jobs 1 and 2 hold the node's 4 GPUs: job 3 goes over capacity, on node 0, and
+  // the node carries 6 GPUs of load until job 2 ends at 550.
+  CHECK(job_named(t, "swf-3").first_node == 0);
+  CHECK(job_named(t, "swf-3").gpus_held == 2);
+  CHECK(allocated_at(t, 299) == 4);
+  CHECK(allocated_at(t, 300) == 6);
+  CHECK(allocated_at(t, 550) == 4);
+  CHECK(allocated_at(t, 900) == 2);
+  CHECK(allocated_at(t, 1100) == 0);
+  CHECK(allocated_at(t, 1200) == 1);
+  CHECK(t.utilization.back().allocated_gpus == 0);
+  // 50 x 2 + 200 x 4 + 250 x 6 + 350 x 4 + 200 x 2 + 300 x 1 = 4500 GPU-s over [0, 1500]:
+  // a mean of 3 GPUs, a peak of 6.
+  REQUIRE(t.attrs.end_s == 1500);
+  const Occupancy o = occupancy(t, 1500);
+  CHECK(o.gpu_s == 4500);
+  CHECK(o.gpu_s / 1500 == 3);
+  CHECK(o.peak == 6);
+  // Job 3: 2 GPUs x 600 s over capacity = 1/3 GPU-hour.
+  CHECK(has(t.attrs.scheduler_settings, "4 starts, 0 on their recorded machines, 1 placed over capacity (0.33 GPU-hours)"));
+  CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
+}
+
+TEST_CASE("the recorded policy: recorded machines, shares, over capacity on the machine, best-fit elsewhere", "[model]") {
+  // Two nodes of 2 GPUs. Recorded: e none (starts when it arrives, at 0), a at 10 s on node
+  // 1, b (2 GPUs) at 20 s on node 1, c (half a GPU) at 30 s on node 0, d (0.6 of one) at
+  // 40 s on node 0, f at 50 s with no machine; each runs 100 s.
+  models::Scenario s = scenario_from_yaml(R"(
+name: machines
+horizon: 1d
+run_until: done
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 2, count: 2, price: {on_demand_per_hour: 2}}
+scheduler: {policy: recorded}
+workload:
+  jobs:
+    - {name: e, gpus: 1, duration: 100s}
+    - {name: a, gpus: 1, duration: 100s}
+    - {name: b, gpus: 2, duration: 100s}
+    - {name: c, gpus: 1, gpu_milli: 500, duration: 100s}
+    - {name: d, gpus: 1, gpu_milli: 600, duration: 100s}
+    - {name: f, gpus: 1, duration: 100s}
+)");
+  auto set = [&](std::size_t i, int start_s, int node) {
+    s.workload.jobs[i].recorded_start = sim::seconds(start_s);
+    s.workload.jobs[i].recorded_node = node;
+  };
+  set(1, 10, 1);
+  set(2, 20, 1);
+  set(3, 30, 0);
+  set(4, 40, 0);
+  set(5, 50, -1);
+  TempDir dir("recorded_machines");
+  const analysis::TraceData t = run_to_trace(s, dir.file("m.h5"));
+  auto job = [&](const char* name) { return job_named(t, name); };
+  CHECK(job("e").start_s == 0);
+  CHECK(job("e").first_node == 0);  // best-fit: both nodes free, the lowest
+  CHECK(job("a").start_s == 10);
+  CHECK(job("a").first_node == 1);  // its machine, although best-fit would take node 0's free GPU
+  CHECK(job("b").start_s == 20);
+  CHECK(job("b").first_node == 1);  // its machine has 1 GPU free: over capacity there
+  CHECK(job("c").start_s == 30);
+  CHECK(job("c").first_node == 0);  // node 0's free GPU 1, half of it
+  CHECK(job("d").start_s == 40);
+  CHECK(job("d").first_node == 0);  // GPU 1 has 500 thousandths left, not 600: over capacity
+  CHECK(job("d").gpu_milli == 600);
+  CHECK(job("f").start_s == 50);
+  CHECK(job("f").first_node == 1);  // b holds none of node 1's GPUs: its GPU 1 is free
+  // Allocated: 1, 2, 4, 4.5, 5.1, then 6.1 from 50 s to 100 s, and down as they end.
+  CHECK(allocated_at(t, 40) == Approx(5.1).margin(1e-12));
+  CHECK(allocated_at(t, 50) == Approx(6.1).margin(1e-12));
+  CHECK(allocated_at(t, 140) == Approx(1).margin(1e-12));
+  CHECK(t.utilization.back().allocated_gpus == 0);
+  // The jobs' GPU-seconds: 100 + 100 + 200 + 50 + 60 + 100 = 610.
+  const Occupancy o = occupancy(t, t.attrs.end_s);
+  CHECK(o.gpu_s == Approx(610).epsilon(1e-12));
+  CHECK(o.peak == Approx(6.1).margin(1e-12));
+  CHECK(has(t.attrs.scheduler_settings, "6 starts, 2 on their recorded machines, 2 placed over capacity (0.07 GPU-hours)"));
+
+  SECTION("a recorded machine that is not a node of the cluster: best-fit, counted") {
+    s.workload.jobs[1].recorded_node = 7;
+    ClusterRun run(s, std::make_unique<models::RecordedScheduler>());
+    const auto& policy = dynamic_cast<const models::RecordedScheduler&>(run.cluster->policy());
+    CHECK(policy.counts().machine_unusable == 1);
+    CHECK(policy.counts().starts == 6);
+    CHECK(run.cluster->allocated_gpus() == 0);
+  }
+}
+
+TEST_CASE("node allocator: a run over capacity holds no GPU, counts in the load, keeps the node in service", "[unit]") {
+  const models::Scenario s = scenario_from_yaml(R"(
+name: alloc
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 2}}
+workload:
+  jobs: [{gpus: 1, duration: 1h}]
+)");
+  models::NodeAllocator alloc(s.cluster);
+  models::Job j;
+  j.id = 0;
+  j.name = "big";
+  j.gpus = 4;
+  models::Decisions d;
+  d.nodes = {0};
+  models::Placement p{0, 0, 1, 4, 0, -1, 1000, 0};
+  // Without the flag, 4 GPUs on a node of 2 is refused.
+  CHECK_THROWS_AS(alloc.allocate(j, p, d, "test"), InternalError);
+  p.over_capacity = true;
+  alloc.allocate(j, p, d, "test");
+  CHECK(j.over_capacity);
+  CHECK(j.gpu_mask == 0);
+  CHECK(alloc.allocated_gpus() == 4);
+  CHECK(alloc.view()[0].gpus_free == 2);  // its GPUs stay free for others
+  CHECK(!alloc.idle(0));
+  std::vector<std::uint32_t> on;
+  alloc.jobs_on(0, on);
+  CHECK(on == std::vector<std::uint32_t>{0});
+  // A node with a job on it does not leave service.
+  CHECK_THROWS_AS(alloc.transition(0, models::NodePhase::Down, models::NodeReason::SpotInterruption, sim::seconds(1)),
+                  InternalError);
+  alloc.release(j, 10);
+  CHECK(alloc.allocated_gpus() == 0);
+  CHECK(alloc.idle(0));
+  CHECK(alloc.nodes()[0].busy_gpu_s == 40);
+  CHECK_THROWS_AS(alloc.release(j, 10), InternalError);  // released twice
+  // Over capacity on a node that is not up is refused.
+  REQUIRE(alloc.transition(0, models::NodePhase::Down, models::NodeReason::SpotInterruption, sim::seconds(2)));
+  CHECK_THROWS_AS(alloc.allocate(j, p, d, "test"), InternalError);
+}
+
+TEST_CASE("as-recorded: the bundled Alibaba 2023 trace's occupancy equals a direct computation from the CSV",
+          "[scenario]") {
+  const std::string dir = GCSIM_SOURCE_DIR "/scenarios/examples/traces/";
+  // The pod list read with a plain split (no quoted fields). A pod with GPUs, a
+  // scheduled_time and a later deletion_time holds num_gpu GPUs (a one-GPU pod gpu_milli
+  // thousandths of one) from scheduled_time to deletion_time. Allocated GPUs in thousandths
+  // (integers, exact): +a at the start, -a at the end, swept in time order; the value at an
+  // instant is the one after every event there (a pod that ends when another starts frees
+  // its GPUs first, as the run does).
+  std::ifstream in(dir + "openb_pod_list_gpuspec33.csv");
+  std::string line;
+  std::getline(in, line);
+  std::map<std::int64_t, std::int64_t> change;  // time -> change in thousandths
+  double wait_s = 0;
+  std::size_t pods = 0;
+  std::int64_t last_end = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::size_t from = 0;
+    for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1) f.push_back(line.substr(from, comma - from));
+    f.push_back(line.substr(from));
+    REQUIRE(f.size() == 11);
+    const long gpus = std::stol(f[3]);
+    if (gpus == 0 || f[10].empty() || f[9].empty()) continue;
+    const std::int64_t start = std::stol(f[10]), end = std::stol(f[9]);
+    if (end <= start) continue;
+    const std::int64_t milli = gpus == 1 ? std::stol(f[4]) : 1000 * gpus;
+    change[start] += milli;
+    change[end] -= milli;
+    wait_s += static_cast<double>(start - std::stol(f[8]));
+    last_end = std::max(last_end, end);
+    ++pods;
+  }
+  std::int64_t now = 0, milli_s = 0, peak = 0;
+  std::int64_t at = 0;
+  for (const auto& [t, c] : change) {
+    milli_s += now * (t - at);
+    now += c;
+    at = t;
+    peak = std::max(peak, now);
+  }
+  REQUIRE(now == 0);
+  const double direct_mean = static_cast<double>(milli_s) / 1000.0 / static_cast<double>(last_end);
+  const double direct_peak = static_cast<double>(peak) / 1000.0;
+
+  const models::Scenario s =
+      scenario_from_yaml(read_bytes(dir + "alibaba-2023-as-recorded.yaml"), dir + "alibaba-2023-as-recorded.yaml");
+  REQUIRE(s.workload.jobs.size() == pods);
+  TempDir tmp("as_recorded_alibaba");
+  const analysis::TraceData t = run_to_trace(s, tmp.file("a.h5"));
+  REQUIRE(t.attrs.end_s == static_cast<double>(last_end));
+  const Occupancy o = occupancy(t, t.attrs.end_s);
+  // The run's allocated GPUs are thousandths / 1000 in a double, summed over some 12,000
+  // steps of whole seconds: exact up to rounding, 1e-12 relative; the peak is one of those
+  // values, exact.
+  CHECK(o.gpu_s / t.attrs.end_s == Approx(direct_mean).epsilon(1e-12));
+  CHECK(o.peak == direct_peak);
+  // The waits are the recorded ones (scheduled - created), as the pods' are.
+  double run_wait_s = 0;
+  for (const analysis::JobRecord& j : t.jobs) run_wait_s += j.start_s - j.submit_s;
+  CHECK(run_wait_s == Approx(wait_s).epsilon(1e-12));
+  // No pod needed more room than best-fit found: none over capacity, none late.
+  INFO(t.attrs.scheduler_settings);
+  CHECK(has(t.attrs.scheduler_settings, "0 placed over capacity"));
+  CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
+  // The figures the docs quote (docs/traces.md, "as-recorded").
+  CHECK(direct_peak == Approx(65.59).margin(1e-9));
+}
