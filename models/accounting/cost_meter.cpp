@@ -73,7 +73,9 @@ double CostMeter::busy_usd(std::uint32_t node, sim::SimTime from, sim::SimTime t
 }
 
 double CostMeter::running_cost_usd(const Job& j, sim::SimTime now) const {
-  if (j.status != JobStatus::Running) return 0;
+  // A run over capacity (the as-recorded replay's) holds no GPU: it pays nothing, so the
+  // bill stays the nodes' own.
+  if (j.status != JobStatus::Running || j.over_capacity) return 0;
   double usd = 0;
   for (std::uint32_t n : cluster_.nodes_of(j)) {
     const double share = j.gpus_per_node_held * (j.gpu_milli / 1000.0) / cluster_.nodes()[n].gpus;
@@ -83,6 +85,7 @@ double CostMeter::running_cost_usd(const Job& j, sim::SimTime now) const {
 }
 
 void CostMeter::charge_run(const Job& j, sim::SimTime until) {
+  if (j.over_capacity) return;  // holds no GPU (running_cost_usd)
   for (std::uint32_t n : cluster_.nodes_of(j)) {
     const NodeTypeSpec& t = scenario_.cluster.node_types[cluster_.nodes()[n].type];
     // A job sharing a GPU pays its share of it (gpu_milli / 1000).

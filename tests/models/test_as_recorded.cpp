@@ -359,6 +359,40 @@ TEST_CASE("as-recorded: the bundled Alibaba 2023 trace's occupancy equals a dire
   INFO(t.attrs.scheduler_settings);
   CHECK(has(t.attrs.scheduler_settings, "0 placed over capacity"));
   CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
-  // The figures the docs quote (docs/traces.md, "as-recorded").
+  // The figures the docs quote (docs/traces.md, "Modes").
   CHECK(direct_peak == Approx(65.59).margin(1e-9));
+  CHECK(direct_mean == Approx(14.3606).margin(1e-4));
+
+  SECTION("on a cluster of 34 GPUs, far below the trace's peak of 65.59: over capacity, never late") {
+    // One node (two of T4) of each GPU the pods ask for: the replay must overcommit, and
+    // the occupancy is still the trace's.
+    std::string yaml = read_bytes(dir + "alibaba-2023-as-recorded.yaml");
+    const std::string nodes_line = "    nodes: openb_node_list_gpu_node.csv\n";
+    REQUIRE(yaml.find(nodes_line) != std::string::npos);
+    yaml.replace(yaml.find(nodes_line), nodes_line.size(), "");
+    yaml.replace(yaml.find("    gpu_prices:"), std::string::npos, "");
+    yaml += R"(cluster:
+  node_types:
+    - {name: a10, gpu: A10, gpus: 8, count: 1, price: {on_demand_per_hour: 8}}
+    - {name: a100, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 8}}
+    - {name: t4, gpu: T4, gpus: 2, count: 2, price: {on_demand_per_hour: 8}}
+    - {name: p100, gpu: P100-PCIe-16GB, gpus: 2, count: 1, price: {on_demand_per_hour: 8}}
+    - {name: v16, gpu: V100-SXM2-16GB, gpus: 4, count: 1, price: {on_demand_per_hour: 8}}
+    - {name: v32, gpu: V100-SXM2-32GB, gpus: 8, count: 1, price: {on_demand_per_hour: 8}}
+)";
+    const models::Scenario small = scenario_from_yaml(yaml, dir + "small.yaml");
+    REQUIRE(small.cluster.total_gpus() == 34);
+    const analysis::TraceData u = run_to_trace(small, tmp.file("small.h5"));
+    REQUIRE(u.attrs.end_s == static_cast<double>(last_end));
+    const Occupancy v = occupancy(u, u.attrs.end_s);
+    CHECK(v.gpu_s / u.attrs.end_s == Approx(direct_mean).epsilon(1e-12));
+    CHECK(v.peak == direct_peak);
+    INFO(u.attrs.scheduler_settings);
+    CHECK(!has(u.attrs.scheduler_settings, " 0 placed over capacity"));
+    CHECK(has(u.attrs.scheduler_settings, "0 after their recorded start"));
+    // Runs over capacity pay nothing: the bill is the 7 nodes' at $8/h for the run.
+    double usd = 0;
+    for (const auto& c : u.ledger) usd += c.usd;
+    CHECK(usd == Approx(7 * 8 * u.attrs.end_s / 3600).epsilon(1e-9));
+  }
 }
