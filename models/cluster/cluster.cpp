@@ -93,7 +93,7 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
   q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
   q.deadline = j.deadline;
-  q.recorded_start = j.recorded_start;
+  if (j.recorded_wait_s >= 0) q.recorded_start = j.submit + sim::seconds(j.recorded_wait_s);
   q.recorded_node = j.recorded_node;
   return q;
 }

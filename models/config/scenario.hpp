@@ -62,11 +62,15 @@ struct JobSpec {
   std::int16_t priority = 0;   // its class for `policy: priority` (higher first), -1000..1000
   std::int16_t team = -1;      // budget owner: index into WorkloadSpec::teams; -1 for none
   Precision precision = Precision::Fp32;
-  // A trace's job replayed as recorded (docs/traces.md, "Modes"): its recorded start, and the
-  // node (index in the cluster) of its recorded machine, -1 when not known; for the
-  // `recorded` policy.
-  std::optional<sim::SimTime> recorded_start;
-  std::int32_t recorded_node = -1;
+};
+
+// A job as a trace recorded it, for the as-recorded replay (docs/traces.md, "Modes"; the
+// `recorded` policy): its recorded wait from its submit to its start in whole seconds
+// (the traces' resolution), and the node (index in the cluster) of its recorded machine;
+// -1 when not known. Out of JobSpec, which only such a replay would make bigger.
+struct RecordedRun {
+  std::int32_t wait_s = -1;
+  std::int32_t node = -1;
 };
 
 // The key path of written-out job i, "workload.jobs[i]", for messages about it.
@@ -106,6 +110,9 @@ struct WorkloadSpec {
   SourceMark jobs_mark;  // where the first written-out job is (inline map, or CSV row)
   std::vector<GeneratorSpec> generators;
   std::vector<std::string> teams;  // every team named by a job or generator, sorted
+  // By job index, for a trace replayed as recorded (jobs written beside it have none);
+  // empty otherwise.
+  std::vector<RecordedRun> recorded;
   int team_index(std::string_view team) const;  // -1 for none
   // A job's team by name ("" for none); JobSpec::team is its index.
   std::string_view team_name(int team) const { return team < 0 ? std::string_view() : std::string_view(teams[static_cast<std::size_t>(team)]); }

@@ -98,9 +98,9 @@ void replay_as_recorded(Scenario& s, bool own_cluster, bool has_scheduler, const
   s.scheduler.policy = "recorded";
   if (own_cluster) {
     std::size_t dropped = 0;
-    for (JobSpec& j : s.workload.jobs) {
-      dropped += j.recorded_node >= 0;
-      j.recorded_node = -1;
+    for (RecordedRun& r : s.workload.recorded) {
+      dropped += r.node >= 0;
+      r.node = -1;
     }
     if (dropped > 0)
       s.import_report.push_back("trace note " + std::to_string(dropped) +

@@ -541,6 +541,8 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     section.as_recorded = trace.options().mode == TraceMode::AsRecorded;
     std::unordered_map<std::string, std::int32_t> machine_node;
     if (section.as_recorded) {
+      spec.recorded.reserve(spec.jobs.size() + bound);
+      spec.recorded.resize(spec.jobs.size());  // the jobs written out: none
       std::int32_t n = 0;
       for (const TraceMachineGroup& g : trace.machines())
         for (const std::string& name : g.names) machine_node.emplace(name, n++);
@@ -561,12 +563,19 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       j.gpu_types = std::move(row.gpu_types);
       j.team = teams.add(row.team);
       if (section.as_recorded) {
-        j.recorded_start = sim::SimTime::from_ns(row.start_ns);
+        // The traces give whole seconds; a wait past 2^31 s (68 years) is no trace's.
+        const std::int64_t wait_ns = row.start_ns - row.submit_ns;
+        if (wait_ns % 1'000'000'000 != 0 || wait_ns / 1'000'000'000 > std::numeric_limits<std::int32_t>::max())
+          throw ConfigError(ErrorCode::OutOfRange, SourceMark{section.trace_file, row.line, 1}, "workload.trace",
+                            "the recorded wait (start - submit) must be whole seconds below 2^31");
+        RecordedRun run;
+        run.wait_s = static_cast<std::int32_t>(wait_ns / 1'000'000'000);
         if (!row.machine.empty()) {
           const auto m = machine_node.find(row.machine);
-          if (m != machine_node.end()) j.recorded_node = m->second;
+          if (m != machine_node.end()) run.node = m->second;
           else ++unknown_machines;
         }
+        spec.recorded.push_back(run);
       }
       spec.jobs.push_back(std::move(j));
       section.trace_lines.push_back(row.line);

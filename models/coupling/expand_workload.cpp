@@ -22,8 +22,13 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     if (e->given) j.estimate_s = e->given->seconds();
     else j.estimate_factor = std::exp(e->sigma * rng.normal(0, 1));
   };
-  for (const auto& spec : s.workload.jobs) {
+  for (std::size_t i = 0; i < s.workload.jobs.size(); ++i) {
+    const JobSpec& spec = s.workload.jobs[i];
     Job j;
+    if (i < s.workload.recorded.size()) {
+      j.recorded_wait_s = s.workload.recorded[i].wait_s;
+      j.recorded_node = s.workload.recorded[i].node;
+    }
     j.name = spec.name;
     j.submit = spec.submit;
     j.gpus = spec.gpus;
@@ -33,8 +38,6 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     j.team = spec.team;
     j.priority = spec.priority;
     if (spec.deadline) j.deadline = j.submit.saturating_add(*spec.deadline);
-    if (spec.recorded_start) j.recorded_start = *spec.recorded_start;
-    j.recorded_node = spec.recorded_node;
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
       j.training = &*spec.training;

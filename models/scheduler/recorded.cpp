@@ -11,6 +11,26 @@ namespace {
 constexpr std::uint8_t NOT_KNOWN = 0, IN_HEAP = 1, BLOCKED = 2;
 }  // namespace
 
+int ReplayPlacement::roomiest_up_node(std::uint64_t types) const {
+  int best = -1, best_free = -1;
+  for (std::size_t t = 0; t < cluster_->types.size() && t < 64; ++t) {
+    if (!(types >> t & 1)) continue;
+    const NodeTypeView& type = cluster_->types[t];
+    // A node with a free GPU is up (others show none); among those with none, the first up.
+    for (int f = type.gpus_per_node; f > best_free; --f) {
+      const NodeSet& s = with_free(t, f);
+      std::uint32_t i = s.first();
+      if (f == 0)
+        while (i != NodeSet::NONE && cluster_->nodes[type.first_node + i].status != NodeStatus::Up) i = s.next(i + 1);
+      if (i == NodeSet::NONE) continue;
+      best = static_cast<int>(type.first_node + i);
+      best_free = f;
+      break;
+    }
+  }
+  return best;
+}
+
 void RecordedScheduler::job_waiting(const QueuedJob& job) {
   if (job.job >= in_heap_.size()) in_heap_.resize(std::max<std::size_t>(job.job + 1, 2 * in_heap_.size()), NOT_KNOWN);
   // Still in the heap or blocked from an earlier wait (it left and came back): that entry stands.
@@ -101,16 +121,10 @@ bool RecordedScheduler::place_over(const ClusterView& cluster, const QueuedJob& 
   } else {
     // One node when one of its types holds it: the up node with the most free GPUs (the
     // least overloaded), the lowest on ties.
-    int best = -1, best_free = -1;
-    for (std::size_t n = 0; n < cluster.nodes.size(); ++n) {
-      const NodeView& v = cluster.nodes[n];
-      if (v.status != NodeStatus::Up || !eligible(v.type) || q.gpus > cluster.types[v.type].gpus_per_node) continue;
-      const int f = fit_.free_gpus(static_cast<std::uint32_t>(n));
-      if (f > best_free) {
-        best = static_cast<int>(n);
-        best_free = f;
-      }
-    }
+    std::uint64_t one_node = 0;
+    for (std::size_t t = 0; t < cluster.types.size() && t < 64; ++t)
+      if (eligible(t) && q.gpus <= cluster.types[t].gpus_per_node) one_node |= std::uint64_t{1} << t;
+    const int best = one_node != 0 ? fit_.roomiest_up_node(one_node) : -1;
     if (best >= 0) {
       out.nodes.push_back(static_cast<std::uint32_t>(best));
       type = cluster.nodes[static_cast<std::size_t>(best)].type;
@@ -165,7 +179,13 @@ PolicyDef<RecordedParams> recorded_policy() {
   def.description =
       "each job starts at its recorded start (a trace's mode: as-recorded; else at its arrival), on its recorded machine "
       "or by best-fit, over capacity rather than late";
-  def.parse = [](config::MapReader&, const SchedulerRegistry&, const PolicyContext&) { return RecordedParams{}; };
+  def.parse = [](config::MapReader& map, const SchedulerRegistry&, const PolicyContext&) {
+    // Quotas hold jobs back; this policy never does (a job goes over capacity instead).
+    if (const config::ConfigNode* quotas = map.where("quotas"))
+      quotas->fail(ErrorCode::Conflict, "policy recorded starts every job at its recorded start, over capacity if need "
+                                        "be: no quota can hold one back. Drop quotas, or name another policy");
+    return RecordedParams{};
+  };
   def.make = [](const RecordedParams&, const SchedulerRegistry&) { return std::make_unique<RecordedScheduler>(); };
   return def;
 }

@@ -37,6 +37,18 @@ struct RecordedCounts {
   std::uint64_t late = 0;               // started after their recorded start (no node up, or a restart)
 };
 
+// best-fit (placement.hpp's rule), and for a run over capacity the least loaded up node,
+// found through the strategy's index of nodes by free GPUs rather than a walk of all.
+class ReplayPlacement final : public PlacementStrategy {
+ public:
+  // The up node of a type in `types` (bits) with the most free GPUs in the plan, the
+  // earliest type's lowest on ties; -1 when no node of those types is up.
+  int roomiest_up_node(std::uint64_t types) const;
+
+ protected:
+  NodeChoice choose_node(const QueuedJob& job) const override { return tightest_node(job); }
+};
+
 class RecordedScheduler final : public Scheduler {
  public:
   void job_waiting(const QueuedJob& job) override;
@@ -60,7 +72,7 @@ class RecordedScheduler final : public Scheduler {
   std::vector<std::uint32_t> blocked_; // due, but no node of their types was up
   std::vector<std::uint32_t> retry_;   // scratch
   std::vector<std::uint32_t> candidates_;  // scratch: nodes for a multi-node run over capacity
-  BestFitPlacement fit_;
+  ReplayPlacement fit_;
   RecordedCounts counts_;
 };
 

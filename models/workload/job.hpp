@@ -28,6 +28,9 @@ enum class JobStatus : std::uint8_t { Completed = 0, Running = 1, NeverStarted =
 
 struct JobRequest {
   std::uint32_t id = 0;
+  // As recorded in a trace (WorkloadSpec::recorded; the `recorded` policy): its wait from
+  // submit to start in seconds, and its recorded machine's node; -1 when not known.
+  std::int32_t recorded_wait_s = -1;
   std::string name;
   sim::SimTime submit;
   sim::SimTime deadline = sim::SimTime::max();  // submit + the job key `deadline`; max(): none
@@ -49,10 +52,7 @@ struct JobRequest {
   sim::SimTime image_pull;                 // before progress, on every start
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
   std::int16_t priority = 0;               // its class (job key `priority`)
-  // As recorded in a trace (JobSpec::recorded_start, recorded_node; the `recorded` policy):
-  // min() and -1 when not known.
-  sim::SimTime recorded_start = sim::SimTime::min();
-  std::int32_t recorded_node = -1;
+  std::int32_t recorded_node = -1;         // with recorded_wait_s
   // The user's estimate of its run time (key `estimate`): given, or its true length times
   // estimate_factor (drawn with the error, applied when its length is known, at arrival); NaN: none.
   double estimate_s = std::numeric_limits<double>::quiet_NaN();

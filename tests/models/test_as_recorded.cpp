@@ -145,7 +145,10 @@ workload:
   for (const std::string& line : s.import_report) noted |= has(line, "(policy fifo) is not used");
   CHECK(noted);
   REQUIRE(s.workload.jobs.size() == 4);
-  CHECK(*s.workload.jobs[0].recorded_start == sim::seconds(100));
+  REQUIRE(s.workload.recorded.size() == 4);
+  CHECK(s.workload.recorded[0].wait_s == 100);
+  CHECK(s.workload.recorded[2].wait_s == 100);  // job 3: submitted 200, started 300
+  CHECK(s.workload.recorded[3].wait_s == 200);
 
   TempDir dir("as_recorded");
   const analysis::TraceData t = run_to_trace(s, dir.file("asrec.h5"));
@@ -205,10 +208,9 @@ workload:
     - {name: d, gpus: 1, gpu_milli: 600, duration: 100s}
     - {name: f, gpus: 1, duration: 100s}
 )");
-  auto set = [&](std::size_t i, int start_s, int node) {
-    s.workload.jobs[i].recorded_start = sim::seconds(start_s);
-    s.workload.jobs[i].recorded_node = node;
-  };
+  // Every job is submitted at 0: its recorded wait is its recorded start.
+  s.workload.recorded.resize(s.workload.jobs.size());
+  auto set = [&](std::size_t i, int start_s, int node) { s.workload.recorded[i] = models::RecordedRun{start_s, node}; };
   set(1, 10, 1);
   set(2, 20, 1);
   set(3, 30, 0);
@@ -242,13 +244,35 @@ workload:
   CHECK(has(t.attrs.scheduler_settings, "6 starts, 2 on their recorded machines, 2 placed over capacity (0.07 GPU-hours)"));
 
   SECTION("a recorded machine that is not a node of the cluster: best-fit, counted") {
-    s.workload.jobs[1].recorded_node = 7;
+    s.workload.recorded[1].node = 7;
     ClusterRun run(s, std::make_unique<models::RecordedScheduler>());
     const auto& policy = dynamic_cast<const models::RecordedScheduler&>(run.cluster->policy());
     CHECK(policy.counts().machine_unusable == 1);
     CHECK(policy.counts().starts == 6);
     CHECK(run.cluster->allocated_gpus() == 0);
   }
+}
+
+TEST_CASE("policy: recorded refuses quotas, and as-recorded sets quotas aside with the scheduler", "[unit]") {
+  const std::string base = R"(
+name: q
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 4, count: 1, price: {on_demand_per_hour: 4}}
+)";
+  const ConfigError e = config_error([&] {
+    scenario_from_yaml(base + "scheduler: {policy: recorded, quotas: {windows: [{teams: {t: 50%}}]}}\n"
+                              "workload:\n  jobs: [{gpus: 1, duration: 1h, team: t}]\n");
+  });
+  CHECK(e.code() == ErrorCode::Conflict);
+  CHECK(e.key_path() == "scheduler.quotas");
+  const models::Scenario s = scenario_from_yaml(
+      base + "scheduler: {policy: fifo, quotas: {windows: [{teams: {user-1: 50%}}]}}\n"
+             "workload:\n  trace: {format: swf, file: as_recorded.swf, mode: as-recorded}\n",
+      FIXTURES + "test.yaml");
+  CHECK(s.scheduler.policy == "recorded");
+  CHECK(!s.scheduler.quotas);
 }
 
 TEST_CASE("node allocator: a run over capacity holds no GPU, counts in the load, keeps the node in service", "[unit]") {
