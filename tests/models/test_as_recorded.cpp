@@ -185,6 +185,15 @@ workload:
   // Job 3: 2 GPUs x 600 s over capacity = 1/3 GPU-hour.
   CHECK(has(t.attrs.scheduler_settings, "4 starts, 0 on their recorded machines, 1 placed over capacity (0.33 GPU-hours)"));
   CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
+
+  SECTION("a run under another policy (a compare's, a sweep's) is refused, not replayed as resubmit") {
+    models::RunOptions o;
+    auto fifo = std::make_shared<models::SchedulerChoice>();
+    fifo->spec.policy = "fifo";
+    o.scheduler = fifo;
+    CHECK_THROWS_WITH(models::run_simulation(s, models::builtins().schedulers, nullptr, o),
+                      Catch::Contains("to compare policies on the trace, use mode: resubmit"));
+  }
 }
 
 TEST_CASE("the recorded policy: recorded machines, shares, over capacity on the machine, best-fit elsewhere", "[model]") {
@@ -419,4 +428,22 @@ TEST_CASE("as-recorded: the bundled Alibaba 2023 trace's occupancy equals a dire
     for (const auto& c : u.ledger) usd += c.usd;
     CHECK(usd == Approx(7 * 8 * u.attrs.end_s / 3600).epsilon(1e-9));
   }
+}
+
+TEST_CASE("gcsim validate and run of the as-recorded example say the policy is set aside and what the replay did",
+          "[scenario][cli]") {
+  const std::string file = GCSIM_SOURCE_DIR "/scenarios/examples/traces/alibaba-2023-as-recorded.yaml";
+  const auto v = run_gcsim("validate " + file);
+  INFO(v.output);
+  REQUIRE(v.code == 0);
+  CHECK(has(v.output, "policy recorded"));
+  CHECK(has(v.output, "trace note: mode as-recorded: every job starts at its recorded start under the policy `recorded`"));
+  TempDir dir("as_recorded_cli");
+  const auto r = run_gcsim("run " + file + " -o " + dir.path().string() + " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.output, "6203 completed"));
+  CHECK(has(r.output, "note: replayed as recorded (policy recorded, whatever scheduler: says): as recorded: 6203 starts"));
+  CHECK(has(r.output, "0 placed over capacity"));
+  CHECK(has(r.output, "wait: mean 1m 10s"));  // the recorded waits: 69.95 s on average
 }
