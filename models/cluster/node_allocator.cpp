@@ -135,11 +135,12 @@ void NodeAllocator::allocate_over(Job& j, const Placement& p, const Decisions& d
   j.nodes_offset = static_cast<std::uint32_t>(held_nodes_.size());
   j.nodes_count = p.count;
   j.gpu_mask = 0;
+  if (over_on_.empty()) over_on_.resize(nodes_.size());
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const std::uint32_t n = d.nodes[p.first + i];
     nodes_[n].over_milli += per_node;
     held_nodes_.push_back(n);
-    over_held_.emplace_back(n, j.id);
+    over_on_[n].push_back(j.id);
   }
   allocated_milli_ += per_node * p.count;
   ++over_runs_;
@@ -149,13 +150,16 @@ void NodeAllocator::release_over(const Job& j, double run_s) {
   const std::int64_t per_node = j.shares_gpu() ? j.gpu_milli : 1000LL * j.gpus_per_node_held;
   const auto held = nodes_of(j);
   for (std::uint32_t n : held)
-    GCSIM_CHECK(nodes_[n].over_milli >= per_node &&
-                    std::find(over_held_.begin(), over_held_.end(), std::make_pair(n, j.id)) != over_held_.end(),
+    GCSIM_CHECK(nodes_[n].over_milli >= per_node && n < over_on_.size() &&
+                    std::find(over_on_[n].begin(), over_on_[n].end(), j.id) != over_on_[n].end(),
                 "job '" + j.name + "' releases a place over capacity on node " + std::to_string(n) + " it does not hold");
   for (std::uint32_t n : held) {
     nodes_[n].over_milli -= per_node;
     nodes_[n].busy_gpu_s += run_s * static_cast<double>(per_node) / 1000.0;
-    over_held_.erase(std::find(over_held_.begin(), over_held_.end(), std::make_pair(n, j.id)));
+    // Swap and pop: the order of a node's list changes, deterministically.
+    std::vector<std::uint32_t>& on = over_on_[n];
+    *std::find(on.begin(), on.end(), j.id) = on.back();
+    on.pop_back();
   }
   allocated_milli_ -= per_node * static_cast<std::int64_t>(held.size());
 }
@@ -252,8 +256,8 @@ void NodeAllocator::jobs_on(std::uint32_t n, std::vector<std::uint32_t>& out) co
   }
   // Jobs over capacity here (rare: the `recorded` replay's), after the GPUs' own.
   if (nodes_[n].over_milli > 0)
-    for (const auto& [node, id] : over_held_)
-      if (node == n && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    for (std::uint32_t id : over_on_[n])
+      if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
 }
 
 bool NodeAllocator::transition(std::uint32_t n, NodePhase to, NodeReason why, sim::SimTime now, bool billed,

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "models/config/cluster_spec.hpp"
@@ -113,8 +112,9 @@ class NodeAllocator {
   int total_gpus_ = 0;
   int up_gpus_ = 0;
   std::int64_t allocated_milli_ = 0;
-  // (node, job) of every run over capacity now: jobs_on() lists them with the node's own.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> over_held_;
+  // Per node, the jobs over capacity on it now (jobs_on() lists them with the node's own);
+  // empty until a node first has one.
+  std::vector<std::vector<std::uint32_t>> over_on_;
   std::uint64_t over_runs_ = 0;
 };
 

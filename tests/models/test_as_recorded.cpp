@@ -186,6 +186,25 @@ workload:
   CHECK(has(t.attrs.scheduler_settings, "4 starts, 0 on their recorded machines, 1 placed over capacity (0.33 GPU-hours)"));
   CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
 
+  SECTION("a node released with a run over capacity on it stops that run too, and the load goes to 0") {
+    sim::Engine engine;
+    models::Cluster cluster(engine, s, models::expand_workload(s, 0), std::make_unique<models::RecordedScheduler>());
+    cluster.start();
+    engine.run(sim::seconds(400));  // jobs 1, 2 on the node's GPUs, job 3 over capacity
+    REQUIRE(cluster.allocated_gpus() == 6);
+    REQUIRE(cluster.jobs()[2].over_capacity);
+    REQUIRE(cluster.release_node(0));
+    CHECK(cluster.allocated_gpus() == 0);
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(cluster.jobs()[i].status == models::JobStatus::Queued);
+      CHECK(cluster.jobs()[i].stop_reason == models::StopReason::NodeReleased);
+    }
+    engine.run();
+    // No node is left: the jobs wait (none is placed on a released node), job 5 among them.
+    const auto& policy = dynamic_cast<const models::RecordedScheduler&>(cluster.policy());
+    CHECK(policy.counts().starts == 3);
+    CHECK(cluster.jobs()[3].status != models::JobStatus::Running);
+  }
   SECTION("a run under another policy (a compare's, a sweep's) is refused, not replayed as resubmit") {
     models::RunOptions o;
     auto fifo = std::make_shared<models::SchedulerChoice>();
