@@ -198,6 +198,10 @@ bool TraceImport::next(TraceJob& job) {
         continue;
       }
       if (job.start_ns < job.submit_ns) {
+        if (job.start_ns < options_.window_start_ns) {
+          ++rep.skipped["recorded start before its submit and before time_window's start"];
+          continue;
+        }
         ++rep.notes["recorded start before its submit (as-recorded: submitted at its start, a wait of 0)"];
         job.submit_ns = job.start_ns;
       }

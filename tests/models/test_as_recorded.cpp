@@ -117,6 +117,27 @@ TEST_CASE("as-recorded: each importer gives the recorded start", "[unit]") {
   }
 }
 
+TEST_CASE("as-recorded: a start recorded before its submit is submitted at its start, noted", "[unit]") {
+  TempDir dir("as_recorded_helios");
+  write_file(dir.file("log.csv"),
+             "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
+             "2001,u,v,1,1,1,COMPLETED,2020-06-09 10:00:10,2020-06-09 10:00:00,2020-06-09 10:10:00,600,0\n"
+             "2002,u,v,2,1,1,COMPLETED,2020-06-09 10:01:00,2020-06-09 10:02:00,2020-06-09 10:03:00,60,60\n");
+  const config::ConfigDocument doc =
+      config::load_yaml_string("trace: {format: helios, jobs: log.csv, mode: as-recorded}\n", dir.file("test.yaml"));
+  config::SourceResolver sources;
+  TraceImport trace(*doc.root.find("trace"), sources);
+  std::vector<TraceJob> jobs;
+  for (TraceJob j; trace.next(j);) jobs.push_back(j);
+  REQUIRE(jobs.size() == 2);
+  // 10:00:00 is 36000 s after midnight: 2001 is submitted there (not at 36010), a wait of 0.
+  CHECK(jobs[0].submit_ns == 36000 * S);
+  CHECK(jobs[0].start_ns == 36000 * S);
+  CHECK(jobs[1].submit_ns == 36060 * S);
+  CHECK(jobs[1].start_ns == 36120 * S);
+  CHECK(trace.report().notes.at("recorded start before its submit (as-recorded: submitted at its start, a wait of 0)") == 1);
+}
+
 TEST_CASE("as-recorded: the transforms that change times or sizes are refused", "[unit]") {
   auto code = [](const std::string& trace) { return config_error([&] { import_trace(trace); }).code(); };
   CHECK(code("{format: swf, file: as_recorded.swf, mode: as-recorded, speedup: 2}") == ErrorCode::Conflict);
