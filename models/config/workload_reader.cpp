@@ -543,9 +543,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     if (section.as_recorded) {
       spec.recorded.reserve(spec.jobs.size() + bound);
       spec.recorded.resize(spec.jobs.size());  // the jobs written out: none
-      std::int32_t n = 0;
-      for (const TraceMachineGroup& g : trace.machines())
-        for (const std::string& name : g.names) machine_node.emplace(name, n++);
+      machine_node = machine_nodes(trace.machines());
     }
     std::size_t unknown_machines = 0;
     TraceJob row;

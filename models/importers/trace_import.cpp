@@ -235,6 +235,14 @@ bool TraceImport::next(TraceJob& job) {
   return false;
 }
 
+std::unordered_map<std::string, std::int32_t> machine_nodes(const std::vector<TraceMachineGroup>& groups) {
+  std::unordered_map<std::string, std::int32_t> at;
+  std::int32_t n = 0;
+  for (const TraceMachineGroup& g : groups)
+    for (const std::string& name : g.names) at.emplace(name, n++);
+  return at;
+}
+
 namespace trace_detail {
 
 bool parse_int(std::string_view text, std::int64_t& out) {

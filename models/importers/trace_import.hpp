@@ -17,6 +17,7 @@
 #include <streambuf>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/config/config_node.hpp"
@@ -177,6 +178,11 @@ class TraceImport {
   std::int64_t previous_raw_submit_ns_ = -1;
   bool any_ = false;
 };
+
+// The node each machine of `groups` is in the cluster they make (node types in group
+// order, each type's machines in file order, as the workload reader derives the cluster):
+// what a job's recorded machine (TraceJob::machine) names in the as-recorded replay.
+std::unordered_map<std::string, std::int32_t> machine_nodes(const std::vector<TraceMachineGroup>& groups);
 
 // The formats' sources (one file each). `bytes` stay valid as long as the source.
 std::unique_ptr<TraceSource> open_alibaba_pai_2023(const std::string& pods_bytes, const std::string& pods_label,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cluster/cluster.hpp"
 #include "models/cluster/node_allocator.hpp"
 #include "models/importers/trace_import.hpp"
 #include "models/scheduler/recorded.hpp"
@@ -136,6 +137,43 @@ TEST_CASE("as-recorded: a start recorded before its submit is submitted at its s
   CHECK(jobs[1].submit_ns == 36060 * S);
   CHECK(jobs[1].start_ns == 36120 * S);
   CHECK(trace.report().notes.at("recorded start before its submit (as-recorded: submitted at its start, a wait of 0)") == 1);
+}
+
+TEST_CASE("as-recorded: a recorded machine names the node it is in the cluster the machine list makes", "[unit]") {
+  const config::ConfigDocument doc = config::load_yaml_string(
+      "trace: {format: alibaba-pai-2023, pods: pai2023_pods.csv, nodes: pai2023_nodes.csv, gpu_map: {G2: A100-40GB-SXM}}\n",
+      FIXTURES + "test.yaml");
+  config::SourceResolver sources;
+  TraceImport trace(*doc.root.find("trace"), sources);
+  const auto at = models::machine_nodes(trace.machines());
+  // node-0 has no GPU (left out); V100M32 node-1 and node-2 make the first type, then T4
+  // node-3, V100M16 node-4, G2 node-5.
+  CHECK(at.size() == 5);
+  CHECK(at.count("node-0") == 0);
+  CHECK(at.at("node-1") == 0);
+  CHECK(at.at("node-2") == 1);
+  CHECK(at.at("node-3") == 2);
+  CHECK(at.at("node-4") == 3);
+  CHECK(at.at("node-5") == 4);
+  // The same numbering as the cluster derived from that list: node i is of the type of its machine.
+  const models::Scenario s = scenario_from_yaml(R"(
+name: t
+horizon: 1d
+workload:
+  trace: {format: alibaba-pai-2023, pods: pai2023_pods.csv, nodes: pai2023_nodes.csv, gpu_map: {G2: A100-40GB-SXM}}
+)", FIXTURES + "test.yaml");
+  const std::vector<models::NodeTypeView> types = models::node_type_views(s.cluster);
+  auto type_of = [&](std::uint32_t node) {
+    for (const auto& t : types)
+      if (node >= t.first_node && node < t.first_node + static_cast<std::uint32_t>(t.count)) return t.gpus_per_node;
+    return -1;
+  };
+  CHECK(type_of(0) == 8);
+  CHECK(type_of(1) == 8);
+  CHECK(type_of(2) == 2);  // T4
+  CHECK(s.cluster.node_types[1].gpu.name == "T4");
+  CHECK(s.cluster.node_types[3].gpu.name == "A100-40GB-SXM");
+  CHECK(type_of(4) == 8);
 }
 
 TEST_CASE("as-recorded: the transforms that change times or sizes are refused", "[unit]") {
