@@ -832,3 +832,28 @@ workload:
   CHECK(jobs.size() == 4);
   for (const models::Job& j : jobs) CHECK(j.status == models::JobStatus::Completed);
 }
+
+TEST_CASE("gcsim validate prints the import reports of the PAI 2020 and Philly examples", "[scenario][cli]") {
+  SECTION("pai 2020") {
+    const auto r = run_gcsim("validate " GCSIM_SOURCE_DIR "/scenarios/examples/traces/alibaba-2020-resubmit.yaml");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    CHECK(has(r.output, "10 rows read, 6 jobs made, 4 skipped"));
+    CHECK(has(r.output, "trace header: instance table: 7 rows, a recorded machine for 3 jobs"));
+    CHECK(has(r.output, "trace statuses (replayed with their recorded run times): Failed 1 Running 1 Terminated 4"));
+    // 47805 GPU-seconds (the fixture's test) = 13.28 GPU-hours; submits from j8's 3000 s (50 m)
+    // to j10's 10000 s; j4 ends last, at 20000 s.
+    CHECK(has(r.output, "submits from 50m to 2h 46m 40s, last recorded end 5h 33m 20s; 13.28 GPU-hours"));
+    CHECK(has(r.output, "trace machines: 7 GPU machines, 34 GPUs"));
+  }
+  SECTION("philly") {
+    const auto r = run_gcsim("validate " GCSIM_SOURCE_DIR "/scenarios/examples/traces/philly-resubmit.yaml");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    CHECK(has(r.output, "7 rows read, 4 jobs made, 3 skipped"));
+    CHECK(has(r.output, "trace statuses (replayed with their recorded run times): Killed 1 Pass 3"));
+    // 106132 GPU-seconds = 29.48 GPU-hours; _0004 (1701 s + 11940 s) ends last.
+    CHECK(has(r.output, "submits from 0s to 28m 21s, last recorded end 3h 47m 21s; 29.48 GPU-hours"));
+    CHECK(has(r.output, "no price for 12GB, 24GB in gpu_prices"));
+  }
+}
