@@ -14,13 +14,14 @@
 // task table is read first into one summary per job, then the job table is streamed
 // against it.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "models/importers/trace_import.hpp"
@@ -146,7 +147,55 @@ struct Table {
   bool pending = false;
 };
 
-// What the task table says of one job.
+// Job names -> their summaries' index, without a string allocated per job (a million jobs
+// of the real trace): the names in one arena, an open-addressing table of indices.
+class NameIndex {
+ public:
+  static constexpr std::uint32_t NONE = std::numeric_limits<std::uint32_t>::max();
+  void reserve(std::size_t names) {
+    ends_.reserve(names);
+    rehash(std::max<std::size_t>(16, std::bit_ceil(2 * names)));
+  }
+  std::size_t size() const { return ends_.size(); }
+  std::uint32_t find(std::string_view name) const {
+    if (slots_.empty()) return NONE;
+    for (std::size_t at = std::hash<std::string_view>{}(name) & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      const std::uint32_t i = slots_[at];
+      if (i == NONE || this->name(i) == name) return i;
+    }
+  }
+  // The index of `name`; a new one (the next index) when absent.
+  std::uint32_t add(std::string_view name) {
+    if (2 * (ends_.size() + 1) > slots_.size()) rehash(std::max<std::size_t>(16, 2 * slots_.size()));
+    std::size_t at = std::hash<std::string_view>{}(name) & (slots_.size() - 1);
+    for (; slots_[at] != NONE; at = (at + 1) & (slots_.size() - 1))
+      if (this->name(slots_[at]) == name) return slots_[at];
+    slots_[at] = static_cast<std::uint32_t>(ends_.size());
+    arena_.append(name);
+    ends_.push_back(arena_.size());
+    return slots_[at];
+  }
+  std::string_view name(std::uint32_t i) const {
+    const std::size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(arena_).substr(begin, ends_[i] - begin);
+  }
+
+ private:
+  void rehash(std::size_t slots) {
+    slots_.assign(slots, NONE);
+    for (std::uint32_t i = 0; i < ends_.size(); ++i) {
+      std::size_t at = std::hash<std::string_view>{}(name(i)) & (slots - 1);
+      while (slots_[at] != NONE) at = (at + 1) & (slots - 1);
+      slots_[at] = i;
+    }
+  }
+  std::string arena_;
+  std::vector<std::size_t> ends_;      // the end of each name in arena_
+  std::vector<std::uint32_t> slots_;   // a power of two, at most half full
+};
+
+// What the task table says of one job: no allocation of its own (GPU types, task names and
+// machines are indices into small tables).
 struct JobTasks {
   std::int64_t gpus = 0;            // whole GPUs over its GPU instances
   std::int64_t gpu_instances = 0;
@@ -157,9 +206,9 @@ struct JobTasks {
   std::int64_t end_ns = NO_TIME;    // their latest end
   bool open_end = false;            // a GPU task started and never ended
   bool bad = false;                 // a task row malformed (skip_bad_rows)
-  std::vector<std::string> gpu_types;   // catalog names of the GPUs its GPU tasks ran on
-  std::vector<std::string> gpu_tasks;   // the names of its GPU tasks (to find their instances)
-  std::string machine;
+  std::uint64_t gpu_types = 0;      // bit k: its GPU tasks ran on gpu_types_[k]
+  std::uint64_t gpu_tasks = 0;      // bit k: task name k is one of its GPU tasks (names past 63 share bit 63)
+  std::uint32_t machine = NameIndex::NONE;  // its recorded machine in machine_names_
 };
 
 class Pai2020Source : public TraceSource {
@@ -196,23 +245,25 @@ class Pai2020Source : public TraceSource {
     return trace_detail::map_gpu(name, options_, label, line, column, "gpu_type");
   }
 
-  std::uint32_t job_index(const std::string& name) {
-    const auto [it, added] = index_.try_emplace(name, static_cast<std::uint32_t>(tasks_.size()));
-    if (added) tasks_.emplace_back();
-    return it->second;
+  std::uint32_t job_index(std::string_view name) {
+    const std::uint32_t i = index_.add(name);
+    if (i == tasks_.size()) tasks_.emplace_back();
+    return i;
   }
+  static std::uint64_t task_bit(std::uint32_t name) { return std::uint64_t{1} << std::min<std::uint32_t>(name, 63); }
 
   void read_tasks(const std::string& bytes, const std::string& label) {
     Table t(bytes, label, TASK_NAMES, {"job_name", "task_name", "inst_num", "start_time", "end_time", "plan_gpu"},
             "the PAI 2020 task table (pai_task_table)");
     index_.reserve(lines_in(bytes));
+    tasks_.reserve(lines_in(bytes));
     while (t.next()) {
       try {
         read_task(t);
       } catch (const ConfigError&) {
         if (!options_.skip_bad_rows) throw;
         ++report_.notes["malformed task row skipped (skip_bad_rows); its job is skipped"];
-        if (const std::string_view name = t.text(T_JOB); !name.empty()) tasks_[job_index(std::string(name))].bad = true;
+        if (const std::string_view name = t.text(T_JOB); !name.empty()) tasks_[job_index(name)].bad = true;
       }
     }
   }
@@ -240,7 +291,7 @@ class Pai2020Source : public TraceSource {
     }
     if (started) latest_ns_ = std::max(latest_ns_, start);
     if (ended) latest_ns_ = std::max(latest_ns_, end);
-    JobTasks& j = tasks_[job_index(std::string(name))];
+    JobTasks& j = tasks_[job_index(name)];
     if (!has_gpu || inst == 0) return;  // a CPU task (a parameter server, an evaluator): no GPU held
     const std::int64_t per_instance = (milli + 999) / 1000;
     j.gpus += inst * per_instance;
@@ -256,10 +307,15 @@ class Pai2020Source : public TraceSource {
       if (ended) j.end_ns = std::max(j.end_ns, end);
       else j.open_end = true;
     }
-    if (!type.empty() && std::find(j.gpu_types.begin(), j.gpu_types.end(), type) == j.gpu_types.end())
-      j.gpu_types.push_back(type);
-    const std::string task(t.text(T_TASK));
-    if (std::find(j.gpu_tasks.begin(), j.gpu_tasks.end(), task) == j.gpu_tasks.end()) j.gpu_tasks.push_back(task);
+    if (!type.empty()) {
+      auto k = std::find(gpu_types_.begin(), gpu_types_.end(), type);
+      if (k == gpu_types_.end()) {
+        if (gpu_types_.size() == 64) t.bad(T_GPU_TYPE, "more than 64 GPU types in the trace");
+        k = gpu_types_.insert(k, type);
+      }
+      j.gpu_types |= std::uint64_t{1} << (k - gpu_types_.begin());
+    }
+    j.gpu_tasks |= task_bit(task_names_.add(t.text(T_TASK)));
   }
 
   // The instance table: each job's recorded machine, its first GPU instance's.
@@ -270,15 +326,15 @@ class Pai2020Source : public TraceSource {
       ++rows;
       try {
         t.check_width();
-        const auto it = index_.find(std::string(t.text(I_JOB)));
-        if (it == index_.end()) continue;
-        JobTasks& j = tasks_[it->second];
+        const std::uint32_t i = index_.find(t.text(I_JOB));
+        if (i == NameIndex::NONE) continue;
+        JobTasks& j = tasks_[i];
         const std::string_view machine = t.text(I_MACHINE);
-        if (!j.machine.empty() || machine.empty()) continue;
-        const std::string task(t.text(I_TASK));
-        if (std::find(j.gpu_tasks.begin(), j.gpu_tasks.end(), task) == j.gpu_tasks.end()) continue;
+        if (j.machine != NameIndex::NONE || machine.empty()) continue;
+        const std::uint32_t task = task_names_.find(t.text(I_TASK));
+        if (task == NameIndex::NONE || (j.gpu_tasks & task_bit(task)) == 0) continue;
         if (machine.size() > 256) t.bad(I_MACHINE, "a machine name longer than 256 characters");
-        j.machine = machine;
+        j.machine = machine_names_.add(machine);
         ++placed;
       } catch (const ConfigError&) {
         if (!options_.skip_bad_rows) throw;
@@ -378,12 +434,12 @@ class Pai2020Source : public TraceSource {
       ++report_.skipped["never scheduled (status Waiting)"];
       return false;
     }
-    const auto found = index_.find(name->text);
-    if (found == index_.end()) {
+    const std::uint32_t found = index_.find(name->text);
+    if (found == NameIndex::NONE) {
       ++report_.skipped["no task in the task table"];
       return false;
     }
-    const JobTasks& j = tasks_[found->second];
+    const JobTasks& j = tasks_[found];
     if (j.bad) {
       ++report_.skipped["a task row malformed (skip_bad_rows)"];
       return false;
@@ -415,7 +471,7 @@ class Pai2020Source : public TraceSource {
     job.submit_ns = submit - origin_ns_;
     job.duration_ns = end - j.start_ns;
     job.start_ns = j.start_ns - origin_ns_;
-    job.machine = j.machine;
+    if (j.machine != NameIndex::NONE) job.machine = machine_names_.name(j.machine);
     if (j.gpu_instances == 1 && j.single_milli > 0) {
       job.gpus = 1;
       job.gpu_milli = j.single_milli;
@@ -426,7 +482,8 @@ class Pai2020Source : public TraceSource {
     }
     if (j.rounded_up) ++report_.notes["plan_gpu above 100 and not whole (rounded up to whole GPUs)"];
     if (submit > j.start_ns) ++report_.notes["a task started before its job's submission (kept)"];
-    job.gpu_types = j.gpu_types;
+    for (std::size_t k = 0; k < gpu_types_.size(); ++k)
+      if ((j.gpu_types >> k) & 1) job.gpu_types.push_back(gpu_types_[k]);
     if (const std::string_view user = t.text(J_USER); !user.empty()) job.team = user;
     job.status = status;
     job.line = t.row.line;
@@ -435,8 +492,11 @@ class Pai2020Source : public TraceSource {
 
   Table jobs_;
   const TraceOptions& options_;
-  std::unordered_map<std::string, std::uint32_t> index_;  // job name -> tasks_
+  NameIndex index_;                      // job name -> tasks_
   std::vector<JobTasks> tasks_;
+  std::vector<std::string> gpu_types_;   // catalog names, in the order first seen
+  NameIndex task_names_;
+  NameIndex machine_names_;
   std::int64_t origin_ns_ = 0;
   std::int64_t latest_ns_ = 0;
 };
