@@ -466,7 +466,7 @@ const std::string PAI2020 =
     "{format: alibaba-pai-2020, jobs: pai2020_job_table.csv, tasks: pai2020_task_table.csv, gpu_map: {MISC: K80}";
 }  // namespace
 
-TEST_CASE("alibaba-pai-2020: a job is its GPU tasks; shares, cuts and skips by reason", "[unit]") {
+TEST_CASE("alibaba-pai-2020: a job is its GPU tasks, with shares, cuts and skips by reason", "[unit]") {
   const Imported t = import_trace(PAI2020 + "}");
   // 10 job rows: j5 Waiting, j6 CPU-only (its one task has no plan_gpu), j7 without tasks and
   // j9 of run time 0 are skipped; j1, j2, j3, j4, j8, j10 are made.
@@ -531,7 +531,7 @@ TEST_CASE("alibaba-pai-2020: a job is its GPU tasks; shares, cuts and skips by r
   CHECK(t.machines.empty());
 }
 
-TEST_CASE("alibaba-pai-2020: MISC is refused until mapped; headers are optional", "[unit]") {
+TEST_CASE("alibaba-pai-2020: MISC is refused until mapped, and headers are optional", "[unit]") {
   SECTION("MISC without gpu_map: refused at the task's row and column, saying how to map it") {
     const ConfigError e = config_error([] {
       import_trace("{format: alibaba-pai-2020, jobs: pai2020_job_table.csv, tasks: pai2020_task_table.csv}");
@@ -595,7 +595,7 @@ TEST_CASE("alibaba-pai-2020: the instance table gives each job's machine, the ma
   CHECK(t.report.header_notes[1] == "1 CPU-only machines of the machine spec left out");
 }
 
-TEST_CASE("alibaba-pai-2020: a bad row is an error at file:line naming the column; skip_bad_rows counts it", "[unit]") {
+TEST_CASE("alibaba-pai-2020: a bad row is an error at file:line naming the column, and skip_bad_rows counts it", "[unit]") {
   TempDir dir;
   write_file(dir.file("jobs.csv"),
              "a,i1,u,Terminated,1000.0,2000.0\nb,i2,u,Terminated,soon,2000.0\nc,i3,u,Terminated,1000.0,2000.0\n");
@@ -678,7 +678,7 @@ workload:
 // ---- Microsoft Philly (tests/fixtures/traces/philly_cluster_job_log: JSON as published,
 // philly_cluster_machine_list). The origin is the earliest submission, 2017-10-07 01:11:39.
 
-TEST_CASE("philly: jobs from the JSON log; multi-attempt runs summed, None ends cut, gaps left out", "[unit]") {
+TEST_CASE("philly: jobs from the JSON log, multi-attempt runs summed, None ends cut, gaps left out", "[unit]") {
   const Imported t = import_trace("{format: philly, jobs: philly_cluster_job_log}");
   // 7 jobs: _0003 (no attempts), _0006 (no GPUs in its attempt), _0007 (run time 0) skipped.
   REQUIRE(t.jobs.size() == 4);
@@ -754,7 +754,7 @@ TEST_CASE("philly: as recorded, one job per attempt named <jobid>#<k>", "[unit]"
   CHECK(source->report().rows == 7);
 }
 
-TEST_CASE("philly: the machine list's GPU memory names the GPU; a bad value is an error at its line", "[unit]") {
+TEST_CASE("philly: the machine list's GPU memory names the GPU, and a bad value is an error at its line", "[unit]") {
   const Imported t = import_trace("{format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list}");
   REQUIRE(t.machines.size() == 2);
   CHECK(t.machines[0].trace_gpu == "12GB");
