@@ -672,7 +672,16 @@ workload:
   CHECK(s.workload.jobs[1].gpu_milli == 500);
   const std::vector<models::Job> jobs = run_jobs(s);
   CHECK(jobs.size() == 6);
-  for (const models::Job& j : jobs) CHECK(j.status == models::JobStatus::Completed);
+  // Each runs its recorded run time once (the cluster holds every job at once), and the
+  // GPU-seconds they hold are the import report's 47805 (13.28 GPU-hours).
+  double gpu_s = 0;
+  for (const models::Job& j : jobs) {
+    CHECK(j.status == models::JobStatus::Completed);
+    CHECK(j.end - j.start == j.duration);
+    CHECK(j.start == j.submit);
+    gpu_s += j.gpus * (j.gpu_milli / 1000.0) * (j.end - j.start).seconds();
+  }
+  CHECK(gpu_s == Approx(47805).epsilon(1e-12));
 }
 
 // ---- Microsoft Philly (tests/fixtures/traces/philly_cluster_job_log: JSON as published,
@@ -830,7 +839,15 @@ workload:
   CHECK(s.workload.teams == std::vector<std::string>{"vc1", "vc2", "vc3"});
   const std::vector<models::Job> jobs = run_jobs(s);
   CHECK(jobs.size() == 4);
-  for (const models::Job& j : jobs) CHECK(j.status == models::JobStatus::Completed);
+  // 8 + 4 + 1 + 2 GPUs at most 15 at once of 22: no job waits; 106132 GPU-seconds.
+  double gpu_s = 0;
+  for (const models::Job& j : jobs) {
+    CHECK(j.status == models::JobStatus::Completed);
+    CHECK(j.end - j.start == j.duration);
+    CHECK(j.start == j.submit);
+    gpu_s += j.gpus * (j.end - j.start).seconds();
+  }
+  CHECK(gpu_s == Approx(106132).epsilon(1e-12));
 }
 
 TEST_CASE("gcsim validate prints the import reports of the PAI 2020 and Philly examples", "[scenario][cli]") {
