@@ -800,6 +800,21 @@ TEST_CASE("philly: the machine list's GPU memory names the GPU, and a bad value 
     CHECK(jobs == 4);
     CHECK(report.machine_gpus == 4);
   }
+  SECTION("compact JSON (no blanks, a tab between members) reads the same") {
+    write_file(dir.file("log"),
+               "[{\"status\":\"Pass\",\t\"vc\":\"v\",\"jobid\":\"a\",\"attempts\":[{\"start_time\":\"2017-10-07 01:00:00\","
+               "\"end_time\":\"2017-10-07 01:30:00\",\"detail\":[{\"ip\":\"m1\",\"gpus\":[\"gpu0\",\"gpu1\"]}]}],"
+               "\"submitted_time\":\"2017-10-07 00:59:00\",\"user\":\"u\"}]");
+    const config::ConfigDocument doc = config::load_yaml_string("trace: {format: philly, jobs: log}\n", at);
+    config::SourceResolver sources;
+    TraceImport trace(*doc.root.find("trace"), sources);
+    TraceJob j;
+    REQUIRE(trace.next(j));
+    CHECK(j.gpus == 2);
+    CHECK(j.duration_ns == 1800 * S);
+    CHECK(j.start_ns == 60 * S);
+    CHECK(j.line == 1);
+  }
   SECTION("a malformed end_time: file:line:column and its path; skip_bad_rows counts the job") {
     write_file(dir.file("log"), R"([
   {"status": "Pass", "vc": "v", "jobid": "a", "submitted_time": "2017-10-07 01:00:00", "user": "u",
