@@ -292,7 +292,7 @@ class Pai2020Source : public TraceSource {
     if (started) latest_ns_ = std::max(latest_ns_, start);
     if (ended) latest_ns_ = std::max(latest_ns_, end);
     JobTasks& j = tasks_[job_index(name)];
-    if (!has_gpu || inst == 0) return;  // a CPU task (a parameter server, an evaluator): no GPU held
+    if (!has_gpu || inst == 0) return;  // a CPU task (a parameter server, say): no GPU held
     const std::int64_t per_instance = (milli + 999) / 1000;
     j.gpus += inst * per_instance;
     j.gpu_instances += inst;
