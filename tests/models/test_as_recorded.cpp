@@ -525,3 +525,42 @@ TEST_CASE("gcsim validate and run of the as-recorded example say the policy is s
   CHECK(has(r.output, "0 placed over capacity"));
   CHECK(has(r.output, "wait: mean 1m 10s"));  // the recorded waits: 69.95 s on average
 }
+
+TEST_CASE("as-recorded on Philly's log and machine list: recorded machines end to end, the occupancy the import's",
+          "[scenario]") {
+  // The fixture's attempts name machines m47, m412 (8 GPUs each) and m1..m3 (2 each): each
+  // attempt starts at its recorded start on its recorded machine where it fits there.
+  const models::Scenario s = scenario_from_yaml(R"(
+name: philly-asrec
+horizon: 2d
+run_until: done
+workload:
+  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, mode: as-recorded}
+)", FIXTURES + "test.yaml");
+  REQUIRE(s.scheduler.policy == "recorded");
+  REQUIRE(s.workload.recorded.size() == s.workload.jobs.size());
+  std::size_t with_machine = 0;
+  for (const models::RecordedRun& r : s.workload.recorded) with_machine += r.node >= 0;
+  CHECK(with_machine == s.workload.jobs.size());  // every attempt's machine is in the list
+  CHECK(s.workload.recorded[0].node == 3);        // the first attempt's m47: the 24 GB type's first node
+  // The import's GPU-hours, from the report, against the run's allocated GPUs over time.
+  double report_gpu_h = 0;
+  for (const std::string& line : s.import_report)
+    if (const auto at = line.find(" GPU-hours"); at != std::string::npos && has(line, "trace time span"))
+      report_gpu_h = std::stod(line.substr(line.rfind("; ", at) + 2));
+  REQUIRE(report_gpu_h > 0);
+  TempDir dir("as_recorded_philly");
+  const analysis::TraceData t = run_to_trace(s, dir.file("p.h5"));
+  const Occupancy o = occupancy(t, t.attrs.end_s);
+  CHECK(o.gpu_s / 3600 == Approx(report_gpu_h).margin(0.005));  // the report rounds to 0.01
+  for (std::size_t i = 0; i < s.workload.jobs.size(); ++i) {
+    const analysis::JobRecord& j = job_named(t, s.workload.jobs[i].name);
+    INFO(j.name);
+    CHECK(j.start_s - j.submit_s == s.workload.recorded[i].wait_s);
+  }
+  INFO(t.attrs.scheduler_settings);
+  CHECK(has(t.attrs.scheduler_settings, "5 starts, 3 on their recorded machines"));
+  CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
+  CHECK(job_named(t, "application_1506638472019_0001#1").first_node == 3);  // m47
+  CHECK(job_named(t, "application_1506638472019_0001#2").first_node == 4);  // m412
+}
