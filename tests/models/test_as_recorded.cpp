@@ -563,4 +563,10 @@ workload:
   CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
   CHECK(job_named(t, "application_1506638472019_0001#1").first_node == 3);  // m47
   CHECK(job_named(t, "application_1506638472019_0001#2").first_node == 4);  // m412
+  // _0005's second attempt: 2 GPUs on m3 (node 2) from 02:00, while _0004 holds 1 of its 2
+  // GPUs there (the trace itself puts 3 GPUs on that machine): over capacity, on m3.
+  CHECK(job_named(t, "application_1506638472019_0005#2").first_node == 2);
+  CHECK(has(t.attrs.scheduler_settings, "1 placed over capacity (6.00 GPU-hours)"));  // 2 GPUs x 3 h
+  // _0002's 4 GPUs were on m1 and m2: a recorded machine of 2 GPUs cannot hold them alone.
+  CHECK(has(t.attrs.scheduler_settings, "1 recorded machines unusable"));
 }
