@@ -392,7 +392,9 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   data.attrs = read_attributes(*reader, path);
   data.nodes = read_nodes(*reader, path);
   data.jobs = read_jobs(*reader, path);
-  if (parts.events) data.events = read_events(*reader, path, data.event_kind_labels);
+  // A trace written with output.events: false has no /events (TraceData::has_events).
+  data.has_events = has_table(*reader, schema::EVENTS);
+  if (parts.events && data.has_events) data.events = read_events(*reader, path, data.event_kind_labels);
   data.utilization = read_utilization(*reader, path);
   data.ledger = read_ledger(*reader, path);
   data.pools = read_pools(*reader, path);

@@ -196,6 +196,7 @@ struct TraceData {
   std::vector<PreemptionRecord> preemptions;
   std::vector<NodeEventRecord> node_events;
   bool has_node_events = false;  // the trace has /node_events (else interruptions come from /events' node_down rows)
+  bool has_events = true;        // the trace has /events (output.events: false leaves it out)
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

@@ -36,6 +36,7 @@ OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode&
     check_file_name(out.trace, name_node, "the trace's file name (the scenario's name + \".h5\")");
   }
   out.flows = o.value<bool>("flows");
+  out.events = o.value<bool>("events");
   out.compression = static_cast<int>(o.value<std::int64_t>("compression"));
   return out;
 }

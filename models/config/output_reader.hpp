@@ -1,5 +1,5 @@
 // The `output:` section: the trace's file name, its compression level and the optional
-// /flows table. That flows
+// /flows and /events tables. That flows
 // need a network section is checked in the resolve step.
 #pragma once
 
@@ -17,6 +17,10 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
      "the trace's file name inside the output folder"},
     {.name = "flows", .type = "bool", .help = "also write the /flows table, one row per network flow",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 0},
+    {.name = "events", .type = "bool",
+     .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
+             "only the plots' interruption marks of traces without /node_events",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
     {.name = "compression", .type = "integer",
      .help = "the trace's deflate level: 0 none (fastest, largest), 9 smallest; `--trace-compression` overrides it",
      .kind = config::KeyKind::Integer, .min = trace::MIN_COMPRESSION_LEVEL, .max = trace::MAX_COMPRESSION_LEVEL,

@@ -136,6 +136,7 @@ struct BudgetSpec {
 struct OutputSpec {
   std::string trace;  // file name of the trace; default "<name>.h5"
   bool flows = false; // write the /flows table (one row per network flow)
+  bool events = true; // write the /events table (output.events)
   // The trace's deflate level, 0 (none) to 9; a run may override it (RunOptions).
   int compression = trace::DEFAULT_COMPRESSION_LEVEL;
 };

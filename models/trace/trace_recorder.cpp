@@ -40,7 +40,7 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
                              std::uint64_t replication, Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
                              BudgetWatcher* budgets)
     : file_(file), scenario_(scenario), seed_(seed), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
-      events_(add_table(file, schema::EVENTS, 16384)),
+      events_(scenario.output.events ? &add_table(file, schema::EVENTS, 16384) : nullptr),
       utilization_(add_table(file, schema::UTILIZATION, 16384)),
       ledger_(add_table(file, schema::LEDGER, 16384)),
       node_events_(add_table(file, schema::NODE_EVENTS, 1024)),
@@ -121,7 +121,8 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
 }
 
 void TraceRecorder::event(EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node) {
-  events_.begin_row().f64(0, t.seconds()).enum8(1, static_cast<std::uint8_t>(kind)).i64(2, job).i32(3, node);
+  if (events_ == nullptr) return;  // output.events: false
+  events_->begin_row().f64(0, t.seconds()).enum8(1, static_cast<std::uint8_t>(kind)).i64(2, job).i32(3, node);
 }
 
 void TraceRecorder::node_event(const NodeTransition& t) {

@@ -72,7 +72,7 @@ class TraceRecorder {
   const Cluster& cluster_;
   const CostMeter& costs_;
   const ModelSpeeds& speeds_;
-  trace::Table& events_;
+  trace::Table* events_;  // null with output.events false
   trace::Table& utilization_;
   trace::Table& ledger_;
   trace::Table& node_events_;

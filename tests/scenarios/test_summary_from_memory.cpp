@@ -153,3 +153,24 @@ TEST_CASE("a MemoryTrace read once hands each column out once, and a TeeTrace co
   d.begin_row().f64(0, 1);
   CHECK(d.rows() == 1);
 }
+
+TEST_CASE("output.events false leaves /events out of the trace, and every figure stays", "[scenario][trace]") {
+  gcsim::test::TempDir dir;
+  const std::string with = teams_yaml(20);
+  std::string without = with;
+  without.replace(without.find("name: teams"), 11, "name: quiet");
+  without += "output: {events: false}\n";
+  const TraceData a = gcsim::test::run_yaml(with, dir);
+  const TraceData b = gcsim::test::run_yaml(without, dir);
+  CHECK(a.has_events);
+  CHECK_FALSE(a.events.empty());
+  CHECK_FALSE(b.has_events);
+  CHECK(b.events.empty());
+  CHECK_FALSE(trace::TraceReader::open(dir.file("quiet.h5"))->has_table("events"));
+  same_jobs(a, b);
+  const analysis::Metrics ma = analysis::compute_metrics(a);
+  const analysis::Metrics mb = analysis::compute_metrics(b);
+  CHECK(ma.total_cost_usd == mb.total_cost_usd);
+  CHECK(ma.gpu_utilization == mb.gpu_utilization);
+  CHECK(ma.jct_s.mean == mb.jct_s.mean);
+}
