@@ -561,7 +561,11 @@ int run_trace_fit_command(const TraceFitCommand& c, const models::LoadOptions& o
   } catch (const Error& e) {
     std::error_code ec;
     std::filesystem::remove(c.out, ec);
-    throw Error(std::string("trace fit: the fitted scenario does not load (a defect of the fit): ") + e.what());
+    // A section kept from the input may name a file by a path relative to the input's
+    // folder, which the output's folder does not have.
+    throw Error(std::string("trace fit: the fitted scenario does not load, and is not written: ") + e.what() +
+                " (a relative file path in a section kept from the input, such as catalogs:, is read from the "
+                "output's folder: write the output beside the input)");
   }
   std::size_t unused = 0;
   const std::vector<Sample> drawn = scenario_samples(fitted_s, unused);

@@ -186,6 +186,23 @@ TEST_CASE("trace fit recovers a known process", "[scenario][trace-fit]") {
   CHECK(test::run_gcsim("run " + out + " -q --no-plots -o " + dir.file("run")).code == 0);
 }
 
+TEST_CASE("trace fit of a scenario's generators: their jobs as drawn, with their gpu names", "[scenario][trace-fit]") {
+  test::TempDir dir("trace-fit-generators");
+  const std::string scenario = dir.file("generated.yaml");
+  test::write_file(scenario, process_yaml(2000));
+  const std::string out = dir.file("f.yaml");
+  const auto r = test::run_gcsim("trace fit " + scenario + " -o " + out + " --count 1000");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const models::Scenario s = models::load_scenario_file(out, test::load_options());
+  const auto* v100 = generator(s, "gpus-1-V100-SXM2-16GB");
+  REQUIRE(v100);
+  CHECK(v100->gpu_types == std::vector<std::string>{"V100-SXM2-16GB"});
+  std::int64_t total = 0;
+  for (const auto& g : s.workload.generators) total += g.count;
+  CHECK(total == 1000);
+}
+
 TEST_CASE("trace fit: --count, --span and --scale-rate set how many jobs and how fast", "[scenario][trace-fit]") {
   test::TempDir dir("trace-fit-options");
   const std::string trace = write_trace(dir);
@@ -258,6 +275,29 @@ TEST_CASE("trace fit: bad input exits with code 2", "[scenario][trace-fit]") {
   INFO(ok.output);
   REQUIRE(ok.code == 0);
   CHECK(test::has(test::read_bytes(out), "a constant (the trace is shorter than a day)"));
+  // A day or more: 24 bins, each hour of the day over the hours of it the window (first
+  // to last submit, 1 h to 25 h) covers. Jobs at 1 h, 2 h and 1d1h: the 01:00 bin holds 2
+  // jobs over 1 h (01:00-02:00 of the first day; the window ends at 01:00 of the second),
+  // 2 jobs/h; the 02:00 bin 1 over 1 h; the others none. Every day of the week alike.
+  const std::string days = dir.file("days.yaml");
+  test::write_file(days, std::string("name: days\nseed: 1\nhorizon: 3d\n") + CLUSTER +
+                             "workload:\n  jobs:\n    - {name: a, submit: 1h, gpus: 1, duration: 1h}\n"
+                             "    - {name: b, submit: 2h, gpus: 1, duration: 1h}\n"
+                             "    - {name: c, submit: 1d1h, gpus: 1, duration: 1h}\n");
+  const auto d = test::run_gcsim("trace fit " + days + " -o " + out);
+  INFO(d.output);
+  REQUIRE(d.code == 0);
+  CHECK(test::has(test::read_bytes(out), "hour of the day (24 bins: the trace is shorter than a week)"));
+  const models::Scenario s = models::load_scenario_file(out, test::load_options());
+  REQUIRE(s.workload.generators.size() == 1);
+  const auto& rate = *s.workload.generators[0].rate;
+  for (int day = 0; day < 7; ++day) {
+    INFO("day " << day);
+    CHECK(rate.per_hour[static_cast<std::size_t>(24 * day + 0)] == 0);
+    CHECK(rate.per_hour[static_cast<std::size_t>(24 * day + 1)] == Approx(2.0));
+    CHECK(rate.per_hour[static_cast<std::size_t>(24 * day + 2)] == Approx(1.0));
+    CHECK(rate.per_hour[static_cast<std::size_t>(24 * day + 3)] == 0);
+  }
 }
 
 TEST_CASE("trace fit on the bundled Alibaba 2023 trace", "[scenario][trace-fit]") {
