@@ -363,10 +363,11 @@ void read_team_choice(const ConfigNode& n, GeneratorSpec& g) {
   MapReader r(n, TEAM_CHOICE_KEYS);
   const ConfigNode& names = r.required("choice");
   if (!names.is_sequence() || names.size() == 0) names.fail(ErrorCode::WrongType, "choice needs a non-empty list of team names");
+  std::set<std::string> seen;  // a fitted trace's generator may name thousands of users
   for (const auto& v : names.items()) {
     g.team_choice.push_back(read_name(v));
-    for (std::size_t i = 0; i + 1 < g.team_choice.size(); ++i)
-      if (g.team_choice[i] == g.team_choice.back()) v.fail(ErrorCode::Duplicate, "team '" + g.team_choice.back() + "' is named twice");
+    if (!seen.insert(g.team_choice.back()).second)
+      v.fail(ErrorCode::Duplicate, "team '" + g.team_choice.back() + "' is named twice");
   }
   if (const ConfigNode* w = r.optional("weights")) {
     if (!w->is_sequence()) w->fail(ErrorCode::WrongType, "weights must be a list of numbers");
