@@ -522,7 +522,16 @@ int run_trace_fit_command(const TraceFitCommand& c, const models::LoadOptions& o
   }
 
   // Header: the source, the span, what was fitted.
-  auto days = [](std::int64_t ns) { return number_text(std::round(static_cast<double>(ns) / 8.64e12) / 10.0); };
+  // Times to a tenth of a day, or of an hour for a trace shorter than two days.
+  const bool short_trace = trace_span_ns < 2 * sim::DAY_NS;
+  auto at = [&](std::int64_t ns) {
+    return short_trace ? number_text(std::round(static_cast<double>(ns) / 3.6e11) / 10.0) + "h"
+                       : number_text(std::round(static_cast<double>(ns) / 8.64e12) / 10.0) + "d";
+  };
+  auto span_text = [](std::int64_t ns) {
+    return ns < 2 * sim::DAY_NS ? number_text(std::round(static_cast<double>(ns) / 3.6e11) / 10.0) + " hours"
+                                : number_text(std::round(static_cast<double>(ns) / 8.64e12) / 10.0) + " days";
+  };
   std::string header;
   header += "# Fitted by `gcsim trace fit` to " + c.scenario + " (scenario " + input.name + ")";
   if (const config::ConfigNode* t = doc.root.find("workload")->find("trace")) {
@@ -532,20 +541,20 @@ int run_trace_fit_command(const TraceFitCommand& c, const models::LoadOptions& o
   }
   header += "\n";
   header += "# Source: " + std::to_string(jobs.size()) + " jobs with a duration, submitted from " +
-            days(submits.front()) + "d to " + days(submits.back()) + "d (a span of " + days(trace_span_ns) + " days)" +
+            at(submits.front()) + " to " + at(submits.back()) + " (a span of " + span_text(trace_span_ns) + ")" +
             (without_duration ? "; " + std::to_string(without_duration) + " work or model jobs left out" : "") + ".\n";
-  header += "# Fitted: the arrival rate by " +
-            std::string(bins == 168 ? "hour of the week (168 bins, averaged over the weeks covered)"
-                        : bins == 24 ? "hour of the day (24 bins: the trace is shorter than a week)"
-                                     : "a constant (the trace is shorter than a day)") +
+  header += "# Fitted: the arrival rate " +
+            std::string(bins == 168 ? "by hour of the week (168 bins, averaged over the weeks covered)"
+                        : bins == 24 ? "by hour of the day (24 bins: the trace is shorter than a week)"
+                                     : "as a constant (the trace is shorter than a day)") +
             (c.scale_rate != 1 ? ", times " + number_text(c.scale_rate) : std::string()) + "; one generator per GPU-count class and `gpu` constraint, " +
             "each with the rate times its share of the jobs (a Poisson process split by independent marks), its GPU " +
             "counts, one-GPU shares (gpu_milli), durations (empirical quantiles, log-linear between them) and teams.\n";
   header += "# Generated: " +
             (by_span ? "about " + std::to_string(total) + " jobs (a Poisson count; each generator's `count` is a cap) in " +
-                           std::to_string(written) + " generators, over " + days(span_ns) + " days (`end`)"
+                           std::to_string(written) + " generators, over " + span_text(span_ns) + " (`end`)"
                      : std::to_string(total) + " jobs in " + std::to_string(written) + " generators, over about " +
-                           days(span_ns) + " days") +
+                           span_text(span_ns)) +
             " from time 0 (Monday 00:00)" +
             (dropped_jobs ? "; groups too rare for one job (" + std::to_string(dropped_jobs) + " input jobs) left out" : "") +
             (pooled ? "; " + std::to_string(pooled) + " generators of fewer than " + std::to_string(MIN_OWN_DURATIONS) +
@@ -647,7 +656,7 @@ int run_trace_fit_command(const TraceFitCommand& c, const models::LoadOptions& o
   }
   sim::write_file_atomically(c.out, header + comment + "\n" + body);
   std::cout << "wrote " << c.out << ": " << (by_span ? "about " : "") << total << " jobs in " << written
-            << " generators over " << (by_span ? "" : "about ") << days(span_ns) << " days\n\n" << note << "\n" << table;
+            << " generators over " << (by_span ? "" : "about ") << span_text(span_ns) << "\n\n" << note << "\n" << table;
   return 0;
 }
 
