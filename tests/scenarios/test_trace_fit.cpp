@@ -120,6 +120,11 @@ TEST_CASE("trace fit recovers a known process", "[scenario][trace-fit]") {
   const models::Scenario fit = models::load_scenario_file(out, test::load_options());
   CHECK(test::run_gcsim("validate " + out).code == 0);
   REQUIRE(fit.workload.generators.size() == 5);  // 1 GPU (any, V100), 2, 4, 8
+  // The report's fitted side is the written file's workload as a run draws it: its count
+  // is what expand_workload gives for the file (a Poisson count: no formula gives it).
+  const std::size_t drawn = models::expand_workload(fit, fit.seed, 0).size();
+  // GPUs: 80% one, then 2, 4, 8 at 6.7% each: p10 and p50 1, p90 4, p99 8 on both sides.
+  CHECK(test::has(r.output, " / " + std::to_string(drawn) + " | 1 / 1 | 1 / 1 | 4 / 4 | 8 / 8 |"));
   const auto* one = generator(fit, "gpus-1");
   const auto* v100 = generator(fit, "gpus-1-V100-SXM2-16GB");
   const auto* eight = generator(fit, "gpus-8");
