@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # Everything gcsim needs to build, test and plot, from Debian 12's archive.
 PACKAGES := cmake ninja-build g++ make pkg-config \
   libeigen3-dev libboost-graph-dev libboost-iostreams-dev libboost-filesystem-dev \
-  libhdf5-dev zlib1g-dev hdf5-tools libcli11-dev catch2 libgnuplot-iostream-dev gnuplot-nox \
+  libhdf5-dev libdeflate-dev hdf5-tools libcli11-dev catch2 libgnuplot-iostream-dev gnuplot-nox \
   libyaml-cpp-dev python3-h5py python3-numpy libopenmpi-dev openmpi-bin
 
 .PHONY: fuzz-build fuzz-explore all deps configure build run test test-fast sanitize tsan fuzz bench clean

@@ -34,7 +34,7 @@ template <const schema::Table& T>
 class TableColumns {
  public:
   TableColumns(const TraceReader& r, std::string path, std::span<const Name<T>> names)
-      : path_(std::move(path)), cols_(r.read_columns(std::string(T.name), strings(names))) {}
+      : reader_(r), path_(std::move(path)), cols_(r.read_columns(std::string(T.name), strings(names))) {}
   TableColumns(const TraceReader& r, std::string path, std::initializer_list<Name<T>> names)
       : TableColumns(r, std::move(path), std::span<const Name<T>>(names.begin(), names.size())) {}
 
@@ -60,10 +60,24 @@ class TableColumns {
     cols_.ints.erase(std::string(column.text));
   }
 
+  // A string column, or a coded one (schema::Type::Code, from schema 5: an enum of names
+  // whose value 0 is none, read as "").
   template <typename Record>
   void str(Name<T> column, std::vector<Record>& records, std::string Record::*field) {
     auto it = cols_.str.find(std::string(column.text));
-    if (it == cols_.str.end()) wrong_type(column, "a string");
+    if (it == cols_.str.end()) {
+      const std::vector<std::int64_t>& v = ints(column, "a string or coded names");
+      std::vector<std::string> labels = reader_.enum_labels(std::string(T.name), std::string(column.text));
+      if (!labels.empty()) labels[0].clear();
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        if (v[i] < 0 || static_cast<std::size_t>(v[i]) >= labels.size())
+          throw Error("trace '" + path_ + "': /" + std::string(T.name) + " row " + std::to_string(i) + " has code " +
+                      std::to_string(v[i]) + " in column '" + std::string(column.text) + "', which names nothing");
+        records[i].*field = labels[static_cast<std::size_t>(v[i])];
+      }
+      cols_.ints.erase(std::string(column.text));
+      return;
+    }
     for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = std::move(it->second[i]);
     cols_.str.erase(it);  // free the emptied strings early
   }
@@ -96,6 +110,7 @@ class TableColumns {
                 "' is not " + wanted);
   }
 
+  const TraceReader& reader_;
   std::string path_;
   trace::Columns cols_;
 };
@@ -372,12 +387,12 @@ std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std:
 
 namespace {
 
-TraceData read_trace_from(const TraceReader* reader, const std::string& path) {
+TraceData read_trace_from(const TraceReader* reader, const std::string& path, TraceParts parts = {}) {
   TraceData data;
   data.attrs = read_attributes(*reader, path);
   data.nodes = read_nodes(*reader, path);
   data.jobs = read_jobs(*reader, path);
-  data.events = read_events(*reader, path, data.event_kind_labels);
+  if (parts.events) data.events = read_events(*reader, path, data.event_kind_labels);
   data.utilization = read_utilization(*reader, path);
   data.ledger = read_ledger(*reader, path);
   data.pools = read_pools(*reader, path);
@@ -392,7 +407,16 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path) {
 
 TraceData read_trace(const std::string& path) { return read_trace_from(TraceReader::open(path).get(), path); }
 
-TraceData read_trace(const TraceReader& reader, const std::string& label) { return read_trace_from(&reader, label); }
+TraceData read_trace(const TraceReader& reader, const std::string& label, TraceParts parts) {
+  return read_trace_from(&reader, label, parts);
+}
+
+bool read_by_read_trace(std::string_view table, TraceParts parts) {
+  for (const schema::Table* t : {&schema::NODES, &schema::JOBS, &schema::UTILIZATION, &schema::LEDGER, &schema::POOLS,
+                                 &schema::BUDGET_EVENTS, &schema::PREEMPTIONS, &schema::NODE_EVENTS})
+    if (table == t->name) return true;
+  return parts.events && table == schema::EVENTS.name;
+}
 
 std::vector<config::SourceRecord> read_inputs(const TraceReader& r, const std::string& path) {
   if (!has_table(r, schema::INPUTS))

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/trace/schema.hpp"
@@ -200,8 +201,18 @@ struct TraceData {
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
 // missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
 TraceData read_trace(const std::string& path);
-// The same from any reader: a trace in memory (trace::MemoryTrace, once committed).
-TraceData read_trace(const trace::TraceReader& reader, const std::string& label);
+// What read_trace(reader, ...) reads besides the tables every figure needs.
+struct TraceParts {
+  bool events = true;  // /events: the plots mark interruptions from it; no figure of the summary needs it
+};
+
+// The same from any reader: a trace in memory (trace::MemoryTrace, once committed). With
+// parts.events false, TraceData::events stays empty and the reader needs no /events.
+TraceData read_trace(const trace::TraceReader& reader, const std::string& label, TraceParts parts = {});
+
+// Whether read_trace(reader, label, parts) reads the table `table`: what a run keeps in
+// memory for its summary (trace::TeeTrace), so nothing else is held twice.
+bool read_by_read_trace(std::string_view table, TraceParts parts);
 
 // The files the run read (/inputs, their bytes from /input_bytes), for gcsim rerun. Throws
 // gcsim::Error naming the trace when it has no /inputs table (one written before traces

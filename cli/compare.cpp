@@ -217,12 +217,14 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       spec.options.max_events = models::event_limit(limits);  // each run stops past it
       spec.options.trace_compression = c.trace_compression;
       const std::size_t i = v * c.replications + r;
-      if (to_folder)
-        spec.output_stem = (fs::path(work->path()) / (names[v] + "-r" + std::to_string(r))).string();
-      else
-        spec.read_in_memory = [&take, i](const trace::TraceReader& t, const std::string& label) {
-          take(i, analysis::read_trace(t, label));
-        };
+      if (to_folder) spec.output_stem = (fs::path(work->path()) / (names[v] + "-r" + std::to_string(r))).string();
+      // The figures come from the tables kept in memory as the run writes them (with -o,
+      // beside the file: it is never read back), on the run's thread; /events only for the plots.
+      const analysis::TraceParts parts{.events = plots && r == 0};
+      spec.in_memory_tables = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
+      spec.read_in_memory = [&take, i, parts](const trace::TraceReader& t, const std::string& label) {
+        take(i, analysis::read_trace(t, label, parts));
+      };
       specs.push_back(std::move(spec));
     }
   const std::vector<models::RunOutcome> outcomes = models::run_many(catalogs, schedulers, std::move(specs), c.threads);
@@ -236,11 +238,6 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   }
 
   analysis::ComparisonHeader header{base->name, document.file, base->seed, c.replications};
-  // With -o, every trace read back and summarised on as many threads as ran the runs
-  // (reading one is about as long as writing it; done one at a time, it was the serial
-  // tail of a compare). The first error in run order is the one reported.
-  if (to_folder)
-    sim::parallel_for(read.size(), threads, [&](std::size_t i) { take(i, analysis::read_trace(outcomes[i].trace_path)); });
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   for (std::size_t v = 0; v < variants.size(); ++v) {

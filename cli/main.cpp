@@ -35,6 +35,7 @@
 #include "sim/allocator.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/errors.hpp"
+#include "sim/trace/memory_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "sim/units.hpp"
@@ -114,9 +115,16 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   // The event limit holds during the run too: a storm the estimate does not see stops there.
   models::RunOptions bounded = options;
   bounded.max_events = models::event_limit(limits);
-  const models::RunSummary r = models::run_simulation_to(s, schedulers, trace_path, bounded);
-
-  const analysis::TraceData data = analysis::read_trace(trace_path);
+  // The figures come from a copy of the trace's tables kept in memory as they are written,
+  // never from reading the file back (docs/engine.md, "The summary from memory"); /events
+  // only when the plots need it.
+  const analysis::TraceParts parts{.events = plots};
+  trace::MemoryTrace memory(trace_path);
+  const models::RunSummary r = models::run_simulation_to(
+      s, schedulers, trace_path, bounded, memory,
+      [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); });
+  memory.read_once();
+  const analysis::TraceData data = analysis::read_trace(memory, trace_path, parts);
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
   if (plots) pngs = analysis::write_plots(data, out_dir, suffix);

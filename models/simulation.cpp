@@ -18,6 +18,7 @@
 #include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
+#include "sim/trace/tee_trace.hpp"
 
 namespace gcsim::models {
 
@@ -147,6 +148,18 @@ RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& 
   auto trace = trace::TraceFile::create(trace_path, trace_options);  // destroyed uncommitted on an exception
   RunSummary summary = run_simulation(scenario, schedulers, trace.get(), options);
   trace->commit();
+  return summary;
+}
+
+RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
+                             const RunOptions& options, trace::TraceFile& copy,
+                             const std::function<bool(const std::string&)>& to_copy) {
+  trace::TraceOptions trace_options;
+  trace_options.compression_level = options.trace_compression.value_or(scenario.output.compression);
+  auto file = trace::TraceFile::create(trace_path, trace_options);  // destroyed uncommitted on an exception
+  trace::TeeTrace tee(*file, copy, to_copy);
+  RunSummary summary = run_simulation(scenario, schedulers, &tee, options);
+  tee.commit();
   return summary;
 }
 

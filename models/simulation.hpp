@@ -3,6 +3,7 @@
 // the front end creates the TraceFile and commits it.
 #pragma once
 
+#include <functional>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -100,6 +101,13 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
 // nothing is left at `trace_path` and the temporary file is removed.
 RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
                              const RunOptions& options = {});
+
+// The same, with the tables and byte arrays that `to_copy(name)` picks written to `copy`
+// too (trace::TeeTrace), which is committed after the file: a trace::MemoryTrace the
+// caller computes the run's figures from, so the file is never read back.
+RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
+                             const RunOptions& options, trace::TraceFile& copy,
+                             const std::function<bool(const std::string&)>& to_copy);
 
 // The spot pools of `scenario`, as run_simulation hands them to the spot market (the
 // node types with `market: spot`, each with its first node's index); tests that build a

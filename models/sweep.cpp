@@ -12,6 +12,7 @@
 #include "sim/parallel.hpp"
 #include "sim/errors.hpp"
 #include "sim/trace/memory_trace.hpp"
+#include "sim/trace/tee_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 
 #ifndef GCSIM_HDF5_THREADSAFE
@@ -56,10 +57,20 @@ void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunS
     out.seed = run_seed(*scenario, spec.options);
     label = run_label(out);
 
+    const auto all_tables = [](const std::string&) { return true; };
+    const std::function<bool(const std::string&)> kept = spec.in_memory_tables ? spec.in_memory_tables : all_tables;
     if (spec.output_stem.empty() && spec.read_in_memory) {
       trace::MemoryTrace memory(label);
-      out.summary = run_simulation(*scenario, schedulers, &memory, spec.options);
-      memory.commit();
+      if (spec.in_memory_tables) {
+        trace::DiscardTrace rest;  // the tables not kept go nowhere
+        trace::TeeTrace only_kept(rest, memory, kept);
+        out.summary = run_simulation(*scenario, schedulers, &only_kept, spec.options);
+        only_kept.commit();
+      } else {
+        out.summary = run_simulation(*scenario, schedulers, &memory, spec.options);
+        memory.commit();
+      }
+      memory.read_once();
       spec.read_in_memory(memory, label);
       return;
     }
@@ -70,6 +81,14 @@ void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunS
     std::unique_lock<std::mutex> serial;
     if (!GCSIM_HDF5_THREADSAFE) serial = std::unique_lock<std::mutex>(serial_hdf5_mutex());
     const std::string path = spec.output_stem + ".h5";
+    if (spec.read_in_memory) {
+      trace::MemoryTrace memory(label);
+      out.summary = run_simulation_to(*scenario, schedulers, path, spec.options, memory, kept);
+      out.trace_path = path;
+      memory.read_once();
+      spec.read_in_memory(memory, label);
+      return;
+    }
     out.summary = run_simulation_to(*scenario, schedulers, path, spec.options);
     out.trace_path = path;
   } catch (const InternalError& e) {

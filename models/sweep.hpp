@@ -36,11 +36,15 @@ struct RunSpec {
   // The trace goes to "<output_stem>.h5"; no trace when empty. The folder must exist
   // (the front end makes folders). Two runs of one call may not share a stem.
   std::string output_stem;
-  // With no output_stem: the trace is kept in memory (trace::MemoryTrace, no file, no
-  // HDF5) and handed to this, on the run's thread, once the run has ended well; then it is
-  // dropped. What the caller wants of it (a run's figures) it takes here. An exception it
-  // throws is the run's failure.
+  // When set, the trace is also kept in memory (trace::MemoryTrace: with no output_stem
+  // there is no file and no HDF5; with one, the file's tables are copied as they are
+  // written, trace::TeeTrace) and handed to this, on the run's thread, once the run has
+  // ended well, to be read once (MemoryTrace::read_once); then it is dropped. What the
+  // caller wants of it (a run's figures) it takes here, never reading the file back. An
+  // exception it throws is the run's failure.
   std::function<void(const trace::TraceReader& trace, const std::string& label)> read_in_memory;
+  // The tables (and byte arrays) kept in memory for read_in_memory; unset: every one.
+  std::function<bool(const std::string& table)> in_memory_tables;
 };
 
 enum class RunFailure {

@@ -481,8 +481,9 @@ std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachin
       return ConfigNode::make_scalar(std::move(text), false, at, path + "." + key);
     };
     const long long mib = std::llround(g.memory_bytes / (1024.0 * 1024.0));
-    std::string name = g.trace_gpu + "-" + std::to_string(g.gpus) + "gpu-" + std::to_string(g.cpu_cores) + "cpu-" +
-                       std::to_string(mib / 1024) + "GiB";
+    // A machine list that gives no CPUs or host memory (Philly's) leaves them out.
+    std::string name = g.trace_gpu + "-" + std::to_string(g.gpus) + "gpu";
+    if (g.cpu_cores > 0 || mib > 0) name += "-" + std::to_string(g.cpu_cores) + "cpu-" + std::to_string(mib / 1024) + "GiB";
     for (char& c : name)
       if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
     const std::string price = g.usd_per_gpu_hour > 0 ? units::shortest_text(g.usd_per_gpu_hour) + "/GPUh" : "0";
@@ -490,8 +491,8 @@ std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachin
     entries.emplace_back("name", scalar(name, "name"));
     entries.emplace_back("gpu", scalar(g.gpu, "gpu"));
     entries.emplace_back("gpus", scalar(std::to_string(g.gpus), "gpus"));
-    entries.emplace_back("cpu_cores", scalar(std::to_string(g.cpu_cores), "cpu_cores"));
-    entries.emplace_back("memory", scalar(std::to_string(mib) + "MiB", "memory"));
+    if (g.cpu_cores > 0) entries.emplace_back("cpu_cores", scalar(std::to_string(g.cpu_cores), "cpu_cores"));
+    if (mib > 0) entries.emplace_back("memory", scalar(std::to_string(mib) + "MiB", "memory"));
     entries.emplace_back("count", scalar(std::to_string(g.count), "count"));
     std::vector<std::pair<std::string, ConfigNode>> price_entries;
     price_entries.emplace_back("on_demand_per_hour", ConfigNode::make_scalar(price, false, at, path + ".price.on_demand_per_hour"));

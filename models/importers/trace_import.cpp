@@ -29,6 +29,8 @@ struct FormatFiles {
 const std::vector<FormatFiles>& format_files() {
   static const std::vector<FormatFiles> f{
       {"alibaba-pai-2023", {"pods"}, {"nodes"}},
+      {"alibaba-pai-2020", {"jobs", "tasks"}, {"instances", "machines"}},
+      {"philly", {"jobs"}, {"machines"}},
       {"swf", {"file"}, {}},
       {"helios", {"jobs"}, {}},
   };
@@ -39,10 +41,6 @@ TraceOptions read_options(MapReader& r) {
   TraceOptions o;
   const ConfigNode& format = r.required("format");
   o.format = config::read_enum(format, {"alibaba-pai-2023", "swf", "helios", "alibaba-pai-2020", "philly"});
-  if (o.format == "alibaba-pai-2020" || o.format == "philly")
-    format.fail(ErrorCode::Infeasible, "format " + o.format +
-                                           " is not supported yet (docs/traces.md, \"Not there yet\"): convert the trace to a "
-                                           "jobs CSV, or use swf, helios or alibaba-pai-2023");
   if (const ConfigNode* mode = r.optional("mode")) {
     if (config::read_enum(*mode, {"resubmit", "as-recorded"}) == "as-recorded")
       mode->fail(ErrorCode::Infeasible, "mode: as-recorded is not supported yet (docs/traces.md, \"Modes\"): use mode: "
@@ -144,6 +142,29 @@ TraceImport::TraceImport(const ConfigNode& trace, config::SourceResolver& source
     const ConfigNode* nodes = r.where("nodes");
     const std::string* node_bytes = nodes ? &sources.read(*nodes, "trace node list") : nullptr;
     source_ = open_alibaba_pai_2023(pod_bytes, label(pods), node_bytes, nodes ? label(*nodes) : std::string(), options_);
+  } else if (options_.format == "alibaba-pai-2020") {
+    Pai2020Files f;
+    const ConfigNode& jobs = *r.where("jobs");
+    f.jobs = &sources.read(jobs, "PAI 2020 job table");
+    f.jobs_label = label(jobs);
+    const ConfigNode& tasks = *r.where("tasks");
+    f.tasks = &sources.read(tasks, "PAI 2020 task table");
+    f.tasks_label = label(tasks);
+    if (const ConfigNode* at = r.where("instances")) {
+      f.instances = &sources.read(*at, "PAI 2020 instance table");
+      f.instances_label = label(*at);
+    }
+    if (const ConfigNode* at = r.where("machines")) {
+      f.machines = &sources.read(*at, "PAI 2020 machine spec");
+      f.machines_label = label(*at);
+    }
+    source_ = open_alibaba_pai_2020(f, options_);
+  } else if (options_.format == "philly") {
+    const ConfigNode& jobs = *r.where("jobs");
+    const std::string& job_bytes = sources.read(jobs, "Philly job log");
+    const ConfigNode* machines = r.where("machines");
+    const std::string* machine_bytes = machines ? &sources.read(*machines, "Philly machine list") : nullptr;
+    source_ = open_philly(job_bytes, label(jobs), machine_bytes, machines ? label(*machines) : std::string(), options_);
   } else if (options_.format == "swf") {
     const ConfigNode& file = *r.where("file");
     source_ = open_swf(sources.read(file, "SWF trace"), label(file), options_);
@@ -165,7 +186,7 @@ TraceImport::TraceImport(const ConfigNode& trace, config::SourceResolver& source
       value.fail(ErrorCode::UnknownName,
                  "no machine of the trace has GPU '" + std::string(key) + "'" +
                      (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                     (have.empty() ? " (prices apply to a machine list: `nodes:`)" : ""));
+                     (have.empty() ? " (prices apply to a machine list: `nodes:` or `machines:`)" : ""));
     }
   }
 }

@@ -27,12 +27,17 @@
 namespace gcsim::models {
 
 inline constexpr config::KeySpec TRACE_KEYS[] = {
-    {"format", "`alibaba-pai-2023` | `swf` | `helios`", "", true, "",
-     "the trace's format (docs/traces.md; `alibaba-pai-2020` and `philly` are not supported yet)"},
+    {"format", "`alibaba-pai-2023` | `alibaba-pai-2020` | `philly` | `swf` | `helios`", "", true, "",
+     "the trace's format (docs/traces.md)"},
     {"pods", "file", "", false, "", "alibaba-pai-2023: the pod list (openb_pod_list_*.csv)"},
     {"nodes", "file", "none", false, "", "alibaba-pai-2023: the node list (openb_node_list_*.csv); the cluster when the scenario has none"},
     {"file", "file", "", false, "", "swf: the .swf log"},
-    {"jobs", "file", "", false, "", "helios: the cluster_log.csv"},
+    {"jobs", "file", "", false, "",
+     "helios: the cluster_log.csv; alibaba-pai-2020: pai_job_table.csv; philly: cluster_job_log (JSON)"},
+    {"tasks", "file", "", false, "", "alibaba-pai-2020: pai_task_table.csv (the tasks' GPUs and run times)"},
+    {"instances", "file", "none", false, "", "alibaba-pai-2020: pai_instance_table.csv (each job's recorded machine)"},
+    {"machines", "file", "none", false, "",
+     "alibaba-pai-2020: pai_machine_spec.csv; philly: cluster_machine_list; the cluster when the scenario has none"},
     {"mode", "`resubmit` | `as-recorded`", "`resubmit`", false, "",
      "resubmit: jobs arrive at their submit times and gcsim's scheduler places them (as-recorded: not supported yet)"},
     {.name = "skip_bad_rows", .type = "bool",
@@ -61,6 +66,8 @@ struct TraceJob {
   std::string name;
   std::int64_t submit_ns = 0;
   std::int64_t duration_ns = 0;    // > 0
+  std::int64_t start_ns = -1;      // its recorded start (as-recorded replay); -1: unknown
+  std::string machine;             // its recorded machine ("" when the trace does not say)
   std::int64_t estimate_ns = 0;    // the user's requested time; 0: none
   std::int32_t gpus = 1;
   std::int16_t gpu_milli = 1000;
@@ -180,6 +187,22 @@ std::unique_ptr<TraceSource> open_alibaba_pai_2023(const std::string& pods_bytes
                                                    const TraceOptions& options);
 std::unique_ptr<TraceSource> open_swf(const std::string& bytes, const std::string& label, const TraceOptions& options);
 std::unique_ptr<TraceSource> open_helios(const std::string& bytes, const std::string& label, const TraceOptions& options);
+// PAI 2020: the job and task tables are needed; the instance table and the machine spec
+// (null when not given) add each job's recorded machine and the trace's machines.
+struct Pai2020Files {
+  const std::string* jobs = nullptr;
+  std::string jobs_label;
+  const std::string* tasks = nullptr;
+  std::string tasks_label;
+  const std::string* instances = nullptr;
+  std::string instances_label;
+  const std::string* machines = nullptr;
+  std::string machines_label;
+};
+std::unique_ptr<TraceSource> open_alibaba_pai_2020(const Pai2020Files& files, const TraceOptions& options);
+std::unique_ptr<TraceSource> open_philly(const std::string& jobs_bytes, const std::string& jobs_label,
+                                         const std::string* machines_bytes, const std::string& machines_label,
+                                         const TraceOptions& options);
 
 // ---- Helpers the formats share (trace_import.cpp).
 namespace trace_detail {

@@ -19,9 +19,20 @@ namespace gcsim::trace::schema {
 // keep it (docs/trace-format.md, "Conventions").
 // 3: string columns fixed-width, /inputs' bytes moved to /input_bytes.
 // 4: /utilization.allocated_gpus is float64 (jobs may hold shares of a GPU), /jobs.gpu_milli.
-inline constexpr std::int64_t VERSION = 4;
+// 5: /jobs.node_type, .team and .bottleneck are coded (enums of the run's names, value 0
+//    "none"); /jobs.name is as wide as the run's longest job name.
+inline constexpr std::int64_t VERSION = 5;
 
-enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8 };
+// Code: a column of names with few distinct values (a run's node types, its teams), stored
+// as a small integer code: an HDF5 enum whose labels are the names, given when the table is
+// written (NONE_LABEL, value 0, then the names), so h5py and h5dump still show names and a
+// cell costs 1, 2 or 4 bytes instead of a 256-byte string.
+enum class Type : std::uint8_t { F64, I64, I32, Str, Enum8, Code };
+
+// The label of value 0 of every Code column: no name (a job never started has no node type,
+// a job without a team no team). It contains '/', which no scenario name may
+// (config::read_name), so it never collides with a name.
+inline constexpr std::string_view NONE_LABEL = "n/a";
 
 // String column widths in bytes: a cell holds a value up to that long, null-padded. Every
 // string that reaches a column is bounded where it is read: names (of the scenario, node
@@ -42,7 +53,7 @@ struct Column {
   std::string_view name;
   Type type;
   std::span<const std::string_view> labels = {};  // Enum8 only: label i has value i
-  std::uint32_t str_bytes = 0;                    // Str only: the cell width
+  std::uint32_t str_bytes = 0;                    // Str only: the cell width (at most; see JOBS.name)
 };
 
 struct Table {
@@ -141,13 +152,13 @@ inline constexpr Column BUDGET_EVENTS[] = {{"time_s", T::F64},
                                            {"limit_usd", T::F64},
                                            {"action", T::Enum8, BUDGET_ACTIONS}};
 inline constexpr Column JOBS[] = {{"job_id", T::I64},
-                                  {"name", T::Str, {}, JOB_NAME_BYTES},
+                                  {"name", T::Str, {}, JOB_NAME_BYTES},  // written as wide as the longest
                                   {"submit_s", T::F64},
                                   {"start_s", T::F64},
                                   {"end_s", T::F64},
                                   {"gpus", T::I32},
                                   {"gpus_held", T::I32},
-                                  {"node_type", T::Str, {}, NAME_BYTES},
+                                  {"node_type", T::Code},
                                   {"first_node", T::I32},
                                   {"nodes", T::I32},
                                   {"cost_usd", T::F64},
@@ -155,13 +166,13 @@ inline constexpr Column JOBS[] = {{"job_id", T::I64},
                                   {"samples", T::F64},
                                   {"samples_per_s", T::F64},
                                   {"step_time_s", T::F64},
-                                  {"bottleneck", T::Str, {}, LABEL_BYTES},
+                                  {"bottleneck", T::Code},
                                   {"compute_s", T::F64},
                                   {"input_s", T::F64},
                                   {"comm_s", T::F64},
                                   {"comm_exposed_s", T::F64},
                                   {"memory_per_gpu_bytes", T::F64},
-                                  {"team", T::Str, {}, NAME_BYTES},
+                                  {"team", T::Code},
                                   {"interruptions", T::I32},
                                   {"checkpoints", T::I32},
                                   {"gpu_s_held", T::F64},

@@ -14,6 +14,7 @@ trace::ColumnType column_type(trace::schema::Type t) {
     case Type::I32: return trace::ColumnType::I32;
     case Type::Str: return trace::ColumnType::Str;
     case Type::Enum8: return trace::ColumnType::Enum8;
+    case Type::Code: return trace::ColumnType::Enum;
   }
   return trace::ColumnType::F64;  // unreachable: every Type is listed
 }
@@ -22,9 +23,11 @@ trace::ColumnType column_type(trace::schema::Type t) {
 std::vector<trace::Column> trace_columns(const trace::schema::Table& table) {
   std::vector<trace::Column> out;
   out.reserve(table.columns.size());
-  for (const trace::schema::Column& c : table.columns)
-    out.push_back({std::string(c.name), column_type(c.type), std::vector<std::string>(c.labels.begin(), c.labels.end()),
-                   c.str_bytes});
+  for (const trace::schema::Column& c : table.columns) {
+    std::vector<std::string> labels(c.labels.begin(), c.labels.end());
+    if (c.type == trace::schema::Type::Code) labels.emplace_back(trace::schema::NONE_LABEL);  // the writer adds the names
+    out.push_back({std::string(c.name), column_type(c.type), std::move(labels), c.str_bytes});
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "gcsim/version.hpp"
 #include "models/workload/step_time.hpp"
 #include "sim/config/names.hpp"
+#include "sim/errors.hpp"
 
 namespace gcsim::models {
 
@@ -202,8 +203,32 @@ void TraceRecorder::write_preemptions() {
         .f64(10, r.lost_gpu_s);
 }
 
+namespace {
+// The position of `name` in `columns` (a schema column, so it is there).
+std::size_t column_index(const std::vector<trace::Column>& columns, std::string_view name) {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].name == name) return i;
+  throw InternalError("trace schema: no column " + std::string(name));
+}
+}  // namespace
+
 void TraceRecorder::write_jobs() {
-  trace::Table& t = add_table(file_, schema::JOBS, 16384);
+  // The coded columns' labels (value 0 is schema::NONE_LABEL, set by trace_columns): the
+  // run's node types, the step-time model's bottlenecks, the scenario's teams, each name
+  // i at value i + 1; and the name cells as wide as the longest job name.
+  std::vector<trace::Column> columns = trace_columns(schema::JOBS);
+  std::size_t longest = 1;
+  for (const Job& j : cluster_.jobs()) longest = std::max(longest, j.name.size());
+  columns[column_index(columns, schema::column(schema::JOBS, "name"))].str_bytes = longest;
+  auto& node_types = columns[column_index(columns, schema::column(schema::JOBS, "node_type"))].enum_labels;
+  for (const NodeTypeSpec& t : scenario_.cluster.node_types) node_types.push_back(t.name);
+  auto& bottlenecks = columns[column_index(columns, schema::column(schema::JOBS, "bottleneck"))].enum_labels;
+  for (int b = 0; b <= static_cast<int>(Bottleneck::InputPcie); ++b)
+    bottlenecks.emplace_back(bottleneck_name(static_cast<Bottleneck>(b)));
+  auto& teams = columns[column_index(columns, schema::column(schema::JOBS, "team"))].enum_labels;
+  for (const std::string& t : scenario_.workload.teams) teams.push_back(t);
+  trace::Table& t = file_.add_table(std::string(schema::JOBS.name), std::move(columns), 16384);
+  t.reserve(cluster_.jobs().size());
   for (const Job& j : cluster_.jobs()) {
     const bool started = j.started_once;
     t.begin_row()
@@ -214,7 +239,7 @@ void TraceRecorder::write_jobs() {
         .f64(4, j.status == JobStatus::Completed ? j.end.seconds() : NaN)
         .i32(5, j.gpus)
         .i32(6, started ? j.gpus_held() : 0)
-        .str(7, started ? scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)].name : std::string())
+        .enum_value(7, started ? static_cast<std::uint32_t>(j.node_type) + 1 : 0)
         .i32(8, started ? static_cast<std::int32_t>(cluster_.nodes_of(j)[0]) : -1)
         .i32(9, started ? static_cast<std::int32_t>(j.nodes_count) : 0)
         .f64(10, started ? costs_.job_cost_usd(j.id) : 0.0)
@@ -230,7 +255,7 @@ void TraceRecorder::write_jobs() {
     t.f64(12, samples)
         .f64(13, modelled ? j.samples_per_s : NaN)
         .f64(14, modelled ? j.step_s : NaN)
-        .str(15, modelled && j.bottleneck >= 0 ? bottleneck_name(static_cast<Bottleneck>(j.bottleneck)) : std::string_view());
+        .enum_value(15, modelled && j.bottleneck >= 0 ? static_cast<std::uint32_t>(j.bottleneck) + 1 : 0);
     // The breakdown behind the last speed (per micro-step, like step_time_s).
     const StepEstimate* e = modelled ? speeds_.estimate(j.id) : nullptr;
     t.f64(16, e ? e->compute_s : NaN)
@@ -241,7 +266,7 @@ void TraceRecorder::write_jobs() {
     // GPU-seconds held, over every run; a run still going at the end counts to the end.
     double held = j.held_gpu_s;
     if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpu_share_held();
-    t.str(21, j.team >= 0 ? std::string_view(scenario_.workload.teams[static_cast<std::size_t>(j.team)]) : std::string_view())
+    t.enum_value(21, j.team >= 0 ? static_cast<std::uint32_t>(j.team) + 1 : 0)
         .i32(22, j.interruptions)
         .i32(23, j.checkpoints)
         .f64(24, held)

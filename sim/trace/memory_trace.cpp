@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/check.hpp"
 #include "sim/errors.hpp"
@@ -19,8 +20,11 @@ class MemoryTrace::MemoryTable final : public Table {
     for (const Column& c : columns_) {
       if (c.name.empty() || !names.insert(c.name).second)
         throw Error("trace '" + label_ + "': table '" + name_ + "': empty or duplicate column name '" + c.name + "'");
-      if ((c.type == ColumnType::Enum8) == c.enum_labels.empty())
-        throw Error("trace '" + label_ + "': column '" + name_ + "." + c.name + "': enum labels go with Enum8 columns only");
+      const bool is_enum = c.type == ColumnType::Enum8 || c.type == ColumnType::Enum;
+      if (is_enum == c.enum_labels.empty() ||
+          c.enum_labels.size() > (c.type == ColumnType::Enum8 ? std::size_t{256} : MAX_ENUM_LABELS))
+        throw Error("trace '" + label_ + "': column '" + name_ + "." + c.name +
+                    "': enum labels (1 to 256 for Enum8, to MAX_ENUM_LABELS for Enum) go with enum columns only");
       if ((c.type == ColumnType::Str) != (c.str_bytes > 0))
         throw Error("trace '" + label_ + "': column '" + name_ + "." + c.name + "': a string column needs a width");
     }
@@ -70,7 +74,25 @@ class MemoryTrace::MemoryTable final : public Table {
     c.ints.back() = value;
     return *this;
   }
+  Table& enum_value(std::size_t column, std::uint32_t value) override {
+    Cells& c = check(column, ColumnType::Enum);
+    if (value >= columns_[column].enum_labels.size())
+      throw std::logic_error("trace table " + name_ + "." + columns_[column].name + ": enum value " +
+                             std::to_string(value) + " has no label");
+    c.ints.back() = value;
+    return *this;
+  }
   std::size_t rows() const override { return rows_; }
+  void reserve(std::size_t rows) override {
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      Cells& c = cells_[i];
+      switch (columns_[i].type) {
+        case ColumnType::F64: c.f64.reserve(rows_ + rows); break;
+        case ColumnType::Str: c.str.reserve(rows_ + rows); break;
+        default: c.ints.reserve(rows_ + rows); break;
+      }
+    }
+  }
   void close() { closed_ = true; }
 
   const Column* find(const std::string& column) const {
@@ -91,6 +113,16 @@ class MemoryTrace::MemoryTable final : public Table {
   };
   const std::vector<Column>& columns() const { return columns_; }
   const Cells& cells(std::size_t i) const { return cells_[i]; }
+  // Reading once (MemoryTrace::read_once): the column's cells are moved out, and a second
+  // read of them is an Error.
+  Cells take(std::size_t i) {
+    if (taken_.empty()) taken_.assign(columns_.size(), false);
+    if (taken_[i])
+      throw Error("trace '" + label_ + "': column '" + name_ + "." + columns_[i].name +
+                  "' was already read (the trace is read once)");
+    taken_[i] = true;
+    return std::exchange(cells_[i], Cells{});
+  }
 
  private:
   Cells& check(std::size_t column, ColumnType type) {
@@ -103,6 +135,7 @@ class MemoryTrace::MemoryTable final : public Table {
   std::string name_;
   std::vector<Column> columns_;
   std::vector<Cells> cells_;
+  std::vector<bool> taken_;
   std::size_t rows_ = 0;
   bool closed_ = false;
 };
@@ -229,6 +262,16 @@ Columns MemoryTrace::read_columns(const std::string& t, const std::vector<std::s
   Columns out;
   for (const std::string& name : columns) {
     const std::size_t i = m.index(name);
+    if (read_once_) {
+      MemoryTable& owned = *tables_.find(t)->second;
+      MemoryTable::Cells c = owned.take(i);
+      switch (m.columns()[i].type) {
+        case ColumnType::F64: out.f64[name] = std::move(c.f64); break;
+        case ColumnType::Str: out.str[name] = std::move(c.str); break;
+        default: out.ints[name] = std::move(c.ints); break;
+      }
+      continue;
+    }
     switch (m.columns()[i].type) {
       case ColumnType::F64: out.f64[name] = m.cells(i).f64; break;
       case ColumnType::Str: out.str[name] = m.cells(i).str; break;
@@ -250,7 +293,7 @@ std::string MemoryTrace::bytes(const std::string& name, std::uint64_t offset, st
 std::vector<std::string> MemoryTrace::enum_labels(const std::string& t, const std::string& column) const {
   const MemoryTable& m = table(t);
   const Column& c = m.columns()[m.index(column)];
-  if (c.type != ColumnType::Enum8) throw Error("trace '" + label_ + "': " + t + "." + column + " is not an enum column");
+  if (c.type != ColumnType::Enum8 && c.type != ColumnType::Enum) throw Error("trace '" + label_ + "': " + t + "." + column + " is not an enum column");
   return c.enum_labels;
 }
 

@@ -32,6 +32,10 @@ class MemoryTrace final : public TraceFile, public TraceReader {
   void set_attribute(const std::string& name, std::int64_t value) override;
   void set_attribute(const std::string& name, std::uint64_t value) override;
   void commit() override;
+  // From now on each column is handed out by the first read that asks for it and freed
+  // here, and read again is an Error: for a caller that reads the trace exactly once
+  // (analysis::read_trace after a run), so its columns are not held twice.
+  void read_once() { read_once_ = true; }
 
   // TraceReader.
   bool has_attribute(const std::string& name) const override;
@@ -58,6 +62,7 @@ class MemoryTrace final : public TraceFile, public TraceReader {
   std::map<std::string, std::string> byte_arrays_;
   std::map<std::string, std::variant<std::string, double, std::int64_t, std::uint64_t>> attributes_;
   bool committed_ = false;
+  bool read_once_ = false;
 };
 
 }  // namespace gcsim::trace

@@ -60,6 +60,7 @@ std::size_t memory_size(const Column& c) {
     case ColumnType::I32: return 4;
     case ColumnType::Str: return c.str_bytes;
     case ColumnType::Enum8: return 1;
+    case ColumnType::Enum: return enum_bytes(c.enum_labels.size());
   }
   throw std::logic_error("unknown ColumnType");
 }
@@ -100,6 +101,7 @@ const char* type_name(ColumnType type) {
     case ColumnType::I32: return "i32";
     case ColumnType::Str: return "str";
     case ColumnType::Enum8: return "enum8";
+    case ColumnType::Enum: return "enum";
   }
   return "?";
 }
@@ -129,10 +131,11 @@ class Hdf5Table final : public Table {
         throw Error("trace '" + file_path_ + "': table '" + name + "': empty or duplicate column name '" +
                     c.name + "'");
       }
-      if (c.type == ColumnType::Enum8) {
-        if (c.enum_labels.empty() || c.enum_labels.size() > 256) {
-          throw Error("trace '" + file_path_ + "': enum column '" + name + "." + c.name +
-                      "' needs 1 to 256 labels");
+      if (c.type == ColumnType::Enum8 || c.type == ColumnType::Enum) {
+        const std::size_t most = c.type == ColumnType::Enum8 ? 256 : MAX_ENUM_LABELS;
+        if (c.enum_labels.empty() || c.enum_labels.size() > most) {
+          throw Error("trace '" + file_path_ + "': enum column '" + name + "." + c.name + "' needs 1 to " +
+                      std::to_string(most) + " labels");
         }
         std::unordered_set<std::string> labels;
         for (const std::string& l : c.enum_labels) {
@@ -143,7 +146,7 @@ class Hdf5Table final : public Table {
         }
       } else if (!c.enum_labels.empty()) {
         throw Error("trace '" + file_path_ + "': column '" + name + "." + c.name +
-                    "' has enum labels but is not Enum8");
+                    "' has enum labels but is not an enum");
       }
       if ((c.type == ColumnType::Str) != (c.str_bytes > 0) || c.str_bytes > MAX_STR_BYTES) {
         throw Error("trace '" + file_path_ + "': column '" + name + "." + c.name +
@@ -230,6 +233,17 @@ class Hdf5Table final : public Table {
     std::memcpy(slot, &value, 1);
     return *this;
   }
+  Table& enum_value(std::size_t column, std::uint32_t value) override {
+    std::byte* slot = cell(column, ColumnType::Enum);
+    const Column& c = columns_[column];
+    if (value >= c.enum_labels.size()) {
+      throw std::logic_error("trace table " + name_ + "." + c.name + ": enum value " + std::to_string(value) +
+                             " has no label");
+    }
+    // Little-endian in memory (checked above), so the low bytes are the value.
+    std::memcpy(slot, &value, enum_bytes(c.enum_labels.size()));
+    return *this;
+  }
 
   std::size_t rows() const override { return written_ + buffered_; }
 
@@ -292,6 +306,21 @@ class Hdf5Table final : public Table {
           bool ok = owned.valid();
           for (std::size_t v = 0; ok && v < c.enum_labels.size(); ++v) {
             const auto value = static_cast<std::uint8_t>(v);
+            ok = H5Tenum_insert(owned.get(), c.enum_labels[v].c_str(), &value) >= 0;
+          }
+          if (!ok) {
+            throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot create enum type for '" + name_ +
+                                         "." + c.name + "'"));
+          }
+          member = owned.get();
+          break;
+        }
+        case ColumnType::Enum: {
+          const std::size_t bytes = enum_bytes(c.enum_labels.size());
+          owned = Hid(H5Tenum_create(bytes == 1 ? H5T_STD_U8LE : bytes == 2 ? H5T_STD_U16LE : H5T_STD_U32LE), H5Tclose);
+          bool ok = owned.valid();
+          for (std::size_t v = 0; ok && v < c.enum_labels.size(); ++v) {
+            const auto value = static_cast<std::uint32_t>(v);  // the low `bytes` bytes, little-endian
             ok = H5Tenum_insert(owned.get(), c.enum_labels[v].c_str(), &value) >= 0;
           }
           if (!ok) {

@@ -37,12 +37,20 @@ enum class ColumnType {
   I32,    // int32
   Str,    // fixed-width, null-padded UTF-8 string of Column::str_bytes bytes
   Enum8,  // uint8-based HDF5 enum with the column's labels (h5py reads ints + the mapping)
+  Enum,   // an HDF5 enum as wide as its labels need: uint8 up to 256 labels, uint16 up to
+          // 65,536, uint32 beyond; for columns whose labels are known only when the table is
+          // written (the names of a run's node types, teams), each cell a small code
 };
+
+// The most labels an Enum column may have (readers index labels by value).
+inline constexpr std::size_t MAX_ENUM_LABELS = std::size_t{1} << 24;
+// The base width in bytes of an Enum column with `labels` labels.
+inline std::size_t enum_bytes(std::size_t labels) { return labels <= 256 ? 1 : labels <= 65536 ? 2 : 4; }
 
 struct Column {
   std::string name;
   ColumnType type;
-  std::vector<std::string> enum_labels = {};  // Enum8 only: label i has value i
+  std::vector<std::string> enum_labels = {};  // Enum8, Enum only: label i has value i
   std::size_t str_bytes = 0;                  // Str only: the cell width, the longest value
 };
 
@@ -64,7 +72,10 @@ class Table {
   virtual Table& i32(std::size_t column, std::int32_t value) = 0;
   virtual Table& str(std::size_t column, std::string_view value) = 0;
   virtual Table& enum8(std::size_t column, std::uint8_t value) = 0;
+  virtual Table& enum_value(std::size_t column, std::uint32_t value) = 0;  // an Enum column's
   virtual std::size_t rows() const = 0;
+  // A hint: about `rows` more rows will be written (a table kept in memory reserves them).
+  virtual void reserve(std::size_t rows) { (void)rows; }
 };
 
 struct TraceOptions {

@@ -358,9 +358,9 @@ class Hdf5TraceReader final : public TraceReader {
       H5free_memory(name);
       const std::int64_t v = widen(value.data(), size, is_signed);
       // Labels are indexed by value; a sparse or huge mapping is not one TraceFile writes.
-      if (v < 0 || v > 65535) {
+      if (v < 0 || v >= static_cast<std::int64_t>(MAX_ENUM_LABELS)) {
         throw Error("trace '" + path_ + "': enum " + table + "." + column + " has value " + std::to_string(v) +
-                    " out of the supported range 0..65535");
+                    " out of the supported range 0.." + std::to_string(MAX_ENUM_LABELS - 1));
       }
       if (static_cast<std::size_t>(v) >= labels.size()) labels.resize(static_cast<std::size_t>(v) + 1);
       labels[static_cast<std::size_t>(v)] = label;

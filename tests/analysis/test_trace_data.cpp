@@ -67,6 +67,9 @@ void write_schema1(const std::string& path, const TraceData& d, const WriteOptio
   }
   std::vector<Column> job_columns = schema1_columns(schema::JOBS, 12);
   REQUIRE(job_columns[11].name == "status");
+  // Before schema 5 the node type was a string cell, as old traces hold it.
+  REQUIRE(job_columns[7].name == "node_type");
+  job_columns[7] = Column{"node_type", gcsim::trace::ColumnType::Str, {}, schema::NAME_BYTES};
   job_columns[11].enum_labels = o.status_labels;
   auto& jobs = f->add_table("jobs", job_columns);
   for (const JobRecord& j : d.jobs) {

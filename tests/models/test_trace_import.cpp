@@ -270,8 +270,14 @@ TEST_CASE("workload.trace keys: each refusal", "[unit]") {
     return config_error([&] { import_trace(trace); }).code();
   };
   CHECK(code("{format: swf, file: sample.swf, mode: as-recorded}") == ErrorCode::Infeasible);
-  CHECK(code("{format: philly, jobs: x.json}") == ErrorCode::Infeasible);
-  CHECK(code("{format: alibaba-pai-2020, jobs: x.csv}") == ErrorCode::Infeasible);
+  CHECK(code("{format: philly, jobs: x.json}") == ErrorCode::FileNotFound);
+  CHECK(code("{format: alibaba-pai-2020, jobs: pai2020_job_table.csv}") == ErrorCode::MissingKey);  // no tasks
+  CHECK(code("{format: alibaba-pai-2020, tasks: pai2020_task_table.csv}") == ErrorCode::MissingKey);  // no jobs
+  CHECK(code("{format: swf, file: sample.swf, tasks: pai2020_task_table.csv}") == ErrorCode::Conflict);
+  CHECK(code("{format: helios, jobs: helios_cluster_log.csv, machines: philly_cluster_machine_list}") == ErrorCode::Conflict);
+  CHECK(code("{format: philly, jobs: philly_cluster_job_log, instances: pai2020_instance_table.csv}") == ErrorCode::Conflict);
+  CHECK(code("{format: philly, jobs: philly_cluster_job_log, pods: pai2023_pods.csv}") == ErrorCode::Conflict);
+  CHECK(code("{format: philly, jobs: helios_cluster_log.csv}") == ErrorCode::WrongType);  // not a JSON list
   CHECK(code("{format: sfw, file: sample.swf}") == ErrorCode::UnknownName);
   CHECK(code("{format: swf}") == ErrorCode::MissingKey);
   CHECK(code("{format: swf, file: sample.swf, pods: pai2023_pods.csv}") == ErrorCode::Conflict);
@@ -449,4 +455,437 @@ TEST_CASE("gcsim validate prints the import report of the SWF example", "[scenar
   // GPU-hours: (32 x 7200 + 16 x 3600 + 64 x 1800 + 8 x 600 + 24 x 5400 + 4 x 300 + 48 x 14400
   // + 2 x 900) / 3600 = 1,231,800 / 3600 = 342.1667.
   CHECK(has(r.output, "submits from 0s to 50m, last recorded end 4h 40m; 342.17 GPU-hours"));
+}
+
+// ---- Alibaba PAI 2020 (tests/fixtures/traces/pai2020_*.csv: headerless, as published).
+// The fixture's times are O + t with O = 1,699,200 s (20 days less 8 h: a midnight in
+// UTC+8); its earliest submission is j8's at O + 3000, so the trace's start is O.
+
+namespace {
+const std::string PAI2020 =
+    "{format: alibaba-pai-2020, jobs: pai2020_job_table.csv, tasks: pai2020_task_table.csv, gpu_map: {MISC: K80}";
+}  // namespace
+
+TEST_CASE("alibaba-pai-2020: a job is its GPU tasks, with shares, cuts and skips by reason", "[unit]") {
+  const Imported t = import_trace(PAI2020 + "}");
+  // 10 job rows: j5 Waiting, j6 CPU-only (its one task has no plan_gpu), j7 without tasks and
+  // j9 of run time 0 are skipped; j1, j2, j3, j4, j8, j10 are made.
+  REQUIRE(t.jobs.size() == 6);
+  CHECK(t.report.rows == 10);
+  CHECK(t.report.skipped.at("never scheduled (status Waiting)") == 1);
+  CHECK(t.report.skipped.at("CPU-only (no task with plan_gpu > 0)") == 1);
+  CHECK(t.report.skipped.at("no task in the task table") == 1);
+  CHECK(t.report.skipped.at("run time 0 (its GPU tasks end when they start)") == 1);
+  CHECK(t.report.skipped_total() == 4);
+  // j1: submitted at O + 3600; its task runs 3660 to 7260 (3600 s) on one V100 (the 16 GB
+  // part: V100M16); user u1 is its team; the recorded start is the task's.
+  const TraceJob& j1 = t.jobs[0];
+  CHECK(j1.name == "j1");
+  CHECK(j1.submit_ns == 3600 * S);
+  CHECK(j1.duration_ns == 3600 * S);
+  CHECK(j1.start_ns == 3660 * S);
+  CHECK(j1.gpus == 1);
+  CHECK(j1.gpu_milli == 1000);
+  CHECK(j1.gpu_types == std::vector<std::string>{"V100M16"});
+  CHECK(j1.team == "u1");
+  CHECK(j1.status == "Terminated");
+  CHECK(j1.machine.empty());  // no instance table given
+  // j2: plan_gpu 50.0 is half a T4 for 1800 s.
+  CHECK(t.jobs[1].gpus == 1);
+  CHECK(t.jobs[1].gpu_milli == 500);
+  CHECK(t.jobs[1].duration_ns == 1800 * S);
+  // j3: a CPU ps, 2 workers of a whole GPU, an evaluator of half a GPU: 2 x 1 + 1 x 1 = 3
+  // whole GPUs (a shared instance in a job of several takes a whole GPU, noted); from the
+  // first GPU task's start (4010) to the last one's end (8020): 4010 s. Failed, replayed.
+  CHECK(t.jobs[2].gpus == 3);
+  CHECK(t.jobs[2].gpu_milli == 1000);
+  CHECK(t.jobs[2].duration_ns == 4010 * S);
+  CHECK(t.jobs[2].gpu_types == std::vector<std::string>{"V100M32"});
+  CHECK(t.jobs[2].status == "Failed");
+  CHECK(t.report.notes.at("instances of less than a GPU in a job of several GPU instances (whole GPUs taken)") == 1);
+  // j4: Running, its task without an end: cut at the trace's last recorded time (j6's end,
+  // O + 20000): 20000 - 5000 = 15000 s on 2 P100s (plan_gpu 200.0).
+  CHECK(t.jobs[3].gpus == 2);
+  CHECK(t.jobs[3].duration_ns == 15000 * S);
+  CHECK(t.jobs[3].status == "Running");
+  CHECK(t.report.notes.at("still running at the trace's end (status Running): run cut at the trace's last recorded time") == 1);
+  // j8: a quarter of a MISC GPU (mapped to K80), submitted at O + 3000 (before the rows
+  // above it: one unsorted submission noted), 3100 to 3400.
+  CHECK(t.jobs[4].submit_ns == 3000 * S);
+  CHECK(t.jobs[4].gpu_milli == 250);
+  CHECK(t.jobs[4].gpu_types == std::vector<std::string>{"K80"});
+  CHECK(t.jobs[4].duration_ns == 300 * S);
+  CHECK(t.report.notes.at("submitted before the row above (unsorted submit times; kept, the simulator orders arrivals)") == 1);
+  // j10: plan_gpu 150.0 rounds up to 2 whole GPUs (noted), 600 s.
+  CHECK(t.jobs[5].gpus == 2);
+  CHECK(t.jobs[5].duration_ns == 600 * S);
+  CHECK(t.report.notes.at("plan_gpu above 100 and not whole (rounded up to whole GPUs)") == 1);
+  // GPU-seconds: 3600 + 0.5 x 1800 + 3 x 4010 + 2 x 15000 + 0.25 x 300 + 2 x 600 = 47805.
+  CHECK(t.report.gpu_hours == Approx(47805.0 / 3600).epsilon(1e-12));
+  CHECK(t.report.first_submit_ns == 3000 * S);
+  CHECK(t.report.last_submit_ns == 10000 * S);
+  CHECK(t.report.last_end_ns == 20000 * S);  // j4: 5000 + 15000
+  CHECK(t.report.statuses.at("Terminated") == 4);
+  CHECK(t.report.statuses.at("Failed") == 1);
+  CHECK(t.report.statuses.at("Running") == 1);
+  CHECK(t.machines.empty());
+}
+
+TEST_CASE("alibaba-pai-2020: MISC is refused until mapped, and headers are optional", "[unit]") {
+  SECTION("MISC without gpu_map: refused at the task's row and column, saying how to map it") {
+    const ConfigError e = config_error([] {
+      import_trace("{format: alibaba-pai-2020, jobs: pai2020_job_table.csv, tasks: pai2020_task_table.csv}");
+    });
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(has(e.mark().file, "pai2020_task_table.csv"));
+    CHECK(e.mark().line == 9);  // j8's task
+    CHECK(e.mark().column == 61);  // "j8,worker,1.0,Terminated,1702300.0,1702600.0,200.0,8.0,25.0,MISC"
+    CHECK(e.key_path() == "gpu_type");
+    CHECK(has(e.detail(), "gpu_map: {MISC: K80}"));
+  }
+  SECTION("a file that starts with the published header is read by its column names") {
+    TempDir dir;
+    write_file(dir.file("jobs.csv"), "job_name,inst_id,user,status,start_time,end_time\n" +
+                                         read_bytes(FIXTURES + "pai2020_job_table.csv"));
+    // The task table's columns in another order, by name.
+    write_file(dir.file("tasks.csv"),
+               "plan_gpu,gpu_type,job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem\n"
+               "50.0,T4,j1,worker,1.0,Terminated,1702860.0,1703460.0,600.0,20.0\n");
+    write_file(dir.file("t.yaml"), "");
+    const config::ConfigDocument doc = config::load_yaml_string(
+        "trace: {format: alibaba-pai-2020, jobs: jobs.csv, tasks: tasks.csv}\n", dir.file("t.yaml"));
+    config::SourceResolver sources;
+    TraceImport trace(*doc.root.find("trace"), sources);
+    TraceJob j;
+    REQUIRE(trace.next(j));
+    CHECK(j.name == "j1");
+    CHECK(j.gpu_milli == 500);
+    CHECK(j.duration_ns == 600 * S);
+    CHECK(j.line == 2);
+    CHECK_FALSE(trace.next(j));  // every other job has no task here
+    CHECK(trace.report().rows == 10);
+    CHECK(trace.report().skipped.at("no task in the task table") == 8);
+    CHECK(trace.report().skipped.at("never scheduled (status Waiting)") == 1);  // j5: the status is read first
+  }
+}
+
+TEST_CASE("alibaba-pai-2020: the instance table gives each job's machine, the machine spec the cluster", "[unit]") {
+  const Imported t = import_trace(PAI2020 + ", instances: pai2020_instance_table.csv, machines: pai2020_machine_spec.csv}");
+  REQUIRE(t.jobs.size() == 6);
+  CHECK(t.jobs[0].machine == "m1");
+  CHECK(t.jobs[2].machine == "m2");  // j3's first GPU instance (its ps ran on m9: not a GPU task)
+  CHECK(t.jobs[3].machine == "m4");
+  CHECK(t.jobs[1].machine.empty());  // j2: no instance row
+  // Machines grouped by (gpu_type, cap_gpu, cap_cpu, cap_mem): V100 x1, V100M32 x2, P100 x1,
+  // T4 x2, MISC x1; m7 (no GPU) left out.
+  REQUIRE(t.machines.size() == 5);
+  CHECK(t.machines[0].trace_gpu == "V100");
+  CHECK(t.machines[0].gpu == "V100M16");
+  CHECK(t.machines[0].gpus == 8);
+  CHECK(t.machines[0].cpu_cores == 96);
+  CHECK(t.machines[0].memory_bytes == 512.0 * 1024 * 1024 * 1024);
+  CHECK(t.machines[1].count == 2);
+  CHECK(t.machines[3].trace_gpu == "T4");
+  CHECK(t.machines[3].count == 2);
+  CHECK(t.machines[4].gpu == "K80");  // MISC, mapped
+  CHECK(t.report.machines == 7);
+  CHECK(t.report.machine_gpus == 34);  // 8 + 16 + 2 + 4 + 4
+  REQUIRE(t.report.header_notes.size() == 2);
+  CHECK(t.report.header_notes[0] == "instance table: 7 rows, a recorded machine for 3 jobs");
+  CHECK(t.report.header_notes[1] == "1 CPU-only machines of the machine spec left out");
+}
+
+TEST_CASE("alibaba-pai-2020: a bad row is an error at file:line naming the column, and skip_bad_rows counts it", "[unit]") {
+  TempDir dir;
+  write_file(dir.file("jobs.csv"),
+             "a,i1,u,Terminated,1000.0,2000.0\nb,i2,u,Terminated,soon,2000.0\nc,i3,u,Terminated,1000.0,2000.0\n");
+  write_file(dir.file("tasks.csv"),
+             "a,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,100.0,T4\n"
+             "b,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,100.0,T4\n"
+             "c,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,fifty,T4\n"
+             "c,w2,1.5,Terminated,1000.0,1600.0,100.0,1.0,100.0,T4\n");
+  const std::string at = dir.file("t.yaml");
+  auto import_at = [&](const std::string& yaml) {
+    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
+    config::SourceResolver sources;
+    TraceImport trace(*doc.root.find("trace"), sources);
+    TraceJob j;
+    std::size_t n = 0;
+    while (trace.next(j)) ++n;
+    return std::make_pair(n, trace.report());
+  };
+  SECTION("a task row: plan_gpu not a number") {
+    const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2020, jobs: jobs.csv, tasks: tasks.csv}"); });
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.mark().file == dir.file("tasks.csv"));
+    CHECK(e.mark().line == 3);
+    CHECK(e.mark().column == 44);  // "c,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,fifty": the 'f'
+    CHECK(e.key_path() == "plan_gpu");
+  }
+  SECTION("skip_bad_rows: the task rows are skipped with their job, the job row too") {
+    const auto [jobs, report] = import_at("{format: alibaba-pai-2020, jobs: jobs.csv, tasks: tasks.csv, skip_bad_rows: true}");
+    CHECK(jobs == 1);  // a
+    CHECK(report.rows == 3);
+    CHECK(report.skipped.at("malformed row (skip_bad_rows)") == 1);  // b's start_time
+    CHECK(report.skipped.at("a task row malformed (skip_bad_rows)") == 1);  // c
+    CHECK(report.notes.at("malformed task row skipped (skip_bad_rows); its job is skipped") == 2);  // fifty, 1.5 instances
+  }
+  SECTION("a job row: start_time not a number") {
+    write_file(dir.file("tasks2.csv"), "b,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,100.0,T4\n");
+    const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2020, jobs: jobs.csv, tasks: tasks2.csv}"); });
+    CHECK(e.mark().file == dir.file("jobs.csv"));
+    CHECK(e.mark().line == 2);
+    CHECK(e.mark().column == 19);
+    CHECK(e.key_path() == "start_time");
+  }
+  SECTION("a row of another width, saying how many columns the table has") {
+    write_file(dir.file("short.csv"), "a,i1,u,Terminated,1000.0\n");
+    write_file(dir.file("tasks3.csv"), "a,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,100.0,T4\n");
+    const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2020, jobs: short.csv, tasks: tasks3.csv}"); });
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.mark().line == 1);
+    CHECK(e.key_path() == "job_name");
+    CHECK(has(e.detail(), "the row has 5 columns; the PAI 2020 job table (pai_job_table) has 6"));
+  }
+}
+
+TEST_CASE("no cluster: the pai 2020 machine spec is the cluster and the jobs run on it", "[scenario]") {
+  const models::Scenario s = load(R"(
+name: t
+horizon: 2d
+workload:
+  trace:
+    format: alibaba-pai-2020
+    jobs: pai2020_job_table.csv
+    tasks: pai2020_task_table.csv
+    machines: pai2020_machine_spec.csv
+    gpu_map: {MISC: K80}
+    gpu_prices: {V100: $2/h}
+)");
+  REQUIRE(s.cluster.node_types.size() == 5);
+  CHECK(s.cluster.total_gpus() == 34);
+  CHECK(s.cluster.node_types[0].name == "V100-8gpu-96cpu-512GiB");
+  CHECK(s.cluster.node_types[0].gpu.name == "V100-SXM2-16GB");
+  CHECK(s.cluster.node_types[0].price.on_demand_usd_per_hour == Approx(16));  // 8 x $2
+  CHECK(s.cluster.node_types[4].gpu.name == "K80");
+  REQUIRE(s.workload.jobs.size() == 6);
+  CHECK(s.workload.jobs[1].gpu_milli == 500);
+  const std::vector<models::Job> jobs = run_jobs(s);
+  CHECK(jobs.size() == 6);
+  // Each runs its recorded run time once (the cluster holds every job at once), and the
+  // GPU-seconds they hold are the import report's 47805 (13.28 GPU-hours).
+  double gpu_s = 0;
+  for (const models::Job& j : jobs) {
+    CHECK(j.status == models::JobStatus::Completed);
+    CHECK(j.end - j.start == j.duration);
+    CHECK(j.start == j.submit);
+    gpu_s += j.gpus * (j.gpu_milli / 1000.0) * (j.end - j.start).seconds();
+  }
+  CHECK(gpu_s == Approx(47805).epsilon(1e-12));
+}
+
+// ---- Microsoft Philly (tests/fixtures/traces/philly_cluster_job_log: JSON as published,
+// philly_cluster_machine_list). The origin is the earliest submission, 2017-10-07 01:11:39.
+
+TEST_CASE("philly: jobs from the JSON log, multi-attempt runs summed, None ends cut, gaps left out", "[unit]") {
+  const Imported t = import_trace("{format: philly, jobs: philly_cluster_job_log}");
+  // 7 jobs: _0003 (no attempts), _0006 (no GPUs in its attempt), _0007 (run time 0) skipped.
+  REQUIRE(t.jobs.size() == 4);
+  CHECK(t.report.rows == 7);
+  CHECK(t.report.skipped.at("no attempts (never scheduled)") == 1);
+  CHECK(t.report.skipped.at("no GPUs in its first attempt") == 1);
+  CHECK(t.report.skipped.at("run time 0") == 1);
+  // _0001: 8 GPUs (the first attempt's detail), two attempts: 01:12:09-01:13:23 (74 s) and
+  // 01:13:30-03:13:30 (7200 s): one job of 7274 s submitted at 0; its recorded start is the
+  // first attempt's (30 s), on m47.
+  const TraceJob& a = t.jobs[0];
+  CHECK(a.name == "application_1506638472019_0001");
+  CHECK(a.submit_ns == 0);
+  CHECK(a.gpus == 8);
+  CHECK(a.duration_ns == 7274 * S);
+  CHECK(a.start_ns == 30 * S);
+  CHECK(a.machine == "m47");
+  CHECK(a.team == "vc1");
+  CHECK(a.status == "Pass");
+  CHECK(a.line == 2);
+  CHECK(t.report.notes.at("several attempts: their run times summed into one job") == 1);
+  // _0002: 2 + 2 GPUs on two machines, 3600 s, submitted 01:20:00 = 501 s; Killed.
+  CHECK(t.jobs[1].gpus == 4);
+  CHECK(t.jobs[1].submit_ns == 501 * S);
+  CHECK(t.jobs[1].duration_ns == 3600 * S);
+  CHECK(t.jobs[1].machine == "m1");
+  CHECK(t.jobs[1].status == "Killed");
+  // _0004: end_time None: cut at the last time the log records (_0005's end, 05:00:00):
+  // 01:41:00 to 05:00:00 = 11940 s.
+  CHECK(t.jobs[2].duration_ns == 11940 * S);
+  CHECK(t.report.notes.at("still running at the trace's end (end_time None): run cut at the trace's last recorded time") == 1);
+  // _0005: its first attempt has no start (null): left out, noted; the second runs 3 h on
+  // the first attempt's 2 GPUs. Submitted 01:15:00 = 201 s, after _0004's 1701 s: unsorted.
+  CHECK(t.jobs[3].gpus == 2);
+  CHECK(t.jobs[3].duration_ns == 10800 * S);
+  CHECK(t.jobs[3].submit_ns == 201 * S);
+  CHECK(t.jobs[3].start_ns == 2901 * S);
+  CHECK(t.jobs[3].machine == "m3");
+  CHECK(t.report.notes.at("an attempt without a start_time or end_time (a logging gap): its run left out") == 1);
+  CHECK(t.report.notes.count("submitted before the row above (unsorted submit times; kept, the simulator orders arrivals)") == 1);
+  // GPU-seconds: 8 x 7274 + 4 x 3600 + 1 x 11940 + 2 x 10800 = 106132.
+  CHECK(t.report.gpu_hours == Approx(106132.0 / 3600).epsilon(1e-12));
+  CHECK(t.report.statuses.at("Pass") == 3);
+  CHECK(t.report.statuses.at("Killed") == 1);
+  CHECK(t.report.last_end_ns == (1701 + 11940) * S);
+}
+
+TEST_CASE("philly: as recorded, one job per attempt named <jobid>#<k>", "[unit]") {
+  const std::string bytes = read_bytes(FIXTURES + "philly_cluster_job_log");
+  models::TraceOptions options;
+  options.format = "philly";
+  options.mode = models::TraceMode::AsRecorded;
+  auto source = models::open_philly(bytes, "log.json", nullptr, "", options);
+  std::vector<TraceJob> jobs;
+  TraceJob j;
+  while (source->next(j)) jobs.push_back(j);
+  // _0001's two attempts, _0002, _0004, and _0005's second attempt.
+  REQUIRE(jobs.size() == 5);
+  CHECK(jobs[0].name == "application_1506638472019_0001#1");
+  CHECK(jobs[0].submit_ns == 0);
+  CHECK(jobs[0].start_ns == 30 * S);
+  CHECK(jobs[0].duration_ns == 74 * S);
+  CHECK(jobs[0].machine == "m47");
+  // The second attempt waits from the first one's end (01:13:23 = 104 s) to 01:13:30 (111 s).
+  CHECK(jobs[1].name == "application_1506638472019_0001#2");
+  CHECK(jobs[1].submit_ns == 104 * S);
+  CHECK(jobs[1].start_ns == 111 * S);
+  CHECK(jobs[1].duration_ns == 7200 * S);
+  CHECK(jobs[1].machine == "m412");
+  CHECK(jobs[4].name == "application_1506638472019_0005#2");
+  CHECK(jobs[4].submit_ns == 201 * S);
+  CHECK(jobs[4].start_ns == 2901 * S);
+  CHECK(source->report().rows == 7);
+}
+
+TEST_CASE("philly: the machine list's GPU memory names the GPU, and a bad value is an error at its line", "[unit]") {
+  const Imported t = import_trace("{format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list}");
+  REQUIRE(t.machines.size() == 2);
+  CHECK(t.machines[0].trace_gpu == "12GB");
+  CHECK(t.machines[0].gpu == "P100-PCIe-12GB");
+  CHECK(t.machines[0].gpus == 2);
+  CHECK(t.machines[0].count == 3);
+  CHECK(t.machines[0].line == 2);
+  CHECK(t.machines[1].gpu == "P40");
+  CHECK(t.machines[1].count == 2);
+  CHECK(t.machines[0].cpu_cores == 0);  // the list gives no CPUs or host memory
+  CHECK(t.report.machines == 5);
+  CHECK(t.report.machine_gpus == 22);
+
+  TempDir dir;
+  const std::string at = dir.file("t.yaml");
+  auto import_at = [&](const std::string& yaml) {
+    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
+    config::SourceResolver sources;
+    TraceImport trace(*doc.root.find("trace"), sources);
+    TraceJob j;
+    std::size_t n = 0;
+    while (trace.next(j)) ++n;
+    return std::make_pair(n, trace.report());
+  };
+  SECTION("gpu_map renames a memory size; an unknown one is refused saying how to map it") {
+    write_file(dir.file("log"), read_bytes(FIXTURES + "philly_cluster_job_log"));
+    write_file(dir.file("machines"), "m1,4, 16GB\n");
+    const ConfigError e = config_error([&] { import_at("{format: philly, jobs: log, machines: machines}"); });
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(e.mark().line == 1);
+    CHECK(e.key_path() == "single GPU mem");
+    CHECK(has(e.detail(), "gpu_map: {16GB:"));
+    const auto [jobs, report] = import_at("{format: philly, jobs: log, machines: machines, gpu_map: {16GB: P100-PCIe-16GB}}");
+    CHECK(jobs == 4);
+    CHECK(report.machine_gpus == 4);
+  }
+  SECTION("compact JSON (no blanks, a tab between members) reads the same") {
+    write_file(dir.file("log"),
+               "[{\"status\":\"Pass\",\t\"vc\":\"v\",\"jobid\":\"a\",\"attempts\":[{\"start_time\":\"2017-10-07 01:00:00\","
+               "\"end_time\":\"2017-10-07 01:30:00\",\"detail\":[{\"ip\":\"m1\",\"gpus\":[\"gpu0\",\"gpu1\"]}]}],"
+               "\"submitted_time\":\"2017-10-07 00:59:00\",\"user\":\"u\"}]");
+    const config::ConfigDocument doc = config::load_yaml_string("trace: {format: philly, jobs: log}\n", at);
+    config::SourceResolver sources;
+    TraceImport trace(*doc.root.find("trace"), sources);
+    TraceJob j;
+    REQUIRE(trace.next(j));
+    CHECK(j.gpus == 2);
+    CHECK(j.duration_ns == 1800 * S);
+    CHECK(j.start_ns == 60 * S);
+    CHECK(j.line == 1);
+  }
+  SECTION("a malformed end_time: file:line:column and its path; skip_bad_rows counts the job") {
+    write_file(dir.file("log"), R"([
+  {"status": "Pass", "vc": "v", "jobid": "a", "submitted_time": "2017-10-07 01:00:00", "user": "u",
+   "attempts": [{"start_time": "2017-10-07 01:00:00", "end_time": "2017-10-07 02:00:00",
+                 "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]},
+  {"status": "Pass", "vc": "v", "jobid": "b", "submitted_time": "2017-10-07 01:00:00", "user": "u",
+   "attempts": [{"start_time": "2017-10-07 01:00:00", "end_time": "yesterday",
+                 "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]}
+]
+)");
+    const ConfigError e = config_error([&] { import_at("{format: philly, jobs: log}"); });
+    CHECK(e.code() == ErrorCode::WrongType);
+    CHECK(e.mark().file == dir.file("log"));
+    CHECK(e.mark().line == 6);
+    CHECK(e.mark().column == 67);  // the value's opening quote
+    CHECK(e.key_path() == "[1].attempts[0].end_time");
+    const auto [jobs, report] = import_at("{format: philly, jobs: log, skip_bad_rows: true}");
+    CHECK(jobs == 1);
+    CHECK(report.skipped.at("malformed row (skip_bad_rows)") == 1);
+  }
+}
+
+TEST_CASE("no cluster: the philly machine list is the cluster and the jobs run on it", "[scenario]") {
+  const models::Scenario s = load(R"(
+name: t
+horizon: 2d
+workload:
+  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, gpu_prices: {24GB: $1/h}}
+)");
+  REQUIRE(s.cluster.node_types.size() == 2);
+  CHECK(s.cluster.node_types[0].name == "12GB-2gpu");
+  CHECK(s.cluster.node_types[0].gpu.name == "P100-PCIe-12GB");
+  CHECK(s.cluster.node_types[0].cpu_cores == 0);
+  CHECK(s.cluster.node_types[1].gpu.name == "P40");
+  CHECK(s.cluster.node_types[1].price.on_demand_usd_per_hour == Approx(8));
+  CHECK(s.cluster.total_gpus() == 22);
+  CHECK(s.workload.teams == std::vector<std::string>{"vc1", "vc2", "vc3"});
+  const std::vector<models::Job> jobs = run_jobs(s);
+  CHECK(jobs.size() == 4);
+  // 8 + 4 + 1 + 2 GPUs at most 15 at once of 22: no job waits; 106132 GPU-seconds.
+  double gpu_s = 0;
+  for (const models::Job& j : jobs) {
+    CHECK(j.status == models::JobStatus::Completed);
+    CHECK(j.end - j.start == j.duration);
+    CHECK(j.start == j.submit);
+    gpu_s += j.gpus * (j.end - j.start).seconds();
+  }
+  CHECK(gpu_s == Approx(106132).epsilon(1e-12));
+}
+
+TEST_CASE("gcsim validate prints the import reports of the PAI 2020 and Philly examples", "[scenario][cli]") {
+  SECTION("pai 2020") {
+    const auto r = run_gcsim("validate " GCSIM_SOURCE_DIR "/scenarios/examples/traces/alibaba-2020-resubmit.yaml");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    CHECK(has(r.output, "10 rows read, 6 jobs made, 4 skipped"));
+    CHECK(has(r.output, "trace header: instance table: 7 rows, a recorded machine for 3 jobs"));
+    CHECK(has(r.output, "trace statuses (replayed with their recorded run times): Failed 1 Running 1 Terminated 4"));
+    // 47805 GPU-seconds (the fixture's test) = 13.28 GPU-hours; submits from j8's 3000 s (50 m)
+    // to j10's 10000 s; j4 ends last, at 20000 s.
+    CHECK(has(r.output, "submits from 50m to 2h 46m 40s, last recorded end 5h 33m 20s; 13.28 GPU-hours"));
+    CHECK(has(r.output, "trace machines: 7 GPU machines, 34 GPUs"));
+  }
+  SECTION("philly") {
+    const auto r = run_gcsim("validate " GCSIM_SOURCE_DIR "/scenarios/examples/traces/philly-resubmit.yaml");
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    CHECK(has(r.output, "7 rows read, 4 jobs made, 3 skipped"));
+    CHECK(has(r.output, "trace statuses (replayed with their recorded run times): Killed 1 Pass 3"));
+    // 106132 GPU-seconds = 29.48 GPU-hours; _0004 (1701 s + 11940 s) ends last.
+    CHECK(has(r.output, "submits from 0s to 28m 21s, last recorded end 3h 47m 21s; 29.48 GPU-hours"));
+    CHECK(has(r.output, "no price for 12GB, 24GB in gpu_prices"));
+  }
 }

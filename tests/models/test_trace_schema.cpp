@@ -75,8 +75,12 @@ TEST_CASE("trace schema: every table's columns reach the trace file as listed", 
     REQUIRE(columns.size() == t->columns.size());
     for (std::size_t i = 0; i < columns.size(); ++i) {
       CHECK(columns[i].name == t->columns[i].name);
-      CHECK(columns[i].enum_labels.size() == t->columns[i].labels.size());
+      const bool coded = t->columns[i].type == schema::Type::Code;
+      // A coded column starts with its "none" label; the writer adds the run's names.
+      CHECK(columns[i].enum_labels.size() == t->columns[i].labels.size() + (coded ? 1 : 0));
+      if (coded) CHECK(columns[i].enum_labels[0] == schema::NONE_LABEL);
       CHECK((columns[i].type == trace::ColumnType::Enum8) == (t->columns[i].type == schema::Type::Enum8));
+      CHECK((columns[i].type == trace::ColumnType::Enum) == coded);
     }
   }
   static_assert(schema::column(schema::JOBS, "gpu_s_restart") == "gpu_s_restart");

@@ -77,4 +77,17 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
     assert {"submit", "start", "finish"} <= set(kinds)
     names = [n.decode() for n in jobs["name"][:3]]
     assert names[0] == "bert-large", names
+    # Coded name columns (schema 5): an enum of the run's names, value 0 "n/a" (none).
+    assert int(attrs["trace_schema"]) == 5
+    node_type = h5py.check_enum_dtype(f["jobs"].dtype["node_type"])
+    assert node_type["n/a"] == 0 and len(node_type) >= 2, node_type
+    pool_names = {p.decode() for p in f["pools"][:]["name"]}
+    assert set(node_type) - {"n/a"} == pool_names, (node_type, pool_names)
+    started = ~np.isnan(jobs["start_s"])
+    assert np.all(jobs["node_type"][started] > 0) and np.all(jobs["node_type"][~started] == 0)
+    team = h5py.check_enum_dtype(f["jobs"].dtype["team"])
+    assert team["n/a"] == 0, team
+    # The name cells are as wide as the longest name.
+    width = f["jobs"].dtype["name"].itemsize
+    assert width == max(len(n) for n in jobs["name"]), width
 print("h5py read the trace: ok")

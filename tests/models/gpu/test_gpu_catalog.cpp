@@ -114,15 +114,16 @@ TEST_CASE("peak_flop_per_s picks the rate of each precision", "[unit]") {
   CHECK_FALSE(s.supports(Precision::Fp8));
 }
 
-TEST_CASE("the bundled catalog holds the 23 canonical GPUs", "[unit]") {
+TEST_CASE("the bundled catalog holds the 25 canonical GPUs", "[unit]") {
   const GpuCatalog catalog = bundled();
   const char* const names[] = {"T4",           "V100-SXM2-16GB", "V100-SXM2-32GB", "A10",
                                "A100-40GB-SXM", "A100-80GB-SXM", "A100-40GB-PCIe", "A100-80GB-PCIe",
                                "H100-SXM",      "H100-PCIe",     "H200",           "L40S",
                                "RTX-3090",      "RTX-4090",      "A10G",           "L4",
                                "H100-NVL",      "RTX-A6000",     "GH200",          "B200",
-                               "P100-PCIe-16GB", "K80",          "L40"};
-  CHECK(catalog.entries().size() == 23);
+                               "P100-PCIe-16GB", "K80",          "L40",            "P100-PCIe-12GB",
+                               "P40"};
+  CHECK(catalog.entries().size() == 25);
   for (const char* name : names) {
     INFO(name);
     const GpuSpec* spec = catalog.find(name);
@@ -145,8 +146,9 @@ TEST_CASE("the bundled catalog holds the 23 canonical GPUs", "[unit]") {
       CHECK(s.sources.size() > 20);
       // Tensor rates are never below plain FP32, and never present without fp16.
       if (s.tf32_flop_per_s > 0) CHECK(s.tf32_flop_per_s >= s.fp32_flop_per_s);
-      // Only the K80 (Kepler) has no faster half precision: no fp16 rate, and no tensor rate.
-      if (s.arch == "Kepler") {
+      // Only the K80 (Kepler) and the P40 (GP102: FP16 at 1/64 rate) have no faster half
+      // precision: no fp16 rate, and no tensor rate.
+      if (s.arch == "Kepler" || s.name == "P40") {
         CHECK(s.fp16_flop_per_s == 0);
         CHECK(s.tf32_flop_per_s == 0);
       } else {
@@ -173,7 +175,9 @@ TEST_CASE("bundled aliases resolve to their canonical GPU", "[unit]") {
       {"V100-32GB", "V100-SXM2-32GB"},     {"RTX4090", "RTX-4090"},
       // The names the PAI traces give (docs/traces.md).
       {"V100M16", "V100-SXM2-16GB"},       {"V100M32", "V100-SXM2-32GB"},
-      {"P100", "P100-PCIe-16GB"},          {"Tesla-K80", "K80"}};
+      {"P100", "P100-PCIe-16GB"},          {"Tesla-K80", "K80"},
+      // Philly's 12 GB and 24 GB GPUs, by assumption (scenarios/catalog/gpus.yaml).
+      {"P100-12GB", "P100-PCIe-12GB"},     {"P40-24GB", "P40"}};
   for (const auto& [alias, name] : aliases) {
     INFO(alias);
     const GpuSpec* spec = catalog.find(alias);
@@ -473,7 +477,7 @@ TEST_CASE("names and aliases are unique", "[unit]") {
     const auto doc = gcsim::config::load_yaml_string(
         doc_with(entry_yaml("T4")) + "  -\n" + entry_yaml("New", "    aliases: [H200]\n"), "bad.yaml");
     REQUIRE_THROWS_AS(catalog.add_from(doc.root), ConfigError);
-    CHECK(catalog.entries().size() == 23);
+    CHECK(catalog.entries().size() == 25);
     CHECK(catalog.find("New") == nullptr);
     CHECK(catalog.find("T4")->arch == "Turing");
   }
