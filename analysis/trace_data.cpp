@@ -407,7 +407,9 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
 
 }  // namespace
 
-TraceData read_trace(const std::string& path) { return read_trace_from(TraceReader::open(path).get(), path); }
+TraceData read_trace(const std::string& path, TraceParts parts) {
+  return read_trace_from(TraceReader::open(path).get(), path, parts);
+}
 
 TraceData read_trace(const TraceReader& reader, const std::string& label, TraceParts parts) {
   return read_trace_from(&reader, label, parts);

@@ -199,13 +199,15 @@ struct TraceData {
   bool has_events = true;        // the trace has /events (output.events: false leaves it out)
 };
 
-// Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
-// missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
-TraceData read_trace(const std::string& path);
-// What read_trace(reader, ...) reads besides the tables every figure needs.
+// What read_trace reads besides the tables every figure needs.
 struct TraceParts {
   bool events = true;  // /events: the plots mark interruptions from it; no figure of the summary needs it
 };
+
+// Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
+// missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
+TraceData read_trace(const std::string& path, TraceParts parts = {});
+
 
 // The same from any reader: a trace in memory (trace::MemoryTrace, once committed). With
 // parts.events false, TraceData::events stays empty and the reader needs no /events.

@@ -83,6 +83,12 @@ CLI::App* plan_app(const PlanCommand& command);
 int run_plan_command(const PlanCommand& command, const models::LoadOptions& options,
                      const models::ResourceLimits& limits);
 
+// `gcsim trace fit SCENARIO -o OUT.yaml` (cli/trace_fit.cpp): registered on `app`;
+// run_trace_fit_command runs it when it was chosen and returns its exit code, else -1.
+struct TraceFitCommand;
+std::shared_ptr<TraceFitCommand> add_trace_fit_command(CLI::App& app);
+int run_trace_fit_command(const TraceFitCommand& command, const models::LoadOptions& options);
+
 // Makes an output folder (and its parents) and removes the temporary files a killed run
 // left in it (sim/atomic_file.hpp); throws gcsim::Error when it cannot.
 void make_output_dir(const std::string& dir);

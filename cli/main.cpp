@@ -213,12 +213,14 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
     if (!plot_dir.empty())
       throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");
     std::vector<analysis::ComparedRun> runs;
-    for (const std::string& path : trace_paths) runs.push_back(analysis::compared_run(path, analysis::read_trace(path)));
+    for (const std::string& path : trace_paths)
+      runs.push_back(analysis::compared_run(path, analysis::read_trace(path, {.events = false})));
     std::cout << (json ? analysis::format_comparison_json(runs) : analysis::format_comparison(runs));
     return 0;
   }
   const std::string& trace_path = trace_paths.front();
-  const analysis::TraceData data = analysis::read_trace(trace_path);
+  // /events only for the plots: no figure of the report reads it (a quarter of a big trace).
+  const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty()});
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
   if (!plot_dir.empty()) {
@@ -393,6 +395,7 @@ int main(int argc, char** argv) {
   const auto compare_command = cli::add_compare_command(app);
   const auto sweep_command = cli::add_sweep_command(app);
   const auto plan_command = cli::add_plan_command(app);
+  const auto trace_fit_command = cli::add_trace_fit_command(app);
 
   // The limits that validate, run, rerun, estimate, flows and compare check before building
   // anything (compare: the memory is shared by the runs it holds at once).
@@ -470,6 +473,7 @@ int main(int argc, char** argv) {
     if (const int rc = cli::run_compare_command(*compare_command, load_options(overrides), limits); rc >= 0) return rc;
     if (const int rc = cli::run_sweep_command(*sweep_command, load_options(overrides), limits); rc >= 0) return rc;
     if (const int rc = cli::run_plan_command(*plan_command, load_options(overrides), limits); rc >= 0) return rc;
+    if (const int rc = cli::run_trace_fit_command(*trace_fit_command, load_options()); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;

@@ -23,7 +23,8 @@ namespace {
 constexpr double INF = std::numeric_limits<double>::infinity();
 
 const std::vector<std::string>& dist_names() {
-  static const std::vector<std::string> names{"constant", "exponential", "uniform", "normal", "lognormal"};
+  static const std::vector<std::string> names{"constant", "exponential", "uniform", "normal", "lognormal",
+                                                "empirical"};
   return names;
 }
 
@@ -102,6 +103,21 @@ Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
     const ConfigNode& v = r.required(key);
     return config::read_double(v, lo, INF);
   };
+  if (name == "empirical") {
+    // Quantiles at probabilities 0, 1/N, ..., 1: at least two, none decreasing.
+    const ConfigNode& q = r.required("quantiles");
+    if (!q.is_sequence() || q.size() < 2)
+      q.fail(ErrorCode::WrongType, "quantiles needs a list of at least two values (the minimum and the maximum)");
+    std::vector<double> values;
+    values.reserve(q.size());
+    for (const auto& v : q.items()) {
+      values.push_back(read_value(v, kind == ValueKind::Integer ? ValueKind::Count : kind));
+      if (values.size() > 1 && values.back() < values[values.size() - 2])
+        v.fail(ErrorCode::OutOfRange, "quantiles must not decrease: this one is below the one before it");
+    }
+    refuse_other_keys(n, form, {"dist", "quantiles"});
+    return Distribution::empirical(std::move(values));
+  }
   if (name == "constant") {
     d.kind = Distribution::Kind::Constant;
     d.p1 = read_value(r.required("value"), kind);

@@ -13,7 +13,7 @@ namespace gcsim::models {
 // `choice:`), and a key of the table that does not apply to the chosen form is a
 // `conflict` naming it. Values carry the unit of the field the distribution is for.
 inline constexpr config::KeySpec DISTRIBUTION_KEYS[] = {
-    {"dist", "`constant` | `exponential` | `uniform` | `normal` | `lognormal`", "", false, "",
+    {"dist", "`constant` | `exponential` | `uniform` | `normal` | `lognormal` | `empirical`", "", false, "",
      "the distribution; required unless `choice` is given"},
     {"value", "the field's unit", "", false, "", "`constant`: the value (required)"},
     {"mean", "the field's unit", "", false, "> 0", "`exponential`, `normal`: the mean (required)"},
@@ -22,6 +22,9 @@ inline constexpr config::KeySpec DISTRIBUTION_KEYS[] = {
     {"sigma", "number", "", false, ">= 0", "`lognormal`: the standard deviation of the underlying normal (required)"},
     {"min", "the field's unit", "none", false, "< max", "`uniform`: the lower bound (required); `exponential`, `normal`, `lognormal`: truncation"},
     {"max", "the field's unit", "none", false, "> min", "`uniform`: the upper bound (required); `exponential`, `normal`, `lognormal`: truncation"},
+    {"quantiles", "list of values", "", false, "at least 2, non-decreasing",
+     "`empirical`: the values at probabilities 0, 1/N, ..., 1 (required); drawn by inverting that CDF, interpolated "
+     "log-linearly between two positive quantiles, linearly otherwise"},
     {"choice", "list of values", "", false, "not empty", "draw one of these values, instead of `dist`"},
     {"weights", "list of numbers", "equal weights", false, ">= 0, not all 0, one per value", "`choice`: each value's weight"},
 };

@@ -17,14 +17,14 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
      "the trace's file name inside the output folder"},
     {.name = "flows", .type = "bool", .help = "also write the /flows table, one row per network flow",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 0},
-    {.name = "events", .type = "bool",
-     .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
-             "only the plots' interruption marks of traces without /node_events",
-     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
     {.name = "compression", .type = "integer",
      .help = "the trace's deflate level: 0 none (fastest, largest), 9 smallest; `--trace-compression` overrides it",
      .kind = config::KeyKind::Integer, .min = trace::MIN_COMPRESSION_LEVEL, .max = trace::MAX_COMPRESSION_LEVEL,
      .has_default = true, .default_number = trace::DEFAULT_COMPRESSION_LEVEL},
+    {.name = "events", .type = "bool",
+     .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
+             "only the plots' interruption marks of traces without /node_events",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
 };
 
 // The longest file name output.trace may be (bytes): 255, the usual file system limit, less

@@ -20,6 +20,7 @@
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/distribution.hpp"
 #include "models/workload/training.hpp"
+#include "models/workload/week_rate.hpp"
 #include "sim/calendar.hpp"
 #include "sim/config/source_resolver.hpp"
 #include "sim/errors.hpp"
@@ -87,6 +88,10 @@ struct GeneratorSpec {
   // Arrivals only inside these hours of the week: the inter-arrival times run on a clock
   // that stops outside them (unset: always).
   std::optional<sim::WeekCalendar> active;
+  // Arrivals at a rate by hour of the week, in place of `arrival` (unset: `arrival`).
+  std::optional<WeekRate> rate;
+  // No job arrives at or after `end`: the generator stops there, with `count` at most.
+  std::optional<sim::SimTime> end;
   Distribution gpus;                     // rounded to an integer, >= 1
   std::optional<Distribution> gpu_milli;  // one-GPU jobs' share of their GPU, rounded, 1..1000 (unset: 1000)
   std::optional<Distribution> duration;  // seconds
@@ -96,6 +101,9 @@ struct GeneratorSpec {
   std::optional<CheckpointSpec> checkpoint;
   sim::SimTime image_pull;
   std::string team;
+  // `team: {choice: [...], weights: [...]}`: each job's team drawn among these (team empty).
+  std::vector<std::string> team_choice;
+  std::vector<double> team_weights;
   int priority = 0;                      // every job of the generator gets it
   std::optional<sim::SimTime> deadline;  // after each job's submit
   std::vector<std::string> gpu_types;    // as for jobs

@@ -37,6 +37,8 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
       {{"workload.trace", TRACE_KEYS}, REFERENCE},
       {{"workload.generators[i].active", ACTIVE_KEYS}, REFERENCE},
+      {{"workload.generators[i].rate", RATE_KEYS}, REFERENCE},
+      {{"workload.generators[i].team", TEAM_CHOICE_KEYS}, REFERENCE},
       {{"estimate", ESTIMATE_KEYS}, REFERENCE},
       {{"distribution", DISTRIBUTION_KEYS}, REFERENCE},
       {{"budgets", BUDGET_KEYS}, REFERENCE},

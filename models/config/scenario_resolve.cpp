@@ -252,8 +252,11 @@ bool quotas_hold_every_job(const Scenario& s, const SchedulerSpec& scheduler) {
   std::vector<TeamCeiling> ceilings(s.workload.teams.size());
   for (const JobSpec& j : s.workload.jobs)
     if (!quota_room(quotas, j.team, total_gpus, std::int64_t{j.gpus} * j.gpu_milli, ceilings)) return false;
-  for (const GeneratorSpec& g : s.workload.generators)
+  for (const GeneratorSpec& g : s.workload.generators) {
     if (!quota_room(quotas, s.workload.team_index(g.team), total_gpus, generator_need_milli(g), ceilings)) return false;
+    for (const std::string& team : g.team_choice)
+      if (!quota_room(quotas, s.workload.team_index(team), total_gpus, generator_need_milli(g), ceilings)) return false;
+  }
   return true;
 }
 
@@ -285,6 +288,8 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
     for (std::size_t i = 0; i < s.workload.generators.size(); ++i) {
       const GeneratorSpec& g = s.workload.generators[i];
       require_quota_room(*nodes.workload.generator_nodes[i]->find("gpus"), s, g.team, generator_need_milli(g), ceilings);
+      for (const std::string& team : g.team_choice)
+        require_quota_room(*nodes.workload.generator_nodes[i]->find("gpus"), s, team, generator_need_milli(g), ceilings);
     }
   }
   for (std::size_t i = 0; i < s.budgets.size(); ++i) {

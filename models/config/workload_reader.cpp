@@ -155,12 +155,14 @@ EstimateSpec read_estimate(const ConfigNode& n, bool may_give) {
   return e;
 }
 
+// `team`: null when the caller reads the key itself (a generator's may be a choice).
 void read_job_lifecycle(MapReader& r, std::optional<CheckpointSpec>& checkpoint, sim::SimTime& image_pull,
-                        std::string& team, int& priority, std::optional<sim::SimTime>& deadline,
+                        std::string* team, int& priority, std::optional<sim::SimTime>& deadline,
                         std::vector<std::string>& gpu_types) {
   if (const ConfigNode* c = r.optional("checkpoint")) checkpoint = read_checkpoint(*c);
   image_pull = r.value<sim::SimTime>("image_pull");
-  if (const ConfigNode* t = r.optional("team")) team = read_name(*t);
+  if (team)
+    if (const ConfigNode* t = r.optional("team")) *team = read_name(*t);
   priority = static_cast<int>(r.value<std::int64_t>("priority"));
   if (const auto d = r.get<sim::SimTime>("deadline")) deadline = *d;
   // `gpu`: one name or a list (names are checked against the GPU catalog in the resolve step).
@@ -288,7 +290,7 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
     std::optional<CheckpointSpec> checkpoint;
     std::string team;
     int priority = 0;
-    read_job_lifecycle(r, checkpoint, j.image_pull, team, priority, j.deadline, j.gpu_types);
+    read_job_lifecycle(r, checkpoint, j.image_pull, &team, priority, j.deadline, j.gpu_types);
     if (checkpoint) j.checkpoint = std::move(*checkpoint);
     j.priority = static_cast<std::int16_t>(priority);
     j.team = teams.add(team);
@@ -336,19 +338,89 @@ JobSpec read_job(const ConfigNode& n, std::size_t index, const ModelCatalog& mod
   return j;
 }
 
+// rate: {per_hour: [168 or 24 numbers], scale: S}, jobs per hour (times S).
+WeekRate read_week_rate(const ConfigNode& n) {
+  MapReader r(n, RATE_KEYS);
+  const ConfigNode& hours = r.required("per_hour");
+  if (!hours.is_sequence() || (hours.size() != 168 && hours.size() != 24))
+    hours.fail(ErrorCode::WrongType, "per_hour needs 168 numbers (one per hour of the week, Monday 00:00 first) or 24 "
+                                     "(one per hour of the day)" +
+                                         (hours.is_sequence() ? ", got " + std::to_string(hours.size()) : std::string()));
+  const double scale = r.value<double>("scale");
+  std::vector<double> values;
+  values.reserve(hours.size());
+  double sum = 0;
+  for (const auto& v : hours.items()) {
+    values.push_back(config::read_double(v, 0, 1e12) * scale);
+    sum += values.back();
+  }
+  if (!(sum > 0)) hours.fail(ErrorCode::OutOfRange, "per_hour: the rates must not all be 0");
+  return WeekRate::from_hours(values.data(), values.size());
+}
+
+// team: {choice: [a, b], weights: [3, 1]}.
+void read_team_choice(const ConfigNode& n, GeneratorSpec& g) {
+  MapReader r(n, TEAM_CHOICE_KEYS);
+  const ConfigNode& names = r.required("choice");
+  if (!names.is_sequence() || names.size() == 0) names.fail(ErrorCode::WrongType, "choice needs a non-empty list of team names");
+  std::set<std::string> seen;  // a fitted trace's generator may name thousands of users
+  for (const auto& v : names.items()) {
+    g.team_choice.push_back(read_name(v));
+    if (!seen.insert(g.team_choice.back()).second)
+      v.fail(ErrorCode::Duplicate, "team '" + g.team_choice.back() + "' is named twice");
+  }
+  if (const ConfigNode* w = r.optional("weights")) {
+    if (!w->is_sequence()) w->fail(ErrorCode::WrongType, "weights must be a list of numbers");
+    if (w->size() != names.size())
+      w->fail(ErrorCode::Conflict, "weights has " + std::to_string(w->size()) + " entries but choice has " +
+                                       std::to_string(names.size()));
+    double sum = 0;
+    for (const auto& x : w->items()) {
+      g.team_weights.push_back(config::read_double(x, 0, std::numeric_limits<double>::infinity()));
+      sum += g.team_weights.back();
+    }
+    if (!(sum > 0)) w->fail(ErrorCode::OutOfRange, "weights must not all be zero");
+  } else {
+    g.team_weights.assign(g.team_choice.size(), 1.0);
+  }
+}
+
 GeneratorSpec read_generator(const ConfigNode& n) {
   MapReader r(n, GENERATOR_KEYS);
   GeneratorSpec g;
   g.mark = n.mark();
   g.path = n.path();
-  read_job_lifecycle(r, g.checkpoint, g.image_pull, g.team, g.priority, g.deadline, g.gpu_types);
+  read_job_lifecycle(r, g.checkpoint, g.image_pull, nullptr, g.priority, g.deadline, g.gpu_types);
+  if (const ConfigNode* t = r.optional("team")) {
+    if (t->is_map()) read_team_choice(*t, g);
+    else g.team = read_name(*t);
+  }
   if (const ConfigNode* e = r.optional("estimate")) g.estimate = read_estimate(*e, false);
   refuse_model_size_without_model(n, g.checkpoint);
   g.name = read_name(r.required("name"));
   g.count = r.value<std::int64_t>("count");
   g.start = r.value<sim::SimTime>("start");
-  g.arrival = read_distribution(r.required("arrival"), ValueKind::Duration);
-  if (const ConfigNode* active = r.optional("active")) {
+  if (const auto end = r.get<sim::SimTime>("end")) {
+    if (*end <= g.start) r.where("end")->fail(ErrorCode::OutOfRange, "end must be after start");
+    g.end = *end;
+  }
+  const ConfigNode* rate = r.optional("rate");
+  const ConfigNode* arrival = r.optional("arrival");
+  const ConfigNode* active = r.optional("active");
+  if (rate && arrival)
+    rate->fail(ErrorCode::Conflict, "give either arrival (the time between arrivals) or rate (jobs per hour), not both");
+  if (rate && active)
+    active->fail(ErrorCode::Conflict, "a rate by hour of the week says when jobs arrive: give the hours without jobs a "
+                                      "rate of 0 instead of active");
+  if (!rate && !arrival)
+    n.fail(ErrorCode::MissingKey, "a generator needs arrival (the time between arrivals, e.g. {dist: exponential, "
+                                  "mean: 10m}) or rate ({per_hour: [...]})");
+  if (rate) {
+    g.rate = read_week_rate(*rate);
+  } else {
+    g.arrival = read_distribution(*arrival, ValueKind::Duration);
+  }
+  if (active) {
     MapReader hours(*active, ACTIVE_KEYS);
     g.active = read_week_calendar(hours);
   }
@@ -360,7 +432,8 @@ GeneratorSpec read_generator(const ConfigNode& n) {
     // A constant, uniform or choice with values out of range is an error; the other shapes
     // are truncated to 1..1000 (redrawn, as every bounded distribution).
     const Distribution::Kind k = g.gpu_milli->kind;
-    const bool bounded = k == Distribution::Kind::Constant || k == Distribution::Kind::Uniform || k == Distribution::Kind::Choice;
+    const bool bounded = k == Distribution::Kind::Constant || k == Distribution::Kind::Uniform ||
+                         k == Distribution::Kind::Choice || k == Distribution::Kind::Empirical;
     if (bounded && (g.gpu_milli->lowest() < 1 || g.gpu_milli->highest() > 1000))
       milli->fail(ErrorCode::OutOfRange, "gpu_milli draws shares of one GPU in thousandths: its values must lie in 1..1000");
     g.gpu_milli->min = std::max(g.gpu_milli->min, 1.0);
@@ -615,8 +688,10 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
                                          " jobs in all (jobs and generators' counts), more than the limit of "
                                          "4,294,967,294 (jobs are numbered with 32-bit ids)");
   std::set<std::string> all_teams(teams.names.begin(), teams.names.end());
-  for (const auto& g : spec.generators)
+  for (const auto& g : spec.generators) {
     if (!g.team.empty()) all_teams.insert(g.team);
+    all_teams.insert(g.team_choice.begin(), g.team_choice.end());
+  }
   spec.teams.assign(all_teams.begin(), all_teams.end());
   if (spec.teams.size() > 32000) node.fail(ErrorCode::OutOfRange, "at most 32000 teams");
   // Each job's team: from its index in the order seen to its index in the sorted list.

@@ -92,11 +92,16 @@ inline constexpr config::KeySpec COMM_KEYS[] = {
 
 inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"name", "text, unique", "", true, "", "jobs are named <name>-001, <name>-002, ..."},
-    {.name = "count", .type = "integer", .required = true, .help = "how many jobs", .kind = config::KeyKind::Integer,
+    {.name = "count", .type = "integer", .required = true, .help = "how many jobs (at most, with `end`)", .kind = config::KeyKind::Integer,
      .min = 1, .max = 100'000'000},
     {.name = "start", .type = "duration", .help = "the first job arrives one inter-arrival time after start",
      .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
-    {"arrival", "distribution of durations", "", true, "", "time between consecutive arrivals"},
+    {.name = "end", .type = "duration", .default_value = "none",
+     .help = "no job arrives at or after it: the generator stops there, even before `count` jobs (which is then a cap)",
+     .kind = config::KeyKind::Duration, .min = 1},
+    {"arrival", "distribution of durations", "", false, "", "time between consecutive arrivals (one of arrival, rate)"},
+    {"rate", "`{per_hour: [...], scale: 1}`", "", false, "",
+     "arrivals at a rate by hour of the week, a Poisson process (one of arrival, rate): below"},
     {"active", "`{days, hours}`", "always", false, "",
      "jobs arrive only in these hours of the week: the inter-arrival times run on a clock that stops outside them"},
     {"gpus", "distribution, rounded to an integer", "", true, ">= 1", "GPUs of each job; must be bounded"},
@@ -109,7 +114,8 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"checkpoint", "map, as for jobs", "none", false, "", "every job of the generator gets it"},
     {.name = "image_pull", .type = "duration", .help = "as for jobs", .kind = config::KeyKind::Duration, .min = 0,
      .has_default = true, .default_number = 0},
-    {"team", "text", "none", false, "", "every job of the generator gets it"},
+    {"team", "text, or `{choice: [names], weights: [...]}`", "none", false, "",
+     "every job of the generator gets it; a choice: each job's team drawn with these weights (equal if not given)"},
     {.name = "priority", .type = "integer", .help = "every job of the generator gets it", .kind = config::KeyKind::Integer,
      .min = -1000, .max = 1000, .has_default = true, .default_number = 0},
     {.name = "deadline", .type = "duration after submit", .default_value = "none",
@@ -117,6 +123,21 @@ inline constexpr config::KeySpec GENERATOR_KEYS[] = {
     {"gpu", "GPU name, or a list of them", "any", false, "", "as for jobs"},
     {"estimate", "`{error: lognormal, sigma: S}`", "none", false, "",
      "each job's run-time estimate, drawn around its true length (`lengths: estimate`)"},
+};
+
+// workload.generators[i].rate: jobs per hour, by hour of the week.
+inline constexpr config::KeySpec RATE_KEYS[] = {
+    {"per_hour", "list of 168 or 24 numbers", "", true, ">= 0, not all 0",
+     "jobs per hour: 168 values, Monday 00:00-01:00 first, or 24 (hour of the day, every day alike)"},
+    {.name = "scale", .type = "number", .help = "multiplies every rate (one profile shared through a YAML alias, each "
+     "generator its share of it)", .kind = config::KeyKind::Number, .min = 0, .max = 1e9, .above_min = true,
+     .below_min = "scale must be > 0", .has_default = true, .default_number = 1},
+};
+
+// workload.generators[i].team as a choice.
+inline constexpr config::KeySpec TEAM_CHOICE_KEYS[] = {
+    {"choice", "list of team names", "", true, "not empty, no name twice", "the teams a job may belong to"},
+    {"weights", "list of numbers", "equal weights", false, ">= 0, not all 0, one per team", "each team's weight"},
 };
 
 // workload.generators[i].active: the hours of the week its jobs arrive in.

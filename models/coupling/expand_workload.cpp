@@ -65,18 +65,24 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     sim::RngStream efficiency(seed, replication, prefix + "efficiency");
     sim::RngStream estimate(seed, replication, prefix + "estimate");
     sim::RngStream gpu_milli(seed, replication, prefix + "gpu_milli");
+    sim::RngStream team(seed, replication, prefix + "team");  // drawn from only for a team choice
+    std::vector<std::int16_t> team_choice;
+    for (const std::string& name : g.team_choice) team_choice.push_back(static_cast<std::int16_t>(s.workload.team_index(name)));
     const int width = static_cast<int>(std::to_string(g.count).size());
     sim::SimTime t = g.start;
     // With active hours, the arrivals' clock runs only inside them.
     sim::SimTime inside = g.active ? g.active->inside_before(g.start) : sim::SimTime::zero();
     for (std::int64_t i = 0; i < g.count; ++i) {
-      const sim::SimTime gap = sim::SimTime::from_seconds(g.arrival.sample(arrival));
-      if (g.active) {
+      if (g.rate) {
+        // One Exp(1) draw a job, mapped through the inverse of the cumulative rate.
+        t = t.is_max() ? t : g.rate->advance(t, arrival.exponential(1.0));
+      } else if (const sim::SimTime gap = sim::SimTime::from_seconds(g.arrival.sample(arrival)); g.active) {
         inside = inside.saturating_add(gap);
         t = inside.is_max() ? sim::SimTime::max() : g.active->at_inside(inside);
       } else {
         t = t.saturating_add(gap);
       }
+      if (g.end && t >= *g.end) break;  // `count` is then a cap
       Job j;
       char suffix[32];
       std::snprintf(suffix, sizeof suffix, "-%0*lld", width, static_cast<long long>(i + 1));
@@ -84,7 +90,8 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.submit = t;
       j.checkpoint = g.checkpoint ? &*g.checkpoint : nullptr;
       j.image_pull = g.image_pull;
-      j.team = static_cast<std::int16_t>(s.workload.team_index(g.team));
+      j.team = team_choice.empty() ? static_cast<std::int16_t>(s.workload.team_index(g.team))
+                                   : team_choice[team.weighted_index(g.team_weights)];
       j.priority = static_cast<std::int16_t>(g.priority);
       if (g.deadline) j.deadline = j.submit.saturating_add(*g.deadline);
       j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));

@@ -12,11 +12,13 @@
 namespace gcsim::models {
 
 struct Distribution {
-  enum class Kind { Constant, Exponential, Uniform, Normal, Lognormal, Choice };
+  enum class Kind { Constant, Exponential, Uniform, Normal, Lognormal, Choice, Empirical };
   Kind kind = Kind::Constant;
-  double p1 = 0;  // constant: value; exponential: mean; uniform: lo; normal: mean; lognormal: median
+  // constant: value; exponential: mean; uniform: lo; normal: mean; lognormal: median;
+  // empirical: the median (for summaries: the draws use `values`)
+  double p1 = 0;
   double p2 = 0;  // uniform: hi; normal: stddev; lognormal: sigma
-  std::vector<double> values;   // choice
+  std::vector<double> values;   // choice; empirical: the quantiles, non-decreasing, >= 2
   std::vector<double> weights;  // choice (same length; equal when not given)
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
@@ -26,6 +28,8 @@ struct Distribution {
     d.p1 = v;
     return d;
   }
+  // Empirical from its quantiles (at least two, non-decreasing: not checked here).
+  static Distribution empirical(std::vector<double> quantiles);
   double sample(sim::RngStream& rng) const;
   // Smallest and largest values a draw can take (used to validate feasibility up front).
   double lowest() const;

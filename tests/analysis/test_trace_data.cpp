@@ -194,9 +194,12 @@ TEST_CASE("read_trace rejects traces it cannot read", "[unit]") {
     write_schema1(path, sample(), {.schema = TRACE_SCHEMA + 1});
     CHECK_THROWS_WITH(read_trace(path), Catch::Contains("schema " + std::to_string(TRACE_SCHEMA + 1)));
   }
-  SECTION("missing table") {
+  SECTION("no /events: a trace written with output.events false reads, without events") {
     write_schema1(path, sample(), {.with_events = false});
-    CHECK_THROWS_WITH(read_trace(path), Catch::Contains(path) && Catch::Contains("events"));
+    const TraceData t = read_trace(path);
+    CHECK_FALSE(t.has_events);
+    CHECK(t.events.empty());
+    CHECK(t.jobs.size() == 3);
   }
   SECTION("unknown status label") {
     write_schema1(path, sample(), {.status_labels = {"completed", "running", "preempted"}});
