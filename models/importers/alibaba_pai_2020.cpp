@@ -378,20 +378,12 @@ class Pai2020Source : public TraceSource {
           g.cpu_cores = static_cast<int>(cpus);
           g.memory_bytes = static_cast<double>(mem) * 1024 * 1024 * 1024;  // cap_mem: GB, read as GiB
           g.line = t.row.line;
-          if (auto p = options_.gpu_prices.find(g.trace_gpu); p != options_.gpu_prices.end()) {
-            g.usd_per_gpu_hour = p->second;
-            g.priced = true;
-          } else if (auto q = options_.gpu_prices.find(g.gpu); q != options_.gpu_prices.end()) {
-            g.usd_per_gpu_hour = q->second;
-            g.priced = true;
-          }
+          price(g, options_);
           it = groups.emplace(key, machines_.size()).first;
           machines_.push_back(g);
         }
-        ++machines_[it->second].count;
+        add_machine(it->second, gpus);
         if (const config::csv::Field* name = t.cell(M_MACHINE)) machines_[it->second].names.push_back(name->text);
-        ++report_.machines;
-        report_.machine_gpus += static_cast<std::size_t>(gpus);
       } catch (const ConfigError&) {
         if (!options_.skip_bad_rows) throw;
         ++report_.notes["malformed machine row skipped (skip_bad_rows)"];

@@ -191,21 +191,13 @@ class PaiSource : public TraceSource {
           g.cpu_cores = static_cast<int>(std::max<std::int64_t>(1, cpu / 1000));
           g.memory_bytes = static_cast<double>(mem) * 1024 * 1024;
           g.line = t.row.line;
-          if (auto p = options_.gpu_prices.find(g.trace_gpu); p != options_.gpu_prices.end()) {
-            g.usd_per_gpu_hour = p->second;
-            g.priced = true;
-          } else if (auto q = options_.gpu_prices.find(g.gpu); q != options_.gpu_prices.end()) {
-            g.usd_per_gpu_hour = q->second;
-            g.priced = true;
-          }
+          price(g, options_);
           it = groups.emplace(key, machines_.size()).first;
           machines_.push_back(g);
         }
-        ++machines_[it->second].count;
+        add_machine(it->second, gpus);
         const config::csv::Field* sn = t.cell(SN);
         machines_[it->second].names.push_back(sn ? sn->text : std::string());
-        ++report_.machines;
-        report_.machine_gpus += static_cast<std::size_t>(gpus);
       } catch (const ConfigError&) {
         if (!options_.skip_bad_rows) throw;
         ++report_.notes["malformed node row skipped (skip_bad_rows)"];

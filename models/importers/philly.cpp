@@ -293,20 +293,12 @@ class PhillySource : public TraceSource {
           }
           g.gpus = static_cast<int>(gpus);
           g.line = row.line;  // the list gives no CPUs or host memory: cpu_cores and memory stay 0
-          if (auto p = options_.gpu_prices.find(g.trace_gpu); p != options_.gpu_prices.end()) {
-            g.usd_per_gpu_hour = p->second;
-            g.priced = true;
-          } else if (auto q = options_.gpu_prices.find(g.gpu); q != options_.gpu_prices.end()) {
-            g.usd_per_gpu_hour = q->second;
-            g.priced = true;
-          }
+          price(g, options_);
           it = groups.emplace(key, machines_.size()).first;
           machines_.push_back(g);
         }
-        ++machines_[it->second].count;
+        add_machine(it->second, gpus);
         machines_[it->second].names.push_back(row.fields[0].text);  // machineId: what an attempt's ip names
-        ++report_.machines;
-        report_.machine_gpus += static_cast<std::size_t>(gpus);
       } catch (const ConfigError&) {
         if (!options_.skip_bad_rows) throw;
         ++report_.notes["malformed machine row skipped (skip_bad_rows)"];

@@ -264,6 +264,22 @@ std::unordered_map<std::string, std::int32_t> machine_nodes(const std::vector<Tr
   return at;
 }
 
+void TraceSource::price(TraceMachineGroup& group, const TraceOptions& options) {
+  if (auto p = options.gpu_prices.find(group.trace_gpu); p != options.gpu_prices.end()) {
+    group.usd_per_gpu_hour = p->second;
+    group.priced = true;
+  } else if (auto q = options.gpu_prices.find(group.gpu); q != options.gpu_prices.end()) {
+    group.usd_per_gpu_hour = q->second;
+    group.priced = true;
+  }
+}
+
+void TraceSource::add_machine(std::size_t index, std::int64_t gpus) {
+  ++machines_[index].count;
+  ++report_.machines;
+  report_.machine_gpus += static_cast<std::size_t>(gpus);
+}
+
 namespace trace_detail {
 
 bool parse_int(std::string_view text, std::int64_t& out) {

@@ -156,6 +156,11 @@ class TraceSource {
       return false;
     }
   }
+  // A new machine group's price per GPU-hour from gpu_prices: by the trace's GPU name,
+  // else by the catalog name it maps to; unpriced when neither is there.
+  static void price(TraceMachineGroup& group, const TraceOptions& options);
+  // One more machine, of group `index`, with `gpus` GPUs: counted in the group and the report.
+  void add_machine(std::size_t index, std::int64_t gpus);
   std::size_t row_bound_ = 0;
   std::vector<TraceMachineGroup> machines_;
   TraceImportReport report_;

@@ -44,76 +44,68 @@ std::vector<std::byte> sample_data(std::size_t n, std::uint32_t seed) {
   return out;
 }
 
-// Writes `data` (elements of `element_bytes`, a fixed-width string type so HDF5 converts
-// nothing) through HDF5's own filters into a dataset of `extent` elements in one chunk of
-// `chunk_elements`, and returns the chunk as stored (H5Dread_chunk).
+// A one-dimensional dataset "d" of `extent` elements of `element_bytes` (a fixed-width
+// string type, so HDF5 converts nothing) in chunks of `chunk_elements`, declaring the
+// filters a trace table of that level has; closed with its file.
+struct Dataset {
+  hid_t file = -1, type = -1, dcpl = -1, space = -1, dset = -1;
+  Dataset(const std::string& path, std::size_t element_bytes, hsize_t extent, hsize_t chunk_elements, bool shuffle,
+          int level) {
+    file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, element_bytes);
+    H5Tset_strpad(type, H5T_STR_NULLPAD);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    const hsize_t chunk[1] = {chunk_elements};
+    H5Pset_chunk(dcpl, 1, chunk);
+    if (level > 0 && shuffle) H5Pset_shuffle(dcpl);
+    if (level > 0) H5Pset_deflate(dcpl, static_cast<unsigned>(level));
+    H5Pset_fletcher32(dcpl);
+    const hsize_t dims[1] = {extent};
+    const hsize_t maxdims[1] = {H5S_UNLIMITED};
+    space = H5Screate_simple(1, dims, maxdims);
+    dset = H5Dcreate2(file, "d", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(dset >= 0);
+  }
+  ~Dataset() {
+    H5Dclose(dset);
+    H5Sclose(space);
+    H5Pclose(dcpl);
+    H5Tclose(type);
+    H5Fclose(file);
+  }
+  Dataset(const Dataset&) = delete;
+  Dataset& operator=(const Dataset&) = delete;
+};
+
+// Writes `data` through HDF5's own filters and returns the chunk as stored (H5Dread_chunk).
 std::vector<std::byte> hdf5_filtered_chunk(const std::string& path, const std::vector<std::byte>& data,
                                            std::size_t element_bytes, hsize_t extent, hsize_t chunk_elements,
                                            bool shuffle, int level) {
-  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  REQUIRE(file >= 0);
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, element_bytes);
-  H5Tset_strpad(type, H5T_STR_NULLPAD);
-  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  const hsize_t chunk[1] = {chunk_elements};
-  H5Pset_chunk(dcpl, 1, chunk);
-  if (level > 0 && shuffle) H5Pset_shuffle(dcpl);
-  if (level > 0) H5Pset_deflate(dcpl, static_cast<unsigned>(level));
-  H5Pset_fletcher32(dcpl);
-  const hsize_t dims[1] = {extent};
-  const hsize_t maxdims[1] = {H5S_UNLIMITED};
-  const hid_t space = H5Screate_simple(1, dims, maxdims);
-  const hid_t dset = H5Dcreate2(file, "d", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  REQUIRE(dset >= 0);
-  REQUIRE(H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) >= 0);
-  REQUIRE(H5Dflush(dset) >= 0);
+  const Dataset d(path, element_bytes, extent, chunk_elements, shuffle, level);
+  REQUIRE(H5Dwrite(d.dset, d.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()) >= 0);
+  REQUIRE(H5Dflush(d.dset) >= 0);
   const hsize_t origin[1] = {0};
   hsize_t stored = 0;
-  REQUIRE(H5Dget_chunk_storage_size(dset, origin, &stored) >= 0);
+  REQUIRE(H5Dget_chunk_storage_size(d.dset, origin, &stored) >= 0);
   std::vector<std::byte> out(stored);
   std::uint32_t mask = 0;
-  REQUIRE(H5Dread_chunk(dset, H5P_DEFAULT, origin, &mask, out.data()) >= 0);
+  REQUIRE(H5Dread_chunk(d.dset, H5P_DEFAULT, origin, &mask, out.data()) >= 0);
   CHECK(mask == 0);
-  H5Dclose(dset);
-  H5Sclose(space);
-  H5Pclose(dcpl);
-  H5Tclose(type);
-  H5Fclose(file);
   return out;
 }
 
-// Stores `stored` (one encoded chunk) with H5Dwrite_chunk in a dataset of `extent` elements
-// declaring the same filters, and reads the elements back with H5Dread: what h5py and
-// h5dump do with a trace's chunks.
+// Stores `stored` (one encoded chunk) with H5Dwrite_chunk and reads the elements back with
+// H5Dread: what h5py and h5dump do with a trace's chunks.
 std::vector<std::byte> hdf5_read_encoded_chunk(const std::string& path, std::span<const std::byte> stored,
                                                std::size_t element_bytes, hsize_t extent, hsize_t chunk_elements,
                                                bool shuffle, int level) {
-  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  REQUIRE(file >= 0);
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, element_bytes);
-  H5Tset_strpad(type, H5T_STR_NULLPAD);
-  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  const hsize_t chunk[1] = {chunk_elements};
-  H5Pset_chunk(dcpl, 1, chunk);
-  if (level > 0 && shuffle) H5Pset_shuffle(dcpl);
-  if (level > 0) H5Pset_deflate(dcpl, static_cast<unsigned>(level));
-  H5Pset_fletcher32(dcpl);
-  const hsize_t dims[1] = {extent};
-  const hsize_t maxdims[1] = {H5S_UNLIMITED};
-  const hid_t space = H5Screate_simple(1, dims, maxdims);
-  const hid_t dset = H5Dcreate2(file, "d", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  REQUIRE(dset >= 0);
+  const Dataset d(path, element_bytes, extent, chunk_elements, shuffle, level);
   const hsize_t origin[1] = {0};
-  REQUIRE(H5Dwrite_chunk(dset, H5P_DEFAULT, 0, origin, stored.size(), stored.data()) >= 0);
+  REQUIRE(H5Dwrite_chunk(d.dset, H5P_DEFAULT, 0, origin, stored.size(), stored.data()) >= 0);
   std::vector<std::byte> out(element_bytes * extent);
-  REQUIRE(H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0);
-  H5Dclose(dset);
-  H5Sclose(space);
-  H5Pclose(dcpl);
-  H5Tclose(type);
-  H5Fclose(file);
+  REQUIRE(H5Dread(d.dset, d.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0);
   return out;
 }
 
