@@ -21,18 +21,19 @@ namespace {
 // `gcsim run --no-plots` (/usr/bin/time -v) at two sizes of one scenario, the difference
 // divided by the difference in items, rounded up. What they hold:
 // - a job: its Job record, queue entries, its trace rows (job and GPU events, costs)
-//   buffered and read back by the summary. The review's P5 workload generated
-//   (bench/make_jobs_csv.py, genN.yaml; 2026-12-05, after the trace reader began decoding
-//   a chunk at a time): 10^4, 10^5 and 10^6 jobs peak at 35.8, 89.4 and 629.9 MiB, 630 B a
-//   job between the last two; below about 10^4 jobs the trace's buffers add about 300 B a
-//   job (10^4 jobs need 8.8 MiB over the baseline): so 640 B a job plus 300 B for each of
-//   the first 10^4.
-constexpr double BYTES_PER_JOB = 640;
+//   buffered, and the copy of the summary's tables kept in memory as the trace is written
+//   (docs/engine.md, "The summary from memory"), held with the run's jobs at its end. The
+//   review's P5 workload generated (bench/make_jobs_csv.py, genN.yaml; 2026-12-05, trace
+//   schema 5 and the summary from memory): 10^5 and 10^6 jobs peak at 118.7 and 917.7 MiB
+//   (was 89.4 and 629.9 when the summary read the trace back after the run), 931 B a job
+//   between the two; below about 10^4 jobs the trace's buffers add about 300 B a job: so
+//   930 B a job plus 300 B for each of the first 10^4.
+constexpr double BYTES_PER_JOB = 930;
 constexpr double TRACE_BUFFER_BYTES_PER_JOB = 300;
 constexpr double TRACE_BUFFER_JOBS = 1e4;
 // - a written-out job, on top: its JobSpec (184 B), name, and its share of the CSV's bytes
-//   kept for the trace's provenance. P5 written out (bigN.yaml) vs generated: 112.9 vs 89.4
-//   MiB at 10^5 jobs (247 B a job), 934.1 vs 629.9 MiB at 10^6 (319 B a job).
+//   kept for the trace's provenance. P5 written out (bigN.yaml) vs generated: 141.0 vs 118.7
+//   MiB at 10^5 jobs (234 B a job), 1,180.8 vs 917.7 MiB at 10^6 (276 B a job).
 constexpr double BYTES_PER_WRITTEN_JOB = 300;
 // - a node: its state, allocator entries and trace rows. 1e3 vs 1e4 nodes of 8 GPUs: 580 B
 //   a node; 1e5 nodes of 1 vs 8 GPUs differ by less than the noise of RSS (under 5 B a
