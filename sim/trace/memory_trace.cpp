@@ -66,22 +66,8 @@ class MemoryTrace::MemoryTable final : public Table {
     c.str.back().assign(value);
     return *this;
   }
-  Table& enum8(std::size_t column, std::uint8_t value) override {
-    Cells& c = check(column, ColumnType::Enum8);
-    if (value >= columns_[column].enum_labels.size())
-      throw std::logic_error("trace table " + name_ + "." + columns_[column].name + ": enum value " +
-                             std::to_string(value) + " has no label");
-    c.ints.back() = value;
-    return *this;
-  }
-  Table& enum_value(std::size_t column, std::uint32_t value) override {
-    Cells& c = check(column, ColumnType::Enum);
-    if (value >= columns_[column].enum_labels.size())
-      throw std::logic_error("trace table " + name_ + "." + columns_[column].name + ": enum value " +
-                             std::to_string(value) + " has no label");
-    c.ints.back() = value;
-    return *this;
-  }
+  Table& enum8(std::size_t column, std::uint8_t value) override { return set_enum(column, ColumnType::Enum8, value); }
+  Table& enum_value(std::size_t column, std::uint32_t value) override { return set_enum(column, ColumnType::Enum, value); }
   std::size_t rows() const override { return rows_; }
   void reserve(std::size_t rows) override {
     for (std::size_t i = 0; i < columns_.size(); ++i) {
@@ -125,6 +111,15 @@ class MemoryTrace::MemoryTable final : public Table {
   }
 
  private:
+  // An Enum8 or Enum cell: a value without a label is a programming error.
+  Table& set_enum(std::size_t column, ColumnType type, std::uint32_t value) {
+    Cells& c = check(column, type);
+    if (value >= columns_[column].enum_labels.size())
+      throw std::logic_error("trace table " + name_ + "." + columns_[column].name + ": enum value " +
+                             std::to_string(value) + " has no label");
+    c.ints.back() = value;
+    return *this;
+  }
   Cells& check(std::size_t column, ColumnType type) {
     if (column >= columns_.size() || columns_[column].type != type || rows_ == 0 || closed_)
       throw std::logic_error("trace '" + label_ + "' table " + name_ + ": column " + std::to_string(column) +

@@ -301,22 +301,9 @@ class Hdf5Table final : public Table {
           owned = detail::make_fixed_string_type(c.str_bytes);
           member = owned.get();
           break;
-        case ColumnType::Enum8: {
-          owned = Hid(H5Tenum_create(H5T_STD_U8LE), H5Tclose);
-          bool ok = owned.valid();
-          for (std::size_t v = 0; ok && v < c.enum_labels.size(); ++v) {
-            const auto value = static_cast<std::uint8_t>(v);
-            ok = H5Tenum_insert(owned.get(), c.enum_labels[v].c_str(), &value) >= 0;
-          }
-          if (!ok) {
-            throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot create enum type for '" + name_ +
-                                         "." + c.name + "'"));
-          }
-          member = owned.get();
-          break;
-        }
+        case ColumnType::Enum8:  // an Enum of one byte
         case ColumnType::Enum: {
-          const std::size_t bytes = enum_bytes(c.enum_labels.size());
+          const std::size_t bytes = memory_size(c);
           owned = Hid(H5Tenum_create(bytes == 1 ? H5T_STD_U8LE : bytes == 2 ? H5T_STD_U16LE : H5T_STD_U32LE), H5Tclose);
           bool ok = owned.valid();
           for (std::size_t v = 0; ok && v < c.enum_labels.size(); ++v) {
