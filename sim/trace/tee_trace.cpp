@@ -5,55 +5,55 @@
 
 namespace gcsim::trace {
 
-// The primary's table, and the secondary's when the table goes there too: each call is
-// made on both, in the same order, so the two see the same rows.
+// The primary's table and the secondary's: each call is made on both, in the same order,
+// so the two see the same rows.
 class TeeTrace::TeeTable final : public Table {
  public:
-  TeeTable(Table& primary, Table* secondary) : a_(primary), b_(secondary) {}
+  TeeTable(Table& primary, Table& secondary) : a_(primary), b_(secondary) {}
   Table& begin_row() override {
     a_.begin_row();
-    if (b_) b_->begin_row();
+    b_.begin_row();
     return *this;
   }
   Table& f64(std::size_t column, double value) override {
     a_.f64(column, value);
-    if (b_) b_->f64(column, value);
+    b_.f64(column, value);
     return *this;
   }
   Table& i64(std::size_t column, std::int64_t value) override {
     a_.i64(column, value);
-    if (b_) b_->i64(column, value);
+    b_.i64(column, value);
     return *this;
   }
   Table& i32(std::size_t column, std::int32_t value) override {
     a_.i32(column, value);
-    if (b_) b_->i32(column, value);
+    b_.i32(column, value);
     return *this;
   }
   Table& str(std::size_t column, std::string_view value) override {
     a_.str(column, value);
-    if (b_) b_->str(column, value);
+    b_.str(column, value);
     return *this;
   }
   Table& enum8(std::size_t column, std::uint8_t value) override {
     a_.enum8(column, value);
-    if (b_) b_->enum8(column, value);
+    b_.enum8(column, value);
     return *this;
   }
   Table& enum_value(std::size_t column, std::uint32_t value) override {
     a_.enum_value(column, value);
-    if (b_) b_->enum_value(column, value);
+    b_.enum_value(column, value);
     return *this;
   }
   std::size_t rows() const override { return a_.rows(); }
   void reserve(std::size_t rows) override {
     a_.reserve(rows);
-    if (b_) b_->reserve(rows);
+    b_.reserve(rows);
   }
 
  private:
   Table& a_;
-  Table* b_;
+  Table& b_;
 };
 
 TeeTrace::TeeTrace(TraceFile& primary, TraceFile& secondary, std::function<bool(const std::string&)> to_secondary)
@@ -62,7 +62,10 @@ TeeTrace::TeeTrace(TraceFile& primary, TraceFile& secondary, std::function<bool(
 TeeTrace::~TeeTrace() = default;
 
 Table& TeeTrace::add_table(const std::string& name, std::vector<Column> columns, std::size_t chunk_rows) {
-  Table* secondary = to_secondary_(name) ? &secondary_.add_table(name, columns, chunk_rows) : nullptr;
+  // A table that goes to the primary alone is the primary's own: no copying layer on its
+  // rows (the event log, written from the event loop, is one).
+  if (!to_secondary_(name)) return primary_.add_table(name, std::move(columns), chunk_rows);
+  Table& secondary = secondary_.add_table(name, columns, chunk_rows);
   Table& primary = primary_.add_table(name, std::move(columns), chunk_rows);
   tables_.push_back(std::make_unique<TeeTable>(primary, secondary));
   return *tables_.back();
