@@ -18,6 +18,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/compare.hpp"
@@ -115,6 +116,8 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   // The event limit holds during the run too: a storm the estimate does not see stops there.
   models::RunOptions bounded = options;
   bounded.max_events = models::event_limit(limits);
+  // One run: the trace's chunks are encoded on a core the event loop leaves free.
+  bounded.trace_encoding_thread = std::thread::hardware_concurrency() > 1;
   // The figures come from a copy of the trace's tables kept in memory as they are written,
   // never from reading the file back (docs/engine.md, "The summary from memory"); /events
   // only when the plots need it.

@@ -145,6 +145,7 @@ RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& 
                              const RunOptions& options) {
   trace::TraceOptions trace_options;
   trace_options.compression_level = options.trace_compression.value_or(scenario.output.compression);
+  trace_options.encoding_thread = options.trace_encoding_thread;
   auto trace = trace::TraceFile::create(trace_path, trace_options);  // destroyed uncommitted on an exception
   RunSummary summary = run_simulation(scenario, schedulers, trace.get(), options);
   trace->commit();
@@ -156,6 +157,7 @@ RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& 
                              const std::function<bool(const std::string&)>& to_copy) {
   trace::TraceOptions trace_options;
   trace_options.compression_level = options.trace_compression.value_or(scenario.output.compression);
+  trace_options.encoding_thread = options.trace_encoding_thread;
   auto file = trace::TraceFile::create(trace_path, trace_options);  // destroyed uncommitted on an exception
   trace::TeeTrace tee(*file, copy, to_copy);
   RunSummary summary = run_simulation(scenario, schedulers, &tee, options);

@@ -50,6 +50,10 @@ struct RunOptions {
   // The trace's deflate level, in place of the scenario's output.compression (gcsim's
   // --trace-compression); 0 to 9 (trace::MIN/MAX_COMPRESSION_LEVEL).
   std::optional<int> trace_compression;
+  // Encode the trace's chunks on a thread of their own (trace::TraceOptions::encoding_thread):
+  // the same file, sooner, for a run with a core to spare (gcsim run; not the runs of a
+  // compare or sweep, which keep every core busy already).
+  bool trace_encoding_thread = false;
   // The scheduling policy to run, in place of the scenario's `scheduler:` section: a policy
   // sweep (gcsim compare) runs every variant over one shared, read-only Scenario instead of
   // a Scenario per variant. Null: the scenario's own. Shared, so that copies of the options

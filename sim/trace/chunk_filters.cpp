@@ -137,6 +137,98 @@ std::span<const std::byte> ChunkEncoder::encode(std::span<const std::byte> chunk
   return {out_.data(), size + 4};
 }
 
+ChunkPipeline::ChunkPipeline(int level, bool thread, std::size_t depth) : inline_(level), depth_(depth) {
+  GCSIM_CHECK(depth >= 1, "chunk pipeline depth " + std::to_string(depth));
+  if (thread) {
+    worker_ = std::make_unique<ChunkEncoder>(level);
+    thread_ = std::thread([this] { work(); });
+  }
+}
+
+ChunkPipeline::~ChunkPipeline() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+std::vector<std::byte> ChunkPipeline::buffer() {
+  if (free_.empty()) return {};
+  std::vector<std::byte> b = std::move(free_.back());
+  free_.pop_back();
+  b.clear();
+  return b;
+}
+
+void ChunkPipeline::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stop_ || encoded_ < items_.size(); });
+    if (stop_) return;
+    // The caller only pushes at the back and pops done items at the front, so this
+    // item stays where it is while it is encoded without the lock.
+    Item& item = items_[encoded_];
+    lock.unlock();
+    try {
+      const std::span<const std::byte> out = worker_->encode(item.raw, item.shuffle_element_bytes);
+      item.encoded.assign(out.begin(), out.end());
+    } catch (...) {
+      item.error = std::current_exception();
+    }
+    lock.lock();
+    item.done = true;
+    ++encoded_;
+    changed_.notify_all();
+  }
+}
+
+bool ChunkPipeline::take_done(Item& item) {
+  std::lock_guard lock(mutex_);
+  if (items_.empty() || !items_.front().done) return false;
+  item = std::move(items_.front());
+  items_.pop_front();
+  --encoded_;
+  return true;
+}
+
+void ChunkPipeline::store(Item& item) {
+  if (item.error) std::rethrow_exception(item.error);
+  item.store(item.encoded);
+  free_.push_back(std::move(item.raw));
+}
+
+void ChunkPipeline::submit(std::vector<std::byte> raw, std::size_t shuffle_element_bytes, Store store_fn) {
+  if (!threaded()) {
+    store_fn(inline_.encode(raw, shuffle_element_bytes));
+    free_.push_back(std::move(raw));
+    return;
+  }
+  for (;;) {
+    for (Item done; take_done(done);) store(done);
+    std::unique_lock lock(mutex_);
+    if (items_.size() < depth_) {
+      items_.push_back(Item{std::move(raw), shuffle_element_bytes, std::move(store_fn), {}, {}, false});
+      lock.unlock();
+      changed_.notify_all();
+      return;
+    }
+    changed_.wait(lock, [this] { return items_.front().done; });
+  }
+}
+
+void ChunkPipeline::drain() {
+  if (!threaded()) return;
+  for (;;) {
+    for (Item done; take_done(done);) store(done);
+    std::unique_lock lock(mutex_);
+    if (items_.empty()) return;
+    changed_.wait(lock, [this] { return items_.front().done; });
+  }
+}
+
 std::vector<std::byte> decode_chunk(std::span<const std::byte> stored, bool deflated, std::size_t shuffle_element_bytes,
                                     std::size_t raw_bytes) {
   if (stored.size() < 4) throw Error("trace chunk: shorter than its checksum");

@@ -11,10 +11,16 @@
 // them with chunks HDF5 filtered itself.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <thread>
 #include <vector>
 
 namespace gcsim::trace {
@@ -59,6 +65,68 @@ class ChunkEncoder {
   std::unique_ptr<Zlib> zlib_;
   std::vector<std::byte> shuffled_;
   std::vector<std::byte> out_;
+};
+
+// Encodes a file's chunks, inline or on a thread of its own, and hands each encoded chunk
+// to its `store` function on the caller's thread, in the order the chunks were submitted.
+// Inline, submit() encodes and stores at once. With the thread, the encoding runs up to
+// `depth` chunks ahead of the caller, and a chunk is stored from a later submit() (once
+// encoded) or from drain(). Either way every store() runs on the caller's thread, in
+// submission order, so a caller that drains before each call of its own that must stay
+// in sequence with the stores (HDF5: creating a dataset, writing an attribute, closing)
+// makes the same calls in the same order: the same file, byte for byte
+// (tests/sim/test_chunk_filters.cpp, tests/analysis/test_trace_compression.cpp).
+// The thread touches nothing but the chunks' bytes and its own encoder. Not thread-safe
+// for callers: one caller thread per pipeline (a trace file is written from one thread).
+class ChunkPipeline {
+ public:
+  using Store = std::function<void(std::span<const std::byte> encoded)>;
+  // level: as ChunkEncoder's; thread: encode on a thread of its own; depth >= 1.
+  ChunkPipeline(int level, bool thread, std::size_t depth = 4);
+  // Stops the thread; chunks not yet stored are dropped (the file is being abandoned).
+  ~ChunkPipeline();
+  ChunkPipeline(const ChunkPipeline&) = delete;
+  ChunkPipeline& operator=(const ChunkPipeline&) = delete;
+
+  int level() const { return inline_.level(); }
+  bool threaded() const { return thread_.joinable(); }
+  // An empty buffer for a chunk's raw bytes, reusing one whose chunk has been stored.
+  std::vector<std::byte> buffer();
+  // Encodes `raw` (shuffle_element_bytes as ChunkEncoder::encode) and calls store with
+  // the result, now or later (above). An error of an earlier chunk's encoding or store
+  // is thrown here or from drain().
+  void submit(std::vector<std::byte> raw, std::size_t shuffle_element_bytes, Store store);
+  // Stores every chunk submitted, waiting for their encoding.
+  void drain();
+  // Encodes one chunk now, on the caller's thread (valid until the next call); drain()
+  // first where the order of stores matters.
+  std::span<const std::byte> encode_now(std::span<const std::byte> chunk, std::size_t shuffle_element_bytes) {
+    return inline_.encode(chunk, shuffle_element_bytes);
+  }
+
+ private:
+  struct Item {
+    std::vector<std::byte> raw;
+    std::size_t shuffle_element_bytes = 0;
+    Store store;
+    std::vector<std::byte> encoded;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  void work();
+  bool take_done(Item& item);
+  void store(Item& item);
+
+  ChunkEncoder inline_;                    // the caller's thread
+  std::unique_ptr<ChunkEncoder> worker_;   // the pipeline's thread
+  std::size_t depth_;
+  std::vector<std::vector<std::byte>> free_;  // raw buffers of stored chunks (caller's thread)
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Item> items_;  // submitted, not stored; items_[i < encoded_] are done
+  std::size_t encoded_ = 0;
+  bool stop_ = false;
+  std::thread thread_;  // last: started when everything above is ready
 };
 
 // Decodes a chunk HDF5 or ChunkEncoder filtered (for tests; the trace reader goes through

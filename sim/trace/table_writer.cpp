@@ -113,9 +113,9 @@ bool valid_object_name(const std::string& name) {
 
 class Hdf5Table final : public Table {
  public:
-  Hdf5Table(const std::string& file_path, hid_t file, ChunkEncoder& encoder, const std::string& name,
+  Hdf5Table(const std::string& file_path, hid_t file, ChunkPipeline& pipeline, const std::string& name,
             std::vector<Column> columns, std::size_t chunk_rows)
-      : file_path_(file_path), name_(name), columns_(std::move(columns)), chunk_rows_(chunk_rows), encoder_(encoder) {
+      : file_path_(file_path), name_(name), columns_(std::move(columns)), chunk_rows_(chunk_rows), pipeline_(pipeline) {
     if (!valid_object_name(name)) {
       throw Error("trace '" + file_path_ + "': invalid table name '" + name + "' (no '/', not empty)");
     }
@@ -174,7 +174,7 @@ class Hdf5Table final : public Table {
     const hsize_t dims[1] = {0};
     const hsize_t maxdims[1] = {H5S_UNLIMITED};
     Hid space(H5Screate_simple(1, dims, maxdims), H5Sclose);
-    Hid dcpl = dataset_properties(static_cast<hsize_t>(chunk_rows_), /*shuffle=*/true, encoder_.level());
+    Hid dcpl = dataset_properties(static_cast<hsize_t>(chunk_rows_), /*shuffle=*/true, pipeline_.level());
     if (!space.valid() || !dcpl.valid()) {
       throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot set up table '" + name + "'"));
     }
@@ -249,29 +249,33 @@ class Hdf5Table final : public Table {
 
   // Appends the buffered rows to the dataset as one chunk. A last, partial chunk is padded
   // with the fill value (zeros), as HDF5 pads a chunk it writes itself; the dataset's
-  // extent stops at the last row, so readers never see the padding.
+  // extent stops at the last row, so readers never see the padding. The file's pipeline
+  // encodes it (maybe on its own thread) and stores it in order (ChunkPipeline).
   void flush() {
     if (buffered_ == 0) return;
     buffer_.resize(chunk_rows_ * row_size_, std::byte{0});
-    // Outside HDF5 and its lock: the expensive part.
-    const std::span<const std::byte> encoded = encoder_.encode(buffer_, row_size_);
-    const hsize_t new_size[1] = {static_cast<hsize_t>(written_ + buffered_)};
-    const bool ok = H5Dset_extent(dataset_.get(), new_size) >= 0 &&
-                    write_encoded_chunk(dataset_.get(), static_cast<hsize_t>(written_), encoded);
-    // The rows are dropped either way: a failed write leaves a file that will not be
+    const auto offset = static_cast<hsize_t>(written_);
+    const auto new_size = static_cast<hsize_t>(written_ + buffered_);
+    // The rows are handed over either way: a failed write leaves a file that will not be
     // committed.
     written_ += buffered_;
     buffered_ = 0;
     row_open_ = false;
-    buffer_.clear();
-    if (!ok) throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot write table '" + name_ + "'"));
+    std::vector<std::byte> raw = std::move(buffer_);
+    buffer_ = pipeline_.buffer();
+    pipeline_.submit(std::move(raw), row_size_, [this, offset, new_size](std::span<const std::byte> encoded) {
+      const hsize_t size[1] = {new_size};
+      if (H5Dset_extent(dataset_.get(), size) < 0 || !write_encoded_chunk(dataset_.get(), offset, encoded)) {
+        throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot write table '" + name_ + "'"));
+      }
+    });
   }
 
-  // Flushes and closes the dataset; later row calls are a programming error.
+  // Closes the dataset after its last chunk is flushed and stored; later row calls are a
+  // programming error.
   void close() {
     if (closed_) return;
     closed_ = true;
-    flush();
     if (!dataset_.reset()) {
       throw Error(with_hdf5_detail("trace '" + file_path_ + "': cannot close table '" + name_ + "'"));
     }
@@ -358,7 +362,7 @@ class Hdf5Table final : public Table {
   std::size_t written_ = 0;
   bool row_open_ = false;
   bool closed_ = false;
-  ChunkEncoder& encoder_;  // the file's: tables of one file are written from one thread
+  ChunkPipeline& pipeline_;  // the file's: tables of one file are written from one thread
   Hid dataset_;
 };
 
@@ -369,7 +373,7 @@ class Hdf5TraceFile final : public TraceFile {
   // rename entries in the destination folder could swap the name for something else; the
   // device/inode check below then refuses the file before a byte is written to it.
   Hdf5TraceFile(const std::string& final_path, const TraceOptions& options)
-      : final_path_(final_path), encoder_(options.compression_level), temp_(final_path) {
+      : final_path_(final_path), pipeline_(options.compression_level, options.encoding_thread), temp_(final_path) {
     detail::silence_hdf5_errors();
     Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
     Hid fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -405,19 +409,21 @@ class Hdf5TraceFile final : public TraceFile {
 
   Table& add_table(const std::string& name, std::vector<Column> columns, std::size_t chunk_rows) override {
     check_open();
-    tables_.push_back(std::make_unique<Hdf5Table>(final_path_, file_.get(), encoder_, name, std::move(columns), chunk_rows));
+    pipeline_.drain();  // every HDF5 call in the order an inline pipeline makes them
+    tables_.push_back(std::make_unique<Hdf5Table>(final_path_, file_.get(), pipeline_, name, std::move(columns), chunk_rows));
     return *tables_.back();
   }
 
   void add_bytes(const std::string& name, std::string_view bytes) override {
     check_open();
+    pipeline_.drain();
     if (!valid_object_name(name) || H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT) > 0) {
       throw Error("trace '" + final_path_ + "': invalid or repeated dataset name '" + name + "'");
     }
     const hsize_t dims[1] = {static_cast<hsize_t>(bytes.size())};
     const hsize_t maxdims[1] = {H5S_UNLIMITED};
     Hid space(H5Screate_simple(1, dims, maxdims), H5Sclose);
-    Hid dcpl = dataset_properties(BYTES_CHUNK, /*shuffle=*/false, encoder_.level());
+    Hid dcpl = dataset_properties(BYTES_CHUNK, /*shuffle=*/false, pipeline_.level());
     Hid dataset(space.valid() && dcpl.valid() ? H5Dcreate2(file_.get(), name.c_str(), H5T_STD_U8LE, space.get(),
                                                            H5P_DEFAULT, dcpl.get(), H5P_DEFAULT)
                                               : H5I_INVALID_HID,
@@ -428,7 +434,7 @@ class Hdf5TraceFile final : public TraceFile {
       const std::size_t n = std::min<std::size_t>(BYTES_CHUNK, bytes.size() - at);
       chunk.assign(BYTES_CHUNK, std::byte{0});  // the last chunk's tail is fill value
       std::memcpy(chunk.data(), bytes.data() + at, n);
-      ok = write_encoded_chunk(dataset.get(), at, encoder_.encode(chunk, 0));
+      ok = write_encoded_chunk(dataset.get(), at, pipeline_.encode_now(chunk, 0));
     }
     if (!ok || !dataset.reset()) {
       throw Error(with_hdf5_detail("trace '" + final_path_ + "': cannot write dataset '" + name + "'"));
@@ -457,7 +463,11 @@ class Hdf5TraceFile final : public TraceFile {
 
   void commit() override {
     check_open();
-    for (auto& t : tables_) t->close();
+    for (auto& t : tables_) {  // each table's last chunk stored before it is closed
+      t->flush();
+      pipeline_.drain();
+      t->close();
+    }
     if (!file_.reset()) throw Error(with_hdf5_detail("cannot close trace file '" + temp_.temp_path() + "'"));
     temp_.commit();  // fsync, rename over final_path_; on failure the temporary file is gone
     committed_ = true;
@@ -470,6 +480,7 @@ class Hdf5TraceFile final : public TraceFile {
 
   void write_attribute(const std::string& name, hid_t file_type, hid_t mem_type, const void* value) {
     check_open();
+    pipeline_.drain();
     if (name.empty() || name.find('\0') != std::string::npos) {
       throw Error("trace '" + final_path_ + "': invalid attribute name '" + name + "'");
     }
@@ -488,7 +499,7 @@ class Hdf5TraceFile final : public TraceFile {
   }
 
   std::string final_path_;
-  ChunkEncoder encoder_;
+  ChunkPipeline pipeline_;  // before the tables: their stores run from its drain()
   sim::AtomicFile temp_;  // declared before file_: HDF5 closes its handle first
   Hid file_;
   std::vector<std::unique_ptr<Hdf5Table>> tables_;

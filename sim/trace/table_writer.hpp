@@ -15,7 +15,7 @@
 // without commit() deletes its temporary file. Runs writing into one folder at once
 // never share a temporary file. Rows are buffered per table and appended in chunks, so a run of
 // millions of events keeps bounded memory. Chunks are filtered (shuffle, deflate,
-// Fletcher32) by gcsim on the writing thread and handed to HDF5 already encoded
+// Fletcher32) by gcsim (on the writing thread, or on a thread of the file's own: TraceOptions::encoding_thread) and handed to HDF5 already encoded
 // (sim/trace/chunk_filters.hpp), so runs sharing a process compress in parallel. Object timestamps are disabled, so the same
 // rows and attributes give the same bytes.
 #pragma once
@@ -83,6 +83,10 @@ struct TraceOptions {
   // stores chunks uncompressed (still checksummed). Any other value is an InternalError:
   // readers of user input bound it first.
   int compression_level = DEFAULT_COMPRESSION_LEVEL;
+  // Encode (shuffle, deflate, checksum) the chunks on a thread of the file's own, beside
+  // the thread that writes the rows (ChunkPipeline). The file is the same byte for byte;
+  // what changes is the writing thread's time. For a run that has a core to spare.
+  bool encoding_thread = false;
 };
 
 class TraceFile {

@@ -290,3 +290,24 @@ TEST_CASE("run_many refuses malformed specs and shared output names before runni
                     Catch::Matchers::Contains("two runs write"));
   CHECK(models::run_many(catalogs, schedulers(), {}, 4).empty());
 }
+
+TEST_CASE("a run whose trace is encoded on a thread of its own writes the trace it writes inline", "[scenario]") {
+  const models::Catalogs& catalogs = test::bundled_catalogs();
+  test::TempDir inline_dir("encoding-inline");
+  test::TempDir thread_dir("encoding-thread");
+  // network_dgx: flows and a fabric, many tables; quickstart: generators, spot, checkpoints.
+  for (const std::string file : {"quickstart.yaml", "network_dgx.yaml"}) {
+    std::vector<RunSpec> a;
+    a.push_back(example_run(file, inline_dir.file("run"), 5, 0));
+    std::vector<RunSpec> b;
+    b.push_back(example_run(file, thread_dir.file("run"), 5, 0));
+    b.back().options.trace_encoding_thread = true;
+    const auto x = models::run_many(catalogs, schedulers(), std::move(a), 1);
+    const auto y = models::run_many(catalogs, schedulers(), std::move(b), 1);
+    require_ok(x.at(0));
+    require_ok(y.at(0));
+    const std::string bytes = read_bytes(x[0].trace_path);
+    CHECK(bytes.size() > 1000);
+    CHECK(bytes == read_bytes(y[0].trace_path));
+  }
+}

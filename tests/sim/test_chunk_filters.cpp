@@ -195,3 +195,59 @@ TEST_CASE("ChunkEncoder refuses a level outside 0-9 as an internal error", "[uni
   CHECK_THROWS_AS(ChunkEncoder{-1}, gcsim::InternalError);
   CHECK_THROWS_AS(ChunkEncoder{10}, gcsim::InternalError);
 }
+
+TEST_CASE("ChunkPipeline stores every chunk in submission order, encoded as ChunkEncoder encodes it", "[unit]") {
+  using gcsim::trace::ChunkPipeline;
+  // 60 chunks of different sizes and contents through a pipeline 3 deep: whether encoded
+  // inline or on the pipeline's thread, store() sees chunk k k-th, with the bytes an
+  // encoder of the same level gives for it.
+  for (const bool thread : {false, true}) {
+    for (const int level : {0, 1, 6}) {
+      ChunkEncoder reference(level);
+      ChunkPipeline pipeline(level, thread, 3);
+      CHECK(pipeline.threaded() == thread);
+      std::vector<std::vector<std::byte>> expected;
+      std::vector<std::vector<std::byte>> stored;
+      std::vector<std::size_t> order;
+      for (std::size_t k = 0; k < 60; ++k) {
+        const std::vector<std::byte> data = sample_data(512 + 97 * k, static_cast<unsigned>(k));
+        const auto e = reference.encode(data, 8);
+        expected.emplace_back(e.begin(), e.end());
+        std::vector<std::byte> raw = pipeline.buffer();
+        raw.assign(data.begin(), data.end());
+        pipeline.submit(std::move(raw), 8, [&stored, &order, k](std::span<const std::byte> encoded) {
+          order.push_back(k);
+          stored.emplace_back(encoded.begin(), encoded.end());
+        });
+      }
+      pipeline.drain();
+      REQUIRE(order.size() == 60);
+      for (std::size_t k = 0; k < 60; ++k) CHECK(order[k] == k);
+      CHECK(stored == expected);
+    }
+  }
+}
+
+TEST_CASE("ChunkPipeline reports a store's failure to the caller, and drops what follows when destroyed", "[unit]") {
+  using gcsim::trace::ChunkPipeline;
+  for (const bool thread : {false, true}) {
+    int stores = 0;
+    bool thrown = false;
+    {
+      ChunkPipeline pipeline(1, thread, 2);
+      try {
+        for (int k = 0; k < 10; ++k) {
+          pipeline.submit(sample_data(4096, 3), 8, [&stores, k](std::span<const std::byte>) {
+            ++stores;
+            if (k == 4) throw gcsim::Error("disk full at chunk 4");
+          });
+        }
+        pipeline.drain();
+      } catch (const gcsim::Error& e) {
+        thrown = std::string(e.what()).find("chunk 4") != std::string::npos;
+      }
+    }  // destroyed with chunks not stored: no store runs after the failure
+    CHECK(thrown);
+    CHECK(stores == 5);
+  }
+}
