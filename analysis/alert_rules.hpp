@@ -1,0 +1,66 @@
+// Alerting rules over a run's metrics, as Prometheus writes and evaluates them
+// (docs/alerts.md): a rules file (`groups:` of `rules:` with `alert`, `expr`, `for`,
+// `labels`, `annotations`) read with errors at file:line:column, and its evaluation over
+// series held in memory with Prometheus 2.42's alert states: an alert is pending from the
+// first evaluation that returns its series and firing once it has been returned for `for`;
+// it resolves at the first evaluation that does not return it. Each group is evaluated at
+// 0, interval, 2 x interval, ... of the run's clock, as `promtool test rules` evaluates a
+// test, so that its answers can be checked by promtool (tests/analysis/test_alert_rules.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/promql.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace gcsim::analysis {
+
+struct AlertRule {
+  std::string name;  // `alert`
+  promql::Expr expr;
+  std::int64_t for_ms = 0;
+  promql::Labels labels;       // `labels`, sorted by name
+  promql::Labels annotations;  // `annotations` (kept as written: templates are not expanded)
+};
+
+struct AlertGroup {
+  std::string name;
+  std::int64_t interval_ms = 60'000;  // Prometheus' default evaluation_interval
+  std::vector<AlertRule> rules;
+};
+
+// Reads a Prometheus rules file (or the same shape under a scenario key): a map with
+// `groups`, each with `name`, optional `interval` and `rules`. Recording rules (`record:`)
+// and `keep_firing_for`, `limit` are refused by name: gcsim does not evaluate them.
+// Throws ConfigError at the node (an expression's error at its own column where the
+// expression is written on one line).
+std::vector<AlertGroup> read_alert_groups(const config::ConfigNode& root);
+
+// One alert that fired: its rule, its labels (the series' labels without the metric name,
+// then the rule's labels, then alertname), when it became pending (active_ms), when it
+// fired (start_ms) and when it resolved (end_ms, or the last evaluation at or before the
+// end if it still fired then, with `resolved` false), and the highest value it had while
+// firing.
+struct Firing {
+  std::string group;
+  std::string rule;
+  promql::Labels labels;
+  std::int64_t active_ms = 0;
+  std::int64_t start_ms = 0;
+  std::int64_t end_ms = 0;
+  bool resolved = false;
+  double peak = 0;
+};
+
+// Evaluates every group over `series` from 0 to end_ms (inclusive) at its interval.
+// Firings in the order they started (then group, rule, labels).
+std::vector<Firing> evaluate_alerts(const std::vector<AlertGroup>& groups, const std::vector<promql::Series>& series,
+                                    std::int64_t end_ms);
+
+// The alerts firing at the evaluation at `t_ms` (what `promtool test rules` lists at an
+// eval_time), from the firings of evaluate_alerts.
+std::vector<const Firing*> firing_at(const std::vector<Firing>& firings, std::int64_t t_ms);
+
+}  // namespace gcsim::analysis

@@ -1,0 +1,91 @@
+// The part of PromQL that alerting rules over GPU metrics are written in, evaluated over
+// series held in memory, with Prometheus 2.42's semantics (the `prometheus` package of
+// Debian 12, whose `promtool test rules` checks gcsim's answers:
+// tests/analysis/test_alert_rules.cpp). docs/alerts.md lists what is covered:
+//   selectors        name{label="v", label!="v", label=~"re", label!~"re"}, name[5m]
+//   functions        rate, increase, avg_over_time, max_over_time, min_over_time, sum_over_time
+//   aggregations     avg, sum, min, max, count  (by (l, ...) | without (l, ...)), before or after
+//   binary operators + - * / between vectors (one-to-one, on all labels but the name) and
+//                    numbers; > < >= <= == != as filters (with `bool`: 0 or 1)
+//   numbers and parentheses
+// Anything else is a ParseError at its column: never a silently different meaning.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gcsim::analysis::promql {
+
+// Labels sorted by name; the metric name is the label "__name__", as in Prometheus.
+using Labels = std::vector<std::pair<std::string, std::string>>;
+inline constexpr const char* NAME_LABEL = "__name__";
+
+// One series: its labels (with __name__) and its samples, timestamps in milliseconds,
+// increasing.
+struct Series {
+  Labels labels;
+  std::vector<std::int64_t> t_ms;
+  std::vector<double> values;
+};
+
+struct Sample {
+  Labels labels;
+  double value = 0;
+};
+using Vector = std::vector<Sample>;
+
+// A parse error: `column` counts from 1 in the expression's text.
+class ParseError : public std::runtime_error {
+ public:
+  ParseError(std::size_t column, const std::string& message)
+      : std::runtime_error(message), column_(column) {}
+  std::size_t column() const { return column_; }
+
+ private:
+  std::size_t column_;
+};
+
+// An evaluation error (a vector matched many-to-one, a range vector where an instant
+// vector is needed...): what Prometheus reports as an execution error.
+class EvalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Node;
+
+class Expr {
+ public:
+  // Parses `text`; throws ParseError.
+  static Expr parse(std::string_view text);
+  Expr(Expr&&) noexcept;
+  Expr& operator=(Expr&&) noexcept;
+  ~Expr();
+  // The instant vector at `t_ms` over `series` (a number is a one-sample vector with no
+  // labels). Instant selectors look back 5 minutes (Prometheus' default lookback delta).
+  Vector evaluate(const std::vector<Series>& series, std::int64_t t_ms) const;
+  const std::string& text() const { return text_; }
+
+ private:
+  Expr(std::string text, std::unique_ptr<Node> root);
+  std::string text_;
+  std::unique_ptr<Node> root_;
+};
+
+// Prometheus' lookback delta: an instant selector takes a series' latest sample no older
+// than this.
+inline constexpr std::int64_t LOOKBACK_MS = 5 * 60 * 1000;
+
+// A duration in PromQL's notation ("5m", "1h30m", "90s", "250ms"), in milliseconds; throws
+// ParseError (column 1) when it is not one.
+std::int64_t parse_duration_ms(std::string_view text);
+
+// The labels as Prometheus prints them: name{a="x", b="y"} (or {a="x"} without a name).
+std::string format_labels(const Labels& labels);
+
+}  // namespace gcsim::analysis::promql

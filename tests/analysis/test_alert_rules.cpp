@@ -1,0 +1,297 @@
+// Alerting rules over metrics (analysis/promql.*, analysis/alert_rules.*): PromQL values
+// computed by hand (rate's extrapolation, aggregations, filters), the alert states
+// (pending, firing after `for`, resolved), errors at their line and column, and the same
+// rules and series given to Prometheus' own `promtool test rules` (Debian 12's prometheus
+// 2.42), which must list exactly gcsim's firing alerts at every evaluation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/alert_rules.hpp"
+#include "analysis/promql.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/errors.hpp"
+#include "support/scenario_support.hpp"
+
+using gcsim::analysis::AlertGroup;
+using gcsim::analysis::evaluate_alerts;
+using gcsim::analysis::Firing;
+using gcsim::analysis::firing_at;
+using gcsim::analysis::read_alert_groups;
+using gcsim::analysis::promql::Expr;
+using gcsim::analysis::promql::Labels;
+using gcsim::analysis::promql::ParseError;
+using gcsim::analysis::promql::Series;
+using gcsim::analysis::promql::Vector;
+
+namespace {
+
+constexpr std::int64_t S = 1000;
+constexpr std::int64_t M = 60 * S;
+
+Series series(const std::string& name, Labels labels, std::int64_t step_ms, const std::vector<double>& values) {
+  labels.emplace_back("__name__", name);
+  std::sort(labels.begin(), labels.end());
+  Series s{labels, {}, {}};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::isnan(values[i])) continue;  // no sample here
+    s.t_ms.push_back(static_cast<std::int64_t>(i) * step_ms);
+    s.values.push_back(values[i]);
+  }
+  return s;
+}
+
+double only_value(const Vector& v) {
+  REQUIRE(v.size() == 1);
+  return v[0].value;
+}
+
+std::vector<AlertGroup> rules_from(const std::string& yaml) {
+  return read_alert_groups(gcsim::config::load_yaml_string(yaml, "rules.yml").root);
+}
+
+}  // namespace
+
+TEST_CASE("rate and increase extrapolate as Prometheus does, and treat a fall as a counter reset", "[unit]") {
+  // A counter sampled every 15 s, rising 150 a sample: 10 per second. At 5m, [1m] holds
+  // the samples at 4m, 4m15s, ..., 5m (both ends): 600 over 60 s, no extrapolation.
+  std::vector<double> v;
+  for (int i = 0; i <= 40; ++i) v.push_back(150.0 * i);
+  const std::vector<Series> all{series("bytes_total", {{"gpu", "0"}}, 15 * S, v)};
+  CHECK(only_value(Expr::parse("rate(bytes_total[1m])").evaluate(all, 5 * M)) == Approx(10.0).epsilon(1e-12));
+  CHECK(only_value(Expr::parse("increase(bytes_total[1m])").evaluate(all, 5 * M)) == Approx(600.0).epsilon(1e-12));
+  // [50s] at 5m holds 4m15s..5m: 4 samples, 450 over 45 s, 5 s from the range's start
+  // (< 1.1 x 15 s, so extrapolated to it): 450 x 50/45 = 500.
+  CHECK(only_value(Expr::parse("increase(bytes_total[50s])").evaluate(all, 5 * M)) == Approx(500.0).epsilon(1e-12));
+  // A reset: 100, 200, 50, 150 every 15 s: rises 100 + (50 after the reset) + 100 = 250
+  // over 45 s; the range [0, 45 s] ends on the samples: 250 / 45 per second.
+  const std::vector<Series> reset{series("c", {}, 15 * S, {100, 200, 50, 150})};
+  CHECK(only_value(Expr::parse("rate(c[45s])").evaluate(reset, 45 * S)) == Approx(250.0 / 45).epsilon(1e-12));
+  // A series that ended: [1m] at 90 s holds 50 (30 s) and 150 (45 s); its end is 45 s
+  // after the last sample, past 1.1 x 15 s, so it is extrapolated by half a step only:
+  // 100 x (15 + 0 + 7.5) / 15 = 150.
+  CHECK(only_value(Expr::parse("increase(c[1m])").evaluate(reset, 90 * S)) == Approx(150.0).epsilon(1e-12));
+  // One sample in range: no rate.
+  CHECK(Expr::parse("rate(c[10s])").evaluate(reset, 45 * S).empty());
+}
+
+TEST_CASE("selectors, aggregations and filters give the hand-computed vector", "[unit]") {
+  // Utilization of four GPUs on two instances, one sample at 0 and one at 1m.
+  std::vector<Series> all;
+  const double util[4] = {90, 70, 40, 20};
+  for (int g = 0; g < 4; ++g)
+    all.push_back(series("util", {{"instance", g < 2 ? "a" : "b"}, {"gpu", std::to_string(g)}}, M, {util[g], util[g]}));
+  // Instant selector with a matcher; 5-minute lookback: at 6m the 1m sample is 5m old, still seen.
+  CHECK(Expr::parse("util{instance=\"a\"}").evaluate(all, 6 * M).size() == 2);
+  CHECK(Expr::parse("util{instance=~\"a|b\", gpu!=\"3\"}").evaluate(all, M).size() == 3);
+  CHECK(Expr::parse("util").evaluate(all, 6 * M + 1).empty());
+  // avg by instance: a = 80, b = 30; the filter keeps a.
+  Vector v = Expr::parse("avg(util) by (instance) > 50").evaluate(all, M);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].labels == Labels{{"instance", "a"}});
+  CHECK(v[0].value == Approx(80.0));
+  CHECK(only_value(Expr::parse("sum without (gpu, instance) (util)").evaluate(all, M)) == Approx(220.0));
+  CHECK(only_value(Expr::parse("count(util < bool 50)").evaluate(all, M)) == Approx(4.0));
+  CHECK(only_value(Expr::parse("max(util) - min(util)").evaluate(all, M)) == Approx(70.0));
+  // Vector / vector, one-to-one on all labels but the name, then arithmetic with a number.
+  std::vector<Series> mem;
+  mem.push_back(series("used", {{"gpu", "0"}}, M, {36, 36}));
+  mem.push_back(series("free", {{"gpu", "0"}}, M, {4, 4}));
+  CHECK(only_value(Expr::parse("used / (used + free) * 100").evaluate(mem, M)) == Approx(90.0));
+  CHECK(Expr::parse("used / (used + free) * 100 > 90").evaluate(mem, M).empty());
+  CHECK(only_value(Expr::parse("avg_over_time(used[1m]) + max_over_time(free[5m])").evaluate(mem, M)) == Approx(40.0));
+  CHECK(only_value(Expr::parse("2 * -3 + 1").evaluate(mem, 0)) == Approx(-5.0));
+}
+
+TEST_CASE("a bad expression is refused at its column, in the expression and in the rules file", "[unit]") {
+  const auto column_of = [](const std::string& text) {
+    try {
+      Expr::parse(text);
+    } catch (const ParseError& e) {
+      return e.column();
+    }
+    return std::size_t{0};
+  };
+  CHECK(column_of("rate(x)") == 6);                    // needs a range
+  CHECK(column_of("x[5m]") == 1);                      // a range alone
+  CHECK(column_of("avg(x) by (a") == 13);              // unclosed grouping
+  CHECK(column_of("histogram_quantile(0.9, x)") == 1);  // not covered
+  CHECK(column_of("x[5q]") == 3);
+  CHECK(column_of("x > > 3") == 5);
+  CHECK(column_of("1 > 2") == 3);  // numbers compared without bool
+  CHECK(column_of("x{a=\"b\"") == 8);
+  CHECK(column_of("avg(rate(x[5m])) by (instance) > 85") == 0);
+
+  try {
+    rules_from("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: avg(x) by (a\n");
+    FAIL("no error");
+  } catch (const gcsim::ConfigError& e) {
+    CHECK(e.mark().line == 5);
+    CHECK(e.mark().column == 15 + 12);  // `expr: ` value at column 15; the error at its 13th character
+    CHECK(e.key_path() == "groups[0].rules[0].expr");
+  }
+  CHECK_THROWS_AS(rules_from("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n        fro: 5m\n"),
+                  gcsim::ConfigError);
+  CHECK_THROWS_AS(rules_from("groups:\n  - name: g\n    rules:\n      - record: r\n        expr: x\n"), gcsim::ConfigError);
+  CHECK_THROWS_AS(rules_from("groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n        for: 5 min\n"),
+                  gcsim::ConfigError);
+}
+
+TEST_CASE("an alert is pending, fires after its `for`, and resolves when its series goes", "[unit]") {
+  // One GPU's utilization every minute: 95 from 3m to 8m, else 10.
+  std::vector<double> v(15, 10.0);
+  for (int i = 3; i <= 8; ++i) v[static_cast<std::size_t>(i)] = 95;
+  const std::vector<Series> all{series("util", {{"gpu", "0"}}, M, v)};
+  const auto groups = rules_from(
+      "groups:\n  - name: gpus\n    rules:\n      - alert: Hot\n        expr: util > 90\n        for: 2m\n"
+      "        labels: {severity: page}\n");
+  const std::vector<Firing> f = evaluate_alerts(groups, all, 14 * M);
+  // Pending at 3m; firing at 5m (held 2m); the 9m evaluation no longer returns it.
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].rule == "Hot");
+  CHECK(f[0].labels == Labels{{"alertname", "Hot"}, {"gpu", "0"}, {"severity", "page"}});
+  CHECK(f[0].active_ms == 3 * M);
+  CHECK(f[0].start_ms == 5 * M);
+  CHECK(f[0].end_ms == 9 * M);
+  CHECK(f[0].resolved);
+  CHECK(f[0].peak == 95);
+  CHECK(firing_at(f, 4 * M).empty());
+  CHECK(firing_at(f, 5 * M).size() == 1);
+  CHECK(firing_at(f, 8 * M).size() == 1);
+  CHECK(firing_at(f, 9 * M).empty());
+  // Held only 1m with `for: 2m`: never fires.
+  std::vector<double> blip(10, 10.0);
+  blip[4] = 95;
+  blip[5] = 95;
+  CHECK(evaluate_alerts(groups, {series("util", {{"gpu", "0"}}, M, blip)}, 9 * M).empty());
+}
+
+namespace {
+
+// Deterministic GPU series for the promtool check: 6 GPUs on 3 instances sampled every
+// 15 s for 2 h; utilization in steps of 7.5 min drawn from a small LCG, memory used and free.
+std::vector<Series> gpu_series() {
+  std::vector<Series> all;
+  std::uint32_t x = 12345;
+  const auto next = [&x] {
+    x = x * 1664525u + 1013904223u;
+    return (x >> 8) % 1000 / 1000.0;
+  };
+  const int samples = 2 * 240 + 1;
+  for (int g = 0; g < 6; ++g) {
+    const Labels l{{"gpu", std::to_string(g)}, {"instance", "node-" + std::to_string(g / 2)}};
+    std::vector<double> util(samples), used(samples), free(samples), counter(samples);
+    double u = 0;
+    double c = 0;
+    for (int i = 0; i < samples; ++i) {
+      if (i % 30 == 0) u = std::round(100 * next());
+      util[static_cast<std::size_t>(i)] = u;
+      const double gib = 80 * (0.5 + 0.5 * u / 100.0);
+      used[static_cast<std::size_t>(i)] = std::round(gib * 1024);
+      free[static_cast<std::size_t>(i)] = 80 * 1024 - used[static_cast<std::size_t>(i)];
+      c += 15 * u;  // a counter of busy percent-seconds: its rate is the utilization
+      counter[static_cast<std::size_t>(i)] = c;
+    }
+    // GPU 5 stops reporting for 10 minutes (a gap the lookback and ranges must see).
+    if (g == 5)
+      for (int i = 101; i < 141; ++i) util[static_cast<std::size_t>(i)] = std::nan("");
+    all.push_back(series("DCGM_FI_DEV_GPU_UTIL", l, 15 * S, util));
+    all.push_back(series("DCGM_FI_DEV_FB_USED", l, 15 * S, used));
+    all.push_back(series("DCGM_FI_DEV_FB_FREE", l, 15 * S, free));
+    all.push_back(series("gpu_busy_percent_seconds_total", l, 15 * S, counter));
+  }
+  return all;
+}
+
+const char* const PROMTOOL_RULES = R"(groups:
+  - name: guides
+    rules:
+      - alert: GpuUtilizationHigh
+        expr: avg(rate(gpu_busy_percent_seconds_total[5m])) by (instance) > 60
+        for: 10m
+        labels: {severity: warning}
+      - alert: GpuMemoryHigh
+        expr: DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE) * 100 > 90
+        for: 5m
+      - alert: GpuUtilizationOutOfBand
+        expr: avg by (instance) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[10m])) < 40
+        for: 2m
+      - alert: GpuMissing
+        expr: count by (instance) (DCGM_FI_DEV_GPU_UTIL) < 2
+)";
+
+std::string format_value(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("promtool test rules lists exactly gcsim's firing alerts at every evaluation", "[unit]") {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    WARN("skipped: promtool is not installed (Debian 12: apt-get install prometheus)");
+    return;
+  }
+  gcsim::test::TempDir dir("promtool-rules");
+  const std::vector<Series> all = gpu_series();
+  const auto groups = rules_from(PROMTOOL_RULES);
+  const std::int64_t end = 120 * M;
+  const std::vector<Firing> firings = evaluate_alerts(groups, all, end);
+  // The series must make every rule fire at least once, or the check proves little.
+  std::map<std::string, int> fired;
+  for (const Firing& f : firings) ++fired[f.rule];
+  for (const char* rule : {"GpuUtilizationHigh", "GpuMemoryHigh", "GpuUtilizationOutOfBand", "GpuMissing"}) {
+    INFO(rule);
+    CHECK(fired[rule] > 0);
+  }
+
+  { std::ofstream(dir.file("rules.yml")) << PROMTOOL_RULES; }
+  std::ofstream t(dir.file("test.yml"));
+  t << "rule_files: [rules.yml]\nevaluation_interval: 1m\ntests:\n  - interval: 15s\n    input_series:\n";
+  for (const Series& s : all) {
+    std::string values;
+    std::size_t k = 0;
+    for (std::int64_t at = 0; at <= end; at += 15 * S) {
+      if (!values.empty()) values += ' ';
+      if (k < s.t_ms.size() && s.t_ms[k] == at) values += format_value(s.values[k++]);
+      else values += '_';
+    }
+    t << "      - series: '" << gcsim::analysis::promql::format_labels(s.labels) << "'\n        values: '" << values << "'\n";
+  }
+  t << "    alert_rule_test:\n";
+  std::size_t checks = 0;
+  for (std::int64_t at = 0; at <= end; at += M) {
+    for (const auto& rule : groups[0].rules) {
+      t << "      - eval_time: " << at / S << "s\n        alertname: " << rule.name << "\n        exp_alerts:";
+      std::string alerts;
+      for (const Firing* f : firing_at(firings, at)) {
+        if (f->rule != rule.name) continue;
+        alerts += "\n          - exp_labels: {";
+        bool first = true;
+        for (const auto& [k, v] : f->labels) {
+          if (k == "alertname") continue;
+          alerts += (first ? "" : ", ") + k + ": '" + v + "'";
+          first = false;
+        }
+        alerts += "}";
+        ++checks;
+      }
+      t << (alerts.empty() ? " []" : alerts) << "\n";
+    }
+  }
+  t.close();
+  CHECK(checks > 50);
+  const std::string out = dir.file("promtool.out");
+  const int rc = std::system(("cd '" + dir.path().string() + "' && promtool test rules test.yml > '" + out + "' 2>&1").c_str());
+  INFO(gcsim::test::read_bytes(out));
+  CHECK(rc == 0);
+}
