@@ -85,7 +85,7 @@ void StorageCostMeter::on_run_ended(sim::SimTime end) {
       charge_reads(end, storage.tiers[copy->first], copy->second, file, static_cast<std::int32_t>(j.id));
     if (storage_.stream_tier(j.id) < 0) continue;
     charge_stream(end, j, static_cast<std::size_t>(storage_.stream_tier(j.id)),
-                  std::max(0.0, samples_done(j, end) - j.run_start_work));
+                  std::max(0.0, samples_done(j, end) - j.ckpt().run_start_work));
   }
   // Staged copies still on the nodes.
   for (const StagedCopy& c : storage_.copies()) charge_copy(c, end);

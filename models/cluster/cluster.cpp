@@ -86,9 +86,9 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   q.attained_gpu_s = j.held_gpu_s;
   // A waiting duration job resumes from its last committed checkpoint (driven jobs redo
   // the whole run: their ckpt_work stays 0).
-  if (j.has_duration && !j.training) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt_work);
+  if (j.has_duration && !j.training) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt().ckpt_work);
   const double total = j.total_work();
-  const double left = total > 0 ? std::clamp(1.0 - j.ckpt_work / total, 0.0, 1.0) : 0.0;
+  const double left = total > 0 ? std::clamp(1.0 - j.ckpt().ckpt_work / total, 0.0, 1.0) : 0.0;
   q.length_s = std::isnan(q.remaining_s) ? j.alone_s * left : q.remaining_s;
   if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
   q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
@@ -182,9 +182,9 @@ double Cluster::time_left_alone_s(std::uint32_t id, int type) const {
               "time_left_alone_s: no job " + std::to_string(id) + " or node type " + std::to_string(type));
   const Job& j = jobs_[id];
   if (!(j.eligible_types >> type & 1)) return std::numeric_limits<double>::quiet_NaN();
-  if (j.has_duration && !j.training) return std::max(0.0, j.duration.seconds() - j.ckpt_work);
+  if (j.has_duration && !j.training) return std::max(0.0, j.duration.seconds() - j.ckpt().ckpt_work);
   const double total = j.total_work();
-  const double left = total > 0 ? std::clamp(1.0 - j.ckpt_work / total, 0.0, 1.0) : 0.0;
+  const double left = total > 0 ? std::clamp(1.0 - j.ckpt().ckpt_work / total, 0.0, 1.0) : 0.0;
   double rate = 0;
   if (j.training) {
     // The step-time model's speed alone is fixed per job and type: evaluated once, since a
@@ -321,15 +321,19 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.work_total = j.total_work();
   // A restart resumes from its last checkpoint, after restoring it; every start pulls the
   // container image first.
-  j.progress.remaining = j.work_total - j.ckpt_work;
-  j.run_start_work = j.ckpt_work;
+  const double saved = j.ckpt().ckpt_work;
+  j.progress.remaining = j.work_total - saved;
   j.progress_s = 0;
   j.preempted = false;
-  j.run_restore = restart && j.ckpt_work > 0 ? j.restore_time : sim::SimTime::zero();
-  const sim::SimTime overhead = j.image_pull + j.run_restore;
+  if (j.has_ckpt()) {  // else all zero, as JobCheckpoint::NONE reads
+    JobCheckpoint& k = j.ckpt_mut();
+    k.run_start_work = saved;
+    k.run_restore = restart && saved > 0 ? k.restore_time : sim::SimTime::zero();
+    k.write_until = sim::SimTime::zero();
+  }
+  const sim::SimTime overhead = j.image_pull + j.ckpt().run_restore;
   j.restart_gpu_s += overhead.seconds() * j.gpu_share_held();
   j.overhead_until = j.run_start + overhead;
-  j.write_until = sim::SimTime::zero();
   j.progress.updated = j.run_start + overhead;
   j.progress.rate = start_rate(j);
   j.driven = j.comm != nullptr;
@@ -338,7 +342,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
     checkpoints_.on_run_started(j);
   }
   job_started.emit(j);
-  if (restart && j.ckpt_work > 0) restore_started.emit(j);
+  if (restart && saved > 0) restore_started.emit(j);
 }
 
 void Cluster::stop_job(Job& j, StopReason why) {
@@ -366,13 +370,17 @@ void Cluster::stop_job(Job& j, StopReason why) {
   }
   j.stop_lost_gpu_s = j.lost_gpu_s - lost_before_gpu_s;
   j.progress.remaining = j.work_total - saved;
-  j.ckpt_work = saved;
   // The next start restores what this stop kept: a preemption's save in the scenario's
   // `restore` (default: the checkpoint's restore_time, else as long as the save took).
-  j.restore_time = j.checkpoint ? j.checkpoint->restore_time : sim::SimTime::zero();
+  sim::SimTime restore = j.checkpoint ? j.checkpoint->restore_time : sim::SimTime::zero();
   if (why == StopReason::Preempted && j.stopping) {
     const PreemptionSpec& how = scheduler_->preemption;
-    j.restore_time = how.restore.value_or(j.checkpoint ? j.restore_time : now - j.preempted_at);
+    restore = how.restore.value_or(j.checkpoint ? restore : now - j.preempted_at);
+  }
+  if (j.has_ckpt() || saved != 0 || restore != sim::SimTime::zero()) {
+    JobCheckpoint& k = j.ckpt_mut();
+    k.ckpt_work = saved;
+    k.restore_time = restore;
   }
   alloc_.release(j, run_s);
   remove_running(j);
@@ -471,9 +479,9 @@ void Cluster::on_planned_stop(std::uint64_t arg) {
   Job* j = live(arg);
   if (!j) return;
   // The last checkpoint may take longer than alone when its tier is shared: wait for it.
-  if (j->stopping && engine_.now() < j->last_ckpt_done_at) {
+  if (j->stopping && engine_.now() < j->ckpt().last_ckpt_done_at) {
     engine_.schedule_at<&Cluster::on_planned_stop>(
-        j->last_ckpt_done_at, this, arg,
+        j->ckpt().last_ckpt_done_at, this, arg,
         j->stop_reason == StopReason::Preempted ? PRIORITY_PREEMPT_STOP : PRIORITY_BUDGET_STOP);
     return;
   }

@@ -58,7 +58,7 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
     const double left_s = std::max(0.0, j.progress.remaining) / j.progress.rate;
     if (std::max(now, j.progress.updated) + sim::SimTime::from_seconds(left_s) <= down_at) return;
     // Still restoring or pulling: there is nothing new to save yet.
-    if (j.progress.updated > now && j.work_done() <= j.ckpt_work) return;
+    if (j.progress.updated > now && j.work_done() <= j.ckpt().ckpt_work) return;
     if (now + j.checkpoint->write_time <= down_at) checkpoints_.begin_last(j, down_at, j.checkpoint->write_time, false);
   });
 }
@@ -140,7 +140,7 @@ void Cluster::on_drain_checkpoint(std::uint64_t arg) {
   // A job that finishes by the deadline just finishes; one still restoring has nothing new to save.
   const double left_s = std::max(0.0, j->progress.remaining) / j->progress.rate;
   if (std::max(now, j->progress.updated) + sim::SimTime::from_seconds(left_s) <= deadline) return;
-  if (j->progress.updated > now && j->work_done() <= j->ckpt_work) return;
+  if (j->progress.updated > now && j->work_done() <= j->ckpt().ckpt_work) return;
   if (now + j->checkpoint->write_time <= deadline)
     plan_stop_after_checkpoint(*j, StopReason::NodeReleased, j->checkpoint->write_time, false);
 }

@@ -268,7 +268,7 @@ void StorageCoupling::on_finished(const Job& j) {
   if (j.id >= read_.size()) return;
   unpin(j);
   // This run read the samples from where it started (a restart resumes at its checkpoint).
-  if (stream_tier_[j.id] >= 0) end_stream(j, j.end, j.work_total - j.run_start_work);
+  if (stream_tier_[j.id] >= 0) end_stream(j, j.end, j.work_total - j.ckpt().run_start_work);
   leave(j.id);
 }
 
@@ -300,7 +300,7 @@ void StorageCoupling::on_stopped(const Job& j) {
     for (const std::uint32_t n : nodes) cache(n).erase(key);
   }
   unpin(j);
-  if (stream_tier_[j.id] >= 0) end_stream(j, now, std::max(0.0, j.stopped_work - j.run_start_work));
+  if (stream_tier_[j.id] >= 0) end_stream(j, now, std::max(0.0, j.stopped_work - j.ckpt().run_start_work));
   leave(j.id);
   // Those that waited for the abandoned copy make their own.
   for (const std::uint32_t w : waiters)

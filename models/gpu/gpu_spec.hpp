@@ -1,6 +1,7 @@
 // One GPU model's datasheet figures, in SI units, and the numeric precisions jobs use.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,7 +9,7 @@
 namespace gcsim::models {
 
 // Numeric precision of training math. Fp16 is "amp" (fp16 mixed precision on tensor cores).
-enum class Precision { Fp32, Tf32, Fp16, Bf16, Fp8 };
+enum class Precision : std::uint8_t { Fp32, Tf32, Fp16, Bf16, Fp8 };
 
 // Names accepted in scenarios: fp32, tf32, fp16, amp (= fp16), bf16, fp8.
 const std::vector<std::string>& precision_names();

@@ -172,7 +172,7 @@ void TraceRecorder::preemption_stopped(const Job& j) {
   row.save_s = (now - j.preempted_at).seconds();
   row.save_gpu_s = row.save_s * gpus;
   // The run's progress the stop kept, at the run's speed.
-  if (j.progress.rate > 0) row.saved_gpu_s = std::max(0.0, j.ckpt_work - j.run_start_work) / j.progress.rate * gpus;
+  if (j.progress.rate > 0) row.saved_gpu_s = std::max(0.0, j.ckpt().ckpt_work - j.ckpt().run_start_work) / j.progress.rate * gpus;
   row.lost_gpu_s = j.stop_lost_gpu_s;
   open_preemption_[j.id] = static_cast<std::int64_t>(preemptions_.size());
   preemptions_.push_back(row);
@@ -182,9 +182,9 @@ void TraceRecorder::restart_began(const Job& j) {
   const std::int64_t open = open_preemption_[j.id];
   if (open < 0) return;
   PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
-  row.restore_s = j.run_restore.seconds();
+  row.restore_s = j.ckpt().run_restore.seconds();
   row.restore_gpu_s = row.restore_s * j.gpu_share_held();
-  if (j.run_restore == sim::SimTime::zero()) open_preemption_[j.id] = -1;
+  if (j.ckpt().run_restore == sim::SimTime::zero()) open_preemption_[j.id] = -1;
 }
 
 void TraceRecorder::write_preemptions() {

@@ -157,7 +157,7 @@ TEST_CASE("CheckpointController: periodic writes pause the job and commit on tim
   std::vector<double> commits_h;
   c.checkpoint_written.connect([&](const models::Job& j) {
     commits_h.push_back(c.now().seconds() / 3600);
-    CHECK(j.ckpt_work == Approx(3600.0 * static_cast<double>(commits_h.size())).epsilon(1e-12));
+    CHECK(j.ckpt().ckpt_work == Approx(3600.0 * static_cast<double>(commits_h.size())).epsilon(1e-12));
   });
   c.start();
   engine.run();

@@ -327,7 +327,7 @@ TEST_CASE("A preemption with save and restore holds the GPUs, keeps all the work
     if (j.id != 0) return;
     r.starts.push_back(j.run_start);
     r.remaining_at_start.push_back(j.progress.remaining);
-    r.restore_s.push_back(j.run_restore.seconds());
+    r.restore_s.push_back(j.ckpt().run_restore.seconds());
   });
   f.cluster.start();
   f.engine.run();
@@ -416,7 +416,7 @@ TEST_CASE("A given save sends nothing to the checkpoint tier, the default save i
       CHECK(writes == (given ? std::vector<sim::SimTime>{} : std::vector<sim::SimTime>{sim::seconds(100)}));
       CHECK(stops == std::vector<sim::SimTime>{sim::seconds(given ? 103 : 110)});
       CHECK(f.job(0).lost_gpu_s == 0);
-      CHECK(f.job(0).ckpt_work == 100.0);
+      CHECK(f.job(0).ckpt().ckpt_work == 100.0);
     }
   }
 }
@@ -455,7 +455,7 @@ TEST_CASE("A notice during a save changes nothing, the node going before the sav
   CHECK(stops == std::vector<sim::SimTime>{sim::seconds(108)});
   CHECK(l.stop_reason == models::StopReason::NodeLoss);
   CHECK(l.preempted_at == sim::seconds(100));
-  CHECK(l.ckpt_work == 0);
+  CHECK(l.ckpt().ckpt_work == 0);
   CHECK(l.checkpoints == 0);
   CHECK(l.lost_gpu_s == Approx(100.0).epsilon(1e-12));
   CHECK(l.checkpoint_gpu_s == Approx(8.0).epsilon(1e-12));  // the save, to the node's loss
