@@ -227,14 +227,16 @@ std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path
   return nodes;
 }
 
-std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path) {
+std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path, TraceParts parts) {
   if (!has_table(r, schema::LEDGER)) return {};
   std::vector<ChargeRecord> charges(rows(r, schema::LEDGER));
   TableRows<schema::LEDGER, ChargeRecord> c(r, path, charges);
-  c.f64("time_s", &ChargeRecord::time_s);
-  c.integer("pool", &ChargeRecord::pool);
-  c.integer("node", &ChargeRecord::node);
-  c.integer("job", &ChargeRecord::job);
+  if (parts.details) {
+    c.f64("time_s", &ChargeRecord::time_s);
+    c.integer("pool", &ChargeRecord::pool);
+    c.integer("node", &ChargeRecord::node);
+    c.integer("job", &ChargeRecord::job);
+  }
   c.f64("usd", &ChargeRecord::usd);
   c.label("category", &ChargeRecord::category);
   c.each_label("busy", [](ChargeRecord& charge, const std::string& label) { charge.busy = label == schema::LEDGER_BUSY[1]; });
@@ -279,21 +281,23 @@ std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const st
   return events;
 }
 
-std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path) {
+std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path, TraceParts parts) {
   if (!has_table(r, schema::PREEMPTIONS)) return {};
   std::vector<PreemptionRecord> out(rows(r, schema::PREEMPTIONS));
   TableRows<schema::PREEMPTIONS, PreemptionRecord> c(r, path, out);
-  c.f64("time_s", &PreemptionRecord::time_s);
   c.integer("job", &PreemptionRecord::job);
-  c.integer("gpus", &PreemptionRecord::gpus);
-  c.f64("save_s", &PreemptionRecord::save_s);
   c.f64("save_gpu_s", &PreemptionRecord::save_gpu_s);
-  c.f64("restore_s", &PreemptionRecord::restore_s);
   c.f64("restore_gpu_s", &PreemptionRecord::restore_gpu_s);
-  c.f64("saved_gpu_s", &PreemptionRecord::saved_gpu_s);
   c.f64("lost_gpu_s", &PreemptionRecord::lost_gpu_s);
-  c.label("reason", &PreemptionRecord::reason);
-  c.label("mode", &PreemptionRecord::mode);
+  if (parts.details) {
+    c.f64("time_s", &PreemptionRecord::time_s);
+    c.integer("gpus", &PreemptionRecord::gpus);
+    c.f64("save_s", &PreemptionRecord::save_s);
+    c.f64("restore_s", &PreemptionRecord::restore_s);
+    c.f64("saved_gpu_s", &PreemptionRecord::saved_gpu_s);
+    c.label("reason", &PreemptionRecord::reason);
+    c.label("mode", &PreemptionRecord::mode);
+  }
   c.read();
   return out;
 }
@@ -310,7 +314,7 @@ std::vector<NodeEventRecord> read_node_events(const TraceReader& r, const std::s
   return out;
 }
 
-std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
+std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path, TraceParts parts) {
   std::vector<JobRecord> jobs(rows(r, schema::JOBS));
   // One pass over the table for every column this trace has: reading a column decompresses
   // every chunk of the table, so separate passes would each pay for all of it.
@@ -320,16 +324,18 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   const bool has_shares = has_column<schema::JOBS>(r, "gpu_milli");                // schema 4
   TableRows<schema::JOBS, JobRecord> c(r, path, jobs);
   c.integer("job_id", &JobRecord::job_id);
-  c.str("name", &JobRecord::name);
   c.f64("submit_s", &JobRecord::submit_s);
   c.f64("start_s", &JobRecord::start_s);
   c.f64("end_s", &JobRecord::end_s);
-  c.integer("gpus", &JobRecord::gpus);
   c.integer("gpus_held", &JobRecord::gpus_held);
-  c.str("node_type", &JobRecord::node_type);
-  c.integer("first_node", &JobRecord::first_node);
-  c.integer("nodes", &JobRecord::nodes);
   c.f64("cost_usd", &JobRecord::cost_usd);
+  if (parts.details) {
+    c.str("name", &JobRecord::name);
+    c.integer("gpus", &JobRecord::gpus);
+    c.str("node_type", &JobRecord::node_type);
+    c.integer("first_node", &JobRecord::first_node);
+    c.integer("nodes", &JobRecord::nodes);
+  }
   if (has_shares) c.integer("gpu_milli", &JobRecord::gpu_milli);
   if (has_model) {
     c.f64("samples", nested<&JobRecord::model, &ModelRecord::samples>);
@@ -411,15 +417,15 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   TraceData data;
   data.attrs = read_attributes(*reader, path);
   data.nodes = read_nodes(*reader, path);
-  data.jobs = read_jobs(*reader, path);
+  data.jobs = read_jobs(*reader, path, parts);
   // A trace written with output.events: false has no /events (TraceData::has_events).
   data.has_events = has_table(*reader, schema::EVENTS);
   if (parts.events && data.has_events) data.events = read_events(*reader, path, data.event_kind_labels);
   data.utilization = read_utilization(*reader, path);
-  data.ledger = read_ledger(*reader, path);
+  data.ledger = read_ledger(*reader, path, parts);
   data.pools = read_pools(*reader, path);
   data.budget_events = read_budget_events(*reader, path);
-  data.preemptions = read_preemptions(*reader, path);
+  data.preemptions = read_preemptions(*reader, path, parts);
   data.has_node_events = has_table(*reader, schema::NODE_EVENTS);
   if (data.has_node_events) data.node_events = read_node_events(*reader, path);
   return data;
