@@ -268,52 +268,65 @@ namespace {
 // Per team; `all`, when given, is the waits and JCTs of every job (Metrics::wait_s,
 // jct_s): a team that every job names has the same samples, so they are not sorted again.
 std::vector<TeamMetrics> team_metrics(const TraceData& trace, const Metrics* all) {
-  // One pass over the jobs. Teams are numbered as they first appear, found by name from
-  // the last one matched (jobs come in runs of one team) and otherwise in a map; their
-  // figures are put in name order at the end. Each sum is still in job order.
+  // One pass over the jobs for the counts and sums, and one for the samples of the teams
+  // that need them. Teams are numbered as they first appear, found by name from the last
+  // one matched (jobs come in runs of one team) and otherwise in a map; their figures are
+  // put in name order at the end. Each sum is still in job order.
   std::vector<TeamMetrics> found;
-  std::vector<std::vector<double>> waits, jcts;
   std::map<std::string_view, std::size_t> index;
-  // By job id (/preemptions names jobs by id).
+  // By job id (/preemptions names jobs by id) and by row.
   std::int64_t max_id = -1;
   for (const JobRecord& j : trace.jobs) max_id = std::max(max_id, j.job_id);
   std::vector<int> team_of_job(static_cast<std::size_t>(max_id + 1), -1);
+  std::vector<int> team_of_row(trace.jobs.size(), -1);
   double held_all = 0;
   std::size_t last = 0;
-  for (const JobRecord& j : trace.jobs) {
+  for (std::size_t k = 0; k < trace.jobs.size(); ++k) {
+    const JobRecord& j = trace.jobs[k];
     held_all += j.resilience.gpu_s_held / 3600.0;
     const std::string& team = j.resilience.team;
     if (team.empty()) continue;
     if (last >= found.size() || found[last].team != team) {
       const auto [it, added] = index.try_emplace(team, found.size());
-      if (added) {
-        found.emplace_back().team = team;
-        waits.emplace_back();
-        jcts.emplace_back();
-        it->second = found.size() - 1;
-      }
+      if (added) found.emplace_back().team = team;
       last = it->second;
     }
     const std::size_t i = last;
+    team_of_row[k] = static_cast<int>(i);
     if (j.job_id >= 0) team_of_job[static_cast<std::size_t>(j.job_id)] = static_cast<int>(i);
     TeamMetrics& t = found[i];
     ++t.jobs;
     t.gpu_hours_held += j.resilience.gpu_s_held / 3600.0;
-    if (std::isfinite(j.start_s)) waits[i].push_back(j.start_s - j.submit_s);
-    if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) {
-      ++t.completed;
-      jcts[i].push_back(j.end_s - j.submit_s);
-    }
+    if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) ++t.completed;
   }
   for (const PreemptionRecord& p : trace.preemptions)
     if (p.job >= 0 && static_cast<std::size_t>(p.job) < team_of_job.size() && team_of_job[static_cast<std::size_t>(p.job)] >= 0)
       ++found[static_cast<std::size_t>(team_of_job[static_cast<std::size_t>(p.job)])].preemptions;
+
+  // A team every job names has the run's samples (in the same order): already summarized.
+  const auto has_every_job = [&](const TeamMetrics& t) {
+    return all != nullptr && t.jobs == static_cast<std::int64_t>(trace.jobs.size());
+  };
+  std::vector<std::vector<double>> waits(found.size()), jcts(found.size());
+  if (!std::all_of(found.begin(), found.end(), has_every_job)) {
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      waits[i].reserve(static_cast<std::size_t>(found[i].jobs));
+      jcts[i].reserve(static_cast<std::size_t>(found[i].completed));
+    }
+    for (std::size_t k = 0; k < trace.jobs.size(); ++k) {
+      if (team_of_row[k] < 0) continue;
+      const JobRecord& j = trace.jobs[k];
+      const auto i = static_cast<std::size_t>(team_of_row[k]);
+      if (std::isfinite(j.start_s)) waits[i].push_back(j.start_s - j.submit_s);
+      if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) jcts[i].push_back(j.end_s - j.submit_s);
+    }
+  }
   std::vector<TeamMetrics> teams;
   teams.reserve(found.size());
   for (const auto& [name, i] : index) {  // by name
     TeamMetrics& t = teams.emplace_back(std::move(found[i]));
     t.gpu_hours_share = held_all > 0 ? t.gpu_hours_held / held_all : 0;
-    if (all != nullptr && t.jobs == static_cast<std::int64_t>(trace.jobs.size())) {
+    if (has_every_job(t)) {
       t.wait_s = all->wait_s;
       t.jct_s = all->jct_s;
     } else {
