@@ -239,7 +239,13 @@ std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& p
   }
   c.f64("usd", &ChargeRecord::usd);
   c.label("category", &ChargeRecord::category);
-  c.each_label("busy", [](ChargeRecord& charge, const std::string& label) { charge.busy = label == schema::LEDGER_BUSY[1]; });
+  // Busy by value, matched by label once (not once a row: the ledger has millions).
+  std::vector<bool> busy_of_value;
+  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
+    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
+  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
+    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
+  });
   c.read();
   return charges;
 }
