@@ -26,6 +26,7 @@
 #include "sim/errors.hpp"
 #include "sim/trace/chunk_filters.hpp"
 #include "sim/trace/hdf5_support.hpp"
+#include "sim/trace/raw_chunks.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::trace {
@@ -33,11 +34,13 @@ namespace gcsim::trace {
 namespace {
 
 using detail::Hid;
+using detail::RawBuffers;
+using detail::RawPlan;
+using detail::block_rows_for;
+using detail::raw_plan;
+using detail::read_chunk_raw;
 using detail::with_hdf5_detail;
 
-// Columns are read in blocks of about this many rows, so the temporary row buffer (and
-// HDF5's copies of strings) stay small next to the result.
-constexpr hsize_t BLOCK_ROWS = 65536;
 // read_blocks() hands out blocks of whole chunks of at least this many rows: a few MiB of
 // /jobs' columns, which stay in the cache while the caller moves them into its records,
 // and few enough calls for small chunks (/preemptions' 1,024 rows).
@@ -521,110 +524,6 @@ class Hdf5TraceReader final : public TraceReader {
       case Kind::Enum: (*f.ints)[row] = widen(cell, f.size, f.is_signed); break;
       case Kind::FixedStr: assign_trimmed((*f.str)[row], reinterpret_cast<const char*>(cell), f.size, f.pad); break;
     }
-  }
-
-  // Chunks read as stored (H5Dread_chunk) and decoded here (sim/trace/chunk_filters.hpp),
-  // outside HDF5: in a thread-safe HDF5 every call holds one global lock, and H5Dread
-  // inflates under it, so traces read back side by side (gcsim compare -j N) took turns.
-  // Only for a chunked dataset whose filters are those gcsim writes, [shuffle, deflate,]
-  // Fletcher32 or deflate and Fletcher32; the rows are then converted to the memory type
-  // by H5Tconvert, as H5Dread converts them. Anything else, and a block with any chunk
-  // that is missing, skipped a filter or does not decode (a damaged file), is read by
-  // H5Dread as before, so its values and its errors are H5Dread's.
-  struct RawPlan {
-    bool usable = false;
-    hsize_t chunk_rows = 0;
-    std::size_t file_row_bytes = 0;
-    bool deflated = false;
-    std::size_t shuffle_bytes = 0;  // the shuffle filter's element size; 0: no shuffle
-  };
-  struct RawBuffers {
-    std::vector<std::byte> stored;
-    std::vector<std::byte> decoded;        // the file rows
-    std::vector<std::byte> inflated;       // before the shuffle is undone
-    std::vector<unsigned char> converted;  // a copy of them, then (in place) the memory rows
-    std::vector<unsigned char> background;
-  };
-
-  static RawPlan raw_plan(const Hid& dataset, hid_t file_type) {
-    RawPlan p;
-    Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
-    hsize_t chunk = 0;
-    if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 ||
-        chunk == 0) {
-      detail::take_hdf5_error();
-      return p;
-    }
-    const int filters = H5Pget_nfilters(dcpl.get());
-    std::vector<H5Z_filter_t> ids;
-    for (int i = 0; i < filters; ++i) {
-      unsigned flags = 0, config = 0;
-      unsigned values[1] = {0};
-      std::size_t n_values = 1;
-      const H5Z_filter_t id =
-          H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &n_values, values, 0, nullptr, &config);
-      if (id == H5Z_FILTER_SHUFFLE) p.shuffle_bytes = n_values >= 1 ? values[0] : 0;
-      ids.push_back(id);
-    }
-    detail::take_hdf5_error();
-    const std::vector<H5Z_filter_t> both{H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32};
-    const std::vector<H5Z_filter_t> deflate{H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32};
-    const std::vector<H5Z_filter_t> checksum{H5Z_FILTER_FLETCHER32};
-    if (ids != both && ids != deflate && ids != checksum) return p;
-    if (ids == both && p.shuffle_bytes == 0) return p;
-    p.deflated = ids != checksum;
-    p.file_row_bytes = H5Tget_size(file_type);
-    p.chunk_rows = chunk;
-    p.usable = p.file_row_bytes > 0;
-    return p;
-  }
-
-  // The `count` rows of the chunk at row `start`: decoded into buffers.decoded (rows of the
-  // file's type) and, unless `mem` is H5I_INVALID_HID, converted into buffers.converted as
-  // rows of `mem` (row_size bytes each). False: read them with H5Dread.
-  static bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPlan& p, hsize_t start,
-                             hsize_t count, std::size_t row_size, RawBuffers& b) {
-    hsize_t offset[1] = {start};
-    hsize_t stored_bytes = 0;
-    std::uint32_t skipped = 0;
-    if (H5Dget_chunk_storage_size(dataset.get(), offset, &stored_bytes) < 0 || stored_bytes == 0) {
-      detail::take_hdf5_error();
-      return false;
-    }
-    b.stored.resize(static_cast<std::size_t>(stored_bytes));
-    if (H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &skipped, b.stored.data()) < 0) {
-      detail::take_hdf5_error();
-      return false;
-    }
-    if (skipped != 0) return false;
-    const std::size_t file_row = p.file_row_bytes;
-    const std::size_t n = static_cast<std::size_t>(count);
-    try {
-      decode_chunk_into(b.stored, p.deflated, p.deflated ? p.shuffle_bytes : 0,
-                        static_cast<std::size_t>(p.chunk_rows) * file_row, b.decoded, b.inflated);
-    } catch (const Error&) {
-      return false;
-    }
-    if (b.decoded.size() < n * file_row) return false;
-    if (mem == H5I_INVALID_HID) return true;
-    b.converted.assign(n * std::max(file_row, row_size), 0);
-    std::memcpy(b.converted.data(), b.decoded.data(), n * file_row);
-    b.background.assign(n * row_size, 0);
-    if (H5Tconvert(file_type, mem, n, b.converted.data(), b.background.data(), H5P_DEFAULT) < 0) {
-      detail::take_hdf5_error();
-      return false;
-    }
-    return true;
-  }
-
-  // Rows per read: whole chunks (so each is decompressed once), about 64 Ki rows.
-  static hsize_t block_rows_for(const Hid& dataset) {
-    hsize_t chunk = 0;
-    Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
-    if (dcpl.valid() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 1, &chunk);
-    detail::take_hdf5_error();
-    if (chunk == 0) return BLOCK_ROWS;
-    return chunk * std::max<hsize_t>(1, BLOCK_ROWS / chunk);
   }
 
   struct Member {
