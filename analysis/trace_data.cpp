@@ -1,12 +1,13 @@
 // Reads a gcsim trace into TraceData through the generic TraceReader. Each table is read
-// in one pass and its columns moved into the records, so the peak memory is the records
-// plus one table's columns (about 300 MB for a million-job trace).
+// in one pass, a block of rows at a time moved into the records, so the peak memory is
+// the records plus a block.
 #include "analysis/trace_data.hpp"
 
-#include <initializer_list>
+#include <functional>
 #include <memory>
-#include <span>
+#include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "sim/errors.hpp"
@@ -27,92 +28,141 @@ struct Name {
   std::string_view text;
 };
 
-// One table's columns, read in a single pass (the trace is compressed by chunks of rows,
-// and decompression, not conversion, is what reading costs), then moved field by field
-// into the records.
-template <const schema::Table& T>
-class TableColumns {
- public:
-  TableColumns(const TraceReader& r, std::string path, std::span<const Name<T>> names)
-      : reader_(r), path_(std::move(path)), cols_(r.read_columns(std::string(T.name), strings(names))) {}
-  TableColumns(const TraceReader& r, std::string path, std::initializer_list<Name<T>> names)
-      : TableColumns(r, std::move(path), std::span<const Name<T>>(names.begin(), names.size())) {}
+// A field of a record, one member inside another: nested<&JobRecord::model, &ModelRecord::samples>.
+template <auto Outer, auto Inner>
+constexpr auto nested = [](auto& record) -> auto& { return (record.*Outer).*Inner; };
 
-  // Each column is moved into the records once and then freed, so the peak is the records
-  // plus the columns not yet consumed.
-  template <typename Record>
-  void f64(Name<T> column, std::vector<Record>& records, double Record::*field) {
-    const std::string name(column.text);
-    if (auto it = cols_.f64.find(name); it != cols_.f64.end()) {
-      for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = it->second[i];
-      cols_.f64.erase(it);
-    } else {
-      const std::vector<std::int64_t>& v = ints(column, "a number");
-      for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = static_cast<double>(v[i]);
-      cols_.ints.erase(name);
-    }
+// One table's columns bound to the fields of its records (a member pointer, or a
+// projection Record& -> field&), then read in a single pass (the trace is compressed by
+// chunks of rows, and decompression is what reading costs) a block of rows at a time
+// (TraceReader::read_blocks): each block goes into its records while it is in the cache,
+// and no whole column is held beside the records.
+template <const schema::Table& T, typename Record>
+class TableRows {
+ public:
+  TableRows(const TraceReader& r, std::string path, std::vector<Record>& records)
+      : reader_(r), path_(std::move(path)), records_(records) {}
+
+  // A number column (an integer one is widened).
+  template <typename Field>
+  void f64(Name<T> column, Field field) {
+    bind(column, [this, column, field](std::size_t first, trace::Columns& block) {
+      if (auto it = block.f64.find(std::string(column.text)); it != block.f64.end()) {
+        const std::vector<double>& v = it->second;
+        Record* rec = at(first, v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) std::invoke(field, rec[i]) = v[i];
+      } else {
+        const std::vector<std::int64_t>& v = ints(block, column, "a number");
+        Record* rec = at(first, v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) std::invoke(field, rec[i]) = static_cast<double>(v[i]);
+      }
+    });
   }
 
-  template <typename Record, typename Int>
-  void integer(Name<T> column, std::vector<Record>& records, Int Record::*field) {
-    const std::vector<std::int64_t>& v = ints(column, "an integer");
-    for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = static_cast<Int>(v[i]);
-    cols_.ints.erase(std::string(column.text));
+  template <typename Field>
+  void integer(Name<T> column, Field field) {
+    using Int = std::remove_reference_t<std::invoke_result_t<Field, Record&>>;
+    each_int(column, "an integer", [field](Record& r, std::int64_t v, std::size_t) { std::invoke(field, r) = static_cast<Int>(v); });
+  }
+
+  // An integer or enum column, cell by cell: fn(record, value, row).
+  template <typename Fn>
+  void each_int(Name<T> column, const char* wanted, Fn fn) {
+    bind(column, [this, column, wanted, fn](std::size_t first, trace::Columns& block) {
+      const std::vector<std::int64_t>& v = ints(block, column, wanted);
+      Record* rec = at(first, v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) fn(rec[i], v[i], first + i);
+    });
   }
 
   // A string column, or a coded one (schema::Type::Code, from schema 5: an enum of names
   // whose value 0 is none, read as "").
-  template <typename Record>
-  void str(Name<T> column, std::vector<Record>& records, std::string Record::*field) {
-    auto it = cols_.str.find(std::string(column.text));
-    if (it == cols_.str.end()) {
-      const std::vector<std::int64_t>& v = ints(column, "a string or coded names");
-      std::vector<std::string> labels = reader_.enum_labels(std::string(T.name), std::string(column.text));
-      if (!labels.empty()) labels[0].clear();
-      for (std::size_t i = 0; i < records.size(); ++i) {
-        if (v[i] < 0 || static_cast<std::size_t>(v[i]) >= labels.size())
-          throw Error("trace '" + path_ + "': /" + std::string(T.name) + " row " + std::to_string(i) + " has code " +
-                      std::to_string(v[i]) + " in column '" + std::string(column.text) + "', which names nothing");
-        records[i].*field = labels[static_cast<std::size_t>(v[i])];
+  template <typename Field>
+  void str(Name<T> column, Field field) {
+    bind(column, [this, column, field, labels = std::optional<std::vector<std::string>>()](
+                     std::size_t first, trace::Columns& block) mutable {
+      if (auto it = block.str.find(std::string(column.text)); it != block.str.end()) {
+        std::vector<std::string>& v = it->second;
+        Record* rec = at(first, v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) std::invoke(field, rec[i]) = std::move(v[i]);
+        return;
       }
-      cols_.ints.erase(std::string(column.text));
+      const std::vector<std::int64_t>& v = ints(block, column, "a string or coded names");
+      if (!labels) {
+        labels = reader_.enum_labels(std::string(T.name), std::string(column.text));
+        if (!labels->empty()) (*labels)[0].clear();
+      }
+      Record* rec = at(first, v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] < 0 || static_cast<std::size_t>(v[i]) >= labels->size())
+          throw Error("trace '" + path_ + "': /" + std::string(T.name) + " row " + std::to_string(first + i) +
+                      " has code " + std::to_string(v[i]) + " in column '" + std::string(column.text) +
+                      "', which names nothing");
+        std::invoke(field, rec[i]) = (*labels)[static_cast<std::size_t>(v[i])];
+      }
+    });
+  }
+
+  // An enum column as its labels ("" for a value without one): fn(record, label).
+  template <typename Fn>
+  void each_label(Name<T> column, Fn fn) {
+    std::vector<std::string> labels = reader_.enum_labels(std::string(T.name), std::string(column.text));
+    labels.emplace_back();  // the label of every value without one
+    each_int(column, "an enum", [fn, labels = std::move(labels)](Record& r, std::int64_t v, std::size_t) {
+      const std::size_t none = labels.size() - 1;
+      fn(r, labels[v >= 0 && static_cast<std::size_t>(v) < none ? static_cast<std::size_t>(v) : none]);
+    });
+  }
+  template <typename Field>
+  void label(Name<T> column, Field field) {
+    each_label(column, [field](Record& r, const std::string& label) { std::invoke(field, r) = label; });
+  }
+
+  // Reads every bound column in one pass over the table.
+  void read() {
+    std::vector<std::string> names;
+    for (const Binding& b : bindings_) names.push_back(b.column);
+    if (records_.empty()) {
+      // Still looked up: a missing column, or one of another kind, is an error here too.
+      trace::Columns none = reader_.read_columns(std::string(T.name), names);
+      for (Binding& b : bindings_) b.fill(0, none);
       return;
     }
-    for (std::size_t i = 0; i < records.size(); ++i) records[i].*field = std::move(it->second[i]);
-    cols_.str.erase(it);  // free the emptied strings early
-  }
-
-  const std::vector<std::int64_t>& ints(Name<T> column, const char* wanted) const {
-    auto it = cols_.ints.find(std::string(column.text));
-    if (it == cols_.ints.end()) wrong_type(column, wanted);
-    return it->second;
-  }
-
-  // An enum column as its labels ("" for a value without one).
-  std::vector<std::string> labels(const TraceReader& r, Name<T> column) const {
-    const std::vector<std::string> labels = r.enum_labels(std::string(T.name), std::string(column.text));
-    const std::vector<std::int64_t>& v = ints(column, "an enum");
-    std::vector<std::string> out(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i)
-      out[i] = v[i] >= 0 && static_cast<std::size_t>(v[i]) < labels.size() ? labels[static_cast<std::size_t>(v[i])] : "";
-    return out;
+    reader_.read_blocks(std::string(T.name), names, [this](std::size_t first, trace::Columns& block) {
+      for (Binding& b : bindings_) b.fill(first, block);
+    });
   }
 
  private:
-  static std::vector<std::string> strings(std::span<const Name<T>> names) {
-    std::vector<std::string> out;
-    for (const Name<T>& n : names) out.emplace_back(n.text);
-    return out;
+  struct Binding {
+    std::string column;
+    std::function<void(std::size_t first, trace::Columns& block)> fill;
+  };
+
+  template <typename Fill>
+  void bind(Name<T> column, Fill fill) {
+    bindings_.push_back({std::string(column.text), std::move(fill)});
   }
 
-  [[noreturn]] void wrong_type(Name<T> column, const char* wanted) const {
-    throw Error("trace '" + path_ + "': column '" + std::string(column.text) + "' of table '/" + std::string(T.name) +
-                "' is not " + wanted);
+  // The records of rows [first, first + n): a block past the table's rows is a damaged file.
+  Record* at(std::size_t first, std::size_t n) const {
+    if (first > records_.size() || n > records_.size() - first)
+      throw Error("trace '" + path_ + "': table '/" + std::string(T.name) + "' has more rows than it declares");
+    return records_.data() + first;
+  }
+
+  const std::vector<std::int64_t>& ints(const trace::Columns& block, Name<T> column, const char* wanted) const {
+    auto it = block.ints.find(std::string(column.text));
+    if (it == block.ints.end())
+      throw Error("trace '" + path_ + "': column '" + std::string(column.text) + "' of table '/" + std::string(T.name) +
+                  "' is not " + wanted);
+    return it->second;
   }
 
   const TraceReader& reader_;
   std::string path_;
-  trace::Columns cols_;
+  std::vector<Record>& records_;
+  std::vector<Binding> bindings_;
 };
 
 template <const schema::Table& T>
@@ -155,132 +205,122 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
 
 std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path) {
   std::vector<NodeRecord> nodes(rows(r, schema::NODES));
-  TableColumns<schema::NODES> c(r, path,
-                                {"node_id", "node_type", "gpu", "gpus", "price_usd_per_hour", "up_s", "down_s", "cost_usd"});
-  c.integer("node_id", nodes, &NodeRecord::node_id);
-  c.str("node_type", nodes, &NodeRecord::node_type);
-  c.str("gpu", nodes, &NodeRecord::gpu);
-  c.integer("gpus", nodes, &NodeRecord::gpus);
-  c.f64("price_usd_per_hour", nodes, &NodeRecord::price_usd_per_hour);
-  c.f64("up_s", nodes, &NodeRecord::up_s);
-  c.f64("down_s", nodes, &NodeRecord::down_s);
-  c.f64("cost_usd", nodes, &NodeRecord::cost_usd);
-  if (has_column<schema::NODES>(r, "market")) {
-    TableColumns<schema::NODES> m(r, path, {"market", "up_time_s", "interruptions", "busy_gpu_s"});
-    std::vector<std::string> market = m.labels(r, "market");
-    for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].market = std::move(market[i]);
-    m.f64("up_time_s", nodes, &NodeRecord::up_time_s);
-    m.integer("interruptions", nodes, &NodeRecord::interruptions);
-    m.f64("busy_gpu_s", nodes, &NodeRecord::busy_gpu_s);
-  } else {
-    for (auto& n : nodes) n.up_time_s = n.down_s - n.up_s;
+  TableRows<schema::NODES, NodeRecord> c(r, path, nodes);
+  c.integer("node_id", &NodeRecord::node_id);
+  c.str("node_type", &NodeRecord::node_type);
+  c.str("gpu", &NodeRecord::gpu);
+  c.integer("gpus", &NodeRecord::gpus);
+  c.f64("price_usd_per_hour", &NodeRecord::price_usd_per_hour);
+  c.f64("up_s", &NodeRecord::up_s);
+  c.f64("down_s", &NodeRecord::down_s);
+  c.f64("cost_usd", &NodeRecord::cost_usd);
+  const bool has_market = has_column<schema::NODES>(r, "market");
+  if (has_market) {
+    c.label("market", &NodeRecord::market);
+    c.f64("up_time_s", &NodeRecord::up_time_s);
+    c.integer("interruptions", &NodeRecord::interruptions);
+    c.f64("busy_gpu_s", &NodeRecord::busy_gpu_s);
   }
+  c.read();
+  if (!has_market)
+    for (auto& n : nodes) n.up_time_s = n.down_s - n.up_s;
   return nodes;
 }
 
-std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path) {
+std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path, TraceParts parts) {
   if (!has_table(r, schema::LEDGER)) return {};
   std::vector<ChargeRecord> charges(rows(r, schema::LEDGER));
-  TableColumns<schema::LEDGER> c(r, path, {"time_s", "pool", "node", "job", "category", "usd", "busy"});
-  c.f64("time_s", charges, &ChargeRecord::time_s);
-  c.integer("pool", charges, &ChargeRecord::pool);
-  c.integer("node", charges, &ChargeRecord::node);
-  c.integer("job", charges, &ChargeRecord::job);
-  c.f64("usd", charges, &ChargeRecord::usd);
-  std::vector<std::string> cat = c.labels(r, "category");
-  const std::vector<std::string> busy = c.labels(r, "busy");
-  for (std::size_t i = 0; i < charges.size(); ++i) {
-    charges[i].category = std::move(cat[i]);
-    charges[i].busy = busy[i] == schema::LEDGER_BUSY[1];
+  TableRows<schema::LEDGER, ChargeRecord> c(r, path, charges);
+  if (parts.details) {
+    c.f64("time_s", &ChargeRecord::time_s);
+    c.integer("pool", &ChargeRecord::pool);
+    c.integer("node", &ChargeRecord::node);
+    c.integer("job", &ChargeRecord::job);
   }
+  c.f64("usd", &ChargeRecord::usd);
+  c.label("category", &ChargeRecord::category);
+  // Busy by value, matched by label once (not once a row: the ledger has millions).
+  std::vector<bool> busy_of_value;
+  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
+    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
+  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
+    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
+  });
+  c.read();
   return charges;
 }
 
 std::vector<PoolRecord> read_pools(const TraceReader& r, const std::string& path) {
   if (!has_table(r, schema::POOLS)) return {};
   std::vector<PoolRecord> pools(rows(r, schema::POOLS));
-  TableColumns<schema::POOLS> c(r, path,
-                                {"name", "market", "gpu", "gpus_per_node", "count", "on_demand_usd_per_hour",
-                                 "fixed_usd_per_hour", "energy_idle_usd_per_hour", "energy_busy_usd_per_hour",
-                                 "compare_to", "compare_usd_per_gpu_hour"});
-  c.str("name", pools, &PoolRecord::name);
-  c.str("gpu", pools, &PoolRecord::gpu);
-  c.integer("gpus_per_node", pools, &PoolRecord::gpus_per_node);
-  c.integer("count", pools, &PoolRecord::count);
-  c.f64("on_demand_usd_per_hour", pools, &PoolRecord::on_demand_usd_per_hour);
-  c.f64("fixed_usd_per_hour", pools, &PoolRecord::fixed_usd_per_hour);
-  c.f64("energy_idle_usd_per_hour", pools, &PoolRecord::energy_idle_usd_per_hour);
-  c.f64("energy_busy_usd_per_hour", pools, &PoolRecord::energy_busy_usd_per_hour);
-  c.str("compare_to", pools, &PoolRecord::compare_to);
-  c.f64("compare_usd_per_gpu_hour", pools, &PoolRecord::compare_usd_per_gpu_hour);
-  std::vector<std::string> market = c.labels(r, "market");
-  for (std::size_t i = 0; i < pools.size(); ++i) pools[i].market = std::move(market[i]);
+  TableRows<schema::POOLS, PoolRecord> c(r, path, pools);
+  c.str("name", &PoolRecord::name);
+  c.str("gpu", &PoolRecord::gpu);
+  c.integer("gpus_per_node", &PoolRecord::gpus_per_node);
+  c.integer("count", &PoolRecord::count);
+  c.f64("on_demand_usd_per_hour", &PoolRecord::on_demand_usd_per_hour);
+  c.f64("fixed_usd_per_hour", &PoolRecord::fixed_usd_per_hour);
+  c.f64("energy_idle_usd_per_hour", &PoolRecord::energy_idle_usd_per_hour);
+  c.f64("energy_busy_usd_per_hour", &PoolRecord::energy_busy_usd_per_hour);
+  c.str("compare_to", &PoolRecord::compare_to);
+  c.f64("compare_usd_per_gpu_hour", &PoolRecord::compare_usd_per_gpu_hour);
+  c.label("market", &PoolRecord::market);
   if (has_column<schema::POOLS>(r, "commitment_usd")) {  // added within schema 3; older traces: NaN
-    TableColumns<schema::POOLS> terms(r, path, {"term_s", "commitment_usd"});
-    terms.f64("term_s", pools, &PoolRecord::term_s);
-    terms.f64("commitment_usd", pools, &PoolRecord::commitment_usd);
+    c.f64("term_s", &PoolRecord::term_s);
+    c.f64("commitment_usd", &PoolRecord::commitment_usd);
   }
+  c.read();
   return pools;
 }
 
 std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const std::string& path) {
   if (!has_table(r, schema::BUDGET_EVENTS)) return {};
   std::vector<BudgetEventRecord> events(rows(r, schema::BUDGET_EVENTS));
-  TableColumns<schema::BUDGET_EVENTS> c(r, path, {"time_s", "team", "kind", "spent_usd", "limit_usd", "action"});
-  c.f64("time_s", events, &BudgetEventRecord::time_s);
-  c.str("team", events, &BudgetEventRecord::team);
-  c.f64("spent_usd", events, &BudgetEventRecord::spent_usd);
-  c.f64("limit_usd", events, &BudgetEventRecord::limit_usd);
-  std::vector<std::string> kind = c.labels(r, "kind");
-  std::vector<std::string> action = c.labels(r, "action");
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    events[i].kind = std::move(kind[i]);
-    events[i].action = std::move(action[i]);
-  }
+  TableRows<schema::BUDGET_EVENTS, BudgetEventRecord> c(r, path, events);
+  c.f64("time_s", &BudgetEventRecord::time_s);
+  c.str("team", &BudgetEventRecord::team);
+  c.f64("spent_usd", &BudgetEventRecord::spent_usd);
+  c.f64("limit_usd", &BudgetEventRecord::limit_usd);
+  c.label("kind", &BudgetEventRecord::kind);
+  c.label("action", &BudgetEventRecord::action);
+  c.read();
   return events;
 }
 
-std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path) {
+std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path, TraceParts parts) {
   if (!has_table(r, schema::PREEMPTIONS)) return {};
   std::vector<PreemptionRecord> out(rows(r, schema::PREEMPTIONS));
-  TableColumns<schema::PREEMPTIONS> c(r, path, {"time_s", "job", "reason", "mode", "gpus", "save_s", "save_gpu_s",
-                                                "restore_s", "restore_gpu_s", "saved_gpu_s", "lost_gpu_s"});
-  c.f64("time_s", out, &PreemptionRecord::time_s);
-  c.integer("job", out, &PreemptionRecord::job);
-  c.integer("gpus", out, &PreemptionRecord::gpus);
-  c.f64("save_s", out, &PreemptionRecord::save_s);
-  c.f64("save_gpu_s", out, &PreemptionRecord::save_gpu_s);
-  c.f64("restore_s", out, &PreemptionRecord::restore_s);
-  c.f64("restore_gpu_s", out, &PreemptionRecord::restore_gpu_s);
-  c.f64("saved_gpu_s", out, &PreemptionRecord::saved_gpu_s);
-  c.f64("lost_gpu_s", out, &PreemptionRecord::lost_gpu_s);
-  std::vector<std::string> reason = c.labels(r, "reason");
-  std::vector<std::string> mode = c.labels(r, "mode");
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i].reason = std::move(reason[i]);
-    out[i].mode = std::move(mode[i]);
+  TableRows<schema::PREEMPTIONS, PreemptionRecord> c(r, path, out);
+  c.integer("job", &PreemptionRecord::job);
+  c.f64("save_gpu_s", &PreemptionRecord::save_gpu_s);
+  c.f64("restore_gpu_s", &PreemptionRecord::restore_gpu_s);
+  c.f64("lost_gpu_s", &PreemptionRecord::lost_gpu_s);
+  if (parts.details) {
+    c.f64("time_s", &PreemptionRecord::time_s);
+    c.integer("gpus", &PreemptionRecord::gpus);
+    c.f64("save_s", &PreemptionRecord::save_s);
+    c.f64("restore_s", &PreemptionRecord::restore_s);
+    c.f64("saved_gpu_s", &PreemptionRecord::saved_gpu_s);
+    c.label("reason", &PreemptionRecord::reason);
+    c.label("mode", &PreemptionRecord::mode);
   }
+  c.read();
   return out;
 }
 
 std::vector<NodeEventRecord> read_node_events(const TraceReader& r, const std::string& path) {
   std::vector<NodeEventRecord> out(rows(r, schema::NODE_EVENTS));
-  TableColumns<schema::NODE_EVENTS> c(r, path, {"time_s", "node", "state", "reason", "billed"});
-  c.f64("time_s", out, &NodeEventRecord::time_s);
-  c.integer("node", out, &NodeEventRecord::node);
-  std::vector<std::string> state = c.labels(r, "state");
-  std::vector<std::string> reason = c.labels(r, "reason");
-  const std::vector<std::string> billed = c.labels(r, "billed");
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i].state = std::move(state[i]);
-    out[i].reason = std::move(reason[i]);
-    out[i].billed = billed[i] == schema::NO_YES[1];
-  }
+  TableRows<schema::NODE_EVENTS, NodeEventRecord> c(r, path, out);
+  c.f64("time_s", &NodeEventRecord::time_s);
+  c.integer("node", &NodeEventRecord::node);
+  c.label("state", &NodeEventRecord::state);
+  c.label("reason", &NodeEventRecord::reason);
+  c.each_label("billed", [](NodeEventRecord& e, const std::string& label) { e.billed = label == schema::NO_YES[1]; });
+  c.read();
   return out;
 }
 
-std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) {
-  using Jobs = TableColumns<schema::JOBS>;
+std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path, TraceParts parts) {
   std::vector<JobRecord> jobs(rows(r, schema::JOBS));
   // One pass over the table for every column this trace has: reading a column decompresses
   // every chunk of the table, so separate passes would each pay for all of it.
@@ -288,52 +328,42 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   const bool has_breakdown = has_model && has_column<schema::JOBS>(r, "compute_s");  // added later in schema 1
   const bool has_resilience = has_column<schema::JOBS>(r, "interruptions");        // schema 2
   const bool has_shares = has_column<schema::JOBS>(r, "gpu_milli");                // schema 4
-  std::vector<Name<schema::JOBS>> names{"job_id",     "name",  "submit_s", "start_s",  "end_s",  "gpus",
-                                        "gpus_held",  "node_type", "first_node", "nodes", "cost_usd", "status"};
-  if (has_model) names.insert(names.end(), {"samples", "samples_per_s", "step_time_s", "bottleneck"});
-  if (has_breakdown) names.insert(names.end(), {"compute_s", "input_s", "comm_s", "comm_exposed_s", "memory_per_gpu_bytes"});
-  if (has_resilience)
-    names.insert(names.end(), {"team", "interruptions", "checkpoints", "gpu_s_held", "gpu_s_lost", "gpu_s_checkpoint",
-                               "gpu_s_restart"});
-  if (has_shares) names.push_back("gpu_milli");
-  Jobs c(r, path, names);
-  c.integer("job_id", jobs, &JobRecord::job_id);
-  c.str("name", jobs, &JobRecord::name);
-  c.f64("submit_s", jobs, &JobRecord::submit_s);
-  c.f64("start_s", jobs, &JobRecord::start_s);
-  c.f64("end_s", jobs, &JobRecord::end_s);
-  c.integer("gpus", jobs, &JobRecord::gpus);
-  c.integer("gpus_held", jobs, &JobRecord::gpus_held);
-  c.str("node_type", jobs, &JobRecord::node_type);
-  c.integer("first_node", jobs, &JobRecord::first_node);
-  c.integer("nodes", jobs, &JobRecord::nodes);
-  c.f64("cost_usd", jobs, &JobRecord::cost_usd);
-  if (has_shares) c.integer("gpu_milli", jobs, &JobRecord::gpu_milli);
+  TableRows<schema::JOBS, JobRecord> c(r, path, jobs);
+  c.integer("job_id", &JobRecord::job_id);
+  c.f64("submit_s", &JobRecord::submit_s);
+  c.f64("start_s", &JobRecord::start_s);
+  c.f64("end_s", &JobRecord::end_s);
+  c.integer("gpus_held", &JobRecord::gpus_held);
+  c.f64("cost_usd", &JobRecord::cost_usd);
+  if (parts.details) {
+    c.str("name", &JobRecord::name);
+    c.integer("gpus", &JobRecord::gpus);
+    c.str("node_type", &JobRecord::node_type);
+    c.integer("first_node", &JobRecord::first_node);
+    c.integer("nodes", &JobRecord::nodes);
+  }
+  if (has_shares) c.integer("gpu_milli", &JobRecord::gpu_milli);
   if (has_model) {
-    std::vector<ModelRecord> models(jobs.size());
-    c.f64("samples", models, &ModelRecord::samples);
-    c.f64("samples_per_s", models, &ModelRecord::samples_per_s);
-    c.f64("step_time_s", models, &ModelRecord::step_time_s);
-    c.str("bottleneck", models, &ModelRecord::bottleneck);
+    c.f64("samples", nested<&JobRecord::model, &ModelRecord::samples>);
+    c.f64("samples_per_s", nested<&JobRecord::model, &ModelRecord::samples_per_s>);
+    c.f64("step_time_s", nested<&JobRecord::model, &ModelRecord::step_time_s>);
+    c.str("bottleneck", nested<&JobRecord::model, &ModelRecord::bottleneck>);
     if (has_breakdown) {
-      c.f64("compute_s", models, &ModelRecord::compute_s);
-      c.f64("input_s", models, &ModelRecord::input_s);
-      c.f64("comm_s", models, &ModelRecord::comm_s);
-      c.f64("comm_exposed_s", models, &ModelRecord::comm_exposed_s);
-      c.f64("memory_per_gpu_bytes", models, &ModelRecord::memory_per_gpu_bytes);
+      c.f64("compute_s", nested<&JobRecord::model, &ModelRecord::compute_s>);
+      c.f64("input_s", nested<&JobRecord::model, &ModelRecord::input_s>);
+      c.f64("comm_s", nested<&JobRecord::model, &ModelRecord::comm_s>);
+      c.f64("comm_exposed_s", nested<&JobRecord::model, &ModelRecord::comm_exposed_s>);
+      c.f64("memory_per_gpu_bytes", nested<&JobRecord::model, &ModelRecord::memory_per_gpu_bytes>);
     }
-    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].model = std::move(models[i]);
   }
   if (has_resilience) {
-    std::vector<ResilienceRecord> res(jobs.size());
-    c.str("team", res, &ResilienceRecord::team);
-    c.integer("interruptions", res, &ResilienceRecord::interruptions);
-    c.integer("checkpoints", res, &ResilienceRecord::checkpoints);
-    c.f64("gpu_s_held", res, &ResilienceRecord::gpu_s_held);
-    c.f64("gpu_s_lost", res, &ResilienceRecord::gpu_s_lost);
-    c.f64("gpu_s_checkpoint", res, &ResilienceRecord::gpu_s_checkpoint);
-    c.f64("gpu_s_restart", res, &ResilienceRecord::gpu_s_restart);
-    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].resilience = std::move(res[i]);
+    c.str("team", nested<&JobRecord::resilience, &ResilienceRecord::team>);
+    c.integer("interruptions", nested<&JobRecord::resilience, &ResilienceRecord::interruptions>);
+    c.integer("checkpoints", nested<&JobRecord::resilience, &ResilienceRecord::checkpoints>);
+    c.f64("gpu_s_held", nested<&JobRecord::resilience, &ResilienceRecord::gpu_s_held>);
+    c.f64("gpu_s_lost", nested<&JobRecord::resilience, &ResilienceRecord::gpu_s_lost>);
+    c.f64("gpu_s_checkpoint", nested<&JobRecord::resilience, &ResilienceRecord::gpu_s_checkpoint>);
+    c.f64("gpu_s_restart", nested<&JobRecord::resilience, &ResilienceRecord::gpu_s_restart>);
   }
 
   // Statuses are matched by label, not by value, so a reordered enum still reads right.
@@ -342,16 +372,16 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
   for (std::size_t v = 0; v < labels.size(); ++v)
     for (std::size_t s = 0; s < schema::JOB_STATUSES.size(); ++s)
       if (labels[v] == schema::JOB_STATUSES[s]) status_of_value[v] = static_cast<int>(s);
-  const std::vector<std::int64_t>& values = c.ints("status", "an enum");
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const std::int64_t v = values[i];
-    if (v < 0 || static_cast<std::size_t>(v) >= labels.size() || status_of_value[v] < 0) {
-      const std::string label = v >= 0 && static_cast<std::size_t>(v) < labels.size() ? labels[v] : "";
-      throw Error("trace '" + path + "': job " + std::to_string(jobs[i].job_id) + " has unknown status " +
+  // After job_id: a bad status names its job.
+  c.each_int("status", "an enum", [&](JobRecord& job, std::int64_t v, std::size_t) {
+    if (v < 0 || static_cast<std::size_t>(v) >= labels.size() || status_of_value[static_cast<std::size_t>(v)] < 0) {
+      const std::string label = v >= 0 && static_cast<std::size_t>(v) < labels.size() ? labels[static_cast<std::size_t>(v)] : "";
+      throw Error("trace '" + path + "': job " + std::to_string(job.job_id) + " has unknown status " +
                   std::to_string(v) + (label.empty() ? "" : " ('" + label + "')"));
     }
-    jobs[i].status = static_cast<JobStatus>(status_of_value[v]);
-  }
+    job.status = static_cast<JobStatus>(status_of_value[static_cast<std::size_t>(v)]);
+  });
+  c.read();
   if (!has_resilience) {
     // Schema 1: one run per job, held from start to end (or to the end of the run).
     const double end_s = r.attribute_double(schema::attribute::END_S);
@@ -365,21 +395,23 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path) 
 std::vector<EventRecord> read_events(const TraceReader& r, const std::string& path,
                                      std::vector<std::string>& kind_labels) {
   std::vector<EventRecord> events(rows(r, schema::EVENTS));
-  TableColumns<schema::EVENTS> c(r, path, {"time_s", "kind", "job", "node"});
-  c.f64("time_s", events, &EventRecord::time_s);
-  c.integer("job", events, &EventRecord::job);
-  c.integer("node", events, &EventRecord::node);
-  c.integer("kind", events, &EventRecord::kind);
+  TableRows<schema::EVENTS, EventRecord> c(r, path, events);
+  c.f64("time_s", &EventRecord::time_s);
+  c.integer("job", &EventRecord::job);
+  c.integer("node", &EventRecord::node);
+  c.integer("kind", &EventRecord::kind);
+  c.read();
   kind_labels = r.enum_labels(std::string(schema::EVENTS.name), std::string(schema::column(schema::EVENTS, "kind")));
   return events;
 }
 
 std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std::string& path) {
   std::vector<UtilizationSample> samples(rows(r, schema::UTILIZATION));
-  TableColumns<schema::UTILIZATION> c(r, path, {"time_s", "allocated_gpus", "total_gpus"});
-  c.f64("time_s", samples, &UtilizationSample::time_s);
-  c.f64("allocated_gpus", samples, &UtilizationSample::allocated_gpus);
-  c.integer("total_gpus", samples, &UtilizationSample::total_gpus);
+  TableRows<schema::UTILIZATION, UtilizationSample> c(r, path, samples);
+  c.f64("time_s", &UtilizationSample::time_s);
+  c.f64("allocated_gpus", &UtilizationSample::allocated_gpus);
+  c.integer("total_gpus", &UtilizationSample::total_gpus);
+  c.read();
   return samples;
 }
 
@@ -391,15 +423,15 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   TraceData data;
   data.attrs = read_attributes(*reader, path);
   data.nodes = read_nodes(*reader, path);
-  data.jobs = read_jobs(*reader, path);
+  data.jobs = read_jobs(*reader, path, parts);
   // A trace written with output.events: false has no /events (TraceData::has_events).
   data.has_events = has_table(*reader, schema::EVENTS);
   if (parts.events && data.has_events) data.events = read_events(*reader, path, data.event_kind_labels);
   data.utilization = read_utilization(*reader, path);
-  data.ledger = read_ledger(*reader, path);
+  data.ledger = read_ledger(*reader, path, parts);
   data.pools = read_pools(*reader, path);
   data.budget_events = read_budget_events(*reader, path);
-  data.preemptions = read_preemptions(*reader, path);
+  data.preemptions = read_preemptions(*reader, path, parts);
   data.has_node_events = has_table(*reader, schema::NODE_EVENTS);
   if (data.has_node_events) data.node_events = read_node_events(*reader, path);
   return data;
@@ -428,13 +460,15 @@ std::vector<config::SourceRecord> read_inputs(const TraceReader& r, const std::s
                 "' has no /inputs table (it was written before traces embedded their inputs), so it cannot be "
                 "rerun; run its scenario again with gcsim run");
   std::vector<config::SourceRecord> records(rows(r, schema::INPUTS));
-  TableColumns<schema::INPUTS> c(r, path, {"key", "written", "resolved", "digest", "size_bytes", "offset"});
-  c.str("key", records, &config::SourceRecord::key);
-  c.str("written", records, &config::SourceRecord::written);
-  c.str("resolved", records, &config::SourceRecord::resolved);
-  c.str("digest", records, &config::SourceRecord::digest);
-  const std::vector<std::int64_t>& sizes = c.ints("size_bytes", "an integer");
-  const std::vector<std::int64_t>& offsets = c.ints("offset", "an integer");
+  std::vector<std::int64_t> sizes(records.size()), offsets(records.size());
+  TableRows<schema::INPUTS, config::SourceRecord> c(r, path, records);
+  c.str("key", &config::SourceRecord::key);
+  c.str("written", &config::SourceRecord::written);
+  c.str("resolved", &config::SourceRecord::resolved);
+  c.str("digest", &config::SourceRecord::digest);
+  c.each_int("size_bytes", "an integer", [&](config::SourceRecord&, std::int64_t v, std::size_t row) { sizes[row] = v; });
+  c.each_int("offset", "an integer", [&](config::SourceRecord&, std::int64_t v, std::size_t row) { offsets[row] = v; });
+  c.read();
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (sizes[i] < 0 || offsets[i] < 0) {
       throw Error("trace '" + path + "': /inputs row " + std::to_string(i) + " has a negative offset or size (a damaged file)");

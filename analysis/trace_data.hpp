@@ -202,6 +202,12 @@ struct TraceData {
 // What read_trace reads besides the tables every figure needs.
 struct TraceParts {
   bool events = true;  // /events: the plots mark interruptions from it; no figure of the summary needs it
+  // Columns no figure of the report, the JSON, a comparison or the plots reads: /jobs'
+  // name, node_type, first_node, nodes and gpus; /ledger's time_s, pool, node and job;
+  // /preemptions' all but job, save_gpu_s, restore_gpu_s and lost_gpu_s. false leaves
+  // those fields at their defaults (a million-job trace reads about a tenth faster);
+  // tools that look at single jobs, charges or preemptions keep the default.
+  bool details = true;
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

@@ -217,13 +217,14 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
       throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");
     std::vector<analysis::ComparedRun> runs;
     for (const std::string& path : trace_paths)
-      runs.push_back(analysis::compared_run(path, analysis::read_trace(path, {.events = false})));
+      runs.push_back(analysis::compared_run(path, analysis::read_trace(path, {.events = false, .details = false})));
     std::cout << (json ? analysis::format_comparison_json(runs) : analysis::format_comparison(runs));
     return 0;
   }
   const std::string& trace_path = trace_paths.front();
-  // /events only for the plots: no figure of the report reads it (a quarter of a big trace).
-  const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty()});
+  // /events only for the plots: no figure of the report reads it (a quarter of a big trace);
+  // nor the columns of single jobs and charges (TraceParts::details).
+  const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = false});
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
   if (!plot_dir.empty()) {

@@ -7,6 +7,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "sim/check.hpp"
 #include "sim/errors.hpp"
 
@@ -71,6 +75,39 @@ void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std:
   if (whole < in.size()) std::memcpy(dst + whole, src + whole, in.size() - whole);
 }
 
+namespace {
+
+#if defined(__SSE2__)
+// Bytes j..j+7 of elements i..i+7 from the shuffled planes (byte j of element i at
+// j * n + i): an 8 x 8 byte transpose in SSE2 registers (part of every x86-64), a
+// sixteenth of the byte moves of the plain loop.
+inline void unshuffle_8x8(const std::byte* src, std::size_t n, std::size_t j, std::size_t i, std::byte* dst,
+                          std::size_t element_bytes) {
+  const auto load = [&](std::size_t k) {
+    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + (j + k) * n + i));
+  };
+  // a: elements 0..7, planes (0 1), (2 3), (4 5), (6 7) interleaved
+  const __m128i a0 = _mm_unpacklo_epi8(load(0), load(1));
+  const __m128i a1 = _mm_unpacklo_epi8(load(2), load(3));
+  const __m128i a2 = _mm_unpacklo_epi8(load(4), load(5));
+  const __m128i a3 = _mm_unpacklo_epi8(load(6), load(7));
+  // b: planes 0..3 (b0: elements 0..3, b1: 4..7), planes 4..7 (b2: 0..3, b3: 4..7)
+  const __m128i b0 = _mm_unpacklo_epi16(a0, a1);
+  const __m128i b1 = _mm_unpackhi_epi16(a0, a1);
+  const __m128i b2 = _mm_unpacklo_epi16(a2, a3);
+  const __m128i b3 = _mm_unpackhi_epi16(a2, a3);
+  // c: planes 0..7 of two elements each
+  const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
+                        _mm_unpackhi_epi32(b1, b3)};
+  for (std::size_t k = 0; k < 4; ++k) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + (i + 2 * k) * element_bytes + j), c[k]);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + (i + 2 * k + 1) * element_bytes + j), _mm_srli_si128(c[k], 8));
+  }
+}
+#endif
+
+}  // namespace
+
 void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
   out.resize(in.size());
   const std::size_t n = element_bytes == 0 ? 0 : in.size() / element_bytes;
@@ -82,7 +119,19 @@ void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, st
   std::byte* dst = out.data();
   for (std::size_t i0 = 0; i0 < n; i0 += BLOCK) {
     const std::size_t i1 = std::min(n, i0 + BLOCK);
-    for (std::size_t j = 0; j < element_bytes; ++j) {
+    std::size_t j0 = 0;
+#if defined(__SSE2__)
+    // Whole 8 x 8 tiles; the bytes and elements they leave over take the loop below.
+    const std::size_t i8 = i0 + (i1 - i0) / 8 * 8;
+    for (; j0 + 8 <= element_bytes; j0 += 8)
+      for (std::size_t i = i0; i < i8; i += 8) unshuffle_8x8(src, n, j0, i, dst, element_bytes);
+    for (std::size_t j = 0; j < j0; ++j) {
+      const std::byte* row = src + j * n;
+      std::byte* col = dst + j;
+      for (std::size_t i = i8; i < i1; ++i) col[i * element_bytes] = row[i];
+    }
+#endif
+    for (std::size_t j = j0; j < element_bytes; ++j) {
       const std::byte* row = src + j * n;
       std::byte* col = dst + j;
       for (std::size_t i = i0; i < i1; ++i) col[i * element_bytes] = row[i];
@@ -231,13 +280,24 @@ void ChunkPipeline::drain() {
 
 std::vector<std::byte> decode_chunk(std::span<const std::byte> stored, bool deflated, std::size_t shuffle_element_bytes,
                                     std::size_t raw_bytes) {
+  std::vector<std::byte> out, scratch;
+  decode_chunk_into(stored, deflated, shuffle_element_bytes, raw_bytes, out, scratch);
+  return out;
+}
+
+void decode_chunk_into(std::span<const std::byte> stored, bool deflated, std::size_t shuffle_element_bytes,
+                       std::size_t raw_bytes, std::vector<std::byte>& out, std::vector<std::byte>& scratch) {
   if (stored.size() < 4) throw Error("trace chunk: shorter than its checksum");
   const std::span<const std::byte> body = stored.first(stored.size() - 4);
   std::uint32_t sum = 0;
   for (int b = 0; b < 4; ++b) sum |= std::to_integer<std::uint32_t>(stored[body.size() + static_cast<std::size_t>(b)]) << (8 * b);
   if (sum != hdf5_fletcher32(body)) throw Error("trace chunk: Fletcher32 checksum mismatch");
-  if (!deflated) return {body.begin(), body.end()};
-  std::vector<std::byte> inflated(raw_bytes);
+  if (!deflated) {
+    out.assign(body.begin(), body.end());
+    return;
+  }
+  std::vector<std::byte>& inflated = shuffle_element_bytes == 0 ? out : scratch;
+  inflated.resize(raw_bytes);
   // Any zlib stream (zlib's own, from traces written before, or libdeflate's), inflated to
   // exactly raw_bytes: a stream that ends early or runs past is refused.
   struct Decompressor {
@@ -252,10 +312,7 @@ std::vector<std::byte> decode_chunk(std::span<const std::byte> stored, bool defl
       LIBDEFLATE_SUCCESS) {
     throw Error("trace chunk: bad deflate stream");
   }
-  if (shuffle_element_bytes == 0) return inflated;
-  std::vector<std::byte> out;
-  hdf5_unshuffle(inflated, shuffle_element_bytes, out);
-  return out;
+  if (shuffle_element_bytes != 0) hdf5_unshuffle(inflated, shuffle_element_bytes, out);
 }
 
 }  // namespace gcsim::trace

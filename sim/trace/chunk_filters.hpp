@@ -133,5 +133,11 @@ class ChunkPipeline {
 // HDF5). Throws gcsim::Error on a checksum mismatch or a bad deflate stream.
 std::vector<std::byte> decode_chunk(std::span<const std::byte> stored, bool deflated, std::size_t shuffle_element_bytes,
                                     std::size_t raw_bytes);
+// The same into `out`, through `scratch` (the inflated bytes, when a shuffle is undone):
+// both keep their capacity from call to call, so a reader decoding chunk after chunk
+// allocates and zeroes nothing per chunk (fresh buffers of a few MiB each were mapped,
+// faulted in and unmapped again for every chunk).
+void decode_chunk_into(std::span<const std::byte> stored, bool deflated, std::size_t shuffle_element_bytes,
+                       std::size_t raw_bytes, std::vector<std::byte>& out, std::vector<std::byte>& scratch);
 
 }  // namespace gcsim::trace

@@ -13,7 +13,7 @@
 // HDF5 matches compound members by name, so readers are unaffected by added or
 // reordered columns and never pay for converting the others (notably the strings).
 // Reading is done in chunk-aligned blocks of rows; decompression dominates, which is why
-// read_columns() reads several columns per pass. Integer and enum columns are widened to
+// read_columns() and read_blocks() read several columns per pass. Integer and enum columns are widened to
 // int64 here; HDF5 has no enum-to-integer conversion, so enums are read in their native
 // base type and widened by hand.
 #include "sim/trace/trace_reader.hpp"
@@ -26,6 +26,7 @@
 #include "sim/errors.hpp"
 #include "sim/trace/chunk_filters.hpp"
 #include "sim/trace/hdf5_support.hpp"
+#include "sim/trace/raw_chunks.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::trace {
@@ -33,11 +34,17 @@ namespace gcsim::trace {
 namespace {
 
 using detail::Hid;
+using detail::RawBuffers;
+using detail::RawPlan;
+using detail::block_rows_for;
+using detail::raw_plan;
+using detail::read_chunk_raw;
 using detail::with_hdf5_detail;
 
-// Columns are read in blocks of about this many rows, so the temporary row buffer (and
-// HDF5's copies of strings) stay small next to the result.
-constexpr hsize_t BLOCK_ROWS = 65536;
+// read_blocks() hands out blocks of whole chunks of at least this many rows: a few MiB of
+// /jobs' columns, which stay in the cache while the caller moves them into its records,
+// and few enough calls for small chunks (/preemptions' 1,024 rows).
+constexpr hsize_t VISIT_ROWS = 16384;
 
 std::string class_name(H5T_class_t cls) {
   switch (cls) {
@@ -222,6 +229,21 @@ class Hdf5TraceReader final : public TraceReader {
   }
 
   Columns read_columns(const std::string& table, const std::vector<std::string>& names) const override {
+    Columns out;
+    read_rows(table, names, /*whole=*/true, [&](std::size_t, Columns& block) { out = std::move(block); });
+    return out;
+  }
+
+  void read_blocks(const std::string& table, const std::vector<std::string>& names,
+                   const BlockVisitor& visit) const override {
+    read_rows(table, names, /*whole=*/false, visit);
+  }
+
+  // The rows of `names` in blocks of whole chunks (VISIT_ROWS or more), or in one block
+  // when `whole`, which is then handed out even for a table without rows (so that its
+  // columns' kinds show).
+  void read_rows(const std::string& table, const std::vector<std::string>& names, bool whole,
+                 const BlockVisitor& visit) const {
     Hid dataset = open_table(table);
     const std::size_t rows = row_count(dataset, table);
     Hid file_type(H5Dget_type(dataset.get()), H5Tclose);
@@ -236,76 +258,88 @@ class Hdf5TraceReader final : public TraceReader {
       row_size += f.size;
       fields.push_back(std::move(f));
     }
-    Columns out;
-    if (fields.empty()) return out;
+    Columns block;
+    if (fields.empty()) {
+      if (whole) visit(0, block);
+      return;
+    }
     Hid mem(H5Tcreate(H5T_COMPOUND, row_size), H5Tclose);
     if (!mem.valid()) read_error("table '/" + table + "'");
     for (Field& f : fields) {
       if (H5Tinsert(mem.get(), f.name.c_str(), f.offset, f.mem_type.get()) < 0) read_error(table + "." + f.name);
       switch (f.kind) {
-        case Kind::Float: f.f64 = &(out.f64[f.name] = std::vector<double>(rows)); break;
+        case Kind::Float: f.f64 = &block.f64[f.name]; break;
         case Kind::Int:
-        case Kind::Enum: f.ints = &(out.ints[f.name] = std::vector<std::int64_t>(rows)); break;
-        case Kind::FixedStr: (f.str = &out.str[f.name])->reserve(rows); break;
+        case Kind::Enum: f.ints = &block.ints[f.name]; break;
+        case Kind::FixedStr: f.str = &block.str[f.name]; break;
       }
     }
-    if (rows == 0) return out;
-
-    Hid file_space(H5Dget_space(dataset.get()), H5Sclose);
-    std::vector<unsigned char> block;
-    const auto scatter_rows = [&](const unsigned char* rows_at, hsize_t start, hsize_t count) {
-      for (hsize_t i = 0; i < count; ++i) {
-        const unsigned char* row = rows_at + i * row_size;
-        const std::size_t r = static_cast<std::size_t>(start + i);
-        for (const Field& f : fields) scatter(f, row + f.offset, r);
+    // Every column of the block `count` rows long (strings kept, to be assigned over).
+    const auto size_block = [&](std::size_t count) {
+      for (Field& f : fields) {
+        switch (f.kind) {
+          case Kind::Float: f.f64->resize(count); break;
+          case Kind::Int:
+          case Kind::Enum: f.ints->resize(count); break;
+          case Kind::FixedStr: f.str->resize(count); break;
+        }
       }
     };
-    const auto read_through_hdf5 = [&](hsize_t start, hsize_t count) {
-      block.assign(count * row_size, 0);
+    if (rows == 0) {
+      if (whole) visit(0, block);
+      return;
+    }
+
+    Hid file_space(H5Dget_space(dataset.get()), H5Sclose);
+    std::vector<unsigned char> buffer;
+    // Rows [start, start + count) of the table into the block from its row `at`.
+    const auto scatter_rows = [&](const unsigned char* rows_at, hsize_t count, std::size_t at) {
+      for (hsize_t i = 0; i < count; ++i) {
+        const unsigned char* row = rows_at + i * row_size;
+        for (const Field& f : fields) scatter(f, row + f.offset, at + static_cast<std::size_t>(i));
+      }
+    };
+    const auto read_through_hdf5 = [&](hsize_t start, hsize_t count, std::size_t at) {
+      buffer.assign(count * row_size, 0);
       Hid mem_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
       if (!mem_space.valid() ||
           H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr) < 0 ||
-          H5Dread(dataset.get(), mem.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, block.data()) < 0) {
+          H5Dread(dataset.get(), mem.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, buffer.data()) < 0) {
         read_error("table '/" + table + "'");
       }
-      scatter_rows(block.data(), start, count);
+      scatter_rows(buffer.data(), count, at);
     };
     const RawPlan raw = raw_plan(dataset, file_type.get());
-    if (raw.usable) {
-      // One chunk at a time: its buffers are a chunk's size, however large the block. When
-      // every column's file type is its memory type (a little-endian machine reading what
-      // gcsim writes), the cells are taken from the decoded rows as they are, as
-      // H5Tconvert's no-op conversion would, and narrower integers are widened by hand;
-      // otherwise H5Tconvert converts them.
-      const bool as_stored =
-          std::all_of(fields.begin(), fields.end(), [](const Field& f) { return f.as_stored || f.stored_int_size != 0; });
-      RawBuffers buffers;
-      for (hsize_t start = 0; start < rows; start += raw.chunk_rows) {
-        const hsize_t count = std::min<hsize_t>(raw.chunk_rows, rows - start);
-        if (!read_chunk_raw(dataset, file_type.get(), as_stored ? H5I_INVALID_HID : mem.get(), raw, start, count,
-                            row_size, buffers)) {
-          read_through_hdf5(start, count);
+    const hsize_t chunk_rows = raw.usable ? raw.chunk_rows : block_rows_for(dataset);
+    const hsize_t block_rows = whole ? static_cast<hsize_t>(rows) : chunk_rows * std::max<hsize_t>(1, VISIT_ROWS / chunk_rows);
+    // When every column's file type is its memory type (a little-endian machine reading
+    // what gcsim writes), the cells are taken from the decoded rows as they are, as
+    // H5Tconvert's no-op conversion would, and narrower integers are widened by hand;
+    // otherwise H5Tconvert converts them.
+    const bool as_stored =
+        std::all_of(fields.begin(), fields.end(), [](const Field& f) { return f.as_stored || f.stored_int_size != 0; });
+    RawBuffers buffers;
+    for (hsize_t first = 0; first < rows; first += block_rows) {
+      const hsize_t in_block = std::min<hsize_t>(block_rows, rows - first);
+      size_block(static_cast<std::size_t>(in_block));
+      // One chunk at a time: the buffers are a chunk's size, however large the block.
+      for (hsize_t start = first; start < first + in_block; start += chunk_rows) {
+        const hsize_t count = std::min<hsize_t>(chunk_rows, first + in_block - start);
+        const auto at = static_cast<std::size_t>(start - first);
+        if (!raw.usable || !read_chunk_raw(dataset, file_type.get(), as_stored ? H5I_INVALID_HID : mem.get(), raw,
+                                           start, count, row_size, buffers)) {
+          read_through_hdf5(start, count, at);
         } else if (!as_stored) {
-          scatter_rows(buffers.converted.data(), start, count);
+          scatter_rows(buffers.converted.data(), count, at);
         } else {
           const unsigned char* stored_rows = reinterpret_cast<const unsigned char*>(buffers.decoded.data());
-          for (hsize_t i = 0; i < count; ++i) {
-            const unsigned char* row = stored_rows + i * raw.file_row_bytes;
-            const std::size_t r = static_cast<std::size_t>(start + i);
-            for (const Field& f : fields) {
-              if (f.kind == Kind::Int && f.stored_int_size != 0)
-                (*f.ints)[r] = widen(row + f.file_offset, f.stored_int_size, f.is_signed);
-              else
-                scatter(f, row + f.file_offset, r);
-            }
-          }
+          // Column by column, each a loop over one kind and size of cell.
+          for (const Field& f : fields)
+            copy_column(f, stored_rows + f.file_offset, raw.file_row_bytes, static_cast<std::size_t>(count), at);
         }
       }
-      return out;
+      visit(static_cast<std::size_t>(first), block);
     }
-    const hsize_t block_rows = block_rows_for(dataset);
-    for (hsize_t start = 0; start < rows; start += block_rows) read_through_hdf5(start, std::min<hsize_t>(block_rows, rows - start));
-    return out;
   }
 
   std::string bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const override {
@@ -443,116 +477,53 @@ class Hdf5TraceReader final : public TraceReader {
     return f;
   }
 
+  // `count` cells `stride` bytes apart, as stored (Field::as_stored or stored_int_size),
+  // into rows [at, at + count) of the field's column.
+  static void copy_column(const Field& f, const unsigned char* cell, std::size_t stride, std::size_t count,
+                          std::size_t at) {
+    const auto ints = [&](auto stored) {
+      using Stored = decltype(stored);
+      std::int64_t* out = f.ints->data() + at;
+      for (std::size_t i = 0; i < count; ++i, cell += stride) {
+        Stored v;
+        std::memcpy(&v, cell, sizeof v);
+        out[i] = static_cast<std::int64_t>(v);
+      }
+    };
+    if (f.kind == Kind::Float) {
+      double* out = f.f64->data() + at;
+      for (std::size_t i = 0; i < count; ++i, cell += stride) std::memcpy(&out[i], cell, sizeof(double));
+      return;
+    }
+    const std::size_t int_size = f.kind == Kind::Int ? f.stored_int_size : f.kind == Kind::Enum ? f.size : 0;
+    if (int_size != 0) {
+      switch (int_size + (f.is_signed ? 8 : 0)) {
+        case 1: return ints(std::uint8_t{});
+        case 2: return ints(std::uint16_t{});
+        case 4: return ints(std::uint32_t{});
+        case 8: return ints(std::uint64_t{});  // as widen() does: the same bits
+        case 9: return ints(std::int8_t{});
+        case 10: return ints(std::int16_t{});
+        case 12: return ints(std::int32_t{});
+        case 16: return ints(std::int64_t{});
+        default: break;
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i, cell += stride) {
+      if (f.kind == Kind::Int && f.stored_int_size != 0)
+        (*f.ints)[at + i] = widen(cell, f.stored_int_size, f.is_signed);
+      else
+        scatter(f, cell, at + i);
+    }
+  }
+
   static void scatter(const Field& f, const unsigned char* cell, std::size_t row) {
     switch (f.kind) {
       case Kind::Float: std::memcpy(&(*f.f64)[row], cell, sizeof(double)); break;
       case Kind::Int: std::memcpy(&(*f.ints)[row], cell, sizeof(std::int64_t)); break;
       case Kind::Enum: (*f.ints)[row] = widen(cell, f.size, f.is_signed); break;
-      case Kind::FixedStr: f.str->push_back(trim_fixed(reinterpret_cast<const char*>(cell), f.size, f.pad)); break;
+      case Kind::FixedStr: assign_trimmed((*f.str)[row], reinterpret_cast<const char*>(cell), f.size, f.pad); break;
     }
-  }
-
-  // Chunks read as stored (H5Dread_chunk) and decoded here (sim/trace/chunk_filters.hpp),
-  // outside HDF5: in a thread-safe HDF5 every call holds one global lock, and H5Dread
-  // inflates under it, so traces read back side by side (gcsim compare -j N) took turns.
-  // Only for a chunked dataset whose filters are those gcsim writes, [shuffle, deflate,]
-  // Fletcher32 or deflate and Fletcher32; the rows are then converted to the memory type
-  // by H5Tconvert, as H5Dread converts them. Anything else, and a block with any chunk
-  // that is missing, skipped a filter or does not decode (a damaged file), is read by
-  // H5Dread as before, so its values and its errors are H5Dread's.
-  struct RawPlan {
-    bool usable = false;
-    hsize_t chunk_rows = 0;
-    std::size_t file_row_bytes = 0;
-    bool deflated = false;
-    std::size_t shuffle_bytes = 0;  // the shuffle filter's element size; 0: no shuffle
-  };
-  struct RawBuffers {
-    std::vector<std::byte> stored;
-    std::vector<std::byte> decoded;        // the file rows
-    std::vector<unsigned char> converted;  // a copy of them, then (in place) the memory rows
-    std::vector<unsigned char> background;
-  };
-
-  static RawPlan raw_plan(const Hid& dataset, hid_t file_type) {
-    RawPlan p;
-    Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
-    hsize_t chunk = 0;
-    if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 ||
-        chunk == 0) {
-      detail::take_hdf5_error();
-      return p;
-    }
-    const int filters = H5Pget_nfilters(dcpl.get());
-    std::vector<H5Z_filter_t> ids;
-    for (int i = 0; i < filters; ++i) {
-      unsigned flags = 0, config = 0;
-      unsigned values[1] = {0};
-      std::size_t n_values = 1;
-      const H5Z_filter_t id =
-          H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &n_values, values, 0, nullptr, &config);
-      if (id == H5Z_FILTER_SHUFFLE) p.shuffle_bytes = n_values >= 1 ? values[0] : 0;
-      ids.push_back(id);
-    }
-    detail::take_hdf5_error();
-    const std::vector<H5Z_filter_t> both{H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32};
-    const std::vector<H5Z_filter_t> deflate{H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32};
-    const std::vector<H5Z_filter_t> checksum{H5Z_FILTER_FLETCHER32};
-    if (ids != both && ids != deflate && ids != checksum) return p;
-    if (ids == both && p.shuffle_bytes == 0) return p;
-    p.deflated = ids != checksum;
-    p.file_row_bytes = H5Tget_size(file_type);
-    p.chunk_rows = chunk;
-    p.usable = p.file_row_bytes > 0;
-    return p;
-  }
-
-  // The `count` rows of the chunk at row `start`: decoded into buffers.decoded (rows of the
-  // file's type) and, unless `mem` is H5I_INVALID_HID, converted into buffers.converted as
-  // rows of `mem` (row_size bytes each). False: read them with H5Dread.
-  static bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPlan& p, hsize_t start,
-                             hsize_t count, std::size_t row_size, RawBuffers& b) {
-    hsize_t offset[1] = {start};
-    hsize_t stored_bytes = 0;
-    std::uint32_t skipped = 0;
-    if (H5Dget_chunk_storage_size(dataset.get(), offset, &stored_bytes) < 0 || stored_bytes == 0) {
-      detail::take_hdf5_error();
-      return false;
-    }
-    b.stored.resize(static_cast<std::size_t>(stored_bytes));
-    if (H5Dread_chunk(dataset.get(), H5P_DEFAULT, offset, &skipped, b.stored.data()) < 0) {
-      detail::take_hdf5_error();
-      return false;
-    }
-    if (skipped != 0) return false;
-    const std::size_t file_row = p.file_row_bytes;
-    const std::size_t n = static_cast<std::size_t>(count);
-    try {
-      b.decoded =
-          decode_chunk(b.stored, p.deflated, p.deflated ? p.shuffle_bytes : 0, static_cast<std::size_t>(p.chunk_rows) * file_row);
-    } catch (const Error&) {
-      return false;
-    }
-    if (b.decoded.size() < n * file_row) return false;
-    if (mem == H5I_INVALID_HID) return true;
-    b.converted.assign(n * std::max(file_row, row_size), 0);
-    std::memcpy(b.converted.data(), b.decoded.data(), n * file_row);
-    b.background.assign(n * row_size, 0);
-    if (H5Tconvert(file_type, mem, n, b.converted.data(), b.background.data(), H5P_DEFAULT) < 0) {
-      detail::take_hdf5_error();
-      return false;
-    }
-    return true;
-  }
-
-  // Rows per read: whole chunks (so each is decompressed once), about 64 Ki rows.
-  static hsize_t block_rows_for(const Hid& dataset) {
-    hsize_t chunk = 0;
-    Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
-    if (dcpl.valid() && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 1, &chunk);
-    detail::take_hdf5_error();
-    if (chunk == 0) return BLOCK_ROWS;
-    return chunk * std::max<hsize_t>(1, BLOCK_ROWS / chunk);
   }
 
   struct Member {
@@ -562,13 +533,20 @@ class Hdf5TraceReader final : public TraceReader {
     std::size_t rows = 0;
   };
 
-  static std::string trim_fixed(const char* p, std::size_t size, H5T_str_t pad) {
+  static std::size_t trimmed_size(const char* p, std::size_t size, H5T_str_t pad) {
     std::size_t n = 0;
     while (n < size && p[n] != '\0') ++n;
     if (pad == H5T_STR_SPACEPAD) {
       while (n > 0 && p[n - 1] == ' ') --n;
     }
-    return std::string(p, n);
+    return n;
+  }
+  static std::string trim_fixed(const char* p, std::size_t size, H5T_str_t pad) {
+    return std::string(p, trimmed_size(p, size, pad));
+  }
+  // Into a string of the block: its capacity is reused from block to block.
+  static void assign_trimmed(std::string& out, const char* p, std::size_t size, H5T_str_t pad) {
+    out.assign(p, trimmed_size(p, size, pad));
   }
 
   Hid open_attribute(const std::string& name) const {
@@ -660,6 +638,16 @@ class Hdf5TraceReader final : public TraceReader {
 };
 
 }  // namespace
+
+void TraceReader::read_blocks(const std::string& table, const std::vector<std::string>& columns,
+                              const BlockVisitor& visit) const {
+  Columns all = read_columns(table, columns);
+  std::size_t n = 0;
+  for (const auto& [name, v] : all.f64) n = v.size();
+  for (const auto& [name, v] : all.ints) n = v.size();
+  for (const auto& [name, v] : all.str) n = v.size();
+  if (n > 0) visit(0, all);
+}
 
 std::unique_ptr<TraceReader> TraceReader::open(const std::string& path) {
   return std::make_unique<Hdf5TraceReader>(path);

@@ -1,0 +1,251 @@
+// Reading a trace a block at a time (TraceReader::read_blocks), the columns analysis may
+// leave out (TraceParts::details), and the sorting and team figures of the metrics that
+// were rewritten for speed: each checked against the plain way of getting the same thing.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/metrics.hpp"
+#include "analysis/report.hpp"
+#include "analysis/trace_data.hpp"
+#include "models/register_builtins.hpp"
+#include "models/simulation.hpp"
+#include "sim/trace/memory_trace.hpp"
+#include "sim/trace/table_writer.hpp"
+#include "sim/trace/trace_reader.hpp"
+#include "support/scenario_support.hpp"
+
+using namespace gcsim;
+using trace::Column;
+using trace::ColumnType;
+
+namespace {
+
+const std::vector<Column> COLUMNS = {
+    {"x", ColumnType::F64},
+    {"id", ColumnType::I64},
+    {"n", ColumnType::I32},
+    {"name", ColumnType::Str, {}, 12},
+    {"state", ColumnType::Enum8, {"idle", "busy", "down"}},
+};
+
+void write_rows(trace::Table& t, int rows) {
+  for (int i = 0; i < rows; ++i) {
+    t.begin_row();
+    t.f64(0, 0.5 * i);
+    t.i64(1, (std::int64_t{1} << 40) + i);
+    t.i32(2, -i);
+    if (i % 7 != 0) t.str(3, "r" + std::to_string(i));
+    t.enum8(4, static_cast<std::uint8_t>(i % 3));
+  }
+}
+
+struct Block {
+  std::size_t first = 0;
+  std::size_t rows = 0;
+};
+
+// Every block handed out, checked row by row against the row's own values.
+std::vector<Block> blocks_of(const trace::TraceReader& r, const std::string& table) {
+  std::vector<Block> out;
+  r.read_blocks(table, {"state", "x", "name", "id", "n"}, [&](std::size_t first, trace::Columns& b) {
+    const std::size_t n = b.f64.at("x").size();
+    CHECK(b.ints.at("id").size() == n);
+    CHECK(b.ints.at("n").size() == n);
+    CHECK(b.ints.at("state").size() == n);
+    CHECK(b.str.at("name").size() == n);
+    bool all_right = true;
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto i = static_cast<std::int64_t>(first + k);
+      all_right = all_right && b.f64.at("x")[k] == 0.5 * static_cast<double>(i) &&
+                  b.ints.at("id")[k] == (std::int64_t{1} << 40) + i && b.ints.at("n")[k] == -i &&
+                  b.ints.at("state")[k] == i % 3 && b.str.at("name")[k] == (i % 7 != 0 ? "r" + std::to_string(i) : "");
+    }
+    CHECK(all_right);
+    b.str.at("name").clear();  // the visitor may take from the block: the next one is whole again
+    out.push_back({first, n});
+  });
+  return out;
+}
+
+bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+}  // namespace
+
+TEST_CASE("read_blocks hands out a table's rows in order, whole chunks of at least 16,384 rows at a time", "[unit][trace]") {
+  test::TempDir dir("trace_blocks");
+  const std::string path = dir.file("blocks.h5");
+  {
+    auto f = trace::TraceFile::create(path);
+    write_rows(f->add_table("small_chunks", COLUMNS, 1024), 40000);  // 16 chunks a block
+    write_rows(f->add_table("big_chunks", COLUMNS, 20000), 45000);   // one chunk a block
+    write_rows(f->add_table("few", COLUMNS, 1024), 10);
+    f->add_table("none", COLUMNS, 1024);
+    f->commit();
+  }
+  const auto r = trace::TraceReader::open(path);
+  const auto firsts = [](const std::vector<Block>& blocks) {
+    std::vector<std::size_t> out;
+    for (const Block& b : blocks) out.push_back(b.first);
+    return out;
+  };
+  const std::vector<Block> small = blocks_of(*r, "small_chunks");
+  CHECK(firsts(small) == std::vector<std::size_t>{0, 16384, 32768});
+  CHECK(small.back().rows == 40000 - 32768);
+  const std::vector<Block> big = blocks_of(*r, "big_chunks");
+  CHECK(firsts(big) == std::vector<std::size_t>{0, 20000, 40000});
+  CHECK(big.back().rows == 5000);
+  const std::vector<Block> few = blocks_of(*r, "few");
+  REQUIRE(few.size() == 1);
+  CHECK(few[0].rows == 10);
+  CHECK(blocks_of(*r, "none").empty());  // no rows, no call
+  CHECK_THROWS_AS(r->read_blocks("few", {"x", "nope"}, [](std::size_t, trace::Columns&) {}), Error);
+
+  // A trace in memory hands out its columns as one block.
+  trace::MemoryTrace memory("mem");
+  write_rows(memory.add_table("small_chunks", COLUMNS, 1024), 40000);
+  memory.commit();
+  const std::vector<Block> in_memory = blocks_of(memory, "small_chunks");
+  REQUIRE(in_memory.size() == 1);
+  CHECK(in_memory[0].rows == 40000);
+}
+
+TEST_CASE("summarize sorts as std::sort does: the same order, so the same mean and percentiles bit for bit", "[unit]") {
+  std::mt19937_64 gen(7);
+  std::lognormal_distribution<double> lognormal(7.0, 2.0);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{5000},
+                              std::size_t{100000}}) {
+    INFO(n << " values");
+    std::vector<double> values(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // Waits and JCTs of many sizes, whole seconds repeated, negatives, infinities.
+      const double v = i % 5 == 0 ? std::floor(lognormal(gen)) : lognormal(gen);
+      values[i] = i % 11 == 0 ? -v : v;
+      if (i % 997 == 1) values[i] = i % 2 == 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+      if (i % 13 == 3) values[i] = 0.0;
+    }
+    std::vector<double> reference = values;
+    std::sort(reference.begin(), reference.end());
+    double sum = 0;
+    for (double v : reference) sum += v;
+    const analysis::Distribution d = analysis::summarize(values);
+    CHECK(values == reference);
+    CHECK(d.count == n);
+    if (n == 0) continue;
+    CHECK((d.mean == sum / static_cast<double>(n) || (std::isnan(d.mean) && std::isnan(sum))));
+    CHECK(d.p95 == analysis::percentile_sorted(reference, 95));
+    CHECK(d.max == reference.back());
+  }
+  // A NaN has no place in the order: such a sample is summarized as before (std::sort).
+  std::vector<double> with_nan(1000, 1.0);
+  with_nan[500] = std::numeric_limits<double>::quiet_NaN();
+  CHECK(analysis::summarize(with_nan).count == 1000);
+}
+
+TEST_CASE("a team every job names has the run's waits and JCTs, others those of their own jobs", "[unit]") {
+  analysis::TraceData d;
+  d.attrs.horizon_s = d.attrs.end_s = 1e6;
+  for (int i = 0; i < 300; ++i) {
+    analysis::JobRecord j;
+    j.job_id = i;
+    j.submit_s = i;
+    j.start_s = i + (i * 37 % 101);  // waits 0..100 s
+    j.end_s = j.start_s + 1000 + i;
+    j.status = i % 10 == 9 ? analysis::JobStatus::Running : analysis::JobStatus::Completed;
+    if (j.status == analysis::JobStatus::Running) j.end_s = std::numeric_limits<double>::quiet_NaN();
+    j.resilience.team = "all";
+    j.resilience.gpu_s_held = 100;
+    d.jobs.push_back(j);
+  }
+  const analysis::Metrics one = analysis::compute_metrics(d);
+  REQUIRE(one.teams.size() == 1);
+  const std::vector<analysis::TeamMetrics> alone = analysis::team_metrics(d);  // sorts its own samples
+  REQUIRE(alone.size() == 1);
+  CHECK(one.teams[0].wait_s.mean == alone[0].wait_s.mean);
+  CHECK(one.teams[0].wait_s.p95 == alone[0].wait_s.p95);
+  CHECK(one.teams[0].jct_s.mean == alone[0].jct_s.mean);
+  CHECK(one.teams[0].jct_s.count == 270);
+  CHECK(one.teams[0].jobs == 300);
+  CHECK(one.teams[0].gpu_hours_share == 1.0);
+
+  // Three teams interleaved and jobs of none: each team's waits are its own jobs'.
+  for (std::size_t i = 0; i < d.jobs.size(); ++i) d.jobs[i].resilience.team = i % 4 == 3 ? "" : i % 4 == 0 ? "b" : i % 4 == 1 ? "a" : "c";
+  const analysis::Metrics mixed = analysis::compute_metrics(d);
+  REQUIRE(mixed.teams.size() == 3);
+  CHECK(mixed.teams[0].team == "a");
+  CHECK(mixed.teams[1].team == "b");
+  for (std::size_t t = 0; t < 3; ++t) {
+    const std::string name = mixed.teams[t].team;
+    std::vector<double> waits;
+    for (const auto& j : d.jobs)
+      if (j.resilience.team == name) waits.push_back(j.start_s - j.submit_s);
+    std::sort(waits.begin(), waits.end());
+    double sum = 0;
+    for (double w : waits) sum += w;
+    INFO("team " << name);
+    CHECK(mixed.teams[t].jobs == 75);
+    CHECK(mixed.teams[t].wait_s.count == 75);
+    CHECK(mixed.teams[t].wait_s.mean == sum / 75.0);
+    CHECK(mixed.teams[t].wait_s.p95 == analysis::percentile_sorted(waits, 95));
+    CHECK(mixed.teams[t].gpu_hours_share == Approx(0.25));  // 75 of the 300 jobs' equal GPU-hours
+  }
+}
+
+TEST_CASE("a trace read without its details gives the same report, JSON and comparison figures", "[scenario][trace]") {
+  // Spot interruptions with checkpoints, and preemptions by las: every table the report
+  // reads has rows.
+  const models::Scenario s = test::scenario_from_yaml(R"(name: details
+seed: 3
+horizon: 3d
+cluster:
+  node_types:
+    - {name: od, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, memory: 1152GiB, count: 1,
+       price: {on_demand_per_hour: 32.77}}
+    - {name: spot, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, memory: 1152GiB, count: 2, market: spot,
+       price: {on_demand_per_hour: 32.77, spot_per_hour: 12.0}, interruptions: {process: poisson, rate: 0.08/h}}
+scheduler:
+  policy: las
+workload:
+  generators:
+    - name: g
+      count: 120
+      arrival: {dist: exponential, mean: 10m}
+      gpus: {choice: [1, 2, 4, 8]}
+      duration: {dist: lognormal, median: 2h, sigma: 1}
+      team: research
+      checkpoint: {every: 30m, write_time: 1m, restore_time: 2m}
+)");
+  test::TempDir dir("trace_details");
+  models::RunOptions o;
+  o.fixed_wall_clock_s = 0.0;
+  models::run_simulation_to(s, models::builtins().schedulers, dir.file("d.h5"), o);
+  const analysis::TraceData full = analysis::read_trace(dir.file("d.h5"));
+  const analysis::TraceData lean = analysis::read_trace(dir.file("d.h5"), {.events = false, .details = false});
+  REQUIRE(!full.preemptions.empty());
+  REQUIRE(!full.ledger.empty());
+  REQUIRE(lean.jobs.size() == full.jobs.size());
+  // The details stay at their defaults ...
+  CHECK(lean.jobs[0].name.empty());
+  CHECK(lean.jobs[0].first_node == -1);
+  CHECK(lean.ledger[0].time_s == 0);
+  CHECK(lean.preemptions[0].reason.empty());
+  // ... and the rest is read whole.
+  for (std::size_t i = 0; i < full.jobs.size(); ++i) {
+    INFO("job " << i);
+    CHECK(same(lean.jobs[i].start_s, full.jobs[i].start_s));
+    CHECK(lean.jobs[i].resilience.team == full.jobs[i].resilience.team);
+    CHECK(lean.jobs[i].resilience.gpu_s_lost == full.jobs[i].resilience.gpu_s_lost);
+  }
+  const analysis::Metrics m_full = analysis::compute_metrics(full);
+  const analysis::Metrics m_lean = analysis::compute_metrics(lean);
+  CHECK(m_lean.preemptions > 0);
+  CHECK(analysis::format_report(lean, m_lean) == analysis::format_report(full, m_full));
+  CHECK(analysis::format_json(m_lean, lean.attrs, analysis::team_budgets(lean)) ==
+        analysis::format_json(m_full, full.attrs, analysis::team_budgets(full)));
+}
