@@ -1,0 +1,176 @@
+// The fast path of written-out jobs (see plain_jobs.hpp).
+#include "models/config/plain_jobs.hpp"
+
+#include "sim/config/names.hpp"
+#include "sim/units.hpp"
+
+namespace gcsim::models::detail {
+
+std::int16_t TeamNames::add(std::string_view team) {
+  if (team.empty()) return -1;
+  int at = last_;
+  if (at < 0 || names_[static_cast<std::size_t>(at)] != team) {
+    auto it = index_.find(team);  // looked up first: emplace would build a key for every job
+    if (it == index_.end()) {
+      it = index_.emplace(std::string(team), static_cast<int>(names_.size())).first;
+      names_.emplace_back(team);
+    }
+    at = last_ = it->second;
+  }
+  return at < 32000 ? static_cast<std::int16_t>(at) : std::int16_t{-1};
+}
+
+namespace {
+
+// A name as config::read_name accepts it.
+bool plain_name(std::string_view s) {
+  if (s.empty() || s.size() > config::MAX_NAME_BYTES) return false;
+  for (const char c : s)
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+  return true;
+}
+
+// Nanoseconds of a one-letter duration unit (units.cpp's table), 0 for another letter.
+constexpr std::int64_t NS_PER_S = 1'000'000'000;
+std::int64_t letter_unit_ns(char c) {
+  switch (c) {
+    case 's': return NS_PER_S;
+    case 'm': return 60 * NS_PER_S;
+    case 'h': return 3'600 * NS_PER_S;
+    case 'd': return 86'400 * NS_PER_S;
+    case 'w': return 604'800 * NS_PER_S;
+    case 'y': return 365 * 86'400 * NS_PER_S;
+    default: return 0;
+  }
+}
+
+// `gpus` as config::read_int reads plain digits, in JOB_KEYS' range 1..2^20.
+bool plain_gpus(std::string_view text, std::int32_t& out) {
+  if (text.empty() || text.size() > 7) return false;
+  std::int32_t n = 0;
+  for (const char ch : text) {
+    if (ch < '0' || ch > '9') return false;
+    n = n * 10 + (ch - '0');
+  }
+  if (n < 1 || n > (1 << 20)) return false;
+  out = n;
+  return true;
+}
+
+// The plain values of one job (null: not given, the key's default), each unquoted text.
+struct PlainText {
+  const std::string_view* name = nullptr;
+  const std::string_view* submit = nullptr;
+  const std::string_view* gpus = nullptr;
+  const std::string_view* duration = nullptr;
+  const std::string_view* team = nullptr;
+};
+
+// The one reading of a plain job, for both sources: read_job's parsers, bounds and defaults.
+bool read_plain_text(const PlainText& t, std::size_t index, JobSpec& j, TeamNames& teams) {
+  if (t.name) {
+    if (!plain_name(*t.name)) return false;
+    j.name.assign(t.name->data(), t.name->size());
+  } else {
+    j.name = "job-" + std::to_string(index);
+  }
+  if (t.submit && !plain_duration(*t.submit, 0, j.submit)) return false;  // JOB_KEYS: submit >= 0
+  if (t.gpus == nullptr || !plain_gpus(*t.gpus, j.gpus)) return false;    // JOB_KEYS: gpus required
+  if (t.team && !plain_name(*t.team)) return false;
+  sim::SimTime length;
+  if (t.duration == nullptr || !plain_duration(*t.duration, 1, length)) return false;  // JOB_KEYS: duration >= 1 ns
+  j.duration = length;
+  j.team = teams.add(t.team ? *t.team : std::string_view());
+  return true;
+}
+
+}  // namespace
+
+bool plain_duration(std::string_view text, std::int64_t min_ns, sim::SimTime& out) {
+  std::int64_t ns = 0;
+  // Digits and one letter, the usual `2h`: exact in int64, as parse_duration_ns reads
+  // integers. A leading zero, a sign, a space, a fraction, two letters, an overflow: the
+  // general parser, which also gives the error.
+  const std::size_t digits = text.size() - 1;
+  std::int64_t unit_ns = 0;
+  if (text.size() >= 2 && text.size() <= 19 && text[0] >= '1' && text[0] <= '9' &&
+      (unit_ns = letter_unit_ns(text.back())) != 0) {
+    std::int64_t count = 0;
+    std::size_t i = 0;
+    for (; i < digits && text[i] >= '0' && text[i] <= '9'; ++i) count = count * 10 + (text[i] - '0');
+    if (i == digits && !__builtin_mul_overflow(count, unit_ns, &ns)) {
+      if (ns < min_ns) return false;
+      out = sim::SimTime::from_ns(ns);
+      return true;
+    }
+  }
+  try {
+    ns = units::parse_duration_ns(text);
+  } catch (const units::UnitError&) {
+    return false;
+  }
+  if (ns < min_ns) return false;
+  out = sim::SimTime::from_ns(ns);
+  return true;
+}
+
+PlainColumns plain_columns(const config::CsvTable& t) {
+  PlainColumns c{t.column("name"), t.column("submit"), t.column("gpus"), t.column("duration"), t.column("team")};
+  std::size_t found = 0;
+  for (const std::size_t col : {c.name, c.submit, c.gpus, c.duration, c.team}) found += col != config::CsvTable::npos;
+  c.usable = found == t.width() && c.gpus != config::CsvTable::npos && c.duration != config::CsvTable::npos;
+  return c;
+}
+
+bool read_plain_job(const config::csv::Row& row, std::size_t index, const PlainColumns& c, JobSpec& j,
+                    TeamNames& teams) {
+  for (const config::csv::Field& f : row.fields)
+    if (f.quoted) return false;
+  // A cell left empty is not given (the key's default applies, as CsvTable::node leaves the key out).
+  std::string_view text[5];
+  const std::size_t columns[5] = {c.name, c.submit, c.gpus, c.duration, c.team};
+  const std::string_view* given[5] = {};
+  for (int k = 0; k < 5; ++k) {
+    if (columns[k] >= row.fields.size() || row.fields[columns[k]].text.empty()) continue;
+    text[k] = row.fields[columns[k]].text;
+    given[k] = &text[k];
+  }
+  return read_plain_text(PlainText{given[0], given[1], given[2], given[3], given[4]}, index, j, teams);
+}
+
+bool read_plain_job(const config::ConfigNode& n, std::size_t index, JobSpec& j, TeamNames& teams) {
+  if (!n.is_map()) return false;
+  const auto entries = n.entries();
+  if (entries.size() > 5) return false;
+  std::string_view text[5];
+  const std::string_view* given[5] = {};
+  for (const config::ConfigNode::Entry& e : entries) {
+    const std::string_view key = e.first;
+    const config::ConfigNode& value = e.second;
+    int k = -1;
+    switch (key.size()) {
+      case 4:
+        if (key == "name") k = 0;
+        else if (key == "gpus") k = 2;
+        else if (key == "team") k = 4;
+        break;
+      case 6:
+        if (key == "submit") k = 1;
+        break;
+      case 8:
+        if (key == "duration") k = 3;
+        break;
+      default: break;
+    }
+    // Another key, a null (the default, or a missing gpus or duration) or a list or map
+    // (wrong-type): read_job's to read or report. A quoted number is text (wrong-type); a
+    // quoted name is a name.
+    if (k < 0 || !value.is_scalar() || given[k] != nullptr) return false;
+    if (value.quoted() && k != 0 && k != 4) return false;
+    text[k] = value.scalar();
+    given[k] = &text[k];
+  }
+  return read_plain_text(PlainText{given[0], given[1], given[2], given[3], given[4]}, index, j, teams);
+}
+
+}  // namespace gcsim::models::detail
