@@ -1,6 +1,9 @@
 // The fast path of written-out jobs (see plain_jobs.hpp).
 #include "models/config/plain_jobs.hpp"
 
+#include <charconv>
+#include <cmath>
+
 #include "sim/config/names.hpp"
 #include "sim/units.hpp"
 
@@ -42,6 +45,40 @@ std::int64_t letter_unit_ns(char c) {
     case 'y': return 365 * 86'400 * NS_PER_S;
     default: return 0;
   }
+}
+
+// A duration of one part, digits (with a fraction or not) and a one-letter unit (`2h`,
+// `1048.697s`), read to the nanoseconds units::parse_duration_ns gives it, by its
+// arithmetic: an integer exact in int64, a fraction as the double from_chars reads
+// times the unit's nanoseconds, rounded. False for any other text (a sign, a space, an
+// exponent, two letters, several parts) and for a value beyond int64: the general parser
+// reads it, or refuses it with its error.
+bool letter_duration(std::string_view text, std::int64_t& ns) {
+  if (text.size() < 2 || text.size() > 24) return false;
+  const std::int64_t unit_ns = letter_unit_ns(text.back());
+  if (unit_ns == 0) return false;
+  const std::string_view number = text.substr(0, text.size() - 1);
+  std::size_t dot = std::string_view::npos;
+  std::uint64_t count = 0;  // used only without a fraction, of at most 18 digits (unsigned: no overflow before)
+  for (std::size_t i = 0; i < number.size(); ++i) {
+    const char c = number[i];
+    if (c >= '0' && c <= '9') {
+      count = count * 10 + static_cast<std::uint64_t>(c - '0');
+    } else if (c == '.' && dot == std::string_view::npos && i > 0 && i + 1 < number.size()) {
+      dot = i;
+    } else {
+      return false;
+    }
+  }
+  if (dot == std::string_view::npos)
+    return number.size() <= 18 && !__builtin_mul_overflow(static_cast<std::int64_t>(count), unit_ns, &ns);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size()) return false;
+  const double scaled = std::round(value * static_cast<double>(unit_ns));
+  if (!(scaled < 9223372036854775808.0)) return false;  // 2^63: beyond int64
+  ns = static_cast<std::int64_t>(scaled);
+  return true;
 }
 
 // `gpus` as config::read_int reads plain digits, in JOB_KEYS' range 1..2^20.
@@ -88,26 +125,12 @@ bool read_plain_text(const PlainText& t, std::size_t index, JobSpec& j, TeamName
 
 bool plain_duration(std::string_view text, std::int64_t min_ns, sim::SimTime& out) {
   std::int64_t ns = 0;
-  // Digits and one letter, the usual `2h`: exact in int64, as parse_duration_ns reads
-  // integers. A leading zero, a sign, a space, a fraction, two letters, an overflow: the
-  // general parser, which also gives the error.
-  const std::size_t digits = text.size() - 1;
-  std::int64_t unit_ns = 0;
-  if (text.size() >= 2 && text.size() <= 19 && text[0] >= '1' && text[0] <= '9' &&
-      (unit_ns = letter_unit_ns(text.back())) != 0) {
-    std::int64_t count = 0;
-    std::size_t i = 0;
-    for (; i < digits && text[i] >= '0' && text[i] <= '9'; ++i) count = count * 10 + (text[i] - '0');
-    if (i == digits && !__builtin_mul_overflow(count, unit_ns, &ns)) {
-      if (ns < min_ns) return false;
-      out = sim::SimTime::from_ns(ns);
-      return true;
+  if (!letter_duration(text, ns)) {
+    try {
+      ns = units::parse_duration_ns(text);
+    } catch (const units::UnitError&) {
+      return false;
     }
-  }
-  try {
-    ns = units::parse_duration_ns(text);
-  } catch (const units::UnitError&) {
-    return false;
   }
   if (ns < min_ns) return false;
   out = sim::SimTime::from_ns(ns);

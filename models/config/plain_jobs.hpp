@@ -41,8 +41,9 @@ class TeamNames {
 };
 
 // A duration as config::read_duration reads the plain text `text` (unquoted), at least
-// `min_ns`; false where read_duration would refuse it. `2h`-like text (digits and one
-// one-letter unit) is read without the general parser, to the same nanoseconds.
+// `min_ns`; false where read_duration would refuse it. `2h`-like text (digits, perhaps
+// with a fraction, and a one-letter unit) is read without the general parser, to the same
+// nanoseconds.
 bool plain_duration(std::string_view text, std::int64_t min_ns, sim::SimTime& out);
 
 // The columns of a jobs CSV whose every cell a plain job's row can be read from:

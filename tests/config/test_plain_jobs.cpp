@@ -63,7 +63,10 @@ TEST_CASE("plain_duration reads a duration as read_duration does", "[unit]") {
       "1y",    "292y",    "293y", "007m",  "1.5h",  "1h30m",     "2 hours",   "250ms",
       "1e3s",  "-1h",     "+1h",  "6",     "abc",   "5x",        "1h30",      "30m1h",
       "",      "h",       "1hh",  "1 h",   "1H",    "999999999999999999s",  // 18 digits: overflows
-      "106751d", "106752d", "9223372036s", "9223372037s", "15250w", "15251w"};
+      "106751d", "106752d", "9223372036s", "9223372037s", "15250w", "15251w", "0000000000000000001s",
+      "1.5h",  "0.5s",    "2885.821s", "1048.697s", "0.000000001s", "0.0000000004s", "0.0000000005s",
+      "106751.99d", "106752.5d", "1.5y", "292.4y", "12.h", ".5h", "1.2.3s", "007.5m", "1.5 h", "1.5e3s",
+      "-1.5h", "1.5hh", "1h30.5m", "99999999999999999999.5s", "12345678901234567890123.5s"};
   for (const std::int64_t min_ns : {std::int64_t{0}, std::int64_t{1}, std::int64_t{3'600'000'000'000}}) {
     for (const std::string& text : texts) {
       INFO(text << " at least " << min_ns);
@@ -89,6 +92,12 @@ TEST_CASE("plain_duration reads a duration as read_duration does", "[unit]") {
   REQUIRE(plain_duration("292y", 0, t));
   CHECK(t.ns() == 292 * 31'536'000'000'000'000);
   CHECK_FALSE(plain_duration("293y", 0, t));  // beyond int64 nanoseconds
+  REQUIRE(plain_duration("1048.697s", 0, t));
+  CHECK(t.ns() == 1'048'697'000'000);
+  REQUIRE(plain_duration("1.5h", 0, t));
+  CHECK(t.ns() == 5'400'000'000'000);
+  REQUIRE(plain_duration("0.0000000005s", 0, t));  // half a nanosecond rounds away from zero
+  CHECK(t.ns() == 1);
   CHECK_FALSE(plain_duration("0s", 1, t));
 }
 
