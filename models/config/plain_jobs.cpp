@@ -13,12 +13,25 @@ std::int16_t TeamNames::add(std::string_view team) {
   if (team.empty()) return -1;
   int at = last_;
   if (at < 0 || names_[static_cast<std::size_t>(at)] != team) {
-    auto it = index_.find(team);  // looked up first: emplace would build a key for every job
-    if (it == index_.end()) {
-      it = index_.emplace(std::string(team), static_cast<int>(names_.size())).first;
-      names_.emplace_back(team);
+    at = -1;
+    if (names_.size() <= FEW) {
+      // A few teams (the usual case): a look at each is quicker than hashing the name.
+      for (std::size_t i = 0; i < names_.size() && at < 0; ++i)
+        if (names_[i] == team) at = static_cast<int>(i);
+    } else if (const auto it = index_.find(team); it != index_.end()) {
+      at = it->second;
     }
-    at = last_ = it->second;
+    if (at < 0) {
+      at = static_cast<int>(names_.size());
+      names_.emplace_back(team);
+      if (names_.size() > FEW) {
+        if (index_.empty())
+          for (std::size_t i = 0; i < names_.size(); ++i) index_.emplace(names_[i], static_cast<int>(i));
+        else
+          index_.emplace(names_.back(), at);
+      }
+    }
+    last_ = at;
   }
   return at < 32000 ? static_cast<std::int16_t>(at) : std::int16_t{-1};
 }

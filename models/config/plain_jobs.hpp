@@ -34,8 +34,9 @@ class TeamNames {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  static constexpr std::size_t FEW = 8;  // up to this many teams, no index_
   std::vector<std::string> names_;
-  std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;
+  std::unordered_map<std::string, int, Hash, std::equal_to<>> index_;  // beyond FEW teams
   // Jobs of one team often come in runs: the last team asked for is checked first.
   int last_ = -1;
 };

@@ -279,6 +279,31 @@ TEST_CASE("a team's index is its place among the sorted teams, in runs and inter
     for (const auto& j : sc.workload.jobs) teams.push_back(j.team);
     CHECK(teams == std::vector<int>{2, 2, 1, -1, 2, 0, 1});
   }
+  // More teams than TeamNames looks through one by one (8), so they are indexed: 20 teams,
+  // t00..t19, first seen in the order t19, t18, ..., t00, then each again in a shuffled order.
+  std::vector<std::string> jobs;
+  std::vector<int> expected;
+  for (int k = 19; k >= 0; --k) {
+    jobs.push_back("{name: a" + std::to_string(k) + ", gpus: 1, duration: 1h, team: t" + (k < 10 ? "0" : "") +
+                   std::to_string(k) + "}");
+    expected.push_back(k);
+  }
+  for (int n = 0; n < 40; ++n) {
+    const int k = (n * 7) % 20;
+    jobs.push_back("{name: b" + std::to_string(n) + ", gpus: 1, duration: 1h, team: t" + (k < 10 ? "0" : "") +
+                   std::to_string(k) + "}");
+    expected.push_back(k);
+  }
+  const auto [plain20, maps20] = both(jobs);
+  for (const std::string& s : {plain20, maps20}) {
+    const auto sc = gcsim::test::scenario_from_yaml(s, "s.yaml");
+    REQUIRE(sc.workload.teams.size() == 20);
+    CHECK(sc.workload.teams.front() == "t00");
+    CHECK(sc.workload.teams.back() == "t19");
+    std::vector<int> teams;
+    for (const auto& j : sc.workload.jobs) teams.push_back(j.team);
+    CHECK(teams == expected);
+  }
 }
 
 // Without settings the scenario is returned as given; a temporary is moved, not copied
