@@ -185,9 +185,12 @@ Override read_set_argument(const std::string& argument) {
   return o;
 }
 
-config::ConfigDocument with_overrides(config::ConfigDocument scenario, std::span<const Override> overrides) {
-  if (overrides.empty()) return scenario;
-  config::ConfigDocument out = std::move(scenario);
+config::ConfigDocument with_overrides(const config::ConfigDocument& scenario, std::span<const Override> overrides) {
+  config::ConfigDocument out;
+  out.file = scenario.file;
+  out.root = scenario.root;
+  out.text = scenario.text;
+  if (overrides.empty()) return out;
   if (!out.root.is_map())
     out.root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
   for (const Override& o : overrides) {

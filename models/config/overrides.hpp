@@ -52,9 +52,7 @@ Override read_set_argument(const std::string& argument);
 // reruns the run as it was). Throws ConfigError at the setting's mark when its path
 // cannot be followed: a key under a value that is not a map, an index into a value that
 // is not a list or past its end, or a list reached through a key the scenario does not
-// have (with a did-you-mean among the keys there and the reference's). Without settings,
-// the scenario as given: taken by value, so a document passed as a temporary is moved, not
-// copied (its text is the whole file).
-config::ConfigDocument with_overrides(config::ConfigDocument scenario, std::span<const Override> overrides);
+// have (with a did-you-mean among the keys there and the reference's).
+config::ConfigDocument with_overrides(const config::ConfigDocument& scenario, std::span<const Override> overrides);
 
 }  // namespace gcsim::models

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "models/config/overrides.hpp"
 #include "models/config/plain_jobs.hpp"
 #include "models/config/workload_reader.hpp"
 #include "sim/config/config_node.hpp"
@@ -304,22 +303,4 @@ TEST_CASE("a team's index is its place among the sorted teams, in runs and inter
     for (const auto& j : sc.workload.jobs) teams.push_back(j.team);
     CHECK(teams == expected);
   }
-}
-
-// Without settings the scenario is returned as given; a temporary is moved, not copied
-// (its text is the whole file: 12 MB for 200,000 jobs).
-TEST_CASE("with_overrides without settings moves a temporary document", "[unit]") {
-  std::string text = HEAD + "    - {name: a, gpus: 1, duration: 1h}\n" + std::string(100, '#') + "\n";
-  gcsim::config::ConfigDocument doc = load_yaml_string(text, "s.yaml");
-  const char* bytes = doc.text.data();
-  const gcsim::config::ConfigDocument out = gcsim::models::with_overrides(std::move(doc), {});
-  CHECK(out.text.data() == bytes);
-  CHECK(out.text == text);
-  CHECK(out.file == "s.yaml");
-  REQUIRE(out.root.find("workload") != nullptr);
-  // A document kept by the caller is copied, and stays as it was.
-  const gcsim::config::ConfigDocument kept = load_yaml_string(text, "s.yaml");
-  const gcsim::config::ConfigDocument copy = gcsim::models::with_overrides(kept, {});
-  CHECK(copy.text == kept.text);
-  CHECK(copy.text.data() != kept.text.data());
 }
