@@ -50,6 +50,8 @@ class JobNameSet {
   void prefetch(std::uint64_t h) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[static_cast<std::size_t>(h) & (slots_.size() - 1)], 1);
   }
+  // The slot of a job about to be read with this name: fetched while the rest of its row is read.
+  void prefetch_name(std::string_view name) const { prefetch(std::hash<std::string_view>{}(name)); }
   bool insert(std::uint32_t job, std::uint64_t h) {
     if (2 * (size_ + 1) > slots_.size()) rehash(std::max<std::size_t>(16, 2 * slots_.size()));
     const std::string& name = jobs_[job].name;
@@ -470,6 +472,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
         if (job_error) continue;  // only the CSV's own errors are looked for now
         try {
           if (plain.usable && i > 0) {
+            if (plain.name < row.fields.size()) names.prefetch_name(row.fields[plain.name].text);
             JobSpec j;
             if (detail::read_plain_job(row, i, plain, j, teams)) {
               add_plain_job(std::move(j), row, i);
@@ -560,6 +563,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     std::size_t unknown_machines = 0;
     TraceJob row;
     while (trace.next(row)) {
+      names.prefetch_name(row.name);
       JobSpec j;
       j.name = std::move(row.name);
       j.submit = sim::SimTime::from_ns(row.submit_ns);
