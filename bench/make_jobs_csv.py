@@ -6,6 +6,12 @@ lognormal(7, 1.2) s durations, five teams, as a CSV table, and two scenarios ove
 shape drawn by a generator).
 
     bench/make_jobs_csv.py 1000000 --out /tmp/scale   # jobs1000000.csv, big1000000.yaml, gen1000000.yaml
+
+With --yaml it also writes yamlN.yaml: the same jobs written inline, one flow map a line
+(`- {name: j0, submit: 2.886s, gpus: 1, duration: 1048.697s, team: team-0}`, times to the
+millisecond), the scenario of issue 31's loading figure (17 MB for 200,000 jobs):
+
+    bench/make_jobs_csv.py 200000 --yaml --out /tmp/scale   # ... and yaml200000.yaml
 """
 import argparse
 import math
@@ -18,12 +24,14 @@ def main():
     ap.add_argument("count", type=int, help="number of jobs")
     ap.add_argument("--out", default=".", help="folder to write into")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--yaml", action="store_true", help="also write yamlN.yaml, the jobs inline as flow maps")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rng = random.Random(a.seed)
     n = a.count
     csv = os.path.join(a.out, f"jobs{n}.csv")
     t = 0.0
+    rows = []
     with open(csv, "w") as f:
         f.write("name,submit,gpus,duration,team\n")
         for i in range(n):
@@ -31,6 +39,8 @@ def main():
             gpus = rng.choice((1, 2, 4, 8))
             dur = math.exp(rng.gauss(7, 1.2))
             f.write(f"j{i},{t:.6f}s,{gpus},{dur:.6f}s,team-{i % 5}\n")
+            if a.yaml:
+                rows.append(f"    - {{name: j{i}, submit: {t:.3f}s, gpus: {gpus}, duration: {dur:.3f}s, team: team-{i % 5}}}\n")
     cluster = """cluster:
   node_types:
     - name: a100
@@ -46,6 +56,10 @@ scheduler:
     head = f"seed: 1\nhorizon: {max(1, math.ceil(t / 86400) + 30)}d\nrun_until: done\n"
     with open(os.path.join(a.out, f"big{n}.yaml"), "w") as f:
         f.write(f"name: big{n}\n" + head + cluster + f"workload:\n  jobs: {{file: jobs{n}.csv}}\n")
+    if a.yaml:
+        with open(os.path.join(a.out, f"yaml{n}.yaml"), "w") as f:
+            f.write(f"name: yaml{n}\n" + head + cluster + "workload:\n  jobs:\n")
+            f.writelines(rows)
     with open(os.path.join(a.out, f"gen{n}.yaml"), "w") as f:
         f.write(f"name: gen{n}\n" + head + cluster +
                 f"""workload:

@@ -9,9 +9,11 @@
 #include <limits>
 #include <set>
 #include <unordered_map>
+#include <utility>
 #include <string_view>
 
 #include "models/config/distribution_reader.hpp"
+#include "models/config/plain_jobs.hpp"
 #include "models/config/reader_common.hpp"
 #include "models/importers/trace_import.hpp"
 #include "sim/config/csv_table.hpp"
@@ -26,23 +28,7 @@ using config::MapReader;
 
 namespace {
 
-
-// Team names in the order first seen, each job holding its index here until every team is
-// known (WorkloadSpec::teams is sorted).
-struct TeamNames {
-  std::vector<std::string> names;
-  std::unordered_map<std::string, int> index;
-  std::int16_t add(const std::string& team) {
-    if (team.empty()) return -1;
-    auto it = index.find(team);  // looked up first: emplace would build a key for every row
-    if (it == index.end()) {
-      it = index.emplace(team, static_cast<int>(names.size())).first;
-      names.push_back(team);
-    }
-    // Past the limit the workload is refused once read (read_workload): the index is not kept.
-    return it->second < 32000 ? static_cast<std::int16_t>(it->second) : std::int16_t{-1};
-  }
-};
+using detail::TeamNames;
 
 // The jobs' names seen so far, to find a name used twice: an open-addressing table of
 // job indices, each slot tagged with the high half of its name's hash so that a probe
@@ -57,10 +43,18 @@ class JobNameSet {
     if (want > slots_.size()) rehash(want);
   }
   // Adds jobs_[job]'s name; false if an earlier job has it.
-  bool insert(std::uint32_t job) {
+  bool insert(std::uint32_t job) { return insert(job, hash(job)); }
+  // The same in two steps, so that the slot's cache line is fetched while the caller works
+  // on: hash and prefetch (a slot is a random place in a table of megabytes), insert later.
+  std::uint64_t hash(std::uint32_t job) const { return std::hash<std::string_view>{}(jobs_[job].name); }
+  void prefetch(std::uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[static_cast<std::size_t>(h) & (slots_.size() - 1)], 1);
+  }
+  // The slot of a job about to be read with this name: fetched while the rest of its row is read.
+  void prefetch_name(std::string_view name) const { prefetch(std::hash<std::string_view>{}(name)); }
+  bool insert(std::uint32_t job, std::uint64_t h) {
     if (2 * (size_ + 1) > slots_.size()) rehash(std::max<std::size_t>(16, 2 * slots_.size()));
     const std::string& name = jobs_[job].name;
-    const std::uint64_t h = std::hash<std::string_view>{}(name);
     const std::uint64_t tag = h & ~std::uint64_t{0xffffffffu};
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t at = static_cast<std::size_t>(h) & mask;; at = (at + 1) & mask) {
@@ -181,90 +175,6 @@ void refuse_model_size_without_model(const ConfigNode& job, const std::optional<
   if (c && c->size_bytes < 0)
     job.find("checkpoint")->find("size")->fail(ErrorCode::Conflict,
                                                "size: model needs a job given by a model; give a size (e.g. 40GiB)");
-}
-
-// The columns of a jobs CSV whose every cell a plain job's row can be read from without
-// building the row's map: name, submit, gpus, duration, team. `usable` when the header
-// has no other column.
-struct PlainColumns {
-  std::size_t name = config::CsvTable::npos, submit = config::CsvTable::npos, gpus = config::CsvTable::npos,
-              duration = config::CsvTable::npos, team = config::CsvTable::npos;
-  bool usable = false;
-};
-
-PlainColumns plain_columns(const config::CsvTable& t) {
-  PlainColumns c{t.column("name"), t.column("submit"), t.column("gpus"), t.column("duration"), t.column("team")};
-  std::size_t found = 0;
-  for (const std::size_t col : {c.name, c.submit, c.gpus, c.duration, c.team}) found += col != config::CsvTable::npos;
-  c.usable = found == t.width() && c.gpus != config::CsvTable::npos && c.duration != config::CsvTable::npos;
-  return c;
-}
-
-// The cell of `column` in `row`: null when the column is absent or the cell is left empty
-// (not given: the key's default applies, as CsvTable::node leaves the key out).
-const config::csv::Field* cell(const config::csv::Row& row, std::size_t column) {
-  if (column >= row.fields.size()) return nullptr;
-  const config::csv::Field& f = row.fields[column];
-  return f.text.empty() && !f.quoted ? nullptr : &f;
-}
-
-// A name as config::read_name accepts it.
-bool plain_name(const std::string& s) {
-  if (s.empty() || s.size() > config::MAX_NAME_BYTES) return false;
-  for (const char c : s)
-    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
-  return true;
-}
-
-// A duration as config::read_duration accepts it, at least `min_ns`.
-bool plain_duration(const std::string& text, std::int64_t min_ns, sim::SimTime& out) {
-  try {
-    const std::int64_t ns = units::parse_duration_ns(text);
-    if (ns < min_ns) return false;
-    out = sim::SimTime::from_ns(ns);
-    return true;
-  } catch (const units::UnitError&) {
-    return false;
-  }
-}
-
-// The fast path of a CSV jobs table (docs/engine.md, "A million jobs"): a row of a table
-// with only the plain columns, read straight from its cells into `j`, as read_job reads
-// the row's map. Only what read_job surely accepts, read exactly as it reads it (the same
-// parsers, bounds and defaults), is taken here: a quoted cell, a number written other than
-// in plain digits, anything out of range returns false, and read_job then reads the row's
-// map and reports its error at its cell. The team is added only when the row is taken.
-bool read_plain_job(const config::csv::Row& row, std::size_t index, const PlainColumns& c, JobSpec& j,
-                    TeamNames& teams) {
-  for (const config::csv::Field& f : row.fields)
-    if (f.quoted) return false;
-  if (const config::csv::Field* name = cell(row, c.name)) {
-    if (!plain_name(name->text)) return false;
-    j.name = name->text;
-  } else {
-    j.name = "job-" + std::to_string(index);
-  }
-  if (const config::csv::Field* submit = cell(row, c.submit)) {
-    if (!plain_duration(submit->text, 0, j.submit)) return false;  // JOB_KEYS: submit >= 0
-  }
-  const config::csv::Field* gpus = cell(row, c.gpus);
-  // Plain digits, at most 7 of them (JOB_KEYS: gpus in 1..2^20), as read_int reads them.
-  if (gpus == nullptr || gpus->text.size() > 7) return false;
-  std::int64_t n = 0;
-  for (const char ch : gpus->text) {
-    if (ch < '0' || ch > '9') return false;
-    n = n * 10 + (ch - '0');
-  }
-  if (n < 1 || n > (1 << 20)) return false;
-  j.gpus = static_cast<int>(n);
-  const config::csv::Field* team = cell(row, c.team);
-  if (team && !plain_name(team->text)) return false;
-  const config::csv::Field* duration = cell(row, c.duration);
-  sim::SimTime length;
-  if (duration == nullptr || !plain_duration(duration->text, 1, length)) return false;  // JOB_KEYS: duration >= 1 ns
-  j.duration = length;
-  j.team = teams.add(team ? team->text : std::string());
-  return true;
 }
 
 // `teams`: the team names seen so far, in order; the job's team is its index there (made
@@ -557,13 +467,14 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       std::exception_ptr job_error;
       // Rows of plain jobs straight from their cells; the first row (whose map marks the
       // table) and any row the fast path does not take through its map.
-      const PlainColumns plain = plain_columns(*section.jobs_csv);
+      const detail::PlainColumns plain = detail::plain_columns(*section.jobs_csv);
       for (std::size_t i = 0; section.jobs_csv->next(row); ++i) {
         if (job_error) continue;  // only the CSV's own errors are looked for now
         try {
           if (plain.usable && i > 0) {
+            if (plain.name < row.fields.size()) names.prefetch_name(row.fields[plain.name].text);
             JobSpec j;
-            if (read_plain_job(row, i, plain, j, teams)) {
+            if (detail::read_plain_job(row, i, plain, j, teams)) {
               add_plain_job(std::move(j), row, i);
               ++section.jobs_csv_plain_rows;
               continue;
@@ -580,11 +491,41 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       section.jobs_table = std::make_shared<const ConfigNode>(*jobs_given);
       const ConfigNode& jobs = *section.jobs_table;
       if (!jobs.is_sequence()) jobs.fail(ErrorCode::WrongType, "jobs must be a list");
-      spec.jobs.reserve(jobs.size());
-      for (std::size_t i = 0; i < jobs.size(); ++i) {
-        add_job(jobs.at(i), i);
-        section.job_nodes.push_back(&jobs.at(i));
+      const auto items = jobs.items();
+      spec.jobs.reserve(items.size());
+      names.reserve(items.size());
+      section.job_nodes.reserve(items.size());
+      // Job i's name is checked once job i + 1 is read (its slot in the name table fetched
+      // meanwhile), and before any error of job i + 1 is thrown: the same first error.
+      std::size_t unchecked = items.size();
+      std::uint64_t unchecked_hash = 0;
+      const auto check_name = [&] {
+        if (unchecked == items.size()) return;
+        const std::size_t k = std::exchange(unchecked, items.size());
+        if (!names.insert(static_cast<std::uint32_t>(k), unchecked_hash))
+          items[k].fail(ErrorCode::Duplicate, "job name '" + spec.jobs[k].name + "' is used twice");
+      };
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const ConfigNode& n = items[i];
+        section.job_nodes.push_back(&n);
+        try {
+          // A plain job straight from its entries (plain_jobs.hpp); any other through read_job.
+          JobSpec j;
+          if (detail::read_plain_job(n, i, j, teams)) ++section.inline_plain_jobs;
+          else j = read_job(n, i, models, teams);
+          spec.jobs.push_back(std::move(j));
+        } catch (...) {
+          check_name();
+          throw;
+        }
+        if (i == 0) spec.jobs_mark = n.mark();
+        const std::uint64_t h = names.hash(static_cast<std::uint32_t>(i));
+        names.prefetch(h);
+        check_name();
+        unchecked = i;
+        unchecked_hash = h;
       }
+      check_name();
     }
   }
   if (const ConfigNode* gens = w.optional("generators")) {
@@ -622,6 +563,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     std::size_t unknown_machines = 0;
     TraceJob row;
     while (trace.next(row)) {
+      names.prefetch_name(row.name);
       JobSpec j;
       j.name = std::move(row.name);
       j.submit = sim::SimTime::from_ns(row.submit_ns);
@@ -687,7 +629,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     node.fail(ErrorCode::OutOfRange, "the workload has " + std::to_string(total_jobs) +
                                          " jobs in all (jobs and generators' counts), more than the limit of "
                                          "4,294,967,294 (jobs are numbered with 32-bit ids)");
-  std::set<std::string> all_teams(teams.names.begin(), teams.names.end());
+  std::set<std::string> all_teams(teams.names().begin(), teams.names().end());
   for (const auto& g : spec.generators) {
     if (!g.team.empty()) all_teams.insert(g.team);
     all_teams.insert(g.team_choice.begin(), g.team_choice.end());
@@ -695,9 +637,9 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
   spec.teams.assign(all_teams.begin(), all_teams.end());
   if (spec.teams.size() > 32000) node.fail(ErrorCode::OutOfRange, "at most 32000 teams");
   // Each job's team: from its index in the order seen to its index in the sorted list.
-  std::vector<std::int16_t> sorted_index(teams.names.size());
-  for (std::size_t t = 0; t < teams.names.size(); ++t)
-    sorted_index[t] = static_cast<std::int16_t>(spec.team_index(teams.names[t]));
+  std::vector<std::int16_t> sorted_index(teams.names().size());
+  for (std::size_t t = 0; t < teams.names().size(); ++t)
+    sorted_index[t] = static_cast<std::int16_t>(spec.team_index(teams.names()[t]));
   for (JobSpec& j : spec.jobs)
     if (j.team >= 0) j.team = sorted_index[static_cast<std::size_t>(j.team)];
   return section;

@@ -162,6 +162,8 @@ struct WorkloadSection {
   // Rows of the CSV read straight from their cells (the fast path of plain columns), not
   // through their maps: the tests' way to see that the fast path is taken.
   std::size_t jobs_csv_plain_rows = 0;
+  // Inline jobs read straight from their entries (the same fast path), not through read_job.
+  std::size_t inline_plain_jobs = 0;
   // A `trace:`'s jobs follow the written ones in spec.jobs, from trace_first on; each is
   // marked in errors by its row's line in trace_file (and the count of its `gpu` names),
   // not by a node: trace_job_node makes one when asked.

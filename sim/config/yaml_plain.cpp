@@ -25,7 +25,12 @@ bool is_key_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 bool is_key_char(char c) { return is_key_start(c) || c == '-' || c == '.' || c == '/'; }
-bool is_null_word(std::string_view s) { return s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+// Asked of every key and plain scalar: the length and first letter first, so that the
+// usual word is refused without a call to memcmp.
+bool is_null_word(std::string_view s) {
+  if (s.size() == 1) return s[0] == '~';
+  return s.size() == 4 && (s[0] == 'n' || s[0] == 'N') && (s == "null" || s == "Null" || s == "NULL");
+}
 
 // Character classes for plain scalars, one table lookup per character (a search of a
 // list of indicators, a call to memchr, per character cost more than the rest of it).
@@ -374,7 +379,7 @@ class PlainReader {
         const std::string_view key = t_.substr(p_, n);
         if (is_null_word(key)) give_up();
         for (const auto& e : entries)
-          if (e.first == key) give_up();
+          if (e.first.size() == key.size() && e.first[0] == key[0] && e.first == key) give_up();  // keys are not empty
         key_marks.push_back(NodeAccess::position(line_, column()));
         p_ += n + 1;
         skip_spaces();
