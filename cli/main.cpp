@@ -23,6 +23,7 @@
 #include "analysis/compare.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/plots.hpp"
+#include "analysis/pools.hpp"
 #include "analysis/report.hpp"
 #include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
@@ -222,15 +223,19 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
   // /events only for the plots: no figure of the report reads it (a quarter of a big trace).
   const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty()});
   const analysis::Metrics m = analysis::compute_metrics(data);
+  // Elastic pools' tables are read here, beside the trace data (analysis/pools.hpp).
+  const analysis::ElasticPoolTables elastic = analysis::read_elastic_pools(trace_path);
   std::vector<std::string> pngs;
   if (!plot_dir.empty()) {
     make_output_dir(plot_dir);
     pngs = analysis::write_plots(data, plot_dir);
+    for (std::string& p : analysis::plot_elastic_pools(data, elastic, plot_dir)) pngs.push_back(std::move(p));
   }
   if (json) {
     std::cout << analysis::format_json(m, data.attrs, analysis::team_budgets(data));
   } else {
     std::cout << analysis::format_report(data, m);
+    std::cout << analysis::format_elastic_pools(analysis::summarize_elastic_pools(data, elastic));
     for (const auto& p : pngs) std::cout << "plot: " << p << "\n";
   }
   return 0;
