@@ -11,7 +11,9 @@
 namespace gcsim::models {
 
 PoolGauges::PoolGauges(const Scenario& scenario, Cluster& cluster, const ModelSpeeds* speeds)
-    : scenario_(scenario), cluster_(cluster), speeds_(speeds), pools_(scenario.cluster.node_types.size()) {
+    : scenario_(scenario), cluster_(cluster), speeds_(speeds), pools_(scenario.cluster.node_types.size()),
+      runs_(cluster.jobs().size()), waiting_(cluster.jobs().size(), 0) {
+  // Sized for the jobs given up front: only a job submitted during the run grows them.
   for (std::size_t t = 0; t < pools_.size(); ++t) pools_[t].gpu_memory_bytes = scenario.cluster.node_types[t].gpu.memory_bytes;
   for (const NodeState& n : cluster.nodes()) {
     Pool& p = pools_[n.type];

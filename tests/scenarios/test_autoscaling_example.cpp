@@ -1,0 +1,82 @@
+// The bundled autoscaling example (scenarios/examples/autoscaling/elastic-p4d.yaml) and the
+// command line's handling of an elastic pool: its figures as approved (docs/autoscaling.md
+// and the example's README quote them; a change is on purpose), the same run twice giving
+// the same decisions, `gcsim analyze` with its section and plots, and a bad `when:` as a
+// located error with exit code 2.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "analysis/pools.hpp"
+#include "analysis/trace_data.hpp"
+#include "support/scenario_support.hpp"
+
+using gcsim::test::run_gcsim;
+
+namespace {
+const std::string EXAMPLE = GCSIM_SOURCE_DIR "/scenarios/examples/autoscaling/elastic-p4d.yaml";
+}
+
+TEST_CASE("autoscaling example: a week on an elastic p4d pool", "[scenario][autoscale]") {
+  gcsim::test::TempDir dir("autoscaling-example");
+  const auto r = run_gcsim("run " + EXAMPLE + " -o " + dir.path().string() + " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const std::string trace = dir.file("elastic-p4d.h5");
+  const auto data = gcsim::analysis::read_trace(trace);
+  const auto tables = gcsim::analysis::read_elastic_pools(trace);
+  const auto pools = gcsim::analysis::summarize_elastic_pools(data, tables);
+  REQUIRE(pools.size() == 2);
+  // Approved figures of this seed (the example's README).
+  CHECK(pools[0].name == "p4d");
+  CHECK(pools[0].most == 6);
+  CHECK(pools[0].fewest == 0);
+  CHECK(pools[0].scale_outs == 17);
+  CHECK(pools[0].scale_ins == 14);
+  CHECK(pools[0].cost_usd == Approx(9210.57).margin(0.01));
+  CHECK(pools[1].name == "dev");
+  CHECK(pools[1].scale_outs == 5);
+  CHECK(pools[1].scale_ins == 5);
+  CHECK(pools[1].most == 2);
+  // Never above max, whatever the demand.
+  for (const auto& row : tables.sizes) CHECK(row.provisioning + row.up + row.draining <= row.slots);
+
+  SECTION("the same scenario, the same decisions") {
+    const auto again = run_gcsim("run " + EXAMPLE + " -o " + dir.file("again") + " --no-plots");
+    REQUIRE(again.code == 0);
+    const auto t2 = gcsim::analysis::read_elastic_pools(dir.file("again") + "/elastic-p4d.h5");
+    REQUIRE(t2.decisions.size() == tables.decisions.size());
+    for (std::size_t i = 0; i < t2.decisions.size(); ++i) {
+      CHECK(t2.decisions[i].time_s == tables.decisions[i].time_s);
+      CHECK(t2.decisions[i].nodes == tables.decisions[i].nodes);
+    }
+  }
+  SECTION("gcsim analyze reports the pools and plots them") {
+    const auto a = run_gcsim("analyze " + trace + " --plot " + dir.file("plots"));
+    INFO(a.output);
+    REQUIRE(a.code == 0);
+    CHECK(a.output.find("Elastic pools") != std::string::npos);
+    CHECK(a.output.find("p4d: 0..6 nodes (max 6); 17 scale-outs, 14 scale-ins") != std::string::npos);
+    CHECK(std::filesystem::file_size(dir.file("plots") + "/pool_p4d.png") > 1000);
+    CHECK(std::filesystem::file_size(dir.file("plots") + "/pool_dev.png") > 1000);
+  }
+}
+
+TEST_CASE("autoscaling: a bad when-expression exits 2 with its line and column", "[scenario][autoscale][cli]") {
+  gcsim::test::TempDir dir("autoscaling-bad");
+  const std::string bad = dir.file("bad.yaml");
+  std::ofstream(bad) << "name: bad\nhorizon: 1d\ncluster:\n  node_types:\n"
+                        "    - name: n\n      gpu: T4\n      gpus: 1\n      count: 0\n      price: {on_demand_per_hour: 1}\n"
+                        "      autoscale:\n        max: 2\n        scale_out: {when: gpu_utilisation > 80%}\n"
+                        "workload:\n  jobs:\n    - {name: j, gpus: 1, duration: 1h}\n";
+  const auto v = run_gcsim("validate " + bad);
+  INFO(v.output);
+  CHECK(v.code == 2);
+  // `        scale_out: {when: gpu_utilisation > 80%}`: the measure starts at column 27.
+  CHECK(v.output.find("bad.yaml:12:27:") != std::string::npos);
+  CHECK(v.output.find("unknown-name") != std::string::npos);
+  CHECK(v.output.find("did you mean 'gpu_utilization'") != std::string::npos);
+  CHECK(v.output.find("cluster.node_types[0].autoscale.scale_out.when") != std::string::npos);
+}
