@@ -114,23 +114,28 @@ int Autoscaler::floor_of(const PoolState& p) const {
   return p.spec->schedule.empty() ? p.spec->min : std::max(p.spec->min, p.spec->scheduled_count(engine_.now()));
 }
 
-double Autoscaler::measure(const PoolState& p, const TriggerSpec& t) const {
+double Autoscaler::measure(const PoolState& p, const TriggerSpec& t, double* spilled) const {
+  if (spilled) *spilled = 0;
   switch (t.kind) {
     case TriggerKind::WaitingGpus: {
       double w = gauges_.waiting_gpus(p.type);
       // Demand that a preferred pool (one that falls back to this one) could also host is
       // its own while it can grow; once it is at max, only what its nodes still
       // provisioning will not answer spills over to this one.
+      double spill = 0;
       for (const PoolState& q : pools_) {
         if (q.spec->fallback_type != p.type || q.fallback_pair < 0) continue;
         const PoolGauges::Pool& g = gauges_.pool(q.type);
         const double both = gauges_.waiting_gpus_both(static_cast<std::size_t>(q.fallback_pair));
-        const bool at_max = g.provisioning + g.up + g.draining >= q.slots;
-        w -= at_max ? std::min(both, static_cast<double>(g.provisioning) * q.gpus_per_node) : both;
+        w -= both;
+        if (g.provisioning + g.up + g.draining >= q.slots)
+          spill += std::max(0.0, both - static_cast<double>(g.provisioning) * q.gpus_per_node);
       }
       // Nodes still provisioning answer that much of it already.
-      w -= static_cast<double>(gauges_.pool(p.type).provisioning) * p.gpus_per_node;
-      return std::max(0.0, w);
+      const double mine = std::max(0.0, w - static_cast<double>(gauges_.pool(p.type).provisioning) * p.gpus_per_node);
+      const double total = std::max(0.0, w + spill - static_cast<double>(gauges_.pool(p.type).provisioning) * p.gpus_per_node);
+      if (spilled) *spilled = total - mine;
+      return total;
     }
     case TriggerKind::GpuUtilization: return gauges_.gpu_utilization(p.type);
     case TriggerKind::GpuMemory: return gauges_.gpu_memory(p.type);
@@ -144,7 +149,8 @@ void Autoscaler::evaluate(PoolState& p) {
   bool out_holds = false;
   if (spec.scale_out) {
     const ScaleRuleSpec& r = *spec.scale_out;
-    const double v = measure(p, r.when);
+    double spilled = 0;
+    const double v = measure(p, r.when, &spilled);
     if (r.when.holds(v)) {
       out_holds = true;
       if (p.out_since.is_max()) p.out_since = now;
@@ -157,7 +163,10 @@ void Autoscaler::evaluate(PoolState& p) {
       } else if (cooling(p)) {
         wake(p, p.last_decision + spec.cooldown);
       } else {
-        scale_out(p, std::min(r.by, free_slots), r.when.kind, v);
+        // Demand sent on by a preferred pool at its max decided it when the pool's own
+        // would not have.
+        const TriggerKind why = spilled > 0 && !r.when.holds(v - spilled) ? TriggerKind::Fallback : r.when.kind;
+        scale_out(p, std::min(r.by, free_slots), why, v);
         // The trigger must hold for `for` again before the next decision.
         p.out_since = now;
         if (r.hold > sim::SimTime::zero()) wake(p, now + r.hold);

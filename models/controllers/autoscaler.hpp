@@ -13,6 +13,9 @@
 //   2. scale out: the trigger's measure (waiting_gpus: less the GPUs of nodes still
 //      provisioning, demand already answered) holds since `since`; when now - since >= for
 //      and the cooldown is over, request min(by, max - nodes) nodes;
+//      A pool named as another's `fallback` counts the demand both could host only once
+//      that one is at its max (less what its provisioning nodes answer); a decision that
+//      only this spilled demand triggered is recorded with the trigger `fallback`;
 //   3. scale in: `idle`: up nodes with no job for `for` or more are drained (released at
 //      once), longest idle first, at most `by`, never below the floor (min, or the clock's
 //      size in a window); a measure (`gpu_utilization < 30%`): held for `for`, drain `by`
@@ -83,7 +86,9 @@ class Autoscaler final : public Controller {
   void request_evaluation();
   void evaluate(PoolState& p);
   void wake(PoolState& p, sim::SimTime at);
-  double measure(const PoolState& p, const TriggerSpec& t) const;
+  // The trigger's measure now; for waiting_gpus, `spilled` (when given) is the part of it
+  // that preferred pools at their max sent on (fallback).
+  double measure(const PoolState& p, const TriggerSpec& t, double* spilled = nullptr) const;
   bool cooling(const PoolState& p) const;
   int floor_of(const PoolState& p) const;
   void scale_out(PoolState& p, int n, TriggerKind why, double value);

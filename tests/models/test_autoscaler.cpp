@@ -577,6 +577,14 @@ TEST_CASE("autoscale: a pool falls back to another at its max", "[model][autosca
     ScaledRun r(yaml(", fallback: b"));
     CHECK(nodes_of(r, 0) == 2);
     CHECK(nodes_of(r, 1) == 1);
+    // b's decision came from a's spilled demand alone: 24 - min(24, 2 x 8) = 8 GPUs.
+    bool b_fallback = false;
+    for (const auto& d : r.decisions())
+      if (d.pool == 1) {
+        b_fallback = d.trigger == TriggerKind::Fallback;
+        CHECK(d.value == 8);
+      }
+    CHECK(b_fallback);
     CHECK(r.scenario.cluster.node_types[0].autoscale->fallback_type == 1);
   }
   SECTION("without: both pools answer the same demand, a node too many") {
