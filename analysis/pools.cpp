@@ -126,6 +126,26 @@ std::string format_elastic_pools(const std::vector<ElasticPoolSummary>& pools) {
   return out;
 }
 
+std::string elastic_pools_json(const std::vector<ElasticPoolSummary>& pools, int depth) {
+  std::vector<std::string> items;
+  for (const ElasticPoolSummary& p : pools) {
+    JsonObject o(depth + 1);
+    o.string("name", p.name);
+    o.integer("max", p.slots);
+    o.integer("fewest_nodes", p.fewest);
+    o.integer("most_nodes", p.most);
+    o.integer("scale_outs", p.scale_outs);
+    o.integer("scale_ins", p.scale_ins);
+    o.number("node_hours", p.node_hours);
+    o.number("cost_usd", p.cost_usd);
+    o.number("gpu_hours_held", p.gpu_hours_held);
+    o.number("waiting_gpu_hours", p.waiting_gpu_hours);
+    o.number("waiting_at_max_gpu_hours", p.waiting_at_max_gpu_hours);
+    items.push_back(o.finish());
+  }
+  return json_array(items, depth);
+}
+
 std::vector<std::string> plot_elastic_pools(const TraceData& trace, const ElasticPoolTables& tables, const std::string& dir,
                                             const std::string& suffix) {
   using namespace plotting;

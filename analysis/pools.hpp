@@ -68,6 +68,10 @@ std::vector<ElasticPoolSummary> summarize_elastic_pools(const TraceData& trace, 
 // The report's "Elastic pools" section ("" without elastic pools).
 std::string format_elastic_pools(const std::vector<ElasticPoolSummary>& pools);
 
+// The summaries as a JSON array at nesting level `depth` (analysis/report.hpp's writers):
+// one object per pool with the fields of ElasticPoolSummary.
+std::string elastic_pools_json(const std::vector<ElasticPoolSummary>& pools, int depth);
+
 // One plot per elastic pool, `dir`/pool_<name><suffix>.png: demand (GPUs held + waiting),
 // capacity (GPUs of nodes up) and provisioned GPUs over time, with the pool's cost so far
 // (its ledger charges as posted) on the right axis. Returns their paths (none without elastic pools).

@@ -61,6 +61,11 @@ TEST_CASE("autoscaling example: a week on an elastic p4d pool", "[scenario][auto
     CHECK(a.output.find("p4d: 0..6 nodes (max 6); 17 scale-outs, 14 scale-ins") != std::string::npos);
     CHECK(std::filesystem::file_size(dir.file("plots") + "/pool_p4d.png") > 1000);
     CHECK(std::filesystem::file_size(dir.file("plots") + "/pool_dev.png") > 1000);
+    const auto j = run_gcsim("analyze " + trace + " --json");
+    REQUIRE(j.code == 0);
+    CHECK(j.output.find("\"elastic_pools\": [") != std::string::npos);
+    CHECK(j.output.find("\"scale_outs\": 17") != std::string::npos);
+    CHECK(j.output.find("\"total_cost_usd\"") != std::string::npos);
   }
 }
 
