@@ -299,13 +299,6 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
     nodes.budgets->at(i).find("team")->fail(ErrorCode::UnknownName, "no job names team '" + team + "'" +
                                                                         (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
   }
-  // The network numbers its NICs by the node types' counts: an elastic pool's slots beyond
-  // its count would have none.
-  if (s.network)
-    for (const NodeTypeSpec& t : s.cluster.node_types)
-      if (t.autoscale)
-        throw ConfigError(ErrorCode::Conflict, t.autoscale->mark, t.path + ".autoscale",
-                          "autoscale does not work with a network: section yet (its nodes would have no NICs)");
   if (s.output.flows && !s.network)
     nodes.output->find("flows")->fail(ErrorCode::Conflict, "flows: true needs a network: section");
 }

@@ -262,15 +262,6 @@ TEST_CASE("autoscale: bad input is a ConfigError at its line and column", "[unit
     CHECK(e.key_path() == "cluster.node_types[0].autoscale");
     CHECK(std::string(e.what()).find("spot pools: not yet") != std::string::npos);
   }
-  SECTION("autoscale with a network: section") {
-    const auto e = test::config_error([] {
-      test::scenario_from_yaml(pool_yaml(8, 1, "max: 4, scale_in: {when: idle}", job("A", 8, "1h", "0")) +
-                               "network: {fabric: single-switch}\n");
-    });
-    CHECK(e.code() == ErrorCode::Conflict);
-    CHECK(e.key_path() == "cluster.node_types[0].autoscale");
-    CHECK(e.mark().line == 10);
-  }
   SECTION("autoscale on a market that is not on demand") {
     const auto e = test::config_error([] {
       test::scenario_from_yaml("name: z\nhorizon: 1h\ncluster:\n  node_types:\n    - {name: n, gpu: V100-SXM2-16GB, gpus: 1, "

@@ -85,3 +85,30 @@ TEST_CASE("autoscaling: a bad when-expression exits 2 with its line and column",
   CHECK(v.output.find("did you mean 'gpu_utilization'") != std::string::npos);
   CHECK(v.output.find("cluster.node_types[0].autoscale.scale_out.when") != std::string::npos);
 }
+
+TEST_CASE("autoscaling with a network: the scaled-out nodes have their NICs", "[scenario][autoscale][network]") {
+  // Four 1-GPU slots n-0..n-3 on two switches joined by one core link (the explicit fabric
+  // lists every slot as a host), all empty at the start; every link and NIC at 1 GB/s.
+  // A (2 GPUs, 100 s of compute in 10 steps, each followed by a 1 GB ring all-reduce) waits
+  // at 0: the pool requests 2 nodes at once (for 0s, by 2, no provisioning): n-0 and n-1,
+  // on either side of the core. Each all-reduce then moves 1 GB each way over the core: 1 s
+  // at 1 GB/s, so A ends at 110 s, as on a fixed pool (tests/scenarios/test_model_runs.cpp).
+  const auto s = gcsim::test::scenario_from_yaml(
+      "name: elastic-net\nhorizon: 10h\ncluster:\n  node_types:\n"
+      "    - {name: n, gpu: A100-40GB-SXM, gpus: 1, count: 0, price: {on_demand_per_hour: 1},\n"
+      "       nics: {count: 1, speed: 8Gbps, rdma: true},\n"
+      "       autoscale: {max: 4, scale_out: {when: waiting_gpus >= 1, by: 2}, scale_in: {when: idle, for: 1h, by: 2}}}\n" +
+      gcsim::test::two_switch_network("1GB/s", "1GB/s") +
+      "workload:\n  jobs:\n    - {name: A, gpus: 2, duration: 100s, comm: {bytes: 1GB, every: 10s}}\n");
+  gcsim::test::TempDir dir("autoscaling-net");
+  const auto data = gcsim::test::run_to_trace(s, dir.file("net.h5"));
+  REQUIRE(data.jobs.size() == 1);
+  CHECK(data.jobs[0].start_s == 0);
+  CHECK(data.jobs[0].end_s == Approx(110.0).epsilon(1e-6));
+  const auto tables = gcsim::analysis::read_elastic_pools(dir.file("net.h5"));
+  REQUIRE(tables.decisions.size() == 2);
+  CHECK(tables.decisions[0].nodes == 2);
+  // Idle from A's end (110 s and the hops' microseconds of latency), both go 1 h later.
+  CHECK(tables.decisions[1].time_s == Approx(data.jobs[0].end_s + 3600).epsilon(1e-12));
+  CHECK(tables.decisions[1].nodes == 2);
+}
