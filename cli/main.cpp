@@ -24,6 +24,7 @@
 #include "analysis/compare.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/plots.hpp"
+#include "analysis/pools.hpp"
 #include "analysis/report.hpp"
 #include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
@@ -226,15 +227,28 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
   // nor the columns of single jobs and charges (TraceParts::details).
   const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = false});
   const analysis::Metrics m = analysis::compute_metrics(data);
+  // Elastic pools' tables are read here, beside the trace data (analysis/pools.hpp).
+  const analysis::ElasticPoolTables elastic = analysis::read_elastic_pools(trace_path);
   std::vector<std::string> pngs;
   if (!plot_dir.empty()) {
     make_output_dir(plot_dir);
     pngs = analysis::write_plots(data, plot_dir);
+    for (std::string& p : analysis::plot_elastic_pools(data, elastic, plot_dir)) pngs.push_back(std::move(p));
   }
-  if (json) {
+  const std::vector<analysis::ElasticPoolSummary> elastic_pools = analysis::summarize_elastic_pools(data, elastic);
+  if (json && elastic_pools.empty()) {
     std::cout << analysis::format_json(m, data.attrs, analysis::team_budgets(data));
+  } else if (json) {
+    // format_json's object with the key `elastic_pools` last (docs/analysis.md, "JSON").
+    analysis::JsonObject j;
+    j.string("scenario_name", data.attrs.scenario_name);
+    analysis::append_run_json(j, data.attrs, m);
+    analysis::append_metrics_json(j, m, analysis::team_budgets(data));
+    j.raw("elastic_pools", analysis::elastic_pools_json(elastic_pools, j.depth() + 1));
+    std::cout << j.finish() << "\n";
   } else {
     std::cout << analysis::format_report(data, m);
+    std::cout << analysis::format_elastic_pools(elastic_pools);
     for (const auto& p : pngs) std::cout << "plot: " << p << "\n";
   }
   return 0;

@@ -1,6 +1,7 @@
 // Fills the built-in registries (see register_builtins.hpp).
 #include "models/register_builtins.hpp"
 
+#include "models/autoscale_part.hpp"
 #include "models/controllers/budgets.hpp"
 #include "models/builtin_parts.hpp"
 #include "models/recorded_part.hpp"
@@ -58,6 +59,7 @@ void register_builtins(Builtins& b) {
   b.components.add(network_component());
   b.components.add(storage_component());
   b.components.add(recorded_replay_component());
+  b.components.add(autoscaler_component());
 }
 
 const Builtins& builtins() {

@@ -36,7 +36,7 @@ std::vector<std::uint32_t> node_groups(const ClusterSpec& cluster, const topolog
   if (network.fabric == topology::Fabric::Explicit) return group;
   std::uint32_t node = 0, port = 0;
   for (const NodeTypeSpec& nt : cluster.node_types)
-    for (int i = 0; i < nt.count; ++i, ++node) {
+    for (int i = 0; i < nt.slots(); ++i, ++node) {
       switch (network.fabric) {
         case topology::Fabric::LeafSpine:
           group.push_back(node / static_cast<std::uint32_t>(network.nodes_per_leaf));
@@ -63,11 +63,11 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   upfront_jobs_ = jobs_.size();
   running_pos_.assign(jobs_.size(), -1);
   node_event_.resize(alloc_.nodes().size());
-  // The network numbers its NICs by the scenario's counts (topology, model traffic): slots
-  // beyond them would have none.
+  // The market owns a spot type's slots (its count). The network gives every slot its NICs
+  // (network::cluster_topology), so slots beyond the count work with it.
   for (const NodeTypeSpec& t : scenario.cluster.node_types)
-    GCSIM_CHECK(!(scenario.network && t.slots() > t.count) && !(t.spot && t.slots() > t.count),
-                "node type '" + t.name + "': slots beyond its count are not supported with a network or on a spot type");
+    GCSIM_CHECK(!(t.spot && t.slots() > t.count),
+                "node type '" + t.name + "': slots beyond its count are not supported on a spot type");
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);
 }

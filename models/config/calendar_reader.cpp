@@ -98,7 +98,9 @@ int read_clock(const config::ConfigNode& n, const std::string& text, const std::
 
 }  // namespace
 
-sim::WeekCalendar read_week_calendar(config::MapReader& map) {
+namespace {
+
+std::array<bool, 7> read_days(config::MapReader& map) {
   std::array<bool, 7> on{};
   if (const config::ConfigNode* days = map.optional("days")) {
     if (days->is_sequence()) {
@@ -110,6 +112,48 @@ sim::WeekCalendar read_week_calendar(config::MapReader& map) {
   } else {
     on.fill(true);
   }
+  return on;
+}
+
+// The days' windows from from_min to to_min (minutes of the day); an end at or before the
+// start is the next day's (22:00-06:00; 00:00-00:00 a whole day).
+sim::WeekCalendar build_calendar(const std::array<bool, 7>& on, int from_min, int to_min) {
+  const int length_min = to_min > from_min ? to_min - from_min : to_min + 24 * 60 - from_min;
+  sim::WeekCalendar calendar;
+  const std::int64_t minute_ns = 60 * sim::NS_PER_S;
+  for (int d = 0; d < 7; ++d) {
+    if (!on[static_cast<std::size_t>(d)]) continue;
+    const std::int64_t start = d * sim::DAY_NS + from_min * minute_ns;
+    calendar.add(start, start + length_min * minute_ns);
+  }
+  return calendar;
+}
+
+}  // namespace
+
+sim::WeekCalendar read_week_window(config::MapReader& map) {
+  const std::array<bool, 7> on = read_days(map);
+  int from_min = 0, to_min = 24 * 60;
+  for (const char* key : {"from", "to"}) {
+    const config::ConfigNode* n = map.optional(key);
+    if (!n) continue;
+    const std::string text = config::read_string(*n);
+    std::string squeezed;
+    for (const char c : text)
+      if (c != ' ') squeezed += c;
+    const int m = read_clock(*n, text, squeezed);
+    if (key[0] == 'f') {
+      if (m == 24 * 60) n->fail(ErrorCode::OutOfRange, "a window starts before 24:00, not at it");
+      from_min = m;
+    } else {
+      to_min = m;
+    }
+  }
+  return build_calendar(on, from_min, to_min);
+}
+
+sim::WeekCalendar read_week_calendar(config::MapReader& map) {
+  const std::array<bool, 7> on = read_days(map);
   int from_min = 0, to_min = 24 * 60;
   if (const config::ConfigNode* hours = map.optional("hours")) {
     std::string text = config::read_string(*hours);
@@ -123,16 +167,7 @@ sim::WeekCalendar read_week_calendar(config::MapReader& map) {
     to_min = read_clock(*hours, text, squeezed.substr(dash + 1));
     if (from_min == 24 * 60) hours->fail(ErrorCode::OutOfRange, "a window starts before 24:00, not at it");
   }
-  // An end at or before the start is the next day's (22:00-06:00; 00:00-00:00 a whole day).
-  const int length_min = to_min > from_min ? to_min - from_min : to_min + 24 * 60 - from_min;
-  sim::WeekCalendar calendar;
-  const std::int64_t minute_ns = 60 * sim::NS_PER_S;
-  for (int d = 0; d < 7; ++d) {
-    if (!on[static_cast<std::size_t>(d)]) continue;
-    const std::int64_t start = d * sim::DAY_NS + from_min * minute_ns;
-    calendar.add(start, start + length_min * minute_ns);
-  }
-  return calendar;
+  return build_calendar(on, from_min, to_min);
 }
 
 }  // namespace gcsim::models

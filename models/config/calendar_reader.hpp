@@ -28,4 +28,9 @@ inline constexpr config::KeySpec HOURS_KEY = {
 // 59) out-of-range.
 sim::WeekCalendar read_week_calendar(config::MapReader& map);
 
+// The same window written with `days`, `from` and `to` (an autoscaled pool's `schedule`):
+// `from` and `to` are times of day as in `hours` (`"09:00"`, `"24:00"` the day's end), each
+// optional (the day's start and end); the same rules and errors.
+sim::WeekCalendar read_week_window(config::MapReader& map);
+
 }  // namespace gcsim::models

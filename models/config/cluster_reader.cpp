@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "models/config/autoscale_reader.hpp"
 #include "models/config/reader_common.hpp"
 #include "models/pricing/billing.hpp"
 #include "models/pricing/providers.hpp"
@@ -154,6 +155,15 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
     for (const ConfigNode* k : {interruptions, availability, notice, provisioning})
       if (k) k->fail(ErrorCode::Conflict, "interruptions, availability, notice and provisioning apply to market: spot only");
   }
+  if (const ConfigNode* autoscale = r.optional("autoscale")) {
+    if (market != Market::OnDemand)
+      autoscale->fail(ErrorCode::Conflict, std::string("autoscale applies to market: on_demand pools") +
+                                               (market == Market::Spot ? " (spot pools: not yet)" : " (capacity paid whether used or not does not scale)"));
+    t.autoscale = read_autoscale(*autoscale, t.count, default_bills_provisioning(t.provider));
+    t.max_count = t.autoscale->max;
+  } else if (t.count < 1) {
+    r.where("count")->fail(ErrorCode::OutOfRange, "'0' is out of range: must be >= 1 (0 only for a pool with autoscale)");
+  }
   const bool nics_given = n.find("nics") != nullptr;
   t.internals = topology::resolve_node_internals(topology::parse_node_internals(r), t.gpu);
   // A catalog row's network bandwidth is the node's NICs unless the node type writes its own:
@@ -181,6 +191,22 @@ ClusterSpec read_cluster(const ConfigNode& node, const Catalogs& catalogs, confi
     cluster.node_types.push_back(read_node_type(t, catalogs, sources));
     if (!names.insert(cluster.node_types.back().name).second)
       t.find("name")->fail(ErrorCode::Duplicate, "node type '" + cluster.node_types.back().name + "' is defined twice");
+  }
+  // A fallback names another node type, one that can grow or has room of its own.
+  for (std::size_t i = 0; i < cluster.node_types.size(); ++i) {
+    NodeTypeSpec& t = cluster.node_types[i];
+    if (!t.autoscale || t.autoscale->fallback.empty()) continue;
+    const ConfigNode& at = *types.at(i).find("autoscale")->find("fallback");
+    std::vector<std::string> others;
+    for (const auto& o : cluster.node_types) others.push_back(o.name);
+    const auto it = std::find(others.begin(), others.end(), t.autoscale->fallback);
+    if (it == others.end()) {
+      const std::string near = did_you_mean(t.autoscale->fallback, others);
+      at.fail(ErrorCode::UnknownName, "no node type '" + t.autoscale->fallback + "'" +
+                                          (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    }
+    if (static_cast<std::size_t>(it - others.begin()) == i) at.fail(ErrorCode::Conflict, "a pool cannot fall back to itself");
+    t.autoscale->fallback_type = static_cast<int>(it - others.begin());
   }
   if (cluster.total_gpus() > MAX_TOTAL_GPUS)
     types.fail(ErrorCode::OutOfRange, "the node types hold " + std::to_string(cluster.total_gpus()) +

@@ -36,7 +36,7 @@ long nodes_needed(const NodeTypeSpec& type, int gpus) {
 Ineligible ineligibility(const NodeTypeSpec& nt, int gpus, const Precision* precision, const TrainingSpec* training) {
   if (precision && !nt.gpu.supports(*precision)) return Ineligible::Precision;
   if (training && !check_memory_fit(*training, nt.gpu).fits) return Ineligible::Memory;
-  return nodes_needed(nt, gpus) <= nt.count ? Ineligible::None : Ineligible::Nodes;
+  return nodes_needed(nt, gpus) <= nt.slots() ? Ineligible::None : Ineligible::Nodes;
 }
 
 std::uint64_t eligible_node_types(const ClusterSpec& cluster, int gpus, const Precision* precision,
@@ -55,7 +55,7 @@ std::string infeasible_message(const ClusterSpec& cluster, int gpus, const Preci
   if (precision) msg << " in " << precision_name(*precision);
   msg << " (a job takes GPUs on one node, or whole nodes of one type); the cluster has:";
   for (const auto& t : cluster.node_types) {
-    msg << " " << t.count << " x " << t.name << " (" << t.gpus << " x " << t.gpu.name;
+    msg << " " << t.slots() << " x " << t.name << " (" << t.gpus << " x " << t.gpu.name;
     if (precision && !t.gpu.supports(*precision)) msg << ", no " << precision_name(*precision);
     msg << ")";
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/autoscale_spec.hpp"
 #include "models/gpu/gpu_spec.hpp"
 #include "models/pricing/price_spec.hpp"
 #include "models/pricing/tco.hpp"
@@ -48,6 +49,7 @@ struct NodeTypeSpec {
   std::string compare_to;      // owned: the cloud alternative for break-even ("aws/p4d.24xlarge")
   double compare_usd_per_gpu_hour = 0;     // its on-demand price per GPU-hour (0 when none)
   std::optional<SpotPoolConfig> spot;      // spot pools
+  std::optional<AutoscaleSpec> autoscale;  // elastic pools (max_count = autoscale->max)
   // Mean interruptions per node-second of its market (0: never interrupted); what
   // `checkpoint: {every: optimal}` plans for.
   double interruption_rate_per_s = 0;
@@ -77,6 +79,7 @@ double node_usd_per_hour(const NodeTypeSpec& type, double busy, sim::SimTime at 
 long nodes_needed(const NodeTypeSpec& type, int gpus);
 
 // Why a node type can never hold a job (the checks of eligible_node_types, in that order).
+// Nodes: more nodes than its slots (an elastic pool at its max).
 enum class Ineligible : std::uint8_t { None, Precision, Memory, Nodes };
 Ineligible ineligibility(const NodeTypeSpec& type, int gpus, const Precision* precision, const TrainingSpec* training);
 

@@ -1,6 +1,7 @@
 // The scenario's key sections (see scenario_keys.hpp).
 #include "models/config/scenario_keys.hpp"
 
+#include "models/config/autoscale_reader.hpp"
 #include "models/config/budget_reader.hpp"
 #include "models/config/catalogs_reader.hpp"
 #include "models/config/cluster_reader.hpp"
@@ -72,6 +73,10 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"cluster.node_types[i].interruptions.correlated", CORRELATED_KEYS}, "spot.md"},
       {{"cluster.node_types[i].availability", AVAILABILITY_KEYS}, "spot.md"},
       {{"cluster.node_types[i].availability.windows[i]", AVAILABILITY_WINDOW_KEYS}, "spot.md"},
+      {{"cluster.node_types[i].autoscale", AUTOSCALE_KEYS}, REFERENCE},
+      {{"cluster.node_types[i].autoscale.scale_out", SCALE_RULE_KEYS}, REFERENCE},
+      {{"cluster.node_types[i].autoscale.scale_in", SCALE_RULE_KEYS}, REFERENCE},
+      {{"cluster.node_types[i].autoscale.schedule[i]", SCHEDULE_WINDOW_KEYS}, REFERENCE},
   };
 }
 

@@ -44,6 +44,11 @@ static_assert(PRIORITY_BUDGET_STOP < PRIORITY_DRAIN_DEADLINE && PRIORITY_PREEMPT
 inline constexpr int PRIORITY_CONTROL = 5;
 // One scheduling pass that sees every arrival, finish, stop and hold of the instant.
 inline constexpr int PRIORITY_SCHEDULE = 10;
+// Autoscalers decide after the scheduling pass, so that the demand they see waiting is the
+// demand the pass could not place on the capacity there is (what a cluster autoscaler calls
+// unschedulable), and the utilization they see includes the jobs the pass started. A node
+// they bring up at once gets a pass of its own at the same instant (Cluster::up).
+inline constexpr int PRIORITY_AUTOSCALE = 12;
 // The first probe of a model job's gradient traffic: after the scheduling pass that
 // started the job, so that the storage model has held a staging job's progress before the
 // probe looks.
@@ -91,6 +96,7 @@ inline constexpr NamedOrder EVENT_PRIORITIES[] = {
     {"PRIORITY_DRAIN_DEADLINE", PRIORITY_DRAIN_DEADLINE},
     {"PRIORITY_CONTROL", PRIORITY_CONTROL},
     {"PRIORITY_SCHEDULE", PRIORITY_SCHEDULE},
+    {"PRIORITY_AUTOSCALE", PRIORITY_AUTOSCALE},
     {"PRIORITY_NETWORK_PROBE", PRIORITY_NETWORK_PROBE},
     {"PRIORITY_END", PRIORITY_END},
 };

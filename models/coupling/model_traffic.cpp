@@ -13,7 +13,8 @@ using models::PRIORITY_NETWORK_PROBE;
 
 topology::Topology cluster_topology(const models::Scenario& scenario) {
   std::vector<topology::NodeGroup> groups;
-  for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.count, t.gpus, t.internals, &t.gpu});
+  // Every slot gets its NICs (an elastic pool's beyond its count too): node ids are slots.
+  for (const auto& t : scenario.cluster.node_types) groups.push_back({t.name, t.slots(), t.gpus, t.internals, &t.gpu});
   return topology::build_topology(*scenario.network, groups);
 }
 
@@ -84,7 +85,7 @@ double alone_all_reduce_s(const models::Scenario& scenario, const topology::Topo
   if (job.parallel.data <= 1) return -1;
   const auto& types = scenario.cluster.node_types;
   int first = 0;
-  for (int t = 0; t < node_type; ++t) first += types[static_cast<std::size_t>(t)].count;
+  for (int t = 0; t < node_type; ++t) first += types[static_cast<std::size_t>(t)].slots();
   const auto& type = types[static_cast<std::size_t>(node_type)];
   const int nodes = static_cast<int>(models::nodes_needed(type, job_gpus));
   const int per_node = nodes > 1 ? type.gpus : job_gpus;

@@ -31,6 +31,10 @@ struct ProviderFacts {
   sim::SimTime spot_notice;    // the reclaim notice of its spot nodes; zero when not published
   std::string_view notice_source;
   SkyPilotLayout skypilot = SkyPilotLayout::None;
+  // Whether a node is billed while it boots (from the request to up): an autoscaled pool's
+  // default (`autoscale.bill_provisioning`; docs/autoscaling.md, "Billing").
+  bool bills_provisioning = true;
+  std::string_view provisioning_source = "not published: ASSUMPTION billed from the request (the dearer reading)";
 };
 
 // Every known provider, in the order the docs list them.
@@ -46,5 +50,8 @@ BillingRule default_billing(std::string_view provider);
 // The reclaim notice of a provider's spot nodes: AWS 2 min, GCP and Azure 30 s; zero for
 // the others (not published) and for unknown providers.
 sim::SimTime default_notice(std::string_view provider);
+// Whether a provider bills a node's provisioning (ProviderFacts::bills_provisioning); true
+// for an unknown provider (the dearer reading).
+bool default_bills_provisioning(std::string_view provider);
 
 }  // namespace gcsim::models

@@ -134,6 +134,12 @@ inline constexpr std::array<std::string_view, 5> NODE_STATES = {"provisioning", 
 inline constexpr std::array<std::string_view, 7> NODE_REASONS = {
     "initial", "scale_out", "scale_in", "spot_interruption", "spot_replacement", "availability", "released"};
 
+// /scale_decisions.direction and .trigger, in the value order of models::ScaleDirection and
+// models::TriggerKind.
+inline constexpr std::array<std::string_view, 2> SCALE_DIRECTIONS = {"out", "in"};
+inline constexpr std::array<std::string_view, 6> SCALE_TRIGGERS = {"waiting_gpus", "gpu_utilization", "gpu_memory",
+                                                                   "idle",         "schedule",        "fallback"};
+
 // ---- Tables ----
 
 namespace detail {
@@ -225,6 +231,18 @@ inline constexpr Column NODE_EVENTS[] = {{"time_s", T::F64},
                                          {"state", T::Enum8, NODE_STATES},
                                          {"reason", T::Enum8, NODE_REASONS},
                                          {"billed", T::Enum8, NO_YES}};
+inline constexpr Column POOL_SIZES[] = {{"time_s", T::F64},       {"pool", T::I32},      {"slots", T::I32},
+                                        {"provisioning", T::I32}, {"up", T::I32},        {"draining", T::I32},
+                                        {"held_gpus", T::F64},    {"busy_gpus", T::F64}, {"waiting_gpus", T::F64},
+                                        {"memory_used", T::F64}};
+inline constexpr Column SCALE_DECISIONS[] = {{"time_s", T::F64},
+                                             {"pool", T::I32},
+                                             {"direction", T::Enum8, SCALE_DIRECTIONS},
+                                             {"trigger", T::Enum8, SCALE_TRIGGERS},
+                                             {"value", T::F64},
+                                             {"nodes", T::I32},
+                                             {"size_before", T::I32},
+                                             {"size_after", T::I32}};
 inline constexpr Column FLOWS[] = {
     {"flow_id", T::I64}, {"job", T::I64}, {"bytes", T::F64}, {"start_s", T::F64}, {"finish_s", T::F64}};
 }  // namespace detail
@@ -247,5 +265,10 @@ inline constexpr Table INPUTS{"inputs", detail::INPUTS};
 inline constexpr const char* INPUT_BYTES = "input_bytes";
 inline constexpr Table LINKS{"links", detail::LINKS};  // only with a network: section
 inline constexpr Table FLOWS{"flows", detail::FLOWS};  // only with output: {flows: true}
+// Only with an elastic pool (`autoscale:`): each elastic pool's size and load whenever they
+// change (one row per pool and instant, after the instant's scheduling pass), and every
+// scale decision with its trigger (docs/autoscaling.md).
+inline constexpr Table POOL_SIZES{"pool_sizes", detail::POOL_SIZES};
+inline constexpr Table SCALE_DECISIONS{"scale_decisions", detail::SCALE_DECISIONS};
 
 }  // namespace gcsim::trace::schema

@@ -98,10 +98,11 @@ TEST_CASE("Two parts subscribed in the opposite order see a signal in their decl
 TEST_CASE("The component registry: built-in parts by name, in build order", "[unit][components]") {
   const models::ComponentRegistry& reg = models::builtins().components;
   CHECK(reg.build_order() == std::vector<std::string>{"model-speeds", "cost-meter", "budgets", "trace", "spot-market",
-                                                      "network", "storage", "recorded-replay"});
+                                                      "network", "storage", "autoscaler", "recorded-replay"});
   REQUIRE(reg.find("budgets") != nullptr);
   CHECK_FALSE(reg.find("budgets")->description.empty());
-  CHECK(reg.find("autoscaler") == nullptr);
+  REQUIRE(reg.find("autoscaler") != nullptr);
+  CHECK(reg.find("autoscaler")->description.find("autoscale") != std::string::npos);
 
   models::ComponentRegistry mine;
   const auto none = [](models::RunContext&) { return std::unique_ptr<models::Component>(); };
