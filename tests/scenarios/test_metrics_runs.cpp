@@ -1,8 +1,15 @@
-// Simulated GPU metrics (docs/metrics.md): the output.metrics key.
+// Simulated GPU metrics (docs/metrics.md): the output.metrics key, the sampler's /metrics
+// rows (stored by change), their expansion to samples every `every`, and the OpenMetrics
+// export loaded by Prometheus' own promtool.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <map>
 #include <string>
 
+#include "analysis/metrics_series.hpp"
+#include "models/trace/schema.hpp"
+#include "sim/trace/trace_reader.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
@@ -14,6 +21,25 @@ std::string with_output(const std::string& output) {
          "cluster:\n  node_types:\n    - {name: a, gpu: A100-40GB-SXM, gpus: 2, count: 1, price: {on_demand_per_hour: 2}}\n"
          "workload:\n  jobs:\n    - {name: A, gpus: 1, duration: 100s}\n" +
          output;
+}
+
+// Every exported series of a trace, by family name, then by its labels written "k=v,...".
+std::map<std::string, std::map<std::string, std::vector<analysis::Sample>>> exported(const std::string& trace) {
+  const auto r = trace::TraceReader::open(trace);
+  const analysis::MetricsData d = analysis::read_metrics(*r);
+  std::map<std::string, std::map<std::string, std::vector<analysis::Sample>>> out;
+  analysis::for_each_series(d, [&](const analysis::Series& s) {
+    std::string key;
+    for (const auto& [k, v] : s.labels) key += (key.empty() ? "" : ",") + k + "=" + v;
+    out[std::string(s.family->name)][key] = s.samples;
+  });
+  return out;
+}
+
+std::size_t count_samples(const std::map<std::string, std::vector<analysis::Sample>>& family) {
+  std::size_t n = 0;
+  for (const auto& [k, v] : family) n += v.size();
+  return n;
 }
 
 }  // namespace
@@ -38,3 +64,150 @@ TEST_CASE("output.metrics: every is a required duration > 0", "[unit][metrics]")
   }
 }
 
+TEST_CASE("Without output.metrics a trace has no /metrics table", "[scenario][metrics]") {
+  test::TempDir dir("metrics-off");
+  test::run_yaml(with_output(""), dir);
+  const auto r = trace::TraceReader::open(dir.file("m.h5"));
+  CHECK_FALSE(analysis::has_metrics(*r));
+  CHECK_THROWS_AS(analysis::read_metrics(*r), Error);
+}
+
+TEST_CASE("A plain job's metrics: rows by change, samples every interval", "[scenario][metrics]") {
+  // One node of 2 A100s (NVLink), job A (1 GPU, 100 s) from 0, horizon 120 s, every 15 s.
+  // Rows: at 0, A on GPU 0 and GPU 1 idle; at 100, A off and GPU 0 idle; at 120 both idle
+  // series end: 6 rows.
+  test::TempDir dir("metrics-plain");
+  test::run_yaml(with_output("output: {metrics: {every: 15s}}"), dir);
+  const auto r = trace::TraceReader::open(dir.file("m.h5"));
+  REQUIRE(analysis::has_metrics(*r));
+  CHECK(r->rows("metrics") == 6);
+  CHECK(r->attribute_double("metrics_every_s") == 15.0);
+  const auto m = exported(dir.file("m.h5"));
+  // Utilization: A's series lives over (0, 100]: samples at 15..90 (6), all 100%; GPU 0
+  // idle over (100, 120]: 105, 120; GPU 1 idle over (0, 120]: 8 samples of 0.
+  const auto& util = m.at("DCGM_FI_DEV_GPU_UTIL");
+  const auto& a = util.at("node=a-0,gpu=0,pool=a,job=A");
+  REQUIRE(a.size() == 6);
+  for (std::size_t k = 0; k < 6; ++k) {
+    CHECK(a[k].time_s == 15.0 * static_cast<double>(k + 1));
+    CHECK(a[k].value == 100.0);
+  }
+  const auto& idle0 = util.at("node=a-0,gpu=0,pool=a");
+  REQUIRE(idle0.size() == 2);
+  CHECK(idle0[0].time_s == 105.0);
+  CHECK(idle0[1].time_s == 120.0);
+  CHECK(util.at("node=a-0,gpu=1,pool=a").size() == 8);
+  CHECK(count_samples(util) == 16);
+  // A plain job's memory, PCIe, NVLink and network are not modelled: no samples for A,
+  // only the idle series' zeros (2 + 8 each).
+  for (const char* f : {"DCGM_FI_DEV_FB_USED", "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES",
+                        "DCGM_FI_PROF_NVLINK_TX_BYTES", "DCGM_FI_PROF_NVLINK_RX_BYTES"}) {
+    INFO(f);
+    CHECK(m.at(f).count("node=a-0,gpu=0,pool=a,job=A") == 0);
+    CHECK(count_samples(m.at(f)) == 10);
+    for (const auto& [k, v] : m.at(f))
+      for (const auto& s : v) CHECK(s.value == 0.0);
+  }
+  // The node's network counter: unknown while A (not modelled) runs, so only 105 and 120.
+  const auto& tx = m.at("gcsim_node_network_transmit_bytes").at("node=a-0,pool=a");
+  REQUIRE(tx.size() == 2);
+  CHECK(tx[0].time_s == 105.0);
+  CHECK(tx[1].value == 0.0);
+}
+
+TEST_CASE("A pause (image pull) reads as 0% until it ends, exactly where it ends", "[scenario][metrics]") {
+  // A pulls its image for 20 s, then computes 60 s: util 0 over (0, 20], 100% over
+  // (20, 80]. Every 15 s: t = 15 -> 0; t = 30 -> (5 s at 0 + 10 s at 100) / 15 = 66.67%;
+  // 45, 60, 75 -> 100; at 80 it ends, so no sample at 90.
+  test::TempDir dir("metrics-pause");
+  const std::string yaml = "name: m\nhorizon: 120s\nrun_until: horizon\n"
+                           "cluster:\n  node_types:\n    - {name: a, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: "
+                           "{on_demand_per_hour: 2}}\n"
+                           "workload:\n  jobs:\n    - {name: A, gpus: 1, duration: 60s, image_pull: 20s}\n"
+                           "output: {metrics: {every: 15s}}\n";
+  test::run_yaml(yaml, dir);
+  const auto m = exported(dir.file("m.h5"));
+  const auto& a = m.at("DCGM_FI_DEV_GPU_UTIL").at("node=a-0,gpu=0,pool=a,job=A");
+  REQUIRE(a.size() == 5);
+  CHECK(a[0].value == 0.0);
+  CHECK(a[1].value == Approx(200.0 / 3.0).epsilon(1e-12));
+  for (std::size_t k = 2; k < 5; ++k) CHECK(a[k].value == 100.0);
+  CHECK(a[4].time_s == 75.0);
+}
+
+TEST_CASE("A checkpoint write that pauses the job reads as 0% over exactly its write", "[scenario][metrics]") {
+  // A computes 60 s of work with a checkpoint every 30 s of progress taking 10 s (paused):
+  // 100% over (0, 30], 0 over (30, 40], 100% over (40, 70], when it finishes. Every 15 s:
+  // 15, 30 -> 100; 45 -> (10 s at 0 + 5 s at 100) / 15 = 33.33%; 60 -> 100.
+  test::TempDir dir("metrics-ckpt");
+  const std::string yaml = "name: m\nhorizon: 120s\nrun_until: horizon\n"
+                           "cluster:\n  node_types:\n    - {name: a, gpu: A100-40GB-SXM, gpus: 1, count: 1, price: "
+                           "{on_demand_per_hour: 2}}\n"
+                           "workload:\n  jobs:\n    - {name: A, gpus: 1, duration: 60s, checkpoint: {every: 30s, "
+                           "write_time: 10s, restore_time: 0s}}\n"
+                           "output: {metrics: {every: 15s}}\n";
+  const auto t = test::run_yaml(yaml, dir);
+  REQUIRE(test::job_named(t, "A").end_s == 70.0);
+  const auto m = exported(dir.file("m.h5"));
+  const auto& a = m.at("DCGM_FI_DEV_GPU_UTIL").at("node=a-0,gpu=0,pool=a,job=A");
+  REQUIRE(a.size() == 4);
+  CHECK(a[0].value == 100.0);
+  CHECK(a[1].value == 100.0);
+  CHECK(a[2].value == Approx(100.0 / 3.0).epsilon(1e-12));
+  CHECK(a[3].value == 100.0);
+  // Rows of A: on at 0, paused at 30, running at 40, off at 70.
+  const auto r = trace::TraceReader::open(dir.file("m.h5"));
+  const auto c = r->read_columns("metrics", {"time_s", "job", "util"});
+  std::vector<double> times;
+  for (std::size_t i = 0; i < c.f64.at("time_s").size(); ++i)
+    if (c.ints.at("job")[i] == 0) times.push_back(c.f64.at("time_s")[i]);
+  CHECK(times == std::vector<double>{0.0, 30.0, 40.0, 70.0});
+}
+
+TEST_CASE("A model-described job's metrics follow its step: compute share, memory, input and gradient bytes",
+          "[scenario][metrics]") {
+  // ResNet-50, amp, batch 256 per GPU, 2 GPUs data-parallel on one node of A100-SXM
+  // (NVLink). Per micro-step of one GPU: input 256 x 150,528 B (one 224x224x3 uint8 crop,
+  // the catalog's device_input) host -> GPU; a ring all-reduce over 2 ranks sends and
+  // receives 2(2-1)/2 = 1 x the gradients, 25,557,032 params x 2 B, over NVLink. Nothing
+  // leaves the node.
+  test::TempDir dir("metrics-model");
+  const std::string yaml = R"(name: m
+horizon: 2h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: p, gpu: A100-40GB-SXM, gpus: 2, cpu_cores: 48, count: 1, price: {on_demand_per_hour: 8}}
+workload:
+  jobs:
+    - {name: rn, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 2, samples: 1M}
+output: {metrics: {every: 1m}}
+)";
+  const auto t = test::run_yaml(yaml, dir);
+  const auto& job = test::job_named(t, "rn");
+  const double step = job.model.step_time_s;
+  REQUIRE(step > 0);
+  const auto r = trace::TraceReader::open(dir.file("m.h5"));
+  const auto c = r->read_columns("metrics", {"job", "state", "util", "fb_used_bytes", "pcie_tx_bytes_per_s",
+                                             "pcie_rx_bytes_per_s", "nvlink_tx_bytes_per_s", "net_tx_bytes_per_s"});
+  int on_rows = 0;
+  for (std::size_t i = 0; i < c.ints.at("job").size(); ++i) {
+    if (c.ints.at("job")[i] != 0 || c.ints.at("state")[i] != 1) continue;
+    ++on_rows;
+    CHECK(c.f64.at("util")[i] == Approx(job.model.compute_s / step).epsilon(1e-12));
+    CHECK(c.f64.at("fb_used_bytes")[i] == Approx(job.model.memory_per_gpu_bytes).epsilon(1e-12));
+    CHECK(c.f64.at("pcie_rx_bytes_per_s")[i] == Approx(256.0 * 150528.0 / step).epsilon(1e-12));
+    CHECK(c.f64.at("pcie_tx_bytes_per_s")[i] == 0.0);
+    CHECK(c.f64.at("nvlink_tx_bytes_per_s")[i] == Approx(25557032.0 * 2.0 / step).epsilon(1e-9));
+    CHECK(c.f64.at("net_tx_bytes_per_s")[i] == 0.0);
+  }
+  // No network, no storage: its step never changes, so one row per GPU at its start.
+  CHECK(on_rows == 2);
+  // The export: the utilization in percent, the memory in MiB.
+  const auto m = exported(dir.file("m.h5"));
+  const auto& util = m.at("DCGM_FI_DEV_GPU_UTIL").at("node=p-0,gpu=1,pool=p,job=rn");
+  REQUIRE(!util.empty());
+  CHECK(util[0].value == Approx(100.0 * job.model.compute_s / step).epsilon(1e-12));
+  CHECK(m.at("DCGM_FI_DEV_FB_USED").at("node=p-0,gpu=0,pool=p,job=rn")[0].value ==
+        Approx(job.model.memory_per_gpu_bytes / 1048576.0).epsilon(1e-12));
+}
