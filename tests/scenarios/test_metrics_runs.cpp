@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <regex>
 #include <string>
 
 #include "analysis/metrics_series.hpp"
@@ -210,4 +211,45 @@ output: {metrics: {every: 1m}}
   CHECK(util[0].value == Approx(100.0 * job.model.compute_s / step).epsilon(1e-12));
   CHECK(m.at("DCGM_FI_DEV_FB_USED").at("node=p-0,gpu=0,pool=p,job=rn")[0].value ==
         Approx(job.model.memory_per_gpu_bytes / 1048576.0).epsilon(1e-12));
+}
+
+TEST_CASE("gcsim metrics --openmetrics writes text that promtool loads, every sample", "[scenario][metrics][promtool]") {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    WARN("promtool (Debian's prometheus package) not found: the export is not checked by Prometheus");
+    return;
+  }
+  test::TempDir dir("metrics-promtool");
+  test::write_file(dir.file("m.yaml"), with_output("output: {metrics: {every: 15s}}"));
+  const auto run = test::run_gcsim("run " + dir.file("m.yaml") + " -o " + dir.path().string() + " --no-plots -q");
+  REQUIRE(run.code == 0);
+  const auto exp = test::run_gcsim("metrics " + dir.file("m.h5") + " --openmetrics -o " + dir.file("run.om"));
+  INFO(exp.output);
+  REQUIRE(exp.code == 0);
+  const std::string text = test::read_bytes(dir.file("run.om"));
+  CHECK(text.size() > 6);
+  CHECK(text.substr(text.size() - 6) == "# EOF\n");
+  CHECK(test::has(text, "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"));
+  CHECK(test::has(text, "# TYPE gcsim_node_network_transmit_bytes counter\n# UNIT gcsim_node_network_transmit_bytes bytes\n"));
+  // Simulated t = 15 s is 2026-01-05T00:00:15Z.
+  CHECK(test::has(text, "DCGM_FI_DEV_GPU_UTIL{node=\"a-0\",gpu=\"0\",pool=\"a\",job=\"A\"} 100 1767571215.000\n"));
+  CHECK(test::has(text, "gcsim_node_network_transmit_bytes_total{node=\"a-0\",pool=\"a\"} 0 1767571320.000\n"));
+  // The samples the run implies (see "A plain job's metrics"): utilization 6 + 2 + 8 = 16;
+  // memory, PCIe each way and NVLink each way 10 each (the idle series); the node's two
+  // counters 2 each: 16 + 5 x 10 + 2 x 2 = 70.
+  const auto load = test::run_command("promtool tsdb create-blocks-from openmetrics " + dir.file("run.om") + " " +
+                                      dir.file("tsdb") + " 2>&1");
+  INFO(load.output);
+  REQUIRE(load.code == 0);
+  std::smatch match;
+  // promtool prints each block: ULID, min and max time, duration, samples, chunks, series, size.
+  const std::regex block(R"(\n[0-9A-Z]{26}\s+\d+\s+\d+\s+\S+\s+(\d+)\s+(\d+)\s+(\d+))");
+  std::size_t samples = 0, series = 0;
+  for (auto it = std::sregex_iterator(load.output.begin(), load.output.end(), block); it != std::sregex_iterator(); ++it) {
+    samples += std::stoul((*it)[1]);
+    series += std::stoul((*it)[3]);
+  }
+  CHECK(samples == 70);
+  // Utilization: A on GPU 0, GPU 0 idle, GPU 1 idle (3); five families of the idle
+  // series (2 x 5); the two counters (2).
+  CHECK(series == 15);
 }
