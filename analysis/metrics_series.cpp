@@ -67,7 +67,8 @@ const std::vector<FamilySource>& sources() {
 // The grid instants t_k = k * every, k >= 1, in (from, to].
 std::int64_t first_k_after(double from, double every) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(from / every)) + 1); }
 
-void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, double end_s, std::vector<Sample>& out) {
+void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, double end_s, const SampleWindow& w,
+                 std::vector<Sample>& out) {
   out.clear();
   const auto& seg = s.segments;
   std::size_t i = 0;
@@ -75,7 +76,7 @@ void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, 
   while (i < seg.size()) {
     std::size_t j = i;
     while (j + 1 < seg.size() && seg[j + 1].from_s <= seg[j].to_s) ++j;
-    const double from = seg[i].from_s, to = std::min(seg[j].to_s, end_s);
+    const double from = std::max(seg[i].from_s, std::nextafter(w.from_s, -1.0)), to = std::min({seg[j].to_s, end_s, w.to_s});
     std::size_t lo = i;  // the first segment that may overlap the current window
     for (std::int64_t k = first_k_after(from, every);; ++k) {
       const double t = static_cast<double>(k) * every;
@@ -104,7 +105,7 @@ void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, 
 // A node's counter: the sum of its GPU series' rates, integrated from 0; a sample at each
 // grid instant where some series of the node lives and every living one knows the rate.
 void node_samples(const std::vector<const GpuSeries*>& gpus, std::size_t q, double every, double end_s,
-                  std::vector<Sample>& out) {
+                  const SampleWindow& w, std::vector<Sample>& out) {
   out.clear();
   struct Change {
     double t;
@@ -125,7 +126,7 @@ void node_samples(const std::vector<const GpuSeries*>& gpus, std::size_t q, doub
   double rate = 0, bytes = 0, at = 0;
   int alive = 0, unknown = 0;
   std::size_t c = 0;
-  const double last = std::min(end_s, changes.back().t);
+  const double last = std::min({end_s, changes.back().t, w.to_s});
   for (std::int64_t k = 1;; ++k) {
     const double t = static_cast<double>(k) * every;
     if (t > last) break;
@@ -141,7 +142,8 @@ void node_samples(const std::vector<const GpuSeries*>& gpus, std::size_t q, doub
     // A segment ending at t (its change not yet applied) still lives at t; one starting at t
     // does not yet.
     const int live = alive, live_unknown = unknown;
-    if (live > 0 && live_unknown == 0) out.push_back({t, std::max(0.0, bytes + rate * (t - at))});
+    if (live > 0 && live_unknown == 0 && t >= w.from_s && t <= w.to_s)
+      out.push_back({t, std::max(0.0, bytes + rate * (t - at))});
   }
 }
 
@@ -251,7 +253,7 @@ const std::vector<MetricFamily>& metric_families() {
   return f;
 }
 
-void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f) {
+void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f, const SampleWindow& window) {
   const auto& families = metric_families();
   Series out;
   for (std::size_t fi = 0; fi < sources().size(); ++fi) {
@@ -260,7 +262,7 @@ void for_each_series(const MetricsData& data, const std::function<void(const Ser
     const auto q = static_cast<std::size_t>(src.quantity);
     if (!src.node_counter) {
       for (const GpuSeries& s : data.series) {
-        gpu_samples(s, q, src.scale, data.every_s, data.end_s, out.samples);
+        gpu_samples(s, q, src.scale, data.every_s, data.end_s, window, out.samples);
         if (out.samples.empty()) continue;
         const auto n = static_cast<std::size_t>(s.node);
         out.labels = {{"node", data.node_names[n]}, {"gpu", std::to_string(s.gpu)}, {"pool", data.node_pools[n]}};
@@ -274,7 +276,7 @@ void for_each_series(const MetricsData& data, const std::function<void(const Ser
       const std::int32_t node = data.series[i].node;
       on_node.clear();
       for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
-      node_samples(on_node, q, data.every_s, data.end_s, out.samples);
+      node_samples(on_node, q, data.every_s, data.end_s, window, out.samples);
       if (out.samples.empty()) continue;
       const auto n = static_cast<std::size_t>(node);
       out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
@@ -295,7 +297,8 @@ void append_escaped(std::string& out, const std::string& v) {
 }
 }  // namespace
 
-std::uint64_t write_openmetrics(const MetricsData& data, const std::function<void(std::string_view)>& out) {
+std::uint64_t write_openmetrics(const MetricsData& data, const std::function<void(std::string_view)>& out,
+                                const SampleWindow& window) {
   std::string buf;
   std::uint64_t samples = 0;
   const MetricFamily* current = nullptr;
@@ -356,7 +359,7 @@ std::uint64_t write_openmetrics(const MetricsData& data, const std::function<voi
       ++samples;
       flush_if_big();
     }
-  });
+  }, window);
   while (next_header < families.size()) header(families[next_header++]);
   buf += "# EOF\n";
   out(buf);

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -84,10 +85,17 @@ struct Series {
   std::vector<Sample> samples;
 };
 
-// Calls f once per exported series with at least one sample, family by family in
-// metric_families() order, series by (node, gpu, job). The Series passed is reused
-// between calls.
-void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f);
+// The simulated time span whose samples are wanted: from_s <= t <= to_s.
+struct SampleWindow {
+  double from_s = 0;
+  double to_s = std::numeric_limits<double>::infinity();
+};
+
+// Calls f once per exported series with at least one sample in `window`, family by family
+// in metric_families() order, series by (node, gpu, job). The Series passed is reused
+// between calls. A counter's values count from the run's start whatever the window.
+void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f,
+                     const SampleWindow& window = {});
 
 // The simulated epoch: the wall-clock time of simulated t = 0 in seconds since 1970,
 // 2026-01-05T00:00:00Z, a Monday at midnight as simulated time 0 is in the weekly
@@ -97,6 +105,7 @@ inline constexpr double SIMULATED_EPOCH_S = 1767571200.0;
 // OpenMetrics text of every series (`# TYPE`, `# UNIT`, `# HELP`, samples with timestamps
 // SIMULATED_EPOCH_S + time_s, `# EOF`), handed to `out` in pieces. Returns the number of
 // samples written.
-std::uint64_t write_openmetrics(const MetricsData& data, const std::function<void(std::string_view)>& out);
+std::uint64_t write_openmetrics(const MetricsData& data, const std::function<void(std::string_view)>& out,
+                                const SampleWindow& window = {});
 
 }  // namespace gcsim::analysis

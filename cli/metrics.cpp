@@ -1,4 +1,4 @@
-// `gcsim metrics TRACE [--openmetrics] [-o FILE]` (docs/metrics.md): the simulated GPU
+// `gcsim metrics TRACE [--openmetrics] [-o FILE] [--from T] [--to T]` (docs/metrics.md): the simulated GPU
 // metrics of a run, summarised, or exported as OpenMetrics text that Prometheus' promtool
 // loads (`promtool tsdb create-blocks-from openmetrics FILE DIR`).
 #include <algorithm>
@@ -9,11 +9,26 @@
 #include "analysis/metrics_series.hpp"
 #include "cli/commands.hpp"
 #include "sim/atomic_file.hpp"
+#include "sim/errors.hpp"
+#include "sim/units.hpp"
 #include "sim/trace/trace_reader.hpp"
 
 namespace gcsim::cli {
 
-int cmd_metrics(const std::string& trace_path, bool openmetrics, const std::string& out_path) {
+int cmd_metrics(const std::string& trace_path, bool openmetrics, const std::string& out_path, const std::string& from,
+                const std::string& to) {
+  const auto seconds = [](const char* option, const std::string& text) {
+    try {
+      return static_cast<double>(units::parse_duration_ns(text)) / 1e9;
+    } catch (const units::UnitError& e) {
+      throw Error(std::string(option) + " '" + text + "': " + e.what());
+    }
+  };
+  analysis::SampleWindow window;
+  if (!from.empty()) window.from_s = seconds("--from", from);
+  if (!to.empty()) window.to_s = seconds("--to", to);
+  if (window.from_s < 0 || window.to_s < window.from_s)
+    throw Error("--from and --to must be simulated times with 0 <= from <= to (given '" + from + "', '" + to + "')");
   const auto reader = trace::TraceReader::open(trace_path);
   const analysis::MetricsData data = analysis::read_metrics(*reader);
   if (!openmetrics) {
@@ -30,13 +45,15 @@ int cmd_metrics(const std::string& trace_path, bool openmetrics, const std::stri
     return 0;
   }
   if (out_path.empty()) {
-    analysis::write_openmetrics(data, [](std::string_view bytes) { std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+    analysis::write_openmetrics(
+        data, [](std::string_view bytes) { std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); },
+        window);
     std::cout.flush();
     return 0;
   }
   sim::remove_stale_temp_files(std::filesystem::path(out_path).parent_path().string());
   sim::AtomicFile file(out_path, sim::SpecialFiles::write_through);
-  analysis::write_openmetrics(data, [&](std::string_view bytes) { file.write(bytes); });
+  analysis::write_openmetrics(data, [&](std::string_view bytes) { file.write(bytes); }, window);
   file.commit();
   return 0;
 }

@@ -116,6 +116,31 @@ TEST_CASE("A plain job's metrics: rows by change, samples every interval", "[sce
   CHECK(tx[1].value == 0.0);
 }
 
+TEST_CASE("The export window keeps the samples at simulated times in [from, to]", "[scenario][metrics]") {
+  // The plain run above: in [30 s, 60 s] A's series has 30, 45, 60, GPU 1's idle series
+  // the same three, GPU 0's idle series (from 100 s) none.
+  test::TempDir dir("metrics-window");
+  test::run_yaml(with_output("output: {metrics: {every: 15s}}"), dir);
+  const auto r = trace::TraceReader::open(dir.file("m.h5"));
+  const analysis::MetricsData d = analysis::read_metrics(*r);
+  std::size_t util = 0;
+  analysis::for_each_series(
+      d,
+      [&](const analysis::Series& s) {
+        if (s.family->name != "DCGM_FI_DEV_GPU_UTIL") return;
+        for (const auto& p : s.samples) {
+          CHECK(p.time_s >= 30.0);
+          CHECK(p.time_s <= 60.0);
+          ++util;
+        }
+      },
+      {30.0, 60.0});
+  CHECK(util == 6);
+  const auto bad = test::run_gcsim("metrics " + dir.file("m.h5") + " --openmetrics --from 2m --to 1m");
+  CHECK(bad.code == 2);
+  CHECK(test::run_gcsim("metrics " + dir.file("m.h5") + " --openmetrics --from 2x").code == 2);
+}
+
 TEST_CASE("A pause (image pull) reads as 0% until it ends, exactly where it ends", "[scenario][metrics]") {
   // A pulls its image for 20 s, then computes 60 s: util 0 over (0, 20], 100% over
   // (20, 80]. Every 15 s: t = 15 -> 0; t = 30 -> (5 s at 0 + 10 s at 100) / 15 = 66.67%;
