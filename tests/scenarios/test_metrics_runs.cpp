@@ -141,6 +141,42 @@ TEST_CASE("The export window keeps the samples at simulated times in [from, to]"
   CHECK(test::run_gcsim("metrics " + dir.file("m.h5") + " --openmetrics --from 2x").code == 2);
 }
 
+TEST_CASE("A node that goes away takes its series with it; they come back with it", "[scenario][metrics]") {
+  // One spot node of 2 GPUs, taken at 1h (its price passes the bid) and back at 2h; job A
+  // (1 GPU, 10 h, no checkpoints) runs on GPU 0 over (0, 1h], is stopped, and starts again
+  // at 2h. Every 15 min: A's series at 15, 30, 45, 60 min and 135, 150, 165, 180 min; GPU 1
+  // idle at the same instants; nothing in between (a node that is not there has no
+  // exporter).
+  test::TempDir dir("metrics-spot");
+  test::run_yaml(R"(name: m
+horizon: 3h
+run_until: horizon
+cluster:
+  node_types:
+    - name: s
+      gpu: A100-40GB-SXM
+      gpus: 2
+      count: 1
+      market: spot
+      price: {on_demand_per_hour: 10, max_per_hour: 2, spot_profile: {points: [{at: 0h, price: 1}, {at: 1h, price: 5}, {at: 2h, price: 1}]}}
+      interruptions: {process: price}
+workload:
+  jobs:
+    - {name: A, gpus: 1, duration: 10h}
+output: {metrics: {every: 15m}}
+)",
+                 dir);
+  const auto m = exported(dir.file("m.h5"));
+  const std::vector<double> expected = {900, 1800, 2700, 3600, 8100, 9000, 9900, 10800};
+  for (const char* key : {"node=s-0,gpu=0,pool=s,job=A", "node=s-0,gpu=1,pool=s"}) {
+    INFO(key);
+    std::vector<double> times;
+    for (const auto& p : m.at("DCGM_FI_DEV_GPU_UTIL").at(key)) times.push_back(p.time_s);
+    CHECK(times == expected);
+  }
+  CHECK(m.at("DCGM_FI_DEV_GPU_UTIL").size() == 2);  // GPU 0 was never idle while up
+}
+
 TEST_CASE("A pause (image pull) reads as 0% until it ends, exactly where it ends", "[scenario][metrics]") {
   // A pulls its image for 20 s, then computes 60 s: util 0 over (0, 20], 100% over
   // (20, 80]. Every 15 s: t = 15 -> 0; t = 30 -> (5 s at 0 + 10 s at 100) / 15 = 66.67%;
