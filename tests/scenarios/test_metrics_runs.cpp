@@ -274,6 +274,55 @@ output: {metrics: {every: 1m}}
         Approx(job.model.memory_per_gpu_bytes / 1048576.0).epsilon(1e-12));
 }
 
+TEST_CASE("A job across two nodes: its ring's node-crossing share goes over PCIe and the network", "[scenario][metrics]") {
+  // ResNet-50 amp on 16 GPUs, 2 nodes of 8 (NVLink): one data-parallel ring of n = 16
+  // ranks, each sending 2(n-1)/n G per step, G = 25,557,032 x 2 B. Of the ring's 16 hops, 2
+  // leave a node: per GPU 2/16 of its bytes go to the other node (through the NIC, so
+  // over PCIe too), 14/16 over NVLink. A node's 8 GPUs then send 8 x 2/16 x 2(n-1)/n G =
+  // 2(n-1)/n G per step: one ring edge out of the node. Its counter at the first sample
+  // (60 s, the job running since 0 without pauses) is that times 60 / step.
+  test::TempDir dir("metrics-two-nodes");
+  const auto t = test::run_yaml(R"(name: m
+horizon: 1h
+run_until: horizon
+cluster:
+  node_types:
+    - {name: p, gpu: A100-40GB-SXM, gpus: 8, cpu_cores: 96, count: 2, price: {on_demand_per_hour: 32}}
+workload:
+  jobs:
+    - {name: rn, model: resnet50, precision: amp, batch_per_gpu: 256, gpus: 16, samples: 100M}
+output: {metrics: {every: 1m}}
+)",
+                                dir);
+  const double step = test::job_named(t, "rn").model.step_time_s;
+  REQUIRE(step > 0);
+  const double g = 25557032.0 * 2.0;
+  const double sent = 2.0 * 15.0 / 16.0 * g;
+  const auto r = trace::TraceReader::open(dir.file("m.h5"));
+  const auto c = r->read_columns("metrics", {"job", "state", "pcie_tx_bytes_per_s", "nvlink_tx_bytes_per_s",
+                                             "net_tx_bytes_per_s", "pcie_rx_bytes_per_s"});
+  int rows = 0;
+  for (std::size_t i = 0; i < c.ints.at("job").size(); ++i) {
+    if (c.ints.at("job")[i] != 0 || c.ints.at("state")[i] != 1) continue;
+    ++rows;
+    CHECK(c.f64.at("net_tx_bytes_per_s")[i] == Approx(sent * 2.0 / 16.0 / step).epsilon(1e-12));
+    CHECK(c.f64.at("pcie_tx_bytes_per_s")[i] == Approx(sent * 2.0 / 16.0 / step).epsilon(1e-12));
+    CHECK(c.f64.at("nvlink_tx_bytes_per_s")[i] == Approx(sent * 14.0 / 16.0 / step).epsilon(1e-12));
+    CHECK(c.f64.at("pcie_rx_bytes_per_s")[i] ==
+          Approx((256.0 * 150528.0 + sent * 2.0 / 16.0) / step).epsilon(1e-12));
+  }
+  CHECK(rows == 16);
+  const auto m = exported(dir.file("m.h5"));
+  for (const char* node : {"node=p-0,pool=p", "node=p-1,pool=p"}) {
+    INFO(node);
+    const auto& tx = m.at("gcsim_node_network_transmit_bytes").at(node);
+    REQUIRE(!tx.empty());
+    CHECK(tx[0].time_s == 60.0);
+    CHECK(tx[0].value == Approx(sent * 60.0 / step).epsilon(1e-9));
+    CHECK(m.at("gcsim_node_network_receive_bytes").at(node)[0].value == Approx(sent * 60.0 / step).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("gcsim metrics --openmetrics writes text that promtool loads, every sample", "[scenario][metrics][promtool]") {
   if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
     WARN("promtool (Debian's prometheus package) not found: the export is not checked by Prometheus");
