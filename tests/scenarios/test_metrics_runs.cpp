@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/metrics_series.hpp"
+#include "models/config/resource_estimate.hpp"
 #include "models/trace/schema.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "support/scenario_support.hpp"
@@ -63,6 +64,18 @@ TEST_CASE("output.metrics: every is a required duration > 0", "[unit][metrics]")
     CHECK(test::has(e.what(), "every"));
     CHECK(test::has(e.what(), "output.metrics"));
   }
+}
+
+TEST_CASE("The resource estimate counts the sampler's events", "[unit][metrics]") {
+  // 120 s every 15 s: 8 interval events, and a look per event of the jobs (their part).
+  const auto base = models::estimate_resources(test::scenario_from_yaml(with_output("")));
+  const auto with = models::estimate_resources(test::scenario_from_yaml(with_output("output: {metrics: {every: 15s}}")));
+  double job_events = 0;
+  for (const auto& p : base.parts)
+    if (p.what == "jobs") job_events += p.events;
+  REQUIRE(job_events > 0);
+  CHECK(with.events - base.events == Approx(8 + job_events));
+  CHECK(with.parts.back().path == "output.metrics.every");
 }
 
 TEST_CASE("Without output.metrics a trace has no /metrics table", "[scenario][metrics]") {
