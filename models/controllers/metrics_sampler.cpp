@@ -167,7 +167,8 @@ void MetricsSampler::on_flush(std::uint64_t) {
     if (j.status != JobStatus::Running || j.incarnation != p.incarnation) continue;
     s.on = true;
     s.incarnation = p.incarnation;
-    s.last = job_values(j);
+    if (j.training) s.traffic = step_traffic(*j.training, static_cast<int>(j.nodes_count));
+    s.last = job_values(j, s.traffic);
     s.recheck = sim::SimTime::max();
     for (std::uint32_t i = p.gpu_begin; i < p.gpu_begin + p.gpu_count; ++i) {
       const std::uint32_t g = gpu_list_[i];
@@ -202,7 +203,7 @@ void MetricsSampler::reconcile_idle(std::uint32_t gpu) {
   write_row(engine_.now(), gpu, -1, want, idle);
 }
 
-GpuMetricValues MetricsSampler::job_values(const Job& j) const {
+GpuMetricValues MetricsSampler::job_values(const Job& j, const StepTraffic& t) const {
   GpuMetricValues v;
   const double share = j.gpu_milli / 1000.0;
   // Restoring, pulling its image, staging its data or writing a checkpoint: it holds its
@@ -225,7 +226,6 @@ GpuMetricValues MetricsSampler::job_values(const Job& j) const {
     if (!nvlink) v.nvlink_tx_bytes_per_s = v.nvlink_rx_bytes_per_s = NaN;
     return v;
   }
-  const StepTraffic t = step_traffic(*j.training, static_cast<int>(j.nodes_count));
   const double per_s = 1.0 / e->step_s;
   const double pcie_peer = nvlink ? 0.0 : t.intra_bytes;  // GPUs without NVLink talk over PCIe
   v.pcie_rx_bytes_per_s = (t.h2d_bytes + pcie_peer + t.inter_bytes) * per_s;
@@ -244,7 +244,7 @@ void MetricsSampler::write_job_rows(sim::SimTime t, const Job& j, bool on, const
 
 void MetricsSampler::refresh(const Job& j) {
   JobState& s = state(j.id);
-  const GpuMetricValues v = job_values(j);
+  const GpuMetricValues v = job_values(j, s.traffic);
   if (!(v == s.last)) {
     s.last = v;
     write_job_rows(engine_.now(), j, true, v);

@@ -67,8 +67,8 @@ class MetricsSampler final : public Controller {
   void start() override;
   void finish(RunSummary& summary) override;
 
-  // The values of running job `j` on one of its GPUs now.
-  GpuMetricValues job_values(const Job& j) const;
+  // The values of running job `j` on one of its GPUs now (`traffic`: its step_traffic()).
+  GpuMetricValues job_values(const Job& j, const StepTraffic& traffic) const;
   std::uint64_t rows() const { return rows_; }
 
  private:
@@ -84,6 +84,7 @@ class MetricsSampler final : public Controller {
     bool watched = false;              // in watch_
     std::uint32_t incarnation = 0;     // of the run whose series are on
     GpuMetricValues last;
+    StepTraffic traffic;               // a model-described run's bytes per micro-step (fixed by its placement)
     sim::SimTime recheck = sim::SimTime::max();  // the next look scheduled (a pause's end or start)
   };
 
