@@ -129,6 +129,18 @@ TEST_CASE("A plain job's metrics: rows by change, samples every interval", "[sce
   CHECK(tx[1].value == 0.0);
 }
 
+TEST_CASE("Same scenario, same seed: the same /metrics bit for bit", "[scenario][metrics]") {
+  test::TempDir a("metrics-det-a"), b("metrics-det-b");
+  const std::string yaml =
+      test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/fleet-month/spot-p4d.yaml") + "output: {metrics: {every: 1h}}\n";
+  test::run_yaml(yaml, a);
+  test::run_yaml(yaml, b);
+  const std::string name = "fleet-month-spot-p4d.h5";
+  const auto ra = trace::TraceReader::open(a.file(name));
+  REQUIRE(ra->rows("metrics") > 1000);
+  CHECK(test::read_bytes(a.file(name)) == test::read_bytes(b.file(name)));
+}
+
 TEST_CASE("The export window keeps the samples at simulated times in [from, to]", "[scenario][metrics]") {
   // The plain run above: in [30 s, 60 s] A's series has 30, 45, 60, GPU 1's idle series
   // the same three, GPU 0's idle series (from 100 s) none.
