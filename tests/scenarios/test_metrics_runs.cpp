@@ -166,7 +166,7 @@ TEST_CASE("The export window keeps the samples at simulated times in [from, to]"
   CHECK(test::run_gcsim("metrics " + dir.file("m.h5") + " --openmetrics --from 2x").code == 2);
 }
 
-TEST_CASE("A node that goes away takes its series with it; they come back with it", "[scenario][metrics]") {
+TEST_CASE("A node that goes away takes its series with it, and they come back with it", "[scenario][metrics]") {
   // One spot node of 2 GPUs, taken at 1h (its price passes the bid) and back at 2h; job A
   // (1 GPU, 10 h, no checkpoints) runs on GPU 0 over (0, 1h], is stopped, and starts again
   // at 2h. Every 15 min: A's series at 15, 30, 45, 60 min and 135, 150, 165, 180 min; GPU 1
