@@ -11,7 +11,7 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake ninja-build g++ make pkg-config \
   libeigen3-dev libboost-graph-dev libboost-iostreams-dev libboost-filesystem-dev \
   libhdf5-dev libdeflate-dev hdf5-tools libcli11-dev catch2 libgnuplot-iostream-dev gnuplot-nox \
-  libyaml-cpp-dev python3-h5py python3-numpy libopenmpi-dev openmpi-bin
+  libyaml-cpp-dev python3-h5py python3-numpy libopenmpi-dev openmpi-bin prometheus
 
 .PHONY: fuzz-build fuzz-explore all deps configure build run test test-fast sanitize tsan fuzz bench clean
 

@@ -27,6 +27,13 @@ int cmd_flows(const std::string& scenario, const std::string& flows_csv, const s
 int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptions& options,
                  const models::ResourceLimits& limits);
 
+// `gcsim metrics TRACE [--openmetrics] [-o FILE] [--from T] [--to T]`: the trace's
+// simulated GPU metrics (docs/metrics.md): a summary, or OpenMetrics text (to FILE,
+// written atomically, or to standard output) of the samples at simulated times in
+// [from, to] (durations, "" for the run's start and end).
+int cmd_metrics(const std::string& trace, bool openmetrics, const std::string& out, const std::string& from,
+                const std::string& to);
+
 // `gcsim policies`: every scheduling policy and placement strategy of `registry`, with its
 // description and each policy's keys (type, default, range, help), printed from the
 // registry itself so the listing cannot drift from what the loader accepts.

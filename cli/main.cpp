@@ -397,6 +397,16 @@ int main(int argc, char** argv) {
   flows->add_option("flows", flows_csv, "Flows CSV: flow_id,src,dst,bytes,start (seconds)")->required();
   flows->add_option("-o,--output", flows_out, "Write flow_id,finish here (default: standard output)");
 
+  std::string metrics_trace, metrics_out, metrics_from, metrics_to;
+  bool metrics_openmetrics = false;
+  auto* metrics = app.add_subcommand("metrics", "Simulated GPU metrics of a trace (output.metrics); OpenMetrics export");
+  metrics->add_option("trace", metrics_trace, "Trace file (.h5) of a run with output.metrics")->required();
+  metrics->add_flag("--openmetrics", metrics_openmetrics,
+                    "Write the series as OpenMetrics text with timestamps (promtool tsdb create-blocks-from openmetrics)");
+  metrics->add_option("-o,--output", metrics_out, "With --openmetrics: write here (default: standard output)");
+  metrics->add_option("--from", metrics_from, "With --openmetrics: only samples at or after this simulated time (1d, 36h)");
+  metrics->add_option("--to", metrics_to, "With --openmetrics: only samples at or before this simulated time");
+
   std::string estimate_file;
   bool estimate_json = false;
   auto* estimate = app.add_subcommand("estimate", "Step time, throughput, memory and cost of model-described jobs");
@@ -486,6 +496,7 @@ int main(int argc, char** argv) {
     if (*policies) return cli::cmd_policies(models::builtins().schedulers);
     if (*keys) return cli::cmd_keys(models::builtins().schedulers, keys_section);
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out, limits);
+    if (*metrics) return cli::cmd_metrics(metrics_trace, metrics_openmetrics, metrics_out, metrics_from, metrics_to);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(overrides), limits);
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;
     if (const int rc = cli::run_compare_command(*compare_command, load_options(overrides), limits); rc >= 0) return rc;

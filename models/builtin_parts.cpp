@@ -9,6 +9,7 @@
 #include "models/accounting/cost_meter.hpp"
 #include "models/accounting/storage_cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
+#include "models/controllers/metrics_sampler.hpp"
 #include "models/coupling/job_traffic.hpp"
 #include "models/coupling/model_speeds.hpp"
 #include "models/coupling/model_traffic.hpp"
@@ -20,6 +21,7 @@
 #include "models/storage/storage_tiers.hpp"
 #include "models/topology/topology.hpp"
 #include "models/trace/network_tables.hpp"
+#include "models/trace/schema_tables.hpp"
 #include "models/trace/trace_recorder.hpp"
 
 namespace gcsim::models {
@@ -140,6 +142,17 @@ ComponentEntry trace_component() {
             auto p = std::make_unique<TracePart>(ctx);
             ctx.recorder = &p->recorder;
             return p;
+          }};
+}
+
+ComponentEntry metrics_component() {
+  return {"metrics", "simulated GPU metrics into the trace's /metrics table (`output.metrics`, docs/metrics.md)",
+          BUILD_EXTENSIONS, [](RunContext& ctx) -> std::unique_ptr<Component> {
+            const sim::SimTime every = ctx.scenario.output.metrics_every;
+            if (!ctx.trace || every <= sim::SimTime::zero()) return nullptr;
+            ctx.trace->set_attribute(trace::schema::attribute::METRICS_EVERY_S, every.seconds());
+            trace::Table& table = add_table(*ctx.trace, trace::schema::METRICS, 16384);
+            return std::make_unique<MetricsSampler>(ctx.engine, ctx.scenario, ctx.cluster, ctx.speeds, table, every);
           }};
 }
 

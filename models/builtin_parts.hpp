@@ -15,5 +15,8 @@ ComponentEntry trace_component();         // when the run writes a trace
 ComponentEntry spot_market_component();   // when a node type is a spot pool
 ComponentEntry network_component();       // with a `network:` section
 ComponentEntry storage_component();       // with a `storage:` section
+// The metrics sampler (models/controllers/metrics_sampler.hpp), with `output.metrics` and a
+// trace: here because it makes the trace's /metrics table, which its package cannot.
+ComponentEntry metrics_component();
 
 }  // namespace gcsim::models

@@ -60,6 +60,7 @@ void register_builtins(Builtins& b) {
   b.components.add(storage_component());
   b.components.add(recorded_replay_component());
   b.components.add(autoscaler_component());
+  b.components.add(metrics_component());
 }
 
 const Builtins& builtins() {

@@ -1,5 +1,5 @@
 // The `output:` section: the trace's file name, its compression level and the optional
-// /flows and /events tables. That flows
+// /flows, /events and /metrics tables. That flows
 // need a network section is checked in the resolve step.
 #pragma once
 
@@ -25,6 +25,15 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
      .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
              "only the plots' interruption marks of traces without /node_events",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
+    {"metrics", "map", "none", false, "", "sample simulated GPU metrics into the /metrics table (metrics.md)"},
+};
+
+// output.metrics: the simulated GPU metrics (docs/metrics.md). Its only key is required:
+// `metrics: {}` would sample at an interval nobody chose.
+inline constexpr config::KeySpec METRICS_KEYS[] = {
+    {.name = "every", .type = "duration", .required = true,
+     .help = "the sampling interval of the exported series (DCGM's scrape interval)",
+     .kind = config::KeyKind::Duration, .min = 1},
 };
 
 // The longest file name output.trace may be (bytes): 255, the usual file system limit, less

@@ -147,6 +147,9 @@ struct OutputSpec {
   bool events = true; // write the /events table (output.events)
   // The trace's deflate level, 0 (none) to 9; a run may override it (RunOptions).
   int compression = trace::DEFAULT_COMPRESSION_LEVEL;
+  // output.metrics.every: the interval of the simulated GPU metrics (docs/metrics.md);
+  // zero: no /metrics table.
+  sim::SimTime metrics_every = sim::SimTime::zero();
 };
 
 // When a run stops: at the horizon (the default: the planning period, for which a fixed

@@ -44,6 +44,7 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"distribution", DISTRIBUTION_KEYS}, REFERENCE},
       {{"budgets", BUDGET_KEYS}, REFERENCE},
       {{"output", OUTPUT_KEYS}, REFERENCE},
+      {{"output.metrics", METRICS_KEYS}, REFERENCE},
       {{"scheduler.preemption", PREEMPTION_KEYS}, REFERENCE},
       {{"scheduler.quotas", QUOTA_KEYS}, REFERENCE},
       {{"scheduler.quotas.windows[i]", QUOTA_WINDOW_KEYS}, REFERENCE},

@@ -53,6 +53,10 @@ inline constexpr int PRIORITY_AUTOSCALE = 12;
 // started the job, so that the storage model has held a staging job's progress before the
 // probe looks.
 inline constexpr int PRIORITY_NETWORK_PROBE = 15;
+// The metrics sampler records the instant's GPU metrics after every change of it (starts,
+// stops, nodes, the speeds a network probe set), so a row holds the instant's final values
+// (docs/metrics.md).
+inline constexpr int PRIORITY_METRICS = 18;
 // The end of the run, last: a job finishing exactly at the horizon counts as completed.
 inline constexpr int PRIORITY_END = 20;
 
@@ -79,6 +83,9 @@ inline constexpr int ORDER_STORAGE_COSTS = 510;
 // Parts added by RunOptions::components or registered later (autoscalers, samplers) pick
 // an order of their own; from here on none of the built-in parts observes.
 inline constexpr int ORDER_EXTENSIONS = 1000;
+// The metrics sampler notes which GPUs a start, stop or node change touched, after
+// everything else has seen it (it records them from an event of its own).
+inline constexpr int ORDER_METRICS = 1100;
 
 struct NamedOrder {
   std::string_view name;
@@ -98,6 +105,7 @@ inline constexpr NamedOrder EVENT_PRIORITIES[] = {
     {"PRIORITY_SCHEDULE", PRIORITY_SCHEDULE},
     {"PRIORITY_AUTOSCALE", PRIORITY_AUTOSCALE},
     {"PRIORITY_NETWORK_PROBE", PRIORITY_NETWORK_PROBE},
+    {"PRIORITY_METRICS", PRIORITY_METRICS},
     {"PRIORITY_END", PRIORITY_END},
 };
 inline constexpr NamedOrder OBSERVER_ORDERS[] = {
@@ -110,6 +118,7 @@ inline constexpr NamedOrder OBSERVER_ORDERS[] = {
     {"ORDER_STORAGE", ORDER_STORAGE},
     {"ORDER_STORAGE_COSTS", ORDER_STORAGE_COSTS},
     {"ORDER_EXTENSIONS", ORDER_EXTENSIONS},
+    {"ORDER_METRICS", ORDER_METRICS},
 };
 
 }  // namespace gcsim::models

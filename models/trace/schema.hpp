@@ -85,6 +85,8 @@ inline constexpr const char* RUN_UNTIL = "run_until";  // "done" or "horizon"
 inline constexpr const char* SCHEDULER = "scheduler";
 inline constexpr const char* SCHEDULER_SETTINGS = "scheduler_settings";
 inline constexpr const char* WALL_CLOCK_S = "wall_clock_s";
+// output.metrics.every in seconds, with the /metrics table (docs/metrics.md).
+inline constexpr const char* METRICS_EVERY_S = "metrics_every_s";
 }  // namespace attribute
 
 // ---- Enum labels, in value order ----
@@ -245,6 +247,23 @@ inline constexpr Column SCALE_DECISIONS[] = {{"time_s", T::F64},
                                              {"size_after", T::I32}};
 inline constexpr Column FLOWS[] = {
     {"flow_id", T::I64}, {"job", T::I64}, {"bytes", T::F64}, {"start_s", T::F64}, {"finish_s", T::F64}};
+// Simulated GPU metrics, stored by change (docs/metrics.md): a row says that from time_s
+// on the series (node, gpu, job) has these values (state "on"), or that it ends (state
+// "off", values NaN). job -1: the GPU idle. NaN: not modelled for the job.
+inline constexpr std::array<std::string_view, 2> METRIC_STATES = {"off", "on"};
+inline constexpr Column METRICS[] = {{"time_s", T::F64},
+                                     {"node", T::I32},
+                                     {"gpu", T::I32},
+                                     {"job", T::I64},
+                                     {"state", T::Enum8, METRIC_STATES},
+                                     {"util", T::F64},
+                                     {"fb_used_bytes", T::F64},
+                                     {"pcie_tx_bytes_per_s", T::F64},
+                                     {"pcie_rx_bytes_per_s", T::F64},
+                                     {"nvlink_tx_bytes_per_s", T::F64},
+                                     {"nvlink_rx_bytes_per_s", T::F64},
+                                     {"net_tx_bytes_per_s", T::F64},
+                                     {"net_rx_bytes_per_s", T::F64}};
 }  // namespace detail
 
 inline constexpr Table EVENTS{"events", detail::EVENTS};
@@ -270,5 +289,6 @@ inline constexpr Table FLOWS{"flows", detail::FLOWS};  // only with output: {flo
 // scale decision with its trigger (docs/autoscaling.md).
 inline constexpr Table POOL_SIZES{"pool_sizes", detail::POOL_SIZES};
 inline constexpr Table SCALE_DECISIONS{"scale_decisions", detail::SCALE_DECISIONS};
+inline constexpr Table METRICS{"metrics", detail::METRICS};  // only with output: {metrics: ...}
 
 }  // namespace gcsim::trace::schema

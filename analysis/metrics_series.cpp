@@ -1,0 +1,369 @@
+// Simulated GPU metrics as series (see metrics_series.hpp; docs/metrics.md).
+#include "analysis/metrics_series.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "models/trace/schema.hpp"
+#include "sim/errors.hpp"
+#include "sim/trace/trace_reader.hpp"
+
+namespace gcsim::analysis {
+namespace {
+
+namespace schema = trace::schema;
+
+constexpr std::string_view VALUE_COLUMNS[GPU_QUANTITIES] = {
+    schema::column(schema::METRICS, "util"),
+    schema::column(schema::METRICS, "fb_used_bytes"),
+    schema::column(schema::METRICS, "pcie_tx_bytes_per_s"),
+    schema::column(schema::METRICS, "pcie_rx_bytes_per_s"),
+    schema::column(schema::METRICS, "nvlink_tx_bytes_per_s"),
+    schema::column(schema::METRICS, "nvlink_rx_bytes_per_s"),
+    schema::column(schema::METRICS, "net_tx_bytes_per_s"),
+    schema::column(schema::METRICS, "net_rx_bytes_per_s")};
+
+// The families, and for a GPU gauge which stored quantity it shows and its scale.
+struct FamilySource {
+  MetricFamily family;
+  bool node_counter;      // a node's network bytes (counter), else a GPU gauge
+  GpuQuantity quantity;
+  double scale;           // exported = stored * scale
+};
+
+const std::vector<FamilySource>& sources() {
+  static const std::vector<FamilySource> s = {
+      {{"DCGM_FI_DEV_GPU_UTIL", "gauge", "",
+        "GPU utilization (in %): the share of the interval a kernel ran (gcsim: compute / step time)"},
+       false, GpuQuantity::Util, 100.0},
+      {{"DCGM_FI_DEV_FB_USED", "gauge", "", "Framebuffer memory used (in MiB) (gcsim: the memory-fit model's need)"},
+       false, GpuQuantity::FbUsed, 1.0 / (1024.0 * 1024.0)},
+      {{"DCGM_FI_PROF_PCIE_TX_BYTES", "gauge", "",
+        "The rate of data transmitted over the PCIe bus, in bytes per second (gcsim: peer and GPUDirect traffic)"},
+       false, GpuQuantity::PcieTx, 1.0},
+      {{"DCGM_FI_PROF_PCIE_RX_BYTES", "gauge", "",
+        "The rate of data received over the PCIe bus, in bytes per second (gcsim: input batches, peer and GPUDirect "
+        "traffic)"},
+       false, GpuQuantity::PcieRx, 1.0},
+      {{"DCGM_FI_PROF_NVLINK_TX_BYTES", "gauge", "",
+        "The rate of data transmitted over NVLink, in bytes per second (gcsim: collectives inside the node)"},
+       false, GpuQuantity::NvlinkTx, 1.0},
+      {{"DCGM_FI_PROF_NVLINK_RX_BYTES", "gauge", "",
+        "The rate of data received over NVLink, in bytes per second (gcsim: collectives inside the node)"},
+       false, GpuQuantity::NvlinkRx, 1.0},
+      {{"gcsim_node_network_transmit_bytes", "counter", "bytes",
+        "Bytes the node's GPUs sent to other nodes since the run's start (collectives of model-described jobs)"},
+       true, GpuQuantity::NetTx, 1.0},
+      {{"gcsim_node_network_receive_bytes", "counter", "bytes",
+        "Bytes the node's GPUs received from other nodes since the run's start (collectives of model-described jobs)"},
+       true, GpuQuantity::NetRx, 1.0},
+  };
+  return s;
+}
+
+// The grid instants t_k = k * every, k >= 1, in (from, to].
+std::int64_t first_k_after(double from, double every) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(from / every)) + 1); }
+
+void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, double end_s, const SampleWindow& w,
+                 std::vector<Sample>& out) {
+  out.clear();
+  const auto& seg = s.segments;
+  std::size_t i = 0;
+  // Walk the grid instants inside each maximal run of touching segments.
+  while (i < seg.size()) {
+    std::size_t j = i;
+    while (j + 1 < seg.size() && seg[j + 1].from_s <= seg[j].to_s) ++j;
+    const double from = std::max(seg[i].from_s, std::nextafter(w.from_s, -1.0)), to = std::min({seg[j].to_s, end_s, w.to_s});
+    std::size_t lo = i;  // the first segment that may overlap the current window
+    for (std::int64_t k = first_k_after(from, every);; ++k) {
+      const double t = static_cast<double>(k) * every;
+      if (t > to) break;
+      const double w0 = t - every;
+      while (lo <= j && seg[lo].to_s <= w0) ++lo;
+      double weighted = 0, covered = 0;
+      bool unknown = false;
+      for (std::size_t m = lo; m <= j && seg[m].from_s < t; ++m) {
+        const double a = std::max(seg[m].from_s, w0), b = std::min(seg[m].to_s, t);
+        if (b <= a) continue;
+        const double v = seg[m].values[q];
+        if (std::isnan(v)) {
+          unknown = true;
+          break;
+        }
+        weighted += v * (b - a);
+        covered += b - a;
+      }
+      if (!unknown && covered > 0) out.push_back({t, weighted / covered * scale});
+    }
+    i = j + 1;
+  }
+}
+
+// A node's counter: the sum of its GPU series' rates, integrated from 0; a sample at each
+// grid instant where some series of the node lives and every living one knows the rate.
+void node_samples(const std::vector<const GpuSeries*>& gpus, std::size_t q, double every, double end_s,
+                  const SampleWindow& w, std::vector<Sample>& out) {
+  out.clear();
+  struct Change {
+    double t;
+    double rate;
+    int alive;
+    int unknown;
+  };
+  std::vector<Change> changes;
+  for (const GpuSeries* s : gpus)
+    for (const MetricSegment& m : s->segments) {
+      const double v = m.values[q];
+      const bool nan = std::isnan(v);
+      changes.push_back({m.from_s, nan ? 0.0 : v, 1, nan ? 1 : 0});
+      changes.push_back({m.to_s, nan ? 0.0 : -v, -1, nan ? -1 : 0});
+    }
+  if (changes.empty()) return;
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.t < b.t; });
+  double rate = 0, bytes = 0, at = 0;
+  int alive = 0, unknown = 0;
+  std::size_t c = 0;
+  const double last = std::min({end_s, changes.back().t, w.to_s});
+  for (std::int64_t k = 1;; ++k) {
+    const double t = static_cast<double>(k) * every;
+    if (t > last) break;
+    // The changes before t take effect; a segment (from, to] lives at t when from < t <= to.
+    while (c < changes.size() && changes[c].t < t) {
+      bytes += rate * (changes[c].t - at);
+      at = changes[c].t;
+      rate += changes[c].rate;
+      alive += changes[c].alive;
+      unknown += changes[c].unknown;
+      ++c;
+    }
+    // A segment ending at t (its change not yet applied) still lives at t; one starting at t
+    // does not yet.
+    const int live = alive, live_unknown = unknown;
+    if (live > 0 && live_unknown == 0 && t >= w.from_s && t <= w.to_s)
+      out.push_back({t, std::max(0.0, bytes + rate * (t - at))});
+  }
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+bool has_metrics(const trace::TraceReader& trace) { return trace.has_table(std::string(schema::METRICS.name)); }
+
+MetricsData read_metrics(const trace::TraceReader& trace) {
+  const std::string table(schema::METRICS.name);
+  if (!has_metrics(trace))
+    throw Error("the trace has no /metrics table: run the scenario with `output: {metrics: {every: 15s}}` "
+                "(docs/metrics.md)");
+  MetricsData d;
+  d.every_s = trace.attribute_double(schema::attribute::METRICS_EVERY_S);
+  d.end_s = trace.attribute_double(schema::attribute::END_S);
+  if (!(d.every_s > 0)) throw Error("the trace's metrics_every_s is not > 0");
+
+  // Node names: "<type>-<i>", i counting the nodes of the type in id order (as the network
+  // names its hosts, models/coupling/model_traffic.hpp).
+  {
+    const std::string nodes(schema::NODES.name);
+    const auto types = trace.column_str(nodes, std::string(schema::column(schema::NODES, "node_type")));
+    const auto ids = trace.column_int(nodes, std::string(schema::column(schema::NODES, "node_id")));
+    std::map<std::string, int> count;
+    std::int64_t max_id = -1;
+    for (std::int64_t id : ids) max_id = std::max(max_id, id);
+    d.node_names.resize(static_cast<std::size_t>(max_id + 1));
+    d.node_pools.resize(static_cast<std::size_t>(max_id + 1));
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const auto id = static_cast<std::size_t>(ids[i]);
+      d.node_pools[id] = types[i];
+      d.node_names[id] = types[i] + "-" + std::to_string(count[types[i]]++);
+    }
+  }
+  d.job_names = trace.column_str(std::string(schema::JOBS.name), std::string(schema::column(schema::JOBS, "name")));
+
+  std::vector<std::string> cols = {"time_s", "node", "gpu", "job", "state"};
+  for (std::string_view c : VALUE_COLUMNS) cols.emplace_back(c);
+  const trace::Columns c = trace.read_columns(table, cols);
+  const auto& time = c.f64.at("time_s");
+  const auto& node = c.ints.at("node");
+  const auto& gpu = c.ints.at("gpu");
+  const auto& job = c.ints.at("job");
+  const auto& state = c.ints.at("state");
+  std::array<const std::vector<double>*, GPU_QUANTITIES> values{};
+  for (std::size_t q = 0; q < GPU_QUANTITIES; ++q) values[q] = &c.f64.at(std::string(VALUE_COLUMNS[q]));
+  d.rows = time.size();
+
+  // Rows by series, in row (time) order: an "on" row opens a segment (closing the one
+  // open), an "off" row closes it.
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> index;
+  struct Open {
+    bool open = false;
+    MetricSegment seg;
+  };
+  std::vector<Open> open;
+  for (std::size_t r = 0; r < time.size(); ++r) {
+    if (node[r] < 0 || static_cast<std::size_t>(node[r]) >= d.node_names.size() || job[r] < -1 ||
+        (job[r] >= 0 && static_cast<std::size_t>(job[r]) >= d.job_names.size()))
+      throw Error("/metrics row " + std::to_string(r) + " names a node or job the trace does not have");
+    const auto key = std::make_tuple(node[r], gpu[r], job[r]);
+    auto [it, added] = index.emplace(key, d.series.size());
+    if (added) {
+      GpuSeries s;
+      s.node = static_cast<std::int32_t>(node[r]);
+      s.gpu = static_cast<std::int32_t>(gpu[r]);
+      s.job = job[r];
+      d.series.push_back(std::move(s));
+      open.emplace_back();
+    }
+    GpuSeries& s = d.series[it->second];
+    Open& o = open[it->second];
+    const double t = time[r];
+    if (o.open && t > o.seg.from_s) {
+      o.seg.to_s = t;
+      s.segments.push_back(o.seg);
+    }
+    o.open = state[r] == 1;
+    if (o.open) {
+      o.seg.from_s = t;
+      for (std::size_t q = 0; q < GPU_QUANTITIES; ++q) o.seg.values[q] = (*values[q])[r];
+    }
+  }
+  for (std::size_t i = 0; i < open.size(); ++i)
+    if (open[i].open && d.end_s > open[i].seg.from_s) {  // a trace cut short: the series lives to the end
+      open[i].seg.to_s = d.end_s;
+      d.series[i].segments.push_back(open[i].seg);
+    }
+  std::sort(d.series.begin(), d.series.end(), [](const GpuSeries& a, const GpuSeries& b) {
+    return std::tie(a.node, a.gpu, a.job) < std::tie(b.node, b.gpu, b.job);
+  });
+  return d;
+}
+
+const std::vector<MetricFamily>& metric_families() {
+  static const std::vector<MetricFamily> f = [] {
+    std::vector<MetricFamily> v;
+    for (const FamilySource& s : sources()) v.push_back(s.family);
+    return v;
+  }();
+  return f;
+}
+
+void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f, const SampleWindow& window) {
+  const auto& families = metric_families();
+  Series out;
+  for (std::size_t fi = 0; fi < sources().size(); ++fi) {
+    const FamilySource& src = sources()[fi];
+    out.family = &families[fi];
+    const auto q = static_cast<std::size_t>(src.quantity);
+    if (!src.node_counter) {
+      for (const GpuSeries& s : data.series) {
+        gpu_samples(s, q, src.scale, data.every_s, data.end_s, window, out.samples);
+        if (out.samples.empty()) continue;
+        const auto n = static_cast<std::size_t>(s.node);
+        out.labels = {{"node", data.node_names[n]}, {"gpu", std::to_string(s.gpu)}, {"pool", data.node_pools[n]}};
+        if (s.job >= 0) out.labels.emplace_back("job", data.job_names[static_cast<std::size_t>(s.job)]);
+        f(out);
+      }
+      continue;
+    }
+    std::vector<const GpuSeries*> on_node;
+    for (std::size_t i = 0; i < data.series.size();) {
+      const std::int32_t node = data.series[i].node;
+      on_node.clear();
+      for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
+      node_samples(on_node, q, data.every_s, data.end_s, window, out.samples);
+      if (out.samples.empty()) continue;
+      const auto n = static_cast<std::size_t>(node);
+      out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+      f(out);
+    }
+  }
+}
+
+namespace {
+// A label value as OpenMetrics escapes it: backslash, double quote and newline.
+void append_escaped(std::string& out, const std::string& v) {
+  for (char ch : v) {
+    if (ch == '\\') out += "\\\\";
+    else if (ch == '"') out += "\\\"";
+    else if (ch == '\n') out += "\\n";
+    else out += ch;
+  }
+}
+}  // namespace
+
+std::uint64_t write_openmetrics(const MetricsData& data, const std::function<void(std::string_view)>& out,
+                                const SampleWindow& window) {
+  std::string buf;
+  std::uint64_t samples = 0;
+  const MetricFamily* current = nullptr;
+  const auto flush_if_big = [&] {
+    if (buf.size() >= (1u << 20)) {
+      out(buf);
+      buf.clear();
+    }
+  };
+  const auto header = [&](const MetricFamily& f) {
+    buf += "# TYPE ";
+    buf += f.name;
+    buf += ' ';
+    buf += f.type;
+    buf += '\n';
+    if (!f.unit.empty()) {
+      buf += "# UNIT ";
+      buf += f.name;
+      buf += ' ';
+      buf += f.unit;
+      buf += '\n';
+    }
+    buf += "# HELP ";
+    buf += f.name;
+    buf += ' ';
+    buf += f.help;
+    buf += '\n';
+  };
+  // Every family gets its header, even one without samples in this run.
+  std::size_t next_header = 0;
+  const auto& families = metric_families();
+  for_each_series(data, [&](const Series& s) {
+    if (s.family != current) {
+      while (&families[next_header] != s.family) header(families[next_header++]);
+      header(families[next_header++]);
+      current = s.family;
+    }
+    std::string prefix(s.family->name);
+    if (s.family->type == "counter") prefix += "_total";
+    prefix += '{';
+    for (std::size_t i = 0; i < s.labels.size(); ++i) {
+      if (i) prefix += ',';
+      prefix += s.labels[i].first;
+      prefix += "=\"";
+      append_escaped(prefix, s.labels[i].second);
+      prefix += '"';
+    }
+    prefix += "} ";
+    for (const Sample& p : s.samples) {
+      buf += prefix;
+      buf += format_number(p.value);
+      buf += ' ';
+      char ts[48];
+      // Milliseconds are exact in a double at this magnitude; Prometheus keeps milliseconds.
+      std::snprintf(ts, sizeof ts, "%.3f", SIMULATED_EPOCH_S + p.time_s);
+      buf += ts;
+      buf += '\n';
+      ++samples;
+      flush_if_big();
+    }
+  }, window);
+  while (next_header < families.size()) header(families[next_header++]);
+  buf += "# EOF\n";
+  out(buf);
+  return samples;
+}
+
+}  // namespace gcsim::analysis
