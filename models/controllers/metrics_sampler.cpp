@@ -262,8 +262,8 @@ void MetricsSampler::schedule_recheck(const Job& j) {
   sim::SimTime at = sim::SimTime::max();
   if (j.progress.updated > now) {
     at = j.progress.updated;
-  } else if (j.checkpoint && j.checkpoint->pause && j.ckpt_every > sim::SimTime::zero() && !j.ckpt_every.is_max()) {
-    const double due_s = j.ckpt_due_s - j.progress_s;
+  } else if (j.checkpoint && j.checkpoint->pause && j.ckpt().ckpt_every > sim::SimTime::zero() && !j.ckpt().ckpt_every.is_max()) {
+    const double due_s = j.ckpt().ckpt_due_s - j.progress_s;
     const double left_s = (scenario_.horizon - now).seconds();
     if (due_s > 0 && due_s <= left_s) at = std::max(j.progress.updated + sim::SimTime::from_seconds(due_s), now + sim::SimTime::from_ns(1000000));
   }
