@@ -224,27 +224,6 @@ TEST_CASE("ChunkPipeline stores every chunk in submission order, encoded as Chun
       REQUIRE(order.size() == 60);
       for (std::size_t k = 0; k < 60; ++k) CHECK(order[k] == k);
       CHECK(stored == expected);
-TEST_CASE("hdf5_unshuffle undoes hdf5_shuffle for every element size and count, tiles and remainders alike", "[unit]") {
-  // The unshuffle moves 8 x 8 byte tiles where it can (SSE2) and single bytes for the rest:
-  // element sizes around multiples of 8, counts around multiples of 8 and of its 64-element
-  // blocks, and a trailing partial element, each against the definition.
-  for (std::size_t element : {std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{8}, std::size_t{9},
-                              std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{24}, std::size_t{190}}) {
-    for (std::size_t n : {std::size_t{2}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{63}, std::size_t{64},
-                          std::size_t{65}, std::size_t{130}, std::size_t{1000}}) {
-      for (std::size_t tail : {std::size_t{0}, element - 1}) {
-        INFO(n << " elements of " << element << " bytes and " << tail << " more");
-        const std::vector<std::byte> rows = sample_data(n * element + tail, static_cast<std::uint32_t>(element * 1000 + n));
-        std::vector<std::byte> planes(rows.size());
-        for (std::size_t i = 0; i < n; ++i)
-          for (std::size_t j = 0; j < element; ++j) planes[j * n + i] = rows[i * element + j];
-        for (std::size_t k = n * element; k < rows.size(); ++k) planes[k] = rows[k];
-        std::vector<std::byte> shuffled, back;
-        hdf5_shuffle(rows, element, shuffled);
-        CHECK(shuffled == planes);
-        hdf5_unshuffle(planes, element, back);
-        CHECK(back == rows);
-      }
     }
   }
 }
@@ -271,6 +250,33 @@ TEST_CASE("ChunkPipeline reports a store's failure to the caller, and drops what
     CHECK(thrown);
     CHECK(stores == 5);
   }
+}
+
+TEST_CASE("hdf5_unshuffle undoes hdf5_shuffle for every element size and count, tiles and remainders alike", "[unit]") {
+  // The unshuffle moves 8 x 8 byte tiles where it can (SSE2) and single bytes for the rest:
+  // element sizes around multiples of 8, counts around multiples of 8 and of its 64-element
+  // blocks, and a trailing partial element, each against the definition.
+  for (std::size_t element : {std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{8}, std::size_t{9},
+                              std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{24}, std::size_t{190}}) {
+    for (std::size_t n : {std::size_t{2}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{63}, std::size_t{64},
+                          std::size_t{65}, std::size_t{130}, std::size_t{1000}}) {
+      for (std::size_t tail : {std::size_t{0}, element - 1}) {
+        INFO(n << " elements of " << element << " bytes and " << tail << " more");
+        const std::vector<std::byte> rows = sample_data(n * element + tail, static_cast<std::uint32_t>(element * 1000 + n));
+        std::vector<std::byte> planes(rows.size());
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < element; ++j) planes[j * n + i] = rows[i * element + j];
+        for (std::size_t k = n * element; k < rows.size(); ++k) planes[k] = rows[k];
+        std::vector<std::byte> shuffled, back;
+        hdf5_shuffle(rows, element, shuffled);
+        CHECK(shuffled == planes);
+        hdf5_unshuffle(planes, element, back);
+        CHECK(back == rows);
+      }
+    }
+  }
+}
+
 TEST_CASE("decode_chunk_into gives decode_chunk's bytes with its buffers reused across chunks of any kind", "[unit]") {
   std::vector<std::byte> out, scratch;
   for (int round = 0; round < 2; ++round) {
