@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,10 +55,40 @@ struct Firing {
   double peak = 0;
 };
 
-// Evaluates every group over `series` from 0 to end_ms (inclusive) at its interval.
-// Firings in the order they started (then group, rule, labels).
+// Evaluates rules window by window, so that a month of metrics need not be held at once:
+// evaluate() runs every group at its evaluation times in [from_ms, to_ms), given the series
+// over [from_ms - lookback_ms(), to_ms); the alerts' states carry from one window to the
+// next. finish() returns the firings, those still firing ended at their last evaluation.
+class AlertEvaluator {
+ public:
+  explicit AlertEvaluator(const std::vector<AlertGroup>& groups);
+  ~AlertEvaluator();
+  AlertEvaluator(const AlertEvaluator&) = delete;
+  AlertEvaluator& operator=(const AlertEvaluator&) = delete;
+  std::int64_t lookback_ms() const;
+  void evaluate(const std::vector<promql::Series>& series, std::int64_t from_ms, std::int64_t to_ms);
+  // Firings in the order they started (then group, rule, labels).
+  std::vector<Firing> finish();
+
+ private:
+  struct State;
+  const std::vector<AlertGroup>& groups_;
+  std::unique_ptr<State> state_;
+};
+
+// All of it at once: every group over `series` from 0 to end_ms (inclusive).
 std::vector<Firing> evaluate_alerts(const std::vector<AlertGroup>& groups, const std::vector<promql::Series>& series,
                                     std::int64_t end_ms);
+
+struct MetricsData;
+// The exported series of a trace's metrics (analysis/metrics_series.hpp) with a sample in
+// [from_s, to_s], as PromQL sees them once exported: the family's name (a counter's with
+// "_total"), the labels, the samples at their simulated times in milliseconds.
+std::vector<promql::Series> metrics_as_promql(const MetricsData& data, double from_s, double to_s);
+// Every group over a run's metrics, from its start to its end, an hour of samples at a
+// time (plus what the rules look back over), so a month of 5,000 GPUs is never expanded
+// whole: what `gcsim alerts` reports.
+std::vector<Firing> evaluate_trace_alerts(const MetricsData& data, const std::vector<AlertGroup>& groups);
 
 // The alerts firing at the evaluation at `t_ms` (what `promtool test rules` lists at an
 // eval_time), from the firings of evaluate_alerts.

@@ -622,6 +622,23 @@ Expr Expr::parse(std::string_view text) {
   return Expr(std::string(text), p.parse_all());
 }
 
+namespace {
+void forget(const Node& n) {
+  n.matched_over = nullptr;
+  n.matched.clear();
+  for (const auto& a : n.args) forget(*a);
+}
+std::int64_t lookback(const Node& n) {
+  std::int64_t most = n.kind == Kind::Selector ? LOOKBACK_MS : n.kind == Kind::Range ? n.range_ms : 0;
+  if (n.kind == Kind::Range) return most;  // its selector reads the range only
+  for (const auto& a : n.args) most = std::max(most, lookback(*a));
+  return most;
+}
+}  // namespace
+
+void Expr::forget_series() const { forget(*root_); }
+std::int64_t Expr::lookback_ms() const { return lookback(*root_); }
+
 Vector Expr::evaluate(const std::vector<Series>& series, std::int64_t t_ms) const {
   Value v = eval(*root_, series, t_ms);
   if (v.scalar) return {Sample{{}, v.number}};

@@ -68,7 +68,13 @@ class Expr {
   ~Expr();
   // The instant vector at `t_ms` over `series` (a number is a one-sample vector with no
   // labels). Instant selectors look back 5 minutes (Prometheus' default lookback delta).
+  // It remembers which series each selector matches, by the vector's address: after the
+  // vector given before is gone, call forget_series() before evaluating over another.
   Vector evaluate(const std::vector<Series>& series, std::int64_t t_ms) const;
+  void forget_series() const;
+  // How far back from an evaluation time its samples are read: its longest range, or the
+  // lookback delta of an instant selector.
+  std::int64_t lookback_ms() const;
   const std::string& text() const { return text_; }
 
  private:

@@ -34,6 +34,10 @@ int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptio
 int cmd_metrics(const std::string& trace, bool openmetrics, const std::string& out, const std::string& from,
                 const std::string& to);
 
+// `gcsim alerts TRACE --rules FILE [--json]`: Prometheus alerting rules (docs/alerts.md)
+// evaluated over the trace's simulated GPU metrics, every firing listed.
+int cmd_alerts(const std::string& trace, const std::string& rules, bool json);
+
 // `gcsim policies`: every scheduling policy and placement strategy of `registry`, with its
 // description and each policy's keys (type, default, range, help), printed from the
 // registry itself so the listing cannot drift from what the loader accepts.

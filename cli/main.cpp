@@ -407,6 +407,14 @@ int main(int argc, char** argv) {
   metrics->add_option("--from", metrics_from, "With --openmetrics: only samples at or after this simulated time (1d, 36h)");
   metrics->add_option("--to", metrics_to, "With --openmetrics: only samples at or before this simulated time");
 
+  std::string alerts_trace, alerts_rules;
+  bool alerts_json = false;
+  auto* alerts = app.add_subcommand("alerts", "Prometheus alerting rules evaluated over a trace's GPU metrics");
+  alerts->add_option("trace", alerts_trace, "Trace file (.h5) of a run with output.metrics")->required();
+  alerts->add_option("--rules", alerts_rules, "A Prometheus rules file (groups: of rules: with alert, expr, for, labels)")
+      ->required();
+  alerts->add_flag("--json", alerts_json, "Print the firings as JSON");
+
   std::string estimate_file;
   bool estimate_json = false;
   auto* estimate = app.add_subcommand("estimate", "Step time, throughput, memory and cost of model-described jobs");
@@ -496,6 +504,7 @@ int main(int argc, char** argv) {
     if (*policies) return cli::cmd_policies(models::builtins().schedulers);
     if (*keys) return cli::cmd_keys(models::builtins().schedulers, keys_section);
     if (*flows) return cli::cmd_flows(flows_scenario, flows_csv, flows_out, limits);
+    if (*alerts) return cli::cmd_alerts(alerts_trace, alerts_rules, alerts_json);
     if (*metrics) return cli::cmd_metrics(metrics_trace, metrics_openmetrics, metrics_out, metrics_from, metrics_to);
     if (*estimate) return cli::cmd_estimate(estimate_file, estimate_json, load_options(overrides), limits);
     if (const int rc = cli::run_instance_commands(*instance_commands, load_options().catalog_dir); rc >= 0) return rc;

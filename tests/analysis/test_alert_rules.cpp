@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "analysis/alert_rules.hpp"
+#include "analysis/metrics_series.hpp"
 #include "analysis/promql.hpp"
+#include "sim/trace/trace_reader.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/errors.hpp"
 #include "support/scenario_support.hpp"
@@ -236,12 +238,70 @@ std::string format_value(double v) {
 
 }  // namespace
 
+namespace {
+
+bool have_promtool() { return std::system("command -v promtool > /dev/null 2>&1") == 0; }
+
+// Writes the series and the rules as a `promtool test rules` file that expects, at every
+// minute from 0 to end, exactly the alerts of `firings` firing then, runs promtool on it and
+// returns its exit code (its output in INFO). Returns the number of alerts expected in all.
+std::size_t check_with_promtool(const std::vector<Series>& all, const std::string& rules_text,
+                                const std::vector<AlertGroup>& groups, const std::vector<Firing>& firings,
+                                std::int64_t step_ms, std::int64_t end, const std::string& dir_name) {
+  gcsim::test::TempDir dir(dir_name);
+  { std::ofstream(dir.file("rules.yml")) << rules_text; }
+  std::ofstream t(dir.file("test.yml"));
+  t << "rule_files: [rules.yml]\nevaluation_interval: 1m\ntests:\n  - interval: " << step_ms / S
+    << "s\n    input_series:\n";
+  for (const Series& s : all) {
+    std::string values;
+    std::size_t k = 0;
+    for (std::int64_t at = 0; at <= end; at += step_ms) {
+      if (!values.empty()) values += ' ';
+      while (k < s.t_ms.size() && s.t_ms[k] < at) ++k;
+      if (k < s.t_ms.size() && s.t_ms[k] == at) values += format_value(s.values[k++]);
+      else values += '_';
+    }
+    t << "      - series: '" << gcsim::analysis::promql::format_labels(s.labels) << "'\n        values: '" << values << "'\n";
+  }
+  t << "    alert_rule_test:\n";
+  std::size_t checks = 0;
+  for (std::int64_t at = 0; at <= end; at += M) {
+    for (const auto& group : groups) {
+      for (const auto& rule : group.rules) {
+        t << "      - eval_time: " << at / S << "s\n        alertname: " << rule.name << "\n        exp_alerts:";
+        std::string alerts;
+        for (const Firing* f : firing_at(firings, at)) {
+          if (f->rule != rule.name) continue;
+          alerts += "\n          - exp_labels: {";
+          bool first = true;
+          for (const auto& [k, v] : f->labels) {
+            if (k == "alertname") continue;
+            alerts += (first ? "" : ", ") + k + ": '" + v + "'";
+            first = false;
+          }
+          alerts += "}";
+          ++checks;
+        }
+        t << (alerts.empty() ? " []" : alerts) << "\n";
+      }
+    }
+  }
+  t.close();
+  const std::string out = dir.file("promtool.out");
+  const int rc = std::system(("cd '" + dir.path().string() + "' && promtool test rules test.yml > '" + out + "' 2>&1").c_str());
+  INFO(gcsim::test::read_bytes(out).substr(0, 4000));
+  CHECK(rc == 0);
+  return checks;
+}
+
+}  // namespace
+
 TEST_CASE("promtool test rules lists exactly gcsim's firing alerts at every evaluation", "[unit]") {
-  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+  if (!have_promtool()) {
     WARN("skipped: promtool is not installed (Debian 12: apt-get install prometheus)");
     return;
   }
-  gcsim::test::TempDir dir("promtool-rules");
   const std::vector<Series> all = gpu_series();
   const auto groups = rules_from(PROMTOOL_RULES);
   const std::int64_t end = 120 * M;
@@ -253,45 +313,55 @@ TEST_CASE("promtool test rules lists exactly gcsim's firing alerts at every eval
     INFO(rule);
     CHECK(fired[rule] > 0);
   }
+  CHECK(check_with_promtool(all, PROMTOOL_RULES, groups, firings, 15 * S, end, "promtool-rules") > 50);
+}
 
-  { std::ofstream(dir.file("rules.yml")) << PROMTOOL_RULES; }
-  std::ofstream t(dir.file("test.yml"));
-  t << "rule_files: [rules.yml]\nevaluation_interval: 1m\ntests:\n  - interval: 15s\n    input_series:\n";
-  for (const Series& s : all) {
-    std::string values;
-    std::size_t k = 0;
-    for (std::int64_t at = 0; at <= end; at += 15 * S) {
-      if (!values.empty()) values += ' ';
-      if (k < s.t_ms.size() && s.t_ms[k] == at) values += format_value(s.values[k++]);
-      else values += '_';
-    }
-    t << "      - series: '" << gcsim::analysis::promql::format_labels(s.labels) << "'\n        values: '" << values << "'\n";
+TEST_CASE("the guides' rules over a run's simulated metrics fire as promtool says they do", "[scenario]") {
+  if (!have_promtool()) {
+    WARN("skipped: promtool is not installed (Debian 12: apt-get install prometheus)");
+    return;
   }
-  t << "    alert_rule_test:\n";
-  std::size_t checks = 0;
-  for (std::int64_t at = 0; at <= end; at += M) {
-    for (const auto& rule : groups[0].rules) {
-      t << "      - eval_time: " << at / S << "s\n        alertname: " << rule.name << "\n        exp_alerts:";
-      std::string alerts;
-      for (const Firing* f : firing_at(firings, at)) {
-        if (f->rule != rule.name) continue;
-        alerts += "\n          - exp_labels: {";
-        bool first = true;
-        for (const auto& [k, v] : f->labels) {
-          if (k == "alertname") continue;
-          alerts += (first ? "" : ", ") + k + ": '" + v + "'";
-          first = false;
-        }
-        alerts += "}";
-        ++checks;
-      }
-      t << (alerts.empty() ? " []" : alerts) << "\n";
-    }
+  gcsim::test::TempDir dir("alerts-run");
+  // Two p4d-like nodes for 4 hours, sampled every 15 s; a burst of jobs in the first hours
+  // fills them, then they idle: the guides' high- and low-utilization rules both fire.
+  gcsim::test::run_yaml(R"(name: alerts-run
+seed: 7
+horizon: 4h
+cluster:
+  node_types:
+    - name: a100
+      gpu: A100-40GB-SXM
+      gpus: 8
+      count: 2
+      price: {on_demand_per_hour: 32.77}
+workload:
+  generators:
+    - name: burst
+      count: 24
+      arrival: {dist: exponential, mean: 4m}
+      gpus: {choice: [1, 2, 4, 8]}
+      duration: {dist: lognormal, median: 40m, sigma: 0.6}
+output: {metrics: {every: 15s}}
+)", dir);
+  const auto reader = gcsim::trace::TraceReader::open(dir.file("alerts-run.h5"));
+  const gcsim::analysis::MetricsData data = gcsim::analysis::read_metrics(*reader);
+  const std::string rules_text = gcsim::test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/monitoring/guide-rules.yml");
+  REQUIRE(!rules_text.empty());
+  const auto groups = rules_from(rules_text);
+  const std::vector<Firing> firings = gcsim::analysis::evaluate_trace_alerts(data, groups);
+  std::map<std::string, int> fired;
+  for (const Firing& f : firings) ++fired[f.rule];
+  CHECK(fired["GpuUtilizationHigh"] > 0);
+  CHECK(fired["PoolUtilizationBelow60"] > 0);
+  // Window by window gives what all at once gives.
+  const std::int64_t end = std::llround(data.end_s * 1000) / M * M;
+  const auto all = gcsim::analysis::metrics_as_promql(data, 0, data.end_s);
+  const std::vector<Firing> whole = evaluate_alerts(groups, all, end);
+  REQUIRE(whole.size() == firings.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    CHECK(whole[i].labels == firings[i].labels);
+    CHECK(whole[i].start_ms == firings[i].start_ms);
+    CHECK(whole[i].end_ms == firings[i].end_ms);
   }
-  t.close();
-  CHECK(checks > 50);
-  const std::string out = dir.file("promtool.out");
-  const int rc = std::system(("cd '" + dir.path().string() + "' && promtool test rules test.yml > '" + out + "' 2>&1").c_str());
-  INFO(gcsim::test::read_bytes(out));
-  CHECK(rc == 0);
+  CHECK(check_with_promtool(all, rules_text, groups, firings, 15 * S, end, "promtool-run") > 20);
 }
