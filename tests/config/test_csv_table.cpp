@@ -401,23 +401,7 @@ TEST_CASE("a jobs CSV of plain columns reads as the same rows through their maps
     CHECK(a.workload.teams == std::vector<std::string>{"t 4", "t0", "t1", "t2", "t3"});
     for (std::size_t i = 0; i < a.workload.jobs.size(); ++i) {
       INFO(i);
-      const auto& x = a.workload.jobs[i];
-      const auto& y = b.workload.jobs[i];
-      CHECK(x.name == y.name);
-      CHECK(x.submit == y.submit);
-      CHECK(x.gpus == y.gpus);
-      CHECK(x.gpu_milli == y.gpu_milli);
-      CHECK(x.duration == y.duration);
-      CHECK(x.team == y.team);
-      CHECK(x.priority == y.priority);
-      CHECK(x.image_pull == y.image_pull);
-      CHECK(x.node_type_mask == y.node_type_mask);
-      CHECK(x.efficiency == y.efficiency);
-      CHECK(x.precision == y.precision);
-      CHECK(!x.deadline);
-      CHECK(!x.work_flop);
-      CHECK(!x.checkpoint);
-      CHECK(x.gpu_types.empty());
+      gcsim::test::check_same_plain_job(a.workload.jobs[i], b.workload.jobs[i]);
     }
     // By hand: job-1 has no name of its own; 1.5 h; 007 is 7; 1d2h; 1e3 s.
     CHECK(a.workload.jobs[1].name == "job-1");

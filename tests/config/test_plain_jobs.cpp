@@ -127,24 +127,7 @@ TEST_CASE("inline plain jobs read as the same jobs through read_job", "[unit]") 
   CHECK(a.workload.jobs_mark.column == b.workload.jobs_mark.column);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     INFO(jobs[i]);
-    const auto& x = a.workload.jobs[i];
-    const auto& y = b.workload.jobs[i];
-    CHECK(x.name == y.name);
-    CHECK(x.submit == y.submit);
-    CHECK(x.gpus == y.gpus);
-    CHECK(x.gpu_milli == y.gpu_milli);
-    CHECK(x.duration == y.duration);
-    CHECK(x.team == y.team);
-    CHECK(x.priority == y.priority);
-    CHECK(x.image_pull == y.image_pull);
-    CHECK(x.node_type_mask == y.node_type_mask);
-    CHECK(x.efficiency == y.efficiency);
-    CHECK(x.precision == y.precision);
-    CHECK(!x.deadline);
-    CHECK(!x.work_flop);
-    CHECK(!x.checkpoint);
-    CHECK(!x.estimate);
-    CHECK(x.gpu_types.empty());
+    gcsim::test::check_same_plain_job(a.workload.jobs[i], b.workload.jobs[i]);
   }
   // By hand.
   const auto& j = a.workload.jobs;

@@ -50,6 +50,25 @@ analysis::TraceData run_to_trace(const models::Scenario& s, const std::string& p
   return analysis::read_trace(path);
 }
 
+void check_same_plain_job(const models::JobSpec& x, const models::JobSpec& y) {
+  CHECK(x.name == y.name);
+  CHECK(x.submit == y.submit);
+  CHECK(x.gpus == y.gpus);
+  CHECK(x.gpu_milli == y.gpu_milli);
+  CHECK(x.duration == y.duration);
+  CHECK(x.team == y.team);
+  CHECK(x.priority == y.priority);
+  CHECK(x.image_pull == y.image_pull);
+  CHECK(x.node_type_mask == y.node_type_mask);
+  CHECK(x.efficiency == y.efficiency);
+  CHECK(x.precision == y.precision);
+  CHECK(!x.deadline);
+  CHECK(!x.work_flop);
+  CHECK(!x.checkpoint);
+  CHECK(!x.estimate);
+  CHECK(x.gpu_types.empty());
+}
+
 analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir) {
   const auto s = scenario_from_yaml(yaml);
   return run_to_trace(s, dir.file(s.name + ".h5"));

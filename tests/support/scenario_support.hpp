@@ -114,6 +114,10 @@ std::string two_switch_network(const std::string& edge, const std::string& core)
 // $42 busy + $60.60 idle = $102.60 for the horizon. `extra` goes after the horizon line.
 std::string owned_node_yaml(const std::string& extra = "");
 
+// Two written-out plain jobs (a duration, no model, checkpoint, deadline, estimate or GPU
+// list) read the same, field by field: the same job read by two paths of the reader.
+void check_same_plain_job(const models::JobSpec& x, const models::JobSpec& y);
+
 // Parses inline YAML and runs it into "<dir>/<name>.h5".
 analysis::TraceData run_yaml(const std::string& yaml, const TempDir& dir);
 
