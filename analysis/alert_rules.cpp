@@ -30,13 +30,11 @@ std::int64_t read_prom_duration(const ConfigNode& n) {
 
 promql::Labels read_labels(const ConfigNode& n) {
   promql::Labels out;
-  std::set<std::string> seen;
   for (const auto& [k, v] : n.entries()) {
     const std::string key(k);
     if (key.empty() || key == promql::NAME_LABEL || !(std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_') ||
         !std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
       v.fail(ErrorCode::WrongType, "'" + key + "' is not a label name (letters, digits and _, not starting with a digit)");
-    seen.insert(key);
     out.emplace_back(key, std::string(v.scalar()));
   }
   std::sort(out.begin(), out.end());

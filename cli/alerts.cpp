@@ -1,13 +1,11 @@
 // `gcsim alerts TRACE --rules FILE [--json]` (docs/alerts.md): Prometheus alerting rules
 // evaluated over a run's simulated GPU metrics (the trace's /metrics, docs/metrics.md),
 // with every firing: rule, labels, when it fired and resolved, its peak value.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "analysis/alert_rules.hpp"
-#include "analysis/metrics_series.hpp"
+#include "analysis/metrics_series.hpp"  // read_metrics
 #include "analysis/report.hpp"
 #include "cli/commands.hpp"
 #include "sim/config/config_node.hpp"
@@ -16,24 +14,6 @@
 
 namespace gcsim::cli {
 
-namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 int cmd_alerts(const std::string& trace_path, const std::string& rules_path, bool json) {
   const config::ConfigDocument rules = config::load_yaml_file(rules_path);
@@ -44,20 +24,21 @@ int cmd_alerts(const std::string& trace_path, const std::string& rules_path, boo
   std::size_t rule_count = 0;
   for (const auto& g : groups) rule_count += g.rules.size();
   if (json) {
-    std::cout << "{\"trace\": " << json_string(trace_path) << ", \"rules\": " << rule_count << ", \"firings\": [";
+    std::cout << "{\"trace\": " << analysis::json_quote(trace_path) << ", \"rules\": " << rule_count << ", \"firings\": [";
     for (std::size_t i = 0; i < firings.size(); ++i) {
       const analysis::Firing& f = firings[i];
-      std::cout << (i ? ", " : "") << "{\"group\": " << json_string(f.group) << ", \"alert\": " << json_string(f.rule)
+      std::cout << (i ? ", " : "") << "{\"group\": " << analysis::json_quote(f.group) << ", \"alert\": " << analysis::json_quote(f.rule)
                 << ", \"labels\": {";
       bool first = true;
       for (const auto& [k, v] : f.labels) {
-        std::cout << (first ? "" : ", ") << json_string(k) << ": " << json_string(v);
+        std::cout << (first ? "" : ", ") << analysis::json_quote(k) << ": " << analysis::json_quote(v);
         first = false;
       }
-      std::cout << "}, \"pending_s\": " << static_cast<double>(f.active_ms) / 1000
-                << ", \"start_s\": " << static_cast<double>(f.start_ms) / 1000
-                << ", \"end_s\": " << static_cast<double>(f.end_ms) / 1000
-                << ", \"resolved\": " << (f.resolved ? "true" : "false") << ", \"peak\": " << f.peak << "}";
+      std::cout << "}, \"pending_s\": " << analysis::json_number(static_cast<double>(f.active_ms) / 1000)
+                << ", \"start_s\": " << analysis::json_number(static_cast<double>(f.start_ms) / 1000)
+                << ", \"end_s\": " << analysis::json_number(static_cast<double>(f.end_ms) / 1000)
+                << ", \"resolved\": " << (f.resolved ? "true" : "false")
+                << ", \"peak\": " << analysis::json_number(f.peak) << "}";
     }
     std::cout << "]}\n";
     return 0;
