@@ -13,31 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/promql.hpp"
-#include "sim/config/config_node.hpp"
+#include "sim/rules/alert_rules_file.hpp"
 
 namespace gcsim::analysis {
 
-struct AlertRule {
-  std::string name;  // `alert`
-  promql::Expr expr;
-  std::int64_t for_ms = 0;
-  promql::Labels labels;       // `labels`, sorted by name
-  promql::Labels annotations;  // `annotations` (kept as written: templates are not expanded)
-};
-
-struct AlertGroup {
-  std::string name;
-  std::int64_t interval_ms = 60'000;  // Prometheus' default evaluation_interval
-  std::vector<AlertRule> rules;
-};
-
-// Reads a Prometheus rules file (or the same shape under a scenario key): a map with
-// `groups`, each with `name`, optional `interval` and `rules`. Recording rules (`record:`)
-// and `keep_firing_for`, `limit` are refused by name: gcsim does not evaluate them.
-// Throws ConfigError at the node (an expression's error at its own column where the
-// expression is written on one line).
-std::vector<AlertGroup> read_alert_groups(const config::ConfigNode& root);
+using promql::AlertGroup;
+using promql::AlertRule;
 
 // One alert that fired: its rule, its labels (the series' labels without the metric name,
 // then the rule's labels, then alertname), when it became pending (active_ms), when it

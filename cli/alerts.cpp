@@ -17,7 +17,7 @@ namespace gcsim::cli {
 
 int cmd_alerts(const std::string& trace_path, const std::string& rules_path, bool json) {
   const config::ConfigDocument rules = config::load_yaml_file(rules_path);
-  const std::vector<analysis::AlertGroup> groups = analysis::read_alert_groups(rules.root);
+  const std::vector<promql::AlertGroup> groups = promql::read_alert_groups(rules.root);
   const auto reader = trace::TraceReader::open(trace_path);
   const analysis::MetricsData data = analysis::read_metrics(*reader);
   const std::vector<analysis::Firing> firings = analysis::evaluate_trace_alerts(data, groups);
@@ -51,13 +51,13 @@ int cmd_alerts(const std::string& trace_path, const std::string& rules_path, boo
   }
   std::printf("  %-28s %-44s %12s %12s %12s %10s\n", "alert", "labels", "fired at", "resolved at", "for", "peak");
   for (const analysis::Firing& f : firings) {
-    analysis::promql::Labels shown;
+    promql::Labels shown;
     for (const auto& kv : f.labels)
       if (kv.first != "alertname") shown.push_back(kv);
     const double start = static_cast<double>(f.start_ms) / 1000;
     const double end = static_cast<double>(f.end_ms) / 1000;
     std::printf("  %-28s %-44s %12s %12s %12s %10.4g\n", f.rule.c_str(),
-                analysis::promql::format_labels(shown).c_str(), analysis::format_duration(start).c_str(),
+                promql::format_labels(shown).c_str(), analysis::format_duration(start).c_str(),
                 f.resolved ? analysis::format_duration(end).c_str() : "(firing)",
                 analysis::format_duration(end - start).c_str(), f.peak);
   }

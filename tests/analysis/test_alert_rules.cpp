@@ -1,4 +1,4 @@
-// Alerting rules over metrics (analysis/promql.*, analysis/alert_rules.*): PromQL values
+// Alerting rules over metrics (sim/rules/promql.*, sim/rules/alert_rules_file.*, analysis/alert_rules.*): PromQL values
 // computed by hand (rate's extrapolation, aggregations, filters), the alert states
 // (pending, firing after `for`, resolved), errors at their line and column, and the same
 // rules and series given to Prometheus' own `promtool test rules` (Debian 12's prometheus
@@ -16,22 +16,22 @@
 
 #include "analysis/alert_rules.hpp"
 #include "analysis/metrics_series.hpp"
-#include "analysis/promql.hpp"
+#include "sim/rules/promql.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/errors.hpp"
 #include "support/scenario_support.hpp"
 
-using gcsim::analysis::AlertGroup;
+using gcsim::promql::AlertGroup;
 using gcsim::analysis::evaluate_alerts;
 using gcsim::analysis::Firing;
 using gcsim::analysis::firing_at;
-using gcsim::analysis::read_alert_groups;
-using gcsim::analysis::promql::Expr;
-using gcsim::analysis::promql::Labels;
-using gcsim::analysis::promql::ParseError;
-using gcsim::analysis::promql::Series;
-using gcsim::analysis::promql::Vector;
+using gcsim::promql::read_alert_groups;
+using gcsim::promql::Expr;
+using gcsim::promql::Labels;
+using gcsim::promql::ParseError;
+using gcsim::promql::Series;
+using gcsim::promql::Vector;
 
 namespace {
 
@@ -262,7 +262,7 @@ std::size_t check_with_promtool(const std::vector<Series>& all, const std::strin
       if (k < s.t_ms.size() && s.t_ms[k] == at) values += format_value(s.values[k++]);
       else values += '_';
     }
-    t << "      - series: '" << gcsim::analysis::promql::format_labels(s.labels) << "'\n        values: '" << values << "'\n";
+    t << "      - series: '" << gcsim::promql::format_labels(s.labels) << "'\n        values: '" << values << "'\n";
   }
   t << "    alert_rule_test:\n";
   std::size_t checks = 0;

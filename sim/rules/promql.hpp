@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace gcsim::analysis::promql {
+namespace gcsim::promql {
 
 // Labels sorted by name; the metric name is the label "__name__", as in Prometheus.
 using Labels = std::vector<std::pair<std::string, std::string>>;
@@ -94,4 +94,4 @@ std::int64_t parse_duration_ms(std::string_view text);
 // The labels as Prometheus prints them: name{a="x", b="y"} (or {a="x"} without a name).
 std::string format_labels(const Labels& labels);
 
-}  // namespace gcsim::analysis::promql
+}  // namespace gcsim::promql

@@ -1,5 +1,5 @@
 // A PromQL subset with Prometheus 2.42's semantics (see promql.hpp and docs/alerts.md).
-#include "analysis/promql.hpp"
+#include "sim/rules/promql.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <optional>
 #include <regex>
 
-namespace gcsim::analysis::promql {
+namespace gcsim::promql {
 
 namespace {
 
@@ -692,4 +692,4 @@ std::string format_labels(const Labels& labels) {
   return name + "{" + body + "}";
 }
 
-}  // namespace gcsim::analysis::promql
+}  // namespace gcsim::promql
