@@ -256,6 +256,25 @@ TEST_CASE("elastic spot: no capacity sends the demand to the fallback pool, in t
   for (std::size_t i = 1; i <= 3; ++i) CHECK(r.cluster->nodes()[r.cluster->nodes_of(r.job(i)).front()].type == 1);
 }
 
+TEST_CASE("elastic spot: an unmet request is asked again when capacity returns, not before", "[model][autoscale][spot]") {
+  // No capacity from 2h to 4h, no fallback; one 8-GPU job of 1h at 3h; waiting_gpus >= 8
+  // with no `for`, provisioning 4m. 3h00: the trigger holds, the market has no capacity:
+  // unmet (counted once: no other evaluation of the pool until capacity may return). 4h00:
+  // the window ends, the pool's wake-up finds capacity: one node, up at 4h04; the job runs
+  // 4h04 -> 5h04. No decision between 3h and 4h.
+  SpotRun r(spot_yaml("spot_per_hour: 1", "      availability: {windows: [{every: 1d, from: 2h, to: 4h, available: 0%}]}\n",
+                      "min: 0, max: 2, scale_out: {when: waiting_gpus >= 8}, scale_in: {when: idle, for: 10m}, provisioning: 4m",
+                      job("A", 8, "1h", "3h")));
+  REQUIRE(r.decisions().size() == 2);
+  CHECK(r.decisions()[0].time == hours(4));
+  CHECK(r.decisions()[0].direction == ScaleDirection::Out);
+  CHECK(r.decisions()[0].nodes == 1);
+  CHECK(r.decisions()[1].time == hours(5) + minutes(14));
+  CHECK(r.decisions()[1].direction == ScaleDirection::In);
+  CHECK(r.scaler->unmet(0) == 1);
+  CHECK(r.job(0).run_start == hours(4) + minutes(4));
+}
+
 TEST_CASE("elastic spot: same seed, same decisions and node story", "[model][autoscale][spot]") {
   std::string jobs;
   for (int i = 0; i < 12; ++i) jobs += job("J" + std::to_string(i), 8 * (1 + i % 2), "90m", std::to_string(40 * i) + "m");
