@@ -224,8 +224,10 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
   }
   const std::string& trace_path = trace_paths.front();
   // /events only for the plots: no figure of the report reads it (a quarter of a big trace);
-  // nor the columns of single jobs and charges (TraceParts::details).
-  const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = false});
+  // nor the columns of single jobs and charges (TraceParts::details), but the elastic pools'
+  // plots draw their cost from the charges' times and pools.
+  const analysis::TraceData data =
+      analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = !plot_dir.empty()});
   const analysis::Metrics m = analysis::compute_metrics(data);
   // Elastic pools' tables are read here, beside the trace data (analysis/pools.hpp).
   const analysis::ElasticPoolTables elastic = analysis::read_elastic_pools(trace_path);

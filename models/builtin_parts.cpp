@@ -64,7 +64,9 @@ class TracePart final : public Component {
 class MarketPart final : public Component {
  public:
   MarketPart(RunContext& ctx, std::vector<SpotPoolSpec> pools)
-      : market(ctx.engine, ctx.seed, ctx.replication, std::move(pools), ctx.cluster) {}
+      : market(ctx.engine, ctx.seed, ctx.replication, std::move(pools), ctx.cluster) {
+    ctx.cluster.set_supply(&market);  // elastic spot pools' scale-outs and scale-ins
+  }
   void start() override { market.start(); }
   SpotMarket market;
 };
