@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/metrics_series.hpp"
+#include "models/config/resource_estimate.hpp"
 #include "models/controllers/network_latency.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "support/scenario_support.hpp"
@@ -66,6 +67,21 @@ TEST_CASE("The M/M/1 wait of one packet: 0 idle, one packet time at half load, c
   CHECK(models::queueing_wait_s(4096, 12.5e9, 3.0) == Approx(99 * p_over_c).epsilon(1e-12));
   CHECK(models::queueing_wait_s(4096, 12.5e9, -0.1) == 0.0);
   CHECK(models::PROBE_PACKET_BYTES == 4096);
+}
+
+TEST_CASE("The resource estimate counts the latency sampler's events with a network", "[unit][metrics][network]") {
+  // 2 min every 10 s: 12 intervals for the GPU sampler and 12 for the latency sampler, and
+  // a look per event of the jobs.
+  const std::string with = two_nodes("    - {name: J, gpus: 2, duration: 60s}\n", NETWORK);
+  std::string without = with;
+  without.erase(without.find("output:"));
+  const auto base = models::estimate_resources(test::scenario_from_yaml(without));
+  const auto est = models::estimate_resources(test::scenario_from_yaml(with));
+  double job_events = 0;
+  for (const auto& p : base.parts)
+    if (p.what == "jobs") job_events += p.events;
+  REQUIRE(job_events > 0);
+  CHECK(est.events - base.events == Approx(24 + job_events));
 }
 
 TEST_CASE("A two-node job loading its path: link latencies plus each link's M/M/1 wait, by hand",
