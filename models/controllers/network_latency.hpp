@@ -28,6 +28,8 @@
 // bytes it had carried at the window's start: the sampler reads only the links of the
 // paths it probes, so a link it was not watching at t_{k−1} is read at t_k and gives a
 // value from t_{k+1} on (a pair is probed once every link of its path has a whole window).
+// A job's probes (N(N−1) for N nodes) are routed when it starts, and again when it
+// restarts; an interval costs a visit per link of each probe's path.
 #pragma once
 
 #include <cstdint>
@@ -76,10 +78,25 @@ class NetworkLatencySampler final : public Controller {
     double bytes = 0;        // what the link had carried then
     double wait_s = 0;       // its queueing wait over the window ending then; < 0: no whole window
   };
+  // One probe of a running job: from node `from` over `path` (the topology's cached route,
+  // valid for the topology's life), whose links' latencies sum to `latency`.
+  struct Probe {
+    std::uint32_t from;
+    std::span<const topology::LinkId> path;
+    sim::SimTime latency;
+  };
+  // A job that started on two nodes or more, with its probes for the run `incarnation`
+  // (made again when it restarts, maybe elsewhere).
+  struct Active {
+    std::uint32_t job;
+    std::uint32_t incarnation;
+    std::vector<Probe> probes;
+  };
   void on_tick(std::uint64_t);
-  // The probe's latency over `path`, or a negative number when a link of it has not been
-  // watched for a whole window.
-  double path_latency_s(std::span<const topology::LinkId> path);
+  void make_probes(const Job& j, Active& a) const;
+  // The queueing waits of the probe's path, or a negative number when a link of it has not
+  // been watched for a whole window.
+  double path_waits_s(std::span<const topology::LinkId> path);
   void write_row(std::uint32_t node, bool on, double latency_s);
 
   Cluster& cluster_;
@@ -89,7 +106,7 @@ class NetworkLatencySampler final : public Controller {
   sim::SimTime every_;
   std::int64_t tick_ = 0;
   std::vector<LinkWatch> links_;
-  std::vector<std::uint32_t> active_;     // jobs that started on two nodes or more (lazily pruned)
+  std::vector<Active> active_;            // jobs that started on two nodes or more (lazily pruned)
   std::vector<std::uint8_t> in_active_;   // by job
   std::vector<double> sum_s_;             // by node, this tick
   std::vector<std::uint32_t> pairs_;      // by node, this tick
