@@ -170,6 +170,20 @@ TEST_CASE("Without a network: section there is no latency table and no latency s
   CHECK_FALSE(test::has(exp.output, "gcsim_node_network_latency_seconds{"));
 }
 
+TEST_CASE("An explicit fabric that leaves a job's nodes unconnected: no probe between them, and no error",
+          "[scenario][metrics][network]") {
+  // n-1 has no link: plain job J over n-0 and n-1 sends nothing, and no probe can go.
+  test::TempDir dir("latency-unconnected");
+  test::run_yaml(two_nodes("    - {name: J, gpus: 2, duration: 60s}\n",
+                           "network:\n  fabric: explicit\n  hosts: [n-0, n-1, x]\n  links:\n"
+                           "    - {name: a, between: [n-0, x], bandwidth: 100Gbps, latency: 1us}\n"),
+                 dir);
+  const auto r = trace::TraceReader::open(dir.file("lat.h5"));
+  REQUIRE(r->has_table("node_latency"));
+  CHECK(r->rows("node_latency") == 0);
+  CHECK(latency_series(dir.file("lat.h5")).empty());
+}
+
 TEST_CASE("Same network run twice: the same /node_latency rows, bit for bit", "[scenario][metrics][network]") {
   test::TempDir a("latency-det-a"), b("latency-det-b");
   const std::string yaml = test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/network_dgx.yaml") +
