@@ -50,7 +50,8 @@ std::string AlertAdvice::line() const {
   std::string out = "pool " + pool + ": " + rule + " for " + format_count(gpu_hours, 1) + " GPU-hours in " +
                     std::to_string(firings) + (firings == 1 ? " firing" : " firings") + " (" + condition + ")";
   bool bound = false;
-  for (std::size_t i = 0; i < causes.size() && i < 3; ++i) {
+  // The three largest shares, those that round to 0.0% left out.
+  for (std::size_t i = 0; i < causes.size() && i < 3 && (i == 0 || causes[i].second >= 0.0005); ++i) {
     out += (i == 0 ? ": " : ", ") + format_percent(causes[i].second) + " " + cause_words(causes[i].first);
     bound = bound || causes[i].first.ends_with("-bound");
   }
