@@ -500,6 +500,55 @@ std::optional<double> range_function(Op op, const std::int64_t* t_ms, const doub
   return x;
 }
 
+// The same over the window's samples given as runs of equal values (count samples each,
+// step_ms apart), without going through every sample where the result cannot change:
+// avg_over_time's running mean, once it equals the run's value bit for bit (a finite
+// value), stays it (value/count - mean/count is then +0, and mean is never -0 after a
+// sample); min and max need a run's value once. The other functions go through the samples.
+struct WindowRun {
+  std::int64_t first_ms;
+  std::int64_t count;
+  double value;
+};
+std::optional<double> range_function_runs(Op op, const std::vector<WindowRun>& runs, std::int64_t step_ms, std::int64_t t,
+                                          std::int64_t range_ms, std::vector<std::int64_t>& scratch_t,
+                                          std::vector<double>& scratch_v) {
+  if (runs.empty()) return std::nullopt;
+  if (op == Op::AvgOverTime) {
+    double mean = 0;
+    double count = 0;
+    for (const WindowRun& r : runs) {
+      const double v = r.value;
+      const bool settles = std::isfinite(v) && !(v == 0 && std::signbit(v));
+      for (std::int64_t i = 0; i < r.count; ++i) {
+        if (settles && std::memcmp(&mean, &v, sizeof v) == 0) {
+          count += static_cast<double>(r.count - i);
+          break;
+        }
+        count += 1;
+        mean += v / count - mean / count;
+      }
+    }
+    return mean;
+  }
+  if (op == Op::MaxOverTime || op == Op::MinOverTime) {
+    double x = runs[0].value;
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+      const double y = runs[i].value;
+      if (op == Op::MaxOverTime ? (y > x || std::isnan(x)) : (y < x || std::isnan(x))) x = y;
+    }
+    return x;
+  }
+  scratch_t.clear();
+  scratch_v.clear();
+  for (const WindowRun& r : runs)
+    for (std::int64_t i = 0; i < r.count; ++i) {
+      scratch_t.push_back(r.first_ms + i * step_ms);
+      scratch_v.push_back(r.value);
+    }
+  return range_function(op, scratch_t.data(), scratch_v.data(), scratch_t.size(), t, range_ms);
+}
+
 Value eval(const Node& n, const std::vector<Series>& all, std::int64_t t);
 
 Vector eval_call(const Node& n, const std::vector<Series>& all, std::int64_t t) {
@@ -814,6 +863,7 @@ struct GridEvaluation::Impl {
   ENode root;
   bool started = false;
   std::vector<IdSample> result;
+  std::vector<WindowRun> window;
   std::vector<std::int64_t> scratch_t;
   std::vector<double> scratch_v;
 
@@ -875,20 +925,15 @@ struct GridEvaluation::Impl {
       return it->value;
     }
     const std::int64_t start = t - leaf.window_ms;
-    scratch_t.clear();
-    scratch_v.clear();
+    window.clear();
     auto it = std::lower_bound(runs.begin(), runs.end(), start,
                                [&](const Run& r, std::int64_t x) { return last_of(r) < x; });
     for (; it != runs.end() && it->first_ms <= t; ++it) {
       const std::int64_t i0 = it->first_ms >= start ? 0 : (start - it->first_ms + step_ms - 1) / step_ms;
       const std::int64_t i1 = std::min(it->count - 1, (t - it->first_ms) / step_ms);
-      for (std::int64_t i = i0; i <= i1; ++i) {
-        scratch_t.push_back(it->first_ms + i * step_ms);
-        scratch_v.push_back(it->value);
-      }
+      if (i1 >= i0) window.push_back(WindowRun{it->first_ms + i0 * step_ms, i1 - i0 + 1, it->value});
     }
-    if (scratch_t.empty()) return std::nullopt;
-    return range_function(leaf.call->code, scratch_t.data(), scratch_v.data(), scratch_t.size(), t, leaf.window_ms);
+    return range_function_runs(leaf.call->code, window, step_ms, t, leaf.window_ms, scratch_t, scratch_v);
   }
 
   // Brings the leaf to t; true when a value or its presence changed.

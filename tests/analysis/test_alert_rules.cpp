@@ -408,7 +408,7 @@ void add_run(RunSeries& s, std::int64_t k, std::int64_t count, double v) {
 std::vector<RunSeries> random_runs(std::uint64_t seed, std::int64_t end_ms) {
   SplitMix r{seed};
   const std::int64_t last_k = end_ms / STEP;
-  const double util_values[] = {0, 10, 40, 59.5, 60, 75, 80, 80.25, 85, 90, 99, 100, 37.333333333333336};
+  const double util_values[] = {0, -0.0, 10, 40, 59.5, 60, 75, 80, 80.25, 85, 90, 99, 100, 37.333333333333336};
   const double fb_values[] = {0, 1024, 20000, 36864, 36864.5, 38000, 40960};
   std::vector<RunSeries> out;
   for (int node = 0; node < 3; ++node) {
