@@ -290,7 +290,7 @@ std::vector<Firing> evaluate_alerts_by_change(const std::vector<AlertGroup>& gro
 
 std::optional<std::vector<promql::RunSeries>> metrics_as_runs(const MetricsData& data,
                                                               const std::vector<AlertGroup>& groups,
-                                                              std::int64_t step_ms) {
+                                                              std::int64_t step_ms, std::size_t max_runs) {
   const auto exported_name = [](const MetricFamily& f) {
     std::string name(f.name);
     if (f.type == "counter") name += "_total";  // as exported (write_openmetrics)
@@ -315,20 +315,25 @@ std::optional<std::vector<promql::RunSeries>> metrics_as_runs(const MetricsData&
   };
   std::vector<promql::RunSeries> out;
   bool on_grid = step_ms > 0;
+  std::size_t total = 0;
   if (on_grid && data.every_s == std::floor(data.every_s) && data.every_s * 1000 == static_cast<double>(step_ms) &&
       data.every_s < 1e6) {
     // A whole number of seconds: every sample time k x every x 1000 is exact, k x step_ms.
     for_each_series_runs(data, wanted_family, [&](const RunsSeries& s) {
+      if (total > max_runs) return;
       promql::RunSeries p;
       p.labels = labels_of(*s.family, s.labels);
       if (!any_rule([&](const promql::Expr& e) { return e.selects(p.labels); })) return;
       p.runs.reserve(s.runs.size());
       for (const SampleRun& r : s.runs) p.runs.push_back(promql::Run{r.first_k * step_ms, r.count, r.value});
+      total += p.runs.size();
       out.push_back(std::move(p));
     });
+    if (total > max_runs) return std::nullopt;
     return out;
   }
   for_each_series_of(data, wanted_family, [&](const Series& s) {
+    if (!on_grid || total > max_runs) return;
     promql::RunSeries p;
     p.labels = labels_of(*s.family, s.labels);
     if (!any_rule([&](const promql::Expr& e) { return e.selects(p.labels); })) return;
@@ -347,9 +352,10 @@ std::optional<std::vector<promql::RunSeries>> metrics_as_runs(const MetricsData&
       }
       p.runs.push_back(promql::Run{t, 1, x.value});
     }
+    total += p.runs.size();
     out.push_back(std::move(p));
   });
-  if (!on_grid) return std::nullopt;
+  if (!on_grid || total > max_runs) return std::nullopt;
   return out;
 }
 

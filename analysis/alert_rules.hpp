@@ -8,6 +8,7 @@
 // test, so that its answers can be checked by promtool (tests/analysis/test_alert_rules.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -89,10 +90,14 @@ std::vector<Firing> evaluate_alerts_by_change(const std::vector<AlertGroup>& gro
 
 // The exported series of a trace's metrics (as metrics_as_promql names them) that a rule of
 // `groups` selects, over the whole run, held by change: runs of equal samples on the grid
-// of step_ms. nullopt when a sample's time is not a multiple of step_ms.
+// of step_ms. nullopt when a sample's time is not a multiple of step_ms, or when they take
+// more than max_runs runs (a node counter rises at nearly every sample: a month of 625
+// nodes' counters would be 2 x 10^8 runs, 5 GB; the windowed evaluation then keeps the
+// memory bounded).
+inline constexpr std::size_t MAX_RUNS = 20'000'000;  // 24 bytes each
 std::optional<std::vector<promql::RunSeries>> metrics_as_runs(const MetricsData& data,
                                                               const std::vector<AlertGroup>& groups,
-                                                              std::int64_t step_ms);
+                                                              std::int64_t step_ms, std::size_t max_runs = MAX_RUNS);
 
 // The alerts firing at the evaluation at `t_ms` (what `promtool test rules` lists at an
 // eval_time), from the firings of evaluate_alerts.
