@@ -636,3 +636,33 @@ output: {metrics: {every: )") + every + "}}\n", dir);
     CHECK(!gcsim::analysis::metrics_as_runs(data, guide_groups, step_ms, held_runs - 1).has_value());
   }
 }
+
+TEST_CASE("a GridEvaluation recomputes only when its window changes, and a negated number is negated", "[unit]") {
+  // One GPU at 50% from 15 s to 30 m (a sample every 15 s), then gone.
+  const std::vector<RunSeries> runs{
+      RunSeries{{{"__name__", "util"}, {"gpu", "0"}}, {Run{15 * S, 120, 50.0}}}};
+  gcsim::promql::GridEvaluation e(Expr::parse("avg_over_time(util[5m])"), runs, STEP, M);
+  CHECK(e.advance(0));  // the first evaluation: no sample yet, an empty result
+  CHECK(e.result().empty());
+  CHECK(e.advance(M));  // 15 s .. 60 s in the window: 50
+  REQUIRE(e.result().size() == 1);
+  CHECK(e.result()[0].value == 50);
+  CHECK(e.labels(e.result()[0].labels) == Labels{{"gpu", "0"}});
+  // More samples of the same value: the mean is 50 again, the result unchanged.
+  for (std::int64_t t = 2 * M; t <= 35 * M; t += M) {
+    INFO("t = " << t / M << " min");
+    CHECK_FALSE(e.advance(t));
+  }
+  // At 35 m the window [30 m, 35 m] still holds the 30 m sample (both ends count); at 36 m
+  // it is empty.
+  CHECK(e.advance(36 * M));
+  CHECK(e.result().empty());
+  CHECK_FALSE(e.advance(37 * M));
+  // -(1 + 2) is a number the parser does not fold: -3, not 3.
+  CHECK(only_value(Expr::parse("-(1 + 2)").evaluate({}, 0)) == -3);
+  gcsim::promql::GridEvaluation n(Expr::parse("-(1 + 2) * 2"), runs, STEP, M);
+  CHECK(n.advance(0));
+  REQUIRE(n.result().size() == 1);
+  CHECK(n.result()[0].value == -6);
+  CHECK_FALSE(n.advance(M));
+}
