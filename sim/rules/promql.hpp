@@ -113,10 +113,11 @@ struct IdSample {
 // t] (or the 5-minute lookback) differs from the previous evaluation's, which on a grid is
 // when a change of the series lies in (t - interval - range, t]; the operators above are
 // recomputed only when one of those values changed. Labels are interned: compared and
-// hashed as ids. interval_ms must be a multiple of step_ms; `series` must outlive it.
+// hashed as ids. interval_ms must be a multiple of step_ms; `expr` and `series` must outlive it.
 class GridEvaluation {
  public:
   GridEvaluation(const Expr& expr, const std::vector<RunSeries>& series, std::int64_t step_ms, std::int64_t interval_ms);
+  GridEvaluation(Expr&&, const std::vector<RunSeries>&, std::int64_t, std::int64_t) = delete;  // it keeps the nodes
   ~GridEvaluation();
   GridEvaluation(const GridEvaluation&) = delete;
   GridEvaluation& operator=(const GridEvaluation&) = delete;

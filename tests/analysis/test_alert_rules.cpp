@@ -641,7 +641,8 @@ TEST_CASE("a GridEvaluation recomputes only when its window changes, and a negat
   // One GPU at 50% from 15 s to 30 m (a sample every 15 s), then gone.
   const std::vector<RunSeries> runs{
       RunSeries{{{"__name__", "util"}, {"gpu", "0"}}, {Run{15 * S, 120, 50.0}}}};
-  gcsim::promql::GridEvaluation e(Expr::parse("avg_over_time(util[5m])"), runs, STEP, M);
+  const Expr avg = Expr::parse("avg_over_time(util[5m])");  // outlives the evaluation
+  gcsim::promql::GridEvaluation e(avg, runs, STEP, M);
   CHECK(e.advance(0));  // the first evaluation: no sample yet, an empty result
   CHECK(e.result().empty());
   CHECK(e.advance(M));  // 15 s .. 60 s in the window: 50
@@ -660,7 +661,8 @@ TEST_CASE("a GridEvaluation recomputes only when its window changes, and a negat
   CHECK_FALSE(e.advance(37 * M));
   // -(1 + 2) is a number the parser does not fold: -3, not 3.
   CHECK(only_value(Expr::parse("-(1 + 2)").evaluate({}, 0)) == -3);
-  gcsim::promql::GridEvaluation n(Expr::parse("-(1 + 2) * 2"), runs, STEP, M);
+  const Expr number = Expr::parse("-(1 + 2) * 2");
+  gcsim::promql::GridEvaluation n(number, runs, STEP, M);
   CHECK(n.advance(0));
   REQUIRE(n.result().size() == 1);
   CHECK(n.result()[0].value == -6);
