@@ -36,31 +36,17 @@ struct FamilySource {
 };
 
 const std::vector<FamilySource>& sources() {
+  using enum GpuQuantity;
+  using promql::metric_family;
   static const std::vector<FamilySource> s = {
-      {{"DCGM_FI_DEV_GPU_UTIL", "gauge", "",
-        "GPU utilization (in %): the share of the interval a kernel ran (gcsim: compute / step time)"},
-       false, GpuQuantity::Util, 100.0},
-      {{"DCGM_FI_DEV_FB_USED", "gauge", "", "Framebuffer memory used (in MiB) (gcsim: the memory-fit model's need)"},
-       false, GpuQuantity::FbUsed, 1.0 / (1024.0 * 1024.0)},
-      {{"DCGM_FI_PROF_PCIE_TX_BYTES", "gauge", "",
-        "The rate of data transmitted over the PCIe bus, in bytes per second (gcsim: peer and GPUDirect traffic)"},
-       false, GpuQuantity::PcieTx, 1.0},
-      {{"DCGM_FI_PROF_PCIE_RX_BYTES", "gauge", "",
-        "The rate of data received over the PCIe bus, in bytes per second (gcsim: input batches, peer and GPUDirect "
-        "traffic)"},
-       false, GpuQuantity::PcieRx, 1.0},
-      {{"DCGM_FI_PROF_NVLINK_TX_BYTES", "gauge", "",
-        "The rate of data transmitted over NVLink, in bytes per second (gcsim: collectives inside the node)"},
-       false, GpuQuantity::NvlinkTx, 1.0},
-      {{"DCGM_FI_PROF_NVLINK_RX_BYTES", "gauge", "",
-        "The rate of data received over NVLink, in bytes per second (gcsim: collectives inside the node)"},
-       false, GpuQuantity::NvlinkRx, 1.0},
-      {{"gcsim_node_network_transmit_bytes", "counter", "bytes",
-        "Bytes the node's GPUs sent to other nodes since the run's start (collectives of model-described jobs)"},
-       true, GpuQuantity::NetTx, 1.0},
-      {{"gcsim_node_network_receive_bytes", "counter", "bytes",
-        "Bytes the node's GPUs received from other nodes since the run's start (collectives of model-described jobs)"},
-       true, GpuQuantity::NetRx, 1.0},
+      {metric_family("DCGM_FI_DEV_GPU_UTIL"), false, Util, 100.0},
+      {metric_family("DCGM_FI_DEV_FB_USED"), false, FbUsed, 1.0 / (1024.0 * 1024.0)},
+      {metric_family("DCGM_FI_PROF_PCIE_TX_BYTES"), false, PcieTx, 1.0},
+      {metric_family("DCGM_FI_PROF_PCIE_RX_BYTES"), false, PcieRx, 1.0},
+      {metric_family("DCGM_FI_PROF_NVLINK_TX_BYTES"), false, NvlinkTx, 1.0},
+      {metric_family("DCGM_FI_PROF_NVLINK_RX_BYTES"), false, NvlinkRx, 1.0},
+      {metric_family("gcsim_node_network_transmit_bytes"), true, NetTx, 1.0},
+      {metric_family("gcsim_node_network_receive_bytes"), true, NetRx, 1.0},
   };
   return s;
 }

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/rules/metric_names.hpp"
+
 namespace gcsim::trace {
 class TraceReader;
 }
@@ -64,12 +66,7 @@ bool has_metrics(const trace::TraceReader& trace);
 MetricsData read_metrics(const trace::TraceReader& trace);
 
 // One exported metric family (docs/metrics.md lists each with its meaning).
-struct MetricFamily {
-  std::string_view name;  // the family name (a counter's samples add "_total")
-  std::string_view type;  // "gauge" or "counter"
-  std::string_view unit;  // OpenMetrics unit ("" when the name does not end in one: DCGM's names)
-  std::string_view help;
-};
+using MetricFamily = promql::MetricFamily;
 const std::vector<MetricFamily>& metric_families();
 
 struct Sample {

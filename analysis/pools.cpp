@@ -121,7 +121,7 @@ std::string format_elastic_pools(const std::vector<ElasticPoolSummary>& pools) {
     out += "    waiting scaling did not prevent: " + format_count(p.waiting_gpu_hours, 1) + " GPU-hours (" +
            format_count(p.waiting_at_max_gpu_hours, 1) + " at max, " +
            format_count(std::max(0.0, p.waiting_gpu_hours - p.waiting_at_max_gpu_hours), 1) +
-           " below it: a trigger's `for`, provisioning, cooldown, or no rule to grow)\n";
+           " below it: a trigger's `for`, provisioning, cooldown, no rule to grow, or a spot market without capacity)\n";
   }
   return out;
 }

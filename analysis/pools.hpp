@@ -56,8 +56,8 @@ struct ElasticPoolSummary {
   double gpu_hours_held = 0;
   // GPU-hours of demand that waited (waiting_gpus integrated over the run), and the part of
   // it while the pool was at its max (capacity it could not add); the rest waited below it:
-  // a trigger's `for`, provisioning, cooldown, or no rule that grows the pool for it. A job
-  // that several pools could host counts in each.
+  // a trigger's `for`, provisioning, cooldown, no rule that grows the pool for it, or (a spot
+  // pool) no capacity in its market. A job that several pools could host counts in each.
   double waiting_gpu_hours = 0;
   double waiting_at_max_gpu_hours = 0;
 };

@@ -191,6 +191,7 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
   a.scenario_name = optional_string(r, at::SCENARIO_NAME);
   a.scenario_file = optional_string(r, at::SCENARIO_FILE);
   a.scenario_yaml = optional_string(r, at::SCENARIO_YAML);
+  a.alert_rules_yaml = optional_string(r, at::ALERT_RULES);
   a.gpu_catalog_yaml = optional_string(r, at::GPU_CATALOG_YAML);
   a.seed = r.attribute_uint(at::SEED);
   a.replication = r.attribute_uint(at::REPLICATION);
@@ -416,6 +417,10 @@ std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std:
 }
 
 }  // namespace
+
+TraceAttributes read_trace_attributes(const TraceReader& reader, const std::string& path) {
+  return read_attributes(reader, path);
+}
 
 namespace {
 

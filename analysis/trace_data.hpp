@@ -28,6 +28,7 @@ struct TraceAttributes {
   std::string scenario_name;
   std::string scenario_file;
   std::string scenario_yaml;     // the exact scenario text
+  std::string alert_rules_yaml;  // the scenario's `alerts:` as a rules file ("" without)
   std::string gpu_catalog_yaml;  // the resolved GPU entries used
   std::uint64_t seed = 0;  // unsigned 64-bit in the trace (from 2026-12; before, int64 of the same bits)
   std::uint64_t replication = 0;
@@ -213,6 +214,8 @@ struct TraceParts {
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is
 // missing, not HDF5, of an unsupported schema, or lacks a dataset or column.
 TraceData read_trace(const std::string& path, TraceParts parts = {});
+// The root attributes alone (`path` names the trace in errors).
+TraceAttributes read_trace_attributes(const trace::TraceReader& reader, const std::string& path);
 
 
 // The same from any reader: a trace in memory (trace::MemoryTrace, once committed). With

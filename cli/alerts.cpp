@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "analysis/alert_report.hpp"
 #include "analysis/alert_rules.hpp"
 #include "analysis/metrics_series.hpp"  // read_metrics
 #include "analysis/report.hpp"
@@ -15,10 +16,25 @@
 namespace gcsim::cli {
 
 
-int cmd_alerts(const std::string& trace_path, const std::string& rules_path, bool json) {
+std::vector<promql::AlertGroup> alert_rules_for(const analysis::TraceAttributes& attrs, const std::string& rules_path,
+                                                std::string& from) {
+  if (rules_path.empty()) {
+    from = analysis::SCENARIO_RULES;
+    return analysis::trace_alert_rules(attrs);
+  }
+  from = rules_path;
   const config::ConfigDocument rules = config::load_yaml_file(rules_path);
-  const std::vector<promql::AlertGroup> groups = promql::read_alert_groups(rules.root);
+  return promql::read_alert_groups(rules.root, &promql::exported_series_names());
+}
+
+int cmd_alerts(const std::string& trace_path, const std::string& rules_path, bool json) {
   const auto reader = trace::TraceReader::open(trace_path);
+  std::string from;
+  const std::vector<promql::AlertGroup> groups =
+      alert_rules_for(analysis::read_trace_attributes(*reader, trace_path), rules_path, from);
+  if (groups.empty())
+    throw Error("trace '" + trace_path + "' carries no alerting rules (its scenario has no `alerts:`): give a rules "
+                "file with --rules FILE (docs/alerts.md)");
   const analysis::MetricsData data = analysis::read_metrics(*reader);
   const std::vector<analysis::Firing> firings = analysis::evaluate_trace_alerts(data, groups);
   std::size_t rule_count = 0;
@@ -44,7 +60,7 @@ int cmd_alerts(const std::string& trace_path, const std::string& rules_path, boo
     return 0;
   }
   std::printf("gcsim alerts: %zu rule(s) of %s over %s (metrics every %g s, %s simulated)\n", rule_count,
-              rules_path.c_str(), trace_path.c_str(), data.every_s, analysis::format_duration(data.end_s).c_str());
+              from.c_str(), trace_path.c_str(), data.every_s, analysis::format_duration(data.end_s).c_str());
   if (firings.empty()) {
     std::printf("  no alert fired\n");
     return 0;

@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/trace_data.hpp"
 #include "models/config/resource_estimate.hpp"
 #include "models/config/scenario_loader.hpp"
 #include "sim/config/key_table.hpp"
+#include "sim/rules/alert_rules_file.hpp"
 
 namespace CLI {
 class App;
@@ -34,9 +36,16 @@ int cmd_estimate(const std::string& scenario, bool json, const models::LoadOptio
 int cmd_metrics(const std::string& trace, bool openmetrics, const std::string& out, const std::string& from,
                 const std::string& to);
 
-// `gcsim alerts TRACE --rules FILE [--json]`: Prometheus alerting rules (docs/alerts.md)
-// evaluated over the trace's simulated GPU metrics, every firing listed.
+// `gcsim alerts TRACE [--rules FILE] [--json]`: Prometheus alerting rules (docs/alerts.md)
+// evaluated over the trace's simulated GPU metrics, every firing listed; without --rules,
+// the rules of the run's scenario (`alerts:`), which the trace carries.
 int cmd_alerts(const std::string& trace, const std::string& rules, bool json);
+
+// The rules `gcsim alerts` and `gcsim analyze` evaluate: the file `rules_path` when given,
+// else the trace's own (empty when it has none); `from` says which (SCENARIO_RULES or the
+// path).
+std::vector<promql::AlertGroup> alert_rules_for(const analysis::TraceAttributes& attrs, const std::string& rules_path,
+                                                std::string& from);
 
 // `gcsim policies`: every scheduling policy and placement strategy of `registry`, with its
 // description and each policy's keys (type, default, range, help), printed from the

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/alert_report.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/plots.hpp"
@@ -203,7 +204,8 @@ int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool pl
 // One trace: the full report (or JSON) and optional plots. Several: one comparison table
 // (or {"runs": [...]}); --plot is refused there, since each run's plots need a folder of
 // their own (docs/analysis.md).
-int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const std::string& plot_dir) {
+int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const std::string& plot_dir,
+                const std::string& rules_path) {
   // A sweep's results (DIR/sweep.h5): its per-point table and main effects.
   if (trace_paths.size() == 1 && analysis::is_sweep_results(trace_paths.front())) {
     if (!plot_dir.empty()) throw Error("--plot takes a run's trace, not a sweep's results");
@@ -214,6 +216,7 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
     return 0;
   }
   if (trace_paths.size() > 1) {
+    if (!rules_path.empty()) throw Error("--rules takes one trace; to evaluate them over each run, analyze one at a time");
     if (!plot_dir.empty())
       throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");
     std::vector<analysis::ComparedRun> runs;
@@ -224,8 +227,10 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
   }
   const std::string& trace_path = trace_paths.front();
   // /events only for the plots: no figure of the report reads it (a quarter of a big trace);
-  // nor the columns of single jobs and charges (TraceParts::details).
-  const analysis::TraceData data = analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = false});
+  // nor the columns of single jobs and charges (TraceParts::details), but the elastic pools'
+  // plots draw their cost from the charges' times and pools.
+  const analysis::TraceData data =
+      analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = !plot_dir.empty()});
   const analysis::Metrics m = analysis::compute_metrics(data);
   // Elastic pools' tables are read here, beside the trace data (analysis/pools.hpp).
   const analysis::ElasticPoolTables elastic = analysis::read_elastic_pools(trace_path);
@@ -236,19 +241,29 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
     for (std::string& p : analysis::plot_elastic_pools(data, elastic, plot_dir)) pngs.push_back(std::move(p));
   }
   const std::vector<analysis::ElasticPoolSummary> elastic_pools = analysis::summarize_elastic_pools(data, elastic);
-  if (json && elastic_pools.empty()) {
+  // Alerting rules (the scenario's, or --rules) over the run's metrics (docs/alerts.md).
+  std::optional<analysis::AlertsReport> alerts;
+  std::string rules_from;
+  const std::vector<promql::AlertGroup> rules = cli::alert_rules_for(data.attrs, rules_path, rules_from);
+  if (!rules.empty()) {
+    const auto reader = trace::TraceReader::open(trace_path);
+    alerts = analysis::report_alerts(data, analysis::read_metrics(*reader), rules, rules_from);
+  }
+  if (json && elastic_pools.empty() && !alerts) {
     std::cout << analysis::format_json(m, data.attrs, analysis::team_budgets(data));
   } else if (json) {
-    // format_json's object with the key `elastic_pools` last (docs/analysis.md, "JSON").
+    // format_json's object with the keys `elastic_pools` and `alerts` last (docs/analysis.md, "JSON").
     analysis::JsonObject j;
     j.string("scenario_name", data.attrs.scenario_name);
     analysis::append_run_json(j, data.attrs, m);
     analysis::append_metrics_json(j, m, analysis::team_budgets(data));
-    j.raw("elastic_pools", analysis::elastic_pools_json(elastic_pools, j.depth() + 1));
+    if (!elastic_pools.empty()) j.raw("elastic_pools", analysis::elastic_pools_json(elastic_pools, j.depth() + 1));
+    if (alerts) j.raw("alerts", analysis::alerts_json(*alerts, j.depth() + 1));
     std::cout << j.finish() << "\n";
   } else {
     std::cout << analysis::format_report(data, m);
     std::cout << analysis::format_elastic_pools(elastic_pools);
+    if (alerts) std::cout << analysis::format_alerts(*alerts);
     for (const auto& p : pngs) std::cout << "plot: " << p << "\n";
   }
   return 0;
@@ -388,6 +403,10 @@ int main(int argc, char** argv) {
       ->required();
   analyze->add_flag("--json", json, "Print the metrics as JSON");
   analyze->add_option("--plot", plot_dir, "Write PNG plots into this folder (one trace only)");
+  std::string analyze_rules;
+  analyze->add_option("--rules", analyze_rules,
+                      "Also evaluate this Prometheus rules file over the trace's GPU metrics (one trace only; "
+                      "default: the scenario's alerts:, if any)");
 
   auto* gpus = app.add_subcommand("gpus", "List the bundled GPU catalog");
 
@@ -411,8 +430,9 @@ int main(int argc, char** argv) {
   bool alerts_json = false;
   auto* alerts = app.add_subcommand("alerts", "Prometheus alerting rules evaluated over a trace's GPU metrics");
   alerts->add_option("trace", alerts_trace, "Trace file (.h5) of a run with output.metrics")->required();
-  alerts->add_option("--rules", alerts_rules, "A Prometheus rules file (groups: of rules: with alert, expr, for, labels)")
-      ->required();
+  alerts->add_option("--rules", alerts_rules,
+                     "A Prometheus rules file (groups: of rules: with alert, expr, for, labels); default: the scenario's "
+                     "alerts:, which the trace carries");
   alerts->add_flag("--json", alerts_json, "Print the firings as JSON");
 
   std::string estimate_file;
@@ -499,7 +519,7 @@ int main(int argc, char** argv) {
     }
     if (*rerun) return cmd_rerun(rerun_trace, out_dir, !no_plots, quiet, limits, trace_compression);
     if (*validate) return cmd_validate(validate_file, load_options(overrides), limits);
-    if (*analyze) return cmd_analyze(trace_paths, json, plot_dir);
+    if (*analyze) return cmd_analyze(trace_paths, json, plot_dir, analyze_rules);
     if (*gpus) return cmd_gpus();
     if (*policies) return cli::cmd_policies(models::builtins().schedulers);
     if (*keys) return cli::cmd_keys(models::builtins().schedulers, keys_section);

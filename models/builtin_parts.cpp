@@ -64,7 +64,9 @@ class TracePart final : public Component {
 class MarketPart final : public Component {
  public:
   MarketPart(RunContext& ctx, std::vector<SpotPoolSpec> pools)
-      : market(ctx.engine, ctx.seed, ctx.replication, std::move(pools), ctx.cluster) {}
+      : market(ctx.engine, ctx.seed, ctx.replication, std::move(pools), ctx.cluster) {
+    ctx.cluster.set_supply(&market);  // elastic spot pools' scale-outs and scale-ins
+  }
   void start() override { market.start(); }
   SpotMarket market;
 };
@@ -151,6 +153,8 @@ ComponentEntry metrics_component() {
             const sim::SimTime every = ctx.scenario.output.metrics_every;
             if (!ctx.trace || every <= sim::SimTime::zero()) return nullptr;
             ctx.trace->set_attribute(trace::schema::attribute::METRICS_EVERY_S, every.seconds());
+            if (!ctx.scenario.alert_rules_yaml.empty())
+              ctx.trace->set_attribute(trace::schema::attribute::ALERT_RULES, std::string_view(ctx.scenario.alert_rules_yaml));
             trace::Table& table = add_table(*ctx.trace, trace::schema::METRICS, 16384);
             return std::make_unique<MetricsSampler>(ctx.engine, ctx.scenario, ctx.cluster, ctx.speeds, table, every);
           }};

@@ -51,6 +51,8 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
       p.name = t.name;
       p.first_node = first;
       p.count = t.count;
+      p.slots = t.slots();
+      p.type = static_cast<int>(&t - scenario.cluster.node_types.data());
       p.interruptions = t.spot->interruptions;
       p.availability = t.spot->availability;
       p.notice = t.spot->notice;

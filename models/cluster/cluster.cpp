@@ -63,11 +63,9 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   upfront_jobs_ = jobs_.size();
   running_pos_.assign(jobs_.size(), -1);
   node_event_.resize(alloc_.nodes().size());
-  // The market owns a spot type's slots (its count). The network gives every slot its NICs
+  // The market owns a spot type's slots; those beyond its count (an elastic pool's) start
+  // released, as its market's do. The network gives every slot its NICs
   // (network::cluster_topology), so slots beyond the count work with it.
-  for (const NodeTypeSpec& t : scenario.cluster.node_types)
-    GCSIM_CHECK(!(t.spot && t.slots() > t.count),
-                "node type '" + t.name + "': slots beyond its count are not supported on a spot type");
   placed_.reserve(1024);
   scratch_jobs_.reserve(64);
 }

@@ -114,12 +114,15 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
 
   // Controllers (autoscalers): node slots that come and go, from an event of their own at
   // PRIORITY_CONTROL, never from inside a signal (docs/engine.md, "Nodes that come and go").
-  // The slots of a type are fixed when the cluster is built (NodeTypeSpec::slots()); the
-  // market owns the slots of spot types (InternalError for those).
+  // The slots of a type are fixed when the cluster is built (NodeTypeSpec::slots()). The
+  // slots of a spot type are the market's: they come and go through its ElasticSupply
+  // (set_supply; InternalError without one), which supplies them only while it has capacity.
   //
   // Takes the lowest released slot of `type`: provisioning for `provisioning`, then up
   // (reason scale_out); billed from now when bill_provisioning (a launched instance is billed
-  // while it boots), else from when it is up. nullopt when the type has no released slot.
+  // while it boots), else from when it is up. nullopt when the type has no released slot,
+  // or for a spot type when its market has no capacity now (spot_supply() is 0): the market
+  // provisions it, for its pool's own delay (the reader makes the two one).
   std::optional<std::uint32_t> request_node(int type, sim::SimTime provisioning, bool bill_provisioning = true);
   // Scale-in: the node takes no new jobs (draining); it is released when its last job ends,
   // or at `deadline`, when the jobs still on it stop (StopReason::NodeReleased; not an
@@ -133,6 +136,14 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   bool release_node(std::uint32_t node);
   // Released slots of `type` left for request_node.
   int released_slots(int type) const;
+  // The market of spot types' elastic pools (the spot market part sets it; not owned).
+  void set_supply(ElasticSupply* supply) { supply_ = supply; }
+  // Nodes request_node could take for `type` now: its released slots, and for a spot type no
+  // more than its market can supply now (ElasticSupply::supply_now).
+  int spot_supply(int type) const;
+  // For a spot type, the first time after now its market's supply may rise (max(): never,
+  // and for other types).
+  sim::SimTime next_supply_change(int type) const;
 
   // The checkpoint write in progress now ends at `done_at` (>= now): its commit, and a
   // paused job's progress, move with it.
@@ -236,6 +247,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   std::vector<Job> jobs_;
   std::unique_ptr<Scheduler> policy_;
   RateProvider* rates_ = nullptr;
+  ElasticSupply* supply_ = nullptr;
   NodeAllocator alloc_;
   JobQueue queue_;
   CheckpointController checkpoints_;

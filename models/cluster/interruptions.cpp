@@ -83,11 +83,17 @@ std::optional<std::uint32_t> Cluster::request_node(int type, sim::SimTime provis
   GCSIM_CHECK(type >= 0 && static_cast<std::size_t>(type) < scenario_.cluster.node_types.size(),
               "request_node: no node type " + std::to_string(type));
   const NodeTypeSpec& t = scenario_.cluster.node_types[static_cast<std::size_t>(type)];
-  GCSIM_CHECK(!t.spot, "request_node: the spot market owns the slots of node type '" + t.name + "'");
+  GCSIM_CHECK(!t.spot || supply_, "request_node: no market supplies the spot node type '" + t.name + "'");
   GCSIM_CHECK(provisioning >= sim::SimTime::zero(), "request_node: a negative provisioning delay");
   const std::int64_t slot = alloc_.released_slot(static_cast<std::uint16_t>(type));
   if (slot < 0) return std::nullopt;
   const auto n = static_cast<std::uint32_t>(slot);
+  if (t.spot) {
+    // The market provisions it (its up() brings it up) when it has capacity.
+    if (!supply_->acquire(n)) return std::nullopt;
+    move_node(n, NodePhase::Provisioning, NodeReason::ScaleOut, bill_provisioning);
+    return n;
+  }
   move_node(n, NodePhase::Provisioning, NodeReason::ScaleOut, bill_provisioning);
   if (provisioning == sim::SimTime::zero()) {
     on_provisioned(n);
@@ -105,9 +111,12 @@ void Cluster::on_provisioned(std::uint64_t node) {
 
 bool Cluster::drain_node(std::uint32_t n, sim::SimTime deadline) {
   GCSIM_CHECK(n < alloc_.nodes().size(), "drain_node: no node " + std::to_string(n));
-  GCSIM_CHECK(!scenario_.cluster.node_types[alloc_.nodes()[n].type].spot,
-              "drain_node: the spot market owns node " + std::to_string(n));
+  const bool spot = scenario_.cluster.node_types[alloc_.nodes()[n].type].spot.has_value();
+  GCSIM_CHECK(!spot || supply_, "drain_node: no market supplies node " + std::to_string(n));
   const sim::SimTime now = engine_.now();
+  if (alloc_.nodes()[n].phase != NodePhase::Up) return false;
+  // A spot node leaves its market's pool first: it is not interrupted while it drains, nor replaced.
+  if (spot) supply_->give_back(n);
   if (!move_node(n, NodePhase::Draining, NodeReason::ScaleIn, true, std::max(deadline, now))) return false;
   if (alloc_.idle(n)) {
     release_if_drained(n);
@@ -154,9 +163,14 @@ void Cluster::on_drain_deadline(std::uint64_t node) {
 
 bool Cluster::release_node(std::uint32_t n) {
   GCSIM_CHECK(n < alloc_.nodes().size(), "release_node: no node " + std::to_string(n));
-  GCSIM_CHECK(!scenario_.cluster.node_types[alloc_.nodes()[n].type].spot,
-              "release_node: the spot market owns node " + std::to_string(n));
-  const NodePhase phase = alloc_.nodes()[n].phase;
+  const NodeState& node = alloc_.nodes()[n];
+  if (scenario_.cluster.node_types[node.type].spot) {
+    // Only an up spot node (or one draining for a scale-in: already given back) is the controller's to release.
+    GCSIM_CHECK(supply_, "release_node: no market supplies node " + std::to_string(n));
+    if (node.phase == NodePhase::Up) supply_->give_back(n);
+    else if (node.phase != NodePhase::Draining || node.reason != NodeReason::ScaleIn) return false;
+  }
+  const NodePhase phase = node.phase;
   if (phase != NodePhase::Provisioning && phase != NodePhase::Up && phase != NodePhase::Draining) return false;
   const bool had_jobs = !alloc_.idle(n);
   take_node(n, NodePhase::Released, NodeReason::Released, StopReason::NodeReleased);
@@ -165,9 +179,22 @@ bool Cluster::release_node(std::uint32_t n) {
 }
 
 int Cluster::released_slots(int type) const {
+  const NodeTypeView& t = types_[static_cast<std::size_t>(type)];
   int free = 0;
-  for (const NodeState& node : alloc_.nodes()) free += node.type == type && node.phase == NodePhase::Released;
+  for (std::uint32_t n = t.first_node; n < t.first_node + static_cast<std::uint32_t>(t.count); ++n)
+    free += alloc_.nodes()[n].phase == NodePhase::Released;
   return free;
+}
+
+int Cluster::spot_supply(int type) const {
+  const int free = released_slots(type);
+  if (!scenario_.cluster.node_types[static_cast<std::size_t>(type)].spot || !supply_) return free;
+  return std::min(free, supply_->supply_now(type));
+}
+
+sim::SimTime Cluster::next_supply_change(int type) const {
+  if (!scenario_.cluster.node_types[static_cast<std::size_t>(type)].spot || !supply_) return sim::SimTime::max();
+  return supply_->next_supply_change(type);
 }
 
 void Cluster::release_if_drained(std::uint32_t n) {

@@ -23,7 +23,7 @@ inline constexpr config::KeySpec AUTOSCALE_KEYS[] = {
     {.name = "cooldown", .type = "duration",
      .help = "after a scale decision, no other decision of the pool until this has passed (no flapping)",
      .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
-    {.name = "provisioning", .type = "duration", .help = "from a node's request to it being up and placeable",
+    {.name = "provisioning", .type = "duration", .help = "from a node's request to it being up and placeable (a spot pool: one delay with its own `provisioning`)",
      .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
     {.name = "bill_provisioning", .type = "bool",
      .default_value = "the provider's (`aws`, `gcp`: false; others: true)",
@@ -31,7 +31,7 @@ inline constexpr config::KeySpec AUTOSCALE_KEYS[] = {
     {"schedule", "list of maps", "none", false, "at least one item",
      "the pool's size by the clock: `[{days, from, to, count}]`, below"},
     {"fallback", "node type name", "none", false, "another node type, not itself",
-     "the pool that takes the waiting demand this one cannot (at `max`)"},
+     "the pool that takes the waiting demand this one cannot (at `max`, or a spot pool's market without capacity)"},
 };
 
 inline constexpr config::KeySpec SCALE_RULE_KEYS[] = {

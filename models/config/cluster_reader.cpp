@@ -156,11 +156,21 @@ NodeTypeSpec read_node_type(const ConfigNode& n, const Catalogs& catalogs, confi
       if (k) k->fail(ErrorCode::Conflict, "interruptions, availability, notice and provisioning apply to market: spot only");
   }
   if (const ConfigNode* autoscale = r.optional("autoscale")) {
-    if (market != Market::OnDemand)
-      autoscale->fail(ErrorCode::Conflict, std::string("autoscale applies to market: on_demand pools") +
-                                               (market == Market::Spot ? " (spot pools: not yet)" : " (capacity paid whether used or not does not scale)"));
+    if (market != Market::OnDemand && market != Market::Spot)
+      autoscale->fail(ErrorCode::Conflict, "autoscale applies to market: on_demand and market: spot pools (capacity paid "
+                                           "whether used or not does not scale)");
     t.autoscale = read_autoscale(*autoscale, t.count, default_bills_provisioning(t.provider));
     t.max_count = t.autoscale->max;
+    if (t.spot) {
+      // One delay from a request to up, whoever asks (the autoscaler or the market's
+      // replacement): either key gives it; both must agree.
+      const ConfigNode* own = autoscale->find("provisioning");
+      if (own && provisioning && t.autoscale->provisioning != t.spot->provisioning)
+        own->fail(ErrorCode::Conflict, "a spot pool has one provisioning delay: the node type's provisioning (" +
+                                           provisioning->scalar() + ") and autoscale.provisioning differ; give one");
+      if (own) t.spot->provisioning = t.autoscale->provisioning;
+      else t.autoscale->provisioning = t.spot->provisioning;
+    }
   } else if (t.count < 1) {
     r.where("count")->fail(ErrorCode::OutOfRange, "'0' is out of range: must be >= 1 (0 only for a pool with autoscale)");
   }

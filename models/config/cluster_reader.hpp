@@ -42,7 +42,7 @@ inline constexpr config::KeySpec NODE_TYPE_KEYS[] = {
     {.name = "notice", .type = "duration",
      .default_value = "the instance's `spot_notice`, else the provider's (`aws` 2 min, `gcp` and `azure` 30 s), else `0s`",
      .help = "warning before a spot node is taken", .kind = config::KeyKind::Duration, .min = 0},
-    {.name = "provisioning", .type = "duration", .help = "time from a replacement being granted to its node being up",
+    {.name = "provisioning", .type = "duration", .help = "time from a replacement being granted to its node being up (elastic: also a scale-out's)",
      .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
     {"autoscale", "map", "none (a fixed size)", false, "", "an elastic pool: see autoscaling.md and below"},
     {"pcie", "see network.md", "from the GPU", false, "", "the node's PCIe generation"},

@@ -169,6 +169,9 @@ struct Scenario {
   std::optional<topology::NetworkSpec> network;
   std::optional<StorageSpec> storage;
   OutputSpec output;
+  // `alerts:` (docs/alerts.md), checked and written out as a Prometheus rules file; empty
+  // without. The trace carries it (root attribute `alert_rules`) for the analysis.
+  std::string alert_rules_yaml;
 
   // Provenance, embedded in every trace so any run can be redone.
   std::string source_file;

@@ -1,6 +1,7 @@
 // The scenario's key sections (see scenario_keys.hpp).
 #include "models/config/scenario_keys.hpp"
 
+#include "models/config/alerts_reader.hpp"
 #include "models/config/autoscale_reader.hpp"
 #include "models/config/budget_reader.hpp"
 #include "models/config/catalogs_reader.hpp"
@@ -45,6 +46,7 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"budgets", BUDGET_KEYS}, REFERENCE},
       {{"output", OUTPUT_KEYS}, REFERENCE},
       {{"output.metrics", METRICS_KEYS}, REFERENCE},
+      {{"alerts", ALERTS_KEYS}, "alerts.md"},
       {{"scheduler.preemption", PREEMPTION_KEYS}, REFERENCE},
       {{"scheduler.quotas", QUOTA_KEYS}, REFERENCE},
       {{"scheduler.quotas.windows[i]", QUOTA_WINDOW_KEYS}, REFERENCE},

@@ -26,6 +26,7 @@ inline constexpr config::KeySpec TOP_LEVEL_KEYS[] = {
     {"workload", "map", "", true, "", "the jobs"},
     {"budgets", "list of maps", "", false, "", "spending limits per team"},
     {"output", "map", "", false, "", "output file names"},
+    {"alerts", "list of rules, or map", "", false, "", "alerting rules over the simulated GPU metrics (alerts.md)"},
 };
 
 // One map's keys and the document whose table lists them (a path under docs/).

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/config/alerts_reader.hpp"
 #include "models/config/budget_reader.hpp"
 #include "models/config/cluster_reader.hpp"
 #include "models/config/output_reader.hpp"
@@ -226,6 +227,12 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   if (budgets) s.budgets = read_budgets(*budgets);
   const ConfigNode* output = r.optional("output");
   s.output = read_output(output, name_node, s.name);
+  if (const ConfigNode* alerts = r.optional("alerts")) {
+    s.alert_rules_yaml = read_alerts(*alerts, sources);
+    if (s.output.metrics_every <= sim::SimTime::zero())
+      alerts->fail(ErrorCode::Conflict, "alerts are evaluated over the run's simulated GPU metrics: add "
+                                        "output: {metrics: {every: 15s}}");
+  }
 
   // Phase 2: references between sections and the figures derived from several of them.
   resolve_scenario(s, SectionNodes{workload, budgets, output, &catalogs.gpus});

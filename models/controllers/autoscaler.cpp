@@ -27,6 +27,7 @@ Autoscaler::Autoscaler(sim::Engine& engine, const Scenario& scenario, Cluster& c
     p.first_node = cluster.types()[t].first_node;
     p.slots = cluster.types()[t].count;
     p.gpus_per_node = types[t].gpus;
+    p.spot = types[t].spot.has_value();
     pool_of_type_[t] = static_cast<int>(pools_.size());
     pools_.push_back(p);
   }
@@ -76,6 +77,11 @@ std::vector<int> Autoscaler::pools() const {
   return types;
 }
 
+std::uint64_t Autoscaler::unmet(int type) const {
+  const int i = pool_of_type_[static_cast<std::size_t>(type)];
+  return i < 0 ? 0 : pools_[static_cast<std::size_t>(i)].unmet;
+}
+
 int Autoscaler::size(int type) const {
   const PoolGauges::Pool& g = gauges_.pool(type);
   return g.provisioning + g.up;
@@ -120,15 +126,15 @@ double Autoscaler::measure(const PoolState& p, const TriggerSpec& t, double* spi
     case TriggerKind::WaitingGpus: {
       double w = gauges_.waiting_gpus(p.type);
       // Demand that a preferred pool (one that falls back to this one) could also host is
-      // its own while it can grow; once it is at max, only what its nodes still
-      // provisioning will not answer spills over to this one.
+      // its own while it can grow; once it is at max, or its spot market has no capacity
+      // now, only what its nodes still provisioning will not answer spills over to this one.
       double spill = 0;
       for (const PoolState& q : pools_) {
         if (q.spec->fallback_type != p.type || q.fallback_pair < 0) continue;
         const PoolGauges::Pool& g = gauges_.pool(q.type);
         const double both = gauges_.waiting_gpus_both(static_cast<std::size_t>(q.fallback_pair));
         w -= both;
-        if (g.provisioning + g.up + g.draining >= q.slots)
+        if (g.provisioning + g.up + g.draining >= q.slots || (q.spot && cluster_.spot_supply(q.type) <= 0))
           spill += std::max(0.0, both - static_cast<double>(g.provisioning) * q.gpus_per_node);
       }
       // Nodes still provisioning answer that much of it already.
@@ -162,11 +168,18 @@ void Autoscaler::evaluate(PoolState& p) {
         // At max: the demand waits (or goes to the fallback pool, which counts it).
       } else if (cooling(p)) {
         wake(p, p.last_decision + spec.cooldown);
+      } else if (p.spot && cluster_.spot_supply(p.type) <= 0) {
+        // Unmet: the market has no capacity (the fallback pool counts the demand). Asked
+        // again when its capacity may have risen; the trigger keeps holding meanwhile.
+        ++p.unmet;
+        const sim::SimTime next = cluster_.next_supply_change(p.type);
+        if (!next.is_max()) wake(p, next);
       } else {
         // Demand sent on by a preferred pool at its max decided it when the pool's own
         // would not have.
         const TriggerKind why = spilled > 0 && !r.when.holds(v - spilled) ? TriggerKind::Fallback : r.when.kind;
-        scale_out(p, std::min(r.by, free_slots), why, v);
+        const int room = p.spot ? std::min(free_slots, cluster_.spot_supply(p.type)) : free_slots;
+        scale_out(p, std::min(r.by, room), why, v);
         // The trigger must hold for `for` again before the next decision.
         p.out_since = now;
         if (r.hold > sim::SimTime::zero()) wake(p, now + r.hold);

@@ -14,8 +14,12 @@
 //      provisioning, demand already answered) holds since `since`; when now - since >= for
 //      and the cooldown is over, request min(by, max - nodes) nodes;
 //      A pool named as another's `fallback` counts the demand both could host only once
-//      that one is at its max (less what its provisioning nodes answer); a decision that
-//      only this spilled demand triggered is recorded with the trigger `fallback`;
+//      that one cannot grow: at its max, or (a spot pool) its market has no capacity now
+//      (less what its provisioning nodes answer); a decision that only this spilled demand
+//      triggered is recorded with the trigger `fallback`;
+//      a spot pool gets no more nodes than its market can supply now (Cluster::spot_supply);
+//      with none, its request is unmet: no decision, and it asks again when the market's
+//      capacity may rise (Cluster::next_supply_change), not before;
 //   3. scale in: `idle`: up nodes with no job for `for` or more are drained (released at
 //      once), longest idle first, at most `by`, never below the floor (min, or the clock's
 //      size in a window); a measure (`gpu_utilization < 30%`): held for `for`, drain `by`
@@ -55,6 +59,9 @@ class Autoscaler final : public Controller {
   void start() override;
 
   const std::vector<ScaleDecision>& decisions() const { return decisions_; }
+  // Evaluations at which a spot pool's scale-out held, its cooldown was over and it had room,
+  // but its market had no capacity (nothing was asked: the demand went to its fallback).
+  std::uint64_t unmet(int type) const;
   const PoolGauges& gauges() const { return gauges_; }
   // Nodes provisioning or up, not draining: the size a decision counts.
   int size(int type) const;
@@ -73,12 +80,14 @@ class Autoscaler final : public Controller {
     std::uint32_t first_node = 0;
     int slots = 0;
     int gpus_per_node = 0;
+    bool spot = false;        // its slots are a spot market's
     sim::SimTime out_since = sim::SimTime::max();  // the scale-out trigger holds since
     sim::SimTime in_since = sim::SimTime::max();   // a measured scale-in trigger holds since
     sim::SimTime last_decision = sim::SimTime::max();  // max(): none yet
     sim::SimTime wake_at = sim::SimTime::max();        // the earliest pending evaluation
     int scheduled = -1;       // the clock's size last applied (-1: none yet)
     std::int64_t fallback_pair = -1;  // PoolGauges pair with its fallback pool
+    std::uint64_t unmet = 0;          // see unmet()
   };
 
   void on_evaluate(std::uint64_t pool);

@@ -56,4 +56,26 @@ class NodeEventSink {
   virtual void up(std::uint32_t node, NodeReason why) = 0;
 };
 
+// What a market offers the controller of an elastic spot pool, through the cluster
+// (Cluster::request_node, drain_node, release_node, spot_supply; docs/autoscaling.md,
+// "Elastic spot pools"). The market keeps, per pool, the size the pool wants: the slots
+// it holds, awaits capacity for, or provisions. A slot beyond it is released: not the
+// market's, never interrupted, never replaced, not billed.
+class ElasticSupply {
+ public:
+  virtual ~ElasticSupply() = default;
+  // Nodes of node type `type` the market could supply now: its capacity now (availability,
+  // trace, price) less the slots it holds, provisions or awaits capacity for. 0: none.
+  virtual int supply_now(int type) const = 0;
+  // The first time after now at which supply_now(type) may rise (max(): never).
+  virtual sim::SimTime next_supply_change(int type) const = 0;
+  // Takes released slot `node` into its pool (the wanted size + 1) and provisions it: up
+  // after the pool's provisioning delay (up(node, ScaleOut)). The caller moves the slot to
+  // provisioning. False (nothing changes) when supply_now is 0.
+  virtual bool acquire(std::uint32_t node) = 0;
+  // Up node `node` leaves its pool (the wanted size - 1): the market forgets it (its own
+  // interruption process ends; it is not replaced). The caller drains or releases it.
+  virtual void give_back(std::uint32_t node) = 0;
+};
+
 }  // namespace gcsim::models

@@ -29,10 +29,12 @@ std::uint32_t node_of(std::uint64_t arg) { return static_cast<std::uint32_t>(arg
 
 SpotMarket::Pool::Pool(SpotPoolSpec s, std::uint64_t seed, std::uint64_t replication)
     : spec(std::move(s)),
+      wanted(spec.count),
+      slots(std::max(spec.count, spec.slots)),
       correlated_times(seed, replication, "spot." + spec.name + ".correlated"),
       correlated_victims(seed, replication, "spot." + spec.name + ".correlated.victims") {
-  nodes.reserve(static_cast<std::size_t>(spec.count));
-  for (int i = 0; i < spec.count; ++i)
+  nodes.reserve(static_cast<std::size_t>(slots));
+  for (int i = 0; i < slots; ++i)
     nodes.emplace_back(sim::RngStream(seed, replication, "spot." + spec.name + ".node" + std::to_string(i)));
   waiting.reserve(nodes.size());
   scratch.reserve(nodes.size());
@@ -44,7 +46,7 @@ SpotMarket::SpotMarket(sim::Engine& engine, std::uint64_t seed, std::uint64_t re
     : engine_(engine), sink_(sink) {
   pools_.reserve(pools.size());
   for (SpotPoolSpec& s : pools) {
-    if (s.count <= 0) throw Error("spot pool '" + s.name + "' has no nodes");
+    if (s.count < 0 || std::max(s.count, s.slots) <= 0) throw Error("spot pool '" + s.name + "' has no nodes");
     if (s.interruptions.price_driven() && s.spot_price == nullptr)
       throw Error("spot pool '" + s.name + "' is price-driven but has no spot price profile");
     if (s.interruptions.price_driven() && s.spot_price->empty())
@@ -67,10 +69,10 @@ void SpotMarket::start() {
 
 int SpotMarket::reclaim_capacity_at(const Pool& pool, sim::SimTime t) const {
   const InterruptionSpec& s = pool.spec.interruptions;
-  if (s.process == InterruptionProcess::Trace) return std::min(pool.spec.count, s.trace.value_at(t));
+  if (s.process == InterruptionProcess::Trace) return std::min(pool.slots, s.trace.value_at(t));
   if (s.process == InterruptionProcess::Price)
-    return pool.spec.spot_price->value_at(t) > pool.spec.max_usd_per_hour ? 0 : pool.spec.count;
-  return pool.spec.count;
+    return pool.spec.spot_price->value_at(t) > pool.spec.max_usd_per_hour ? 0 : pool.slots;
+  return pool.slots;
 }
 
 sim::SimTime SpotMarket::next_reclaim_change(const Pool& pool, sim::SimTime t, int current) const {
@@ -95,7 +97,72 @@ sim::SimTime SpotMarket::next_reclaim_change(const Pool& pool, sim::SimTime t, i
 }
 
 int SpotMarket::supply_capacity(const Pool& pool, sim::SimTime t) const {
-  return std::min({pool.spec.count, pool.spec.availability.capacity_at(t, pool.spec.count), pool.reclaim_now});
+  return std::min({pool.slots, pool.spec.availability.capacity_at(t, pool.slots), pool.reclaim_now});
+}
+
+// ---------------------------------------------------------------------------------------
+// Elastic pools (ElasticSupply)
+
+std::size_t SpotMarket::pool_of_type(int type) const {
+  for (std::size_t p = 0; p < pools_.size(); ++p)
+    if (pools_[p].spec.type == type) return p;
+  GCSIM_CHECK(false, "the spot market has no pool of node type " + std::to_string(type));
+  return 0;
+}
+
+std::size_t SpotMarket::pool_of_node(std::uint32_t node, std::uint32_t& index) const {
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    const Pool& pool = pools_[p];
+    if (node >= pool.spec.first_node && node < pool.spec.first_node + static_cast<std::uint32_t>(pool.slots)) {
+      index = node - pool.spec.first_node;
+      return p;
+    }
+  }
+  GCSIM_CHECK(false, "the spot market owns no node " + std::to_string(node));
+  return 0;
+}
+
+// The capacity now from the profiles themselves (not reclaim_now, which an event of this
+// instant may not have moved yet), less the wanted slots: held, provisioning or waiting.
+int SpotMarket::supply_now(int type) const {
+  const Pool& pool = pools_[pool_of_type(type)];
+  const sim::SimTime now = engine_.now();
+  const int capacity = std::min({pool.slots, pool.spec.availability.capacity_at(now, pool.slots), reclaim_capacity_at(pool, now)});
+  return std::max(0, capacity - pool.wanted);
+}
+
+sim::SimTime SpotMarket::next_supply_change(int type) const {
+  const Pool& pool = pools_[pool_of_type(type)];
+  const sim::SimTime now = engine_.now();
+  return std::min(pool.spec.availability.next_change_after(now), next_reclaim_change(pool, now, reclaim_capacity_at(pool, now)));
+}
+
+bool SpotMarket::acquire(std::uint32_t node) {
+  std::uint32_t i = 0;
+  const std::size_t p = pool_of_node(node, i);
+  Pool& pool = pools_[p];
+  Node& n = pool.nodes[i];
+  GCSIM_CHECK(n.phase == Phase::Released, "acquire: slot " + std::to_string(i) + " of spot pool '" + pool.spec.name + "' is not released");
+  if (supply_now(pool.spec.type) <= 0) return false;
+  n.phase = Phase::Provisioning;
+  n.scale_out = true;
+  ++pool.wanted;
+  ++pool.provisioning;
+  ++pool.counters.scale_outs;
+  n.up_event = engine_.schedule_after<&SpotMarket::on_up>(pool.spec.provisioning, this, arg_of(p, i), PRIORITY_NODE);
+  return true;
+}
+
+void SpotMarket::give_back(std::uint32_t node) {
+  std::uint32_t i = 0;
+  Pool& pool = pools_[pool_of_node(node, i)];
+  Node& n = pool.nodes[i];
+  GCSIM_CHECK(n.phase == Phase::Up, "give_back: slot " + std::to_string(i) + " of spot pool '" + pool.spec.name + "' is not up");
+  engine_.cancel(n.own_notice);
+  n.phase = Phase::Released;
+  --pool.up_live;
+  --pool.wanted;
+  ++pool.counters.given_back;
 }
 
 // Finds the first drop after `after` (capacity `current` then) and schedules its
@@ -184,6 +251,7 @@ void SpotMarket::try_acquire(std::size_t p) {
     n.phase = Phase::Provisioning;
     ++pool.provisioning;
     ++held;
+    n.scale_out = false;
     sink_.provisioning(pool.spec.first_node + i, NodeReason::SpotReplacement);
     n.up_event = engine_.schedule_after<&SpotMarket::on_up>(pool.spec.provisioning, this, arg_of(p, i), PRIORITY_NODE);
   }
@@ -205,7 +273,9 @@ void SpotMarket::on_start(std::uint64_t p) {
   pool.reclaim_now = reclaim_capacity_at(pool, now);
   const int initial = supply_capacity(pool, now);
   for (std::uint32_t i = 0; i < pool.nodes.size(); ++i) {
-    if (static_cast<int>(i) < initial) {
+    if (static_cast<int>(i) >= pool.spec.count) {
+      pool.nodes[i].phase = Phase::Released;  // an elastic pool's slot beyond its start size (released in the cluster too)
+    } else if (static_cast<int>(i) < initial) {
       pool.nodes[i].phase = Phase::Up;
       ++pool.up_live;
       start_own_process(p, i);
@@ -288,11 +358,12 @@ void SpotMarket::on_up(std::uint64_t arg) {
   Pool& pool = pools_[p];
   GCSIM_CHECK(pool.nodes[i].phase == Phase::Provisioning,
               "a node of pool '" + pool.spec.name + "' comes up without being provisioned");
-  pool.nodes[i].phase = Phase::Up;
+  Node& n = pool.nodes[i];
+  n.phase = Phase::Up;
   --pool.provisioning;
   ++pool.up_live;
-  ++pool.counters.replacements;
-  sink_.up(pool.spec.first_node + i, NodeReason::SpotReplacement);
+  if (!n.scale_out) ++pool.counters.replacements;
+  sink_.up(pool.spec.first_node + i, n.scale_out ? NodeReason::ScaleOut : NodeReason::SpotReplacement);
   start_own_process(p, i);
   // Inside an announced drop's notice window: a node that would exceed it is noticed now.
   for (const PendingDrop& d : pool.pending) {

@@ -8,6 +8,14 @@
 // (times) and "spot.<pool>.correlated.victims" (who is hit). Nothing here reads the sink's
 // state, so the interruptions depend on the pool alone: two scheduling policies compared on
 // one seed see the same interruptions, and adding a pool leaves the others unchanged.
+//
+// An elastic pool (`autoscale:` on a spot node type): the pool has `slots` slots, `count`
+// of them wanted at the start; the autoscaler changes the wanted size through the cluster
+// (ElasticSupply: acquire a released slot when the market has capacity, give an up node
+// back on scale-in). A slot keeps its stream whoever wants it: its k-th time up draws its
+// k-th lifetime. The policy decides which slots are wanted when, so two policies share
+// each slot's sequence of lifetimes, the capacity profile (availability, trace, price) and
+// the correlated events' times, not which nodes are up to be hit.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +35,9 @@ namespace gcsim::models {
 struct SpotPoolSpec {
   std::string name;                       // names the streams: keep it stable
   std::uint32_t first_node = 0;           // the pool's nodes are first_node .. first_node + count - 1
-  int count = 0;                          // nodes the pool wants, > 0
+  int count = 0;                          // nodes the pool wants at the start (0 only when elastic)
+  int slots = 0;                          // its slots (an elastic pool's max); 0: count
+  int type = -1;                          // its node type (ElasticSupply's argument); -1: none
   InterruptionSpec interruptions;
   AvailabilitySpec availability;
   sim::SimTime notice;                    // before each interruption
@@ -43,9 +53,11 @@ struct SpotPoolCounters {
   std::uint64_t correlated_events = 0;  // zone-wide events, including those that hit no node
   std::uint64_t cancelled_requests = 0; // replacements still provisioning when capacity fell
   std::uint64_t initially_down = 0;     // nodes the pool could not supply at the start
+  std::uint64_t scale_outs = 0;         // slots acquired by a controller (elastic pools)
+  std::uint64_t given_back = 0;         // up nodes given back by a controller (scale-in)
 };
 
-class SpotMarket {
+class SpotMarket final : public ElasticSupply {
  public:
   // Priorities of the market's events among others at the same instant: defined, with the
   // reasons for their order, in models/core/event_priorities.hpp.
@@ -71,9 +83,19 @@ class SpotMarket {
   int up_nodes(std::size_t p) const { return pools_[p].up_live + pools_[p].noticed; }  // incl. under notice
   int waiting_nodes(std::size_t p) const { return static_cast<int>(pools_[p].waiting.size()); }
   int provisioning_nodes(std::size_t p) const { return pools_[p].provisioning; }
+  // The size the pool wants now (elastic pools: changed by acquire and give_back).
+  int wanted_nodes(std::size_t p) const { return pools_[p].wanted; }
+
+  // ElasticSupply (node_events.hpp): for the pool of node type `type` (InternalError for a
+  // type that is no pool's).
+  int supply_now(int type) const override;
+  sim::SimTime next_supply_change(int type) const override;
+  bool acquire(std::uint32_t node) override;
+  void give_back(std::uint32_t node) override;
 
  private:
-  enum class Phase : std::uint8_t { Up, Noticed, Waiting, Provisioning };
+  // Released: a slot beyond the wanted size (an elastic pool's), not the market's.
+  enum class Phase : std::uint8_t { Up, Noticed, Waiting, Provisioning, Released };
   struct Node {
     explicit Node(sim::RngStream stream) : rng(stream) {}
     Phase phase = Phase::Up;
@@ -82,6 +104,7 @@ class SpotMarket {
     sim::EventId down_event;    // while Noticed
     sim::EventId up_event;      // while Provisioning
     sim::RngStream rng;
+    bool scale_out = false;     // provisioning for a controller's request, not a replacement
   };
   struct PendingDrop {
     sim::SimTime at;
@@ -95,6 +118,8 @@ class SpotMarket {
     int up_live = 0;       // up, not under notice
     int noticed = 0;       // up, under notice
     int provisioning = 0;  // replacement requested with capacity, coming up
+    int wanted = 0;        // slots not released: up, noticed, provisioning or waiting
+    int slots = 0;
     std::vector<std::uint32_t> waiting;  // min-heap of node indices: down, wanting capacity
     int reclaim_now = 0;                 // trace / price capacity in force
     sim::SimTime drop_at;                // the next drop to announce
@@ -126,6 +151,8 @@ class SpotMarket {
   void try_acquire(std::size_t p);
   void enforce_capacity(std::size_t p, int capacity);
   int supply_capacity(const Pool& pool, sim::SimTime t) const;
+  std::size_t pool_of_type(int type) const;
+  std::size_t pool_of_node(std::uint32_t node, std::uint32_t& index) const;
 
   // The trace / price capacity (count when the process is neither) and its next change.
   int reclaim_capacity_at(const Pool& pool, sim::SimTime t) const;

@@ -87,6 +87,8 @@ inline constexpr const char* SCHEDULER_SETTINGS = "scheduler_settings";
 inline constexpr const char* WALL_CLOCK_S = "wall_clock_s";
 // output.metrics.every in seconds, with the /metrics table (docs/metrics.md).
 inline constexpr const char* METRICS_EVERY_S = "metrics_every_s";
+// The scenario's `alerts:` as a Prometheus rules file (docs/alerts.md); absent without.
+inline constexpr const char* ALERT_RULES = "alert_rules";
 }  // namespace attribute
 
 // ---- Enum labels, in value order ----

@@ -736,6 +736,17 @@ bool may_select_name_node(const Node& n, const std::string& name) {
                        [&](const Matcher& m) { return m.name != NAME_LABEL || m.matches(name); });
   return std::any_of(n.args.begin(), n.args.end(), [&](const auto& a) { return may_select_name_node(*a, name); });
 }
+void collect_names(const Node& n, std::vector<NameUse>& out) {
+  if (n.kind == Kind::Selector)
+    for (const Matcher& m : n.matchers) {
+      if (m.name != NAME_LABEL)
+        out.push_back({NameUse::Label, m.name, n.column});
+      else if (m.op == MatchOp::Eq)
+        out.push_back({NameUse::Metric, m.value, n.column});
+    }
+  for (const std::string& l : n.grouping) out.push_back({NameUse::Label, l, n.column});
+  for (const auto& a : n.args) collect_names(*a, out);
+}
 }  // namespace
 
 bool Expr::selects(const Labels& labels) const { return selects_node(*root_, labels); }
@@ -743,6 +754,11 @@ bool Expr::may_select_name(const std::string& name) const { return may_select_na
 
 void Expr::forget_series() const { forget(*root_); }
 std::int64_t Expr::lookback_ms() const { return lookback(*root_); }
+std::vector<NameUse> Expr::names_used() const {
+  std::vector<NameUse> out;
+  collect_names(*root_, out);
+  return out;
+}
 
 Vector Expr::evaluate(const std::vector<Series>& series, std::int64_t t_ms) const {
   Value v = eval(*root_, series, t_ms);
@@ -1190,6 +1206,17 @@ std::int64_t parse_duration_ms(std::string_view text) {
     total += n * unit;
   }
   return total;
+}
+
+std::string format_duration_ms(std::int64_t ms) {
+  if (ms <= 0) return "0s";
+  std::string out;
+  for (const auto& [unit, size] : {std::pair{"h", 3'600'000LL}, std::pair{"m", 60'000LL}, std::pair{"s", 1'000LL},
+                                   std::pair{"ms", 1LL}}) {
+    if (ms >= size) out += std::to_string(ms / size) + unit;
+    ms %= size;
+  }
+  return out;
 }
 
 std::string format_labels(const Labels& labels) {

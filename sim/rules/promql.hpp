@@ -59,6 +59,14 @@ class EvalError : public std::runtime_error {
 
 struct Node;
 
+// A metric or label name an expression uses, at its selector's or aggregation's column:
+// what a rules reader checks against the names the series have (metric_names.hpp).
+struct NameUse {
+  enum What : std::uint8_t { Metric, Label } what;
+  std::string name;
+  std::size_t column;
+};
+
 class Expr {
  public:
   // Parses `text`; throws ParseError.
@@ -75,6 +83,9 @@ class Expr {
   // How far back from an evaluation time its samples are read: its longest range, or the
   // lookback delta of an instant selector.
   std::int64_t lookback_ms() const;
+  // The metric names its selectors ask for by equality (a name matched by a regular
+  // expression is not listed), and the label names of its matchers and groupings.
+  std::vector<NameUse> names_used() const;
   const std::string& text() const { return text_; }
   // Whether one of its selectors matches a series with these labels (with __name__).
   bool selects(const Labels& labels) const;
@@ -141,6 +152,10 @@ inline constexpr std::int64_t LOOKBACK_MS = 5 * 60 * 1000;
 // A duration in PromQL's notation ("5m", "1h30m", "90s", "250ms"), in milliseconds; throws
 // ParseError (column 1) when it is not one.
 std::int64_t parse_duration_ms(std::string_view text);
+
+// A duration in that notation, hours the largest unit ("1h30m", "90s" as "1m30s", "250ms",
+// "0s"); parse_duration_ms reads it back to `ms` (>= 0).
+std::string format_duration_ms(std::int64_t ms);
 
 // The labels as Prometheus prints them: name{a="x", b="y"} (or {a="x"} without a name).
 std::string format_labels(const Labels& labels);

@@ -57,8 +57,9 @@ double only_value(const Vector& v) {
   return v[0].value;
 }
 
-std::vector<AlertGroup> rules_from(const std::string& yaml) {
-  return read_alert_groups(gcsim::config::load_yaml_string(yaml, "rules.yml").root);
+// Rules over the synthetic series of these tests (any names), or over gcsim's own.
+std::vector<AlertGroup> rules_from(const std::string& yaml, const gcsim::promql::SeriesNames* names = nullptr) {
+  return read_alert_groups(gcsim::config::load_yaml_string(yaml, "rules.yml").root, names);
 }
 
 }  // namespace
@@ -283,6 +284,13 @@ std::size_t check_with_promtool(const std::vector<Series>& all, const std::strin
             first = false;
           }
           alerts += "}";
+          // promtool compares the annotations too (these have no templates to expand).
+          if (!rule.annotations.empty()) {
+            alerts += "\n            exp_annotations: {";
+            for (std::size_t i = 0; i < rule.annotations.size(); ++i)
+              alerts += (i ? ", " : "") + rule.annotations[i].first + ": '" + rule.annotations[i].second + "'";
+            alerts += "}";
+          }
           ++checks;
         }
         t << (alerts.empty() ? " []" : alerts) << "\n";

@@ -253,14 +253,21 @@ TEST_CASE("autoscale: bad input is a ConfigError at its line and column", "[unit
     CHECK(e.code() == ErrorCode::OutOfRange);
     CHECK(e.key_path() == "cluster.node_types[0].count");
   }
-  SECTION("autoscale on a spot pool (its slots are the market's)") {
+  SECTION("autoscale on a spot pool is accepted (docs/autoscaling.md, \"Elastic spot pools\")") {
+    const auto s = test::scenario_from_yaml(pool_yaml(8, 1, "max: 4, scale_in: {when: idle}", job("A", 8, "1h", "0"), "10h",
+                                                      "      market: spot\n", 3.6, "per_second, spot_per_hour: 1"));
+    CHECK(s.cluster.node_types[0].slots() == 4);
+    CHECK(s.cluster.node_types[0].spot);
+  }
+  SECTION("autoscale on an owned pool") {
     const auto e = test::config_error([] {
-      test::scenario_from_yaml(pool_yaml(8, 1, "max: 4, scale_in: {when: idle}", job("A", 8, "1h", "0"), "10h",
-                                         "      market: spot\n", 3.6, "per_second, spot_per_hour: 1"));
+      test::scenario_from_yaml("name: z\nhorizon: 1h\ncluster:\n  node_types:\n    - {name: p, gpu: A100-40GB-SXM, gpus: 8, "
+                               "count: 2, market: owned, ownership: {capex: 87600, depreciation: 1y, power_busy: 1kW, "
+                               "power_idle: 200W, pue: 1.0, electricity: 0.5/kWh}, autoscale: {max: 4, scale_in: {when: idle}}}\n"
+                               "workload:\n  jobs:\n    - {name: A, gpus: 1, duration: 1m}\n");
     });
     CHECK(e.code() == ErrorCode::Conflict);
     CHECK(e.key_path() == "cluster.node_types[0].autoscale");
-    CHECK(std::string(e.what()).find("spot pools: not yet") != std::string::npos);
   }
   SECTION("autoscale on a market that is not on demand") {
     const auto e = test::config_error([] {
