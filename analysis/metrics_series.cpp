@@ -28,10 +28,11 @@ constexpr std::string_view VALUE_COLUMNS[GPU_QUANTITIES] = {
     schema::column(schema::METRICS, "net_rx_bytes_per_s")};
 
 // The families, and for a GPU gauge which stored quantity it shows and its scale.
+enum class Source : std::uint8_t { GpuGauge, NodeCounter, NodeLatency };
 struct FamilySource {
   MetricFamily family;
-  bool node_counter;      // a node's network bytes (counter), else a GPU gauge
-  GpuQuantity quantity;
+  Source source;
+  GpuQuantity quantity;   // GpuGauge and NodeCounter
   double scale;           // exported = stored * scale
 };
 
@@ -39,14 +40,15 @@ const std::vector<FamilySource>& sources() {
   using enum GpuQuantity;
   using promql::metric_family;
   static const std::vector<FamilySource> s = {
-      {metric_family("DCGM_FI_DEV_GPU_UTIL"), false, Util, 100.0},
-      {metric_family("DCGM_FI_DEV_FB_USED"), false, FbUsed, 1.0 / (1024.0 * 1024.0)},
-      {metric_family("DCGM_FI_PROF_PCIE_TX_BYTES"), false, PcieTx, 1.0},
-      {metric_family("DCGM_FI_PROF_PCIE_RX_BYTES"), false, PcieRx, 1.0},
-      {metric_family("DCGM_FI_PROF_NVLINK_TX_BYTES"), false, NvlinkTx, 1.0},
-      {metric_family("DCGM_FI_PROF_NVLINK_RX_BYTES"), false, NvlinkRx, 1.0},
-      {metric_family("gcsim_node_network_transmit_bytes"), true, NetTx, 1.0},
-      {metric_family("gcsim_node_network_receive_bytes"), true, NetRx, 1.0},
+      {metric_family("DCGM_FI_DEV_GPU_UTIL"), Source::GpuGauge, Util, 100.0},
+      {metric_family("DCGM_FI_DEV_FB_USED"), Source::GpuGauge, FbUsed, 1.0 / (1024.0 * 1024.0)},
+      {metric_family("DCGM_FI_PROF_PCIE_TX_BYTES"), Source::GpuGauge, PcieTx, 1.0},
+      {metric_family("DCGM_FI_PROF_PCIE_RX_BYTES"), Source::GpuGauge, PcieRx, 1.0},
+      {metric_family("DCGM_FI_PROF_NVLINK_TX_BYTES"), Source::GpuGauge, NvlinkTx, 1.0},
+      {metric_family("DCGM_FI_PROF_NVLINK_RX_BYTES"), Source::GpuGauge, NvlinkRx, 1.0},
+      {metric_family("gcsim_node_network_transmit_bytes"), Source::NodeCounter, NetTx, 1.0},
+      {metric_family("gcsim_node_network_receive_bytes"), Source::NodeCounter, NetRx, 1.0},
+      {metric_family("gcsim_node_network_latency_seconds"), Source::NodeLatency, Util, 1.0},
   };
   return s;
 }
@@ -194,6 +196,25 @@ void node_samples(const std::vector<const GpuSeries*>& gpus, std::size_t q, doub
   }
 }
 
+// A node's latency: each stored row is the sample at its grid instant and at the later
+// ones up to the node's next row (exclusive) or the run's end.
+void latency_samples(const NodeLatencySeries& s, double every, double end_s, const SampleWindow& w,
+                     std::vector<Sample>& out) {
+  out.clear();
+  const auto last_k = static_cast<std::int64_t>(std::floor(std::min(end_s, w.to_s) / every));
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const double v = s.rows[i].second;
+    if (std::isnan(v)) continue;
+    // Rows are written at grid instants: their k, rounded against the division's error.
+    const std::int64_t k0 = std::llround(s.rows[i].first / every);
+    const std::int64_t k1 = i + 1 < s.rows.size() ? std::llround(s.rows[i + 1].first / every) : last_k + 1;
+    for (std::int64_t k = std::max<std::int64_t>(k0, 1); k < k1 && k <= last_k; ++k) {
+      const double t = static_cast<double>(k) * every;
+      if (t >= w.from_s) out.push_back({t, v});
+    }
+  }
+}
+
 std::string format_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -288,6 +309,35 @@ MetricsData read_metrics(const trace::TraceReader& trace) {
   std::sort(d.series.begin(), d.series.end(), [](const GpuSeries& a, const GpuSeries& b) {
     return std::tie(a.node, a.gpu, a.job) < std::tie(b.node, b.gpu, b.job);
   });
+
+  // The nodes' latency (a run with a network: section), rows by node in time order.
+  const std::string latency(schema::NODE_LATENCY.name);
+  if (trace.has_table(latency)) {
+    const trace::Columns l = trace.read_columns(
+        latency, {std::string(schema::column(schema::NODE_LATENCY, "time_s")),
+                  std::string(schema::column(schema::NODE_LATENCY, "node")),
+                  std::string(schema::column(schema::NODE_LATENCY, "state")),
+                  std::string(schema::column(schema::NODE_LATENCY, "latency_s"))});
+    const auto& lt = l.f64.at("time_s");
+    const auto& ln = l.ints.at("node");
+    const auto& ls = l.ints.at("state");
+    const auto& lv = l.f64.at("latency_s");
+    d.latency_rows = lt.size();
+    std::vector<std::int64_t> slot(d.node_names.size(), -1);
+    for (std::size_t r = 0; r < lt.size(); ++r) {
+      if (ln[r] < 0 || static_cast<std::size_t>(ln[r]) >= d.node_names.size())
+        throw Error("/node_latency row " + std::to_string(r) + " names a node the trace does not have");
+      auto& at = slot[static_cast<std::size_t>(ln[r])];
+      if (at < 0) {
+        at = static_cast<std::int64_t>(d.latency.size());
+        d.latency.push_back({static_cast<std::int32_t>(ln[r]), {}});
+      }
+      d.latency[static_cast<std::size_t>(at)].rows.emplace_back(
+          lt[r], ls[r] == 1 ? lv[r] : std::numeric_limits<double>::quiet_NaN());
+    }
+    std::sort(d.latency.begin(), d.latency.end(),
+              [](const NodeLatencySeries& a, const NodeLatencySeries& b) { return a.node < b.node; });
+  }
   return d;
 }
 
@@ -313,7 +363,17 @@ void for_each_series_of(const MetricsData& data, const std::function<bool(const 
     if (!want(families[fi])) continue;
     out.family = &families[fi];
     const auto q = static_cast<std::size_t>(src.quantity);
-    if (!src.node_counter) {
+    if (src.source == Source::NodeLatency) {
+      for (const NodeLatencySeries& s : data.latency) {
+        latency_samples(s, data.every_s, data.end_s, window, out.samples);
+        if (out.samples.empty()) continue;
+        const auto n = static_cast<std::size_t>(s.node);
+        out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+        f(out);
+      }
+      continue;
+    }
+    if (src.source == Source::GpuGauge) {
       for (const GpuSeries& s : data.series) {
         gpu_samples(s, q, src.scale, data.every_s, data.end_s, window, out.samples);
         if (out.samples.empty()) continue;

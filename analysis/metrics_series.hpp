@@ -10,7 +10,9 @@
 // (a segment covers (from, to] with from < t_k <= to) and is the time-weighted mean of the
 // series' values over (t_k - every, t_k] where it lived, or absent when the run does not
 // model the quantity for the job (NaN). Node network counters are the sum of the node's
-// GPUs' network traffic integrated from the start of the run.
+// GPUs' network traffic integrated from the start of the run. A run with a `network:`
+// section also has each node's inter-node latency (/node_latency): rows at grid instants,
+// each the sample at its instant and at the later ones until the node's next row.
 #pragma once
 
 #include <array>
@@ -48,6 +50,13 @@ struct GpuSeries {
   std::vector<MetricSegment> segments;
 };
 
+// A node's inter-node latency as stored: its rows (time, seconds; NaN: no latency from
+// then on) in time order, each at a grid instant k * every.
+struct NodeLatencySeries {
+  std::int32_t node = 0;
+  std::vector<std::pair<double, double>> rows;
+};
+
 struct MetricsData {
   double every_s = 0;
   double end_s = 0;                      // the run's end: the last sample is at or before it
@@ -56,12 +65,14 @@ struct MetricsData {
   std::vector<std::string> job_names;    // by job id
   std::vector<GpuSeries> series;         // by (node, gpu, job)
   std::size_t rows = 0;                  // stored /metrics rows
+  std::vector<NodeLatencySeries> latency;  // by node; empty without a /node_latency table
+  std::size_t latency_rows = 0;          // stored /node_latency rows
 };
 
 // False when the trace has no /metrics table (a run without output.metrics, or a trace
 // written before it).
 bool has_metrics(const trace::TraceReader& trace);
-// Reads /metrics, /nodes and /jobs. Throws gcsim::Error when the trace has no /metrics
+// Reads /metrics, /node_latency (when the trace has it), /nodes and /jobs. Throws gcsim::Error when the trace has no /metrics
 // table (saying how to get one) or its rows contradict themselves.
 MetricsData read_metrics(const trace::TraceReader& trace);
 

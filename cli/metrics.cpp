@@ -41,7 +41,10 @@ int cmd_metrics(const std::string& trace_path, bool openmetrics, const std::stri
                     static_cast<std::uint64_t>(std::floor(m.from_s / data.every_s));
     std::cout << "metrics every " << data.every_s << " s over " << data.end_s << " s: " << data.rows
               << " stored rows, " << data.series.size() << " GPU series, " << instants
-              << " GPU samples per GPU metric at most on export (gcsim metrics TRACE --openmetrics -o FILE)\n";
+              << " GPU samples per GPU metric at most on export (gcsim metrics TRACE --openmetrics -o FILE)";
+    if (data.latency_rows > 0)
+      std::cout << "; " << data.latency_rows << " stored node latency rows, " << data.latency.size() << " nodes";
+    std::cout << "\n";
     return 0;
   }
   if (out_path.empty()) {

@@ -10,6 +10,7 @@
 #include "models/accounting/storage_cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
 #include "models/controllers/metrics_sampler.hpp"
+#include "models/controllers/network_latency.hpp"
 #include "models/coupling/job_traffic.hpp"
 #include "models/coupling/model_speeds.hpp"
 #include "models/coupling/model_traffic.hpp"
@@ -87,6 +88,8 @@ class NetworkPart final : public Component {
   void finish(RunSummary&) override {
     if (trace_) write_link_table(*trace_, topo_, net_, cluster_.end_time());
   }
+  const network::FlowNetwork& network() const { return net_; }
+  const topology::Topology& topology() const { return topo_; }
 
  private:
   trace::TraceFile* trace_;
@@ -160,6 +163,19 @@ ComponentEntry metrics_component() {
           }};
 }
 
+ComponentEntry network_latency_component() {
+  return {"network-latency",
+          "the inter-node latency of the simulated metrics into the trace's /node_latency table (`output.metrics` "
+          "with `network:`, docs/metrics.md)",
+          BUILD_EXTENSIONS, [](RunContext& ctx) -> std::unique_ptr<Component> {
+            const sim::SimTime every = ctx.scenario.output.metrics_every;
+            if (!ctx.trace || every <= sim::SimTime::zero() || !ctx.network) return nullptr;
+            trace::Table& table = add_table(*ctx.trace, trace::schema::NODE_LATENCY, 16384);
+            return std::make_unique<NetworkLatencySampler>(ctx.engine, ctx.cluster, *ctx.network, *ctx.topology, table,
+                                                           every);
+          }};
+}
+
 ComponentEntry spot_market_component() {
   return {"spot-market", "interruptions, availability and replacements of spot pools (docs/spot.md)", BUILD_MARKET,
           [](RunContext& ctx) -> std::unique_ptr<Component> {
@@ -173,7 +189,10 @@ ComponentEntry network_component() {
   return {"network", "the flow network: jobs' collectives and model jobs' gradient traffic (`network:`)", BUILD_NETWORK,
           [](RunContext& ctx) -> std::unique_ptr<Component> {
             if (!ctx.scenario.network) return nullptr;
-            return std::make_unique<NetworkPart>(ctx);
+            auto p = std::make_unique<NetworkPart>(ctx);
+            ctx.network = &p->network();
+            ctx.topology = &p->topology();
+            return p;
           }};
 }
 

@@ -18,5 +18,9 @@ ComponentEntry storage_component();       // with a `storage:` section
 // The metrics sampler (models/controllers/metrics_sampler.hpp), with `output.metrics` and a
 // trace: here because it makes the trace's /metrics table, which its package cannot.
 ComponentEntry metrics_component();
+// The inter-node latency sampler (models/controllers/network_latency.hpp), with
+// `output.metrics`, a trace and a `network:` section: it makes the trace's /node_latency
+// table.
+ComponentEntry network_latency_component();
 
 }  // namespace gcsim::models

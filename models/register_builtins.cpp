@@ -61,6 +61,7 @@ void register_builtins(Builtins& b) {
   b.components.add(recorded_replay_component());
   b.components.add(autoscaler_component());
   b.components.add(metrics_component());
+  b.components.add(network_latency_component());
 }
 
 const Builtins& builtins() {

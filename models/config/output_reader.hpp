@@ -25,7 +25,7 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
      .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
              "only the plots' interruption marks of traces without /node_events",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
-    {"metrics", "map", "none", false, "", "sample simulated GPU metrics into the /metrics table (metrics.md)"},
+    {"metrics", "map", "none", false, "", "sample simulated GPU metrics into the /metrics table (with network:, node latency into /node_latency; metrics.md)"},
 };
 
 // output.metrics: the simulated GPU metrics (docs/metrics.md). Its only key is required:

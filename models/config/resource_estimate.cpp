@@ -293,10 +293,12 @@ void add_budgets(ResourceEstimate& e, const Scenario& s) {
 // through the trace's chunked tables, whose buffers do not grow with them). The month of
 // scenarios/examples/monitoring/fleet-5000-month.yaml: 172,800 intervals and 265,407
 // looks, for 250,848 estimated job events.
+// With a `network:` section the inter-node latency sampler adds an event every `every`
+// (models/controllers/network_latency.hpp).
 void add_metrics(ResourceEstimate& e, const Scenario& s) {
   if (s.output.metrics_every <= sim::SimTime::zero()) return;
   ResourcePart p = part("output.metrics.every", SourceMark{s.source_file, 0, 0}, "metrics intervals and looks");
-  p.events = std::ceil(horizon_s(s) / s.output.metrics_every.seconds());
+  p.events = std::ceil(horizon_s(s) / s.output.metrics_every.seconds()) * (s.network ? 2 : 1);
   for (const ResourcePart& q : e.parts)
     if (q.what == "jobs" || q.what == "generated jobs") p.events += q.events;
   add(e, std::move(p));

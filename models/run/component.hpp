@@ -30,6 +30,12 @@
 namespace gcsim::trace {
 class TraceFile;
 }
+namespace gcsim::network {
+class FlowNetwork;
+}
+namespace gcsim::topology {
+class Topology;
+}
 
 namespace gcsim::models {
 
@@ -114,6 +120,9 @@ class RunContext {
   CostMeter* costs = nullptr;
   BudgetWatcher* budgets = nullptr;
   TraceRecorder* recorder = nullptr;
+  // The run's flow network and the topology it runs on (with a `network:` section).
+  const network::FlowNetwork* network = nullptr;
+  const topology::Topology* topology = nullptr;
 
   // The run's random stream `name`, derived from (seed, replication, name): each random
   // process owns one (docs/engine.md, "Random streams"). A name is handed out once per run
@@ -146,7 +155,7 @@ inline constexpr int BUILD_COSTS = 200;
 inline constexpr int BUILD_BUDGETS = 300;  // uses the cost meter
 inline constexpr int BUILD_TRACE = 400;    // uses speeds, costs and budgets
 inline constexpr int BUILD_MARKET = 500;
-inline constexpr int BUILD_NETWORK = 600;  // uses speeds
+inline constexpr int BUILD_NETWORK = 600;  // uses speeds; sets network and topology
 inline constexpr int BUILD_STORAGE = 700;  // uses speeds
 // Registered parts from here on see every built-in part already built.
 inline constexpr int BUILD_EXTENSIONS = 1000;

@@ -266,6 +266,11 @@ inline constexpr Column METRICS[] = {{"time_s", T::F64},
                                      {"nvlink_rx_bytes_per_s", T::F64},
                                      {"net_tx_bytes_per_s", T::F64},
                                      {"net_rx_bytes_per_s", T::F64}};
+// The inter-node latency of the simulated metrics, stored by change (docs/metrics.md): a
+// row says that from time_s on (a grid instant k * every) the node's probe latency is
+// latency_s (state "on"), or that the node has none (state "off", NaN).
+inline constexpr Column NODE_LATENCY[] = {
+    {"time_s", T::F64}, {"node", T::I32}, {"state", T::Enum8, METRIC_STATES}, {"latency_s", T::F64}};
 }  // namespace detail
 
 inline constexpr Table EVENTS{"events", detail::EVENTS};
@@ -292,5 +297,7 @@ inline constexpr Table FLOWS{"flows", detail::FLOWS};  // only with output: {flo
 inline constexpr Table POOL_SIZES{"pool_sizes", detail::POOL_SIZES};
 inline constexpr Table SCALE_DECISIONS{"scale_decisions", detail::SCALE_DECISIONS};
 inline constexpr Table METRICS{"metrics", detail::METRICS};  // only with output: {metrics: ...}
+// Only with output: {metrics: ...} and a network: section.
+inline constexpr Table NODE_LATENCY{"node_latency", detail::NODE_LATENCY};
 
 }  // namespace gcsim::trace::schema

@@ -20,8 +20,8 @@ struct MetricFamily {
 };
 
 // In export order: NVIDIA DCGM exporter's names for the per-GPU gauges, gcsim's own for the
-// node's network counters.
-inline constexpr std::array<MetricFamily, 8> METRIC_FAMILIES = {{
+// node's network counters and latency.
+inline constexpr std::array<MetricFamily, 9> METRIC_FAMILIES = {{
     {"DCGM_FI_DEV_GPU_UTIL", "gauge", "",
      "GPU utilization (in %): the share of the interval a kernel ran (gcsim: compute / step time)"},
     {"DCGM_FI_DEV_FB_USED", "gauge", "", "Framebuffer memory used (in MiB) (gcsim: the memory-fit model's need)"},
@@ -38,6 +38,9 @@ inline constexpr std::array<MetricFamily, 8> METRIC_FAMILIES = {{
      "Bytes the node's GPUs sent to other nodes since the run's start (collectives of model-described jobs)"},
     {"gcsim_node_network_receive_bytes", "counter", "bytes",
      "Bytes the node's GPUs received from other nodes since the run's start (collectives of model-described jobs)"},
+    {"gcsim_node_network_latency_seconds", "gauge", "seconds",
+     "One-way latency a probe packet from the node to the other nodes of its multi-node jobs would see, mean over "
+     "them: the path's link latencies plus M/M/1 queueing at each link's utilization over the interval"},
 }};
 
 // A family by its name, checked at compile time.
@@ -48,7 +51,7 @@ consteval const MetricFamily& metric_family(std::string_view name) {
 }
 
 // The labels the exported series carry (docs/metrics.md): the GPU gauges all four (`job`
-// while a job runs), the node counters `node` and `pool`.
+// while a job runs), the node series `node` and `pool`.
 inline constexpr std::array<std::string_view, 4> METRIC_LABELS = {"node", "gpu", "pool", "job"};
 
 // The metric names a rule may select: each family's name as its samples carry it (a

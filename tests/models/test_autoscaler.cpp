@@ -28,8 +28,8 @@ using sim::SimTime;
 
 namespace {
 
-SimTime minutes(double m) { return SimTime::from_seconds(m * 60); }
-SimTime hours(double h) { return SimTime::from_seconds(h * 3600); }
+using test::hours;
+using test::minutes;
 
 // One node type `n` of `gpus` V100s a node at `usd_per_hour` a node, with `autoscale` (the
 // map's inside) and `extra` keys; the jobs as the workload's list items.

@@ -28,8 +28,8 @@ using sim::SimTime;
 
 namespace {
 
-SimTime minutes(double m) { return SimTime::from_seconds(m * 60); }
-SimTime hours(double h) { return SimTime::from_seconds(h * 3600); }
+using test::hours;
+using test::minutes;
 
 // A spot node type `s` of 8 V100s a node, `price` its price map's inside, `extra` keys
 // (interruptions, availability, notice), `autoscale` its map's inside; `more` further node

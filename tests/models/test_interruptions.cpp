@@ -20,8 +20,8 @@ using sim::SimTime;
 
 namespace {
 
-SimTime minutes(double m) { return SimTime::from_seconds(m * 60); }
-SimTime hours(double h) { return SimTime::from_seconds(h * 3600); }
+using test::hours;
+using test::minutes;
 
 // Node events at given times: notice at down - notice, down, and up again after `gap`.
 struct ScriptedMarket {

@@ -365,6 +365,11 @@ TEST_CASE("gcsim metrics --openmetrics writes text that promtool loads, every sa
   CHECK(text.substr(text.size() - 6) == "# EOF\n");
   CHECK(test::has(text, "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"));
   CHECK(test::has(text, "# TYPE gcsim_node_network_transmit_bytes counter\n# UNIT gcsim_node_network_transmit_bytes bytes\n"));
+  // The latency family is declared without samples here (no network: section); promtool
+  // takes a family with none.
+  CHECK(test::has(text, "# TYPE gcsim_node_network_latency_seconds gauge\n"
+                        "# UNIT gcsim_node_network_latency_seconds seconds\n"));
+  CHECK_FALSE(test::has(text, "gcsim_node_network_latency_seconds{"));
   // Simulated t = 15 s is 2026-01-05T00:00:15Z.
   CHECK(test::has(text, "DCGM_FI_DEV_GPU_UTIL{node=\"a-0\",gpu=\"0\",pool=\"a\",job=\"A\"} 100 1767571215.000\n"));
   CHECK(test::has(text, "gcsim_node_network_transmit_bytes_total{node=\"a-0\",pool=\"a\"} 0 1767571320.000\n"));

@@ -16,6 +16,7 @@
 #include "models/register_builtins.hpp"
 #include "models/scheduler/scheduler.hpp"
 #include "models/workload/job.hpp"
+#include "sim/time.hpp"
 
 namespace gcsim::test {
 
@@ -137,6 +138,10 @@ std::string write_own_price_scenario(const std::filesystem::path& dir, const std
 // at 0 h on `count` 8-GPU nodes at $10 an hour each: in turn on one node (b waits 6 h, the
 // mean JCT is 9 h), side by side on two (6 h); either way 12 node-hours, $120.
 std::string two_jobs_yaml(const std::string& name, const std::string& horizon, int count = 1);
+
+// Minutes and hours that may be fractional (sim::minutes and sim::hours take whole ones).
+inline sim::SimTime minutes(double m) { return sim::SimTime::from_seconds(m * 60); }
+inline sim::SimTime hours(double h) { return sim::SimTime::from_seconds(h * 3600); }
 
 // True when `text` (a command's output, a file) holds `part`.
 inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

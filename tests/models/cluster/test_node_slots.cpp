@@ -33,8 +33,8 @@ using sim::SimTime;
 
 namespace {
 
-SimTime minutes(double m) { return SimTime::from_seconds(m * 60); }
-SimTime hours(double h) { return SimTime::from_seconds(h * 3600); }
+using test::hours;
+using test::minutes;
 
 // One type, `n1`, one GPU a node at $3.60/h (a tenth of a cent a second), `count` nodes
 // up; `billing` as the price block writes it. Without jobs, one of a minute on node 0 (a

@@ -98,7 +98,8 @@ TEST_CASE("Two parts subscribed in the opposite order see a signal in their decl
 TEST_CASE("The component registry: built-in parts by name, in build order", "[unit][components]") {
   const models::ComponentRegistry& reg = models::builtins().components;
   CHECK(reg.build_order() == std::vector<std::string>{"model-speeds", "cost-meter", "budgets", "trace", "spot-market",
-                                                      "network", "storage", "autoscaler", "metrics", "recorded-replay"});
+                                                      "network", "storage", "autoscaler", "metrics", "network-latency",
+                                                      "recorded-replay"});
   REQUIRE(reg.find("budgets") != nullptr);
   CHECK_FALSE(reg.find("budgets")->description.empty());
   REQUIRE(reg.find("autoscaler") != nullptr);
