@@ -411,7 +411,21 @@ void for_each_series_runs(const MetricsData& data, const std::function<bool(cons
     if (!want(families[fi])) continue;
     out.family = &families[fi];
     const auto q = static_cast<std::size_t>(src.quantity);
-    if (!src.node_counter) {
+    if (src.source == Source::NodeLatency) {
+      // Stored by change already: its samples, joined.
+      for (const NodeLatencySeries& s : data.latency) {
+        latency_samples(s, data.every_s, data.end_s, SampleWindow{}, samples);
+        if (samples.empty()) continue;
+        out.runs.clear();
+        RunSink sink{out.runs};
+        for (const Sample& x : samples) sink.point(std::llround(x.time_s / data.every_s), x.time_s, x.value);
+        const auto n = static_cast<std::size_t>(s.node);
+        out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+        f(out);
+      }
+      continue;
+    }
+    if (src.source == Source::GpuGauge) {
       for (const GpuSeries& s : data.series) {
         out.runs.clear();
         RunSink sink{out.runs};
