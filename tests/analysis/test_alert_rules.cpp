@@ -586,9 +586,12 @@ workload:
     - name: burst
       count: 30
       arrival: {dist: exponential, mean: 5m}
-      gpus: {choice: [1, 2, 4, 8]}
+      gpus: {choice: [1, 2, 4, 8, 16]}
       duration: {dist: lognormal, median: 40m, sigma: 0.6}
       checkpoint: {every: 10m, write_time: 30s, restore_time: 20s}
+network:
+  fabric: single-switch
+  link: {speed: 100Gbps, latency: 1us, kind: infiniband}
 output: {metrics: {every: )") + every + "}}\n", dir);
     const auto reader = gcsim::trace::TraceReader::open(dir.file("alerts-change.h5"));
     const gcsim::analysis::MetricsData data = gcsim::analysis::read_metrics(*reader);
@@ -617,11 +620,13 @@ output: {metrics: {every: )") + every + "}}\n", dir);
     std::size_t n_samples = 0;
     for (const auto& s : samples) n_samples += s.size();
     CHECK(runs * 4 < n_samples);  // held by change: far fewer runs than samples
-    // The alerts: the guides' rules, the forms above and the node counters, by change and
-    // window by window.
+    CHECK(data.latency_rows > 0);  // 16-GPU jobs span both nodes: latency series too
+    // The alerts: the guides' rules, the forms above, the node counters and latency, by
+    // change and window by window.
     const std::string counter_rules =
         "groups:\n  - name: net\n    rules:\n      - alert: NetMoving\n"
-        "        expr: rate(gcsim_node_network_transmit_bytes_total[5m]) >= 0\n        for: 2m\n";
+        "        expr: rate(gcsim_node_network_transmit_bytes_total[5m]) >= 0\n        for: 2m\n"
+        "      - alert: LatencySeen\n        expr: max_over_time(gcsim_node_network_latency_seconds[2m]) > 0\n";
     for (const std::string& rules_text :
          {gcsim::test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/monitoring/guide-rules.yml"),
           std::string(FORM_RULES), counter_rules}) {
