@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -52,12 +53,47 @@ const std::vector<FamilySource>& sources() {
   return s;
 }
 
+bool same_bits(double a, double b) {
+  std::uint64_t x = 0;
+  std::uint64_t y = 0;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  return x == y;
+}
+
 // The grid instants t_k = k * every, k >= 1, in (from, to].
 std::int64_t first_k_after(double from, double every) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(from / every)) + 1); }
 
-void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, double end_s, const SampleWindow& w,
-                 std::vector<Sample>& out) {
-  out.clear();
+// The samples as points: what for_each_series hands over.
+struct PointSink {
+  std::vector<Sample>& out;
+  void point(std::int64_t k, double t, double value) {
+    (void)k;
+    out.push_back({t, value});
+  }
+  void run(std::int64_t, std::int64_t, double, double) {}  // not called: no jumps
+};
+
+// The samples as runs of equal values on the grid: what for_each_series_runs hands over.
+struct RunSink {
+  std::vector<SampleRun>& out;
+  void run(std::int64_t k, std::int64_t count, double value) {
+    if (!out.empty() && out.back().first_k + out.back().count == k && same_bits(out.back().value, value)) {
+      out.back().count += count;
+      return;
+    }
+    out.push_back({k, count, value});
+  }
+  void point(std::int64_t k, double, double value) { run(k, 1, value); }
+};
+
+// With Jump (only when `every` is a whole number of seconds, so that t = k x every and
+// t - every are exact), the grid instants whose interval (t - every, t] lies inside one
+// segment are handed over as one run: there the loop below computes the same value
+// v x every / every x scale at each of them.
+template <bool Jump, class Sink>
+void gpu_samples_to(const GpuSeries& s, std::size_t q, double scale, double every, double end_s, const SampleWindow& w,
+                    Sink& sink) {
   const auto& seg = s.segments;
   std::size_t i = 0;
   // Walk the grid instants inside each maximal run of touching segments.
@@ -71,6 +107,24 @@ void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, 
       if (t > to) break;
       const double w0 = t - every;
       while (lo <= j && seg[lo].to_s <= w0) ++lo;
+      if constexpr (Jump) {
+        if (lo <= j && seg[lo].from_s <= w0 && t <= seg[lo].to_s) {
+          // Inside segment lo up to the last instant at or before min(its end, to).
+          const double limit = std::min(seg[lo].to_s, to);
+          auto last = static_cast<std::int64_t>(std::floor(limit / every));
+          while (static_cast<double>(last + 1) * every <= limit) ++last;
+          while (static_cast<double>(last) * every > limit) --last;
+          const double v = seg[lo].values[q];
+          if (!std::isnan(v)) {
+            double weighted = 0, covered = 0;
+            weighted += v * (t - w0);
+            covered += t - w0;
+            sink.run(k, last - k + 1, weighted / covered * scale);
+          }
+          k = last;
+          continue;
+        }
+      }
       double weighted = 0, covered = 0;
       bool unknown = false;
       for (std::size_t m = lo; m <= j && seg[m].from_s < t; ++m) {
@@ -84,10 +138,17 @@ void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, 
         weighted += v * (b - a);
         covered += b - a;
       }
-      if (!unknown && covered > 0) out.push_back({t, weighted / covered * scale});
+      if (!unknown && covered > 0) sink.point(k, t, weighted / covered * scale);
     }
     i = j + 1;
   }
+}
+
+void gpu_samples(const GpuSeries& s, std::size_t q, double scale, double every, double end_s, const SampleWindow& w,
+                 std::vector<Sample>& out) {
+  out.clear();
+  PointSink sink{out};
+  gpu_samples_to<false>(s, q, scale, every, end_s, w, sink);
 }
 
 // A node's counter: the sum of its GPU series' rates, integrated from 0; a sample at each
@@ -290,10 +351,16 @@ const std::vector<MetricFamily>& metric_families() {
 }
 
 void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f, const SampleWindow& window) {
+  for_each_series_of(data, [](const MetricFamily&) { return true; }, f, window);
+}
+
+void for_each_series_of(const MetricsData& data, const std::function<bool(const MetricFamily&)>& want,
+                        const std::function<void(const Series&)>& f, const SampleWindow& window) {
   const auto& families = metric_families();
   Series out;
   for (std::size_t fi = 0; fi < sources().size(); ++fi) {
     const FamilySource& src = sources()[fi];
+    if (!want(families[fi])) continue;
     out.family = &families[fi];
     const auto q = static_cast<std::size_t>(src.quantity);
     if (src.source == Source::NodeLatency) {
@@ -324,6 +391,65 @@ void for_each_series(const MetricsData& data, const std::function<void(const Ser
       for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
       node_samples(on_node, q, data.every_s, data.end_s, window, out.samples);
       if (out.samples.empty()) continue;
+      const auto n = static_cast<std::size_t>(node);
+      out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+      f(out);
+    }
+  }
+}
+
+void for_each_series_runs(const MetricsData& data, const std::function<bool(const MetricFamily&)>& want,
+                          const std::function<void(const RunsSeries&)>& f) {
+  const auto& families = metric_families();
+  // Jump over the inside of segments only where t = k x every is exact (a whole number of
+  // seconds, far below 2^53); else every instant is computed.
+  const bool jump = data.every_s == std::floor(data.every_s) && data.every_s < 1e6;
+  RunsSeries out;
+  std::vector<Sample> samples;
+  for (std::size_t fi = 0; fi < sources().size(); ++fi) {
+    const FamilySource& src = sources()[fi];
+    if (!want(families[fi])) continue;
+    out.family = &families[fi];
+    const auto q = static_cast<std::size_t>(src.quantity);
+    if (src.source == Source::NodeLatency) {
+      // Stored by change already: its samples, joined.
+      for (const NodeLatencySeries& s : data.latency) {
+        latency_samples(s, data.every_s, data.end_s, SampleWindow{}, samples);
+        if (samples.empty()) continue;
+        out.runs.clear();
+        RunSink sink{out.runs};
+        for (const Sample& x : samples) sink.point(std::llround(x.time_s / data.every_s), x.time_s, x.value);
+        const auto n = static_cast<std::size_t>(s.node);
+        out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+        f(out);
+      }
+      continue;
+    }
+    if (src.source == Source::GpuGauge) {
+      for (const GpuSeries& s : data.series) {
+        out.runs.clear();
+        RunSink sink{out.runs};
+        if (jump) gpu_samples_to<true>(s, q, src.scale, data.every_s, data.end_s, SampleWindow{}, sink);
+        else gpu_samples_to<false>(s, q, src.scale, data.every_s, data.end_s, SampleWindow{}, sink);
+        if (out.runs.empty()) continue;
+        const auto n = static_cast<std::size_t>(s.node);
+        out.labels = {{"node", data.node_names[n]}, {"gpu", std::to_string(s.gpu)}, {"pool", data.node_pools[n]}};
+        if (s.job >= 0) out.labels.emplace_back("job", data.job_names[static_cast<std::size_t>(s.job)]);
+        f(out);
+      }
+      continue;
+    }
+    std::vector<const GpuSeries*> on_node;
+    for (std::size_t i = 0; i < data.series.size();) {
+      const std::int32_t node = data.series[i].node;
+      on_node.clear();
+      for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
+      node_samples(on_node, q, data.every_s, data.end_s, SampleWindow{}, samples);
+      if (samples.empty()) continue;
+      out.runs.clear();
+      RunSink sink{out.runs};
+      for (const Sample& x : samples)
+        sink.point(std::llround(x.time_s / data.every_s), x.time_s, x.value);
       const auto n = static_cast<std::size_t>(node);
       out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
       f(out);

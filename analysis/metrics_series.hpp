@@ -104,6 +104,28 @@ struct SampleWindow {
 // between calls. A counter's values count from the run's start whatever the window.
 void for_each_series(const MetricsData& data, const std::function<void(const Series&)>& f,
                      const SampleWindow& window = {});
+// The same for the families `want` accepts only: the others are not expanded.
+void for_each_series_of(const MetricsData& data, const std::function<bool(const MetricFamily&)>& want,
+                        const std::function<void(const Series&)>& f, const SampleWindow& window = {});
+
+// One exported series held by change: runs of equal samples (equal bit for bit) at
+// consecutive grid instants t_k = k x every. The samples are those for_each_series gives.
+struct SampleRun {
+  std::int64_t first_k = 0;
+  std::int64_t count = 0;
+  double value = 0;
+};
+struct RunsSeries {
+  const MetricFamily* family = nullptr;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<SampleRun> runs;
+};
+// Calls f once per exported series of a family `want` accepts that has a sample, in
+// for_each_series' order, over the whole run. Without expanding the samples where the
+// grid allows it (a whole number of seconds `every`): a month of 5,000 GPUs is a few
+// runs per job and GPU, not 172,800 samples per GPU. The RunsSeries passed is reused.
+void for_each_series_runs(const MetricsData& data, const std::function<bool(const MetricFamily&)>& want,
+                          const std::function<void(const RunsSeries&)>& f);
 
 // The simulated epoch: the wall-clock time of simulated t = 0 in seconds since 1970,
 // 2026-01-05T00:00:00Z, a Monday at midnight as simulated time 0 is in the weekly

@@ -87,11 +87,62 @@ class Expr {
   // expression is not listed), and the label names of its matchers and groupings.
   std::vector<NameUse> names_used() const;
   const std::string& text() const { return text_; }
+  // Whether one of its selectors matches a series with these labels (with __name__).
+  bool selects(const Labels& labels) const;
+  // Whether one of its selectors may match a series named `name`: its __name__ matchers
+  // (if any) accept the name, whatever the other labels.
+  bool may_select_name(const std::string& name) const;
 
  private:
+  friend class GridEvaluation;
   Expr(std::string text, std::unique_ptr<Node> root);
   std::string text_;
   std::unique_ptr<Node> root_;
+};
+
+// A series held by change: runs of equal samples on a regular grid of step_ms (the sample
+// times are multiples of it), as the simulated metrics are (analysis/metrics_series.hpp).
+struct Run {
+  std::int64_t first_ms = 0;  // the first sample's time
+  std::int64_t count = 0;     // samples at first_ms, first_ms + step_ms, ... (count of them)
+  double value = 0;
+};
+struct RunSeries {
+  Labels labels;          // with __name__, sorted
+  std::vector<Run> runs;  // in time order, apart or touching; touching runs differ in value
+};
+
+// One sample of a GridEvaluation's result: its labels as an id of the evaluation's table.
+struct IdSample {
+  std::uint32_t labels = 0;
+  double value = 0;
+};
+
+// An expression evaluated at t0, t0 + interval, t0 + 2 x interval, ... over series held by
+// change, with the same answers as Expr::evaluate over their samples, bit for bit: a
+// selector's value for a series is recomputed only at evaluations whose window [t - range,
+// t] (or the 5-minute lookback) differs from the previous evaluation's, which on a grid is
+// when a change of the series lies in (t - interval - range, t]; the operators above are
+// recomputed only when one of those values changed. Labels are interned: compared and
+// hashed as ids. interval_ms must be a multiple of step_ms; `expr` and `series` must outlive it.
+class GridEvaluation {
+ public:
+  GridEvaluation(const Expr& expr, const std::vector<RunSeries>& series, std::int64_t step_ms, std::int64_t interval_ms);
+  GridEvaluation(Expr&&, const std::vector<RunSeries>&, std::int64_t, std::int64_t) = delete;  // it keeps the nodes
+  ~GridEvaluation();
+  GridEvaluation(const GridEvaluation&) = delete;
+  GridEvaluation& operator=(const GridEvaluation&) = delete;
+  // The result at t_ms: the first call at any time, each next one at the previous +
+  // interval. Returns false when the result is the previous call's (then result() is
+  // unchanged). Throws EvalError as Expr::evaluate does.
+  bool advance(std::int64_t t_ms);
+  // The result, in Expr::evaluate's order (a number: one sample with no labels).
+  const std::vector<IdSample>& result() const;
+  const Labels& labels(std::uint32_t id) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Prometheus' lookback delta: an instant selector takes a series' latest sample no older

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -372,4 +374,310 @@ output: {metrics: {every: 15s}}
     CHECK(whole[i].end_ms == firings[i].end_ms);
   }
   CHECK(check_with_promtool(all, rules_text, groups, firings, 15 * S, end, "promtool-run") > 20);
+}
+
+// ---- The evaluation by change against the straightforward one -----------------------------
+
+namespace {
+
+using gcsim::promql::Run;
+using gcsim::promql::RunSeries;
+
+struct SplitMix {
+  std::uint64_t x;
+  std::uint64_t next() {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::int64_t below(std::int64_t n) { return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n)); }
+};
+
+constexpr std::int64_t STEP = 15 * S;
+
+// Appends a run at k (count samples of value v), merged with the last when they touch with
+// the same value (touching runs differ, as RunSeries says).
+void add_run(RunSeries& s, std::int64_t k, std::int64_t count, double v) {
+  if (!s.runs.empty()) {
+    Run& last = s.runs.back();
+    if (last.first_ms + last.count * STEP == k * STEP && last.value == v) {
+      last.count += count;
+      return;
+    }
+  }
+  s.runs.push_back(Run{k * STEP, count, v});
+}
+
+// Random series on a 15 s grid over [0, end]: 3 nodes x 3 GPUs, each GPU with an idle
+// series and two jobs' series that start and end at random instants, values held for
+// random stretches with gaps, taken from small sets that hold the rules' thresholds
+// exactly; a counter that rises by varying steps, holds still, and resets.
+std::vector<RunSeries> random_runs(std::uint64_t seed, std::int64_t end_ms) {
+  SplitMix r{seed};
+  const std::int64_t last_k = end_ms / STEP;
+  const double util_values[] = {0, -0.0, 10, 40, 59.5, 60, 75, 80, 80.25, 85, 90, 99, 100, 37.333333333333336};
+  const double fb_values[] = {0, 1024, 20000, 36864, 36864.5, 38000, 40960};
+  std::vector<RunSeries> out;
+  for (int node = 0; node < 3; ++node) {
+    for (int gpu = 0; gpu < 3; ++gpu) {
+      for (int life = 0; life < 3; ++life) {
+        Labels base{{"gpu", std::to_string(gpu)},
+                    {"instance", "node-" + std::to_string(node)},
+                    {"node", "n" + std::to_string(node)},
+                    {"pool", node < 2 ? "a" : "b"}};
+        if (life > 0) base.emplace_back("job", "j" + std::to_string(node * 10 + gpu * 3 + life));
+        // The idle series from the start (or a little after), the jobs' anywhere.
+        const std::int64_t k0 = life == 0 ? r.below(3) : r.below(last_k);
+        const std::int64_t k1 = std::min(last_k, k0 + r.below(last_k - k0 + 1));
+        for (const char* name : {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE",
+                                 "gpu_busy_percent_seconds_total"}) {
+          RunSeries s;
+          s.labels = base;
+          s.labels.emplace_back("__name__", name);
+          std::sort(s.labels.begin(), s.labels.end());
+          const std::string n(name);
+          double counter = static_cast<double>(r.below(1000));
+          for (std::int64_t k = k0; k <= k1;) {
+            const std::int64_t len = std::min(1 + r.below(n == "gpu_busy_percent_seconds_total" ? 3 : 40), k1 - k + 1);
+            if (r.below(10) == 0) {  // a gap: no samples
+              k += len;
+              continue;
+            }
+            if (n == "DCGM_FI_DEV_GPU_UTIL") {
+              add_run(s, k, len, util_values[r.below(std::size(util_values))]);
+            } else if (n == "DCGM_FI_DEV_FB_USED") {
+              add_run(s, k, len, fb_values[r.below(std::size(fb_values))]);
+            } else if (n == "DCGM_FI_DEV_FB_FREE") {
+              add_run(s, k, len, 40960 - fb_values[r.below(std::size(fb_values))]);
+            } else {
+              for (std::int64_t i = 0; i < len; ++i) {
+                if (r.below(40) == 0) counter = static_cast<double>(r.below(50));  // a reset
+                else if (r.below(4) != 0) counter += static_cast<double>(r.below(6000)) / 4;
+                add_run(s, k + i, 1, counter);
+              }
+            }
+            k += len;
+          }
+          if (!s.runs.empty()) out.push_back(std::move(s));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Series> expanded(const std::vector<RunSeries>& runs) {
+  std::vector<Series> out;
+  for (const RunSeries& rs : runs) {
+    Series s{rs.labels, {}, {}};
+    for (const Run& r : rs.runs)
+      for (std::int64_t i = 0; i < r.count; ++i) {
+        s.t_ms.push_back(r.first_ms + i * STEP);
+        s.values.push_back(r.value);
+      }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// More forms than the guides use: every function and aggregation, without, regular
+// expressions, vector/vector and number/vector operators on both sides, bool, negation, a
+// number alone, `for: 0`, and groups evaluated every 30 s and every 2 m.
+const char* const FORM_RULES = R"(groups:
+  - name: forms
+    interval: 30s
+    rules:
+      - alert: MaxUtil
+        expr: max by (pool) (max_over_time(DCGM_FI_DEV_GPU_UTIL[2m])) >= 99
+      - alert: MinUtil
+        expr: min without (gpu, job) (min_over_time(DCGM_FI_DEV_GPU_UTIL{pool=~"a|b"}[90s])) <= 10
+        for: 1m
+      - alert: SumOverTime
+        expr: sum_over_time(DCGM_FI_DEV_FB_USED[1m]) / 5 > 30000
+      - alert: Increase
+        expr: increase(gpu_busy_percent_seconds_total[3m]) > 2000
+        for: 30s
+      - alert: CountBool
+        expr: count by (node) (DCGM_FI_DEV_GPU_UTIL > bool 50) > 2
+      - alert: Negated
+        expr: -DCGM_FI_DEV_GPU_UTIL < -80
+        labels: {gpu: overwritten}
+      - alert: VectorCompare
+        expr: DCGM_FI_DEV_FB_USED > DCGM_FI_DEV_FB_FREE
+        for: 2m
+      - alert: ScalarLeft
+        expr: 100 - DCGM_FI_DEV_GPU_UTIL{job!=""} < 15
+  - name: slow
+    interval: 2m
+    rules:
+      - alert: SumRate
+        expr: sum(rate(gpu_busy_percent_seconds_total[10m])) without (gpu) > 20
+        for: 4m
+      - alert: Number
+        expr: -(1 + 2) * 3 < bool 5
+      - alert: AvgCount
+        expr: avg(DCGM_FI_DEV_GPU_UTIL) by (pool) + count(DCGM_FI_DEV_FB_USED) by (pool) > 70
+        for: 6m
+)";
+
+void check_same_firings(const std::vector<Firing>& by_change, const std::vector<Firing>& reference) {
+  REQUIRE(by_change.size() == reference.size());
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const Firing& a = by_change[i];
+    const Firing& b = reference[i];
+    INFO(b.rule << " " << gcsim::promql::format_labels(b.labels) << " from " << b.start_ms);
+    CHECK(a.group == b.group);
+    CHECK(a.rule == b.rule);
+    CHECK(a.labels == b.labels);
+    CHECK(a.active_ms == b.active_ms);
+    CHECK(a.start_ms == b.start_ms);
+    CHECK(a.end_ms == b.end_ms);
+    CHECK(a.resolved == b.resolved);
+    CHECK(std::memcmp(&a.peak, &b.peak, sizeof(double)) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("evaluated by change, random series give the straightforward evaluation's firings exactly", "[unit]") {
+  const std::string guide = gcsim::test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/monitoring/guide-rules.yml");
+  REQUIRE(!guide.empty());
+  const std::int64_t end = 6 * 60 * M + 7 * S;  // not on the evaluation grid
+  std::map<std::string, int> fired;
+  std::size_t firings = 0;
+  for (const char* rules_text : {guide.c_str(), PROMTOOL_RULES, FORM_RULES}) {
+    const auto groups = rules_from(rules_text);
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+      INFO("seed " << seed);
+      const std::vector<RunSeries> runs = random_runs(seed, end);
+      const std::vector<Firing> reference = evaluate_alerts(groups, expanded(runs), end);
+      check_same_firings(gcsim::analysis::evaluate_alerts_by_change(groups, runs, STEP, end), reference);
+      for (const Firing& f : reference) ++fired[f.rule];
+      firings += reference.size();
+    }
+  }
+  // Every rule fired somewhere, or the comparison proves little for it.
+  for (const char* rules_text : {guide.c_str(), PROMTOOL_RULES, FORM_RULES})
+    for (const auto& g : rules_from(rules_text))
+      for (const auto& rule : g.rules) {
+        INFO(rule.name);
+        CHECK(fired[rule.name] > 0);
+      }
+  CHECK(firings > 500);
+}
+
+TEST_CASE("a run's metrics held by change are its samples, and its alerts the windowed evaluation's", "[scenario]") {
+  for (const char* every : {"15s", "7.5s"}) {
+    INFO("every " << every);
+    gcsim::test::TempDir dir(std::string("alerts-change-") + (every[1] == '.' ? "7" : "15"));
+    gcsim::test::run_yaml(std::string(R"(name: alerts-change
+seed: 11
+horizon: 5h
+cluster:
+  node_types:
+    - name: a100
+      gpu: A100-40GB-SXM
+      gpus: 8
+      count: 2
+      price: {on_demand_per_hour: 32.77}
+workload:
+  generators:
+    - name: burst
+      count: 30
+      arrival: {dist: exponential, mean: 5m}
+      gpus: {choice: [1, 2, 4, 8, 16]}
+      duration: {dist: lognormal, median: 40m, sigma: 0.6}
+      checkpoint: {every: 10m, write_time: 30s, restore_time: 20s}
+network:
+  fabric: single-switch
+  link: {speed: 100Gbps, latency: 1us, kind: infiniband}
+output: {metrics: {every: )") + every + "}}\n", dir);
+    const auto reader = gcsim::trace::TraceReader::open(dir.file("alerts-change.h5"));
+    const gcsim::analysis::MetricsData data = gcsim::analysis::read_metrics(*reader);
+    // Every family's runs, expanded, are for_each_series' samples.
+    std::vector<std::vector<gcsim::analysis::Sample>> samples;
+    gcsim::analysis::for_each_series(data, [&](const gcsim::analysis::Series& s) { samples.push_back(s.samples); });
+    std::size_t i = 0;
+    std::size_t runs = 0;
+    gcsim::analysis::for_each_series_runs(
+        data, [](const gcsim::analysis::MetricFamily&) { return true; },
+        [&](const gcsim::analysis::RunsSeries& s) {
+          REQUIRE(i < samples.size());
+          std::vector<gcsim::analysis::Sample> from_runs;
+          for (const auto& r : s.runs)
+            for (std::int64_t k = r.first_k; k < r.first_k + r.count; ++k)
+              from_runs.push_back({static_cast<double>(k) * data.every_s, r.value});
+          REQUIRE(from_runs.size() == samples[i].size());
+          for (std::size_t j = 0; j < from_runs.size(); ++j) {
+            CHECK(from_runs[j].time_s == samples[i][j].time_s);
+            CHECK(std::memcmp(&from_runs[j].value, &samples[i][j].value, sizeof(double)) == 0);
+          }
+          runs += s.runs.size();
+          ++i;
+        });
+    CHECK(i == samples.size());
+    std::size_t n_samples = 0;
+    for (const auto& s : samples) n_samples += s.size();
+    CHECK(runs * 4 < n_samples);  // held by change: far fewer runs than samples
+    CHECK(data.latency_rows > 0);  // 16-GPU jobs span both nodes: latency series too
+    // The alerts: the guides' rules, the forms above, the node counters and latency, by
+    // change and window by window.
+    const std::string counter_rules =
+        "groups:\n  - name: net\n    rules:\n      - alert: NetMoving\n"
+        "        expr: rate(gcsim_node_network_transmit_bytes_total[5m]) >= 0\n        for: 2m\n"
+        "      - alert: LatencySeen\n        expr: max_over_time(gcsim_node_network_latency_seconds[2m]) > 0\n";
+    for (const std::string& rules_text :
+         {gcsim::test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/monitoring/guide-rules.yml"),
+          std::string(FORM_RULES), counter_rules}) {
+      const auto groups = rules_from(rules_text);
+      const std::vector<Firing> by_change = gcsim::analysis::evaluate_trace_alerts(data, groups);
+      const std::vector<Firing> reference = gcsim::analysis::evaluate_trace_alerts_by_window(data, groups);
+      if (rules_text != counter_rules) CHECK(!reference.empty());
+      check_same_firings(by_change, reference);
+    }
+    // Past max_runs the series are not held by change (evaluate_trace_alerts then goes
+    // window by window).
+    const auto guide_groups =
+        rules_from(gcsim::test::read_bytes(GCSIM_SOURCE_DIR "/scenarios/examples/monitoring/guide-rules.yml"));
+    const std::int64_t step_ms = std::llround(data.every_s * 1000);
+    const auto held = gcsim::analysis::metrics_as_runs(data, guide_groups, step_ms);
+    REQUIRE(held.has_value());
+    std::size_t held_runs = 0;
+    for (const auto& s : *held) held_runs += s.runs.size();
+    CHECK(gcsim::analysis::metrics_as_runs(data, guide_groups, step_ms, held_runs).has_value());
+    CHECK(!gcsim::analysis::metrics_as_runs(data, guide_groups, step_ms, held_runs - 1).has_value());
+  }
+}
+
+TEST_CASE("a GridEvaluation recomputes only when its window changes, and a negated number is negated", "[unit]") {
+  // One GPU at 50% from 15 s to 30 m (a sample every 15 s), then gone.
+  const std::vector<RunSeries> runs{
+      RunSeries{{{"__name__", "util"}, {"gpu", "0"}}, {Run{15 * S, 120, 50.0}}}};
+  const Expr avg = Expr::parse("avg_over_time(util[5m])");  // outlives the evaluation
+  gcsim::promql::GridEvaluation e(avg, runs, STEP, M);
+  CHECK(e.advance(0));  // the first evaluation: no sample yet, an empty result
+  CHECK(e.result().empty());
+  CHECK(e.advance(M));  // 15 s .. 60 s in the window: 50
+  REQUIRE(e.result().size() == 1);
+  CHECK(e.result()[0].value == 50);
+  CHECK(e.labels(e.result()[0].labels) == Labels{{"gpu", "0"}});
+  // More samples of the same value: the mean is 50 again, the result unchanged.
+  for (std::int64_t t = 2 * M; t <= 35 * M; t += M) {
+    INFO("t = " << t / M << " min");
+    CHECK_FALSE(e.advance(t));
+  }
+  // At 35 m the window [30 m, 35 m] still holds the 30 m sample (both ends count); at 36 m
+  // it is empty.
+  CHECK(e.advance(36 * M));
+  CHECK(e.result().empty());
+  CHECK_FALSE(e.advance(37 * M));
+  // -(1 + 2) is a number the parser does not fold: -3, not 3.
+  CHECK(only_value(Expr::parse("-(1 + 2)").evaluate({}, 0)) == -3);
+  const Expr number = Expr::parse("-(1 + 2) * 2");
+  gcsim::promql::GridEvaluation n(number, runs, STEP, M);
+  CHECK(n.advance(0));
+  REQUIRE(n.result().size() == 1);
+  CHECK(n.result()[0].value == -6);
+  CHECK_FALSE(n.advance(M));
 }
