@@ -175,10 +175,10 @@ std::string format_alerts(const AlertsReport& report) {
   std::string out = "\nAlerts (rules: " + report.rules_from + "; docs/alerts.md)\n";
   std::size_t width = 4;
   for (const AlertRuleSummary& r : report.rules) width = std::max(width, r.group.size() + 1 + r.rule.size());
-  out += "  " + pad_right("rule", width + 2) + pad_left("firings", 8) + pad_left("firing for", 14) + pad_left("peak", 12) + "\n";
+  out += "  " + pad_right("rule", width + 2) + pad_left("firings", 8) + pad_left("hours firing", 14) + pad_left("peak", 12) + "\n";
   for (const AlertRuleSummary& r : report.rules) {
-    out += "  " + pad_right(r.group + "/" + r.rule, width + 2) + pad_left(std::to_string(r.firings), 8) +
-           pad_left(r.firings ? format_duration(r.firing_s) : "-", 14) +
+    out += "  " + pad_right(r.group + "/" + r.rule, width + 2) + pad_left(format_count(r.firings, 0), 8) +
+           pad_left(r.firings ? format_count(r.firing_s / 3600, 1) : "-", 14) +
            pad_left(r.firings ? format_count(r.peak, 2) : "-", 12) + "\n";
   }
   if (!report.advice.empty()) {
