@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -159,14 +158,6 @@ std::vector<Firing> evaluate_trace_alerts_by_window(const MetricsData& data, con
 }
 
 namespace {
-
-bool same_bits(double a, double b) {
-  std::uint64_t x = 0;
-  std::uint64_t y = 0;
-  std::memcpy(&x, &a, sizeof x);
-  std::memcpy(&y, &b, sizeof y);
-  return x == y;
-}
 
 bool by_start(const Firing& a, const Firing& b) {
   return std::tie(a.start_ms, a.group, a.rule, a.labels) < std::tie(b.start_ms, b.group, b.rule, b.labels);
@@ -345,7 +336,7 @@ std::optional<std::vector<promql::RunSeries>> metrics_as_runs(const MetricsData&
       }
       if (!p.runs.empty()) {
         promql::Run& last = p.runs.back();
-        if (last.first_ms + last.count * step_ms == t && same_bits(last.value, x.value)) {
+        if (last.first_ms + last.count * step_ms == t && promql::same_bits(last.value, x.value)) {
           ++last.count;
           continue;
         }

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <tuple>
 
 #include "models/trace/schema.hpp"
 #include "sim/errors.hpp"
+#include "sim/rules/promql.hpp"
 #include "sim/trace/trace_reader.hpp"
 
 namespace gcsim::analysis {
@@ -53,12 +53,11 @@ const std::vector<FamilySource>& sources() {
   return s;
 }
 
-bool same_bits(double a, double b) {
-  std::uint64_t x = 0;
-  std::uint64_t y = 0;
-  std::memcpy(&x, &a, sizeof x);
-  std::memcpy(&y, &b, sizeof y);
-  return x == y;
+// A GPU series' exported labels: node, gpu, pool, and job while a job runs.
+void gpu_labels(const MetricsData& data, const GpuSeries& s, std::vector<std::pair<std::string, std::string>>& out) {
+  const auto n = static_cast<std::size_t>(s.node);
+  out = {{"node", data.node_names[n]}, {"gpu", std::to_string(s.gpu)}, {"pool", data.node_pools[n]}};
+  if (s.job >= 0) out.emplace_back("job", data.job_names[static_cast<std::size_t>(s.job)]);
 }
 
 // The grid instants t_k = k * every, k >= 1, in (from, to].
@@ -78,7 +77,7 @@ struct PointSink {
 struct RunSink {
   std::vector<SampleRun>& out;
   void run(std::int64_t k, std::int64_t count, double value) {
-    if (!out.empty() && out.back().first_k + out.back().count == k && same_bits(out.back().value, value)) {
+    if (!out.empty() && out.back().first_k + out.back().count == k && promql::same_bits(out.back().value, value)) {
       out.back().count += count;
       return;
     }
@@ -377,9 +376,7 @@ void for_each_series_of(const MetricsData& data, const std::function<bool(const 
       for (const GpuSeries& s : data.series) {
         gpu_samples(s, q, src.scale, data.every_s, data.end_s, window, out.samples);
         if (out.samples.empty()) continue;
-        const auto n = static_cast<std::size_t>(s.node);
-        out.labels = {{"node", data.node_names[n]}, {"gpu", std::to_string(s.gpu)}, {"pool", data.node_pools[n]}};
-        if (s.job >= 0) out.labels.emplace_back("job", data.job_names[static_cast<std::size_t>(s.job)]);
+        gpu_labels(data, s, out.labels);
         f(out);
       }
       continue;
@@ -432,9 +429,7 @@ void for_each_series_runs(const MetricsData& data, const std::function<bool(cons
         if (jump) gpu_samples_to<true>(s, q, src.scale, data.every_s, data.end_s, SampleWindow{}, sink);
         else gpu_samples_to<false>(s, q, src.scale, data.every_s, data.end_s, SampleWindow{}, sink);
         if (out.runs.empty()) continue;
-        const auto n = static_cast<std::size_t>(s.node);
-        out.labels = {{"node", data.node_names[n]}, {"gpu", std::to_string(s.gpu)}, {"pool", data.node_pools[n]}};
-        if (s.job >= 0) out.labels.emplace_back("job", data.job_names[static_cast<std::size_t>(s.job)]);
+        gpu_labels(data, s, out.labels);
         f(out);
       }
       continue;

@@ -817,14 +817,6 @@ T& grown(std::vector<T>& v, std::size_t i, T fill) {
   return v[i];
 }
 
-bool same_bits(double a, double b) {
-  std::uint64_t x = 0;
-  std::uint64_t y = 0;
-  std::memcpy(&x, &a, sizeof x);
-  std::memcpy(&y, &b, sizeof y);
-  return x == y;
-}
-
 // A selector (or a range function over one): its value for each matched series, kept
 // between evaluations and recomputed only while a change of the series is in its window.
 struct Leaf {

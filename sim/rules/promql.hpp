@@ -11,6 +11,7 @@
 // Anything else is a ParseError at its column: never a silently different meaning.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -20,6 +21,10 @@
 #include <vector>
 
 namespace gcsim::promql {
+
+// The same double to the bit (a NaN equals itself, 0 and -0 differ): how a run of equal
+// samples is told from the next.
+inline bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
 // Labels sorted by name; the metric name is the label "__name__", as in Prometheus.
 using Labels = std::vector<std::pair<std::string, std::string>>;
