@@ -23,7 +23,7 @@ std::vector<promql::AlertGroup> alert_rules_for(const analysis::TraceAttributes&
     return analysis::trace_alert_rules(attrs);
   }
   from = rules_path;
-  const config::ConfigDocument rules = config::load_yaml_file(rules_path);
+  const config::ConfigDocument rules = config::load_yaml_file(rules_path, "rules file");
   return promql::read_alert_groups(rules.root, &promql::exported_series_names());
 }
 

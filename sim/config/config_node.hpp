@@ -213,7 +213,8 @@ struct ConfigDocument {
 inline constexpr int MAX_DEPTH = 64;
 inline constexpr std::size_t MAX_ALIAS_NODES = 1'000'000;
 inline constexpr std::size_t MAX_ALIAS_BYTES = 64u * 1024u * 1024u;
-ConfigDocument load_yaml_file(const std::string& path);
+// `what` names the file in a read error ("rules file: no such file").
+ConfigDocument load_yaml_file(const std::string& path, std::string_view what = "scenario");
 // The same for text in memory; `file` is the label used in messages.
 ConfigDocument load_yaml_string(std::string text, std::string file);
 

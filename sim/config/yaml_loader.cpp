@@ -583,9 +583,9 @@ ConfigDocument load_yaml_string(std::string text, std::string file) {
   return detail::load_yaml_string_full(std::move(text), std::move(file));
 }
 
-ConfigDocument load_yaml_file(const std::string& path) {
+ConfigDocument load_yaml_file(const std::string& path, std::string_view what) {
   // Regular files only: a FIFO or a device (`/dev/zero`) would never end.
-  std::string text = read_regular_file(path, MAX_FILE_BYTES, "scenario");
+  std::string text = read_regular_file(path, MAX_FILE_BYTES, what);
   return load_yaml_string(std::move(text), path);
 }
 
