@@ -60,6 +60,12 @@ void gpu_labels(const MetricsData& data, const GpuSeries& s, std::vector<std::pa
   if (s.job >= 0) out.emplace_back("job", data.job_names[static_cast<std::size_t>(s.job)]);
 }
 
+// A node series' exported labels: node and pool.
+void node_labels(const MetricsData& data, std::int32_t node, std::vector<std::pair<std::string, std::string>>& out) {
+  const auto n = static_cast<std::size_t>(node);
+  out = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+}
+
 // The grid instants t_k = k * every, k >= 1, in (from, to].
 std::int64_t first_k_after(double from, double every) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(from / every)) + 1); }
 
@@ -192,6 +198,20 @@ void node_samples(const std::vector<const GpuSeries*>& gpus, std::size_t q, doub
     const int live = alive, live_unknown = unknown;
     if (live > 0 && live_unknown == 0 && t >= w.from_s && t <= w.to_s)
       out.push_back({t, std::max(0.0, bytes + rate * (t - at))});
+  }
+}
+
+// Each node's counter of quantity q (node_samples of its GPU series, which are ordered by
+// node) into `samples`; f(node) for each node with a sample in `w`.
+template <class F>
+void node_counters(const MetricsData& data, std::size_t q, const SampleWindow& w, std::vector<Sample>& samples, F&& f) {
+  std::vector<const GpuSeries*> on_node;
+  for (std::size_t i = 0; i < data.series.size();) {
+    const std::int32_t node = data.series[i].node;
+    on_node.clear();
+    for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
+    node_samples(on_node, q, data.every_s, data.end_s, w, samples);
+    if (!samples.empty()) f(node);
   }
 }
 
@@ -366,8 +386,7 @@ void for_each_series_of(const MetricsData& data, const std::function<bool(const 
       for (const NodeLatencySeries& s : data.latency) {
         latency_samples(s, data.every_s, data.end_s, window, out.samples);
         if (out.samples.empty()) continue;
-        const auto n = static_cast<std::size_t>(s.node);
-        out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+        node_labels(data, s.node, out.labels);
         f(out);
       }
       continue;
@@ -381,17 +400,10 @@ void for_each_series_of(const MetricsData& data, const std::function<bool(const 
       }
       continue;
     }
-    std::vector<const GpuSeries*> on_node;
-    for (std::size_t i = 0; i < data.series.size();) {
-      const std::int32_t node = data.series[i].node;
-      on_node.clear();
-      for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
-      node_samples(on_node, q, data.every_s, data.end_s, window, out.samples);
-      if (out.samples.empty()) continue;
-      const auto n = static_cast<std::size_t>(node);
-      out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+    node_counters(data, q, window, out.samples, [&](std::int32_t node) {
+      node_labels(data, node, out.labels);
       f(out);
-    }
+    });
   }
 }
 
@@ -416,8 +428,7 @@ void for_each_series_runs(const MetricsData& data, const std::function<bool(cons
         out.runs.clear();
         RunSink sink{out.runs};
         for (const Sample& x : samples) sink.point(std::llround(x.time_s / data.every_s), x.time_s, x.value);
-        const auto n = static_cast<std::size_t>(s.node);
-        out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+        node_labels(data, s.node, out.labels);
         f(out);
       }
       continue;
@@ -434,21 +445,13 @@ void for_each_series_runs(const MetricsData& data, const std::function<bool(cons
       }
       continue;
     }
-    std::vector<const GpuSeries*> on_node;
-    for (std::size_t i = 0; i < data.series.size();) {
-      const std::int32_t node = data.series[i].node;
-      on_node.clear();
-      for (; i < data.series.size() && data.series[i].node == node; ++i) on_node.push_back(&data.series[i]);
-      node_samples(on_node, q, data.every_s, data.end_s, SampleWindow{}, samples);
-      if (samples.empty()) continue;
+    node_counters(data, q, SampleWindow{}, samples, [&](std::int32_t node) {
       out.runs.clear();
       RunSink sink{out.runs};
-      for (const Sample& x : samples)
-        sink.point(std::llround(x.time_s / data.every_s), x.time_s, x.value);
-      const auto n = static_cast<std::size_t>(node);
-      out.labels = {{"node", data.node_names[n]}, {"pool", data.node_pools[n]}};
+      for (const Sample& x : samples) sink.point(std::llround(x.time_s / data.every_s), x.time_s, x.value);
+      node_labels(data, node, out.labels);
       f(out);
-    }
+    });
   }
 }
 
