@@ -96,8 +96,10 @@ sim::SimTime SpotMarket::next_reclaim_change(const Pool& pool, sim::SimTime t, i
   }
 }
 
-int SpotMarket::supply_capacity(const Pool& pool, sim::SimTime t) const {
-  return std::min({pool.slots, pool.spec.availability.capacity_at(t, pool.slots), pool.reclaim_now});
+// What the pool can hold at t: its slots, its availability, and `reclaim`, the capacity the
+// trace or the price leaves (the pool's reclaim_now, or the profile's value at t).
+int SpotMarket::supply_capacity(const Pool& pool, sim::SimTime t, int reclaim) const {
+  return std::min({pool.slots, pool.spec.availability.capacity_at(t, pool.slots), reclaim});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -127,8 +129,7 @@ std::size_t SpotMarket::pool_of_node(std::uint32_t node, std::uint32_t& index) c
 int SpotMarket::supply_now(int type) const {
   const Pool& pool = pools_[pool_of_type(type)];
   const sim::SimTime now = engine_.now();
-  const int capacity = std::min({pool.slots, pool.spec.availability.capacity_at(now, pool.slots), reclaim_capacity_at(pool, now)});
-  return std::max(0, capacity - pool.wanted);
+  return std::max(0, supply_capacity(pool, now, reclaim_capacity_at(pool, now)) - pool.wanted);
 }
 
 sim::SimTime SpotMarket::next_supply_change(int type) const {
@@ -241,7 +242,7 @@ void SpotMarket::enforce_capacity(std::size_t p, int capacity) {
 
 void SpotMarket::try_acquire(std::size_t p) {
   Pool& pool = pools_[p];
-  const int capacity = supply_capacity(pool, engine_.now());
+  const int capacity = supply_capacity(pool, engine_.now(), pool.reclaim_now);
   int held = pool.up_live + pool.noticed + pool.provisioning;
   while (!pool.waiting.empty() && held < capacity) {
     std::pop_heap(pool.waiting.begin(), pool.waiting.end(), std::greater<>());
@@ -271,7 +272,7 @@ void SpotMarket::on_start(std::uint64_t p) {
   Pool& pool = pools_[p];
   const sim::SimTime now = engine_.now();
   pool.reclaim_now = reclaim_capacity_at(pool, now);
-  const int initial = supply_capacity(pool, now);
+  const int initial = supply_capacity(pool, now, pool.reclaim_now);
   for (std::uint32_t i = 0; i < pool.nodes.size(); ++i) {
     if (static_cast<int>(i) >= pool.spec.count) {
       pool.nodes[i].phase = Phase::Released;  // an elastic pool's slot beyond its start size (released in the cluster too)

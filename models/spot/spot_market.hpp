@@ -150,7 +150,7 @@ class SpotMarket final : public ElasticSupply {
   void give_notice(std::size_t p, std::uint32_t i, sim::SimTime down_at);
   void try_acquire(std::size_t p);
   void enforce_capacity(std::size_t p, int capacity);
-  int supply_capacity(const Pool& pool, sim::SimTime t) const;
+  int supply_capacity(const Pool& pool, sim::SimTime t, int reclaim) const;
   std::size_t pool_of_type(int type) const;
   std::size_t pool_of_node(std::uint32_t node, std::uint32_t& index) const;
 
