@@ -34,6 +34,17 @@ TransformerShape parse_shape(const ConfigNode& node) {
   t.hidden = static_cast<int>(r.need<std::int64_t>("hidden"));
   t.heads = static_cast<int>(r.need<std::int64_t>("heads"));
   if (t.hidden % t.heads != 0) r.where("heads")->fail(ErrorCode::Conflict, "hidden must be a multiple of heads");
+  if (const std::optional<std::int64_t> kv = r.get<std::int64_t>("kv_heads")) {
+    t.kv_heads = static_cast<int>(*kv);
+    if (t.kv_heads > t.heads || t.heads % t.kv_heads != 0)
+      r.where("kv_heads")->fail(ErrorCode::Conflict, "kv_heads must divide heads (each key/value head serves a group of "
+                                                     "query heads)");
+  } else {
+    t.kv_heads = t.heads;
+  }
+  if (const ConfigNode* mlp = r.optional("mlp"))
+    t.mlp = config::read_enum(*mlp, {"plain", "gated"}) == "gated" ? MlpForm::Gated : MlpForm::Plain;
+  t.tie_embeddings = r.value<bool>("tie_embeddings");
   t.ffn = static_cast<int>(r.get<std::int64_t>("ffn").value_or(4 * std::int64_t{t.hidden}));
   t.vocab = static_cast<int>(r.value<std::int64_t>("vocab"));
   t.seq_len = static_cast<int>(r.need<std::int64_t>("seq_len"));
@@ -216,19 +227,28 @@ ModelFigures resolve(const ModelSpec& m, int seq_len) {
   const double a = t.heads;
   const double ffn = t.ffn;
   const double V = t.vocab;
-  // Per layer, forward: QKV 6sh², attention 4s²h, output projection 2sh², MLP 4·s·h·ffn.
-  const double layer_flop = 8 * s * h * h + 4 * s * s * h + 4 * s * h * ffn;
+  // The share of K and V heads (grouped-query attention: kv/a of the query heads) and the
+  // MLP's matrices (2 plain, 3 gated).
+  const double g = static_cast<double>(t.kv_heads_or_heads()) / t.heads;
+  const double mlp_mats = t.mlp == MlpForm::Gated ? 3 : 2;
+  // Per layer, forward: Q and output projections 4sh², K and V 4sh²·g, attention 4s²h,
+  // MLP 2·m·s·h·ffn (with g = 1, m = 2: 8sh² + 4s²h + 4shf, Narayanan et al. 2021).
+  const double layer_flop = 4 * s * h * h * (1 + g) + 4 * s * s * h + 2 * mlp_mats * s * h * ffn;
   const double head_flop = 2 * s * h * V * t.head_token_fraction;
   f.forward_flop = L * layer_flop + head_flop + t.extra_forward_flop;
   f.tensor_fraction = 1;  // the elementwise work is in memory_traffic; its FLOPs are negligible
-  // Parameters: per layer 4h² + 2·h·ffn weights, 9h + ffn biases/norms (≈ 12h² + 13h).
-  f.params = L * (4 * h * h + 2 * h * ffn + 9 * h + ffn) + V * h + t.extra_params;
+  // Parameters: the layers' matrices, 9h + ffn biases/norms per layer (a GPT layer: 12h² + 13h
+  // in all; a LLaMA layer has only its 2h norm weights, an over-count below 0.03%), the token
+  // embedding, and an untied LM head of its own.
+  f.params = t.layer_matmul_params() + L * (9 * h + ffn) + V * h * (t.tie_embeddings ? 1 : 2) + t.extra_params;
   // 2-byte elements; backward ≈ 2× forward accesses -> 3×.
   f.memory_traffic_bytes =
       3 * 2 * L * s * (TRANSFORMER_ACCESSES_PER_HIDDEN * h + TRANSFORMER_ACCESSES_PER_SCORE * a * s);
-  // Korthikanti et al. 2022 eq. 1 (fp16 activations, 1-byte dropout masks), with the MLP
-  // terms scaled by ffn / 4h.
-  f.activation_bytes = L * s * h * (34 + 16 * (ffn / (4 * h) - 1) + 5 * a * s / h);
+  // Korthikanti et al. 2022 eq. 1 (fp16 activations, 1-byte dropout masks): 34 = 18 outside
+  // the MLP's ffn-wide tensors + 16 for the two of them at ffn = 4h (2 bytes · ffn / h each;
+  // a gated MLP keeps three), less 2 bytes · (1 − g) for each of K and V under GQA.
+  const double mlp_tensors = t.mlp == MlpForm::Gated ? 3 : 2;
+  f.activation_bytes = L * s * h * (18 + 2 * mlp_tensors * ffn / h - 4 * (1 - g) + 5 * a * s / h);
   f.kernels_per_step = TRANSFORMER_KERNELS_PER_LAYER * t.layers + TRANSFORMER_KERNELS_FIXED;
   f.seq_len = s_int;
   f.tokens = s;
@@ -238,6 +258,13 @@ ModelFigures resolve(const ModelSpec& m, int seq_len) {
   f.device_bytes *= scale;
   f.cpu_decode_core_s *= scale;
   return f;
+}
+
+double TransformerShape::layer_matmul_params() const {
+  const double h = hidden;
+  const double kv_width = static_cast<double>(kv_heads_or_heads()) * head_dim();
+  const double mlp_mats = mlp == MlpForm::Gated ? 3 : 2;
+  return static_cast<double>(layers) * (2 * h * h + 2 * h * kv_width + mlp_mats * h * ffn);
 }
 
 void ModelCatalog::add_from(const ConfigNode& root, const GpuCatalog* gpus) {

@@ -13,8 +13,13 @@
 //                 Kaplan et al. 2020 plus the attention term 12·L·h·s² per sample for fwd+bwd);
 //                 activation bytes per sample = L·s·h·(34 + 5·a·s/h) at 16-bit
 //                 (Korthikanti et al. 2022, "Reducing Activation Recomputation", eq. 1).
+//                 An LLM's shape adds grouped-query attention (kv_heads < heads: the K and
+//                 V projections are h × kv_heads·h/heads; Ainslie et al. 2023, "GQA") and
+//                 a gated MLP (SwiGLU: three h × ffn matrices; Shazeer 2020, "GLU Variants
+//                 Improve Transformer"); the terms above follow them (docs/step-time.md).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,11 +32,19 @@
 
 namespace gcsim::models {
 
+// The form of a transformer layer's MLP: two matrices (h × ffn, ffn × h) around an
+// activation, or gated (SwiGLU: a gate and an up projection, h × ffn each, multiplied
+// elementwise, then the ffn × h down projection; LLaMA, Mistral).
+enum class MlpForm : std::uint8_t { Plain, Gated };
+
 // Shape of a transformer (encoder or decoder: the FLOP accounting is the same).
 struct TransformerShape {
   int layers = 0;
   int hidden = 0;
   int heads = 0;
+  int kv_heads = 0;                 // key/value heads (grouped-query attention); 0: = heads
+  MlpForm mlp = MlpForm::Plain;
+  bool tie_embeddings = true;       // the LM head reuses the token embedding (GPT-2, BERT)
   int ffn = 0;                      // MLP width; 4·hidden when not given
   int vocab = 0;                    // 0: no language-model head (ViT)
   int seq_len = 0;                  // default sequence length (tokens per sample)
@@ -39,6 +52,12 @@ struct TransformerShape {
   double head_token_fraction = 1;   // share of tokens the LM head runs on (BERT MLM: 0.15)
   double extra_forward_flop = 0;    // per sample, outside the layers (ViT patch embedding)
   double extra_params = 0;          // parameters outside layers and token embedding
+
+  int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  int head_dim() const { return hidden / heads; }
+  // Weight matrices of the layers, the parameters every token multiplies by (no biases,
+  // norms or embeddings): L·(2h² + 2h·kv·d + m·h·ffn), m = 2 (plain) or 3 (gated).
+  double layer_matmul_params() const;
 };
 
 // A published throughput of this model on one GPU type: what the step-time model scales
@@ -89,6 +108,12 @@ inline constexpr config::KeySpec TRANSFORMER_KEYS[] = {
      .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 20},
     {.name = "heads", .type = "integer", .required = true, .help = "attention heads", .kind = config::KeyKind::Integer, .min = 1,
      .max = 1 << 16},
+    {.name = "kv_heads", .type = "integer", .default_value = "`heads`", .range = "divides `heads`",
+     .help = "key/value heads (grouped-query attention)", .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 16},
+    {"mlp", "`plain` | `gated`", "`plain`", false, "",
+     "MLP form: two matrices, or gated (SwiGLU: three h × ffn matrices)"},
+    {.name = "tie_embeddings", .type = "bool", .help = "the LM head reuses the token embedding (else its own V × h matrix)",
+     .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
     {.name = "ffn", .type = "integer", .default_value = "4 × `hidden`", .help = "MLP width", .kind = config::KeyKind::Integer, .min = 1,
      .max = 1 << 22},
     {.name = "vocab", .type = "integer", .help = "vocabulary size; 0: no language-model head", .kind = config::KeyKind::Integer,
@@ -110,8 +135,8 @@ inline constexpr config::KeySpec INLINE_MODEL_KEYS[] = {
     {"aliases", "list of names", "none", false, "", "other names (kept, unused by a job)"},
     {"sample", "text", "`sample`", false, "", "what a sample is (`image`, `sequence`), for reports"},
     {"transformer", "map", "none", false, "",
-     "`{layers, hidden, heads, ffn, vocab, seq_len, max_seq_len, head_token_fraction, extra_forward_flop, "
-     "extra_params}`: figures derived from the shape, instead of the six below"},
+     "`{layers, hidden, heads, kv_heads, mlp, tie_embeddings, ffn, vocab, seq_len, max_seq_len, head_token_fraction, "
+     "extra_forward_flop, extra_params}`: figures derived from the shape, instead of the six below"},
     {.name = "forward_flop", .type = "count", .default_value = "none: `transformer` needed",
      .help = "forward FLOPs per sample (a multiply-add counts 2)", .kind = config::KeyKind::Number, .min = 0, .above_min = true,
      .below_min = "must be greater than zero"},

@@ -353,6 +353,7 @@ TEST_CASE("a key table's default is the model's own default, where the model kee
   CHECK(shape.head_token_fraction == def(m::TRANSFORMER_KEYS, "head_token_fraction"));
   CHECK(shape.extra_forward_flop == def(m::TRANSFORMER_KEYS, "extra_forward_flop"));
   CHECK(shape.extra_params == def(m::TRANSFORMER_KEYS, "extra_params"));
+  CHECK(static_cast<double>(shape.tie_embeddings) == def(m::TRANSFORMER_KEYS, "tie_embeddings"));
   CHECK(m::AvailabilitySpec{}.otherwise_fraction == def(m::AVAILABILITY_KEYS, "otherwise"));
   CHECK(static_cast<double>(m::BillingRule{}.minimum.ns()) == def(m::BILLING_KEYS, "minimum"));
   CHECK(m::DEFAULT_PUE == def(m::OWNERSHIP_KEYS, "pue"));

@@ -54,6 +54,36 @@ TEST_CASE("Bundled model catalog matches its sources", "[unit][catalog]") {
   CHECK(imagenet->file_bytes == Approx(109e3));
 }
 
+TEST_CASE("Grouped-query attention and a gated MLP change the figures as counted by hand", "[unit][catalog]") {
+  // L = 2, h = 64, a = 8 (d = 8), kv = 2, ffn = 128, V = 100, s = 16, untied head.
+  const std::string yaml = "models:\n  - {name: t, sources: s, transformer: {layers: 2, hidden: 64, heads: 8, kv_heads: 2, "
+                           "mlp: gated, ffn: 128, tie_embeddings: false, vocab: 100, seq_len: 16}}\n";
+  ModelCatalog c;
+  c.add_from(gcsim::config::load_yaml_string(yaml, "models.yaml").root);
+  const auto& m = *c.find_model("t");
+  REQUIRE(m.transformer->kv_heads == 2);
+  const auto f = resolve(m);
+  // Matrices per layer: Q and O 2·64² = 8192, K and V 2·64·(2·8) = 2048, MLP 3·64·128 = 24,576
+  // -> 34,816; biases/norms 9·64 + 128 = 704; two layers 71,040; embedding and head 2·100·64.
+  CHECK(f.params == 2 * (8192 + 2048 + 24'576) + 2 * 704 + 2 * 100 * 64);
+  CHECK(m.transformer->layer_matmul_params() == 2 * 34'816);
+  // FLOPs per layer: 4sh²(1 + g) = 4·16·4096·1.25 = 327,680; attention 4s²h = 65,536;
+  // MLP 2·3·s·h·ffn = 786,432 -> 1,179,648; head 2·16·64·100 = 204,800.
+  CHECK(f.forward_flop == 2 * 1'179'648 + 204'800);
+  // Activations: L·s·h·(18 + 2·3·128/64 − 4·(1 − 0.25) + 5·8·16/64) = 2·16·64·(18 + 12 − 3 + 10).
+  CHECK(f.activation_bytes == Approx(2 * 16 * 64 * 37.0));
+  // Defaults: kv_heads = heads, plain MLP, tied embeddings, as every entry before them.
+  const std::string plain = "models:\n  - {name: p, sources: s, transformer: {layers: 2, hidden: 64, heads: 8, vocab: 100, "
+                            "seq_len: 16}}\n";
+  ModelCatalog d;
+  d.add_from(gcsim::config::load_yaml_string(plain, "models.yaml").root);
+  const auto& shape = *d.find_model("p")->transformer;
+  CHECK(shape.kv_heads == 8);
+  CHECK(shape.mlp == gcsim::models::MlpForm::Plain);
+  CHECK(shape.tie_embeddings);
+  CHECK(resolve(*d.find_model("p")).params == 2 * (12 * 64 * 64 + 13 * 64) + 100 * 64);
+}
+
 TEST_CASE("Transformer FLOPs scale with sequence length as the formula says", "[unit][catalog]") {
   const auto& bert = *gcsim::test::bundled_models().find_model("bert-large");
   const double h = 1024, L = 24, V = 30522;
@@ -99,6 +129,22 @@ TEST_CASE("Model catalog reader refuses bad entries", "[unit][catalog]") {
   SECTION("heads do not divide hidden") {
     CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 10, heads: 3, seq_len: 4}}\n") ==
           ErrorCode::Conflict);
+  }
+  SECTION("kv_heads that do not divide heads, or exceed them") {
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 4, kv_heads: 3, "
+                        "seq_len: 4}}\n") == ErrorCode::Conflict);
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 4, kv_heads: 8, "
+                        "seq_len: 4}}\n") == ErrorCode::Conflict);
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 4, kv_heads: 0, "
+                        "seq_len: 4}}\n") == ErrorCode::OutOfRange);
+  }
+  SECTION("an MLP form that does not exist") {
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 4, mlp: gelu, "
+                        "seq_len: 4}}\n") == ErrorCode::UnknownName);
+  }
+  SECTION("tie_embeddings not a bool") {
+    CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 4, "
+                        "tie_embeddings: maybe, seq_len: 4}}\n") == ErrorCode::WrongType);
   }
   SECTION("max_seq_len below seq_len") {
     CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 2, seq_len: 4, "
