@@ -1,12 +1,15 @@
-// Scaffold until the serving models land (issue 33): the llm/forward-pass costs replace it.
+// The ReplicaCost of a catalog model (docs/serving.md, "Models"): a transformer with a
+// vocabulary is an LLM (llm_cost.hpp), any other model a forward pass (forward_cost.hpp).
 #include "models/serving/replica_cost_factory.hpp"
 
-#include "sim/errors.hpp"
+#include "models/serving/forward_cost.hpp"
+#include "models/serving/llm_cost.hpp"
 
 namespace gcsim::models::serving {
 
-std::unique_ptr<ReplicaCost> make_replica_cost(const ModelSpec& model, Precision, const ReplicaHardware&) {
-  throw Error("service model `" + model.name + "`: serving cost models are not built yet");
+std::unique_ptr<ReplicaCost> make_replica_cost(const ModelSpec& model, Precision precision, const ReplicaHardware& hw) {
+  if (model.transformer && model.transformer->vocab > 0) return std::make_unique<LlmCost>(model, precision, hw);
+  return std::make_unique<ForwardCost>(model, precision, hw);
 }
 
 }  // namespace gcsim::models::serving
