@@ -42,7 +42,7 @@ LlmCost::LlmCost(const ModelSpec& model, Precision precision, const ReplicaHardw
   params_ = resolve(model).params;
   weights_bytes_ = params_ * e_;
   // Each GPU holds ceil(kv / p) of the K/V heads: with more GPUs than K/V heads, a head is
-  // replicated (Pope et al. 2022, section 3.3, multiquery attention's sharding).
+  // replicated (Pope et al. 2022, the partitioning of multi-query attention).
   const int kv_per_gpu = (t.kv_heads_or_heads() + hw.gpus - 1) / hw.gpus;
   kv_bytes_per_token_ = 2.0 * t.layers * kv_per_gpu * hw.gpus * t.head_dim() * e_;
   matmul_flop_per_s_ = serving::matmul_flop_per_s(hw.gpu, precision, cal);

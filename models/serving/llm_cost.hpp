@@ -3,7 +3,7 @@
 //
 //   weights  W = N · e                  (N parameters, e bytes per element of the precision)
 //   KV cache per token  k = 2 · L · kv · d · e   (K and V of every layer; Pope et al. 2022,
-//            "Efficiently Scaling Transformer Inference", section 2; Kwon et al. 2023, vLLM)
+//            "Efficiently Scaling Transformer Inference"; Kwon et al. 2023, vLLM)
 //   compute  F = 2 · N · (T + B)  +  2 · L · h · T² / n  +  4 · L · h · C
 //            (2 FLOPs per parameter per token, Kaplan et al. 2020; causal attention of n
 //            prompts of T/n tokens: QKᵀ and AV over the lower triangle, h·T_i² each per
@@ -16,7 +16,9 @@
 //   KV capacity = (p · mem · u − W − p · w) / k_p  (u = 0.9: vLLM's gpu_memory_utilization
 //            default; w the working memory per GPU; k_p the KV bytes per token over the p
 //            GPUs, KV heads replicated when p exceeds them)
-// T prefill tokens of n prompts, B decode sequences, C their cached tokens, p = `gpus`.
+// T prefill tokens of n prompts, B decode sequences, C their cached tokens, p = `gpus`. The
+// split into token-level work (matmuls), sequence-level work (attention) and communication
+// is Vidur's (Agrawal et al. 2024, MLSys), priced here on the roofline instead of profiled.
 #pragma once
 
 #include <cstdint>
