@@ -278,6 +278,15 @@ TEST_CASE("A forward pass of ResNet-50 at batch 1 and 64, from the step-time mod
   CHECK(two->batch_s(63) == Approx(cost->batch_s(32)));
 }
 
+TEST_CASE("A forward model whose weights do not fit one GPU is refused", "[model]") {
+  // 40e9 parameters · 2 B = 80e9 B = 74.5 GiB > 0.9 · 80 GiB = 72 GiB; 38e9 (70.8 GiB) fit.
+  ModelSpec big = model("resnet50");
+  big.params = 40e9;
+  CHECK_THROWS_AS(ForwardCost(big, Precision::Fp16, a100(1)), gcsim::Error);
+  big.params = 38e9;
+  CHECK_NOTHROW(ForwardCost(big, Precision::Fp16, a100(1)));
+}
+
 TEST_CASE("Serving and training share one set of efficiencies: a forward pass is a third of a step's compute",
           "[model]") {
   // estimate_step prices fwd+bwd as 3 forward passes, class by class, plus the optimizer.
