@@ -54,6 +54,9 @@ class LlmCost final : public ReplicaCost {
   LlmCost(const ModelSpec& model, Precision precision, const ReplicaHardware& hw);
 
   double batch_s(int batch) const override;  // not for an LLM: an internal error
+  // The iteration's cache after it, C + T + B tokens (cached contexts, prompts, the new
+  // tokens), may not exceed kv_capacity_tokens(): the serving part caps its batch first,
+  // and an iteration beyond it is an internal error. An empty iteration takes 0 s.
   double iteration_s(const Iteration& it) const override;
   std::int64_t kv_capacity_tokens() const override { return kv_capacity_tokens_; }
   bool tokens() const override { return true; }
