@@ -28,7 +28,7 @@ double bytes_per_element(Precision p) {
 
 LlmCost::LlmCost(const ModelSpec& model, Precision precision, const ReplicaHardware& hw)
     : model_(model.name), gpus_(hw.gpus) {
-  GCSIM_CHECK(model.transformer && model.transformer->vocab > 0, "model `" + model.name + "` is not an LLM");
+  GCSIM_CHECK(model.transformer && model.transformer->llm(), "model `" + model.name + "` is not an LLM");
   GCSIM_CHECK(hw.gpus >= 1, "a replica has at least one GPU");
   const TransformerShape& t = *model.transformer;
   const Calibration& cal = default_calibration();

@@ -45,6 +45,8 @@ TransformerShape parse_shape(const ConfigNode& node) {
   if (const ConfigNode* mlp = r.optional("mlp"))
     t.mlp = config::read_enum(*mlp, {"plain", "gated"}) == "gated" ? MlpForm::Gated : MlpForm::Plain;
   t.tie_embeddings = r.value<bool>("tie_embeddings");
+  if (const ConfigNode* attention = r.optional("attention"))
+    t.causal = config::read_enum(*attention, {"causal", "bidirectional"}) == "causal";
   t.ffn = static_cast<int>(r.get<std::int64_t>("ffn").value_or(4 * std::int64_t{t.hidden}));
   t.vocab = static_cast<int>(r.value<std::int64_t>("vocab"));
   t.seq_len = static_cast<int>(r.need<std::int64_t>("seq_len"));

@@ -45,6 +45,10 @@ struct TransformerShape {
   int kv_heads = 0;                 // key/value heads (grouped-query attention); 0: = heads
   MlpForm mlp = MlpForm::Plain;
   bool tie_embeddings = true;       // the LM head reuses the token embedding (GPT-2, BERT)
+  // Causal (a decoder: GPT, LLaMA) or bidirectional (an encoder: BERT, ViT) self-attention.
+  // The FLOP accounting is the same; serving prices a decoder with a vocabulary as an LLM
+  // (token by token) and an encoder as one forward pass (docs/serving.md, "Models").
+  bool causal = true;
   int ffn = 0;                      // MLP width; 4·hidden when not given
   int vocab = 0;                    // 0: no language-model head (ViT)
   int seq_len = 0;                  // default sequence length (tokens per sample)
@@ -54,6 +58,8 @@ struct TransformerShape {
   double extra_params = 0;          // parameters outside layers and token embedding
 
   int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  // Served token by token (prefill, decode, a KV cache): a decoder with a vocabulary.
+  bool llm() const { return causal && vocab > 0; }
   int head_dim() const { return hidden / heads; }
   // Weight matrices of the layers, the parameters every token multiplies by (no biases,
   // norms or embeddings): L·(2h² + 2h·kv·d + m·h·ffn), m = 2 (plain) or 3 (gated).
@@ -112,6 +118,8 @@ inline constexpr config::KeySpec TRANSFORMER_KEYS[] = {
      .help = "key/value heads (grouped-query attention)", .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 16},
     {"mlp", "`plain` | `gated`", "`plain`", false, "",
      "MLP form: two matrices, or gated (SwiGLU: three h × ffn matrices)"},
+    {"attention", "`causal` | `bidirectional`", "`causal`", false, "",
+     "a decoder (causal: served token by token as an LLM when it has a vocabulary) or an encoder (bidirectional: served as one forward pass)"},
     {.name = "tie_embeddings", .type = "bool", .help = "the LM head reuses the token embedding (else its own V × h matrix)",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
     {.name = "ffn", .type = "integer", .default_value = "4 × `hidden`", .help = "MLP width", .kind = config::KeyKind::Integer, .min = 1,
@@ -135,7 +143,7 @@ inline constexpr config::KeySpec INLINE_MODEL_KEYS[] = {
     {"aliases", "list of names", "none", false, "", "other names (kept, unused by a job)"},
     {"sample", "text", "`sample`", false, "", "what a sample is (`image`, `sequence`), for reports"},
     {"transformer", "map", "none", false, "",
-     "`{layers, hidden, heads, kv_heads, mlp, tie_embeddings, ffn, vocab, seq_len, max_seq_len, head_token_fraction, "
+     "`{layers, hidden, heads, kv_heads, mlp, attention, tie_embeddings, ffn, vocab, seq_len, max_seq_len, head_token_fraction, "
      "extra_forward_flop, extra_params}`: figures derived from the shape, instead of the six below"},
     {.name = "forward_flop", .type = "count", .default_value = "none: `transformer` needed",
      .help = "forward FLOPs per sample (a multiply-add counts 2)", .kind = config::KeyKind::Number, .min = 0, .above_min = true,

@@ -309,3 +309,15 @@ TEST_CASE("The factory picks the LLM model for a transformer with a vocabulary, 
   CHECK_THROWS_AS(make_replica_cost(model("vit-b16"), Precision::Fp16, a100(1))->iteration_s(decode(1, 1)),
                   gcsim::InternalError);
 }
+
+TEST_CASE("A decoder with a vocabulary is served as an LLM, an encoder as a forward pass", "[model]") {
+  // gpt2-xl (causal, a vocabulary) and llama-2-7b: LLMs; bert-large (`attention:
+  // bidirectional`, a vocabulary) and resnet50: one forward pass per batch.
+  CHECK(make_replica_cost(model("gpt2-xl"), Precision::Fp16, a100(1))->tokens());
+  CHECK(make_replica_cost(model("llama-2-7b"), Precision::Fp16, a100(1))->tokens());
+  const auto bert = make_replica_cost(model("bert-large"), Precision::Fp16, a100(1));
+  CHECK_FALSE(bert->tokens());
+  CHECK(bert->kv_capacity_tokens() == 0);
+  CHECK(bert->batch_s(8) > 0);
+  CHECK_FALSE(make_replica_cost(model("resnet50"), Precision::Fp16, a100(1))->tokens());
+}

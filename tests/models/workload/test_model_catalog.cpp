@@ -130,6 +130,11 @@ TEST_CASE("Model catalog reader refuses bad entries", "[unit][catalog]") {
     CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 10, heads: 3, seq_len: 4}}\n") ==
           ErrorCode::Conflict);
   }
+  SECTION("attention neither causal nor bidirectional") {
+    const std::string y = "models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 2, seq_len: 4, "
+                          "attention: sideways}}\n";
+    CHECK(catalog_error(y) == ErrorCode::UnknownName);
+  }
   SECTION("kv_heads that do not divide heads, or exceed them") {
     CHECK(catalog_error("models:\n  - {name: t, sources: s, transformer: {layers: 1, hidden: 8, heads: 4, kv_heads: 3, "
                         "seq_len: 4}}\n") == ErrorCode::Conflict);
