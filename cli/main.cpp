@@ -167,6 +167,16 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
                 horizon.c_str(), analysis::format_duration(m.last_completion_s).c_str());
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
+  // Each inference service in a line (gcsim analyze: Services, for the rest).
+  for (const analysis::ServiceSummary& sv : analysis::summarize_services(data)) {
+    const analysis::ServiceRecord& r = sv.record;
+    std::string slo;
+    if (!sv.slo.empty()) slo = ", " + analysis::format_percent(r.slo_attained) + " within its SLO";
+    std::printf("  service %s: %s completed, p99 %s%s, %s per million requests\n", r.name.c_str(),
+                analysis::format_count(static_cast<double>(r.completed), 0).c_str(),
+                analysis::format_latency(r.e2e_p99_s).c_str(), slo.c_str(),
+                units::format_usd(sv.cost_per_million_requests_usd).c_str());
+  }
   for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());
   for (const std::string& n : r.notes) std::printf("  note: %s\n", n.c_str());
   std::printf("  trace: %s\n", trace_path.c_str());
