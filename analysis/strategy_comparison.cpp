@@ -8,6 +8,7 @@
 #include "analysis/confidence.hpp"
 #include "analysis/fairness.hpp"
 #include "analysis/report.hpp"
+#include "analysis/service_report.hpp"
 
 namespace gcsim::analysis {
 
@@ -40,6 +41,29 @@ std::vector<double> team_values_of(const StrategyResult& v, const std::string& t
     out.push_back(value);
   }
   return out;
+}
+
+// A service's figure over the replications (NaN where a replication does not have it).
+std::vector<double> service_values_of(const StrategyResult& v, const std::string& service, std::size_t figure) {
+  std::vector<double> out;
+  for (const auto& services : v.service_replications) {
+    double value = NOT_A_NUMBER;
+    for (const auto& [name, figures] : services)
+      if (name == service) value = figures[figure];
+    out.push_back(value);
+  }
+  return out;
+}
+
+// Every service of any variant's runs, in the order they first appear (scenario order:
+// every variant runs the same scenario).
+std::vector<std::string> services_of(const std::vector<StrategyResult>& variants) {
+  std::vector<std::string> services;
+  for (const StrategyResult& v : variants)
+    for (const auto& run : v.service_replications)
+      for (const auto& [name, figures] : run)
+        if (std::find(services.begin(), services.end(), name) == services.end()) services.push_back(name);
+  return services;
 }
 
 // Every team of any variant's runs, sorted.
@@ -94,6 +118,7 @@ std::string format_figure(FigureUnit unit, double v, bool of_replications) {
     case FigureUnit::Seconds: return format_duration(v);
     case FigureUnit::Count: return format_count(v, of_replications ? 1 : 0);
     case FigureUnit::GpuHours: return format_count(v, 1);
+    case FigureUnit::Latency: return format_latency(v);
     case FigureUnit::Ratio: {
       if (!std::isfinite(v)) return "n/a";
       char text[32];
@@ -124,6 +149,14 @@ StrategyFigures strategy_figures(const TraceData& trace, const Metrics& m) {
           static_cast<double>(m.jobs_completed)};
 }
 
+std::vector<std::pair<std::string, ServiceFigures>> service_figures(const TraceData& trace) {
+  std::vector<std::pair<std::string, ServiceFigures>> out;
+  for (const ServiceSummary& s : summarize_services(trace))
+    out.emplace_back(s.record.name,
+                     ServiceFigures{s.record.e2e_p99_s, s.record.slo_attained, s.cost_per_million_requests_usd});
+  return out;
+}
+
 std::vector<std::pair<std::string, TeamFigures>> team_figures(const Metrics& m) {
   std::vector<std::pair<std::string, TeamFigures>> out;
   for (const TeamMetrics& t : m.teams) out.emplace_back(t.team, TeamFigures{t.wait_s.mean, t.jct_s.mean, t.gpu_hours_share});
@@ -151,6 +184,16 @@ std::string format_strategy_table(const ComparisonHeader& header, const std::vec
       Row row{"  " + team + ": " + std::string(TEAM_FIGURES[f].label), TEAM_FIGURES[f].unit,
               TEAM_FIGURES[f].unit == FigureUnit::Seconds, {}};
       for (const StrategyResult& v : variants) row.values.push_back(team_values_of(v, team, f));
+      rows.push_back(std::move(row));
+    }
+  const std::size_t services_from = rows.size();
+  const std::vector<std::string> services = services_of(variants);
+  for (const std::string& service : services)
+    for (std::size_t f = 0; f < SERVICE_FIGURES.size(); ++f) {
+      // Ranked where lower is better: the p99 and the cost, not the share attained.
+      Row row{"  " + service + ": " + std::string(SERVICE_FIGURES[f].label), SERVICE_FIGURES[f].unit,
+              SERVICE_FIGURES[f].unit != FigureUnit::Fraction, {}};
+      for (const StrategyResult& v : variants) row.values.push_back(service_values_of(v, service, f));
       rows.push_back(std::move(row));
     }
   std::size_t label_width = LABEL_WIDTH;
@@ -188,7 +231,8 @@ std::string format_strategy_table(const ComparisonHeader& header, const std::vec
   while (!out.empty() && out.back() == ' ') out.pop_back();
   out += '\n';
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (r == STRATEGY_FIGURES.size()) out += "  teams\n";
+    if (r == STRATEGY_FIGURES.size() && !teams.empty()) out += "  teams\n";
+    if (r == services_from && !services.empty()) out += "  services\n";
     out += "  " + pad_right(rows[r].label, label_width);
     for (std::size_t c = 0; c < variants.size(); ++c) out += "  " + pad_to(cells[r][c], width[c]) + (marks[r][c] ? "*" : " ");
     while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -218,6 +262,17 @@ std::string format_strategy_json(const ComparisonHeader& header, const std::vect
       teams.raw(team, per.finish());
     }
     o.raw("teams", teams.finish());
+    const std::vector<std::string> services = services_of({v});
+    if (!services.empty()) {
+      JsonObject per_service(3);
+      for (const std::string& service : services) {
+        JsonObject per(4);
+        for (std::size_t f = 0; f < SERVICE_FIGURES.size(); ++f)
+          per.raw(std::string(SERVICE_FIGURES[f].key), json_figure(service_values_of(v, service, f), 5));
+        per_service.raw(service, per.finish());
+      }
+      o.raw("services", per_service.finish());
+    }
     items.push_back(o.finish());
   }
   JsonObject top;

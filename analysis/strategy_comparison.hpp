@@ -18,7 +18,8 @@
 
 namespace gcsim::analysis {
 
-enum class FigureUnit { Usd, Fraction, Seconds, Count, GpuHours, Ratio };
+// Latency: a request's latency, to the millisecond (format_latency, analysis/service_report.hpp).
+enum class FigureUnit { Usd, Fraction, Seconds, Count, GpuHours, Ratio, Latency };
 
 struct FigureDefinition {
   std::string_view key;    // the JSON key
@@ -81,6 +82,18 @@ using TeamFigures = std::array<double, TEAM_FIGURES.size()>;
 // One run's figures per team named by a job, by team name.
 std::vector<std::pair<std::string, TeamFigures>> team_figures(const Metrics& metrics);
 
+// Per inference service (analysis/service_report.hpp), below the teams: its end-to-end p99,
+// the share of its completed requests within every SLO target, its cost per million
+// completed requests, in this order.
+inline constexpr std::array<FigureDefinition, 3> SERVICE_FIGURES = {{
+    {"e2e_p99_s", "p99", FigureUnit::Latency},
+    {"slo_attained", "SLO attained", FigureUnit::Fraction},
+    {"cost_per_million_requests_usd", "per million requests", FigureUnit::Usd},
+}};
+using ServiceFigures = std::array<double, SERVICE_FIGURES.size()>;
+// One run's figures per service, by service name, in scenario order (none without services).
+std::vector<std::pair<std::string, ServiceFigures>> service_figures(const TraceData& trace);
+
 // One variant: its label (the --policy text, or an @FILE's label or stem), the scheduler
 // section it ran as YAML, and each replication's figures (and per-team figures),
 // replication 0 first.
@@ -89,6 +102,7 @@ struct StrategyResult {
   std::string scheduler_yaml;
   std::vector<StrategyFigures> replications;
   std::vector<std::vector<std::pair<std::string, TeamFigures>>> team_replications;  // empty: none given
+  std::vector<std::vector<std::pair<std::string, ServiceFigures>>> service_replications;  // empty: none given
 };
 
 // What every variant shares.
@@ -101,12 +115,14 @@ struct ComparisonHeader {
 
 // The table: with one replication each cell is the value; with more, `mean ± half-width`
 // of the 95% interval. '*' marks the best mean of a row where lower is better. When jobs
-// name teams, a row per team and team figure follows.
+// name teams, a row per team and team figure follows; when the run has services, a row per
+// service and service figure.
 std::string format_strategy_table(const ComparisonHeader& header, const std::vector<StrategyResult>& variants);
 
 // {"scenario": ..., "seed": ..., "replications": R, "variants": [{"label": ..., "policy":
 // <scheduler YAML>, "figures": {KEY: {"mean": m, "ci95": h, "values": [...]}, ...},
-// "teams": {TEAM: {KEY: {...}, ...}, ...}}, ...]}, NaN as null; a newline at the end.
+// "teams": {TEAM: {KEY: {...}, ...}, ...}, "services": {SERVICE: {KEY: {...}, ...}, ...}
+// (only when the run has services)}, ...]}, NaN as null; a newline at the end.
 std::string format_strategy_json(const ComparisonHeader& header, const std::vector<StrategyResult>& variants);
 
 }  // namespace gcsim::analysis

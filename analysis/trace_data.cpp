@@ -416,6 +416,79 @@ std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std:
   return samples;
 }
 
+std::vector<ServiceRecord> read_services(const TraceReader& r, const std::string& path) {
+  std::vector<ServiceRecord> out(rows(r, schema::SERVICES));
+  TableRows<schema::SERVICES, ServiceRecord> c(r, path, out);
+  c.integer("service", &ServiceRecord::service);
+  c.str("name", &ServiceRecord::name);
+  c.str("team", &ServiceRecord::team);
+  c.str("model", &ServiceRecord::model);
+  c.integer("arrived", &ServiceRecord::arrived);
+  c.integer("completed", &ServiceRecord::completed);
+  c.integer("unfinished", &ServiceRecord::unfinished);
+  c.f64("e2e_mean_s", &ServiceRecord::e2e_mean_s);
+  c.f64("e2e_p50_s", &ServiceRecord::e2e_p50_s);
+  c.f64("e2e_p95_s", &ServiceRecord::e2e_p95_s);
+  c.f64("e2e_p99_s", &ServiceRecord::e2e_p99_s);
+  c.f64("wait_mean_s", &ServiceRecord::wait_mean_s);
+  c.f64("ttft_p50_s", &ServiceRecord::ttft_p50_s);
+  c.f64("ttft_p95_s", &ServiceRecord::ttft_p95_s);
+  c.f64("ttft_p99_s", &ServiceRecord::ttft_p99_s);
+  c.f64("tpot_p50_s", &ServiceRecord::tpot_p50_s);
+  c.f64("tpot_p95_s", &ServiceRecord::tpot_p95_s);
+  c.f64("tpot_p99_s", &ServiceRecord::tpot_p99_s);
+  c.f64("slo_p99_s", &ServiceRecord::slo_p99_s);
+  c.f64("slo_ttft_p99_s", &ServiceRecord::slo_ttft_p99_s);
+  c.f64("slo_tpot_p99_s", &ServiceRecord::slo_tpot_p99_s);
+  c.f64("slo_attained", &ServiceRecord::slo_attained);
+  c.integer("prompt_tokens", &ServiceRecord::prompt_tokens);
+  c.integer("output_tokens", &ServiceRecord::output_tokens);
+  c.f64("replica_gpu_s", &ServiceRecord::replica_gpu_s);
+  c.f64("cost_usd", &ServiceRecord::cost_usd);
+  c.integer("replicas_max", &ServiceRecord::replicas_max);
+  c.integer("sample_every", &ServiceRecord::sample_every);
+  c.integer("request_rows", &ServiceRecord::request_rows);
+  c.read();
+  return out;
+}
+
+std::vector<ServiceSampleRecord> read_service_series(const TraceReader& r, const std::string& path) {
+  std::vector<ServiceSampleRecord> out(rows(r, schema::SERVICE_SERIES));
+  TableRows<schema::SERVICE_SERIES, ServiceSampleRecord> c(r, path, out);
+  c.integer("service", &ServiceSampleRecord::service);
+  c.f64("t_s", &ServiceSampleRecord::t_s);
+  c.f64("interval_s", &ServiceSampleRecord::interval_s);
+  c.integer("arrived", &ServiceSampleRecord::arrived);
+  c.integer("completed", &ServiceSampleRecord::completed);
+  c.f64("e2e_p50_s", &ServiceSampleRecord::e2e_p50_s);
+  c.f64("e2e_p99_s", &ServiceSampleRecord::e2e_p99_s);
+  c.f64("ttft_p99_s", &ServiceSampleRecord::ttft_p99_s);
+  c.f64("tpot_p99_s", &ServiceSampleRecord::tpot_p99_s);
+  c.f64("slo_attained", &ServiceSampleRecord::slo_attained);
+  c.integer("queue_length", &ServiceSampleRecord::queue_length);
+  c.integer("replicas_up", &ServiceSampleRecord::replicas_up);
+  c.integer("replicas_wanted", &ServiceSampleRecord::replicas_wanted);
+  c.f64("busy_fraction", &ServiceSampleRecord::busy_fraction);
+  c.read();
+  return out;
+}
+
+std::vector<ServiceRequestRecord> read_service_requests(const TraceReader& r, const std::string& path) {
+  std::vector<ServiceRequestRecord> out(rows(r, schema::SERVICE_REQUESTS));
+  TableRows<schema::SERVICE_REQUESTS, ServiceRequestRecord> c(r, path, out);
+  c.integer("service", &ServiceRequestRecord::service);
+  c.integer("replica", &ServiceRequestRecord::replica);
+  c.integer("request", &ServiceRequestRecord::request);
+  c.f64("arrival_s", &ServiceRequestRecord::arrival_s);
+  c.f64("start_s", &ServiceRequestRecord::start_s);
+  c.f64("first_token_s", &ServiceRequestRecord::first_token_s);
+  c.f64("end_s", &ServiceRequestRecord::end_s);
+  c.integer("prompt_tokens", &ServiceRequestRecord::prompt_tokens);
+  c.integer("output_tokens", &ServiceRequestRecord::output_tokens);
+  c.read();
+  return out;
+}
+
 }  // namespace
 
 TraceAttributes read_trace_attributes(const TraceReader& reader, const std::string& path) {
@@ -439,6 +512,12 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   data.preemptions = read_preemptions(*reader, path, parts);
   data.has_node_events = has_table(*reader, schema::NODE_EVENTS);
   if (data.has_node_events) data.node_events = read_node_events(*reader, path);
+  // Services: the three tables are written together (docs/trace-format.md).
+  if (has_table(*reader, schema::SERVICES)) {
+    data.services = read_services(*reader, path);
+    data.service_series = read_service_series(*reader, path);
+    if (parts.requests) data.service_requests = read_service_requests(*reader, path);
+  }
   return data;
 }
 
@@ -454,8 +533,10 @@ TraceData read_trace(const TraceReader& reader, const std::string& label, TraceP
 
 bool read_by_read_trace(std::string_view table, TraceParts parts) {
   for (const schema::Table* t : {&schema::NODES, &schema::JOBS, &schema::UTILIZATION, &schema::LEDGER, &schema::POOLS,
-                                 &schema::BUDGET_EVENTS, &schema::PREEMPTIONS, &schema::NODE_EVENTS})
+                                 &schema::BUDGET_EVENTS, &schema::PREEMPTIONS, &schema::NODE_EVENTS, &schema::SERVICES,
+                                 &schema::SERVICE_SERIES})
     if (table == t->name) return true;
+  if (parts.requests && table == schema::SERVICE_REQUESTS.name) return true;
   return parts.events && table == schema::EVENTS.name;
 }
 

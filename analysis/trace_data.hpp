@@ -184,6 +184,71 @@ struct UtilizationSample {
   std::int32_t total_gpus = 0;
 };
 
+// Inference services (docs/serving.md), from /services, /service_series and
+// /service_requests (docs/trace-format.md): a trace without services has none of them.
+// NaN: not applicable (a latency of a service that completed nothing, a TTFT of a model
+// without tokens, an SLO target not set).
+struct ServiceRecord {
+  std::int32_t service = 0;  // its index, in scenario order
+  std::string name;
+  std::string team;   // "" for none
+  std::string model;  // "" with `latency:`
+  std::int64_t arrived = 0;
+  std::int64_t completed = 0;
+  std::int64_t unfinished = 0;  // queued or being served at the end
+  double e2e_mean_s = std::numeric_limits<double>::quiet_NaN();
+  double e2e_p50_s = std::numeric_limits<double>::quiet_NaN();
+  double e2e_p95_s = std::numeric_limits<double>::quiet_NaN();
+  double e2e_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double wait_mean_s = std::numeric_limits<double>::quiet_NaN();
+  double ttft_p50_s = std::numeric_limits<double>::quiet_NaN();
+  double ttft_p95_s = std::numeric_limits<double>::quiet_NaN();
+  double ttft_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double tpot_p50_s = std::numeric_limits<double>::quiet_NaN();
+  double tpot_p95_s = std::numeric_limits<double>::quiet_NaN();
+  double tpot_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double slo_p99_s = std::numeric_limits<double>::quiet_NaN();  // targets
+  double slo_ttft_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double slo_tpot_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double slo_attained = std::numeric_limits<double>::quiet_NaN();  // share of completed requests within every target
+  std::int64_t prompt_tokens = 0;
+  std::int64_t output_tokens = 0;
+  double replica_gpu_s = 0;
+  double cost_usd = 0;
+  std::int32_t replicas_max = 0;
+  std::int64_t sample_every = 0;  // /service_requests keeps every k-th completed request (0: none)
+  std::int64_t request_rows = 0;  // the rows it kept
+};
+
+struct ServiceSampleRecord {
+  std::int32_t service = 0;
+  double t_s = 0;
+  double interval_s = 0;
+  std::int64_t arrived = 0;
+  std::int64_t completed = 0;
+  double e2e_p50_s = std::numeric_limits<double>::quiet_NaN();
+  double e2e_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double ttft_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double tpot_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double slo_attained = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t queue_length = 0;
+  std::int32_t replicas_up = 0;
+  std::int32_t replicas_wanted = 0;
+  double busy_fraction = 0;
+};
+
+struct ServiceRequestRecord {
+  std::int32_t service = 0;
+  std::int32_t replica = 0;
+  std::int64_t request = 0;
+  double arrival_s = 0;
+  double start_s = 0;
+  double first_token_s = 0;
+  double end_s = 0;
+  std::int32_t prompt_tokens = 0;
+  std::int32_t output_tokens = 0;
+};
+
 struct TraceData {
   TraceAttributes attrs;
   std::vector<NodeRecord> nodes;
@@ -198,6 +263,9 @@ struct TraceData {
   std::vector<NodeEventRecord> node_events;
   bool has_node_events = false;  // the trace has /node_events (else interruptions come from /events' node_down rows)
   bool has_events = true;        // the trace has /events (output.events: false leaves it out)
+  std::vector<ServiceRecord> services;                // empty: the run had no services
+  std::vector<ServiceSampleRecord> service_series;
+  std::vector<ServiceRequestRecord> service_requests;  // TraceParts::requests
 };
 
 // What read_trace reads besides the tables every figure needs.
@@ -209,6 +277,9 @@ struct TraceParts {
   // those fields at their defaults (a million-job trace reads about a tenth faster);
   // tools that look at single jobs, charges or preemptions keep the default.
   bool details = true;
+  // /service_requests, the sampled requests of services: no figure of the report, the
+  // JSON, a comparison or the plots reads them (the services' totals and series do).
+  bool requests = true;
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

@@ -24,6 +24,7 @@
 #include "analysis/file_names.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/overlay_plots.hpp"
+#include "analysis/service_report.hpp"
 #include "analysis/strategy_comparison.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
@@ -198,6 +199,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   struct ReadBack {
     analysis::StrategyFigures figures;
     std::vector<std::pair<std::string, analysis::TeamFigures>> teams;
+    std::vector<std::pair<std::string, analysis::ServiceFigures>> services;
     std::optional<analysis::TraceData> kept;  // replication 0 of each variant, for the plots
   };
   std::vector<ReadBack> read(variants.size() * c.replications);
@@ -205,6 +207,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
     const analysis::Metrics metrics = analysis::compute_metrics(trace);
     read[i].figures = analysis::strategy_figures(trace, metrics);
     read[i].teams = analysis::team_figures(metrics);
+    read[i].services = analysis::service_figures(trace);
     if (i % c.replications == 0 && plots) read[i].kept = std::move(trace);
   };
   std::vector<models::RunSpec> specs;
@@ -220,7 +223,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       if (to_folder) spec.output_stem = (fs::path(work->path()) / (names[v] + "-r" + std::to_string(r))).string();
       // The figures come from the tables kept in memory as the run writes them (with -o,
       // beside the file: it is never read back), on the run's thread; /events only for the plots.
-      const analysis::TraceParts parts{.events = plots && r == 0};
+      const analysis::TraceParts parts{.events = plots && r == 0, .requests = false};
       spec.in_memory_tables = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
       spec.read_in_memory = [&take, i, parts](const trace::TraceReader& t, const std::string& label) {
         take(i, analysis::read_trace(t, label, parts));
@@ -241,11 +244,12 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   std::vector<analysis::StrategyResult> results;
   std::vector<analysis::TraceData> first_runs;  // replication 0 of each variant, for the plots
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    analysis::StrategyResult result{variants[v].label, variants[v].yaml, {}, {}};
+    analysis::StrategyResult result{variants[v].label, variants[v].yaml, {}, {}, {}};
     for (std::size_t r = 0; r < c.replications; ++r) {
       ReadBack& b = read[v * c.replications + r];
       result.replications.push_back(std::move(b.figures));
       result.team_replications.push_back(std::move(b.teams));
+      result.service_replications.push_back(std::move(b.services));
       if (r == 0 && plots) first_runs.push_back(std::move(*b.kept));
     }
     results.push_back(std::move(result));

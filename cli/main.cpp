@@ -27,6 +27,7 @@
 #include "analysis/plots.hpp"
 #include "analysis/pools.hpp"
 #include "analysis/report.hpp"
+#include "analysis/service_report.hpp"
 #include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
@@ -123,7 +124,7 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   // The figures come from a copy of the trace's tables kept in memory as they are written,
   // never from reading the file back (docs/engine.md, "The summary from memory"); /events
   // only when the plots need it.
-  const analysis::TraceParts parts{.events = plots};
+  const analysis::TraceParts parts{.events = plots, .requests = false};
   trace::MemoryTrace memory(trace_path);
   const models::RunSummary r = models::run_simulation_to(
       s, schedulers, trace_path, bounded, memory,
@@ -132,7 +133,10 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   const analysis::TraceData data = analysis::read_trace(memory, trace_path, parts);
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
-  if (plots) pngs = analysis::write_plots(data, out_dir, suffix);
+  if (plots) {
+    pngs = analysis::write_plots(data, out_dir, suffix);
+    for (std::string& p : analysis::plot_services(data, out_dir, suffix)) pngs.push_back(std::move(p));
+  }
   if (quiet) return 0;
   std::printf("gcsim %s: scenario '%s' (seed %llu, replication %llu)\n", VERSION, s.name.c_str(),
               static_cast<unsigned long long>(models::run_seed(s, options)), static_cast<unsigned long long>(replication));
@@ -163,6 +167,16 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
                 horizon.c_str(), analysis::format_duration(m.last_completion_s).c_str());
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
+  // Each inference service in a line (gcsim analyze: Services, for the rest).
+  for (const analysis::ServiceSummary& sv : analysis::summarize_services(data)) {
+    const analysis::ServiceRecord& r = sv.record;
+    std::string slo;
+    if (!sv.slo.empty()) slo = ", " + analysis::format_percent(r.slo_attained) + " within its SLO";
+    std::printf("  service %s: %s completed, p99 %s%s, %s per million requests\n", r.name.c_str(),
+                analysis::format_count(static_cast<double>(r.completed), 0).c_str(),
+                analysis::format_latency(r.e2e_p99_s).c_str(), slo.c_str(),
+                units::format_usd(sv.cost_per_million_requests_usd).c_str());
+  }
   for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());
   for (const std::string& n : r.notes) std::printf("  note: %s\n", n.c_str());
   std::printf("  trace: %s\n", trace_path.c_str());
@@ -221,7 +235,7 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
       throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");
     std::vector<analysis::ComparedRun> runs;
     for (const std::string& path : trace_paths)
-      runs.push_back(analysis::compared_run(path, analysis::read_trace(path, {.events = false, .details = false})));
+      runs.push_back(analysis::compared_run(path, analysis::read_trace(path, {.events = false, .details = false, .requests = false})));
     std::cout << (json ? analysis::format_comparison_json(runs) : analysis::format_comparison(runs));
     return 0;
   }
@@ -230,7 +244,7 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
   // nor the columns of single jobs and charges (TraceParts::details), but the elastic pools'
   // plots draw their cost from the charges' times and pools.
   const analysis::TraceData data =
-      analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = !plot_dir.empty()});
+      analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = !plot_dir.empty(), .requests = false});
   const analysis::Metrics m = analysis::compute_metrics(data);
   // Elastic pools' tables are read here, beside the trace data (analysis/pools.hpp).
   const analysis::ElasticPoolTables elastic = analysis::read_elastic_pools(trace_path);
@@ -239,7 +253,9 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
     make_output_dir(plot_dir);
     pngs = analysis::write_plots(data, plot_dir);
     for (std::string& p : analysis::plot_elastic_pools(data, elastic, plot_dir)) pngs.push_back(std::move(p));
+    for (std::string& p : analysis::plot_services(data, plot_dir)) pngs.push_back(std::move(p));
   }
+  const std::vector<analysis::ServiceSummary> services = analysis::summarize_services(data);
   const std::vector<analysis::ElasticPoolSummary> elastic_pools = analysis::summarize_elastic_pools(data, elastic);
   // Alerting rules (the scenario's, or --rules) over the run's metrics (docs/alerts.md).
   std::optional<analysis::AlertsReport> alerts;
@@ -249,20 +265,22 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
     const auto reader = trace::TraceReader::open(trace_path);
     alerts = analysis::report_alerts(data, analysis::read_metrics(*reader), rules, rules_from);
   }
-  if (json && elastic_pools.empty() && !alerts) {
+  if (json && elastic_pools.empty() && !alerts && services.empty()) {
     std::cout << analysis::format_json(m, data.attrs, analysis::team_budgets(data));
   } else if (json) {
-    // format_json's object with the keys `elastic_pools` and `alerts` last (docs/analysis.md, "JSON").
+    // format_json's object with the keys `elastic_pools`, `services` and `alerts` last (docs/analysis.md, "JSON").
     analysis::JsonObject j;
     j.string("scenario_name", data.attrs.scenario_name);
     analysis::append_run_json(j, data.attrs, m);
     analysis::append_metrics_json(j, m, analysis::team_budgets(data));
     if (!elastic_pools.empty()) j.raw("elastic_pools", analysis::elastic_pools_json(elastic_pools, j.depth() + 1));
+    if (!services.empty()) j.raw("services", analysis::services_json(services, j.depth() + 1));
     if (alerts) j.raw("alerts", analysis::alerts_json(*alerts, j.depth() + 1));
     std::cout << j.finish() << "\n";
   } else {
     std::cout << analysis::format_report(data, m);
     std::cout << analysis::format_elastic_pools(elastic_pools);
+    std::cout << analysis::format_services(services);
     if (alerts) std::cout << analysis::format_alerts(*alerts);
     for (const auto& p : pngs) std::cout << "plot: " << p << "\n";
   }

@@ -1,5 +1,5 @@
 // The `output:` section: the trace's file name, its compression level and the optional
-// /flows, /events and /metrics tables. That flows
+// /flows, /events and /metrics tables, the rows of /service_requests. That flows
 // need a network section is checked in the resolve step.
 #pragma once
 
@@ -25,6 +25,11 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
      .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
              "only the plots' interruption marks of traces without /node_events",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
+    {.name = "request_rows", .type = "integer",
+     .help = "the most completed requests of each service kept in /service_requests, a regular 1-in-k sample (k a "
+             "power of two, /services.sample_every); 0: none",
+     .kind = config::KeyKind::Integer, .min = 0, .max = static_cast<double>(MAX_REQUEST_ROWS), .has_default = true,
+     .default_number = static_cast<double>(DEFAULT_REQUEST_ROWS)},
     {"metrics", "map", "none", false, "", "sample simulated GPU metrics into the /metrics table (with network:, node latency into /node_latency; metrics.md)"},
 };
 

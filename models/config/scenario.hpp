@@ -141,6 +141,10 @@ struct BudgetSpec {
   std::string path;
 };
 
+// output.request_rows: the most rows of /service_requests per service (docs/serving.md).
+inline constexpr std::int64_t DEFAULT_REQUEST_ROWS = 1'000'000;
+inline constexpr std::int64_t MAX_REQUEST_ROWS = 100'000'000;  // about 6 GB of kept rows per service
+
 struct OutputSpec {
   std::string trace;  // file name of the trace; default "<name>.h5"
   bool flows = false; // write the /flows table (one row per network flow)
@@ -150,6 +154,9 @@ struct OutputSpec {
   // output.metrics.every: the interval of the simulated GPU metrics (docs/metrics.md);
   // zero: no /metrics table.
   sim::SimTime metrics_every = sim::SimTime::zero();
+  // output.request_rows: the completed requests of each service kept in /service_requests
+  // by systematic sampling (models/trace/service_tables.hpp); 0: none.
+  std::int64_t request_rows = DEFAULT_REQUEST_ROWS;
 };
 
 // When a run stops: at the horizon (the default: the planning period, for which a fixed

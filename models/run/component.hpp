@@ -157,6 +157,9 @@ inline constexpr int BUILD_TRACE = 400;    // uses speeds, costs and budgets
 inline constexpr int BUILD_MARKET = 500;
 inline constexpr int BUILD_NETWORK = 600;  // uses speeds; sets network and topology
 inline constexpr int BUILD_STORAGE = 700;  // uses speeds
+// The trace's service tables (models/trace/service_tables.hpp), a serving::ServiceSink: before
+// the serving part, an extension, which finds it by ctx.find<serving::ServiceSink>().
+inline constexpr int BUILD_SERVICE_TABLES = 800;
 // Registered parts from here on see every built-in part already built.
 inline constexpr int BUILD_EXTENSIONS = 1000;
 

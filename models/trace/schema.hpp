@@ -271,6 +271,53 @@ inline constexpr Column METRICS[] = {{"time_s", T::F64},
 // latency_s (state "on"), or that the node has none (state "off", NaN).
 inline constexpr Column NODE_LATENCY[] = {
     {"time_s", T::F64}, {"node", T::I32}, {"state", T::Enum8, METRIC_STATES}, {"latency_s", T::F64}};
+// Inference services (docs/serving.md), one row per service (models/serving/service_records.hpp's
+// ServiceTotals) with its request sampling: sample_every k (every k-th completed request of
+// the service kept in /service_requests; 0 when output.request_rows is 0) and request_rows,
+// the rows kept.
+inline constexpr Column SERVICES[] = {{"service", T::I32},
+                                      {"name", T::Str, {}, NAME_BYTES},
+                                      {"team", T::Str, {}, NAME_BYTES},
+                                      {"model", T::Str, {}, NAME_BYTES},
+                                      {"arrived", T::I64},
+                                      {"completed", T::I64},
+                                      {"unfinished", T::I64},
+                                      {"e2e_mean_s", T::F64},
+                                      {"e2e_p50_s", T::F64},
+                                      {"e2e_p95_s", T::F64},
+                                      {"e2e_p99_s", T::F64},
+                                      {"wait_mean_s", T::F64},
+                                      {"ttft_p50_s", T::F64},
+                                      {"ttft_p95_s", T::F64},
+                                      {"ttft_p99_s", T::F64},
+                                      {"tpot_p50_s", T::F64},
+                                      {"tpot_p95_s", T::F64},
+                                      {"tpot_p99_s", T::F64},
+                                      {"slo_p99_s", T::F64},
+                                      {"slo_ttft_p99_s", T::F64},
+                                      {"slo_tpot_p99_s", T::F64},
+                                      {"slo_attained", T::F64},
+                                      {"prompt_tokens", T::I64},
+                                      {"output_tokens", T::I64},
+                                      {"replica_gpu_s", T::F64},
+                                      {"cost_usd", T::F64},
+                                      {"replicas_max", T::I32},
+                                      {"sample_every", T::I64},
+                                      {"request_rows", T::I64}};
+// Each service over each interval of output.service_interval (ServiceSample).
+inline constexpr Column SERVICE_SERIES[] = {{"service", T::I32},       {"t_s", T::F64},
+                                            {"interval_s", T::F64},    {"arrived", T::I64},
+                                            {"completed", T::I64},     {"e2e_p50_s", T::F64},
+                                            {"e2e_p99_s", T::F64},     {"ttft_p99_s", T::F64},
+                                            {"tpot_p99_s", T::F64},    {"slo_attained", T::F64},
+                                            {"queue_length", T::I64},  {"replicas_up", T::I32},
+                                            {"replicas_wanted", T::I32}, {"busy_fraction", T::F64}};
+// The completed requests kept by sampling (RequestRecord), per service in completion order.
+inline constexpr Column SERVICE_REQUESTS[] = {{"service", T::I32},       {"replica", T::I32},
+                                              {"request", T::I64},       {"arrival_s", T::F64},
+                                              {"start_s", T::F64},       {"first_token_s", T::F64},
+                                              {"end_s", T::F64},         {"prompt_tokens", T::I32},
+                                              {"output_tokens", T::I32}};
 }  // namespace detail
 
 inline constexpr Table EVENTS{"events", detail::EVENTS};
@@ -299,5 +346,10 @@ inline constexpr Table SCALE_DECISIONS{"scale_decisions", detail::SCALE_DECISION
 inline constexpr Table METRICS{"metrics", detail::METRICS};  // only with output: {metrics: ...}
 // Only with output: {metrics: ...} and a network: section.
 inline constexpr Table NODE_LATENCY{"node_latency", detail::NODE_LATENCY};
+// Only when the run has services (`workload.services`, docs/serving.md): the three are
+// written together, or none of them.
+inline constexpr Table SERVICES{"services", detail::SERVICES};
+inline constexpr Table SERVICE_SERIES{"service_series", detail::SERVICE_SERIES};
+inline constexpr Table SERVICE_REQUESTS{"service_requests", detail::SERVICE_REQUESTS};
 
 }  // namespace gcsim::trace::schema

@@ -27,7 +27,7 @@ std::string line_with(const std::string& text, const std::string& label) {
 StrategyResult variant(const std::string& label, std::vector<std::pair<std::string, TeamFigures>> teams) {
   StrategyFigures figures;
   figures.fill(1.0);
-  return StrategyResult{label, "  policy: fifo\n", {figures}, {std::move(teams)}};
+  return StrategyResult{label, "  policy: fifo\n", {figures}, {std::move(teams)}, {}};
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ budgets:
 TEST_CASE("trace schema: every table's columns reach the trace file as listed", "[unit][trace]") {
   for (const schema::Table* t : {&schema::EVENTS, &schema::UTILIZATION, &schema::LEDGER, &schema::BUDGET_EVENTS,
                                  &schema::JOBS, &schema::NODES, &schema::POOLS, &schema::INPUTS, &schema::LINKS, &schema::FLOWS,
-                                 &schema::NODE_EVENTS, &schema::POOL_SIZES, &schema::SCALE_DECISIONS}) {
+                                 &schema::NODE_EVENTS, &schema::POOL_SIZES, &schema::SCALE_DECISIONS, &schema::SERVICES,
+                                 &schema::SERVICE_SERIES, &schema::SERVICE_REQUESTS}) {
     INFO(t->name);
     const std::vector<trace::Column> columns = models::trace_columns(*t);
     REQUIRE(columns.size() == t->columns.size());

@@ -98,7 +98,7 @@ TEST_CASE("Two parts subscribed in the opposite order see a signal in their decl
 TEST_CASE("The component registry: built-in parts by name, in build order", "[unit][components]") {
   const models::ComponentRegistry& reg = models::builtins().components;
   CHECK(reg.build_order() == std::vector<std::string>{"model-speeds", "cost-meter", "budgets", "trace", "spot-market",
-                                                      "network", "storage", "autoscaler", "metrics", "network-latency",
+                                                      "network", "storage", "service-tables", "autoscaler", "metrics", "network-latency",
                                                       "recorded-replay"});
   REQUIRE(reg.find("budgets") != nullptr);
   CHECK_FALSE(reg.find("budgets")->description.empty());
