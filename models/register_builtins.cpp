@@ -18,6 +18,7 @@
 #include "models/scheduler/sjf.hpp"
 #include "models/scheduler/spot_fallback.hpp"
 #include "models/scheduler/srtf.hpp"
+#include "models/serving_part.hpp"
 
 namespace gcsim::models {
 
@@ -62,6 +63,7 @@ void register_builtins(Builtins& b) {
   b.components.add(autoscaler_component());
   b.components.add(metrics_component());
   b.components.add(network_latency_component());
+  b.components.add(serving_component());
 }
 
 const Builtins& builtins() {

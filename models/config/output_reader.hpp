@@ -25,6 +25,9 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
      .help = "write the /events table (every submit, start, finish, stop); false leaves it out: no figure needs it, "
              "only the plots' interruption marks of traces without /node_events",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
+    {.name = "service_interval", .type = "duration",
+     .help = "the interval of each service's samples (requests, latency quantiles, SLO attainment, replicas; docs/serving.md)",
+     .kind = config::KeyKind::Duration, .min = 1, .has_default = true, .default_number = 60e9},
     {"metrics", "map", "none", false, "", "sample simulated GPU metrics into the /metrics table (with network:, node latency into /node_latency; metrics.md)"},
 };
 

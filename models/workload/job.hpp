@@ -45,6 +45,10 @@ struct JobRequest {
   // Exactly one of these describes the work: a measured duration, or FLOP at a rate.
   bool has_duration = true;
   Precision precision = Precision::Fp32;   // work jobs' (one byte, beside the flag)
+  // A job without an end of its own (a service's replica, docs/serving.md): it is driven
+  // (JobRun::driven), its `duration` only an estimate for the policies (the horizon), and it
+  // runs until its owner ends it with Cluster::finish_job; stopped, it is queued again.
+  bool open_ended = false;
   sim::SimTime duration;
   double work_flop = 0;
   double efficiency = 0;
