@@ -399,7 +399,8 @@ void ServingController::autoscale(Service& s) {
   const int up = replicas_up(s);
   const int busy = static_cast<int>(
       std::count_if(s.replicas.begin(), s.replicas.end(), [](const Replica& r) { return r.state == State::Busy; }));
-  const double utilization = up > 0 ? static_cast<double>(busy) / up : 1.0;
+  // No replica up yet (all placing or cold): no utilization, so no decision on it.
+  const double utilization = up > 0 ? static_cast<double>(busy) / up : NaN;
   const bool by_queue = a.measure == serving::ReplicaAutoscaleSpec::Measure::QueueLength;
   const bool out = by_queue ? static_cast<double>(s.queue.size()) > a.threshold : utilization > a.threshold;
   const bool in = s.queue.empty() && utilization < (by_queue ? 0.5 : a.threshold / 2);

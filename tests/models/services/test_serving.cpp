@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cluster/cluster.hpp"
 #include "models/register_builtins.hpp"
 #include "models/serving_part.hpp"
 #include "models/services/serving_controller.hpp"
@@ -47,13 +48,24 @@ struct Captured {
   std::vector<ServiceSample> samples;
   std::vector<ServiceTotals> totals;
   models::RunSummary summary;
+  std::vector<std::pair<std::string, double>> job_starts;  // every job's name and first start (s)
+  std::vector<double> job_ends;                             // its end (s), -1 while running
 };
 
 // The sink and the cost provider of a test run, built before the serving part.
 class Capture final : public models::Component, public models::serving::ServiceSink, public models::ReplicaCostProvider {
  public:
-  Capture(std::shared_ptr<Captured> out, std::function<std::unique_ptr<models::serving::ReplicaCost>()> cost)
-      : out_(std::move(out)), cost_(std::move(cost)) {}
+  Capture(std::shared_ptr<Captured> out, std::function<std::unique_ptr<models::serving::ReplicaCost>()> cost,
+          const models::Cluster& cluster)
+      : out_(std::move(out)), cost_(std::move(cost)), cluster_(cluster) {}
+  // After the serving part's finish (built before it, it finishes after it).
+  void finish(models::RunSummary&) override {
+    for (const models::Job& j : cluster_.jobs())
+    {
+      out_->job_starts.emplace_back(j.name, j.started_once ? j.start.seconds() : -1.0);
+      out_->job_ends.push_back(j.status == models::JobStatus::Completed ? j.end.seconds() : -1.0);
+    }
+  }
   void request(const RequestRecord& r) override { out_->requests.push_back(r); }
   void sample(const ServiceSample& s) override { out_->samples.push_back(s); }
   void totals(const ServiceTotals& t) override { out_->totals.push_back(t); }
@@ -65,6 +77,7 @@ class Capture final : public models::Component, public models::serving::ServiceS
  private:
   std::shared_ptr<Captured> out_;
   std::function<std::unique_ptr<models::serving::ReplicaCost>()> cost_;
+  const models::Cluster& cluster_;
 };
 
 std::shared_ptr<Captured> run(const models::Scenario& s, std::uint64_t replication = 0,
@@ -73,8 +86,8 @@ std::shared_ptr<Captured> run(const models::Scenario& s, std::uint64_t replicati
   models::Builtins b;
   models::register_builtins(b);
   b.components.add({"test-service-sink", "captures the services' records", models::BUILD_EXTENSIONS,
-                    [out, cost](models::RunContext&) -> std::unique_ptr<models::Component> {
-                      return std::make_unique<Capture>(out, cost);
+                    [out, cost](models::RunContext& ctx) -> std::unique_ptr<models::Component> {
+                      return std::make_unique<Capture>(out, cost, ctx.cluster);
                     }});
   models::RunOptions options;
   options.parts = &b.components;
@@ -311,4 +324,54 @@ TEST_CASE("the same seed gives the same records, another seed others", "[model][
   CHECK(arrived == a->totals[0].arrived);
   CHECK(completed == a->totals[0].completed);
   CHECK(a->summary.services.size() == 1);
+}
+
+TEST_CASE("replica autoscaling: one replica out when the queue trigger has held for `for`", "[model][serving]") {
+  // Requests every 100 ms, a batch of one takes 1 s: one replica serves 1 a second, the
+  // queue grows. The service acts at each batch end: at 1.1 s (request 1 starts) 9 wait,
+  // more than 5: the trigger holds from 1.1 s, and at 3.1 s (2 s later) a second replica
+  // is submitted, placed and serving at once (cold start 0). The trigger holds again from
+  // 3.1 s (the next check, at r0's batch end that instant): a third at 5.1 s; max 3.
+  const std::string yaml = "name: a\nhorizon: 10s\n" + one_node() +
+                           "workload:\n  services:\n    - {name: q, requests: {arrival: 100ms}, latency: 1s, "
+                           "replicas: {min: 1, max: 3, autoscale: {when: queue_length > 5, for: 2s}}}\n";
+  const auto out = run(test::scenario_from_yaml(yaml));
+  std::vector<std::pair<std::string, double>> expected = {{"q/r0", 0.0}, {"q/r1", 3.1}, {"q/r2", 5.1}};
+  REQUIRE(out->job_starts.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(out->job_starts[i].first == expected[i].first);
+    CHECK(out->job_starts[i].second == Approx(expected[i].second).margin(1e-9));
+  }
+  REQUIRE(out->totals.size() == 1);
+  CHECK(out->totals[0].replicas_max == 3);
+  // Replica 1's first request starts as it becomes ready, at 3.1 s.
+  bool r1_first = false;
+  for (const auto& r : out->requests)
+    if (r.replica == 1) {
+      CHECK(r.start_s == Approx(3.1).margin(1e-9));
+      r1_first = true;
+      break;
+    }
+  CHECK(r1_first);
+}
+
+TEST_CASE("replica autoscaling: the newest idle replica in when the queue is empty and utilization low", "[model][serving]") {
+  // Requests every 1 s, a batch takes 500 ms; `utilization > 50%` with `for: 0s`. At 1 s r0
+  // starts request 0: utilization 1 > 50%, r1 is added (ready at once, idle: 1/2 is not
+  // above 50%). At 1.5 s r0 is done: no replica busy, the queue empty, utilization 0 below
+  // half the threshold (25%): the newest idle replica, r1, ends (finish_job). (At 0 s no
+  // replica is up yet, r0 being placed: no utilization, no decision.) The same
+  // each second: r2 2.0-2.5 s. (`for` is what keeps a real service from this flapping.)
+  const std::string yaml = "name: a\nhorizon: 2.8s\n" + one_node() +
+                           "workload:\n  services:\n    - {name: q, requests: {arrival: 1s}, latency: 500ms, "
+                           "replicas: {min: 1, max: 2, autoscale: {when: utilization > 50%, for: 0s}}}\n";
+  const auto out = run(test::scenario_from_yaml(yaml));
+  REQUIRE(out->job_starts.size() == 3);
+  CHECK(out->job_starts[1].first == "q/r1");
+  CHECK(out->job_starts[1].second == Approx(1.0));
+  CHECK(out->job_ends[1] == Approx(1.5));
+  CHECK(out->job_starts[2].second == Approx(2.0));
+  CHECK(out->job_ends[2] == Approx(2.5));
+  CHECK(out->job_ends[0] == -1.0);  // r0 stays: min 1
+  CHECK(out->totals[0].replicas_max == 2);
 }
