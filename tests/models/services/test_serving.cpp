@@ -375,3 +375,40 @@ TEST_CASE("replica autoscaling: the newest idle replica in when the queue is emp
   CHECK(out->job_ends[0] == -1.0);  // r0 stays: min 1
   CHECK(out->totals[0].replicas_max == 2);
 }
+
+TEST_CASE("continuous batching: a replica preempted mid-iteration restarts its requests with the KV cache freed",
+          "[model][serving]") {
+  // One 1-GPU node; the test cost (10 ms + 0.1 ms per prefill token + 1 ms per decoding
+  // request); prompts 100, outputs 3, a request every 15 ms, max_batch 3; a KV cache of 309
+  // tokens holds three requests (103 each). A job of class 10 preempts the replica at
+  // 100.5 ms, during the iteration 100-122 ms (r2 decoding, r3 decoding, r4 in prefill: see
+  // the hand case above): r2, r3 and r4 go back to the head of the queue. The job ends at
+  // 1.1005 s; the replica serves again then (cold start 0) with its cache empty: r2, r3, r4
+  // join the first iteration (their prefills: 10 + 30 = 40 ms), first tokens at 1.1405 s.
+  const std::string yaml = "name: cp\nhorizon: 3s\n" + one_node("T4", 1) +
+                           "scheduler: {policy: priority, preemption: {mode: lose}}\n"
+                           "workload:\n  jobs:\n    - {name: train, submit: 100.5ms, gpus: 1, duration: 1s, priority: 10}\n"
+                           "  services:\n    - {name: c, model: gpt2-xl, requests: {arrival: 15ms, prompt_tokens: 100, "
+                           "output_tokens: 3}, batching: {mode: continuous, max_batch: 3}}\n";
+  const auto out = run(test::scenario_from_yaml(yaml), 0, [] { return std::make_unique<TestCost>(0.010, 0.0001, 0.001, 309); });
+  const auto& r = out->requests;
+  REQUIRE(r.size() >= 5);
+  CHECK(r[0].request == 0);
+  CHECK(r[0].end_s == Approx(0.078).margin(1e-9));
+  CHECK(r[1].request == 1);
+  CHECK(r[1].end_s == Approx(0.100).margin(1e-9));
+  for (std::size_t i = 2; i < 5; ++i) {
+    INFO("record " << i);
+    CHECK(r[i].request == i);
+    CHECK(r[i].start_s == Approx(1.1005).margin(1e-9));
+    CHECK(r[i].first_token_s == Approx(1.1405).margin(1e-9));
+  }
+  // Nothing lost or counted twice: every request that arrived completed or is unfinished
+  // (the service is overloaded: with three running, an iteration of 22 ms ends one request,
+  // 45 a second against 66.7 arriving).
+  REQUIRE(out->totals.size() == 1);
+  const auto& t = out->totals[0];
+  CHECK(t.arrived == 200);  // 15 ms .. 3 s
+  CHECK(t.completed + t.unfinished == t.arrived);
+  CHECK(t.completed == r.size());
+}
