@@ -1,8 +1,11 @@
 // `workload.services` (see service_reader.hpp).
 #include "models/config/service_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
+#include <vector>
 
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
@@ -56,14 +59,66 @@ serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n) {
   return a;
 }
 
-void read_requests(const ConfigNode& n, ServiceSpec& s, bool llm, const ConfigNode& service) {
+// `requests.profile`: a CSV file `hour,multiplier`, one row per hour of the week (0..167,
+// 0 = Monday 00:00-01:00) or of the day (0..23, every day alike), each hour once.
+void read_profile(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& sources) {
+  const std::string path = config::SourceResolver::resolve(n.mark().file, config::read_string(n));
+  std::istringstream in(sources.read(n, "request profile"));
+  const auto fail = [&](int line, const std::string& why) {
+    throw ConfigError(ErrorCode::Syntax, SourceMark{path, line, 1}, n.path(), why);
+  };
+  std::string text;
+  int line = 0;
+  std::vector<double> values;
+  std::vector<bool> seen;
+  bool header = false;
+  while (std::getline(in, text)) {
+    ++line;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty() || text[0] == '#') continue;
+    if (!header) {
+      if (text != "hour,multiplier") fail(line, "the header must be 'hour,multiplier', not '" + text + "'");
+      header = true;
+      continue;
+    }
+    const auto comma = text.find(',');
+    if (comma == std::string::npos) fail(line, "expected 'hour,multiplier', got '" + text + "'");
+    char* end = nullptr;
+    const std::string hour_text = text.substr(0, comma), value_text = text.substr(comma + 1);
+    const long hour = std::strtol(hour_text.c_str(), &end, 10);
+    if (hour_text.empty() || *end != '\0' || hour < 0 || hour > 167)
+      throw ConfigError(ErrorCode::OutOfRange, SourceMark{path, line, 1}, n.path(),
+                        "'" + hour_text + "' is not an hour of the week (0..167; 0 is Monday 00:00-01:00)");
+    const double v = std::strtod(value_text.c_str(), &end);
+    if (value_text.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+      throw ConfigError(ErrorCode::OutOfRange, SourceMark{path, line, 1 + static_cast<int>(comma) + 1}, n.path(),
+                        "'" + value_text + "' is not a multiplier (a number >= 0)");
+    const auto h = static_cast<std::size_t>(hour);
+    if (seen.size() <= h) {
+      seen.resize(h + 1, false);
+      values.resize(h + 1, 0.0);
+    }
+    if (seen[h]) throw ConfigError(ErrorCode::Duplicate, SourceMark{path, line, 1}, n.path(), "hour " + hour_text + " is given twice");
+    seen[h] = true;
+    values[h] = v;
+  }
+  const std::size_t rows = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+  if (!(rows == 24 && seen.size() == 24) && !(rows == 168 && seen.size() == 168))
+    n.fail(ErrorCode::OutOfRange, "a profile gives every hour of the week (0..167) or of the day (0..23) once; " + path +
+                                      " gives " + std::to_string(rows) + " rows");
+  s.profile.resize(168);
+  for (std::size_t h = 0; h < 168; ++h) s.profile[h] = values[h % values.size()];
+  s.profile_max = *std::max_element(s.profile.begin(), s.profile.end());
+  if (!(s.profile_max > 0)) n.fail(ErrorCode::OutOfRange, "every multiplier of " + path + " is 0: no request would ever come");
+}
+
+void read_requests(const ConfigNode& n, ServiceSpec& s, bool llm, config::SourceResolver& sources) {
   MapReader r(n, SERVICE_REQUEST_KEYS);
   const ConfigNode& arrival = r.required("arrival");
   s.arrival = read_distribution(arrival, ValueKind::Duration);
   if (!(s.arrival.highest() > 0))
     arrival.fail(ErrorCode::OutOfRange, "the time between arrivals is always 0: requests would never stop coming");
-  if (const ConfigNode* p = r.optional("profile"))
-    p->fail(ErrorCode::Conflict, "requests.profile is not implemented yet (issue 33): leave it out");
+  if (const ConfigNode* p = r.optional("profile")) read_profile(*p, s, sources);
   const ConfigNode* prompt = r.optional("prompt_tokens");
   const ConfigNode* output = r.optional("output_tokens");
   if (llm) {
@@ -77,7 +132,6 @@ void read_requests(const ConfigNode& n, ServiceSpec& s, bool llm, const ConfigNo
         ->fail(ErrorCode::Conflict, s.latency ? std::string("tokens need a model with tokens (an LLM), not `latency`")
                                               : "model '" + s.model + "' has no tokens (not an LLM)");
   }
-  (void)service;
   r.finish();
 }
 
@@ -147,7 +201,7 @@ void read_slo(const ConfigNode& n, ServiceSpec& s) {
 
 }  // namespace
 
-ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models) {
+ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models, config::SourceResolver& sources) {
   MapReader r(n, SERVICE_KEYS);
   ServiceSpec s;
   s.mark = n.mark();
@@ -178,7 +232,7 @@ ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models) {
       p->fail(ErrorCode::Conflict, "precision is the model's: a service with latency has none");
   }
   if (const ConfigNode* b = r.optional("batching")) read_batching(*b, s);
-  read_requests(r.required("requests"), s, s.model_tokens, n);
+  read_requests(r.required("requests"), s, s.model_tokens, sources);
   if (const ConfigNode* rep = r.optional("replicas")) read_replicas(*rep, s);
   if (const ConfigNode* slo = r.optional("slo")) read_slo(*slo, s);
   if (const ConfigNode* g = r.optional("gpu")) {

@@ -8,6 +8,7 @@
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/key_table.hpp"
+#include "sim/config/source_resolver.hpp"
 
 namespace gcsim::models {
 
@@ -37,7 +38,8 @@ inline constexpr config::KeySpec SERVICE_KEYS[] = {
 inline constexpr config::KeySpec SERVICE_REQUEST_KEYS[] = {
     {"arrival", "distribution of durations", "", true, "not always 0",
      "time between consecutive requests (`{dist: exponential, mean: 25ms}`: Poisson arrivals)"},
-    {"profile", "CSV file", "none", false, "", "a rate multiplier over the week (not implemented yet: refused)"},
+    {"profile", "CSV file `hour,multiplier`", "none", false, "168 or 24 rows, >= 0, not all 0",
+     "a rate multiplier by hour of the week: arrivals thinned by it (docs/serving.md)"},
     {"prompt_tokens", "distribution, rounded to an integer", "", false, ">= 1",
      "each request's prompt (required with an LLM, refused otherwise)"},
     {"output_tokens", "distribution, rounded to an integer", "", false, ">= 1",
@@ -87,7 +89,8 @@ inline constexpr config::KeySpec SERVICE_SLO_KEYS[] = {
      .min = 1},
 };
 
-// Reads one `workload.services[i]`; its model is looked up in `models`.
-serving::ServiceSpec read_service(const config::ConfigNode& node, const ModelCatalog& models);
+// Reads one `workload.services[i]`; its model is looked up in `models`, a profile's file
+// read through `sources`.
+serving::ServiceSpec read_service(const config::ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources);
 
 }  // namespace gcsim::models

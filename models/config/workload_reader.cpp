@@ -543,7 +543,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     if (!svcs->is_sequence()) svcs->fail(ErrorCode::WrongType, "services must be a list");
     std::set<std::string> snames;
     for (const auto& sv : svcs->items()) {
-      spec.services.push_back(read_service(sv, models));
+      spec.services.push_back(read_service(sv, models, sources));
       section.service_nodes.push_back(&sv);
       if (!snames.insert(spec.services.back().name).second)
         sv.find("name")->fail(ErrorCode::Duplicate, "service '" + spec.services.back().name + "' is defined twice");

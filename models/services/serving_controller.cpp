@@ -43,7 +43,8 @@ ServingController::ServingController(RunContext& ctx, serving::ServiceSink* sink
   const auto& specs = scenario_.workload.services;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const std::string base = "service." + specs[i].name + ".";
-    auto s = std::make_unique<Service>(ctx.stream(base + "arrivals"), ctx.stream(base + "tokens"), ctx.stream(base + "latency"));
+    auto s = std::make_unique<Service>(ctx.stream(base + "arrivals"), ctx.stream(base + "tokens"), ctx.stream(base + "latency"),
+                                       ctx.stream(base + "profile"));
     s->spec = &specs[i];
     s->index = static_cast<std::uint32_t>(i);
     s->costs.resize(scenario_.cluster.node_types.size());
@@ -60,8 +61,7 @@ void ServingController::on_start(std::uint64_t) {
   for (auto& sp : services_) {
     Service& s = *sp;
     for (int k = 0; k < s.spec->replicas.count; ++k) add_replica(s);
-    s.next_arrival = engine_.now() + sim::SimTime::from_seconds(s.spec->arrival.sample(s.arrivals));
-    if (s.next_arrival > scenario_.horizon) s.next_arrival = sim::SimTime::max();
+    s.next_arrival = next_after(s, engine_.now());
     dispatch(s);
   }
   if (interval_ > sim::SimTime::zero()) act_at<&ServingController::on_interval>(engine_.now() + interval_, this);
@@ -165,8 +165,24 @@ void ServingController::draw_one(Service& s) {
     q.output = draw_tokens(*spec.output_tokens, s.tokens);
   }
   s.ahead.push_back(q);
-  const sim::SimTime next = s.next_arrival + sim::SimTime::from_seconds(spec.arrival.sample(s.arrivals));
-  s.next_arrival = next > scenario_.horizon ? sim::SimTime::max() : next;
+  s.next_arrival = next_after(s, s.next_arrival);
+}
+
+sim::SimTime ServingController::next_after(Service& s, sim::SimTime t) {
+  const ServiceSpec& spec = *s.spec;
+  if (spec.profile.empty()) {
+    const sim::SimTime next = t + sim::SimTime::from_seconds(spec.arrival.sample(s.arrivals));
+    return next > scenario_.horizon ? sim::SimTime::max() : next;
+  }
+  // Thinning (Lewis & Shedler, 1979): candidates at the rate times the largest multiplier
+  // (the drawn gap over it), each kept with probability multiplier(hour) / largest. Exact
+  // for Poisson arrivals (`dist: exponential`): a Poisson process of rate lambda m(t).
+  for (;;) {
+    t = t + sim::SimTime::from_seconds(spec.arrival.sample(s.arrivals) / spec.profile_max);
+    if (t > scenario_.horizon) return sim::SimTime::max();
+    const auto hour = static_cast<std::size_t>((t.ns() / 3'600'000'000'000LL) % 168);
+    if (s.profile.uniform01() * spec.profile_max < spec.profile[hour]) return t;
+  }
 }
 
 sim::SimTime ServingController::arrival_ahead(Service& s, std::size_t k) {

@@ -110,7 +110,7 @@ class ServingController final : public Controller {
   struct Service {
     const serving::ServiceSpec* spec = nullptr;
     std::uint32_t index = 0;
-    sim::RngStream arrivals, tokens, latency;
+    sim::RngStream arrivals, tokens, latency, profile;
     sim::SimTime next_arrival = sim::SimTime::max();  // of the next request to draw
     std::uint64_t next_id = 0;
     Ring queue;
@@ -135,7 +135,8 @@ class ServingController final : public Controller {
     double i_busy_s = 0, i_up_s = 0;
     // Autoscaling: since when the trigger (or the scale-in condition) has held; max(): not.
     sim::SimTime out_since = sim::SimTime::max(), in_since = sim::SimTime::max();
-    Service(sim::RngStream a, sim::RngStream t, sim::RngStream l) : arrivals(a), tokens(t), latency(l) {}
+    Service(sim::RngStream a, sim::RngStream t, sim::RngStream l, sim::RngStream p)
+        : arrivals(a), tokens(t), latency(l), profile(p) {}
   };
 
   // Events.
@@ -153,6 +154,8 @@ class ServingController final : public Controller {
   // Pulls every arrival at or before t (strictly before, with `before`) into the queue.
   void pull(Service& s, sim::SimTime t, bool before = false);
   void draw_one(Service& s);  // the next request of the stream, into `ahead`
+  // The arrival after `t`: one draw of `arrival`, thinned by the profile (max(): past the horizon).
+  sim::SimTime next_after(Service& s, sim::SimTime t);
   // The arrival time of the k-th request (from 1) still to arrive; max() when none.
   sim::SimTime arrival_ahead(Service& s, std::size_t k);
   // Starts what the idle and between-iteration replicas can start now; sets the wake event.

@@ -70,7 +70,10 @@ struct ServiceSpec {
   Precision precision = Precision::Fp16;
   // Requests.
   Distribution arrival;                  // seconds between arrivals
-  std::string profile;                   // a rate multiplier over the week (CSV); empty: none
+  // `requests.profile`: a rate multiplier by hour of the week (168 values, Monday 00:00-01:00
+  // first; empty: none) and its largest value; arrivals are thinned by it.
+  std::vector<double> profile;
+  double profile_max = 0;
   std::optional<Distribution> prompt_tokens;  // whole numbers >= 1 (an LLM)
   std::optional<Distribution> output_tokens;
   BatchingSpec batching;

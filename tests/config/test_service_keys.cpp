@@ -118,9 +118,6 @@ TEST_CASE("Bad services are refused at their key", "[unit][config][serving]") {
   SECTION("arrival always 0") {
     CHECK(error_of(one("requests: {arrival: 0s}, latency: 20ms")).code() == ErrorCode::OutOfRange);
   }
-  SECTION("profile is not implemented") {
-    CHECK(error_of(one("requests: {arrival: 1s, profile: week.csv}, latency: 20ms")).code() == ErrorCode::Conflict);
-  }
   SECTION("an LLM without tokens") { CHECK(error_of(one(ARR + ", model: gpt2-xl")).code() == ErrorCode::MissingKey); }
   SECTION("tokens with latency") {
     const ConfigError e = error_of(one(LLM_REQ + ", latency: 20ms"));
@@ -223,4 +220,45 @@ TEST_CASE("A workload of services alone is a workload", "[unit][config][serving]
   const models::Scenario s = load(CLASSIFY);
   CHECK(s.workload.jobs.empty());
   CHECK(s.workload.services.size() == 1);
+}
+
+TEST_CASE("requests.profile: a CSV of multipliers by hour, and its bad rows at their line", "[unit][config][serving]") {
+  test::TempDir dir;
+  const std::string yaml = HEAD + "    - {name: s, requests: {arrival: 1s, profile: day.csv}, latency: 1ms}\n";
+  auto with = [&](const std::string& csv) {
+    test::write_file(dir.file("day.csv"), csv);
+    return test::scenario_from_yaml(yaml, dir.file("s.yaml"));
+  };
+  std::string day = "hour,multiplier\n";
+  for (int h = 0; h < 24; ++h) day += std::to_string(h) + "," + std::to_string(h == 9 ? 3.0 : 0.5) + "\n";
+  const models::Scenario s = with(day);
+  const auto& p = s.workload.services[0].profile;
+  REQUIRE(p.size() == 168);
+  CHECK(p[9] == 3.0);
+  CHECK(p[24 + 9] == 3.0);  // every day alike
+  CHECK(p[167] == 0.5);
+  CHECK(s.workload.services[0].profile_max == 3.0);
+
+  auto error = [&](const std::string& csv) { return config_error([&] { (void)with(csv); }); };
+  SECTION("a wrong header") { CHECK(error("h,m\n0,1\n").code() == ErrorCode::Syntax); }
+  SECTION("an hour out of range, at its line") {
+    const ConfigError e = error("hour,multiplier\n200,1\n");
+    CHECK(e.code() == ErrorCode::OutOfRange);
+    CHECK(e.mark().line == 2);
+  }
+  SECTION("a negative multiplier") { CHECK(error("hour,multiplier\n0,-1\n").code() == ErrorCode::OutOfRange); }
+  SECTION("an hour twice") { CHECK(error(day + "3,1\n").code() == ErrorCode::Duplicate); }
+  SECTION("23 hours") { CHECK(error(day.substr(0, day.rfind("23,"))).code() == ErrorCode::OutOfRange); }
+  SECTION("all zero") {
+    std::string zero = "hour,multiplier\n";
+    for (int h = 0; h < 24; ++h) zero += std::to_string(h) + ",0\n";
+    CHECK(error(zero).code() == ErrorCode::OutOfRange);
+  }
+  SECTION("no file") {
+    const ConfigError e = config_error([&] {
+      (void)test::scenario_from_yaml(HEAD + "    - {name: s, requests: {arrival: 1s, profile: none.csv}, latency: 1ms}\n",
+                                     dir.file("s.yaml"));
+    });
+    CHECK(e.key_path() == "workload.services[0].requests.profile");
+  }
 }

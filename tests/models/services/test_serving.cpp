@@ -412,3 +412,22 @@ TEST_CASE("continuous batching: a replica preempted mid-iteration restarts its r
   CHECK(t.completed + t.unfinished == t.arrived);
   CHECK(t.completed == r.size());
 }
+
+TEST_CASE("requests.profile thins Poisson arrivals to the multiplier of each hour", "[model][serving]") {
+  // Poisson arrivals of mean 1 s (3,600 an hour) times 2 in hour 0, 0.5 in hour 1 and 0 in
+  // hour 2 (every day alike): about 7,200, 1,800 and no arrivals in the three hourly
+  // samples. A Poisson count of mean m lies within 4 sqrt(m) of it (a false alarm about 1 in
+  // 16,000); a multiplier 10% off moves 7,200 by 720, over 8 sqrt(m).
+  test::TempDir dir;
+  std::string day = "hour,multiplier\n";
+  for (int h = 0; h < 24; ++h) day += std::to_string(h) + "," + (h == 0 ? "2" : h == 1 ? "0.5" : "0") + "\n";
+  test::write_file(dir.file("day.csv"), day);
+  const std::string yaml = "name: pr\nhorizon: 3h\noutput: {service_interval: 1h}\n" + one_node() +
+                           "workload:\n  services:\n    - {name: s, requests: {arrival: {dist: exponential, mean: 1s}, "
+                           "profile: day.csv}, latency: 1ms}\n";
+  const auto out = run(test::scenario_from_yaml(yaml, dir.file("pr.yaml")));
+  REQUIRE(out->samples.size() == 3);
+  CHECK(std::abs(static_cast<double>(out->samples[0].arrived) - 7200) < 4 * std::sqrt(7200.0));
+  CHECK(std::abs(static_cast<double>(out->samples[1].arrived) - 1800) < 4 * std::sqrt(1800.0));
+  CHECK(out->samples[2].arrived == 0);
+}
