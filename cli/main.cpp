@@ -167,15 +167,21 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
                 horizon.c_str(), analysis::format_duration(m.last_completion_s).c_str());
   std::printf("  wait: mean %s, p95 %s; job completion time: mean %s\n", analysis::format_duration(m.wait_s.mean).c_str(),
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
-  // Each inference service in a line (gcsim analyze: Services, for the rest).
-  for (const analysis::ServiceSummary& sv : analysis::summarize_services(data)) {
-    const analysis::ServiceRecord& r = sv.record;
-    std::string slo;
-    if (!sv.slo.empty()) slo = ", " + analysis::format_percent(r.slo_attained) + " within its SLO";
-    std::printf("  service %s: %s completed, p99 %s%s, %s per million requests\n", r.name.c_str(),
-                analysis::format_count(static_cast<double>(r.completed), 0).c_str(),
-                analysis::format_latency(r.e2e_p99_s).c_str(), slo.c_str(),
-                units::format_usd(sv.cost_per_million_requests_usd).c_str());
+  // Services (docs/serving.md): requests, latency, SLO, replicas, cost per million requests.
+  for (const auto& sv : r.services) {
+    const auto ms = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g ms", v * 1e3);
+      return std::isnan(v) ? std::string("-") : std::string(buf);
+    };
+    std::printf("  service %s: %llu requests (%llu unfinished), p99 %s", sv.name.c_str(),
+                static_cast<unsigned long long>(sv.completed), static_cast<unsigned long long>(sv.unfinished),
+                ms(sv.e2e_p99_s).c_str());
+    if (!std::isnan(sv.ttft_p99_s)) std::printf(", TTFT p99 %s", ms(sv.ttft_p99_s).c_str());
+    if (!std::isnan(sv.slo_attained)) std::printf(", SLO attained %.2f%%", 100.0 * sv.slo_attained);
+    std::printf(", replicas up to %d, %s", sv.replicas_max, units::format_usd(sv.cost_usd).c_str());
+    if (sv.completed > 0) std::printf(" (%s per million requests)", units::format_usd(sv.cost_usd * 1e6 / static_cast<double>(sv.completed)).c_str());
+    std::printf("\n");
   }
   for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());
   for (const std::string& n : r.notes) std::printf("  note: %s\n", n.c_str());

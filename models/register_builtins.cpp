@@ -19,6 +19,7 @@
 #include "models/scheduler/spot_fallback.hpp"
 #include "models/scheduler/srtf.hpp"
 #include "models/trace/service_tables.hpp"
+#include "models/serving_part.hpp"
 
 namespace gcsim::models {
 
@@ -64,6 +65,7 @@ void register_builtins(Builtins& b) {
   b.components.add(metrics_component());
   b.components.add(network_latency_component());
   b.components.add(service_tables_component());
+  b.components.add(serving_component());
 }
 
 const Builtins& builtins() {

@@ -14,6 +14,7 @@
 #include "models/config/scenario.hpp"
 #include "models/pricing/ledger.hpp"
 #include "models/run/component.hpp"
+#include "models/serving/service_records.hpp"
 #include "models/spot/spot_market.hpp"
 #include "sim/trace/table_writer.hpp"
 
@@ -92,6 +93,9 @@ struct RunSummary {
   // What parts of the run want said beside the figures (the as-recorded replay's counts),
   // one line each; `gcsim run` prints them as notes.
   std::vector<std::string> notes;
+  // Each service's figures over the run (`workload.services`; docs/serving.md), in
+  // scenario order; `gcsim run` prints a line each.
+  std::vector<serving::ServiceTotals> services;
 };
 
 // Reentrant: runs in other threads at the same time share nothing with this one but the

@@ -334,7 +334,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.overhead_until = j.run_start + overhead;
   j.progress.updated = j.run_start + overhead;
   j.progress.rate = start_rate(j);
-  j.driven = j.comm != nullptr;
+  j.driven = j.comm != nullptr || j.open_ended;
   if (!j.driven) {
     schedule_finish(j);
     checkpoints_.on_run_started(j);

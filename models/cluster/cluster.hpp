@@ -97,8 +97,9 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // The job makes no progress until `at` (>= now; earlier or later than set before), for a
   // hold whose end is only predicted (staging that shares its source tier). Not for driven jobs.
   void hold_progress_until(std::uint32_t job, sim::SimTime at);
-  // Ends a job whose progress a driver runs (Job::comm): releases its nodes as a finish
-  // event would. Call at the instant it finishes.
+  // Ends a job whose progress a driver runs (Job::comm, or JobRequest::open_ended: a
+  // service's replica): releases its nodes as a finish event would, billed and traced as
+  // any finish. Call at the instant it finishes, from an event of the caller's.
   void finish_job(std::uint32_t job);
   sim::SimTime end_time() const { return end_time_; }
   sim::SimTime now() const { return engine_.now(); }

@@ -39,6 +39,7 @@ OutputSpec read_output(const config::ConfigNode* node, const config::ConfigNode&
   out.events = o.value<bool>("events");
   out.compression = static_cast<int>(o.value<std::int64_t>("compression"));
   out.request_rows = o.value<std::int64_t>("request_rows");
+  out.service_interval = o.value<sim::SimTime>("service_interval");
   if (const config::ConfigNode* metrics = o.optional("metrics")) {
     config::MapReader m(*metrics, METRICS_KEYS);
     out.metrics_every = m.need<sim::SimTime>("every");

@@ -30,6 +30,9 @@ inline constexpr config::KeySpec OUTPUT_KEYS[] = {
              "power of two, /services.sample_every); 0: none",
      .kind = config::KeyKind::Integer, .min = 0, .max = static_cast<double>(MAX_REQUEST_ROWS), .has_default = true,
      .default_number = static_cast<double>(DEFAULT_REQUEST_ROWS)},
+    {.name = "service_interval", .type = "duration",
+     .help = "the interval of each service's samples (requests, latency quantiles, SLO attainment, replicas; docs/serving.md)",
+     .kind = config::KeyKind::Duration, .min = 1, .has_default = true, .default_number = 60e9},
     {"metrics", "map", "none", false, "", "sample simulated GPU metrics into the /metrics table (with network:, node latency into /node_latency; metrics.md)"},
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/serving/service_spec.hpp"
 #include "models/config/cluster_spec.hpp"
 #include "models/gpu/gpu_spec.hpp"
 #include "models/scheduler/scheduler_spec.hpp"
@@ -117,6 +118,8 @@ struct WorkloadSpec {
   std::vector<JobSpec> jobs;
   SourceMark jobs_mark;  // where the first written-out job is (inline map, or CSV row)
   std::vector<GeneratorSpec> generators;
+  // `workload.services` (docs/serving.md): request streams served by replicas placed as jobs.
+  std::vector<serving::ServiceSpec> services;
   std::vector<std::string> teams;  // every team named by a job or generator, sorted
   // By job index, for a trace replayed as recorded (jobs written beside it have none);
   // empty otherwise.
@@ -157,6 +160,8 @@ struct OutputSpec {
   // output.request_rows: the completed requests of each service kept in /service_requests
   // by systematic sampling (models/trace/service_tables.hpp); 0: none.
   std::int64_t request_rows = DEFAULT_REQUEST_ROWS;
+  // output.service_interval: the interval of the services' samples (ServiceSample).
+  sim::SimTime service_interval = sim::seconds(60);
 };
 
 // When a run stops: at the horizon (the default: the planning period, for which a fixed

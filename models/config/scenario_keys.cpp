@@ -9,6 +9,7 @@
 #include "models/config/distribution_reader.hpp"
 #include "models/config/output_reader.hpp"
 #include "models/config/scheduler_reader.hpp"
+#include "models/config/service_reader.hpp"
 #include "models/config/workload_reader.hpp"
 #include "models/importers/trace_import.hpp"
 #include "models/pricing/billing.hpp"
@@ -37,6 +38,12 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"checkpoint", CHECKPOINT_KEYS}, REFERENCE},
       {{"comm", COMM_KEYS}, "network.md"},
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
+      {{"workload.services[i]", SERVICE_KEYS}, REFERENCE},
+      {{"workload.services[i].requests", SERVICE_REQUEST_KEYS}, REFERENCE},
+      {{"workload.services[i].batching", SERVICE_BATCHING_KEYS}, REFERENCE},
+      {{"workload.services[i].replicas", SERVICE_REPLICA_KEYS}, REFERENCE},
+      {{"workload.services[i].replicas.autoscale", SERVICE_AUTOSCALE_KEYS}, REFERENCE},
+      {{"workload.services[i].slo", SERVICE_SLO_KEYS}, REFERENCE},
       {{"workload.trace", TRACE_KEYS}, REFERENCE},
       {{"workload.generators[i].active", ACTIVE_KEYS}, REFERENCE},
       {{"workload.generators[i].rate", RATE_KEYS}, REFERENCE},

@@ -277,6 +277,22 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
         [&](std::size_t i, const ConfigNode& n) { resolve_job(s.workload.jobs[i], n, s, nodes.gpus); });
   for (std::size_t i = 0; i < s.workload.generators.size(); ++i)
     resolve_generator(s.workload.generators[i], *nodes.workload.generator_nodes[i], s, nodes.gpus);
+  for (std::size_t i = 0; i < s.workload.services.size(); ++i) {
+    serving::ServiceSpec& sv = s.workload.services[i];
+    const ConfigNode& n = *nodes.workload.service_nodes[i];
+    sv.node_type_mask = resolve_gpu_types(sv.gpu_types, n, s, nodes.gpus);
+    const ConfigNode* replicas = n.find("replicas");
+    const ConfigNode& at = replicas && replicas->find("gpus") ? *replicas->find("gpus") : n;
+    require_feasible(at, s.cluster, sv.replicas.gpus, nullptr, sv.node_type_mask);
+    // A replica runs on one node: only the node types with that many GPUs on a node.
+    std::uint64_t one_node = 0;
+    for (std::size_t t = 0; t < s.cluster.node_types.size() && t < 64; ++t)
+      if (s.cluster.node_types[t].gpus >= sv.replicas.gpus) one_node |= std::uint64_t{1} << t;
+    if ((one_node & sv.node_type_mask) == 0)
+      at.fail(ErrorCode::Infeasible, "a replica of " + std::to_string(sv.replicas.gpus) +
+                                         " GPUs runs on one node, and no node type it may use has that many GPUs on a node");
+    sv.node_type_mask &= one_node;
+  }
   // The nodes are walked only when some job fails the quotas, for the first one's error.
   if (s.scheduler.quotas && !quotas_hold_every_job(s, s.scheduler)) {
     std::vector<TeamCeiling> ceilings(s.workload.teams.size());

@@ -15,6 +15,7 @@
 #include "models/config/distribution_reader.hpp"
 #include "models/config/plain_jobs.hpp"
 #include "models/config/reader_common.hpp"
+#include "models/config/service_reader.hpp"
 #include "models/importers/trace_import.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/config/names.hpp"
@@ -538,6 +539,16 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
         g.find("name")->fail(ErrorCode::Duplicate, "generator '" + spec.generators.back().name + "' is defined twice");
     }
   }
+  if (const ConfigNode* svcs = w.optional("services")) {
+    if (!svcs->is_sequence()) svcs->fail(ErrorCode::WrongType, "services must be a list");
+    std::set<std::string> snames;
+    for (const auto& sv : svcs->items()) {
+      spec.services.push_back(read_service(sv, models, sources));
+      section.service_nodes.push_back(&sv);
+      if (!snames.insert(spec.services.back().name).second)
+        sv.find("name")->fail(ErrorCode::Duplicate, "service '" + spec.services.back().name + "' is defined twice");
+    }
+  }
   if (const ConfigNode* t = w.optional("trace")) {
     // A trace's jobs, one at a time from its importer (docs/traces.md), after the written ones.
     TraceImport trace(*t, sources);
@@ -619,8 +630,8 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       t->fail(ErrorCode::Infeasible, "the trace gave no jobs (" + std::to_string(trace.report().rows) + " rows read" + why + ")");
     }
   }
-  if (spec.jobs.empty() && spec.generators.empty())
-    node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs, generators or a trace");
+  if (spec.jobs.empty() && spec.generators.empty() && spec.services.empty())
+    node.fail(ErrorCode::MissingKey, "the workload has no jobs: add jobs, generators, services or a trace");
   // Jobs are numbered with 32-bit ids, 0xffffffff meaning "no job" (models/coupling/expand_workload.cpp,
   // models/cluster/node_allocator.cpp): the total, summed in 64 bits, must fit below it.
   std::int64_t total_jobs = static_cast<std::int64_t>(spec.jobs.size());
@@ -634,6 +645,8 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     if (!g.team.empty()) all_teams.insert(g.team);
     all_teams.insert(g.team_choice.begin(), g.team_choice.end());
   }
+  for (const auto& sv : spec.services)
+    if (!sv.team.empty()) all_teams.insert(sv.team);
   spec.teams.assign(all_teams.begin(), all_teams.end());
   if (spec.teams.size() > 32000) node.fail(ErrorCode::OutOfRange, "at most 32000 teams");
   // Each job's team: from its index in the order seen to its index in the sorted list.
@@ -642,6 +655,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     sorted_index[t] = static_cast<std::int16_t>(spec.team_index(teams.names()[t]));
   for (JobSpec& j : spec.jobs)
     if (j.team >= 0) j.team = sorted_index[static_cast<std::size_t>(j.team)];
+  for (serving::ServiceSpec& sv : spec.services) sv.team_index = spec.team_index(sv.team);
   return section;
 }
 

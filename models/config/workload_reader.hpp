@@ -27,6 +27,7 @@ inline constexpr config::KeySpec WORKLOAD_KEYS[] = {
     {"jobs", "list of maps, or `{file: jobs.csv}`", "none", false, "", "jobs written out, below"},
     {"generators", "list of maps", "none", false, "", "streams of jobs drawn from distributions, below"},
     {"trace", "map", "none", false, "", "a public cluster trace replayed as jobs (docs/traces.md)"},
+    {"services", "list of maps", "none", false, "", "request streams served by replicas (docs/serving.md), below"},
 };
 
 inline constexpr config::KeySpec JOB_KEYS[] = {
@@ -157,6 +158,7 @@ struct WorkloadSection {
   WorkloadSpec spec;
   std::vector<const config::ConfigNode*> job_nodes;
   std::vector<const config::ConfigNode*> generator_nodes;
+  std::vector<const config::ConfigNode*> service_nodes;
   std::shared_ptr<const config::ConfigNode> jobs_table;
   std::shared_ptr<config::CsvTable> jobs_csv;  // at its first row
   // Rows of the CSV read straight from their cells (the fast path of plain columns), not

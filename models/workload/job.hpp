@@ -43,8 +43,14 @@ struct JobRequest {
   std::int16_t gpu_milli = 1000;
   bool shares_gpu() const { return gpu_milli < 1000; }
   // Exactly one of these describes the work: a measured duration, or FLOP at a rate.
-  bool has_duration = true;
-  Precision precision = Precision::Fp32;   // work jobs' (one byte, beside the flag)
+  // The two flags share one byte (bit-fields), beside the precision: a Job keeps to its
+  // byte budget (tests/scenarios/test_job_memory.cpp).
+  bool has_duration : 1 = true;
+  // A job without an end of its own (a service's replica, docs/serving.md): it is driven
+  // (JobRun::driven), its `duration` only an estimate for the policies (the horizon), and it
+  // runs until its owner ends it with Cluster::finish_job; stopped, it is queued again.
+  bool open_ended : 1 = false;
+  Precision precision = Precision::Fp32;   // work jobs' (one byte, beside the flags)
   sim::SimTime duration;
   double work_flop = 0;
   double efficiency = 0;

@@ -16,22 +16,14 @@
 #include "models/scheduler/fifo.hpp"
 #include "models/coupling/expand_workload.hpp"
 #include "sim/engine.hpp"
+#include "support/queueing.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
 
 namespace {
 
-double erlang_c_wait(int c, double lambda, double mu) {
-  const double a = lambda / mu;
-  double term = 1, sum = 0;
-  for (int k = 0; k < c; ++k) {
-    sum += term;
-    term *= a / (k + 1);
-  }
-  const double top = term * c / (c - a);  // term is now a^c / c!
-  return top / (sum + top) / (c * mu - lambda);
-}
+using test::erlang_c_wait;
 
 // Mean wait (seconds) of one replication, dropping the first 10% of jobs as warm-up.
 double mean_wait(int c, double mean_interarrival_h, double mean_service_h, int jobs, std::uint64_t rep) {

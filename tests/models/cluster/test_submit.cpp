@@ -2,6 +2,7 @@
 // signalled exactly as the same job given up front (issue 29, item 2).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <cstdio>
 #include <vector>
@@ -76,6 +77,8 @@ struct Recorded {
   // Submits the next request of to_submit; an engine event at PRIORITY_CONTROL, as a controller's.
   void fire(std::uint64_t i) { submitted_id = cluster.submit(to_submit[i]); }
   std::uint32_t submitted_id = 0;
+  // Ends a driven job; an engine event at PRIORITY_CONTROL, as its owner's.
+  void end_job(std::uint64_t id) { cluster.finish_job(static_cast<std::uint32_t>(id)); }
   void run() {
     cluster.start();
     engine.run();
@@ -173,4 +176,26 @@ TEST_CASE("submit refuses a time in the past and a run that has ended", "[unit][
   late.to_submit.push_back(d);  // for 1h, submitted at 2h
   late.engine.schedule_at<&Recorded::fire>(sim::hours(2), &late, 0, models::PRIORITY_CONTROL);
   CHECK_THROWS_AS(late.run(), InternalError);
+}
+
+TEST_CASE("an open-ended job (a service's replica) runs until its owner ends it, billed as any job", "[model][cluster]") {
+  // D as above, open-ended: submitted at 1h, it starts at 3h behind C (strict FIFO), runs
+  // past its 30m `duration` (only an estimate) and ends at 6h when its owner calls
+  // finish_job: 1 GPU x 3h x $2 = $6, and with run_until: done the run ends then (6h), not
+  // when E ends (4h).
+  models::JobRequest d = request_of_d();
+  d.open_ended = true;
+  Recorded r(CLUSTER);
+  r.to_submit.push_back(d);
+  r.engine.schedule_at<&Recorded::fire>(sim::hours(1), &r, 0, models::PRIORITY_CONTROL);
+  r.engine.schedule_at<&Recorded::end_job>(sim::hours(6), &r, 4, models::PRIORITY_CONTROL);
+  r.run();
+  const Job& j = r.job("D");
+  CHECK(j.driven);
+  CHECK(j.status == JobStatus::Completed);
+  CHECK(j.start == sim::hours(3));
+  CHECK(j.end == sim::hours(6));
+  CHECK(r.costs.job_cost_usd(j.id) == Approx(6.0).epsilon(1e-12));
+  CHECK(r.cluster.end_time() == sim::hours(6));
+  CHECK(std::count(r.rows.begin(), r.rows.end(), row("finished", sim::hours(6).ns(), &j, -1, 0.0)) == 1);
 }

@@ -99,7 +99,7 @@ TEST_CASE("The component registry: built-in parts by name, in build order", "[un
   const models::ComponentRegistry& reg = models::builtins().components;
   CHECK(reg.build_order() == std::vector<std::string>{"model-speeds", "cost-meter", "budgets", "trace", "spot-market",
                                                       "network", "storage", "service-tables", "autoscaler", "metrics", "network-latency",
-                                                      "recorded-replay"});
+                                                      "recorded-replay", "services"});
   REQUIRE(reg.find("budgets") != nullptr);
   CHECK_FALSE(reg.find("budgets")->description.empty());
   REQUIRE(reg.find("autoscaler") != nullptr);

@@ -1,0 +1,255 @@
+// `workload.services` (see service_reader.hpp).
+#include "models/config/service_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+#include "models/config/distribution_reader.hpp"
+#include "models/config/reader_common.hpp"
+#include "sim/config/reader.hpp"
+
+namespace gcsim::models {
+
+using config::ConfigNode;
+using config::MapReader;
+using serving::ServiceSpec;
+
+namespace {
+
+// `when:` of replicas.autoscale: `queue_length > N` or `utilization > P%`.
+serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n) {
+  const std::string text = config::read_string(n);
+  serving::ReplicaAutoscaleSpec a;
+  a.text = text;
+  const auto gt = text.find('>');
+  std::string name = text.substr(0, gt == std::string::npos ? text.size() : gt);
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+  if (name != "queue_length" && name != "utilization") {
+    const std::string near = did_you_mean(name, {"queue_length", "utilization"});
+    n.fail(ErrorCode::UnknownName, "in '" + text + "': unknown measure '" + name + "'" +
+                                       (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                                       " (queue_length > N or utilization > P%)");
+  }
+  if (gt == std::string::npos || (gt + 1 < text.size() && text[gt + 1] == '='))
+    n.fail(ErrorCode::Syntax, "in '" + text + "': expected '>' and a value after '" + name + "'");
+  std::string value = text.substr(gt + 1);
+  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+  while (!value.empty() && value.back() == ' ') value.pop_back();
+  const bool percent = !value.empty() && value.back() == '%';
+  const std::string number = percent ? value.substr(0, value.size() - 1) : value;
+  char* stop = nullptr;
+  const double v = number.empty() ? NAN : std::strtod(number.c_str(), &stop);
+  if (number.empty() || stop != number.c_str() + number.size() || !std::isfinite(v))
+    n.fail(ErrorCode::Syntax, "in '" + text + "': '" + value + "' is not a number");
+  if (name == "queue_length") {
+    if (percent || v < 0 || v != std::floor(v))
+      n.fail(ErrorCode::OutOfRange, "in '" + text + "': queue_length counts requests: a whole number >= 0");
+    a.measure = serving::ReplicaAutoscaleSpec::Measure::QueueLength;
+    a.threshold = v;
+  } else {
+    if (!percent) n.fail(ErrorCode::BadUnit, "in '" + text + "': write utilization as a percentage (e.g. 80%)");
+    if (v <= 0 || v > 100) n.fail(ErrorCode::OutOfRange, "in '" + text + "': utilization runs (0%, 100%]");
+    a.measure = serving::ReplicaAutoscaleSpec::Measure::Utilization;
+    a.threshold = v / 100.0;
+  }
+  return a;
+}
+
+// `requests.profile`: a CSV file `hour,multiplier`, one row per hour of the week (0..167,
+// 0 = Monday 00:00-01:00) or of the day (0..23, every day alike), each hour once.
+void read_profile(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& sources) {
+  const std::string path = config::SourceResolver::resolve(n.mark().file, config::read_string(n));
+  std::istringstream in(sources.read(n, "request profile"));
+  const auto fail = [&](int line, const std::string& why) {
+    throw ConfigError(ErrorCode::Syntax, SourceMark{path, line, 1}, n.path(), why);
+  };
+  std::string text;
+  int line = 0;
+  std::vector<double> values;
+  std::vector<bool> seen;
+  bool header = false;
+  while (std::getline(in, text)) {
+    ++line;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty() || text[0] == '#') continue;
+    if (!header) {
+      if (text != "hour,multiplier") fail(line, "the header must be 'hour,multiplier', not '" + text + "'");
+      header = true;
+      continue;
+    }
+    const auto comma = text.find(',');
+    if (comma == std::string::npos) fail(line, "expected 'hour,multiplier', got '" + text + "'");
+    char* end = nullptr;
+    const std::string hour_text = text.substr(0, comma), value_text = text.substr(comma + 1);
+    const long hour = std::strtol(hour_text.c_str(), &end, 10);
+    if (hour_text.empty() || *end != '\0' || hour < 0 || hour > 167)
+      throw ConfigError(ErrorCode::OutOfRange, SourceMark{path, line, 1}, n.path(),
+                        "'" + hour_text + "' is not an hour of the week (0..167; 0 is Monday 00:00-01:00)");
+    const double v = std::strtod(value_text.c_str(), &end);
+    if (value_text.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+      throw ConfigError(ErrorCode::OutOfRange, SourceMark{path, line, 1 + static_cast<int>(comma) + 1}, n.path(),
+                        "'" + value_text + "' is not a multiplier (a number >= 0)");
+    const auto h = static_cast<std::size_t>(hour);
+    if (seen.size() <= h) {
+      seen.resize(h + 1, false);
+      values.resize(h + 1, 0.0);
+    }
+    if (seen[h]) throw ConfigError(ErrorCode::Duplicate, SourceMark{path, line, 1}, n.path(), "hour " + hour_text + " is given twice");
+    seen[h] = true;
+    values[h] = v;
+  }
+  const std::size_t rows = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+  if (!(rows == 24 && seen.size() == 24) && !(rows == 168 && seen.size() == 168))
+    n.fail(ErrorCode::OutOfRange, "a profile gives every hour of the week (0..167) or of the day (0..23) once; " + path +
+                                      " gives " + std::to_string(rows) + " rows");
+  s.profile.resize(168);
+  for (std::size_t h = 0; h < 168; ++h) s.profile[h] = values[h % values.size()];
+  s.profile_max = *std::max_element(s.profile.begin(), s.profile.end());
+  if (!(s.profile_max > 0)) n.fail(ErrorCode::OutOfRange, "every multiplier of " + path + " is 0: no request would ever come");
+}
+
+void read_requests(const ConfigNode& n, ServiceSpec& s, bool llm, config::SourceResolver& sources) {
+  MapReader r(n, SERVICE_REQUEST_KEYS);
+  const ConfigNode& arrival = r.required("arrival");
+  s.arrival = read_distribution(arrival, ValueKind::Duration);
+  if (!(s.arrival.highest() > 0))
+    arrival.fail(ErrorCode::OutOfRange, "the time between arrivals is always 0: requests would never stop coming");
+  if (const ConfigNode* p = r.optional("profile")) read_profile(*p, s, sources);
+  const ConfigNode* prompt = r.optional("prompt_tokens");
+  const ConfigNode* output = r.optional("output_tokens");
+  if (llm) {
+    if (!prompt || !output)
+      n.fail(ErrorCode::MissingKey, "service '" + s.name + "' serves an LLM (" + s.model +
+                                        "): give requests.prompt_tokens and requests.output_tokens");
+    s.prompt_tokens = read_distribution(*prompt, ValueKind::Integer);
+    s.output_tokens = read_distribution(*output, ValueKind::Integer);
+  } else if (prompt || output) {
+    (prompt ? prompt : output)
+        ->fail(ErrorCode::Conflict, s.latency ? std::string("tokens need a model with tokens (an LLM), not `latency`")
+                                              : "model '" + s.model + "' has no tokens (not an LLM)");
+  }
+  r.finish();
+}
+
+void read_batching(const ConfigNode& n, ServiceSpec& s) {
+  MapReader r(n, SERVICE_BATCHING_KEYS);
+  if (const ConfigNode* m = r.optional("mode")) {
+    const std::string mode = config::read_enum(*m, {"dynamic", "continuous"});
+    s.batching.mode = mode == "continuous" ? serving::BatchingMode::Continuous : serving::BatchingMode::Dynamic;
+    if (s.batching.mode == serving::BatchingMode::Continuous && !s.model_tokens)
+      m->fail(ErrorCode::Conflict, s.latency ? std::string("continuous batching runs an LLM's iterations: give a model, not `latency`")
+                                             : "continuous batching needs an LLM; model '" + s.model + "' has no tokens");
+  }
+  s.batching.max_batch = static_cast<int>(r.value<std::int64_t>("max_batch"));
+  s.batching.max_wait = r.value<sim::SimTime>("max_wait");
+  if (r.where("max_wait") && s.batching.mode == serving::BatchingMode::Continuous)
+    r.where("max_wait")->fail(ErrorCode::Conflict, "max_wait is dynamic batching's: continuous batching admits requests at every iteration");
+  if (const auto t = r.get<std::int64_t>("max_tokens")) {
+    if (s.batching.mode != serving::BatchingMode::Continuous)
+      r.where("max_tokens")->fail(ErrorCode::Conflict, "max_tokens caps an iteration of continuous batching (mode: continuous)");
+    s.batching.max_tokens = *t;
+  }
+  r.finish();
+}
+
+void read_replicas(const ConfigNode& n, ServiceSpec& s) {
+  MapReader r(n, SERVICE_REPLICA_KEYS);
+  const auto count = r.get<std::int64_t>("count");
+  const auto min = r.get<std::int64_t>("min");
+  const auto max = r.get<std::int64_t>("max");
+  if (count && (min || max))
+    r.where(min ? "min" : "max")->fail(ErrorCode::Conflict, "give count (fixed replicas) or min and max, not both");
+  if (min.has_value() != max.has_value())
+    n.fail(ErrorCode::MissingKey, std::string("give both min and max (") + (min ? "max" : "min") + " is missing)");
+  if (count) {
+    s.replicas.count = s.replicas.min = s.replicas.max = static_cast<int>(*count);
+  } else if (min) {
+    if (*max < *min)
+      r.where("max")->fail(ErrorCode::OutOfRange, "max (" + std::to_string(*max) + ") is below min (" + std::to_string(*min) + ")");
+    s.replicas.count = s.replicas.min = static_cast<int>(*min);
+    s.replicas.max = static_cast<int>(*max);
+  }
+  s.replicas.gpus = static_cast<int>(r.value<std::int64_t>("gpus"));
+  if (const ConfigNode* a = r.optional("autoscale")) {
+    if (!min) a->fail(ErrorCode::Conflict, "autoscale needs min and max (the replicas it moves between), not count");
+    MapReader ar(*a, SERVICE_AUTOSCALE_KEYS);
+    serving::ReplicaAutoscaleSpec spec = read_when(ar.required("when"));
+    spec.hold = ar.value<sim::SimTime>("for");
+    ar.finish();
+    s.replicas.autoscale = spec;
+  } else if (min && *min != *max) {
+    n.fail(ErrorCode::MissingKey, "min and max differ but there is no autoscale: give autoscale, or count");
+  }
+  r.finish();
+}
+
+void read_slo(const ConfigNode& n, ServiceSpec& s) {
+  MapReader r(n, SERVICE_SLO_KEYS);
+  if (const auto v = r.get<sim::SimTime>("p99")) s.slo.p99_s = v->seconds();
+  for (const char* key : {"ttft_p99", "tpot_p99"}) {
+    const auto v = r.get<sim::SimTime>(key);
+    if (!v) continue;
+    if (!s.model_tokens) r.where(key)->fail(ErrorCode::Conflict, std::string(key) + " needs an LLM (a model with tokens)");
+    (std::string_view(key) == "ttft_p99" ? s.slo.ttft_p99_s : s.slo.tpot_p99_s) = v->seconds();
+  }
+  r.finish();
+}
+
+}  // namespace
+
+ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models, config::SourceResolver& sources) {
+  MapReader r(n, SERVICE_KEYS);
+  ServiceSpec s;
+  s.mark = n.mark();
+  s.path = n.path();
+  s.name = read_name(r.required("name"));
+  if (s.name.find('/') != std::string::npos) r.where("name")->fail(ErrorCode::Syntax, "a service's name has no '/'");
+  if (const ConfigNode* t = r.optional("team")) s.team = read_name(*t);
+  const ConfigNode* model = r.optional("model");
+  const ConfigNode* latency = r.optional("latency");
+  if (model && latency) latency->fail(ErrorCode::Conflict, "give model (what a replica runs) or latency (a batch's time), not both");
+  if (!model && !latency)
+    n.fail(ErrorCode::MissingKey, "a service needs model (a catalog model) or latency (the time of one batch, e.g. 20ms)");
+  if (model) {
+    s.model = config::read_string(*model);
+    const ModelSpec* m = models.find_model(s.model);
+    if (!m) {
+      const std::string near = did_you_mean(s.model, models.model_names());
+      model->fail(ErrorCode::UnknownName, "unknown model '" + s.model + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                                              " (`gcsim models` lists the catalog)");
+    }
+    s.model = m->name;
+    s.model_spec = std::make_shared<const ModelSpec>(*m);
+    s.model_tokens = m->transformer && m->transformer->vocab > 0;
+    if (const ConfigNode* p = r.optional("precision")) s.precision = read_precision(*p);
+  } else {
+    s.latency = read_distribution(*latency, ValueKind::Duration);
+    if (const ConfigNode* p = r.optional("precision"))
+      p->fail(ErrorCode::Conflict, "precision is the model's: a service with latency has none");
+  }
+  if (const ConfigNode* b = r.optional("batching")) read_batching(*b, s);
+  read_requests(r.required("requests"), s, s.model_tokens, sources);
+  if (const ConfigNode* rep = r.optional("replicas")) read_replicas(*rep, s);
+  if (const ConfigNode* slo = r.optional("slo")) read_slo(*slo, s);
+  if (const ConfigNode* g = r.optional("gpu")) {
+    if (g->is_sequence()) {
+      if (g->size() == 0) g->fail(ErrorCode::OutOfRange, "gpu: name at least one GPU (or leave the key out: any)");
+      for (const ConfigNode& item : g->items()) s.gpu_types.push_back(config::read_string(item));
+    } else {
+      s.gpu_types.push_back(config::read_string(*g));
+    }
+  }
+  s.replicas.gpu_milli = static_cast<std::int16_t>(r.value<std::int64_t>("gpu_milli"));
+  if (s.replicas.gpu_milli < 1000 && s.replicas.gpus != 1)
+    r.where("gpu_milli")->fail(ErrorCode::Conflict, "a GPU share (gpu_milli below 1000) is for one-GPU replicas (replicas.gpus: 1)");
+  s.priority = static_cast<std::int16_t>(r.value<std::int64_t>("priority"));
+  s.cold_start = r.value<sim::SimTime>("cold_start");
+  r.finish();
+  return s;
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,96 @@
+// `workload.services` (docs/serving.md, "Keys"): the key tables, which are the reference
+// for docs/scenario-reference.md (`workload.services[i]` and below), and the reader. What
+// needs the cluster (the `gpu` names, a replica that fits no node type) is checked by the
+// resolve step (scenario_resolve.cpp), at the nodes the reader keeps.
+#pragma once
+
+#include "models/serving/service_spec.hpp"
+#include "models/workload/model_catalog.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/config/key_table.hpp"
+#include "sim/config/source_resolver.hpp"
+
+namespace gcsim::models {
+
+inline constexpr config::KeySpec SERVICE_KEYS[] = {
+    {"name", "text, unique", "", true, "", "the service; its replicas are the jobs `<name>/r<k>`"},
+    {"team", "text", "none", false, "", "who pays for its replicas (as the job key)"},
+    {"model", "model-catalog name", "", false, "",
+     "what a replica runs (one of model, latency); an LLM (a transformer with a vocabulary) has tokens"},
+    {"precision", "`fp32` `tf32` `fp16` `amp` `bf16` `fp8`", "`fp16`", false, "", "the model's precision (with model)"},
+    {"latency", "duration, or a distribution of durations", "", false, ">= 0",
+     "the time of one batch, whatever its size, instead of a model (drawn once per batch)"},
+    {"requests", "map", "", true, "", "the request stream, below"},
+    {"batching", "map", "`{mode: dynamic, max_batch: 1}`", false, "", "how requests are grouped, below"},
+    {"replicas", "map", "`{count: 1, gpus: 1}`", false, "", "the replicas, each a job on the cluster, below"},
+    {"slo", "map", "none", false, "", "per-request latency targets, below"},
+    {"gpu", "GPU name, or a list of them", "any", false, "", "the GPU models a replica accepts (as the job key)"},
+    {.name = "gpu_milli", .type = "integer",
+     .help = "a one-GPU replica's share of its GPU in thousandths (as the job key)", .kind = config::KeyKind::Integer,
+     .min = 1, .max = 1000, .has_default = true, .default_number = 1000},
+    {.name = "priority", .type = "integer", .help = "its replicas' class for `policy: priority` (as the job key)",
+     .kind = config::KeyKind::Integer, .min = -1000, .max = 1000, .has_default = true, .default_number = 0},
+    {.name = "cold_start", .type = "duration",
+     .help = "from a replica's start on its GPUs to its first batch (image pull + model load), on every start",
+     .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
+};
+
+inline constexpr config::KeySpec SERVICE_REQUEST_KEYS[] = {
+    {"arrival", "distribution of durations", "", true, "not always 0",
+     "time between consecutive requests (`{dist: exponential, mean: 25ms}`: Poisson arrivals)"},
+    {"profile", "CSV file `hour,multiplier`", "none", false, "168 or 24 rows, >= 0, not all 0",
+     "a rate multiplier by hour of the week: arrivals thinned by it (docs/serving.md)"},
+    {"prompt_tokens", "distribution, rounded to an integer", "", false, ">= 1",
+     "each request's prompt (required with an LLM, refused otherwise)"},
+    {"output_tokens", "distribution, rounded to an integer", "", false, ">= 1",
+     "each request's output (required with an LLM, refused otherwise)"},
+};
+
+inline constexpr config::KeySpec SERVICE_BATCHING_KEYS[] = {
+    {"mode", "`dynamic` | `continuous`", "`dynamic`", false, "`continuous`: an LLM only",
+     "dynamic: a replica serves one batch at a time; continuous: requests join and leave the running batch at each "
+     "iteration (Orca, vLLM)"},
+    {.name = "max_batch", .type = "integer", .help = "the most requests in one batch", .kind = config::KeyKind::Integer,
+     .min = 1, .max = 1 << 20, .has_default = true, .default_number = 1},
+    {.name = "max_wait", .type = "duration", .range = "dynamic only",
+     .help = "a batch starts when `max_batch` requests wait or the oldest has waited this long (0: at once)",
+     .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
+    {.name = "max_tokens", .type = "integer", .default_value = "no cap", .range = "continuous only",
+     .help = "the tokens of one iteration: prompts joining + one per running request",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 30},
+};
+
+inline constexpr config::KeySpec SERVICE_REPLICA_KEYS[] = {
+    {.name = "count", .type = "integer", .default_value = "1 (without min, max)", .range = "not with min, max",
+     .help = "replicas, fixed", .kind = config::KeyKind::Integer, .min = 0, .max = 1 << 16},
+    {.name = "min", .type = "integer", .range = "with max; not with count",
+     .help = "the fewest replicas (and those at the start)", .kind = config::KeyKind::Integer, .min = 0, .max = 1 << 16},
+    {.name = "max", .type = "integer", .range = "at least min and 1; not with count", .help = "the most replicas",
+     .kind = config::KeyKind::Integer, .min = 1, .max = 1 << 16},
+    {.name = "gpus", .type = "integer", .help = "GPUs of one replica (on one node)", .kind = config::KeyKind::Integer,
+     .min = 1, .max = 1 << 10, .has_default = true, .default_number = 1},
+    {"autoscale", "`{when, for}`", "none", false, "with min, max", "one replica out or in on a trigger, below"},
+};
+
+inline constexpr config::KeySpec SERVICE_AUTOSCALE_KEYS[] = {
+    {"when", "expression", "", true, "`queue_length > N`, `utilization > P%`",
+     "scale out while it holds for `for`; in when the queue is empty and utilization is below half of the threshold"},
+    {.name = "for", .type = "duration", .help = "how long the trigger must hold before one replica is added or removed",
+     .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
+};
+
+inline constexpr config::KeySpec SERVICE_SLO_KEYS[] = {
+    {.name = "p99", .type = "duration", .default_value = "none", .help = "each request's end-to-end latency at most this",
+     .kind = config::KeyKind::Duration, .min = 1},
+    {.name = "ttft_p99", .type = "duration", .default_value = "none", .range = "an LLM only",
+     .help = "each request's time to first token at most this", .kind = config::KeyKind::Duration, .min = 1},
+    {.name = "tpot_p99", .type = "duration", .default_value = "none", .range = "an LLM only",
+     .help = "each request's time per output token after the first at most this", .kind = config::KeyKind::Duration,
+     .min = 1},
+};
+
+// Reads one `workload.services[i]`; its model is looked up in `models`, a profile's file
+// read through `sources`.
+serving::ServiceSpec read_service(const config::ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources);
+
+}  // namespace gcsim::models

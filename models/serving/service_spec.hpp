@@ -1,0 +1,91 @@
+// A service as a scenario describes it (`workload.services[i]`; docs/serving.md, "Keys"):
+// its requests (arrivals, token counts), what one batch costs (a fixed or drawn latency, or
+// a catalog model), how requests are batched, its replicas (placed on the cluster as jobs)
+// and its latency targets. Read by models/config/service_reader.cpp, run by the serving part
+// (models/services/service_part.*).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "models/workload/distribution.hpp"
+#include "models/workload/model_catalog.hpp"
+#include "sim/errors.hpp"
+#include "sim/time.hpp"
+
+namespace gcsim::models::serving {
+
+enum class BatchingMode : std::uint8_t { Dynamic, Continuous };
+
+struct BatchingSpec {
+  BatchingMode mode = BatchingMode::Dynamic;
+  int max_batch = 1;
+  // Dynamic: a batch starts when `max_batch` requests wait or the oldest has waited this
+  // long (0: at once, with what is queued).
+  sim::SimTime max_wait = sim::SimTime::zero();
+  // Continuous: the tokens of one iteration (new prompts + one per running request); 0: no cap.
+  std::int64_t max_tokens = 0;
+};
+
+// `replicas.autoscale`: one replica out when `when` holds for `for` (docs/serving.md).
+struct ReplicaAutoscaleSpec {
+  enum class Measure : std::uint8_t { QueueLength, Utilization };
+  Measure measure = Measure::QueueLength;
+  double threshold = 0;  // requests (queue_length) or a fraction 0..1 (utilization)
+  sim::SimTime hold = sim::SimTime::zero();
+  std::string text;      // as written
+};
+
+struct ReplicasSpec {
+  int count = 1;  // at the start (`count`, or `min`)
+  int min = 1;
+  int max = 1;
+  int gpus = 1;
+  std::int16_t gpu_milli = 1000;
+  std::optional<ReplicaAutoscaleSpec> autoscale;
+};
+
+// Per-request latency targets (NaN: not set). A request meets the SLO when each set target
+// bounds its own end-to-end, TTFT and TPOT.
+struct SloSpec {
+  double p99_s = std::numeric_limits<double>::quiet_NaN();
+  double ttft_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double tpot_p99_s = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct ServiceSpec {
+  std::string name;
+  std::string team;  // empty: none
+  int team_index = -1;  // into WorkloadSpec::teams
+  // Exactly one of `latency` and `model`.
+  std::optional<Distribution> latency;  // seconds per batch
+  std::string model;                     // a model-catalog name (canonical)
+  std::shared_ptr<const ModelSpec> model_spec;  // its catalog entry (with `model`)
+  bool model_tokens = false;             // the model is an LLM (a transformer with a vocabulary)
+  Precision precision = Precision::Fp16;
+  // Requests.
+  Distribution arrival;                  // seconds between arrivals
+  // `requests.profile`: a rate multiplier by hour of the week (168 values, Monday 00:00-01:00
+  // first; empty: none) and its largest value; arrivals are thinned by it.
+  std::vector<double> profile;
+  double profile_max = 0;
+  std::optional<Distribution> prompt_tokens;  // whole numbers >= 1 (an LLM)
+  std::optional<Distribution> output_tokens;
+  BatchingSpec batching;
+  ReplicasSpec replicas;
+  SloSpec slo;
+  // Placement of a replica as a job.
+  std::vector<std::string> gpu_types;    // the GPU models it accepts; empty: any
+  std::uint64_t node_type_mask = ~std::uint64_t{0};  // resolved against the cluster
+  std::int16_t priority = 0;
+  sim::SimTime cold_start = sim::SimTime::zero();  // image pull + model load, on every start
+  SourceMark mark;
+  std::string path;  // "workload.services[i]"
+};
+
+}  // namespace gcsim::models::serving
