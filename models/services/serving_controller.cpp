@@ -101,7 +101,7 @@ const serving::ReplicaCost* ServingController::cost_for(Service& s, const Job& j
     const bool nvlink = type.gpu.nvlink_bytes_per_s > 0 && type.internals.nvlink != topology::NvlinkMode::None;
     const int gen = type.internals.pcie_gen > 0 ? type.internals.pcie_gen : (type.gpu.pcie_gen > 0 ? type.gpu.pcie_gen : 4);
     hw.link_bytes_per_s = nvlink ? type.gpu.nvlink_bytes_per_s : topology::pcie_bytes_per_s(gen, type.internals.pcie_lanes);
-    hw.link_latency_s = 1e-6;  // the generated links' default latency (network.link)
+    hw.link_latency_s = 0;  // the step-time calibration's per-message latency (Calibration::comm_latency_s)
     s.costs[t] = provider_ ? provider_->replica_cost(*s.spec, hw)
                            : serving::make_replica_cost(*s.spec->model_spec, s.spec->precision, hw);
     GCSIM_CHECK(s.costs[t] != nullptr, "service '" + s.spec->name + "': no ReplicaCost");
