@@ -169,18 +169,16 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
               analysis::format_duration(m.wait_s.p95).c_str(), analysis::format_duration(m.jct_s.mean).c_str());
   // Services (docs/serving.md): requests, latency, SLO, replicas, cost per million requests.
   for (const auto& sv : r.services) {
-    const auto ms = [](double v) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.3g ms", v * 1e3);
-      return std::isnan(v) ? std::string("-") : std::string(buf);
-    };
-    std::printf("  service %s: %llu requests (%llu unfinished), p99 %s", sv.name.c_str(),
-                static_cast<unsigned long long>(sv.completed), static_cast<unsigned long long>(sv.unfinished),
-                ms(sv.e2e_p99_s).c_str());
-    if (!std::isnan(sv.ttft_p99_s)) std::printf(", TTFT p99 %s", ms(sv.ttft_p99_s).c_str());
-    if (!std::isnan(sv.slo_attained)) std::printf(", SLO attained %.2f%%", 100.0 * sv.slo_attained);
-    std::printf(", replicas up to %d, %s", sv.replicas_max, units::format_usd(sv.cost_usd).c_str());
-    if (sv.completed > 0) std::printf(" (%s per million requests)", units::format_usd(sv.cost_usd * 1e6 / static_cast<double>(sv.completed)).c_str());
+    const auto lat = [](double v) { return std::isnan(v) ? std::string("-") : analysis::format_latency(v); };
+    std::printf("  service %s: %s requests completed (%s unfinished), p99 %s", sv.name.c_str(),
+                analysis::format_count(static_cast<double>(sv.completed), 0).c_str(),
+                analysis::format_count(static_cast<double>(sv.unfinished), 0).c_str(), lat(sv.e2e_p99_s).c_str());
+    if (!std::isnan(sv.ttft_p99_s)) std::printf(", TTFT p99 %s", lat(sv.ttft_p99_s).c_str());
+    if (!std::isnan(sv.tpot_p99_s)) std::printf(", TPOT p99 %s", lat(sv.tpot_p99_s).c_str());
+    if (!std::isnan(sv.slo_attained)) std::printf(", %s within its SLO", analysis::format_percent(sv.slo_attained).c_str());
+    std::printf("; replicas up to %d, %s", sv.replicas_max, units::format_usd(sv.cost_usd).c_str());
+    if (sv.completed > 0)
+      std::printf(" (%s per million requests)", units::format_usd(sv.cost_usd * 1e6 / static_cast<double>(sv.completed)).c_str());
     std::printf("\n");
   }
   for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());

@@ -24,7 +24,7 @@ class ServingPart final : public Component {
     for (std::size_t i = 0; i < refused.size(); ++i)
       if (refused[i] > 0)
         summary.notes.push_back("service '" + scenario_.workload.services[i].name + "': " + std::to_string(refused[i]) +
-                                " requests refused: larger than a replica's KV cache or max_tokens");
+                                " requests refused: longer than the model's context, a replica's KV cache or max_tokens");
   }
 
  private:

@@ -224,7 +224,7 @@ ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models, config
     }
     s.model = m->name;
     s.model_spec = std::make_shared<const ModelSpec>(*m);
-    s.model_tokens = m->transformer && m->transformer->vocab > 0;
+    s.model_tokens = m->transformer && m->transformer->llm();
     if (const ConfigNode* p = r.optional("precision")) s.precision = read_precision(*p);
   } else {
     s.latency = read_distribution(*latency, ValueKind::Duration);

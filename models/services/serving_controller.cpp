@@ -287,12 +287,16 @@ void ServingController::start_iteration(Service& s, std::uint32_t k, bool admit)
     // First come, first served: requests join while the batch has room, the iteration's
     // tokens stay within max_tokens and the KV cache holds every running request's prompt
     // and full output (reserved at admission); the first that does not fit waits. One
-    // that could never fit is refused.
+    // that could never fit (beyond the KV cache, max_tokens or the model's context) is refused.
     std::int64_t tokens = static_cast<std::int64_t>(r.batch.size());  // one per running request
+    // The model's context (its position table: max_seq_len) bounds prompt + output, as
+    // vLLM's max_model_len refuses a longer request.
+    const std::int64_t context =
+        spec.model_spec && spec.model_spec->transformer ? spec.model_spec->transformer->max_seq_len : 0;
     while (!s.queue.empty() && r.batch.size() < static_cast<std::size_t>(spec.batching.max_batch)) {
       const Request& q = s.queue.front();
       const std::int64_t need = std::int64_t{q.prompt} + q.output;
-      if ((kv_cap > 0 && need > kv_cap) || (max_tokens > 0 && q.prompt > max_tokens)) {
+      if ((kv_cap > 0 && need > kv_cap) || (max_tokens > 0 && q.prompt > max_tokens) || (context > 0 && need > context)) {
         ++s.refused;
         s.queue.pop_front();
         continue;

@@ -66,7 +66,7 @@ struct ServiceSpec {
   std::optional<Distribution> latency;  // seconds per batch
   std::string model;                     // a model-catalog name (canonical)
   std::shared_ptr<const ModelSpec> model_spec;  // its catalog entry (with `model`)
-  bool model_tokens = false;             // the model is an LLM (a transformer with a vocabulary)
+  bool model_tokens = false;             // the model is an LLM (TransformerShape::llm(): a decoder with a vocabulary)
   Precision precision = Precision::Fp16;
   // Requests.
   Distribution arrival;                  // seconds between arrivals
