@@ -82,7 +82,8 @@ std::string format_services(const std::vector<ServiceSummary>& services) {
     out += "  " + r.name + (about.empty() ? "" : " (" + about + ")") + "\n";
     row(out, "requests", format_count(static_cast<double>(r.arrived), 0) + " arrived, " +
                              format_count(static_cast<double>(r.completed), 0) + " completed, " +
-                             format_count(static_cast<double>(r.unfinished), 0) + " unfinished at the end");
+                             format_count(static_cast<double>(r.unfinished), 0) + " unfinished at the end" +
+                             (r.refused > 0 ? ", " + format_count(static_cast<double>(r.refused), 0) + " refused" : std::string()));
     out += "    " + pad_right("", LABEL_WIDTH);
     for (const char* h : {"mean", "p50", "p95", "p99"}) out += pad_left(h, VALUE_WIDTH);
     out += '\n';
@@ -154,6 +155,7 @@ std::string services_json(const std::vector<ServiceSummary>& services, int depth
     o.number("cost_per_million_output_tokens_usd", s.cost_per_million_output_tokens_usd);
     o.integer("sample_every", r.sample_every);
     o.integer("request_rows", r.request_rows);
+    o.integer("refused", r.refused);
     items.push_back(o.finish());
   }
   return json_array(items, depth);

@@ -448,6 +448,7 @@ std::vector<ServiceRecord> read_services(const TraceReader& r, const std::string
   c.integer("replicas_max", &ServiceRecord::replicas_max);
   c.integer("sample_every", &ServiceRecord::sample_every);
   c.integer("request_rows", &ServiceRecord::request_rows);
+  c.integer("refused", &ServiceRecord::refused);
   c.read();
   return out;
 }

@@ -218,6 +218,7 @@ struct ServiceRecord {
   std::int32_t replicas_max = 0;
   std::int64_t sample_every = 0;  // /service_requests keeps every k-th completed request (0: none)
   std::int64_t request_rows = 0;  // the rows it kept
+  std::int64_t refused = 0;       // never served: longer than the model's context, the KV cache or max_tokens
 };
 
 struct ServiceSampleRecord {

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <vector>
 
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
+#include "sim/config/csv.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
@@ -112,16 +114,94 @@ void read_profile(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& s
   if (!(s.profile_max > 0)) n.fail(ErrorCode::OutOfRange, "every multiplier of " + path + " is 0: no request would ever come");
 }
 
+// `requests.trace`: a CSV file with the header `arrival_s` and optionally `prompt_tokens`
+// and `output_tokens` (both or neither), one request per row, in arrival order.
+void read_request_trace(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& sources) {
+  const std::string path = config::SourceResolver::resolve(n.mark().file, config::read_string(n));
+  std::istringstream in(sources.read(n, "request trace"));
+  config::csv::Reader reader(in, path, true);
+  config::csv::Row row;
+  if (!reader.next(row)) throw ConfigError(ErrorCode::EmptyFile, SourceMark{path, 1, 1}, n.path(), "the request trace is empty (no header)");
+  const std::vector<std::string> known{"arrival_s", "prompt_tokens", "output_tokens"};
+  int at[3] = {-1, -1, -1};
+  for (std::size_t c = 0; c < row.fields.size(); ++c) {
+    const config::csv::Field& f = row.fields[c];
+    const auto k = std::find(known.begin(), known.end(), f.text);
+    if (k == known.end()) {
+      std::vector<std::string> absent;
+      for (std::size_t i = 0; i < known.size(); ++i)
+        if (at[i] < 0) absent.push_back(known[i]);
+      config::csv::fail(ErrorCode::UnknownKey, path, row.line, f.column, f.text, config::unknown_key_detail(f.text, absent, known));
+    }
+    const auto i = static_cast<std::size_t>(k - known.begin());
+    if (at[i] >= 0) config::csv::fail(ErrorCode::Duplicate, path, row.line, f.column, f.text, "column '" + f.text + "' is given twice");
+    at[i] = static_cast<int>(c);
+  }
+  if (at[0] < 0) throw ConfigError(ErrorCode::MissingKey, SourceMark{path, row.line, 1}, n.path(), "the header has no column 'arrival_s'");
+  if ((at[1] < 0) != (at[2] < 0))
+    throw ConfigError(ErrorCode::MissingKey, SourceMark{path, row.line, 1}, n.path(),
+                      "give both 'prompt_tokens' and 'output_tokens', or neither");
+  s.trace_tokens = at[1] >= 0;
+  auto requests = std::make_shared<std::vector<serving::TraceRequest>>();
+  sim::SimTime last = sim::SimTime::zero();
+  const auto cell = [&](std::size_t i) -> const config::csv::Field& {
+    const auto c = static_cast<std::size_t>(at[i]);
+    if (c >= row.fields.size())
+      config::csv::fail(ErrorCode::MissingKey, path, row.line, 1, known[i], "the row has no '" + known[i] + "'");
+    return row.fields[c];
+  };
+  while (reader.next(row)) {
+    serving::TraceRequest q;
+    const config::csv::Field& t = cell(0);
+    char* end = nullptr;
+    const double seconds = std::strtod(t.text.c_str(), &end);
+    if (t.text.empty() || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e11)
+      config::csv::fail(ErrorCode::OutOfRange, path, row.line, t.column, "arrival_s",
+                        "'" + t.text + "' is not an arrival time (seconds from the run's start, >= 0)");
+    q.arrival = sim::SimTime::from_seconds(seconds);
+    if (q.arrival < last)
+      config::csv::fail(ErrorCode::OutOfRange, path, row.line, t.column, "arrival_s",
+                        "'" + t.text + "' is before the row above: the requests must be in arrival order");
+    last = q.arrival;
+    if (s.trace_tokens) {
+      for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+        const config::csv::Field& f = cell(i);
+        const long long v = std::strtoll(f.text.c_str(), &end, 10);
+        if (f.text.empty() || *end != '\0' || v < 1 || v > (1LL << 30))
+          config::csv::fail(ErrorCode::OutOfRange, path, row.line, f.column, known[i],
+                            "'" + f.text + "' is not a token count (a whole number, 1..2^30)");
+        (i == 1 ? q.prompt : q.output) = static_cast<std::int32_t>(v);
+      }
+    }
+    requests->push_back(q);
+  }
+  s.trace = std::move(requests);
+}
+
 void read_requests(const ConfigNode& n, ServiceSpec& s, bool llm, config::SourceResolver& sources) {
   MapReader r(n, SERVICE_REQUEST_KEYS);
-  const ConfigNode& arrival = r.required("arrival");
-  s.arrival = read_distribution(arrival, ValueKind::Duration);
-  if (!(s.arrival.highest() > 0))
-    arrival.fail(ErrorCode::OutOfRange, "the time between arrivals is always 0: requests would never stop coming");
-  if (const ConfigNode* p = r.optional("profile")) read_profile(*p, s, sources);
+  const ConfigNode* arrival = r.optional("arrival");
+  const ConfigNode* trace = r.optional("trace");
+  if (arrival && trace) trace->fail(ErrorCode::Conflict, "give `arrival` or `trace`, not both");
+  if (!arrival && !trace) n.fail(ErrorCode::MissingKey, "missing key 'arrival' (or 'trace': the requests of a file)");
+  if (arrival) {
+    s.arrival = read_distribution(*arrival, ValueKind::Duration);
+    if (!(s.arrival.highest() > 0))
+      arrival->fail(ErrorCode::OutOfRange, "the time between arrivals is always 0: requests would never stop coming");
+  }
+  if (const ConfigNode* p = r.optional("profile")) {
+    if (trace) p->fail(ErrorCode::Conflict, "a profile thins drawn arrivals; a `trace` gives every request's time");
+    read_profile(*p, s, sources);
+  }
+  if (trace) read_request_trace(*trace, s, sources);
   const ConfigNode* prompt = r.optional("prompt_tokens");
   const ConfigNode* output = r.optional("output_tokens");
-  if (llm) {
+  if (s.trace_tokens && !llm)
+    trace->fail(ErrorCode::Conflict, s.latency ? std::string("the trace gives tokens, which need a model with tokens (an LLM), not `latency`")
+                                               : "the trace gives tokens; model '" + s.model + "' has no tokens (not an LLM)");
+  if (s.trace_tokens && (prompt || output))
+    (prompt ? prompt : output)->fail(ErrorCode::Conflict, "the trace gives each request's tokens");
+  if (llm && !s.trace_tokens) {
     if (!prompt || !output)
       n.fail(ErrorCode::MissingKey, "service '" + s.name + "' serves an LLM (" + s.model +
                                         "): give requests.prompt_tokens and requests.output_tokens");

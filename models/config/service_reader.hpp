@@ -36,8 +36,12 @@ inline constexpr config::KeySpec SERVICE_KEYS[] = {
 };
 
 inline constexpr config::KeySpec SERVICE_REQUEST_KEYS[] = {
-    {"arrival", "distribution of durations", "", true, "not always 0",
+    {"arrival", "distribution of durations", "one of `arrival`, `trace`", false, "not always 0",
      "time between consecutive requests (`{dist: exponential, mean: 25ms}`: Poisson arrivals)"},
+    {"trace", "CSV file `arrival_s[,prompt_tokens,output_tokens]`", "one of `arrival`, `trace`", false,
+     "times >= 0, in order; tokens >= 1",
+     "the requests of a file instead of `arrival`: each one's arrival in seconds from the run's start, and with an LLM its "
+     "tokens (docs/serving.md)"},
     {"profile", "CSV file `hour,multiplier`", "none", false, "168 or 24 rows, >= 0, not all 0",
      "a rate multiplier by hour of the week: arrivals thinned by it (docs/serving.md)"},
     {"prompt_tokens", "distribution, rounded to an integer", "", false, ">= 1",

@@ -160,7 +160,12 @@ void ServingController::draw_one(Service& s) {
   Request q;
   q.id = s.next_id++;
   q.arrival = s.next_arrival;
-  if (spec.prompt_tokens) {
+  if (spec.trace) {
+    const serving::TraceRequest& row = (*spec.trace)[s.trace_next++];
+    q.prompt = row.prompt;
+    q.output = row.output;
+  }
+  if (spec.prompt_tokens && !spec.trace_tokens) {
     q.prompt = draw_tokens(*spec.prompt_tokens, s.tokens);
     q.output = draw_tokens(*spec.output_tokens, s.tokens);
   }
@@ -170,6 +175,11 @@ void ServingController::draw_one(Service& s) {
 
 sim::SimTime ServingController::next_after(Service& s, sim::SimTime t) {
   const ServiceSpec& spec = *s.spec;
+  if (spec.trace) {  // the file's next request (t, the last one's arrival, is not needed)
+    if (s.trace_next >= spec.trace->size()) return sim::SimTime::max();
+    const sim::SimTime at = (*spec.trace)[s.trace_next].arrival;
+    return at > scenario_.horizon ? sim::SimTime::max() : at;
+  }
   if (spec.profile.empty()) {
     const sim::SimTime next = t + sim::SimTime::from_seconds(spec.arrival.sample(s.arrivals));
     return next > scenario_.horizon ? sim::SimTime::max() : next;
@@ -506,6 +516,7 @@ void ServingController::finish(RunSummary&) {
     t.completed = s.completed;
     t.unfinished = s.queue.size();
     for (const Replica& r : s.replicas) t.unfinished += r.batch.size();
+    t.refused = s.refused;
     t.e2e_mean_s = s.e2e.mean();
     t.e2e_p50_s = s.e2e.quantile(0.5);
     t.e2e_p95_s = s.e2e.quantile(0.95);

@@ -7,7 +7,7 @@
 // No event per request. Arrivals are drawn lazily: the next arrival's time is kept, and every
 // arrival up to now is pulled into the queue whenever the part acts (a batch or iteration
 // ends, the batching timer fires, an interval closes). An event is scheduled only for the
-// for each batch's (dynamic)
+// next arrival while a replica is idle (or the batching timer), for each batch's (dynamic)
 // or iteration's (an LLM) end, for each replica's cold start and for each statistics
 // interval. The queue is a ring of 24-byte PODs that grows only to its high-water mark.
 #pragma once
@@ -50,7 +50,8 @@ class ServingController final : public Controller {
   // Closes the last interval and reports every service's totals (also kept: totals()).
   void finish(RunSummary& summary) override;
   const std::vector<serving::ServiceTotals>& totals() const { return totals_; }
-  // Requests refused because they can never fit a replica (a KV cache, max_tokens), by service.
+  // Requests refused because they can never be served (beyond the model's context, a replica's
+  // KV cache or max_tokens), by service.
   std::vector<std::uint64_t> refused() const;
 
  private:
@@ -113,6 +114,7 @@ class ServingController final : public Controller {
     sim::RngStream arrivals, tokens, latency, profile;
     sim::SimTime next_arrival = sim::SimTime::max();  // of the next request to draw
     std::uint64_t next_id = 0;
+    std::size_t trace_next = 0;  // requests.trace: the file's next row to draw
     Ring queue;
     // Requests drawn ahead of their arrival (after now), in arrival order: to know when the
     // queue will fill a batch, without an event per arrival.

@@ -54,6 +54,9 @@ struct ServiceTotals {
   std::uint64_t arrived = 0;
   std::uint64_t completed = 0;
   std::uint64_t unfinished = 0;   // queued or being served when the run ended
+  // Refused: they could never be served (longer than the model's context, a replica's KV
+  // cache or max_tokens). arrived = completed + unfinished + refused.
+  std::uint64_t refused = 0;
   double e2e_mean_s = NOT_APPLICABLE;
   double e2e_p50_s = NOT_APPLICABLE, e2e_p95_s = NOT_APPLICABLE, e2e_p99_s = NOT_APPLICABLE;
   double wait_mean_s = NOT_APPLICABLE;   // arrival to start

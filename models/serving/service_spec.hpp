@@ -58,6 +58,14 @@ struct SloSpec {
   double tpot_p99_s = std::numeric_limits<double>::quiet_NaN();
 };
 
+// One request of a `requests.trace` file: its arrival, and its tokens (0: the file has no
+// token columns; they are drawn from prompt_tokens / output_tokens).
+struct TraceRequest {
+  sim::SimTime arrival;
+  std::int32_t prompt = 0;
+  std::int32_t output = 0;
+};
+
 struct ServiceSpec {
   std::string name;
   std::string team;  // empty: none
@@ -74,6 +82,10 @@ struct ServiceSpec {
   // first; empty: none) and its largest value; arrivals are thinned by it.
   std::vector<double> profile;
   double profile_max = 0;
+  // `requests.trace`: the requests of a file, in arrival order, instead of `arrival` (and
+  // `profile`); null: none. Shared, read-only: runs of one scenario share it.
+  std::shared_ptr<const std::vector<TraceRequest>> trace;
+  bool trace_tokens = false;             // the file gives each request's tokens
   std::optional<Distribution> prompt_tokens;  // whole numbers >= 1 (an LLM)
   std::optional<Distribution> output_tokens;
   BatchingSpec batching;

@@ -303,7 +303,8 @@ inline constexpr Column SERVICES[] = {{"service", T::I32},
                                       {"cost_usd", T::F64},
                                       {"replicas_max", T::I32},
                                       {"sample_every", T::I64},
-                                      {"request_rows", T::I64}};
+                                      {"request_rows", T::I64},
+                                      {"refused", T::I64}};
 // Each service over each interval of output.service_interval (ServiceSample).
 inline constexpr Column SERVICE_SERIES[] = {{"service", T::I32},       {"t_s", T::F64},
                                             {"interval_s", T::F64},    {"arrived", T::I64},

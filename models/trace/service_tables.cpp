@@ -128,7 +128,8 @@ void ServiceTables::finish() {
         .f64(25, t.cost_usd)
         .i32(26, t.replicas_max)
         .i64(27, s.sample_every())
-        .i64(28, static_cast<std::int64_t>(s.kept().size()));
+        .i64(28, static_cast<std::int64_t>(s.kept().size()))
+        .i64(29, count(t.refused, "refused"));
   }
   std::size_t rows = 0;
   for (const RequestSampler& s : samplers_) rows += s.kept().size();

@@ -262,3 +262,83 @@ TEST_CASE("requests.profile: a CSV of multipliers by hour, and its bad rows at t
     CHECK(e.key_path() == "workload.services[0].requests.profile");
   }
 }
+
+TEST_CASE("requests.trace: recorded requests from a CSV, and its bad cells at their line and column", "[unit][config][serving]") {
+  test::TempDir dir;
+  const std::string llm = "    - {name: s, model: llama-2-7b, requests: {trace: r.csv}, batching: {mode: continuous, max_batch: 8}}\n";
+  auto with = [&](const std::string& services, const std::string& csv) {
+    test::write_file(dir.file("r.csv"), csv);
+    return test::scenario_from_yaml(HEAD + services, dir.file("s.yaml"));
+  };
+  auto error = [&](const std::string& services, const std::string& csv) {
+    return config_error([&] { (void)with(services, csv); });
+  };
+  const models::Scenario s = with(llm, "# recorded\narrival_s,prompt_tokens,output_tokens\n0,10,2\n0.25,300,40\n0.25,7,1\n");
+  const auto& sv = s.workload.services[0];
+  REQUIRE(sv.trace);
+  REQUIRE(sv.trace->size() == 3);
+  CHECK(sv.trace_tokens);
+  CHECK((*sv.trace)[1].arrival == sim::SimTime::from_ns(250000000));
+  CHECK((*sv.trace)[1].prompt == 300);
+  CHECK((*sv.trace)[1].output == 40);
+  CHECK((*sv.trace)[2].output == 1);
+
+  SECTION("times alone, the tokens drawn") {
+    const models::Scenario t = with(
+        "    - {name: s, model: llama-2-7b, requests: {trace: r.csv, prompt_tokens: 10, output_tokens: 5}, "
+        "batching: {mode: continuous}}\n",
+        "arrival_s\n1\n2\n");
+    CHECK_FALSE(t.workload.services[0].trace_tokens);
+    CHECK(t.workload.services[0].prompt_tokens.has_value());
+  }
+  SECTION("a latency service's times") {
+    CHECK(with("    - {name: s, latency: 1ms, requests: {trace: r.csv}}\n", "arrival_s\n0.5\n").workload.services[0].trace->size() == 1);
+  }
+  SECTION("an unknown column, with a did-you-mean, at its column") {
+    const ConfigError e = error(llm, "arrival_s,prompt_token,output_tokens\n0,1,1\n");
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK(e.mark().line == 1);
+    CHECK(e.mark().column == 11);
+    CHECK(e.detail().find("prompt_tokens") != std::string::npos);
+  }
+  SECTION("no arrival_s") { CHECK(error(llm, "prompt_tokens,output_tokens\n1,1\n").code() == ErrorCode::MissingKey); }
+  SECTION("one token column") { CHECK(error(llm, "arrival_s,prompt_tokens\n0,1\n").code() == ErrorCode::MissingKey); }
+  SECTION("a time out of order, at its line and column") {
+    const ConfigError e = error(llm, "arrival_s,prompt_tokens,output_tokens\n2,1,1\n1,1,1\n");
+    CHECK(e.code() == ErrorCode::OutOfRange);
+    CHECK(e.mark().line == 3);
+    CHECK(e.mark().column == 1);
+  }
+  SECTION("a negative time") { CHECK(error(llm, "arrival_s,prompt_tokens,output_tokens\n-1,1,1\n").code() == ErrorCode::OutOfRange); }
+  SECTION("a token count of 0, at its column") {
+    const ConfigError e = error(llm, "arrival_s,prompt_tokens,output_tokens\n0,0,1\n");
+    CHECK(e.code() == ErrorCode::OutOfRange);
+    CHECK(e.mark().column == 3);
+  }
+  SECTION("a row without its tokens") { CHECK(error(llm, "arrival_s,prompt_tokens,output_tokens\n0\n").code() == ErrorCode::MissingKey); }
+  SECTION("trace and arrival") {
+    CHECK(error("    - {name: s, latency: 1ms, requests: {trace: r.csv, arrival: 1s}}\n", "arrival_s\n0\n").code() ==
+          ErrorCode::Conflict);
+  }
+  SECTION("trace and profile") {
+    CHECK(error("    - {name: s, latency: 1ms, requests: {trace: r.csv, profile: day.csv}}\n", "arrival_s\n0\n").code() ==
+          ErrorCode::Conflict);
+  }
+  SECTION("neither trace nor arrival") {
+    CHECK(error("    - {name: s, latency: 1ms, requests: {}}\n", "arrival_s\n0\n").code() == ErrorCode::MissingKey);
+  }
+  SECTION("tokens in the file and as keys") {
+    CHECK(error("    - {name: s, model: llama-2-7b, requests: {trace: r.csv, prompt_tokens: 5, output_tokens: 5}, "
+                "batching: {mode: continuous}}\n",
+                "arrival_s,prompt_tokens,output_tokens\n0,1,1\n")
+              .code() == ErrorCode::Conflict);
+  }
+  SECTION("tokens for a latency service") {
+    CHECK(error("    - {name: s, latency: 1ms, requests: {trace: r.csv}}\n", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n").code() ==
+          ErrorCode::Conflict);
+  }
+  SECTION("an LLM without tokens anywhere") {
+    CHECK(error("    - {name: s, model: llama-2-7b, requests: {trace: r.csv}, batching: {mode: continuous}}\n", "arrival_s\n0\n").code() ==
+          ErrorCode::MissingKey);
+  }
+}

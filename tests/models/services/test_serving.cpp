@@ -263,6 +263,8 @@ TEST_CASE("continuous batching: each iteration and each request's TTFT and end b
     const auto small = run(test::scenario_from_yaml(yaml), 0, [] { return std::make_unique<TestCost>(0.010, 0.0001, 0.001, 50); });
     CHECK(small->totals[0].completed == 0);
     CHECK(small->totals[0].unfinished == 0);
+    CHECK(small->totals[0].refused == small->totals[0].arrived);
+    CHECK(small->totals[0].refused > 0);
     bool noted = false;
     for (const auto& n : small->summary.notes) noted = noted || n.find("refused") != std::string::npos;
     CHECK(noted);
@@ -430,4 +432,45 @@ TEST_CASE("requests.profile thins Poisson arrivals to the multiplier of each hou
   CHECK(std::abs(static_cast<double>(out->samples[0].arrived) - 7200) < 4 * std::sqrt(7200.0));
   CHECK(std::abs(static_cast<double>(out->samples[1].arrived) - 1800) < 4 * std::sqrt(1800.0));
   CHECK(out->samples[2].arrived == 0);
+}
+
+TEST_CASE("requests.trace: recorded arrivals and tokens served as written", "[model][serving]") {
+  test::TempDir dir;
+  SECTION("a latency service: one replica, 100 ms per batch of one") {
+    // Arrivals 0, 0.05, 0.3 s. r0 0-0.1 (no wait), r1 waits for r0: 0.1-0.2 (e2e 0.15 s),
+    // r2 0.3-0.4. Mean wait (0 + 0.05 + 0) / 3; the same file twice, the same records.
+    test::write_file(dir.file("r.csv"), "arrival_s\n0\n0.05\n0.3\n");
+    const std::string yaml = "name: t\nhorizon: 10s\n" + one_node() +
+                             "workload:\n  services:\n    - {name: q, latency: 100ms, requests: {trace: r.csv}}\n";
+    const auto out = run(test::scenario_from_yaml(yaml, dir.file("s.yaml")));
+    REQUIRE(out->requests.size() == 3);
+    const double start[] = {0, 0.1, 0.3}, end[] = {0.1, 0.2, 0.4}, arrival[] = {0, 0.05, 0.3};
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(out->requests[i].arrival_s == Approx(arrival[i]).margin(1e-9));
+      CHECK(out->requests[i].start_s == Approx(start[i]).margin(1e-9));
+      CHECK(out->requests[i].end_s == Approx(end[i]).margin(1e-9));
+    }
+    REQUIRE(out->totals.size() == 1);
+    CHECK(out->totals[0].arrived == 3);
+    CHECK(out->totals[0].wait_mean_s == Approx(0.05 / 3).margin(1e-9));
+  }
+  SECTION("an LLM: the file's tokens, not drawn ones") {
+    // Continuous batching with the test cost (a = 10 ms, b = 0.1 ms per prefill token, c =
+    // 1 ms per decode request). r0 at 0 s: 100-token prompt, 3 tokens out; r1 at 1 s: 20
+    // tokens, 1 out. r0: prefill 0-0.020 (first token), decode 0.020-0.031, 0.031-0.042
+    // (end). r1: prefill 1.000-1.012 (its only token: end).
+    test::write_file(dir.file("r.csv"), "arrival_s,prompt_tokens,output_tokens\n0,100,3\n1,20,1\n");
+    const std::string yaml = "name: t\nhorizon: 10s\n" + one_node() +
+                             "workload:\n  services:\n    - {name: c, model: gpt2-xl, requests: {trace: r.csv}, "
+                             "batching: {mode: continuous, max_batch: 4}}\n";
+    const auto out = run(test::scenario_from_yaml(yaml, dir.file("s.yaml")), 0,
+                         [] { return std::make_unique<TestCost>(0.010, 0.0001, 0.001, 100000); });
+    REQUIRE(out->requests.size() == 2);
+    CHECK(out->requests[0].prompt_tokens == 100);
+    CHECK(out->requests[0].output_tokens == 3);
+    CHECK(out->requests[0].first_token_s == Approx(0.020).margin(1e-9));
+    CHECK(out->requests[0].end_s == Approx(0.042).margin(1e-9));
+    CHECK(out->requests[1].prompt_tokens == 20);
+    CHECK(out->requests[1].end_s == Approx(1.012).margin(1e-9));
+  }
 }

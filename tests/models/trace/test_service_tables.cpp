@@ -116,6 +116,7 @@ ServiceTotals totals_of(std::uint32_t service) {
   t.arrived = 1000 + service;
   t.completed = 990 + service;
   t.unfinished = 10;
+  t.refused = 3;
   t.e2e_mean_s = 0.1 * b;
   t.e2e_p50_s = 0.2 * b;
   t.e2e_p95_s = 0.3 * b;
@@ -219,6 +220,7 @@ TEST_CASE("service tables: what a service reports is in the trace, field by fiel
     CHECK(r.arrived == static_cast<std::int64_t>(w.arrived));
     CHECK(r.completed == static_cast<std::int64_t>(w.completed));
     CHECK(r.unfinished == static_cast<std::int64_t>(w.unfinished));
+    CHECK(r.refused == static_cast<std::int64_t>(w.refused));
     check_same(r.e2e_mean_s, w.e2e_mean_s);
     check_same(r.e2e_p50_s, w.e2e_p50_s);
     check_same(r.e2e_p95_s, w.e2e_p95_s);
@@ -366,7 +368,7 @@ TEST_CASE("gcsim analyze: a Services section, JSON and plots from a trace with s
   using test::has;
   CHECK(has(a.output, "\nServices (docs/serving.md)\n  classify\n"));
   CHECK(has(a.output, "\n  chat (model llama-2-7b, team web)\n"));
-  CHECK(has(a.output, "    requests                     1,000 arrived, 990 completed, 10 unfinished at the end\n"));
+  CHECK(has(a.output, "    requests                     1,000 arrived, 990 completed, 10 unfinished at the end, 3 refused\n"));
   CHECK(has(a.output, "    end-to-end                       100.0ms     200.0ms     300.0ms     400.0ms\n"));
   CHECK(has(a.output, "    SLO p99 <= 200.0ms           p99 400.0ms: MISSED\n"));
   CHECK(has(a.output, "    SLO ttft_p99 <= 2.00s        p99 700.0ms: met\n"));
