@@ -23,10 +23,18 @@ struct Outcome {
   gcsim::analysis::TraceData data;
 };
 
+#ifdef GCSIM_SANITIZE
+// Under the sanitizers (a Debug build, tens of times slower) the day's first 10 hours, past
+// the morning ramp: the relations below hold, the approved figures are the whole day's.
+const std::string HORIZON = " --set horizon=10h";
+#else
+const std::string HORIZON;
+#endif
+
 Outcome run_with(const gcsim::test::TempDir& dir, const std::string& name, const std::string& scheduler) {
   const std::string out = dir.file(name);
   const auto r = run_gcsim("run " + EXAMPLE + " -o " + out + " --no-plots --set output.request_rows=0 --set 'scheduler=" +
-                           scheduler + "'");
+                           scheduler + "'" + HORIZON);
   INFO(r.output);
   REQUIRE(r.code == 0);
   Outcome o;
@@ -55,15 +63,16 @@ TEST_CASE("serving example: a chat service and training on one fleet, with and w
   // longer than the model's 4,096-token context (the run's note); about 0.5% here.
   CHECK(p.completed + p.unfinished + p.refused == p.arrived);
   CHECK(f.completed + f.unfinished + f.refused == f.arrived);
-  CHECK(p.refused == 10835);
   // Only serving priority preempts training; it gets the service more replicas at the peak.
   CHECK(preemptions(prio.data) >= 1);
   CHECK(preemptions(fifo.data) == 0);
   CHECK(p.replicas_max > f.replicas_max);
   CHECK(prio.chat.gpu_hours > fifo.chat.gpu_hours);
-  CHECK(p.e2e_p99_s < f.e2e_p99_s);
+#ifndef GCSIM_SANITIZE
   // Approved figures of this seed (the example's README).
   CHECK(p.arrived == 1997272);
+  CHECK(p.e2e_p99_s < f.e2e_p99_s);
+  CHECK(p.refused == 10835);
   CHECK(p.replicas_max == 11);
   CHECK(f.replicas_max == 8);
   CHECK(p.ttft_p99_s == Approx(1.77).margin(0.01));
@@ -71,4 +80,5 @@ TEST_CASE("serving example: a chat service and training on one fleet, with and w
   CHECK(p.slo_attained == Approx(0.990).margin(0.001));
   CHECK(prio.chat.cost_per_million_requests_usd == Approx(276.84).margin(0.01));
   CHECK(fifo.chat.cost_per_million_requests_usd == Approx(215.10).margin(0.01));
+#endif
 }
