@@ -21,8 +21,11 @@ using serving::ServiceSpec;
 
 namespace {
 
-// `when:` of replicas.autoscale: `queue_length > N` or `utilization > P%`.
-serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n) {
+// `when:` of replicas.autoscale: `queue_length > N`, `utilization > P%`, `memory > P%` or
+// `kv_cache > P%` (the last two need an LLM: `llm`); `gpu_utilization` and `gpu_memory`
+// are the first two percentages under the cluster autoscaler's names.
+serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n, bool llm) {
+  using Measure = serving::ReplicaAutoscaleSpec::Measure;
   const std::string text = config::read_string(n);
   serving::ReplicaAutoscaleSpec a;
   a.text = text;
@@ -30,11 +33,16 @@ serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n) {
   std::string name = text.substr(0, gt == std::string::npos ? text.size() : gt);
   while (!name.empty() && name.back() == ' ') name.pop_back();
   while (!name.empty() && name.front() == ' ') name.erase(0, 1);
-  if (name != "queue_length" && name != "utilization") {
-    const std::string near = did_you_mean(name, {"queue_length", "utilization"});
+  // gpu_utilization and gpu_memory: the names of the cluster autoscaler's triggers
+  // (pools.autoscale; docs/operations.md), for the same measures.
+  const std::vector<std::string> measures{"queue_length", "utilization", "memory", "kv_cache", "gpu_utilization",
+                                          "gpu_memory"};
+  const auto m = std::find(measures.begin(), measures.end(), name);
+  if (m == measures.end()) {
+    const std::string near = did_you_mean(name, measures);
     n.fail(ErrorCode::UnknownName, "in '" + text + "': unknown measure '" + name + "'" +
                                        (near.empty() ? "" : "; did you mean '" + near + "'?") +
-                                       " (queue_length > N or utilization > P%)");
+                                       " (queue_length > N, utilization > P%, memory > P% or kv_cache > P%)");
   }
   if (gt == std::string::npos || (gt + 1 < text.size() && text[gt + 1] == '='))
     n.fail(ErrorCode::Syntax, "in '" + text + "': expected '>' and a value after '" + name + "'");
@@ -50,14 +58,20 @@ serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n) {
   if (name == "queue_length") {
     if (percent || v < 0 || v != std::floor(v))
       n.fail(ErrorCode::OutOfRange, "in '" + text + "': queue_length counts requests: a whole number >= 0");
-    a.measure = serving::ReplicaAutoscaleSpec::Measure::QueueLength;
+    a.measure = Measure::QueueLength;
     a.threshold = v;
-  } else {
-    if (!percent) n.fail(ErrorCode::BadUnit, "in '" + text + "': write utilization as a percentage (e.g. 80%)");
-    if (v <= 0 || v > 100) n.fail(ErrorCode::OutOfRange, "in '" + text + "': utilization runs (0%, 100%]");
-    a.measure = serving::ReplicaAutoscaleSpec::Measure::Utilization;
-    a.threshold = v / 100.0;
+    return a;
   }
+  if (!percent) n.fail(ErrorCode::BadUnit, "in '" + text + "': write " + name + " as a percentage (e.g. 80%)");
+  if (v <= 0 || v > 100) n.fail(ErrorCode::OutOfRange, "in '" + text + "': " + name + " runs (0%, 100%]");
+  if (name == "gpu_utilization") name = "utilization";
+  if (name == "gpu_memory") name = "memory";
+  if (name != "utilization" && !llm)
+    n.fail(ErrorCode::Conflict, "in '" + text + "': " + name +
+                                    " needs an LLM model (its KV cache is what fills the GPU's memory); use "
+                                    "queue_length or utilization");
+  a.measure = name == "utilization" ? Measure::Utilization : name == "memory" ? Measure::Memory : Measure::KvCache;
+  a.threshold = v / 100.0;
   return a;
 }
 
@@ -257,7 +271,7 @@ void read_replicas(const ConfigNode& n, ServiceSpec& s) {
   if (const ConfigNode* a = r.optional("autoscale")) {
     if (!min) a->fail(ErrorCode::Conflict, "autoscale needs min and max (the replicas it moves between), not count");
     MapReader ar(*a, SERVICE_AUTOSCALE_KEYS);
-    serving::ReplicaAutoscaleSpec spec = read_when(ar.required("when"));
+    serving::ReplicaAutoscaleSpec spec = read_when(ar.required("when"), s.model_tokens);
     spec.hold = ar.value<sim::SimTime>("for");
     ar.finish();
     s.replicas.autoscale = spec;

@@ -98,6 +98,7 @@ const serving::ReplicaCost* ServingController::cost_for(Service& s, const Job& j
     serving::ReplicaHardware hw;
     hw.gpu = type.gpu;
     hw.gpus = s.spec->replicas.gpus;
+    hw.share = s.spec->replicas.gpu_milli / 1000.0;
     const bool nvlink = type.gpu.nvlink_bytes_per_s > 0 && type.internals.nvlink != topology::NvlinkMode::None;
     const int gen = type.internals.pcie_gen > 0 ? type.internals.pcie_gen : (type.gpu.pcie_gen > 0 ? type.gpu.pcie_gen : 4);
     hw.link_bytes_per_s = nvlink ? type.gpu.nvlink_bytes_per_s : topology::pcie_bytes_per_s(gen, type.internals.pcie_lanes);
@@ -105,6 +106,11 @@ const serving::ReplicaCost* ServingController::cost_for(Service& s, const Job& j
     s.costs[t] = provider_ ? provider_->replica_cost(*s.spec, hw)
                            : serving::make_replica_cost(*s.spec->model_spec, s.spec->precision, hw);
     GCSIM_CHECK(s.costs[t] != nullptr, "service '" + s.spec->name + "': no ReplicaCost");
+    const auto* a = s.spec->replicas.autoscale ? &*s.spec->replicas.autoscale : nullptr;
+    using Measure = serving::ReplicaAutoscaleSpec::Measure;
+    GCSIM_CHECK(!a || (a->measure != Measure::Memory && a->measure != Measure::KvCache) ||
+                    (s.costs[t]->memory_bytes() > 0 && s.costs[t]->kv_capacity_tokens() > 0),
+                "service '" + s.spec->name + "': autoscaling on memory needs a ReplicaCost with a memory");
   }
   return s.costs[t].get();
 }
@@ -427,13 +433,37 @@ void ServingController::autoscale(Service& s) {
   const serving::ReplicaAutoscaleSpec& a = *s.spec->replicas.autoscale;
   const sim::SimTime now = engine_.now();
   const int up = replicas_up(s);
-  const int busy = static_cast<int>(
-      std::count_if(s.replicas.begin(), s.replicas.end(), [](const Replica& r) { return r.state == State::Busy; }));
-  // No replica up yet (all placing or cold): no utilization, so no decision on it.
-  const double utilization = up > 0 ? static_cast<double>(busy) / up : NaN;
-  const bool by_queue = a.measure == serving::ReplicaAutoscaleSpec::Measure::QueueLength;
-  const bool out = by_queue ? static_cast<double>(s.queue.size()) > a.threshold : utilization > a.threshold;
-  const bool in = s.queue.empty() && utilization < (by_queue ? 0.5 : a.threshold / 2);
+  using Measure = serving::ReplicaAutoscaleSpec::Measure;
+  bool out = false, in = false;
+  if (a.measure == Measure::QueueLength || a.measure == Measure::Utilization) {
+    const int busy = static_cast<int>(
+        std::count_if(s.replicas.begin(), s.replicas.end(), [](const Replica& r) { return r.state == State::Busy; }));
+    // No replica up yet (all placing or cold): no utilization, so no decision on it.
+    const double utilization = up > 0 ? static_cast<double>(busy) / up : NaN;
+    const bool by_queue = a.measure == Measure::QueueLength;
+    out = by_queue ? static_cast<double>(s.queue.size()) > a.threshold : utilization > a.threshold;
+    in = s.queue.empty() && utilization < (by_queue ? 0.5 : a.threshold / 2);
+  } else if (up > 0) {
+    // The mean over the replicas up of their memory (or KV cache) in use: a fixed part
+    // (weights and working memory; none for kv_cache) and the cache's part. Scale in when the
+    // queue is empty and the cache spread over one replica fewer would stay below 90% of the
+    // threshold (Kubernetes HPA's 10% tolerance).
+    double fixed = 0, cache = 0;
+    for (const Replica& r : s.replicas) {
+      if (r.state != State::Idle && r.state != State::Busy) continue;
+      const double kv = static_cast<double>(r.kv_used);
+      if (a.measure == Measure::Memory) {
+        fixed += r.cost->fixed_memory_bytes() / r.cost->memory_bytes();
+        cache += kv * r.cost->kv_bytes_per_token() / r.cost->memory_bytes();
+      } else {
+        cache += kv / static_cast<double>(r.cost->kv_capacity_tokens());
+      }
+    }
+    fixed /= up;
+    cache /= up;
+    out = fixed + cache > a.threshold;
+    in = s.queue.empty() && up > 1 && fixed + cache * up / (up - 1) < 0.9 * a.threshold;
+  }
   const int wanted = replicas_wanted(s);
   s.out_since = out && wanted < s.spec->replicas.max ? (s.out_since == sim::SimTime::max() ? now : s.out_since) : sim::SimTime::max();
   s.in_since = in && wanted > s.spec->replicas.min ? (s.in_since == sim::SimTime::max() ? now : s.in_since) : sim::SimTime::max();

@@ -56,6 +56,8 @@ LlmCost::LlmCost(const ModelSpec& model, Precision precision, const ReplicaHardw
   const double usable = hw.gpus * hw.gpu.memory_bytes * USABLE_MEMORY_FRACTION;
   const double working = hw.gpus * WORKING_MEMORY_BYTES_PER_GPU;
   const double free_bytes = usable - weights_bytes_ - working;
+  memory_bytes_ = hw.gpus * hw.gpu.memory_bytes;
+  fixed_memory_bytes_ = weights_bytes_ + working;
   if (free_bytes < kv_bytes_per_token_)
     throw Error(model.name + " needs " + units::format_bytes(weights_bytes_) + " of weights at " +
                 std::string(precision_name(precision)) + " and " + units::format_bytes(working) +

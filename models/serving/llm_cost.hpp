@@ -75,7 +75,9 @@ class LlmCost final : public ReplicaCost {
   Parts parts(const Iteration& it) const;
 
   double weights_bytes() const { return weights_bytes_; }
-  double kv_bytes_per_token() const { return kv_bytes_per_token_; }   // whole replica
+  double kv_bytes_per_token() const override { return kv_bytes_per_token_; }   // whole replica
+  double memory_bytes() const override { return memory_bytes_; }
+  double fixed_memory_bytes() const override { return fixed_memory_bytes_; }  // weights + working
   double params() const { return params_; }
   double matmul_flop_per_s() const { return matmul_flop_per_s_; }     // one GPU, achieved
   double memory_bytes_per_s() const { return memory_bytes_per_s_; }   // one GPU, achieved
@@ -91,6 +93,8 @@ class LlmCost final : public ReplicaCost {
   double params_ = 0;
   double weights_bytes_ = 0;
   double kv_bytes_per_token_ = 0;
+  double memory_bytes_ = 0;
+  double fixed_memory_bytes_ = 0;
   double matmul_flop_per_s_ = 0;
   double memory_bytes_per_s_ = 0;
   double link_bytes_per_s_ = 0;

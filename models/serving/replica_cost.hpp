@@ -38,6 +38,12 @@ class ReplicaCost {
   // True when the model is an LLM (iteration_s and kv_capacity_tokens apply), false for a
   // model served by batch_s.
   virtual bool tokens() const = 0;
+  // An LLM replica's GPU memory (all its GPUs), what its weights and working memory hold of
+  // it, and what each cached token adds (the `memory` and `kv_cache` autoscaling measures;
+  // docs/serving.md, "Replica autoscaling"). 0 for a model without tokens.
+  virtual double memory_bytes() const { return 0; }
+  virtual double fixed_memory_bytes() const { return 0; }
+  virtual double kv_bytes_per_token() const { return 0; }
 };
 
 }  // namespace gcsim::models::serving

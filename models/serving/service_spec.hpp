@@ -34,9 +34,12 @@ struct BatchingSpec {
 
 // `replicas.autoscale`: one replica out when `when` holds for `for` (docs/serving.md).
 struct ReplicaAutoscaleSpec {
-  enum class Measure : std::uint8_t { QueueLength, Utilization };
+  // The requests waiting; the busy fraction of the replicas up; the mean over the replicas
+  // up of the share of their GPU memory in use (weights, working memory, the KV cache in
+  // use), and of their KV cache in use (an LLM).
+  enum class Measure : std::uint8_t { QueueLength, Utilization, Memory, KvCache };
   Measure measure = Measure::QueueLength;
-  double threshold = 0;  // requests (queue_length) or a fraction 0..1 (utilization)
+  double threshold = 0;  // requests (queue_length) or a fraction 0..1 (the others)
   sim::SimTime hold = sim::SimTime::zero();
   std::string text;      // as written
 };

@@ -189,6 +189,20 @@ TEST_CASE("Bad services are refused at their key", "[unit][config][serving]") {
     CHECK(error_of(one(ARR + ", latency: 20ms, replicas: {min: 1, max: 2, autoscale: {when: utilization > 120%}}")).code() ==
           ErrorCode::OutOfRange);
   }
+  SECTION("autoscale: memory and kv_cache need an LLM") {
+    for (const char* m : {"memory > 70%", "kv_cache > 80%"}) {
+      INFO(m);
+      CHECK(error_of(one(ARR + ", latency: 20ms, replicas: {min: 1, max: 2, autoscale: {when: " + m + "}}")).code() ==
+            ErrorCode::Conflict);
+    }
+  }
+  SECTION("autoscale: memory without %, kv_cache misspelt") {
+    CHECK(error_of(one(LLM_REQ + ", model: gpt2-xl, batching: {mode: continuous}, replicas: {min: 1, max: 2, "
+                                 "autoscale: {when: memory > 0.7}}")).code() == ErrorCode::BadUnit);
+    const ConfigError e = error_of(one(LLM_REQ + ", model: gpt2-xl, replicas: {min: 1, max: 2, autoscale: {when: kv_cach > 80%}}"));
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(std::string(e.what()).find("did you mean 'kv_cache'") != std::string::npos);
+  }
   SECTION("ttft target without an LLM") {
     CHECK(error_of(one(ARR + ", latency: 20ms, slo: {ttft_p99: 1s}")).code() == ErrorCode::Conflict);
   }
@@ -214,6 +228,36 @@ TEST_CASE("Bad services are refused at their key", "[unit][config][serving]") {
   SECTION("services not a list") {
     CHECK(error_of("      name: x\n").code() == ErrorCode::WrongType);
   }
+}
+
+TEST_CASE("autoscale on memory and on the KV cache read with their thresholds", "[unit][config][serving]") {
+  const models::Scenario s = load(R"(    - name: a
+      model: gpt2-xl
+      requests: {arrival: 1s, prompt_tokens: 10, output_tokens: 10}
+      batching: {mode: continuous}
+      replicas: {min: 1, max: 4, autoscale: {when: memory > 70%, for: 1m}}
+    - name: b
+      model: gpt2-xl
+      requests: {arrival: 1s, prompt_tokens: 10, output_tokens: 10}
+      batching: {mode: continuous}
+      replicas: {min: 1, max: 4, autoscale: {when: "kv_cache > 80.5%"}}
+    - name: c
+      model: gpt2-xl
+      requests: {arrival: 1s, prompt_tokens: 10, output_tokens: 10}
+      batching: {mode: continuous}
+      replicas: {min: 1, max: 4, autoscale: {when: gpu_memory > 60%}}
+)");
+  using Measure = models::serving::ReplicaAutoscaleSpec::Measure;
+  REQUIRE(s.workload.services.size() == 3);
+  REQUIRE(s.workload.services[0].replicas.autoscale);
+  CHECK(s.workload.services[0].replicas.autoscale->measure == Measure::Memory);
+  CHECK(s.workload.services[0].replicas.autoscale->threshold == Approx(0.70));
+  CHECK(s.workload.services[0].replicas.autoscale->hold == sim::SimTime::from_seconds(60));
+  CHECK(s.workload.services[1].replicas.autoscale->measure == Measure::KvCache);
+  CHECK(s.workload.services[1].replicas.autoscale->threshold == Approx(0.805));
+  // The cluster autoscaler's name for the same measure.
+  CHECK(s.workload.services[2].replicas.autoscale->measure == Measure::Memory);
+  CHECK(s.workload.services[2].replicas.autoscale->threshold == Approx(0.60));
 }
 
 TEST_CASE("A workload of services alone is a workload", "[unit][config][serving]") {

@@ -43,6 +43,26 @@ class TestCost final : public models::serving::ReplicaCost {
   std::int64_t kv_;
 };
 
+// TestCost with a memory: `memory` bytes in all, `fixed` of them the weights and working
+// memory, `per_token` per cached token.
+class MemCost final : public models::serving::ReplicaCost {
+ public:
+  MemCost(double iteration_s, std::int64_t kv, double memory, double fixed, double per_token)
+      : it_(iteration_s), kv_(kv), memory_(memory), fixed_(fixed), per_token_(per_token) {}
+  double batch_s(int) const override { return it_; }
+  double iteration_s(const models::serving::Iteration&) const override { return it_; }
+  std::int64_t kv_capacity_tokens() const override { return kv_; }
+  bool tokens() const override { return true; }
+  double memory_bytes() const override { return memory_; }
+  double fixed_memory_bytes() const override { return fixed_; }
+  double kv_bytes_per_token() const override { return per_token_; }
+
+ private:
+  double it_;
+  std::int64_t kv_;
+  double memory_, fixed_, per_token_;
+};
+
 struct Captured {
   std::vector<RequestRecord> requests;
   std::vector<ServiceSample> samples;
@@ -50,6 +70,7 @@ struct Captured {
   models::RunSummary summary;
   std::vector<std::pair<std::string, double>> job_starts;  // every job's name and first start (s)
   std::vector<double> job_ends;                             // its end (s), -1 while running
+  std::vector<models::serving::ReplicaHardware> hardware;   // asked of the cost provider
 };
 
 // The sink and the cost provider of a test run, built before the serving part.
@@ -70,7 +91,8 @@ class Capture final : public models::Component, public models::serving::ServiceS
   void sample(const ServiceSample& s) override { out_->samples.push_back(s); }
   void totals(const ServiceTotals& t) override { out_->totals.push_back(t); }
   std::unique_ptr<models::serving::ReplicaCost> replica_cost(const models::serving::ServiceSpec&,
-                                                             const models::serving::ReplicaHardware&) override {
+                                                             const models::serving::ReplicaHardware& hw) override {
+    out_->hardware.push_back(hw);
     return cost_();
   }
 
@@ -376,6 +398,65 @@ TEST_CASE("replica autoscaling: the newest idle replica in when the queue is emp
   CHECK(out->job_ends[2] == Approx(2.5));
   CHECK(out->job_ends[0] == -1.0);  // r0 stays: min 1
   CHECK(out->totals[0].replicas_max == 2);
+}
+
+TEST_CASE("replica autoscaling on the KV cache and on GPU memory, by hand", "[model][serving]") {
+  // Two recorded requests, each 200 prompt + 100 output tokens (300 of KV cache, reserved at
+  // admission), at 0 s and 0.5 s; an iteration takes 10 ms, so a request is served in 100
+  // iterations, 1 s. The KV cache holds 1,000 tokens.
+  //   kv_cache > 50%: at 0 s r0 holds 30%. At 0.5 s r1 joins replica 0: 60% > 50%, `for: 0s`:
+  //   replica 1 out at 0.5 s (up at once, idle). Mean 30%; the in-rule: 30% x 2/1 = 60% is not
+  //   below 90% x 50% = 45%. At 1.0 s r0 ends: 30% and 0%, mean 15%, x 2 = 30% < 45%: the idle
+  //   replica 1 leaves at 1.0 s.
+  //   memory > 55% (1,000 bytes, 400 fixed, 0.3 per token): at 0 s 40% + 9% = 49%; at 0.5 s
+  //   40% + 18% = 58% > 55%: out at 0.5 s. Then mean 40% + 9% = 49%, in-rule 40% + 18% = 58%,
+  //   not below 49.5%; at 1.0 s 40% + 4.5%, in-rule 40% + 9% = 49% < 49.5%: in at 1.0 s.
+  test::TempDir dir;
+  test::write_file(dir.file("r.csv"), "arrival_s,prompt_tokens,output_tokens\n0,200,100\n0.5,200,100\n");
+  for (const char* when : {"kv_cache > 50%", "memory > 55%"}) {
+    INFO(when);
+    const std::string yaml = "name: t\nhorizon: 10s\n" + one_node() +
+                             "workload:\n  services:\n    - {name: c, model: gpt2-xl, requests: {trace: r.csv}, "
+                             "batching: {mode: continuous, max_batch: 8}, replicas: {min: 1, max: 3, autoscale: {when: \"" +
+                             when + "\", for: 0s}}}\n";
+    const auto out = run(test::scenario_from_yaml(yaml, dir.file("s.yaml")), 0,
+                         [] { return std::make_unique<MemCost>(0.010, 1000, 1000, 400, 0.3); });
+    REQUIRE(out->job_starts.size() == 2);
+    CHECK(out->job_starts[1].first == "c/r1");
+    CHECK(out->job_starts[1].second == Approx(0.5).margin(1e-9));
+    CHECK(out->job_ends[1] == Approx(1.0).margin(1e-9));
+    CHECK(out->job_ends[0] == -1.0);  // min 1
+    REQUIRE(out->requests.size() == 2);
+    CHECK(out->requests[0].end_s == Approx(1.0).margin(1e-9));
+    CHECK(out->requests[1].start_s == Approx(0.5).margin(1e-9));
+    CHECK(out->requests[1].end_s == Approx(1.5).margin(1e-9));
+    CHECK(out->totals[0].replicas_max == 2);
+  }
+  SECTION("a tighter threshold keeps the second replica: memory > 50% (in-rule 49% is not below 45%)") {
+    const std::string yaml = "name: t\nhorizon: 10s\n" + one_node() +
+                             "workload:\n  services:\n    - {name: c, model: gpt2-xl, requests: {trace: r.csv}, "
+                             "batching: {mode: continuous, max_batch: 8}, replicas: {min: 1, max: 3, autoscale: {when: "
+                             "\"memory > 50%\", for: 0s}}}\n";
+    const auto out = run(test::scenario_from_yaml(yaml, dir.file("s.yaml")), 0,
+                         [] { return std::make_unique<MemCost>(0.010, 1000, 1000, 400, 0.3); });
+    // 49% at 0 s is not above 50%; 58% at 0.5 s is: r1 out. Never in: 40% + anything x 2 >= 40%
+    // is never below 45%... until both are empty (40% < 45%) after r1 ends at 1.5 s: out at
+    // 0.5, in at 1.5 s (both idle: the newest leaves).
+    REQUIRE(out->job_starts.size() == 2);
+    CHECK(out->job_starts[1].second == Approx(0.5).margin(1e-9));
+    CHECK(out->job_ends[1] == Approx(1.5).margin(1e-9));
+  }
+}
+
+TEST_CASE("a replica on a GPU share is priced on that share of its GPU", "[model][serving]") {
+  const std::string yaml = "name: t\nhorizon: 1s\n" + one_node() +
+                           "workload:\n  services:\n    - {name: c, model: gpt2-xl, requests: {arrival: 100ms, "
+                           "prompt_tokens: 10, output_tokens: 2}, batching: {mode: continuous}, gpu_milli: 250}\n";
+  const auto out = run(test::scenario_from_yaml(yaml), 0, [] { return std::make_unique<TestCost>(0.010, 0, 0, 1000); });
+  REQUIRE(out->hardware.size() == 1);
+  CHECK(out->hardware[0].share == 0.25);
+  CHECK(out->hardware[0].gpus == 1);
+  CHECK(out->hardware[0].gpu.name == "A100-80GB-SXM");
 }
 
 TEST_CASE("continuous batching: a replica preempted mid-iteration restarts its requests with the KV cache freed",

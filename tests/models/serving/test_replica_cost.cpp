@@ -201,6 +201,34 @@ TEST_CASE("The KV cache holds what the weights and working memory leave, and ref
   CHECK_THROWS_AS(llm.iteration_s(it), gcsim::InternalError);
 }
 
+TEST_CASE("A replica on a share of a GPU (gpu_milli) sees that share of its memory, compute and bandwidth", "[model]") {
+  // Half an A100-80GB: (0.5 · 85,899,345,920 · 0.9 − 13,479,362,560 − 2 GiB) / 524,288
+  //   = 23,027,859,456 / 524,288 = 43,922.16 → 43,922 tokens.
+  ReplicaHardware half = a100(1);
+  half.share = 0.5;
+  const auto h = make_replica_cost(model("llama-2-7b"), Precision::Fp16, half);
+  const auto w = make_replica_cost(model("llama-2-7b"), Precision::Fp16, a100(1));
+  CHECK(h->kv_capacity_tokens() == 43'922);
+  CHECK(h->memory_bytes() == Approx(0.5 * 80 * GIB));
+  // Every roofline term doubles (time-slicing halves compute and bandwidth); the launch
+  // (20 µs) does not: prefill (compute-bound) and decode (memory-bound) alike.
+  constexpr double LAUNCH = 20e-6;
+  for (const Iteration& it : {prefill(512, 1), decode(8, 8 * 600)})
+    CHECK(h->iteration_s(it) - LAUNCH == Approx(2 * (w->iteration_s(it) - LAUNCH)).epsilon(1e-12));
+  // A tenth (8 GiB) does not hold its 13.5 GB of weights.
+  ReplicaHardware tenth = a100(1);
+  tenth.share = 0.1;
+  CHECK_THROWS_AS(make_replica_cost(model("llama-2-7b"), Precision::Fp16, tenth), gcsim::Error);
+  // A forward pass at batch 32 on a quarter: four times the whole GPU's roofline time; its
+  // launches (530/3 kernels · 20 µs, as above) stay.
+  ReplicaHardware quarter = a100(1);
+  quarter.share = 0.25;
+  const auto rq = make_replica_cost(model("resnet50"), Precision::Fp16, quarter);
+  const auto rw = make_replica_cost(model("resnet50"), Precision::Fp16, a100(1));
+  constexpr double LAUNCHES = 530.0 / 3 * 20e-6;
+  CHECK(rq->batch_s(32) - LAUNCHES == Approx(4 * (rw->batch_s(32) - LAUNCHES)).epsilon(1e-9));
+}
+
 TEST_CASE("llama-2-70b at fp16: refused on one 80 GB GPU, served by four in tensor parallelism", "[model]") {
   // Weights 68,983,521,280 · 2 B = 137,967,042,560 B = 128.49 GiB; one GPU holds 0.9 · 80 GiB
   // = 72 GiB.
