@@ -294,11 +294,88 @@ std::vector<std::string> team_plot_names(const std::vector<std::string>& teams) 
   return names;
 }
 
-std::vector<std::string> overlay_plot_names(const std::vector<std::string>& teams) {
-  std::vector<std::string> names{"jct_cdf", "wait_cdf", "gpus_allocated", "queue_length"};
-  for (std::string& n : team_plot_names(teams)) names.push_back(std::move(n));
+std::vector<std::string> service_plot_names(const std::vector<std::string>& services) {
+  std::vector<std::string> names;
+  for (const std::string& n : unique_file_name_parts(services)) {
+    names.push_back("service_p99-" + n);
+    names.push_back("service_replicas-" + n);
+  }
   return names;
 }
+
+std::vector<std::string> overlay_plot_names(const std::vector<std::string>& teams, const std::vector<std::string>& services) {
+  std::vector<std::string> names{"jct_cdf", "wait_cdf", "gpus_allocated", "queue_length"};
+  for (std::string& n : team_plot_names(teams)) names.push_back(std::move(n));
+  for (std::string& n : service_plot_names(services)) names.push_back(std::move(n));
+  return names;
+}
+
+namespace {
+
+// Per service of the runs (the first run's /services, scenario order; every run is of one
+// scenario): the p99 of the latency its SLO names (end-to-end; TTFT with only a TTFT
+// target) per statistics interval overlaid, and its replicas up in
+// strips (docs/serving.md, "gcsim compare").
+void service_overlays(const std::vector<const TraceData*>& runs, const std::vector<std::string>& labels, double end_s,
+                      const std::string& prefix, const std::string& dir, std::vector<std::string>& paths) {
+  if (runs.empty() || runs.front()->services.empty()) return;
+  const std::vector<ServiceRecord>& services = runs.front()->services;
+  std::vector<std::string> names;
+  for (const ServiceRecord& r : services) names.push_back(r.name);
+  const std::vector<std::string> plot_names = service_plot_names(names);
+  const TimeUnit unit = time_unit_for(end_s);
+  for (std::size_t k = 0; k < services.size(); ++k) {
+    const std::int32_t id = services[k].service;
+    // The latency its SLO names: end-to-end, or TTFT for a service with a TTFT target and no
+    // end-to-end one (an LLM chat).
+    const bool ttft = !(services[k].slo_p99_s > 0) && services[k].slo_ttft_p99_s > 0;
+    const double target = ttft ? services[k].slo_ttft_p99_s : services[k].slo_p99_s;
+    const bool has_target = target > 0 && std::isfinite(target);
+    const std::string what = ttft ? "time to first token" : "end-to-end";
+    std::vector<Line> lines;
+    std::vector<std::vector<StepPoint>> up;
+    double lo = INFINITY, hi = 0;
+    for (std::size_t v = 0; v < runs.size(); ++v) {
+      Line line{v < labels.size() ? labels[v] : "", {}, v};
+      up.emplace_back();
+      for (const ServiceSampleRecord& x : runs[v]->service_series) {
+        if (x.service != id) continue;
+        // At the interval's end: what had completed by then, the replicas counted then.
+        const double t = x.t_s + x.interval_s;
+        up.back().push_back({t, static_cast<double>(x.replicas_up)});
+        const double p99 = ttft ? x.ttft_p99_s : x.e2e_p99_s;
+        if (!(p99 > 0) || !std::isfinite(p99)) continue;  // nothing completed
+        line.points.emplace_back(t / unit.seconds, p99);
+        lo = std::min(lo, p99);
+        hi = std::max(hi, p99);
+      }
+      lines.push_back(std::move(line));
+    }
+    if (has_target) {
+      lo = std::min(lo, target);
+      hi = std::max(hi, target);
+    }
+    plot_both(fs::path(dir), plot_names[2 * k], [&](Gnuplot& gp) {
+      gp << "set title " << gp_quote(prefix + "service " + services[k].name + ": " + what + " p99 per interval" +
+                                     (has_target ? " (SLO target dashed)" : "")) << "\n";
+      set_time_area(gp, end_s, unit);
+      gp << "set ylabel 'p99 latency (s)'\n";
+      if (hi > 0) {
+        gp << "set logscale y\n";
+        gp << "set yrange [" << gp_number(lo / 2) << ":" << gp_number(hi * 2) << "]\n";
+      }
+      if (has_target)
+        gp << "set arrow 1 from graph 0, first " << gp_number(target) << " to graph 1, first " << gp_number(target)
+           << " nohead dt 2 lw 1.5 lc rgb '#555555'\n";
+      gp << "set key outside below left Left reverse maxcols 1\n";
+      draw_lines(gp, lines, "linespoints pt 7 ps 0.4");
+    }, paths, HEIGHT_PX + 16 * static_cast<int>(runs.size()));
+    strip_plot(up, nullptr, labels, end_s, fs::path(dir), plot_names[2 * k + 1],
+               prefix + "service " + services[k].name + ": replicas up (at each interval's end)", "replicas", false, paths);
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>& runs,
                                              const std::vector<std::string>& labels, const std::string& dir) {
@@ -363,6 +440,7 @@ std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>
     strip_plot(share, nullptr, labels, end_s, dir, plot_name,
                prefix + "team " + team + ": share of the provisioned GPUs its jobs hold", "share of GPUs (0-1)", true, paths);
   }
+  service_overlays(runs, labels, end_s, prefix, dir, paths);
   return paths;
 }
 

@@ -2,7 +2,7 @@
 // "Comparing strategies"): JCT and waiting-time CDFs overlaid (one colour and dash type per
 // variant, a log axis when the times span decades), and allocated GPUs (with the GPUs
 // provisioned), queue length and each team's share of the GPUs over time as small multiples,
-// one strip per variant. The series are public for tests; the machinery is
+// one strip per variant; per service, its p99 latency and its replicas over time. The series are public for tests; the machinery is
 // analysis/plot_support.*, the decisions taken from the data analysis/plot_scales.*.
 #pragma once
 
@@ -30,11 +30,20 @@ std::vector<std::string> trace_teams(const TraceData& trace);
 // only in characters a file name cannot hold ("ml team", "ml_team") get a plot each.
 std::vector<std::string> team_plot_names(const std::vector<std::string>& teams);
 
-// Every NAME write_overlay_plots writes for runs whose jobs name `teams`.
-std::vector<std::string> overlay_plot_names(const std::vector<std::string>& teams);
+// The per-service plots' names for `services` (in scenario order): for each,
+// "service_p99-" and "service_replicas-" and the service's unique_file_name_parts().
+std::vector<std::string> service_plot_names(const std::vector<std::string>& services);
+
+// Every NAME write_overlay_plots writes for runs whose jobs name `teams` and whose scenario
+// has `services`.
+std::vector<std::string> overlay_plot_names(const std::vector<std::string>& teams,
+                                            const std::vector<std::string>& services = {});
 
 // Writes into `dir` (which must exist), as NAME.png and NAME.svg: jct_cdf, wait_cdf,
-// gpus_allocated, queue_length and team_plot_names() for the teams of all the runs;
+// gpus_allocated, queue_length and team_plot_names() for the teams of all the runs, and
+// for each service of the runs (/services) its service_plot_names(): the end-to-end p99 of
+// each statistics interval, one line per variant, its SLO target dashed; its replicas up,
+// one strip per variant;
 // `labels[i]` names `runs[i]` in the legend. Returns the paths written.
 std::vector<std::string> write_overlay_plots(const std::vector<const TraceData*>& runs,
                                              const std::vector<std::string>& labels, const std::string& dir);

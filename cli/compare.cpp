@@ -66,6 +66,13 @@ constexpr std::size_t MAX_NAME_BYTES = 255;
 constexpr const char* STAGING_PREFIX = ".gcsim-compare-";
 constexpr std::size_t STAGING_NAME_BYTES = 21;  // ".gcsim-compare-XXXXXX"
 
+// The scenario's services' names, in scenario order (their per-service plots).
+std::vector<std::string> service_names(const models::Scenario& s) {
+  std::vector<std::string> names;
+  for (const auto& svc : s.workload.services) names.push_back(svc.name);
+  return names;
+}
+
 // One trace stem per variant: its label as a file name part, bounded and made unique
 // (analysis/file_names.hpp).
 std::vector<std::string> trace_names(const std::vector<models::SchedulerVariant>& variants) {
@@ -169,7 +176,7 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
   std::vector<std::string> all_files = trace_files;
   if (to_folder) all_files.insert(all_files.end(), tables.begin(), tables.end());
   if (plots)
-    for (const std::string& p : analysis::overlay_plot_names(base->workload.teams)) {
+    for (const std::string& p : analysis::overlay_plot_names(base->workload.teams, service_names(*base))) {
       all_files.push_back(p + ".png");
       all_files.push_back(p + ".svg");
     }

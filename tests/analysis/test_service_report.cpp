@@ -3,12 +3,17 @@
 // gcsim compare's per-service rows, the two plots; and nothing of it without services.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "analysis/overlay_plots.hpp"
 #include "analysis/service_report.hpp"
 #include "analysis/strategy_comparison.hpp"
 #include "analysis/trace_data.hpp"
@@ -201,4 +206,43 @@ TEST_CASE("services: latency and replica plots, none without services", "[unit][
     CHECK(std::filesystem::file_size(p) > 1000);
   }
   CHECK(plot_services(TraceData{}, dir.path().string()).empty());
+}
+
+TEST_CASE("services: gcsim compare's plots per service, named as announced", "[unit][analysis][services][plot]") {
+  CHECK(service_plot_names({"chat", "classify"}) ==
+        std::vector<std::string>{"service_p99-chat", "service_replicas-chat", "service_p99-classify",
+                                 "service_replicas-classify"});
+  CHECK(overlay_plot_names({"a"}, {"chat"}) == std::vector<std::string>{"jct_cdf", "wait_cdf", "gpus_allocated",
+                                                                        "queue_length", "team_share-a",
+                                                                        "service_p99-chat", "service_replicas-chat"});
+  test::TempDir dir;
+  TraceData a = two_services();
+  TraceData b = two_services();
+  for (auto& x : b.service_series) x.e2e_p99_s *= 2;
+  const std::vector<std::string> paths = write_overlay_plots({&a, &b}, {"fifo", "priority"}, dir.path().string());
+  // Every file written is one announced (so that compare checks its name before the runs),
+  // and each service has both plots in both formats.
+  const std::vector<std::string> names = overlay_plot_names({}, {"chat", "classify"});
+  std::set<std::string> written;
+  for (const std::string& p : paths) {
+    const std::filesystem::path f(p);
+    CHECK(std::find(names.begin(), names.end(), f.stem().string()) != names.end());
+    CHECK(std::filesystem::file_size(f) > 1000);
+    written.insert(f.filename().string());
+  }
+  for (const char* f : {"service_p99-chat.png", "service_p99-chat.svg", "service_replicas-chat.png",
+                        "service_replicas-classify.svg", "service_p99-classify.png"})
+    CHECK(written.count(f) == 1);
+  // The SLO target of classify (200 ms) is drawn in its p99 plot: the SVG has the dashed line.
+  std::ifstream svg(dir.file("service_p99-classify.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  CHECK(text.find("end-to-end p99 per interval (SLO target dashed)") != std::string::npos);
+  // chat has only a TTFT target: its plot is of TTFT.
+  std::ifstream chat_svg(dir.file("service_p99-chat.svg"));
+  const std::string chat((std::istreambuf_iterator<char>(chat_svg)), std::istreambuf_iterator<char>());
+  CHECK(chat.find("service chat: time to first token p99 per interval (SLO target dashed)") != std::string::npos);
+  // Without services, none of them.
+  TraceData plain;
+  for (const std::string& p : write_overlay_plots({&plain}, {"fifo"}, dir.path().string()))
+    CHECK(std::filesystem::path(p).stem().string().rfind("service_", 0) == std::string::npos);
 }
