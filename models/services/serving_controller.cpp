@@ -139,6 +139,7 @@ void ServingController::replica_stopped(const Job& j) {
   r.batch.clear();
   r.kv_used = 0;
   r.state = State::Placing;
+  r.draining = false;  // it comes back as any replica (the autoscaler may scale in again)
   if (!engine_.is_pending(s.wake) || s.wake_at != engine_.now()) {
     engine_.cancel(s.wake);
     s.wake_at = engine_.now();
@@ -230,6 +231,24 @@ void ServingController::set_busy(Service& s, Replica& r, bool busy) {
     r.state = State::Idle;
     s.i_busy_s += (now - std::max(r.busy_since, interval_start_)).seconds();
   }
+}
+
+void ServingController::retire(Service& s, std::uint32_t k) {
+  Replica& r = s.replicas[k];
+  GCSIM_CHECK(r.state == State::Idle, "a replica ends idle");
+  s.i_up_s += (engine_.now() - std::max(r.up_since, interval_start_)).seconds();
+  r.state = State::Retired;
+  r.draining = false;
+  cluster_.finish_job(r.job);
+}
+
+double ServingController::load(const Service& s, const Replica& r) const {
+  if (r.state != State::Busy) return 0;
+  if (s.spec->batching.mode != BatchingMode::Continuous) return 1;
+  double l = static_cast<double>(r.batch.size()) / s.spec->batching.max_batch;
+  const std::int64_t kv_cap = r.cost ? r.cost->kv_capacity_tokens() : 0;
+  if (kv_cap > 0) l = std::max(l, static_cast<double>(r.kv_used) / static_cast<double>(kv_cap));
+  return std::min(l, 1.0);
 }
 
 void ServingController::dispatch(Service& s) {
@@ -353,6 +372,7 @@ void ServingController::on_step_end(std::uint64_t kk) {
     for (const Running& x : r.batch) complete(s, k, x, now);
     r.batch.clear();
     set_busy(s, r, false);
+    if (r.draining) retire(s, k);
     dispatch(s);
     return;
   }
@@ -372,12 +392,13 @@ void ServingController::on_step_end(std::uint64_t kk) {
   r.batch.resize(kept);
   if (s.spec->batching.mode == BatchingMode::Continuous) {
     pull(s, now);
-    start_iteration(s, k, true);
+    start_iteration(s, k, !r.draining);
   } else if (!r.batch.empty()) {
     start_iteration(s, k, false);  // a dynamic batch runs to its longest output
   } else {
     set_busy(s, r, false);
   }
+  if (r.draining && r.batch.empty()) retire(s, k);
   dispatch(s);
 }
 
@@ -425,7 +446,7 @@ int ServingController::replicas_up(const Service& s) const {
 
 int ServingController::replicas_wanted(const Service& s) const {
   return static_cast<int>(std::count_if(s.replicas.begin(), s.replicas.end(),
-                                        [](const Replica& r) { return r.state != State::Retired; }));
+                                        [](const Replica& r) { return r.state != State::Retired && !r.draining; }));
 }
 
 void ServingController::autoscale(Service& s) {
@@ -436,13 +457,17 @@ void ServingController::autoscale(Service& s) {
   using Measure = serving::ReplicaAutoscaleSpec::Measure;
   bool out = false, in = false;
   if (a.measure == Measure::QueueLength || a.measure == Measure::Utilization) {
-    const int busy = static_cast<int>(
-        std::count_if(s.replicas.begin(), s.replicas.end(), [](const Replica& r) { return r.state == State::Busy; }));
+    double used = 0;
+    for (const Replica& r : s.replicas) used += load(s, r);
     // No replica up yet (all placing or cold): no utilization, so no decision on it.
-    const double utilization = up > 0 ? static_cast<double>(busy) / up : NaN;
+    const double utilization = up > 0 ? used / up : NaN;
     const bool by_queue = a.measure == Measure::QueueLength;
     out = by_queue ? static_cast<double>(s.queue.size()) > a.threshold : utilization > a.threshold;
-    in = s.queue.empty() && utilization < (by_queue ? 0.5 : a.threshold / 2);
+    // In when the load spread over one replica fewer stays below 90% of the threshold (as
+    // Kubernetes' HPA: desired = ceil(up x utilization / target), with its 10% tolerance),
+    // or below 50% with the queue trigger; a last replica only when idle (min 0).
+    const double projected = up > 1 ? utilization * up / (up - 1) : (utilization > 0 ? INFINITY : 0.0);
+    in = s.queue.empty() && projected < (by_queue ? 0.5 : 0.9 * a.threshold);
   } else if (up > 0) {
     // The mean over the replicas up of their memory (or KV cache) in use: a fixed part
     // (weights and working memory; none for kv_cache) and the cache's part. Scale in when the
@@ -471,14 +496,23 @@ void ServingController::autoscale(Service& s) {
     add_replica(s);
     s.out_since = sim::SimTime::max();
   } else if (s.in_since != sim::SimTime::max() && now - s.in_since >= a.hold) {
-    // The newest idle replica leaves (one that is busy or not yet up stays).
-    for (std::size_t k = s.replicas.size(); k-- > 0;) {
-      Replica& r = s.replicas[k];
-      if (r.state != State::Idle) continue;
-      s.i_up_s += (now - std::max(r.up_since, interval_start_)).seconds();
-      r.state = State::Retired;
-      cluster_.finish_job(r.job);
-      break;
+    // The newest idle replica leaves; with none idle, the newest serving one drains (admits
+    // nothing more, ends when its batch is done). One not yet up stays.
+    std::size_t pick = s.replicas.size();
+    for (std::size_t k = s.replicas.size(); k-- > 0;)
+      if (s.replicas[k].state == State::Idle) {
+        pick = k;
+        break;
+      }
+    if (pick == s.replicas.size())
+      for (std::size_t k = s.replicas.size(); k-- > 0;)
+        if (s.replicas[k].state == State::Busy && !s.replicas[k].draining) {
+          pick = k;
+          break;
+        }
+    if (pick < s.replicas.size()) {
+      if (s.replicas[pick].state == State::Idle) retire(s, static_cast<std::uint32_t>(pick));
+      else s.replicas[pick].draining = true;
     }
     s.in_since = sim::SimTime::max();
   }

@@ -107,6 +107,8 @@ class ServingController final : public Controller {
     const serving::ReplicaCost* cost = nullptr;  // a model's, on its current placement
     sim::SimTime busy_since;
     sim::SimTime up_since;
+    // Scaled in while serving: admits no request, and ends when its batch is done.
+    bool draining = false;
   };
   struct Service {
     const serving::ServiceSpec* spec = nullptr;
@@ -166,6 +168,12 @@ class ServingController final : public Controller {
   void start_iteration(Service& s, std::uint32_t k, bool admit);  // an LLM
   void complete(Service& s, std::uint32_t k, const Running& r, sim::SimTime end);
   void set_busy(Service& s, Replica& r, bool busy);
+  // Ends replica k (scaled in): its GPUs go back at once.
+  void retire(Service& s, std::uint32_t k);
+  // What replica r uses of what it can serve at once, 0..1 (the `utilization` measure):
+  // busy or not (dynamic batching); the larger of its batch's share of max_batch and its
+  // KV cache's share in use (continuous batching).
+  double load(const Service& s, const Replica& r) const;
   void close_interval(Service& s, sim::SimTime t0, sim::SimTime t1);
   void autoscale(Service& s);
   int replicas_up(const Service& s) const;

@@ -459,6 +459,40 @@ TEST_CASE("a replica on a GPU share is priced on that share of its GPU", "[model
   CHECK(out->hardware[0].gpu.name == "A100-80GB-SXM");
 }
 
+TEST_CASE("continuous batching: utilization is the batch's occupancy, and a replica scaled in drains", "[model][serving]") {
+  // Iterations of 10 ms, max_batch 4, each request 100 tokens out (1 s). `utilization > 60%`,
+  // for 0s, min 1, max 2. A continuous-batching replica's load is its batch over max_batch.
+  //   0 s r0 on replica 0 (25%); 0.1 s r1 (50%); 0.2 s r2 (75% > 60%): replica 1 out at 0.2 s.
+  //   0.255 s r3 starts on the idle replica 1 (mean (75% + 25%) / 2 = 50%).
+  //   1.0 s r0 ends: (50% + 25%) / 2 = 37.5%, not below 30% (half the threshold).
+  //   1.1 s r1 ends: (25% + 25%) / 2 = 25% < 30%, the queue empty: scale in. No replica is
+  //   idle: the newest serving one, replica 1, drains.
+  //   1.15 s r4 arrives: replica 1 admits nothing more; r4 joins replica 0 (at its 1.15 s step).
+  //   1.255 s r3 ends: replica 1's batch is empty, it ends then.
+  test::TempDir dir;
+  test::write_file(dir.file("r.csv"),
+                   "arrival_s,prompt_tokens,output_tokens\n0,10,100\n0.1,10,100\n0.2,10,100\n0.255,10,100\n1.15,10,100\n");
+  const std::string yaml = "name: t\nhorizon: 10s\n" + one_node() +
+                           "workload:\n  services:\n    - {name: c, model: gpt2-xl, requests: {trace: r.csv}, "
+                           "batching: {mode: continuous, max_batch: 4}, replicas: {min: 1, max: 2, autoscale: {when: "
+                           "utilization > 60%, for: 0s}}}\n";
+  const auto out = run(test::scenario_from_yaml(yaml, dir.file("s.yaml")), 0,
+                       [] { return std::make_unique<TestCost>(0.010, 0, 0, 1 << 20); });
+  REQUIRE(out->job_starts.size() == 2);
+  CHECK(out->job_starts[1].second == Approx(0.2).margin(1e-9));
+  CHECK(out->job_ends[1] == Approx(1.255).margin(1e-9));
+  CHECK(out->job_ends[0] == -1.0);
+  REQUIRE(out->requests.size() == 5);
+  const std::uint32_t replica[] = {0, 0, 0, 1, 0};
+  const double start[] = {0, 0.1, 0.2, 0.255, 1.15};
+  for (std::size_t i = 0; i < 5; ++i) {
+    INFO("request " << i);
+    CHECK(out->requests[i].replica == replica[i]);
+    CHECK(out->requests[i].start_s == Approx(start[i]).margin(1e-9));
+    CHECK(out->requests[i].end_s == Approx(start[i] + 1.0).margin(1e-9));
+  }
+}
+
 TEST_CASE("continuous batching: a replica preempted mid-iteration restarts its requests with the KV cache freed",
           "[model][serving]") {
   // One 1-GPU node; the test cost (10 ms + 0.1 ms per prefill token + 1 ms per decoding
