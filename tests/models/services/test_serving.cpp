@@ -441,25 +441,18 @@ TEST_CASE("requests.profile in the calendar's form: arrivals only inside its win
   // 2 x 1,800 s / 1 s = 3,600 and 2 x 120 s = 240; each lies within 4 sqrt(mean) of it (a
   // false alarm about 1 in 16,000 each). A profile by the hour (09:00-10:00) would give
   // 7,200, 15 of those bounds away; 23:00-01:00 would give 14,400.
-  const std::string yaml =
-      "name: pw
-horizon: 25h
-" + one_node() +
-      "workload:
+  const std::string yaml = "name: pw\nhorizon: 25h\n" + one_node() + R"(workload:
   services:
     - name: s
       latency: 1ms
       requests:
-"
-      "        arrival: {dist: exponential, mean: 1s}
+        arrival: {dist: exponential, mean: 1s}
         profile:
           windows:
-"
-      "            - {days: mon, hours: 09:30-10:00, rate: 2}
+            - {days: mon, hours: 09:30-10:00, rate: 2}
             - {days: mon, hours: 23:59-00:01, rate: 2}
-"
-      "          otherwise: 0
-";
+          otherwise: 0
+)";
   const auto out = run(test::scenario_from_yaml(yaml));
   std::int64_t morning = 0, midnight = 0, outside = 0;
   for (const RequestRecord& r : out->requests) {
