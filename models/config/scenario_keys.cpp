@@ -40,6 +40,8 @@ std::vector<DocumentedSection> scenario_key_sections() {
       {{"workload.generators[i]", GENERATOR_KEYS}, REFERENCE},
       {{"workload.services[i]", SERVICE_KEYS}, REFERENCE},
       {{"workload.services[i].requests", SERVICE_REQUEST_KEYS}, REFERENCE},
+      {{"workload.services[i].requests.profile", SERVICE_PROFILE_KEYS}, REFERENCE},
+      {{"workload.services[i].requests.profile.windows[i]", SERVICE_PROFILE_WINDOW_KEYS}, REFERENCE},
       {{"workload.services[i].batching", SERVICE_BATCHING_KEYS}, REFERENCE},
       {{"workload.services[i].replicas", SERVICE_REPLICA_KEYS}, REFERENCE},
       {{"workload.services[i].replicas.autoscale", SERVICE_AUTOSCALE_KEYS}, REFERENCE},

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "models/config/calendar_reader.hpp"
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
 #include "sim/config/csv.hpp"
@@ -75,9 +76,64 @@ serving::ReplicaAutoscaleSpec read_when(const ConfigNode& n, bool llm) {
   return a;
 }
 
+// The steps of a profile from its value at each of `starts` (sorted, distinct, the first
+// 0), equal neighbours merged; and its largest value, which must be above 0.
+void set_profile(const ConfigNode& n, ServiceSpec& s, const std::vector<std::int64_t>& starts,
+                 const std::vector<double>& rates, const std::string& what) {
+  s.profile.clear();
+  for (std::size_t i = 0; i < starts.size(); ++i)
+    if (s.profile.empty() || s.profile.back().rate != rates[i]) s.profile.push_back({starts[i], rates[i]});
+  s.profile_max = 0;
+  for (const ServiceSpec::ProfileStep& p : s.profile) s.profile_max = std::max(s.profile_max, p.rate);
+  if (!(s.profile_max > 0)) n.fail(ErrorCode::OutOfRange, "every multiplier of " + what + " is 0: no request would ever come");
+}
+
+// `requests.profile` in the calendar's form: `windows` ({days, hours, rate}, the first
+// that holds in force, as quota windows) and `otherwise`. Its steps start at every change
+// of any window (to the minute), each with the rate in force there.
+void read_profile_calendar(const ConfigNode& n, ServiceSpec& s) {
+  MapReader r(n, SERVICE_PROFILE_KEYS);
+  const ConfigNode& windows = r.required("windows");
+  if (!windows.is_sequence()) windows.fail(ErrorCode::WrongType, "windows is a list of maps ({days, hours, rate})");
+  if (windows.size() == 0) windows.fail(ErrorCode::MissingKey, "give at least one window (or leave the profile out)");
+  std::vector<std::pair<sim::WeekCalendar, double>> in;
+  for (const ConfigNode& item : windows.items()) {
+    MapReader w(item, SERVICE_PROFILE_WINDOW_KEYS);
+    sim::WeekCalendar when = read_week_calendar(w);
+    const double rate = w.value<double>("rate");
+    w.finish();
+    in.emplace_back(std::move(when), rate);
+  }
+  const double otherwise = r.value<double>("otherwise");
+  r.finish();
+  std::vector<std::int64_t> starts{0};
+  for (const auto& [when, rate] : in)
+    for (const auto& [from, to] : when.spans()) {
+      starts.push_back(from);
+      if (to < sim::WEEK_NS) starts.push_back(to);
+    }
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  std::vector<double> rates;
+  for (const std::int64_t t : starts) {
+    double rate = otherwise;
+    for (const auto& [when, r_in] : in)
+      if (when.contains(sim::SimTime::from_ns(t))) {
+        rate = r_in;
+        break;
+      }
+    rates.push_back(rate);
+  }
+  set_profile(n, s, starts, rates, "the profile");
+}
+
 // `requests.profile`: a CSV file `hour,multiplier`, one row per hour of the week (0..167,
-// 0 = Monday 00:00-01:00) or of the day (0..23, every day alike), each hour once.
+// 0 = Monday 00:00-01:00) or of the day (0..23, every day alike), each hour once; or a map
+// in the calendar's form (read_profile_calendar).
 void read_profile(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& sources) {
+  if (n.is_map()) return read_profile_calendar(n, s);
+  if (!n.is_scalar())
+    n.fail(ErrorCode::WrongType, "a profile is a CSV file `hour,multiplier` or a map {windows: [{days, hours, rate}], otherwise}");
   const std::string path = config::SourceResolver::resolve(n.mark().file, config::read_string(n));
   std::istringstream in(sources.read(n, "request profile"));
   const auto fail = [&](int line, const std::string& why) {
@@ -122,10 +178,13 @@ void read_profile(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& s
   if (!(rows == 24 && seen.size() == 24) && !(rows == 168 && seen.size() == 168))
     n.fail(ErrorCode::OutOfRange, "a profile gives every hour of the week (0..167) or of the day (0..23) once; " + path +
                                       " gives " + std::to_string(rows) + " rows");
-  s.profile.resize(168);
-  for (std::size_t h = 0; h < 168; ++h) s.profile[h] = values[h % values.size()];
-  s.profile_max = *std::max_element(s.profile.begin(), s.profile.end());
-  if (!(s.profile_max > 0)) n.fail(ErrorCode::OutOfRange, "every multiplier of " + path + " is 0: no request would ever come");
+  std::vector<std::int64_t> starts(168);
+  std::vector<double> rates(168);
+  for (std::size_t h = 0; h < 168; ++h) {
+    starts[h] = static_cast<std::int64_t>(h) * 3'600 * sim::NS_PER_S;
+    rates[h] = values[h % values.size()];
+  }
+  set_profile(n, s, starts, rates, path);
 }
 
 // `requests.trace`: a CSV file with the header `arrival_s` and optionally `prompt_tokens`

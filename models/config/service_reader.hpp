@@ -4,6 +4,7 @@
 // resolve step (scenario_resolve.cpp), at the nodes the reader keeps.
 #pragma once
 
+#include "models/config/calendar_reader.hpp"
 #include "models/serving/service_spec.hpp"
 #include "models/workload/model_catalog.hpp"
 #include "sim/config/config_node.hpp"
@@ -42,12 +43,27 @@ inline constexpr config::KeySpec SERVICE_REQUEST_KEYS[] = {
      "times >= 0, in order; tokens >= 1",
      "the requests of a file instead of `arrival`: each one's arrival in seconds from the run's start, and with an LLM its "
      "tokens (docs/serving.md)"},
-    {"profile", "CSV file `hour,multiplier`", "none", false, "168 or 24 rows, >= 0, not all 0",
-     "a rate multiplier by hour of the week: arrivals thinned by it (docs/serving.md)"},
+    {"profile", "CSV file `hour,multiplier`, or map `{windows, otherwise}`", "none", false,
+     "CSV: 168 or 24 rows, >= 0; not all 0",
+     "a rate multiplier over the week: arrivals thinned by it (docs/serving.md)"},
     {"prompt_tokens", "distribution, rounded to an integer", "", false, ">= 1",
      "each request's prompt (required with an LLM, refused otherwise)"},
     {"output_tokens", "distribution, rounded to an integer", "", false, ">= 1",
      "each request's output (required with an LLM, refused otherwise)"},
+};
+
+// `requests.profile` in the calendar's form: windows of the week with their rates.
+inline constexpr config::KeySpec SERVICE_PROFILE_KEYS[] = {
+    {"windows", "list of maps", "", true, "at least one",
+     "the windows of the week and their rates; where several hold, the first listed wins"},
+    {.name = "otherwise", .type = "number", .help = "the multiplier outside every window",
+     .kind = config::KeyKind::Number, .min = 0, .has_default = true, .default_number = 1},
+};
+inline constexpr config::KeySpec SERVICE_PROFILE_WINDOW_KEYS[] = {
+    DAYS_KEY,
+    HOURS_KEY,
+    {.name = "rate", .type = "number", .required = true, .help = "the multiplier of the arrival rate in the window",
+     .kind = config::KeyKind::Number, .min = 0},
 };
 
 inline constexpr config::KeySpec SERVICE_BATCHING_KEYS[] = {

@@ -9,6 +9,7 @@
 #include "models/config/cluster_spec.hpp"
 #include "models/core/event_priorities.hpp"
 #include "models/topology/topology_spec.hpp"
+#include "sim/calendar.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
@@ -192,13 +193,14 @@ sim::SimTime ServingController::next_after(Service& s, sim::SimTime t) {
     return next > scenario_.horizon ? sim::SimTime::max() : next;
   }
   // Thinning (Lewis & Shedler, 1979): candidates at the rate times the largest multiplier
-  // (the drawn gap over it), each kept with probability multiplier(hour) / largest. Exact
-  // for Poisson arrivals (`dist: exponential`): a Poisson process of rate lambda m(t).
+  // (the drawn gap over it), each kept with probability multiplier(t) / largest, the
+  // multiplier at the candidate's time of the week (to the nanosecond: a window from 09:30
+  // starts at 09:30). Exact for Poisson arrivals (`dist: exponential`): a Poisson process
+  // of rate lambda m(t).
   for (;;) {
     t = t + sim::SimTime::from_seconds(spec.arrival.sample(s.arrivals) / spec.profile_max);
     if (t > scenario_.horizon) return sim::SimTime::max();
-    const auto hour = static_cast<std::size_t>((t.ns() / 3'600'000'000'000LL) % 168);
-    if (s.profile.uniform01() * spec.profile_max < spec.profile[hour]) return t;
+    if (s.profile.uniform01() * spec.profile_max < spec.profile_rate(t.ns() % sim::WEEK_NS)) return t;
   }
 }
 

@@ -5,7 +5,9 @@
 // (models/services/service_part.*).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -81,10 +83,23 @@ struct ServiceSpec {
   Precision precision = Precision::Fp16;
   // Requests.
   Distribution arrival;                  // seconds between arrivals
-  // `requests.profile`: a rate multiplier by hour of the week (168 values, Monday 00:00-01:00
-  // first; empty: none) and its largest value; arrivals are thinned by it.
-  std::vector<double> profile;
+  // `requests.profile`: a rate multiplier over the week, piecewise constant: step i holds
+  // from its `from_ns` (ns from Monday 00:00; the first at 0, increasing, each different
+  // from the one before) to the next step's (the last to the week's end). Empty: none.
+  // The CSV form gives a step per hour, the calendar form one per change of its windows,
+  // to the minute; its largest value thins the arrivals (ServingController::next_after).
+  struct ProfileStep {
+    std::int64_t from_ns = 0;
+    double rate = 1;
+  };
+  std::vector<ProfileStep> profile;
   double profile_max = 0;
+  // The profile's multiplier at `week_ns` (0 <= week_ns < one week). Not empty.
+  double profile_rate(std::int64_t week_ns) const {
+    const auto after = std::upper_bound(profile.begin(), profile.end(), week_ns,
+                                        [](std::int64_t t, const ProfileStep& p) { return t < p.from_ns; });
+    return std::prev(after)->rate;
+  }
   // `requests.trace`: the requests of a file, in arrival order, instead of `arrival` (and
   // `profile`); null: none. Shared, read-only: runs of one scenario share it.
   std::shared_ptr<const std::vector<TraceRequest>> trace;

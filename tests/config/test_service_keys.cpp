@@ -276,12 +276,15 @@ TEST_CASE("requests.profile: a CSV of multipliers by hour, and its bad rows at t
   std::string day = "hour,multiplier\n";
   for (int h = 0; h < 24; ++h) day += std::to_string(h) + "," + std::to_string(h == 9 ? 3.0 : 0.5) + "\n";
   const models::Scenario s = with(day);
-  const auto& p = s.workload.services[0].profile;
-  REQUIRE(p.size() == 168);
-  CHECK(p[9] == 3.0);
-  CHECK(p[24 + 9] == 3.0);  // every day alike
-  CHECK(p[167] == 0.5);
-  CHECK(s.workload.services[0].profile_max == 3.0);
+  const auto& sv = s.workload.services[0];
+  const std::int64_t hour = 3'600 * sim::NS_PER_S;
+  CHECK(sv.profile_rate(9 * hour) == 3.0);
+  CHECK(sv.profile_rate(10 * hour - 1) == 3.0);
+  CHECK(sv.profile_rate(10 * hour) == 0.5);
+  CHECK(sv.profile_rate((24 + 9) * hour) == 3.0);  // every day alike
+  CHECK(sv.profile_rate(168 * hour - 1) == 0.5);
+  CHECK(sv.profile.size() == 1 + 7 * 2);  // equal neighbours merged: Monday 00-09, then 09-10 and 10-09 of the next day
+  CHECK(sv.profile_max == 3.0);
 
   auto error = [&](const std::string& csv) { return config_error([&] { (void)with(csv); }); };
   SECTION("a wrong header") { CHECK(error("h,m\n0,1\n").code() == ErrorCode::Syntax); }
@@ -385,4 +388,77 @@ TEST_CASE("requests.trace: recorded requests from a CSV, and its bad cells at th
     CHECK(error("    - {name: s, model: llama-2-7b, requests: {trace: r.csv}, batching: {mode: continuous}}\n", "arrival_s\n0\n").code() ==
           ErrorCode::MissingKey);
   }
+}
+
+TEST_CASE("requests.profile in the calendar's form: windows to the minute, the first that holds wins",
+          "[unit][config][serving]") {
+  const std::string yaml = HEAD +
+                           "    - name: s\n"
+                           "      latency: 1ms\n"
+                           "      requests:\n"
+                           "        arrival: 1s\n"
+                           "        profile:\n"
+                           "          windows:\n"
+                           "            - {days: weekdays, hours: 09:30-18:00, rate: 3}\n"
+                           "            - {days: weekdays, hours: 09:00-23:30, rate: 1.5}\n"
+                           "            - {days: sat, hours: 22:00-02:00, rate: 0}\n";
+  const models::Scenario s = test::scenario_from_yaml(yaml);
+  const auto& sv = s.workload.services[0];
+  const std::int64_t minute = 60 * sim::NS_PER_S, hour = 60 * minute, day = 24 * hour;
+  CHECK(sv.profile_rate(0) == 1.0);  // otherwise: 1 by default
+  CHECK(sv.profile_rate(9 * hour - 1) == 1.0);
+  CHECK(sv.profile_rate(9 * hour) == 1.5);
+  CHECK(sv.profile_rate(9 * hour + 30 * minute - 1) == 1.5);
+  CHECK(sv.profile_rate(9 * hour + 30 * minute) == 3.0);  // 09:30, not 09:00
+  CHECK(sv.profile_rate(18 * hour - 1) == 3.0);
+  CHECK(sv.profile_rate(18 * hour) == 1.5);  // the first window ended; the second holds
+  CHECK(sv.profile_rate(23 * hour + 30 * minute) == 1.0);
+  CHECK(sv.profile_rate(4 * day + 12 * hour) == 3.0);  // Friday
+  CHECK(sv.profile_rate(5 * day + 12 * hour) == 1.0);  // Saturday
+  CHECK(sv.profile_rate(5 * day + 22 * hour) == 0.0);  // Saturday 22:00 to Sunday 02:00
+  CHECK(sv.profile_rate(6 * day + 2 * hour - 1) == 0.0);
+  CHECK(sv.profile_rate(6 * day + 2 * hour) == 1.0);
+  CHECK(sv.profile_max == 3.0);
+  // Monday: 0-09:00 1, -09:30 1.5, -18:00 3, -23:30 1.5, then 1 into Tuesday (merged with
+  // Tuesday's first hours): 4 steps a weekday after the first one, the weekend's 2 more.
+  CHECK(sv.profile.size() == 1 + 5 * 4 + 2);
+
+  SECTION("otherwise") {
+    const models::Scenario o = test::scenario_from_yaml(
+        HEAD + "    - {name: s, latency: 1ms, requests: {arrival: 1s, profile: {windows: [{hours: 12:00-13:00, rate: 2}], "
+               "otherwise: 0.25}}}\n");
+    CHECK(o.workload.services[0].profile_rate(0) == 0.25);
+    CHECK(o.workload.services[0].profile_rate(12 * hour) == 2.0);
+  }
+  const auto error = [](const std::string& profile) {
+    return config_error([&] {
+      (void)test::scenario_from_yaml(HEAD + "    - name: s\n      latency: 1ms\n      requests:\n        arrival: 1s\n"
+                                            "        profile: " + profile + "\n");
+    });
+  };
+  SECTION("an unknown key of a window: did you mean, at its line and column") {
+    const ConfigError e = error("{windows: [{hours: 09:00-10:00, rat: 2}]}");
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK(std::string(e.what()).find("did you mean 'rate'") != std::string::npos);
+    CHECK(e.mark().line == 12);  // the profile's line: HEAD is 7 lines
+    CHECK(e.mark().column == 50);  // `rat`, 33rd of the value, which starts at column 18
+  }
+  SECTION("an unknown key of the profile") {
+    const ConfigError e = error("{windows: [{rate: 2}], otherwize: 0}");
+    CHECK(e.code() == ErrorCode::UnknownKey);
+    CHECK(std::string(e.what()).find("did you mean 'otherwise'") != std::string::npos);
+  }
+  SECTION("a window without its rate") { CHECK(error("{windows: [{hours: 09:00-10:00}]}").code() == ErrorCode::MissingKey); }
+  SECTION("a negative rate") { CHECK(error("{windows: [{rate: -1}]}").code() == ErrorCode::OutOfRange); }
+  SECTION("an unknown day, as in quota windows") {
+    const ConfigError e = error("{windows: [{days: mnday, rate: 2}]}");
+    CHECK(e.code() == ErrorCode::UnknownName);
+    CHECK(e.key_path() == "workload.services[0].requests.profile.windows[0].days");
+  }
+  SECTION("hours not HH:MM-HH:MM") { CHECK(error("{windows: [{hours: nine, rate: 2}]}").code() == ErrorCode::WrongType); }
+  SECTION("no windows") { CHECK(error("{windows: []}").code() == ErrorCode::MissingKey); }
+  SECTION("every rate 0") {
+    CHECK(error("{windows: [{hours: 09:00-10:00, rate: 0}], otherwise: 0}").code() == ErrorCode::OutOfRange);
+  }
+  SECTION("a list") { CHECK(error("[1, 2]").code() == ErrorCode::WrongType); }
 }

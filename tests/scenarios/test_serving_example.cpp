@@ -85,3 +85,29 @@ TEST_CASE("serving example: a chat service and training on one fleet, with and w
   CHECK(fifo.chat.cost_per_million_requests_usd == Approx(128.56).margin(0.01));
 #endif
 }
+
+// The bundled quotas example (scenarios/examples/serving/quotas-day-night.yaml): it runs
+// from the CLI, and its trace holds the six preemptions of its README, two at each change
+// of window: training reclaimed on Monday morning and Tuesday at 08:00 (reclaim), the
+// replicas over the night cap at 20:00 (quota_cap). tests/models/services/
+// test_serving_quotas.cpp checks the same scenario event by event.
+TEST_CASE("the serving quotas example: reclaim by day, the cap at night", "[scenario][serving][quotas]") {
+  const gcsim::test::TempDir dir("serving-quotas");
+  const std::string out = dir.file("q");
+  const auto r = run_gcsim("run " GCSIM_SOURCE_DIR "/scenarios/examples/serving/quotas-day-night.yaml -o " + out +
+                           " --no-plots");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const auto data = gcsim::analysis::read_trace(out + "/quotas-day-night.h5");
+  int reclaim_day = 0, reclaim_dawn = 0, cap_dusk = 0;
+  for (const auto& p : data.preemptions) {
+    INFO(p.time_s << " " << p.reason);
+    if (p.reason == "reclaim" && p.time_s > 8 * 3600.0 && p.time_s < 8 * 3600.0 + 180) ++reclaim_day;
+    else if (p.reason == "reclaim" && p.time_s == 32 * 3600.0) ++reclaim_dawn;
+    else if (p.reason == "quota_cap" && p.time_s == 20 * 3600.0) ++cap_dusk;
+    else FAIL_CHECK("a preemption the README does not list");
+  }
+  CHECK(reclaim_day == 2);
+  CHECK(cap_dusk == 2);
+  CHECK(reclaim_dawn == 2);
+}

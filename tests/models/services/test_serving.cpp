@@ -549,6 +549,39 @@ TEST_CASE("requests.profile thins Poisson arrivals to the multiplier of each hou
   CHECK(out->samples[2].arrived == 0);
 }
 
+TEST_CASE("requests.profile in the calendar's form: arrivals only inside its windows, to the minute", "[model][serving]") {
+  // Poisson arrivals of mean 1 s times 2 on Monday 09:30-10:00 and 23:59-00:01 (into
+  // Tuesday), 0 elsewhere, over 25 hours. Thinning keeps a candidate only where the rate is
+  // above 0, so every arrival lies inside a window: exact. Their counts are Poisson of mean
+  // 2 x 1,800 s / 1 s = 3,600 and 2 x 120 s = 240; each lies within 4 sqrt(mean) of it (a
+  // false alarm about 1 in 16,000 each). A profile by the hour (09:00-10:00) would give
+  // 7,200, 15 of those bounds away; 23:00-01:00 would give 14,400.
+  const std::string yaml = "name: pw\nhorizon: 25h\n" + one_node() + R"(workload:
+  services:
+    - name: s
+      latency: 1ms
+      requests:
+        arrival: {dist: exponential, mean: 1s}
+        profile:
+          windows:
+            - {days: mon, hours: 09:30-10:00, rate: 2}
+            - {days: mon, hours: 23:59-00:01, rate: 2}
+          otherwise: 0
+)";
+  const auto out = run(test::scenario_from_yaml(yaml));
+  std::int64_t morning = 0, midnight = 0, outside = 0;
+  for (const RequestRecord& r : out->requests) {
+    if (r.arrival_s >= 9.5 * 3600 && r.arrival_s < 10 * 3600) ++morning;
+    else if (r.arrival_s >= 86'400 - 60 && r.arrival_s < 86'400 + 60) ++midnight;
+    else ++outside;
+  }
+  REQUIRE(out->totals.size() == 1);
+  CHECK(out->totals[0].arrived == out->requests.size());  // every request served and recorded
+  CHECK(outside == 0);
+  CHECK(std::abs(static_cast<double>(morning) - 3600) < 4 * std::sqrt(3600.0));
+  CHECK(std::abs(static_cast<double>(midnight) - 240) < 4 * std::sqrt(240.0));
+}
+
 TEST_CASE("requests.trace: recorded arrivals and tokens served as written", "[model][serving]") {
   test::TempDir dir;
   SECTION("a latency service: one replica, 100 ms per batch of one") {
