@@ -109,6 +109,10 @@ class ServingController final : public Controller {
     sim::SimTime up_since;
     // Scaled in while serving: admits no request, and ends when its batch is done.
     bool draining = false;
+    // Its cold start's image pull (the first part of it), on `node`, ends at `pulled_at`;
+    // max(): this start pulls nothing (no image, or the node has it).
+    std::uint32_t node = 0;
+    sim::SimTime pulled_at = sim::SimTime::max();
   };
   struct Service {
     const serving::ServiceSpec* spec = nullptr;
@@ -123,6 +127,9 @@ class ServingController final : public Controller {
     Ring ahead;
     std::vector<Replica> replicas;
     std::vector<std::uint32_t> jobs;  // every replica job it submitted
+    // cold_start.image: whether node n holds the image (a pull there completed; cleared when
+    // the node goes down). Empty without an image.
+    std::vector<std::uint8_t> image_on_node;
     sim::EventId wake;
     sim::SimTime wake_at = sim::SimTime::max();
     // ReplicaCost per node type (a model), built at the first placement there.
@@ -152,6 +159,9 @@ class ServingController final : public Controller {
   // Signals.
   void replica_started(const Job& j);
   void replica_stopped(const Job& j);
+  void node_down(std::uint32_t node);
+  // A replica's image pull on its node completed by now: the node holds the image.
+  static void note_pull(Service& s, Replica& r, sim::SimTime now);
 
   static std::uint64_t key(std::uint32_t service, std::uint32_t replica) { return std::uint64_t{service} << 32 | replica; }
   void add_replica(Service& s);
