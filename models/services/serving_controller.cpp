@@ -126,6 +126,8 @@ void ServingController::replica_started(const Job& j) {
   Replica& r = s.replicas[k];
   r.cost = cost_for(s, j);
   r.state = State::Cold;
+  r.cold_since = engine_.now();
+  ++s.cold_starts;
   // The image pull first (unless the node has the image), then the fixed part and the load.
   const serving::ColdStartSpec& cold = s.spec->cold_start;
   bool image_on_node = true;
@@ -157,7 +159,10 @@ void ServingController::replica_stopped(const Job& j) {
   Service& s = *services_[it->second >> 32];
   Replica& r = s.replicas[it->second & 0xffffffffu];
   engine_.cancel(r.event);
-  if (r.state == State::Cold && !s.image_on_node.empty()) note_pull(s, r, engine_.now());
+  if (r.state == State::Cold) {
+    s.cold_start_s += (engine_.now() - r.cold_since).seconds();
+    if (!s.image_on_node.empty()) note_pull(s, r, engine_.now());
+  }
   set_busy(s, r, false);
   if (r.state == State::Idle || r.state == State::Busy) s.i_up_s += (engine_.now() - std::max(r.up_since, interval_start_)).seconds();
   // Its batch in progress goes back to the head of the queue, in arrival order, to start over.
@@ -177,6 +182,7 @@ void ServingController::on_ready(std::uint64_t k) {
   Service& s = *services_[k >> 32];
   Replica& r = s.replicas[k & 0xffffffffu];
   if (!s.image_on_node.empty()) note_pull(s, r, engine_.now());
+  s.cold_start_s += (engine_.now() - r.cold_since).seconds();
   r.state = State::Idle;
   r.up_since = engine_.now();
   s.replicas_max = std::max(s.replicas_max, replicas_up(s));
@@ -633,6 +639,10 @@ void ServingController::finish(RunSummary&) {
       if (costs_) t.cost_usd += costs_->job_cost_usd(id);
     }
     t.replicas_max = s.replicas_max;
+    t.cold_starts = s.cold_starts;
+    t.cold_start_s = s.cold_start_s;
+    for (const Replica& r : s.replicas)
+      if (r.state == State::Cold) t.cold_start_s += (end - r.cold_since).seconds();
     if (sink_) sink_->totals(t);
     totals_.push_back(std::move(t));
   }

@@ -113,6 +113,7 @@ class ServingController final : public Controller {
     // max(): this start pulls nothing (no image, or the node has it).
     std::uint32_t node = 0;
     sim::SimTime pulled_at = sim::SimTime::max();
+    sim::SimTime cold_since;  // its current (or last) cold start began
   };
   struct Service {
     const serving::ServiceSpec* spec = nullptr;
@@ -140,6 +141,8 @@ class ServingController final : public Controller {
     std::uint64_t arrived = 0, completed = 0, refused = 0, slo_met = 0;
     std::uint64_t prompt_tokens = 0, output_tokens = 0;
     std::int32_t replicas_max = 0;
+    std::uint64_t cold_starts = 0;
+    double cold_start_s = 0;
     // The interval being gathered.
     serving::LatencyHistogram i_e2e, i_ttft, i_tpot;
     std::uint64_t i_arrived = 0, i_completed = 0, i_slo_met = 0;
