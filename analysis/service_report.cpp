@@ -99,6 +99,9 @@ std::string format_services(const std::vector<ServiceSummary>& services) {
     if (!s.slo.empty())
       row(out, "within every target", format_percent(r.slo_attained), "of the completed requests");
     row(out, "replicas", "at most " + std::to_string(r.replicas_max) + " up");
+    if (r.cold_starts > 0)
+      row(out, "cold starts", format_count(static_cast<double>(r.cold_starts), 0),
+          "(" + format_latency(r.cold_start_s) + " in all)");
     row(out, "GPU-hours", format_count(s.gpu_hours, 1));
     row(out, "cost", format_usd(r.cost_usd));
     row(out, "per million requests", format_usd(s.cost_per_million_requests_usd), "(cost / completed requests)");
@@ -156,6 +159,8 @@ std::string services_json(const std::vector<ServiceSummary>& services, int depth
     o.integer("sample_every", r.sample_every);
     o.integer("request_rows", r.request_rows);
     o.integer("refused", r.refused);
+    o.integer("cold_starts", r.cold_starts);
+    o.number("cold_start_s", r.cold_start_s);
     items.push_back(o.finish());
   }
   return json_array(items, depth);

@@ -449,6 +449,8 @@ std::vector<ServiceRecord> read_services(const TraceReader& r, const std::string
   c.integer("sample_every", &ServiceRecord::sample_every);
   c.integer("request_rows", &ServiceRecord::request_rows);
   c.integer("refused", &ServiceRecord::refused);
+  c.integer("cold_starts", &ServiceRecord::cold_starts);
+  c.f64("cold_start_s", &ServiceRecord::cold_start_s);
   c.read();
   return out;
 }

@@ -219,6 +219,8 @@ struct ServiceRecord {
   std::int64_t sample_every = 0;  // /service_requests keeps every k-th completed request (0: none)
   std::int64_t request_rows = 0;  // the rows it kept
   std::int64_t refused = 0;       // never served: longer than the model's context, the KV cache or max_tokens
+  std::int64_t cold_starts = 0;   // replica starts
+  double cold_start_s = 0;        // time spent in their cold starts
 };
 
 struct ServiceSampleRecord {

@@ -11,10 +11,12 @@
 
 #include "models/core/limits.hpp"
 #include "models/gpu/gpu_catalog.hpp"
+#include "models/serving/llm_cost.hpp"
 #include "models/spot/interruption_rate.hpp"
 #include "models/storage/checkpoint_io.hpp"
 #include "models/workload/memory_fit.hpp"
 #include "sim/calendar.hpp"
+#include "sim/check.hpp"
 #include "sim/units.hpp"
 
 namespace gcsim::models {
@@ -39,6 +41,29 @@ void resolve_checkpoint(CheckpointSpec& c, const ConfigNode& entry, const Scenar
   if (!tier) fail_unknown_tier(*at.find("tier"), "checkpoint", c.tier, s);
   if (c.size_bytes < 0) c.size_bytes = checkpoint_state_bytes(*training);
   c = checkpoint_times_from_tier(c, *tier);
+}
+
+// A service's cold start reads (`cold_start.image`, `cold_start.model`): each tier exists,
+// the model's size (the catalog model's weights when not given) and each read's time,
+// priced once here as a checkpoint restore is (read_once_time: one reader alone on the tier).
+void resolve_cold_start(serving::ServiceSpec& sv, const ConfigNode& service, const Scenario& s) {
+  serving::ColdStartSpec& c = sv.cold_start;
+  for (serving::ColdStartRead* read : {&c.image, &c.model}) {
+    if (read->empty()) continue;
+    const char* key = read == &c.image ? "image" : "model";
+    const ConfigNode& at = *service.find("cold_start")->find(key)->find("tier");
+    if (!s.storage)
+      at.fail(ErrorCode::Conflict, std::string("cold_start.") + key + " reads from tier '" + read->tier +
+                                       "', but the scenario has no storage: section to declare it (storage.tiers; "
+                                       "docs/storage.md)");
+    const StorageTierSpec* tier = s.storage->find(read->tier);
+    if (!tier) fail_unknown_tier(at, std::string("cold_start.") + key, read->tier, s);
+    if (read->bytes == 0) {
+      GCSIM_CHECK(sv.model_spec != nullptr, "service '" + sv.name + "': a model read without a size needs a catalog model");
+      read->bytes = resolve(*sv.model_spec).params * serving::bytes_per_element(sv.precision);
+    }
+    read->time = read_once_time(*tier, read->bytes);
+  }
 }
 
 void resolve_dataset(const DatasetRef& dataset, const ConfigNode& job, const Scenario& s) {
@@ -281,6 +306,7 @@ void resolve_scenario(Scenario& s, const SectionNodes& nodes) {
     serving::ServiceSpec& sv = s.workload.services[i];
     const ConfigNode& n = *nodes.workload.service_nodes[i];
     sv.node_type_mask = resolve_gpu_types(sv.gpu_types, n, s, nodes.gpus);
+    resolve_cold_start(sv, n, s);
     const ConfigNode* replicas = n.find("replicas");
     const ConfigNode& at = replicas && replicas->find("gpus") ? *replicas->find("gpus") : n;
     require_feasible(at, s.cluster, sv.replicas.gpus, nullptr, sv.node_type_mask);

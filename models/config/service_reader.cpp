@@ -352,6 +352,35 @@ void read_slo(const ConfigNode& n, ServiceSpec& s) {
   r.finish();
 }
 
+// One read of `cold_start` (image or model): its tier's name (resolved against `storage:` by
+// the resolve step) and its size.
+serving::ColdStartRead read_cold_start_read(const ConfigNode& n, config::KeyTable keys) {
+  MapReader r(n, keys);
+  serving::ColdStartRead read;
+  read.tier = config::read_string(r.required("tier"));
+  if (const auto size = r.get<double>("size")) read.bytes = *size;
+  r.finish();
+  return read;
+}
+
+// `cold_start`: a duration (the fixed part alone), or {image, model, fixed}.
+void read_cold_start(const ConfigNode& n, ServiceSpec& s) {
+  if (!n.is_map()) {
+    s.cold_start.fixed = config::read_duration(n);
+    return;
+  }
+  MapReader r(n, SERVICE_COLD_START_KEYS);
+  if (const ConfigNode* image = r.optional("image")) s.cold_start.image = read_cold_start_read(*image, SERVICE_COLD_START_IMAGE_KEYS);
+  if (const ConfigNode* model = r.optional("model")) {
+    s.cold_start.model = read_cold_start_read(*model, SERVICE_COLD_START_MODEL_KEYS);
+    if (s.latency && s.cold_start.model.bytes == 0)
+      model->fail(ErrorCode::MissingKey, "a service with `latency` has no catalog model to size its weights: give "
+                                         "`size` (e.g. {tier: shared-fs, size: 14GB})");
+  }
+  s.cold_start.fixed = r.value<sim::SimTime>("fixed");
+  r.finish();
+}
+
 }  // namespace
 
 ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models, config::SourceResolver& sources) {
@@ -400,7 +429,7 @@ ServiceSpec read_service(const ConfigNode& n, const ModelCatalog& models, config
   if (s.replicas.gpu_milli < 1000 && s.replicas.gpus != 1)
     r.where("gpu_milli")->fail(ErrorCode::Conflict, "a GPU share (gpu_milli below 1000) is for one-GPU replicas (replicas.gpus: 1)");
   s.priority = static_cast<std::int16_t>(r.value<std::int64_t>("priority"));
-  s.cold_start = r.value<sim::SimTime>("cold_start");
+  if (const ConfigNode* c = r.optional("cold_start")) read_cold_start(*c, s);
   r.finish();
   return s;
 }

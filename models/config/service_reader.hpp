@@ -31,9 +31,29 @@ inline constexpr config::KeySpec SERVICE_KEYS[] = {
      .min = 1, .max = 1000, .has_default = true, .default_number = 1000},
     {.name = "priority", .type = "integer", .help = "its replicas' class for `policy: priority` (as the job key)",
      .kind = config::KeyKind::Integer, .min = -1000, .max = 1000, .has_default = true, .default_number = 0},
-    {.name = "cold_start", .type = "duration",
-     .help = "from a replica's start on its GPUs to its first batch (image pull + model load), on every start",
+    {"cold_start", "duration, or a map `{image, model, fixed}`", "`0s`", false, ">= 0",
+     "from a replica's start on its GPUs to its first batch: a fixed time, or an image pull and a model load priced "
+     "on storage tiers, below"},
+};
+
+// `cold_start` as a map (docs/serving.md, "Cold start").
+inline constexpr config::KeySpec SERVICE_COLD_START_KEYS[] = {
+    {"image", "map `{size, tier}`", "none", false, "",
+     "the container image, pulled from a tier on a replica's start on a node that does not have it yet, below"},
+    {"model", "map `{tier, size}`", "none", false, "", "the weights, loaded from a tier on every start, below"},
+    {.name = "fixed", .type = "duration", .help = "process start, CUDA context, warm-up: on every start",
      .kind = config::KeyKind::Duration, .min = 0, .has_default = true, .default_number = 0},
+};
+inline constexpr config::KeySpec SERVICE_COLD_START_IMAGE_KEYS[] = {
+    {.name = "size", .type = "bytes", .required = true, .help = "the image's size", .kind = config::KeyKind::Bytes},
+    {"tier", "a name from `storage.tiers`", "", true, "", "the tier it is pulled from"},
+};
+inline constexpr config::KeySpec SERVICE_COLD_START_MODEL_KEYS[] = {
+    {"tier", "a name from `storage.tiers`", "", true, "", "the tier the weights are read from"},
+    {.name = "size", .type = "bytes", .default_value = "the model's weights",
+     .range = "required with `latency`",
+     .help = "the weights' size; default the catalog model's parameters × bytes of the precision",
+     .kind = config::KeyKind::Bytes},
 };
 
 inline constexpr config::KeySpec SERVICE_REQUEST_KEYS[] = {

@@ -74,7 +74,9 @@ class StorageCoupling {
 
   // State at the end of the run. The tier a running job streams from (-1: none); the source
   // tier and bytes moved by t of its copy in progress (nullopt: none); the copies on NVMe.
-  std::int32_t stream_tier(std::uint32_t job) const { return stream_tier_[job]; }
+  // -1 also for a job submitted during the run (a service's replica), beyond the tables
+  // sized at build: such jobs read nothing here.
+  std::int32_t stream_tier(std::uint32_t job) const { return job < stream_tier_.size() ? stream_tier_[job] : -1; }
   std::optional<std::pair<std::size_t, double>> copy_progress(std::uint32_t job, sim::SimTime t) const;
   const std::vector<StagedCopy>& copies() const { return copies_; }
 

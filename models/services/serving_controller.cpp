@@ -49,10 +49,13 @@ ServingController::ServingController(RunContext& ctx, serving::ServiceSink* sink
     s->spec = &specs[i];
     s->index = static_cast<std::uint32_t>(i);
     s->costs.resize(scenario_.cluster.node_types.size());
+    if (!specs[i].cold_start.image.empty()) s->image_on_node.assign(cluster_.nodes().size(), 0);
     services_.push_back(std::move(s));
   }
   cluster_.job_started.connect(ORDER_EXTENSIONS, [this](const Job& j) { replica_started(j); });
   cluster_.job_stopped.connect(ORDER_EXTENSIONS, [this](const Job& j) { replica_stopped(j); });
+  if (std::any_of(specs.begin(), specs.end(), [](const ServiceSpec& x) { return !x.cold_start.image.empty(); }))
+    cluster_.node_down.connect(ORDER_EXTENSIONS, [this](std::uint32_t node) { node_down(node); });
 }
 
 void ServingController::start() { act_at<&ServingController::on_start>(engine_.now(), this); }
@@ -124,7 +127,31 @@ void ServingController::replica_started(const Job& j) {
   Replica& r = s.replicas[k];
   r.cost = cost_for(s, j);
   r.state = State::Cold;
-  r.event = act_at<&ServingController::on_ready>(engine_.now() + s.spec->cold_start, this, it->second);
+  r.cold_since = engine_.now();
+  ++s.cold_starts;
+  // The image pull first (unless the node has the image), then the fixed part and the load.
+  const serving::ColdStartSpec& cold = s.spec->cold_start;
+  bool image_on_node = true;
+  r.pulled_at = sim::SimTime::max();
+  if (!s.image_on_node.empty()) {
+    const auto nodes = cluster_.nodes_of(j);
+    GCSIM_CHECK(!nodes.empty(), "replica job " + std::to_string(j.id) + " started on no node");
+    r.node = nodes.front();
+    if (r.node >= s.image_on_node.size()) s.image_on_node.resize(r.node + 1, 0);
+    image_on_node = s.image_on_node[r.node] != 0;
+    if (!image_on_node) r.pulled_at = engine_.now() + cold.image.time;
+  }
+  r.event = act_at<&ServingController::on_ready>(engine_.now() + cold.time(image_on_node), this, it->second);
+}
+
+void ServingController::note_pull(Service& s, Replica& r, sim::SimTime now) {
+  if (r.pulled_at <= now) s.image_on_node[r.node] = 1;
+  r.pulled_at = sim::SimTime::max();
+}
+
+void ServingController::node_down(std::uint32_t node) {
+  for (auto& sp : services_)
+    if (node < sp->image_on_node.size()) sp->image_on_node[node] = 0;
 }
 
 void ServingController::replica_stopped(const Job& j) {
@@ -133,6 +160,10 @@ void ServingController::replica_stopped(const Job& j) {
   Service& s = *services_[it->second >> 32];
   Replica& r = s.replicas[it->second & 0xffffffffu];
   engine_.cancel(r.event);
+  if (r.state == State::Cold) {
+    s.cold_start_s += (engine_.now() - r.cold_since).seconds();
+    if (!s.image_on_node.empty()) note_pull(s, r, engine_.now());
+  }
   set_busy(s, r, false);
   if (r.state == State::Idle || r.state == State::Busy) s.i_up_s += (engine_.now() - std::max(r.up_since, interval_start_)).seconds();
   // Its batch in progress goes back to the head of the queue, in arrival order, to start over.
@@ -151,6 +182,8 @@ void ServingController::replica_stopped(const Job& j) {
 void ServingController::on_ready(std::uint64_t k) {
   Service& s = *services_[k >> 32];
   Replica& r = s.replicas[k & 0xffffffffu];
+  if (!s.image_on_node.empty()) note_pull(s, r, engine_.now());
+  s.cold_start_s += (engine_.now() - r.cold_since).seconds();
   r.state = State::Idle;
   r.up_since = engine_.now();
   s.replicas_max = std::max(s.replicas_max, replicas_up(s));
@@ -608,6 +641,10 @@ void ServingController::finish(RunSummary&) {
       if (costs_) t.cost_usd += costs_->job_cost_usd(id);
     }
     t.replicas_max = s.replicas_max;
+    t.cold_starts = s.cold_starts;
+    t.cold_start_s = s.cold_start_s;
+    for (const Replica& r : s.replicas)
+      if (r.state == State::Cold) t.cold_start_s += (end - r.cold_since).seconds();
     if (sink_) sink_->totals(t);
     totals_.push_back(std::move(t));
   }

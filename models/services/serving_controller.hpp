@@ -109,6 +109,11 @@ class ServingController final : public Controller {
     sim::SimTime up_since;
     // Scaled in while serving: admits no request, and ends when its batch is done.
     bool draining = false;
+    // Its cold start's image pull (the first part of it), on `node`, ends at `pulled_at`;
+    // max(): this start pulls nothing (no image, or the node has it).
+    std::uint32_t node = 0;
+    sim::SimTime pulled_at = sim::SimTime::max();
+    sim::SimTime cold_since;  // its current (or last) cold start began
   };
   struct Service {
     const serving::ServiceSpec* spec = nullptr;
@@ -123,6 +128,9 @@ class ServingController final : public Controller {
     Ring ahead;
     std::vector<Replica> replicas;
     std::vector<std::uint32_t> jobs;  // every replica job it submitted
+    // cold_start.image: whether node n holds the image (a pull there completed; cleared when
+    // the node goes down). Empty without an image.
+    std::vector<std::uint8_t> image_on_node;
     sim::EventId wake;
     sim::SimTime wake_at = sim::SimTime::max();
     // ReplicaCost per node type (a model), built at the first placement there.
@@ -133,6 +141,8 @@ class ServingController final : public Controller {
     std::uint64_t arrived = 0, completed = 0, refused = 0, slo_met = 0;
     std::uint64_t prompt_tokens = 0, output_tokens = 0;
     std::int32_t replicas_max = 0;
+    std::uint64_t cold_starts = 0;
+    double cold_start_s = 0;
     // The interval being gathered.
     serving::LatencyHistogram i_e2e, i_ttft, i_tpot;
     std::uint64_t i_arrived = 0, i_completed = 0, i_slo_met = 0;
@@ -152,6 +162,9 @@ class ServingController final : public Controller {
   // Signals.
   void replica_started(const Job& j);
   void replica_stopped(const Job& j);
+  void node_down(std::uint32_t node);
+  // A replica's image pull on its node completed by now: the node holds the image.
+  static void note_pull(Service& s, Replica& r, sim::SimTime now);
 
   static std::uint64_t key(std::uint32_t service, std::uint32_t replica) { return std::uint64_t{service} << 32 | replica; }
   void add_replica(Service& s);

@@ -70,6 +70,10 @@ struct ServiceTotals {
   double replica_gpu_s = 0;       // GPU-seconds its replicas held (shares counted as shares)
   double cost_usd = 0;            // its replicas' cost (the cost meter's job costs)
   std::int32_t replicas_max = 0;  // most replicas up at once
+  // Replica starts (each one's cold start begun) and the time spent in them: to ready, to a
+  // stop cutting one short, or to the run's end (docs/serving.md, "Cold start").
+  std::uint64_t cold_starts = 0;
+  double cold_start_s = 0;
 };
 
 class ServiceSink {

@@ -71,6 +71,27 @@ struct TraceRequest {
   std::int32_t output = 0;
 };
 
+// One read of a cold start (`cold_start.image`, `cold_start.model`): `bytes` from a tier of
+// the scenario's `storage:` section, priced by the resolve step (scenario_resolve.cpp) as a
+// checkpoint restore is: retrieval delay + bytes / read throughput, one reader alone on the
+// tier (models/storage/checkpoint_io.hpp; docs/storage.md).
+struct ColdStartRead {
+  std::string tier;    // empty: none
+  double bytes = 0;    // `size`; 0 for a model read: the catalog model's weights (set at resolve)
+  sim::SimTime time = sim::SimTime::zero();  // set at resolve
+  bool empty() const { return tier.empty(); }
+};
+
+// `cold_start` (docs/serving.md, "Cold start"): from a replica's start on its GPUs to its
+// first batch. A duration is `fixed` alone.
+struct ColdStartSpec {
+  sim::SimTime fixed = sim::SimTime::zero();  // process start, CUDA context, warm-up
+  ColdStartRead image;  // the container image: pulled once per node (cached there after)
+  ColdStartRead model;  // the weights: loaded on every start
+  // fixed + (pull, unless the image is on the node) + load.
+  sim::SimTime time(bool image_on_node) const { return fixed + (image_on_node ? sim::SimTime::zero() : image.time) + model.time; }
+};
+
 struct ServiceSpec {
   std::string name;
   std::string team;  // empty: none
@@ -113,7 +134,7 @@ struct ServiceSpec {
   std::vector<std::string> gpu_types;    // the GPU models it accepts; empty: any
   std::uint64_t node_type_mask = ~std::uint64_t{0};  // resolved against the cluster
   std::int16_t priority = 0;
-  sim::SimTime cold_start = sim::SimTime::zero();  // image pull + model load, on every start
+  ColdStartSpec cold_start;
   SourceMark mark;
   std::string path;  // "workload.services[i]"
 };

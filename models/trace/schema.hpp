@@ -304,7 +304,9 @@ inline constexpr Column SERVICES[] = {{"service", T::I32},
                                       {"replicas_max", T::I32},
                                       {"sample_every", T::I64},
                                       {"request_rows", T::I64},
-                                      {"refused", T::I64}};
+                                      {"refused", T::I64},
+                                      {"cold_starts", T::I64},
+                                      {"cold_start_s", T::F64}};
 // Each service over each interval of output.service_interval (ServiceSample).
 inline constexpr Column SERVICE_SERIES[] = {{"service", T::I32},       {"t_s", T::F64},
                                             {"interval_s", T::F64},    {"arrived", T::I64},

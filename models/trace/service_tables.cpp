@@ -129,7 +129,9 @@ void ServiceTables::finish() {
         .i32(26, t.replicas_max)
         .i64(27, s.sample_every())
         .i64(28, static_cast<std::int64_t>(s.kept().size()))
-        .i64(29, count(t.refused, "refused"));
+        .i64(29, count(t.refused, "refused"))
+        .i64(30, count(t.cold_starts, "cold start"))
+        .f64(31, t.cold_start_s);
   }
   std::size_t rows = 0;
   for (const RequestSampler& s : samplers_) rows += s.kept().size();

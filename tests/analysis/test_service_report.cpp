@@ -57,6 +57,8 @@ TraceData two_services() {
   chat.replica_gpu_s = 9000;  // 2.5 GPU-hours
   chat.cost_usd = 50;
   chat.replicas_max = 3;
+  chat.cold_starts = 4;
+  chat.cold_start_s = 26.2;
   chat.sample_every = 1;
   chat.request_rows = 1000;
   ServiceRecord classify;
@@ -137,6 +139,8 @@ TEST_CASE("services: the report's section and JSON", "[unit][analysis][services]
   CHECK(has(text, "    SLO tpot_p99 <= 100.0ms      p99 100.0ms: met\n"));
   CHECK(has(text, "    within every target          98.5%  of the completed requests\n"));
   CHECK(has(text, "    replicas                     at most 3 up\n"));
+  CHECK(has(text, "    cold starts                  4  (26.20s in all)\n"));
+  CHECK(text.find("cold starts") == text.rfind("cold starts"));  // classify had none: no row
   CHECK(has(text, "    GPU-hours                    2.5\n"));
   CHECK(has(text, "    per million requests         $50,000.00  (cost / completed requests)\n"));
   CHECK(has(text, "    per million output tokens    $200.00  (250,000 output tokens)\n"));
@@ -154,6 +158,8 @@ TEST_CASE("services: the report's section and JSON", "[unit][analysis][services]
   CHECK(has(json, "\"slo_tpot_p99_met\": true"));
   CHECK(has(json, "\"slo_p99_met\": null"));
   CHECK(has(json, "\"gpu_hours\": 2.5"));
+  CHECK(has(json, "\"cold_starts\": 4"));
+  CHECK(has(json, "\"cold_start_s\": 26.2"));
 }
 
 TEST_CASE("services: gcsim compare's rows per service", "[unit][analysis][services]") {

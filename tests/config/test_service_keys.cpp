@@ -80,7 +80,7 @@ TEST_CASE("The issue's two services read as written", "[unit][config][serving]")
   CHECK(chat.replicas.autoscale->hold == sim::seconds(60));
   CHECK(chat.slo.ttft_p99_s == Approx(2.0));
   CHECK(chat.slo.tpot_p99_s == Approx(0.1));
-  CHECK(chat.cold_start == sim::seconds(90));
+  CHECK(chat.cold_start.fixed == sim::seconds(90));
   CHECK(chat.priority == 10);
   CHECK(chat.team_index == s.workload.team_index("web"));
   CHECK(s.output.service_interval == sim::seconds(60));

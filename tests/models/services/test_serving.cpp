@@ -622,3 +622,86 @@ TEST_CASE("requests.trace: recorded arrivals and tokens served as written", "[mo
     CHECK(out->requests[1].end_s == Approx(1.012).margin(1e-9));
   }
 }
+
+TEST_CASE("a replica's cold start: the image pulled once per node, the model loaded on every start", "[model][serving]") {
+  // Two one-GPU nodes X and Y. cold_start: fixed 1 s; image 2 GB from an object store of
+  // 500 MB/s per stream and 50 ms per request: pull = 0.05 + 2e9/500e6 = 4.05 s; model 3 GB
+  // from a shared file system of 2 GB/s: load = 1.5 s. A start on a node without the image
+  // serves after 1 + 4.05 + 1.5 = 6.55 s, on a node with it after 1 + 1.5 = 2.5 s.
+  // Requests every 1 s from 1 s, 100 ms each; training jobs of class 10 preempt the replica.
+  //   0 s    train1 takes one node (X), the replica the other (Y): serves from 6.55 s
+  //          (request 0, arrived at 1 s, starts then).
+  //   10.5 s train2 preempts the replica on Y (its pull done at 4.05 s: Y holds the image).
+  //   20 s   train1 ends: the replica starts on X, which has no image: serves from 26.55 s
+  //          (request 10, arrived at 11 s).
+  //   30.5 s train3 preempts it on X (X holds the image since 24.05 s); train3 ends at 35.5 s
+  //          and the replica starts again on X: serves from 35.5 + 2.5 = 38 s (request 30).
+  const std::string yaml = "name: c\nhorizon: 60s\n"
+                           "cluster:\n  node_types:\n    - {name: n, gpu: T4, gpus: 1, count: 2, price: {on_demand_per_hour: 8}}\n"
+                           "storage:\n  tiers:\n"
+                           "    - {name: object-store, kind: object-store, read: 10GB/s, stream: 500MB/s, latency: 50ms}\n"
+                           "    - {name: shared-fs, kind: shared-fs, read: 2GB/s}\n"
+                           "scheduler: {policy: priority, preemption: {mode: lose}}\n"
+                           "workload:\n  jobs:\n"
+                           "    - {name: train1, submit: 0s, gpus: 1, duration: 20s, priority: 10}\n"
+                           "    - {name: train2, submit: 10.5s, gpus: 1, duration: 30s, priority: 10}\n"
+                           "    - {name: train3, submit: 30.5s, gpus: 1, duration: 5s, priority: 10}\n"
+                           "  services:\n    - name: s\n      requests: {arrival: 1s}\n      latency: 100ms\n"
+                           "      cold_start:\n        image: {size: 2GB, tier: object-store}\n"
+                           "        model: {tier: shared-fs, size: 3GB}\n        fixed: 1s\n";
+  const auto out = run(test::scenario_from_yaml(yaml));
+  const auto& r = out->requests;
+  REQUIRE(r.size() > 31);
+  struct Hand {
+    std::uint64_t id;
+    double arrival, start;
+  };
+  const Hand hand[] = {{0, 1.0, 6.55}, {1, 2.0, 6.65}, {9, 10.0, 10.0}, {10, 11.0, 26.55}, {30, 31.0, 38.0}, {31, 32.0, 38.1}};
+  for (const Hand& h : hand) {
+    INFO("request " << h.id);
+    REQUIRE(r[h.id].request == h.id);
+    CHECK(r[h.id].arrival_s == Approx(h.arrival).margin(1e-9));
+    CHECK(r[h.id].start_s == Approx(h.start).margin(1e-9));
+  }
+  // Three starts, each to its ready: 6.55 + 6.55 + 2.5 s of cold start.
+  REQUIRE(out->totals.size() == 1);
+  CHECK(out->totals[0].cold_starts == 3);
+  CHECK(out->totals[0].cold_start_s == Approx(15.6).margin(1e-9));
+}
+
+TEST_CASE("a cold start cut short keeps the image only if its pull had completed", "[model][serving]") {
+  // One one-GPU node; the cold start of the test above: pull 4.05 s (first), then fixed 1 s
+  // and load 1.5 s: ready 6.55 s after a start without the image, 2.5 s with it. A training
+  // job of class 10 and 10 s preempts the replica during its first cold start.
+  //   at 5 s (pull done at 4.05 s): the node keeps the image; restart at 15 s, ready at 17.5 s;
+  //     cold: 5 + 2.5 = 7.5 s.
+  //   at 3 s (pull not done): nothing kept; restart at 13 s, ready at 19.55 s; cold: 3 + 6.55 s.
+  // The first request (arrived at 1 s) starts when the replica is ready.
+  auto yaml = [](const std::string& submit) {
+    return "name: c\nhorizon: 60s\n"
+           "cluster:\n  node_types:\n    - {name: n, gpu: T4, gpus: 1, count: 1, price: {on_demand_per_hour: 8}}\n"
+           "storage:\n  tiers:\n"
+           "    - {name: object-store, kind: object-store, read: 10GB/s, stream: 500MB/s, latency: 50ms}\n"
+           "    - {name: shared-fs, kind: shared-fs, read: 2GB/s}\n"
+           "scheduler: {policy: priority, preemption: {mode: lose}}\n"
+           "workload:\n  jobs:\n"
+           "    - {name: train, submit: " + submit + ", gpus: 1, duration: 10s, priority: 10}\n"
+           "  services:\n    - name: s\n      requests: {arrival: 1s}\n      latency: 100ms\n"
+           "      cold_start:\n        image: {size: 2GB, tier: object-store}\n"
+           "        model: {tier: shared-fs, size: 3GB}\n        fixed: 1s\n";
+  };
+  struct Case {
+    const char* submit;
+    double ready, cold_s;
+  };
+  for (const Case c : {Case{"5s", 17.5, 7.5}, Case{"3s", 19.55, 9.55}}) {
+    INFO("preempted at " << c.submit);
+    const auto out = run(test::scenario_from_yaml(yaml(c.submit)));
+    REQUIRE(!out->requests.empty());
+    CHECK(out->requests[0].request == 0);
+    CHECK(out->requests[0].start_s == Approx(c.ready).margin(1e-9));
+    REQUIRE(out->totals.size() == 1);
+    CHECK(out->totals[0].cold_starts == 2);
+    CHECK(out->totals[0].cold_start_s == Approx(c.cold_s).margin(1e-9));
+  }
+}

@@ -117,6 +117,8 @@ ServiceTotals totals_of(std::uint32_t service) {
   t.completed = 990 + service;
   t.unfinished = 10;
   t.refused = 3;
+  t.cold_starts = 4 + service;
+  t.cold_start_s = 26.2 * b;
   t.e2e_mean_s = 0.1 * b;
   t.e2e_p50_s = 0.2 * b;
   t.e2e_p95_s = 0.3 * b;
@@ -221,6 +223,8 @@ TEST_CASE("service tables: what a service reports is in the trace, field by fiel
     CHECK(r.completed == static_cast<std::int64_t>(w.completed));
     CHECK(r.unfinished == static_cast<std::int64_t>(w.unfinished));
     CHECK(r.refused == static_cast<std::int64_t>(w.refused));
+    CHECK(r.cold_starts == static_cast<std::int64_t>(w.cold_starts));
+    check_same(r.cold_start_s, w.cold_start_s);
     check_same(r.e2e_mean_s, w.e2e_mean_s);
     check_same(r.e2e_p50_s, w.e2e_p50_s);
     check_same(r.e2e_p95_s, w.e2e_p95_s);
@@ -371,6 +375,7 @@ TEST_CASE("gcsim analyze: a Services section, JSON and plots from a trace with s
   CHECK(has(a.output, "    requests                     1,000 arrived, 990 completed, 10 unfinished at the end, 3 refused\n"));
   CHECK(has(a.output, "    end-to-end                       100.0ms     200.0ms     300.0ms     400.0ms\n"));
   CHECK(has(a.output, "    SLO p99 <= 200.0ms           p99 400.0ms: MISSED\n"));
+  CHECK(has(a.output, "    cold starts                  4  (26.20s in all)\n"));
   CHECK(has(a.output, "    SLO ttft_p99 <= 2.00s        p99 700.0ms: met\n"));
   CHECK(has(a.output, "    SLO tpot_p99 <= 100.0ms      p99 30.0ms: met\n"));
   CHECK(has(a.output, "    within every target          97.0%  of the completed requests\n"));
