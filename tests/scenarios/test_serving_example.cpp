@@ -63,14 +63,15 @@ TEST_CASE("serving example: a chat service and training on one fleet, with and w
   // longer than the model's 4,096-token context (the run's note); about 0.5% here.
   CHECK(p.completed + p.unfinished + p.refused == p.arrived);
   CHECK(f.completed + f.unfinished + f.refused == f.arrived);
-  // Only serving priority preempts training; it gets the service more replicas at the peak,
-  // and a better p99 latency.
+  // Only serving priority preempts training; it gets the service more replicas at the peak.
   CHECK(preemptions(prio.data) >= 1);
   CHECK(preemptions(fifo.data) == 0);
   CHECK(p.replicas_max > f.replicas_max);
   CHECK(prio.chat.gpu_hours > fifo.chat.gpu_hours);
-  CHECK(p.e2e_p99_s < f.e2e_p99_s);
 #ifndef GCSIM_SANITIZE
+  // Over the whole day, a better p99 (over the first 10 hours both p99s are set by the
+  // morning's cold starts, before priority matters: equal under the sanitizers' horizon).
+  CHECK(p.e2e_p99_s < f.e2e_p99_s);
   // Approved figures of this seed (the example's README).
   CHECK(p.arrived == 2664191);
   CHECK(p.refused == 14471);
