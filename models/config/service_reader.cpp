@@ -12,6 +12,7 @@
 #include "models/config/distribution_reader.hpp"
 #include "models/config/reader_common.hpp"
 #include "sim/config/csv.hpp"
+#include "sim/config/csv_table.hpp"
 #include "sim/config/reader.hpp"
 
 namespace gcsim::models {
@@ -187,43 +188,39 @@ void read_profile(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& s
   set_profile(n, s, starts, rates, path);
 }
 
+// The columns of a `requests.trace` file.
+constexpr config::KeySpec REQUEST_TRACE_COLUMNS[] = {
+    {"arrival_s", "seconds", "", true, ">= 0, in order", "the request's arrival, from the run's start"},
+    {"prompt_tokens", "integer", "", false, "1..2^30, with output_tokens", "its prompt"},
+    {"output_tokens", "integer", "", false, "1..2^30, with prompt_tokens", "its output"},
+};
+
 // `requests.trace`: a CSV file with the header `arrival_s` and optionally `prompt_tokens`
-// and `output_tokens` (both or neither), one request per row, in arrival order.
+// and `output_tokens` (both or neither), one request per row, in arrival order; read as
+// any CSV table (config::CsvTable: its header checked against the columns above).
 void read_request_trace(const ConfigNode& n, ServiceSpec& s, config::SourceResolver& sources) {
+  const std::unique_ptr<config::CsvTable> table = config::CsvTable::open_file(n, {}, &sources, REQUEST_TRACE_COLUMNS);
   const std::string path = config::SourceResolver::resolve(n.mark().file, config::read_string(n));
-  std::istringstream in(sources.read(n, "request trace"));
-  config::csv::Reader reader(in, path, true);
-  config::csv::Row row;
-  if (!reader.next(row)) throw ConfigError(ErrorCode::EmptyFile, SourceMark{path, 1, 1}, n.path(), "the request trace is empty (no header)");
-  const std::vector<std::string> known{"arrival_s", "prompt_tokens", "output_tokens"};
-  int at[3] = {-1, -1, -1};
-  for (std::size_t c = 0; c < row.fields.size(); ++c) {
-    const config::csv::Field& f = row.fields[c];
-    const auto k = std::find(known.begin(), known.end(), f.text);
-    if (k == known.end()) {
-      std::vector<std::string> absent;
-      for (std::size_t i = 0; i < known.size(); ++i)
-        if (at[i] < 0) absent.push_back(known[i]);
-      config::csv::fail(ErrorCode::UnknownKey, path, row.line, f.column, f.text, config::unknown_key_detail(f.text, absent, known));
-    }
-    const auto i = static_cast<std::size_t>(k - known.begin());
-    if (at[i] >= 0) config::csv::fail(ErrorCode::Duplicate, path, row.line, f.column, f.text, "column '" + f.text + "' is given twice");
-    at[i] = static_cast<int>(c);
-  }
-  if (at[0] < 0) throw ConfigError(ErrorCode::MissingKey, SourceMark{path, row.line, 1}, n.path(), "the header has no column 'arrival_s'");
-  if ((at[1] < 0) != (at[2] < 0))
-    throw ConfigError(ErrorCode::MissingKey, SourceMark{path, row.line, 1}, n.path(),
+  const std::string_view known[] = {"arrival_s", "prompt_tokens", "output_tokens"};
+  std::size_t at[3];
+  for (std::size_t i = 0; i < 3; ++i) at[i] = table->column(known[i]);
+  const int header_line = table->header_line();
+  if (at[0] == config::CsvTable::npos)
+    throw ConfigError(ErrorCode::MissingKey, SourceMark{path, header_line, 1}, n.path(), "the header has no column 'arrival_s'");
+  if ((at[1] == config::CsvTable::npos) != (at[2] == config::CsvTable::npos))
+    throw ConfigError(ErrorCode::MissingKey, SourceMark{path, header_line, 1}, n.path(),
                       "give both 'prompt_tokens' and 'output_tokens', or neither");
-  s.trace_tokens = at[1] >= 0;
+  s.trace_tokens = at[1] != config::CsvTable::npos;
   auto requests = std::make_shared<std::vector<serving::TraceRequest>>();
   sim::SimTime last = sim::SimTime::zero();
+  config::csv::Row row;
   const auto cell = [&](std::size_t i) -> const config::csv::Field& {
-    const auto c = static_cast<std::size_t>(at[i]);
-    if (c >= row.fields.size())
-      config::csv::fail(ErrorCode::MissingKey, path, row.line, 1, known[i], "the row has no '" + known[i] + "'");
-    return row.fields[c];
+    if (at[i] >= row.fields.size())
+      config::csv::fail(ErrorCode::MissingKey, path, row.line, 1, std::string(known[i]),
+                        "the row has no '" + std::string(known[i]) + "'");
+    return row.fields[at[i]];
   };
-  while (reader.next(row)) {
+  while (table->next(row)) {
     serving::TraceRequest q;
     const config::csv::Field& t = cell(0);
     char* end = nullptr;
@@ -241,7 +238,7 @@ void read_request_trace(const ConfigNode& n, ServiceSpec& s, config::SourceResol
         const config::csv::Field& f = cell(i);
         const long long v = std::strtoll(f.text.c_str(), &end, 10);
         if (f.text.empty() || *end != '\0' || v < 1 || v > (1LL << 30))
-          config::csv::fail(ErrorCode::OutOfRange, path, row.line, f.column, known[i],
+          config::csv::fail(ErrorCode::OutOfRange, path, row.line, f.column, std::string(known[i]),
                             "'" + f.text + "' is not a token count (a whole number, 1..2^30)");
         (i == 1 ? q.prompt : q.output) = static_cast<std::int32_t>(v);
       }

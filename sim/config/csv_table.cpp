@@ -65,6 +65,17 @@ std::unique_ptr<CsvTable> CsvTable::open(const ConfigNode& n, std::initializer_l
   MapReader r(n, {"file"});
   const ConfigNode& file_node = r.required("file");
   r.finish();
+  return open_at(n, file_node, list_columns, sources, table_keys);
+}
+
+std::unique_ptr<CsvTable> CsvTable::open_file(const ConfigNode& file_node, std::initializer_list<std::string_view> list_columns,
+                                              SourceResolver* sources, KeyTable table_keys) {
+  return open_at(file_node, file_node, list_columns, sources, table_keys);
+}
+
+std::unique_ptr<CsvTable> CsvTable::open_at(const ConfigNode& n, const ConfigNode& file_node,
+                                            std::initializer_list<std::string_view> list_columns, SourceResolver* sources,
+                                            KeyTable table_keys) {
   const std::string label = SourceResolver::resolve(file_node.mark().file, read_string(file_node));
   SourceResolver own;
   std::unique_ptr<CsvTable> t(new CsvTable(n, label, (sources ? *sources : own).read(file_node, "the CSV table")));

@@ -56,11 +56,17 @@ class CsvTable {
   // and checks the header (the errors of read_table, below).
   static std::unique_ptr<CsvTable> open(const ConfigNode& n, std::initializer_list<std::string_view> list_columns,
                                         SourceResolver* sources, KeyTable keys);
+  // The table of the CSV file that `file_node` (a scalar: its path) names, read and its
+  // header checked as open() does for a `{file: ...}` map (`requests.trace: r.csv`).
+  static std::unique_ptr<CsvTable> open_file(const ConfigNode& file_node, std::initializer_list<std::string_view> list_columns,
+                                             SourceResolver* sources, KeyTable keys);
   CsvTable(const CsvTable&) = delete;
   CsvTable& operator=(const CsvTable&) = delete;
 
   // The column named `key`, or npos.
   std::size_t column(std::string_view key) const;
+  // The header's line in the file.
+  int header_line() const { return header_line_; }
   // The number of columns (of header cells).
   std::size_t width() const { return keys_.size(); }
   // More than the rows after the header can be (the file's newlines, plus one): room to
@@ -79,6 +85,10 @@ class CsvTable {
 
  private:
   CsvTable(const ConfigNode& n, const std::string& label, const std::string& bytes);
+  // open() and open_file(): the table at `table` (its key path), its file named by `file_node`.
+  static std::unique_ptr<CsvTable> open_at(const ConfigNode& table, const ConfigNode& file_node,
+                                           std::initializer_list<std::string_view> list_columns, SourceResolver* sources,
+                                           KeyTable keys);
 
   // `row` as the table's `index`th entry, in `tree`, under `table` (the table's place).
   ConfigNode build(detail::Tree& tree, const detail::TreePlace* table, const csv::Row& row, std::size_t index) const;
