@@ -109,6 +109,13 @@ struct TraceFitCommand;
 std::shared_ptr<TraceFitCommand> add_trace_fit_command(CLI::App& app);
 int run_trace_fit_command(const TraceFitCommand& command, const models::LoadOptions& options);
 
+// `gcsim cookbook run|check|write [RECIPES ...] [--index FILE] [-j N]` (cli/cookbook.cpp,
+// docs/cookbook.md): registered on `app`; run_cookbook_command runs it when it was chosen
+// and returns its exit code (1: a figure moved or a block is stale), else -1.
+struct CookbookCommand;
+std::shared_ptr<CookbookCommand> add_cookbook_command(CLI::App& app);
+int run_cookbook_command(const CookbookCommand& command);
+
 // Makes an output folder (and its parents) and removes the temporary files a killed run
 // left in it (sim/atomic_file.hpp); throws gcsim::Error when it cannot.
 void make_output_dir(const std::string& dir);

@@ -474,6 +474,7 @@ int main(int argc, char** argv) {
   const auto sweep_command = cli::add_sweep_command(app);
   const auto plan_command = cli::add_plan_command(app);
   const auto trace_fit_command = cli::add_trace_fit_command(app);
+  const auto cookbook_command = cli::add_cookbook_command(app);
 
   // The limits that validate, run, rerun, estimate, flows and compare check before building
   // anything (compare: the memory is shared by the runs it holds at once).
@@ -554,6 +555,7 @@ int main(int argc, char** argv) {
     if (const int rc = cli::run_sweep_command(*sweep_command, load_options(overrides), limits); rc >= 0) return rc;
     if (const int rc = cli::run_plan_command(*plan_command, load_options(overrides), limits); rc >= 0) return rc;
     if (const int rc = cli::run_trace_fit_command(*trace_fit_command, load_options()); rc >= 0) return rc;
+    if (const int rc = cli::run_cookbook_command(*cookbook_command); rc >= 0) return rc;
   } catch (const Error& e) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;
