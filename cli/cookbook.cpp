@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/figures_plot.hpp"
 #include "cli/commands.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/config/config_node.hpp"
@@ -48,6 +49,7 @@ struct CookbookCommand {
   CLI::App* write = nullptr;
   std::vector<std::string> paths;
   std::string index;
+  std::string output;  // run -o: keep each recipe's files in OUTPUT/NAME, with its chart
   int jobs = 0;
 };
 
@@ -615,7 +617,9 @@ std::string results_block(const Recipe& rec, const std::vector<std::string>& sho
   b += RESULTS_BEGIN;
   b += "\n";
   b += GENERATED_NOTE;
-  b += "\n\nFrom the project's root: `gcsim cookbook run scenarios/cookbook/" + rec.name + "`; or, in this folder, step by step:\n\n```sh\n";
+  b += "\n\nFrom the project's root: `gcsim cookbook run scenarios/cookbook/" + rec.name +
+       " [-o out]` (with `-o`, the steps' files and a chart of the figures, out/" + rec.name +
+       "/figures.png, are kept); or, in this folder, step by step:\n\n```sh\n";
   for (const Step& s : rec.steps) b += shell_words([&] {
     std::vector<std::string> a;
     for (const std::string& x : s.args) a.push_back(replace_all(x, "{out}", "out"));
@@ -637,9 +641,10 @@ std::string answer_text(const Recipe& rec, const std::vector<std::string>& shown
 // Runs a recipe's steps in a scratch folder and computes its results; `readme_block` (the
 // block now in its README, or empty) decides what is shown: a recorded figure within its
 // tolerance is kept as written.
-Ran run_recipe(const Recipe& rec, const std::string& exe, const fs::path& scratch_root, const std::string& readme_block) {
+Ran run_recipe(const Recipe& rec, const std::string& exe, const fs::path& scratch_root, const std::string& readme_block,
+               bool keep) {
   const auto t0 = std::chrono::steady_clock::now();
-  const fs::path out = scratch_root / rec.name;
+  const fs::path out = fs::absolute(scratch_root / rec.name);
   fs::create_directories(out);
   std::map<std::string, config::ConfigNode> outputs;
   for (const Step& s : rec.steps) {
@@ -686,7 +691,7 @@ Ran run_recipe(const Recipe& rec, const std::string& exe, const fs::path& scratc
     }
   }
   std::error_code ec;
-  fs::remove_all(out, ec);
+  if (!keep) fs::remove_all(out, ec);
   ran.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return ran;
 }
@@ -710,6 +715,20 @@ std::string index_block(const std::vector<Recipe>& recipes, const std::vector<Ra
 
 std::string replace_block(const std::string& text, const Block& b, const std::string& block) {
   return text.substr(0, b.begin) + block + text.substr(b.end);
+}
+
+// The figures as bars, one panel per unit, in the recipe's order.
+std::vector<analysis::FigurePanel> figure_panels(const Recipe& rec, const Ran& ran) {
+  const std::pair<Unit, const char*> axes[] = {{Unit::Percent, "percent"}, {Unit::Ratio, "ratio (x)"}, {Unit::Usd, "USD"},
+                                               {Unit::Seconds, "seconds"}, {Unit::Hours, "hours"}, {Unit::Number, "value"}};
+  std::vector<analysis::FigurePanel> panels;
+  for (const auto& [unit, axis] : axes) {
+    analysis::FigurePanel p{axis, {}};
+    for (std::size_t k = 0; k < rec.results.size(); ++k)
+      if (rec.results[k].unit == unit) p.bars.push_back({rec.results[k].label, displayed(rec.results[k], ran.values[k]), ran.shown[k]});
+    if (!p.bars.empty()) panels.push_back(std::move(p));
+  }
+  return panels;
 }
 
 enum class Mode { Run, Check, Write };
@@ -738,10 +757,19 @@ int cookbook(const CookbookCommand& c, Mode mode) {
     block[i] = readme[i].substr(b.begin, b.end - b.begin);
   }
   const std::string exe = self_executable();
-  char scratch_template[] = "/tmp/gcsim-cookbook-XXXXXX";
-  const char* scratch = mkdtemp(scratch_template);
-  if (scratch == nullptr) throw Error("cookbook: cannot make a scratch folder in /tmp");
-  const fs::path scratch_root(scratch);
+  // run -o keeps each recipe's files (and draws its chart) in OUTPUT/NAME; otherwise a
+  // scratch folder, removed at the end.
+  const bool keep = mode == Mode::Run && !c.output.empty();
+  fs::path scratch_root;
+  if (keep) {
+    make_output_dir(c.output);
+    scratch_root = c.output;
+  } else {
+    char scratch_template[] = "/tmp/gcsim-cookbook-XXXXXX";
+    const char* scratch = mkdtemp(scratch_template);
+    if (scratch == nullptr) throw Error("cookbook: cannot make a scratch folder in /tmp");
+    scratch_root = scratch;
+  }
 
   // Recipes side by side on -j threads; each one's steps in order.
   std::vector<Ran> ran(recipes.size());
@@ -752,7 +780,7 @@ int cookbook(const CookbookCommand& c, Mode mode) {
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < recipes.size();) {
       try {
-        ran[i] = run_recipe(recipes[i], exe, scratch_root, mode == Mode::Write ? std::string() : block[i]);
+        ran[i] = run_recipe(recipes[i], exe, scratch_root, mode == Mode::Write ? std::string() : block[i], keep);
       } catch (const std::exception& e) {
         failure[i] = e.what();
       }
@@ -763,7 +791,7 @@ int cookbook(const CookbookCommand& c, Mode mode) {
   work();
   for (std::thread& t : pool) t.join();
   std::error_code ec;
-  fs::remove_all(scratch_root, ec);
+  if (!keep) fs::remove_all(scratch_root, ec);
   for (std::size_t i = 0; i < recipes.size(); ++i)
     if (!failure[i].empty()) throw Error(failure[i]);
 
@@ -776,7 +804,12 @@ int cookbook(const CookbookCommand& c, Mode mode) {
       for (const Result& r : rec.results) width = std::max(width, r.label.size());
       for (std::size_t k = 0; k < rec.results.size(); ++k)
         std::printf("    %-*s  %s\n", static_cast<int>(width), rec.results[k].label.c_str(), ran[i].shown[k].c_str());
-      std::printf("  gcsim:  %s\n  holds when: %s\n\n", answer_text(rec, ran[i].shown).c_str(), rec.holds_when.c_str());
+      std::printf("  gcsim:  %s\n  holds when: %s\n", answer_text(rec, ran[i].shown).c_str(), rec.holds_when.c_str());
+      if (keep) {
+        const std::string chart = analysis::write_figures_plot(figure_panels(rec, ran[i]), rec.title, (scratch_root / rec.name).string(), "figures");
+        std::printf("  files:  %s (the steps' outputs; the figures drawn in %s)\n", (scratch_root / rec.name).string().c_str(), chart.c_str());
+      }
+      std::printf("\n");
       continue;
     }
     const std::string fresh = results_block(rec, ran[i].shown);
@@ -841,6 +874,7 @@ std::shared_ptr<CookbookCommand> add_cookbook_command(CLI::App& app) {
     return s;
   };
   c->run = add("run", "Run recipes and print their headline numbers and answers");
+  c->run->add_option("-o,--output", c->output, "Keep each recipe's files in OUTPUT/NAME ({out}), its figures drawn in figures.png");
   c->check = add("check", "Run recipes and fail (exit 1) when a README's figure moved beyond its tolerance, or a block is stale");
   c->write = add("write", "Run recipes and rewrite their README results blocks (and the index, with --index)");
   c->check->add_option("--index", c->index, "The cookbook's index page (docs/cookbook.md): check its table too");

@@ -146,3 +146,17 @@ TEST_CASE("cookbook: a bad recipe is an error at its file:line:column, exit code
     CHECK(has(c.output, "no results block"));
   }
 }
+
+TEST_CASE("cookbook: run -o keeps the steps' files and draws the figures", "[scenario][cookbook]") {
+  gcsim::test::TempDir dir("cookbook-run-o");
+  const auto r = run_gcsim("cookbook run " + std::string(GCSIM_SOURCE_DIR) + "/tests/fixtures/cookbook/two-jobs -o " +
+                           dir.file("out"));
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.output, "mean JCT, two nodes against one    -33.3%"));
+  CHECK(has(r.output, "a second node: JCT -33.3%, cost $120.00"));
+  CHECK(fs::file_size(dir.file("out/two-jobs/figures.png")) > 1000);
+  CHECK(fs::exists(dir.file("out/two-jobs/sw/sweep.csv")));    // the sweep's own folder, {out}/sw
+  CHECK(fs::exists(dir.file("out/two-jobs/cmp/compare.json")));
+  CHECK(has(read_bytes(dir.file("out/two-jobs/cmp.stdout")), "\"label\": \"fifo\""));
+}
