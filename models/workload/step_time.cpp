@@ -178,13 +178,12 @@ double gradient_sync_bytes(const TrainingSpec& job) {
   return job.parallel.zero_stage >= 3 ? 1.5 * bytes : bytes;  // parameter all-gathers in fwd and bwd
 }
 
-StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
+ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const Calibration& cal) {
   const ModelFigures f = job.figures();
   const ParallelismSpec& par = job.parallel;
   const double b = job.batch_per_gpu;
   const double split = static_cast<double>(par.tensor) * par.pipeline;
-  const GpuSpec& gpu = hw.gpu;
-  StepEstimate e;
+  ComputeParts e;
 
   // Compute: each op class at its own roof, run back to back.
   const double train_flop = 3.0 * b * f.forward_flop / split;
@@ -202,6 +201,24 @@ StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, c
   const double params_updated = par.zero_stage >= 1 ? params_local / par.data : params_local;
   e.optimizer_s = params_updated * optimizer_traffic_bytes_per_param(job.optimizer) / hbm / job.grad_accum;
   e.overhead_s = f.kernels_per_step / static_cast<double>(par.pipeline) * cal.kernel_overhead_s;
+  return e;
+}
+
+StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
+  return estimate_step_from(job, hw, cal, aggregate_compute_parts(job, hw.gpu, cal));
+}
+
+StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,
+                                const ComputeParts& parts) {
+  const ModelFigures f = job.figures();
+  const ParallelismSpec& par = job.parallel;
+  const double b = job.batch_per_gpu;
+  const double split = static_cast<double>(par.tensor) * par.pipeline;
+  StepEstimate e;
+  e.tensor_s = parts.tensor_s;
+  e.memory_s = parts.memory_s;
+  e.optimizer_s = parts.optimizer_s;
+  e.overhead_s = parts.overhead_s;
   // An anchored job: the anchor's measured/modelled residual on every compute part, each
   // part already at this GPU's roof (docs/step-time.md, "Anchors").
   for (double* part : {&e.tensor_s, &e.memory_s, &e.optimizer_s, &e.overhead_s}) *part *= job.compute_scale;

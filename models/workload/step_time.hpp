@@ -126,6 +126,20 @@ struct StepEstimate {
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw,
                            const Calibration& cal = default_calibration());
 
+// The compute parts of one micro-step of one GPU (seconds), before the anchor's scale.
+struct ComputeParts {
+  double tensor_s = 0;     // matmul/conv work
+  double memory_s = 0;     // memory-bound work
+  double optimizer_s = 0;  // the update, amortised over grad_accum
+  double overhead_s = 0;   // kernel launches
+};
+// The aggregate roofline's parts (F, φ, M, K of the model's figures): what estimate_step uses.
+ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const Calibration& cal);
+// The step around given compute parts: the anchor's scale, gradient synchronisation, the
+// pipeline bubble, the input pipeline and the straggler term, as estimate_step.
+StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,
+                                const ComputeParts& parts);
+
 // The job's model's anchor that applies to it (docs/step-time.md, "Anchors"): same sequence
 // length, same element width (fp32/tf32, or 16/8-bit), the same precision first, then the
 // fewest GPUs, then the first listed. nullptr when none applies.
