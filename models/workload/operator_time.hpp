@@ -34,11 +34,11 @@
 namespace gcsim::models {
 
 struct OperatorCalibration {
-  double gemm_fraction = 0.7;        // g: training GEMMs / best large GEMM (tensor cores)
-  double simt_fraction = 0.9;        // the same for FP32 GEMMs on CUDA cores
-  double memory_efficiency = 0.8;    // η_mem
-  double launch_s = 5e-6;            // t_launch per kernel
-  double small_k = 64;               // k0, elements of K
+  double gemm_fraction = 1;          // g: training GEMMs / best large GEMM (tensor cores)
+  double simt_fraction = 1;          // the same for FP32 GEMMs on CUDA cores
+  double memory_efficiency = 1;      // η_mem
+  double launch_s = 0;               // t_launch per kernel
+  double small_k = 0;                // k0, elements of K
 };
 
 // The shipped constants (docs/step-time.md, "Operator-level model").
