@@ -5,6 +5,8 @@
 // bubble (p-1)/m (Narayanan et al. 2021) and an extreme-value straggler factor.
 #include "models/workload/step_time.hpp"
 
+#include "models/workload/operators.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
@@ -204,8 +206,24 @@ ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu
   return e;
 }
 
+ComputeParts operator_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const OperatorCalibration& oc) {
+  const ParallelismSpec& par = job.parallel;
+  const double split = static_cast<double>(par.tensor) * par.pipeline;
+  const OptimizerKind opt = job.optimizer == Optimizer::Sgd ? OptimizerKind::Sgd : OptimizerKind::Adam;
+  const OperatorGraph g = build_operators(job.model, job.batch_per_gpu, job.seq_len, job.precision, opt);
+  const OperatorStep s = operator_step(g, gpu, job.precision, job.grad_accum, oc);
+  ComputeParts e;
+  e.tensor_s = s.gemm_s / split;
+  e.memory_s = s.memory_bound_s / split;
+  e.optimizer_s = s.optimizer_s / split / (par.zero_stage >= 1 ? par.data : 1);
+  e.overhead_s = s.launch_s / par.pipeline;
+  return e;
+}
+
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
-  return estimate_step_from(job, hw, cal, aggregate_compute_parts(job, hw.gpu, cal));
+  const bool ops = cal.operator_model && has_operator_model(job.model);
+  return estimate_step_from(job, hw, cal,
+                            ops ? operator_compute_parts(job, hw.gpu, cal.operators) : aggregate_compute_parts(job, hw.gpu, cal));
 }
 
 StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,

@@ -35,6 +35,7 @@
 
 #include "models/gpu/gpu_spec.hpp"
 #include "models/workload/memory_fit.hpp"
+#include "models/workload/operator_time.hpp"
 #include "models/workload/training.hpp"
 
 namespace gcsim::models {
@@ -51,6 +52,10 @@ struct Calibration {
   double net_bw_efficiency = 0;     // η_net: all-reduce bus bandwidth / NIC line rate across nodes
   double pcie_efficiency = 0;       // achieved / theoretical host-to-device bandwidth
   double gpu_decode_cpu_share = 0;  // CPU share of decode work with Decode::Gpu (DALI mixed)
+  // The operator-level model (docs/step-time.md, "Operator-level model") for the compute
+  // parts of models with an architecture (has_operator_model); off: the aggregate roofline.
+  bool operator_model = true;
+  OperatorCalibration operators = default_operator_calibration();
 };
 
 // The fitted constants (docs/step-time.md, "Calibration").
@@ -133,8 +138,14 @@ struct ComputeParts {
   double optimizer_s = 0;  // the update, amortised over grad_accum
   double overhead_s = 0;   // kernel launches
 };
-// The aggregate roofline's parts (F, φ, M, K of the model's figures): what estimate_step uses.
+// The aggregate roofline's parts (F, φ, M, K of the model's figures): what estimate_step
+// uses unless Calibration::operator_model is set and the model has an architecture.
 ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const Calibration& cal);
+// The operator model's parts: the operators' times summed per class (GEMMs and convolutions,
+// memory-bound operators, the optimizer per micro-batch, launches), divided over the
+// tensor × pipeline split as the aggregate parts are. Throws std::invalid_argument for a
+// model without an architecture.
+ComputeParts operator_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const OperatorCalibration& oc);
 // The step around given compute parts: the anchor's scale, gradient synchronisation, the
 // pipeline bubble, the input pipeline and the straggler term, as estimate_step.
 StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,

@@ -47,6 +47,7 @@ ModelSpec bert_base() {
   m.transformer->hidden = 768;
   m.transformer->heads = 12;
   m.transformer->ffn = 3072;
+  m.anchors.clear();  // bert-large's measurements are not bert-base's
   return m;
 }
 
@@ -111,10 +112,27 @@ const std::vector<OpRow>& rows() {
   return r;
 }
 
+// The operator model without anchors (the row's graph is built once).
 double op_model(const OpRow& r, const OperatorCalibration& oc) {
   const OperatorStep s = operator_step(r.graph, r.hw.gpu, r.job.precision, r.job.grad_accum, oc);
   const ComputeParts parts{s.gemm_s, s.memory_bound_s, s.optimizer_s, s.launch_s};
   return estimate_step_from(r.job, r.hw, default_calibration(), parts).samples_per_s;
+}
+
+// A row as gcsim would estimate it for a user: scaled from the model's catalog anchor (the
+// V100 measurements of resnet50 and bert-large) where one applies (same sequence length and
+// element width), with the aggregate roofline or with the operator model.
+double anchored(const OpRow& r, const Calibration& c) {
+  TrainingSpec job = r.job;
+  job.compute_scale = anchor_compute_scale(job, c);
+  return estimate_step(job, r.hw, c).samples_per_s;
+}
+
+Calibration with_operators(const OperatorCalibration& oc) {
+  Calibration c = default_calibration();
+  c.operator_model = true;
+  c.operators = oc;
+  return c;
 }
 
 double aggregate_model(const OpRow& r, const Calibration& c) { return estimate_step(r.job, r.hw, c).samples_per_s; }
@@ -148,15 +166,21 @@ void coordinate_search(const std::vector<Param>& params, const std::function<dou
   }
 }
 
+// Each GPU weighs the same, whatever its number of rows (the H100-SXM has 180 of 382):
+// the mean squared log residual of each GPU, summed over the GPUs.
 template <class Model>
 double sum_sq_log(const Model& model, const std::string& skip_group) {
-  double sum = 0;
+  std::map<std::string, std::pair<double, int>> per_gpu;
   for (const OpRow& r : rows()) {
     if (!r.in_fit || r.group == skip_group) continue;
     const double d = std::log(model(r) / r.measured);
+    auto& [sum, n] = per_gpu[r.group];
     sum += d * d;
+    ++n;
   }
-  return sum;
+  double total = 0;
+  for (const auto& [gpu, s] : per_gpu) total += s.first / s.second;
+  return total;
 }
 
 // Physical ranges: GEMM fractions up to the best large GEMM, HBM efficiency up to 95%,
@@ -172,8 +196,15 @@ OperatorCalibration fit_ops(const std::string& skip_group) {
   return c;
 }
 
-Calibration fit_aggregate(const std::string& skip_group) {
+// Today's aggregate roofline (operator_model off), its shipped V100-fitted constants.
+Calibration aggregate_default() {
   Calibration c = default_calibration();
+  c.operator_model = false;
+  return c;
+}
+
+Calibration fit_aggregate(const std::string& skip_group) {
+  Calibration c = aggregate_default();
   coordinate_search({{&c.tensor_efficiency, 0.05, 0.95},
                      {&c.simt_efficiency, 0.05, 0.95},
                      {&c.memory_efficiency, 0.05, 0.95},
@@ -187,6 +218,8 @@ struct GroupResult {
   int rows = 0;
   double mape_ops = 0;
   double mape_aggregate = 0;
+  double mape_anchored_ops = 0;        // 0 on the V100 (the anchors' own GPU)
+  double mape_anchored_aggregate = 0;
 };
 
 std::vector<GroupResult> leave_one_gpu_out(bool print) {
@@ -200,26 +233,42 @@ std::vector<GroupResult> leave_one_gpu_out(bool print) {
     GroupResult res{g};
     if (print)
       std::printf("\nheld out %s: fitted on the others gemm_fraction %.3f simt_fraction %.3f memory_efficiency %.3f "
-                  "launch_s %.2e small_k %.1f\n| row | measured | operators | error | aggregate | error |\n|---|---|---|---|---|---|\n",
+                  "launch_s %.2e small_k %.1f\n| row | measured | operators | error | aggregate | error | anchored "
+                  "operators | error | anchored aggregate (shipped) | error |\n|---|---|---|---|---|---|---|---|---|---|\n",
                   g.c_str(), oc.gemm_fraction, oc.simt_fraction, oc.memory_efficiency, oc.launch_s, oc.small_k);
+    const Calibration anchored_ops = with_operators(oc);
     for (const OpRow& r : rows()) {
       if (r.group != g || !r.in_fit) continue;
       const double po = op_model(r, oc), pa = aggregate_model(r, ac);
       res.mape_ops += std::fabs(po / r.measured - 1);
       res.mape_aggregate += std::fabs(pa / r.measured - 1);
       ++res.rows;
-      if (print)
-        std::printf("| %s | %.1f | %.1f | %+.1f%% | %.1f | %+.1f%% |\n", r.label.c_str(), r.measured, po,
+      // The anchors are V100 rows: on the V100 an anchored row is partly its own answer.
+      if (g != "V100") {
+        const double qo = anchored(r, anchored_ops), qa = anchored(r, aggregate_default());
+        res.mape_anchored_ops += std::fabs(qo / r.measured - 1);
+        res.mape_anchored_aggregate += std::fabs(qa / r.measured - 1);
+        if (print)
+          std::printf("| %s | %.1f | %.1f | %+.1f%% | %.1f | %+.1f%% | %.1f | %+.1f%% | %.1f | %+.1f%% |\n", r.label.c_str(),
+                      r.measured, po, 100 * (po / r.measured - 1), pa, 100 * (pa / r.measured - 1), qo,
+                      100 * (qo / r.measured - 1), qa, 100 * (qa / r.measured - 1));
+      } else if (print) {
+        std::printf("| %s | %.1f | %.1f | %+.1f%% | %.1f | %+.1f%% | - | - | - | - |\n", r.label.c_str(), r.measured, po,
                     100 * (po / r.measured - 1), pa, 100 * (pa / r.measured - 1));
+      }
     }
     res.mape_ops /= res.rows;
     res.mape_aggregate /= res.rows;
+    res.mape_anchored_ops /= res.rows;
+    res.mape_anchored_aggregate /= res.rows;
     out.push_back(res);
   }
   if (print) {
-    std::printf("\n| held-out GPU | rows | MAPE operators | MAPE aggregate |\n|---|---|---|---|\n");
+    std::printf("\n| held-out GPU | rows | MAPE operators | MAPE aggregate | MAPE anchored operators | MAPE anchored "
+                "aggregate (shipped) |\n|---|---|---|---|---|---|\n");
     for (const GroupResult& r : out)
-      std::printf("| %s | %d | %.1f%% | %.1f%% |\n", r.group.c_str(), r.rows, 100 * r.mape_ops, 100 * r.mape_aggregate);
+      std::printf("| %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", r.group.c_str(), r.rows, 100 * r.mape_ops,
+                  100 * r.mape_aggregate, 100 * r.mape_anchored_ops, 100 * r.mape_anchored_aggregate);
   }
   return out;
 }
@@ -248,8 +297,8 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
   // mean absolute percentage error rounded up to the next percent, plus 1 point of margin,
   // so a change that makes any GPU's transfer worse by more than that fails here.
   const std::map<std::string, double> bound_percent = {
-      {"V100", 21}, {"RTX-3090", 22}, {"RTX-4090", 23}, {"A10", 16}, {"RTX-A6000", 23},
-      {"H100-PCIe", 9}, {"H100-SXM", 12}, {"GH200", 28}, {"H200", 22}, {"B200", 52},
+      {"V100", 21}, {"RTX-3090", 19}, {"RTX-4090", 23}, {"A10", 17}, {"RTX-A6000", 22},
+      {"H100-PCIe", 8}, {"H100-SXM", 12}, {"GH200", 30}, {"H200", 24}, {"B200", 55},
   };
   const auto results = leave_one_gpu_out(false);
   REQUIRE(results.size() == bound_percent.size());
@@ -259,10 +308,13 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
     REQUIRE(bound_percent.count(r.group) == 1);
     CHECK(r.rows >= 6);
     CHECK(100 * r.mape_ops <= bound_percent.at(r.group));
+    // Why the operator model is what estimate_step uses for models with an architecture:
+    // on every held-out GPU it transfers better than the aggregate roofline refitted the
+    // same way (measured: 1.1 to 15.6 points better).
+    CHECK(r.mape_ops < r.mape_aggregate);
     ops += r.mape_ops;
     aggregate += r.mape_aggregate;
   }
-  // Over the held-out GPUs the operator model transfers better than the aggregate roofline
-  // (measured: 21.1% against 26.3% mean of the per-GPU errors).
-  CHECK(ops / results.size() < aggregate / results.size() - 0.04);
+  // Mean of the per-GPU errors: 21.6% against 29.3%.
+  CHECK(ops / results.size() < aggregate / results.size() - 0.06);
 }
