@@ -1,6 +1,9 @@
 // How long one training step takes on the hardware a job got, and why.
 //
-// Per micro-batch of b samples on one GPU (equations and sources: docs/step-time.md):
+// Per micro-batch of b samples on one GPU (equations and sources: docs/step-time.md). A
+// model with an architecture takes its compute parts from the operator model instead
+// (operator_time.hpp; Calibration::operator_model); the aggregate roofline below is what a
+// model given by its totals takes:
 //   compute   tensor:  3·b·F·φ / (tp·pp) / (peak(precision) · η_tc)      [η_simt for fp32]
 //             memory:  max(b·M·(bytes/2) / (tp·pp) / (BW_hbm · η_mem),
 //                          3·b·F·(1-φ) / (tp·pp) / (peak_fp32 · η_simt))  (roofline, Williams
