@@ -5,6 +5,8 @@
 // bubble (p-1)/m (Narayanan et al. 2021) and an extreme-value straggler factor.
 #include "models/workload/step_time.hpp"
 
+#include "models/workload/operators.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
@@ -178,13 +180,12 @@ double gradient_sync_bytes(const TrainingSpec& job) {
   return job.parallel.zero_stage >= 3 ? 1.5 * bytes : bytes;  // parameter all-gathers in fwd and bwd
 }
 
-StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
+ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const Calibration& cal) {
   const ModelFigures f = job.figures();
   const ParallelismSpec& par = job.parallel;
   const double b = job.batch_per_gpu;
   const double split = static_cast<double>(par.tensor) * par.pipeline;
-  const GpuSpec& gpu = hw.gpu;
-  StepEstimate e;
+  ComputeParts e;
 
   // Compute: each op class at its own roof, run back to back.
   const double train_flop = 3.0 * b * f.forward_flop / split;
@@ -202,6 +203,40 @@ StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, c
   const double params_updated = par.zero_stage >= 1 ? params_local / par.data : params_local;
   e.optimizer_s = params_updated * optimizer_traffic_bytes_per_param(job.optimizer) / hbm / job.grad_accum;
   e.overhead_s = f.kernels_per_step / static_cast<double>(par.pipeline) * cal.kernel_overhead_s;
+  return e;
+}
+
+ComputeParts operator_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const OperatorCalibration& oc) {
+  const ParallelismSpec& par = job.parallel;
+  const double split = static_cast<double>(par.tensor) * par.pipeline;
+  const OptimizerKind opt = job.optimizer == Optimizer::Sgd ? OptimizerKind::Sgd : OptimizerKind::Adam;
+  const OperatorGraph g = build_operators(job.model, job.batch_per_gpu, job.seq_len, job.precision, opt);
+  const OperatorStep s = operator_step(g, gpu, job.precision, job.grad_accum, oc);
+  ComputeParts e;
+  e.tensor_s = s.gemm_s / split;
+  e.memory_s = s.memory_bound_s / split;
+  e.optimizer_s = s.optimizer_s / split / (par.zero_stage >= 1 ? par.data : 1);
+  e.overhead_s = s.launch_s / par.pipeline;
+  return e;
+}
+
+StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
+  const bool ops = cal.operator_model && has_operator_model(job.model);
+  return estimate_step_from(job, hw, cal,
+                            ops ? operator_compute_parts(job, hw.gpu, cal.operators) : aggregate_compute_parts(job, hw.gpu, cal));
+}
+
+StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,
+                                const ComputeParts& parts) {
+  const ModelFigures f = job.figures();
+  const ParallelismSpec& par = job.parallel;
+  const double b = job.batch_per_gpu;
+  const double split = static_cast<double>(par.tensor) * par.pipeline;
+  StepEstimate e;
+  e.tensor_s = parts.tensor_s;
+  e.memory_s = parts.memory_s;
+  e.optimizer_s = parts.optimizer_s;
+  e.overhead_s = parts.overhead_s;
   // An anchored job: the anchor's measured/modelled residual on every compute part, each
   // part already at this GPU's roof (docs/step-time.md, "Anchors").
   for (double* part : {&e.tensor_s, &e.memory_s, &e.optimizer_s, &e.overhead_s}) *part *= job.compute_scale;

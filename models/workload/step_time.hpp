@@ -1,6 +1,9 @@
 // How long one training step takes on the hardware a job got, and why.
 //
-// Per micro-batch of b samples on one GPU (equations and sources: docs/step-time.md):
+// Per micro-batch of b samples on one GPU (equations and sources: docs/step-time.md). A
+// model with an architecture takes its compute parts from the operator model instead
+// (operator_time.hpp; Calibration::operator_model); the aggregate roofline below is what a
+// model given by its totals takes:
 //   compute   tensor:  3·b·F·φ / (tp·pp) / (peak(precision) · η_tc)      [η_simt for fp32]
 //             memory:  max(b·M·(bytes/2) / (tp·pp) / (BW_hbm · η_mem),
 //                          3·b·F·(1-φ) / (tp·pp) / (peak_fp32 · η_simt))  (roofline, Williams
@@ -35,6 +38,7 @@
 
 #include "models/gpu/gpu_spec.hpp"
 #include "models/workload/memory_fit.hpp"
+#include "models/workload/operator_time.hpp"
 #include "models/workload/training.hpp"
 
 namespace gcsim::models {
@@ -51,6 +55,10 @@ struct Calibration {
   double net_bw_efficiency = 0;     // η_net: all-reduce bus bandwidth / NIC line rate across nodes
   double pcie_efficiency = 0;       // achieved / theoretical host-to-device bandwidth
   double gpu_decode_cpu_share = 0;  // CPU share of decode work with Decode::Gpu (DALI mixed)
+  // The operator-level model (docs/step-time.md, "Operator-level model") for the compute
+  // parts of models with an architecture (has_operator_model); off: the aggregate roofline.
+  bool operator_model = true;
+  OperatorCalibration operators = default_operator_calibration();
 };
 
 // The fitted constants (docs/step-time.md, "Calibration").
@@ -125,6 +133,26 @@ struct StepEstimate {
 
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw,
                            const Calibration& cal = default_calibration());
+
+// The compute parts of one micro-step of one GPU (seconds), before the anchor's scale.
+struct ComputeParts {
+  double tensor_s = 0;     // matmul/conv work
+  double memory_s = 0;     // memory-bound work
+  double optimizer_s = 0;  // the update, amortised over grad_accum
+  double overhead_s = 0;   // kernel launches
+};
+// The aggregate roofline's parts (F, φ, M, K of the model's figures): what estimate_step
+// uses unless Calibration::operator_model is set and the model has an architecture.
+ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const Calibration& cal);
+// The operator model's parts: the operators' times summed per class (GEMMs and convolutions,
+// memory-bound operators, the optimizer per micro-batch, launches), divided over the
+// tensor × pipeline split as the aggregate parts are. Throws std::invalid_argument for a
+// model without an architecture.
+ComputeParts operator_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const OperatorCalibration& oc);
+// The step around given compute parts: the anchor's scale, gradient synchronisation, the
+// pipeline bubble, the input pipeline and the straggler term, as estimate_step.
+StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,
+                                const ComputeParts& parts);
 
 // The job's model's anchor that applies to it (docs/step-time.md, "Anchors"): same sequence
 // length, same element width (fp32/tf32, or 16/8-bit), the same precision first, then the

@@ -1,0 +1,189 @@
+// Operator times (equations in operator_time.hpp and docs/step-time.md, "Operator-level
+// model"): the roofline of Williams, Waterman & Patterson 2009 per operator, tile and wave
+// quantization from NVIDIA's "Matrix Multiplication Background User's Guide", the per-SM
+// wave scaling idea of Habitat (Yu et al., USENIX ATC 2021).
+#include "models/workload/operator_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+namespace gcsim::models {
+namespace {
+
+constexpr double TILE = 128;           // output tile edge (cuBLAS/CUTLASS 128×128 default)
+constexpr double MIN_SPLIT_K = 256;    // a split-K slice keeps at least this much of K
+
+// Streaming multiprocessors per GPU: NVIDIA's architecture whitepapers and datasheets
+// (Tesla V100 / GV100 whitepaper 2017: 80; Turing whitepaper, T4: 40; A100 whitepaper
+// 2020: 108; GA102 whitepaper: RTX 3090 82, RTX A6000 84, A10 72, A10G 80; Ada AD102
+// whitepaper: RTX 4090 128, L40 and L40S 142; L4 datasheet / AD104: 58; H100 whitepaper
+// 2022: SXM5 132, PCIe 114; H100 NVL, H200, GH200: 132 (GH100 SXM configuration); B200:
+// 148; Pascal P100 56, P40 30; K80: 13 per GK210, two per board).
+struct SmRow {
+  std::string_view prefix;
+  int sms;
+};
+constexpr SmRow SM_TABLE[] = {
+    {"V100", 80},  {"T4", 40},      {"A100", 108},     {"A10G", 80},     {"A10", 72},   {"RTX-3090", 82},
+    {"RTX-A6000", 84}, {"RTX-4090", 128}, {"L40", 142}, {"L40S", 142}, {"L4", 58},       {"H100-PCIe", 114}, {"H100", 132},
+    {"H200", 132}, {"GH200", 132},  {"B200", 148},     {"P100", 56},     {"P40", 30},   {"K80", 26},
+};
+
+// Achieved / dense catalog peak of large GEMMs (16-bit tensor, TF32 tensor, FP32 SIMT),
+// best square size of published PyTorch/cuBLAS microbenchmarks, capped at 1 (a catalog
+// peak can be the half-rate FP32-accumulate figure while cuBLAS reaches the full rate):
+//   V100: zzc0721/torch-performance-test-data issue #140 (V100-SXM2-16GB, torch 2.7 + CUDA
+//         12.8): FP16 97.36 / 125, FP32 14.51 / 15.7.
+//   A100 SXM / PCIe: stas00/ml-engineering "Maximum Achievable Matmul FLOPS" (BF16 267.9 /
+//         256.4 of 312); TF32 PaddlePaddle/Paddle PR #30612 (126.3 of 156); FP32
+//         Yinghan-Li/YHs_Sample issue #4 (18.88 of 19.49). The same figures as step_time.cpp.
+//   H100 (and GH100 parts): MAMF table BF16 792.1 / 989 (GH200 821.0); TF32 402.15 / 494.5,
+//         FP32 51.88 / 67: torch-performance-test-data issue #79.
+//   T4: torch-performance-test-data PR #29 (Tesla T4, torch 2.6 + CUDA 12.4): FP16 42.71 of
+//         65, FP32 4.43 of 8.1 (a 70 W card: clocks fall under load).
+//   RTX 4090: torch-performance-test-data issue #78 (torch 2.7 + CUDA 12.8): FP16 168.38 of
+//         165 (capped), TF32 85.65 of 82.6 (capped), FP32 53.84 of 82.6.
+//   L4: torch-performance-test-data issue #120 (torch 2.9 + CUDA 12.8): FP16 68.83 of 121,
+//         TF32 31.88 of 60, FP32 15.38 of 30.3 (a 72 W card).
+//   Ampere GA10x family (A10, A10G, RTX 3090, RTX A6000): the A40's, torch-performance-
+//         test-data issue #185: FP16 119.18 of 149.7, TF32 59.52 of 74.8, FP32 23.73 of 37.4
+//         (NVIDIA A40 datasheet peaks).
+//   Ada family (L40, L40S): the RTX 4090's. Hopper and Blackwell: the H100's. Volta,
+//         Pascal, Kepler and anything else: the V100's.
+struct GemmRow {
+  std::string_view prefix;
+  double tensor_16bit, tensor_tf32, simt;
+  bool measured;
+};
+constexpr double cap(double x) { return x > 1 ? 1 : x; }
+constexpr GemmRow V100_ROW{"V100", 97.36 / 125, 0, 14.51 / 15.7, true};
+constexpr GemmRow GA10X_ROW{"", 119.18 / 149.7, 59.52 / 74.8, 23.73 / 37.4, false};
+constexpr GemmRow AD10X_ROW{"", cap(168.38 / 165), cap(85.65 / 82.6), 53.84 / 82.6, false};
+constexpr GemmRow GH100_ROW{"", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, false};
+constexpr GemmRow GEMM_TABLE[] = {
+    V100_ROW,
+    {"A100-40GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49, true},
+    {"A100-80GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49, true},
+    {"A100", 256.4 / 312, 126.3 / 156, 18.88 / 19.49, true},
+    {"H100", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, true},
+    {"H200", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, true},
+    {"GH200", 821.0 / 989, 402.15 / 494.5, 51.88 / 67, true},
+    {"T4", 42.71 / 65, 0, 4.43 / 8.1, true},
+    {"RTX-4090", cap(168.38 / 165), cap(85.65 / 82.6), 53.84 / 82.6, true},
+    {"L4", 68.83 / 121, 31.88 / 60, 15.38 / 30.3, true},
+};
+
+// A table row names one catalog GPU, or with a trailing part every "<row>-..." variant.
+bool matches(std::string_view name, std::string_view row) {
+  return name == row || (name.size() > row.size() && name.substr(0, row.size()) == row && name[row.size()] == '-');
+}
+
+}  // namespace
+
+const OperatorCalibration& default_operator_calibration() {
+  // Fitted on every GPU's rows (tests/models/workload/test_operator_model.cpp,
+  // "[.calibrate-ops]"); docs/step-time.md, "Operator-level model".
+  // Four of the five sit at a bound (docs/step-time.md says what that means): the GEMM
+  // fractions at 1 (training GEMMs as fast as the best large GEMM), launch_s at 20 µs,
+  // small_k at 1 element (no small-K penalty).
+  static const OperatorCalibration c{
+      .gemm_fraction = 1.0,
+      .simt_fraction = 1.0,
+      .memory_efficiency = 0.56,
+      .launch_s = 20e-6,
+      .small_k = 1,
+  };
+  return c;
+}
+
+GpuComputeFigures gpu_compute_figures(const GpuSpec& gpu) {
+  GpuComputeFigures f;
+  for (const SmRow& r : SM_TABLE) {
+    if (matches(gpu.name, r.prefix)) {
+      f.sms = r.sms;
+      break;
+    }
+  }
+  if (f.sms == 0) f.sms = 80;  // unknown part: the V100's count
+  const GemmRow* row = nullptr;
+  for (const GemmRow& r : GEMM_TABLE) {
+    if (matches(gpu.name, r.prefix)) {
+      row = &r;
+      break;
+    }
+  }
+  if (row == nullptr) {
+    if (gpu.arch == "Ampere") row = &GA10X_ROW;
+    else if (gpu.arch == "Ada") row = &AD10X_ROW;
+    else if (gpu.arch == "Hopper" || gpu.arch == "Blackwell") row = &GH100_ROW;
+    else row = &V100_ROW;
+    f.measured = false;
+  } else {
+    f.measured = true;
+  }
+  f.tensor_16bit = row->tensor_16bit;
+  f.tensor_tf32 = row->tensor_tf32 > 0 ? row->tensor_tf32 : row->tensor_16bit;
+  f.simt_fp32 = row->simt;
+  return f;
+}
+
+double gemm_shape_efficiency(const GemmShape& s, int sms, double small_k) {
+  const double tm = std::ceil(s.m / TILE), tn = std::ceil(s.n / TILE);
+  const double tile_q = s.m * s.n / (tm * TILE * tn * TILE);
+  double tiles = tm * tn * s.batch;
+  double k = s.k;
+  if (tiles < sms) {
+    const double split = std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / MIN_SPLIT_K)));
+    tiles *= split;
+    k /= split;
+  }
+  const double waves = std::ceil(tiles / sms);
+  const double wave_q = tiles / (waves * sms);
+  return tile_q * wave_q * k / (k + small_k);
+}
+
+OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, Precision p, const OperatorCalibration& cal) {
+  return operator_time(op, gpu, gpu_compute_figures(gpu), p, cal);
+}
+
+OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComputeFigures& f, Precision p,
+                           const OperatorCalibration& cal) {
+  OperatorTime t;
+  const double simt_peak = gpu.fp32_flop_per_s * f.simt_fp32 * cal.simt_fraction;
+  double rate = simt_peak;
+  if (op.gemm) {
+    double peak = 0, frac = 0, g = cal.gemm_fraction;
+    switch (p) {
+      case Precision::Fp32: peak = gpu.fp32_flop_per_s, frac = f.simt_fp32, g = cal.simt_fraction; break;
+      case Precision::Tf32: peak = gpu.tf32_flop_per_s, frac = f.tensor_tf32; break;
+      default: peak = gpu.peak_flop_per_s(p), frac = f.tensor_16bit; break;
+    }
+    rate = peak * frac * g * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
+  }
+  t.compute_s = rate > 0 ? op.flop / rate : 0;
+  t.memory_s = op.bytes / (gpu.memory_bytes_per_s * cal.memory_efficiency);
+  t.compute_bound = t.compute_s >= t.memory_s;
+  t.time_s = (std::max(t.compute_s, t.memory_s) + cal.launch_s) * op.count;
+  return t;
+}
+
+OperatorStep operator_step(const OperatorGraph& g, const GpuSpec& gpu, Precision p, int grad_accum,
+                           const OperatorCalibration& cal) {
+  OperatorStep s;
+  const GpuComputeFigures f = gpu_compute_figures(gpu);
+  for (const Operator& op : g.ops) {
+    const OperatorTime t = operator_time(op, gpu, f, p, cal);
+    const double roof = t.time_s - cal.launch_s * op.count;
+    const double per_micro = op.kind == OpKind::Optimizer ? 1.0 / std::max(1, grad_accum) : 1.0;
+    if (op.kind == OpKind::Optimizer) s.optimizer_s += roof * per_micro;
+    else if (op.gemm) s.gemm_s += roof;
+    else s.memory_bound_s += roof;
+    (t.compute_bound ? s.compute_bound_s : s.memory_bound_ops_s) += roof * per_micro;
+    s.launch_s += cal.launch_s * op.count * per_micro;
+    s.kernels += op.count;
+  }
+  return s;
+}
+
+}  // namespace gcsim::models

@@ -1,0 +1,207 @@
+// The operator lists against totals counted by hand (ResNet-50's 25,557,032 parameters and
+// 4.09 GMAC, BERT-large's 335,141,888 parameters, a transformer layer's 24·b·s·h² + 4·b·s²·h
+// forward GEMM FLOPs) and against the catalog's aggregate figures; operator times on a
+// made-up GPU and the tile / wave / split-K factors computed by hand.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "models/workload/operator_time.hpp"
+#include "models/workload/operators.hpp"
+#include "tests/models/workload/calibration_rows.hpp"
+
+using namespace gcsim::models;
+using gcsim::test::bundled_models;
+
+namespace {
+
+double sum_bytes(const OperatorGraph& g, OpKind k) {
+  double s = 0;
+  for (const Operator& op : g.ops)
+    if (op.kind == k) s += op.bytes * op.count;
+  return s;
+}
+
+double gemm_flop(const OperatorGraph& g, OpPass p) {
+  double s = 0;
+  for (const Operator& op : g.ops)
+    if (op.gemm && op.pass == p) s += op.flop * op.count;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("ResNet-50 operators: parameters and FLOPs counted by hand", "[model][operators]") {
+  const OperatorGraph g = resnet50_operators(1, Precision::Fp16, OptimizerKind::Sgd);
+  // torchvision resnet50: 25,557,032 parameters (conv weights, 2 per batch-norm channel,
+  // the 2048 × 1000 classifier and its bias).
+  CHECK(g.params == 25'557'032);
+  // 4.09 GMAC (torchvision's "GFLOPS" column) = 8.18e9 FLOPs per 224² image, counted as
+  // 2 per multiply-add; the exact implicit-GEMM count is 4,089,184,256 multiply-adds
+  // (53 convolutions and the classifier).
+  const double fwd = gemm_flop(g, OpPass::Forward);
+  CHECK(fwd == Approx(2 * 4'089'184'256.0).epsilon(1e-12));
+  int convs = 0;
+  for (const Operator& op : g.ops) convs += op.kind == OpKind::Conv && op.pass == OpPass::Forward;
+  CHECK(convs == 53);
+  // Backward: data and weight gradients as large as the forward product each, except the
+  // first convolution's data gradient (the image needs none): 2·7·7·3·64·112² multiply-adds.
+  const double conv1 = 2.0 * 7 * 7 * 3 * 64 * 112 * 112;
+  CHECK(gemm_flop(g, OpPass::BackwardData) + gemm_flop(g, OpPass::BackwardWeight) == Approx(2 * fwd - conv1));
+  // The catalog's F (8.18 G) within 0.1%: its figure is torchvision's rounded 4.09 GMAC.
+  const ModelFigures f = resolve(*bundled_models().find_model("resnet50"));
+  CHECK(fwd == Approx(f.forward_flop).epsilon(0.001));
+  CHECK(g.params == f.params);
+}
+
+TEST_CASE("ResNet-50 GEMM shapes: implicit GEMM of a convolution", "[model][operators]") {
+  const OperatorGraph g = resnet50_operators(256, Precision::Fp16, OptimizerKind::Sgd);
+  // layer2.0.conv2: 3×3, 128 → 128, stride 2, 56² → 28² (v1.5: the stride on the 3×3).
+  const Operator* fwd = nullptr;
+  const Operator* dgrad = nullptr;
+  const Operator* wgrad = nullptr;
+  for (const Operator& op : g.ops) {
+    if (op.name == "layer2.0.conv2") fwd = &op;
+    if (op.name == "layer2.0.conv2.dgrad") dgrad = &op;
+    if (op.name == "layer2.0.conv2.wgrad") wgrad = &op;
+  }
+  REQUIRE(fwd);
+  REQUIRE(dgrad);
+  REQUIRE(wgrad);
+  CHECK(fwd->gemm->m == 256.0 * 28 * 28);
+  CHECK(fwd->gemm->n == 128);
+  CHECK(fwd->gemm->k == 128 * 9);
+  CHECK(dgrad->gemm->m == 256.0 * 56 * 56);
+  CHECK(dgrad->gemm->n == 128);
+  CHECK(dgrad->gemm->k == 128 * 9 / 4.0);
+  CHECK(wgrad->gemm->m == 128);
+  CHECK(wgrad->gemm->n == 128 * 9);
+  CHECK(wgrad->gemm->k == 256.0 * 28 * 28);
+  CHECK(dgrad->flop == Approx(fwd->flop));
+  CHECK(wgrad->flop == Approx(fwd->flop));
+  // The batch norm after it reads its output twice and writes once, 2-byte elements.
+  for (const Operator& op : g.ops)
+    if (op.name == "layer2.0.conv2.bn") CHECK(op.bytes == 3.0 * 256 * 28 * 28 * 128 * 2);
+}
+
+TEST_CASE("A transformer layer's GEMMs: 24·b·s·h² + 4·b·s²·h forward", "[model][operators]") {
+  TransformerShape t;
+  t.layers = 1;
+  t.hidden = 1024;
+  t.heads = 16;
+  t.ffn = 4096;
+  t.seq_len = 128;
+  t.causal = false;
+  const double b = 8, s = 128, h = 1024;
+  const OperatorGraph g = transformer_operators(t, 8, 0, Precision::Fp16, OptimizerKind::Adam);
+  CHECK(gemm_flop(g, OpPass::Forward) == 24 * b * s * h * h + 4 * b * s * s * h);
+  CHECK(gemm_flop(g, OpPass::BackwardData) + gemm_flop(g, OpPass::BackwardWeight) == 2 * gemm_flop(g, OpPass::Forward));
+  // Q·Kᵀ per head: batch b·a, M = N = s, K = h/a.
+  for (const Operator& op : g.ops) {
+    if (op.name != "layer.scores") continue;
+    CHECK(op.gemm->batch == 8 * 16);
+    CHECK(op.gemm->m == 128);
+    CHECK(op.gemm->n == 128);
+    CHECK(op.gemm->k == 64);
+  }
+  // FP32 moves every activation at 4 bytes: twice AMP's bytes for the normalizations.
+  const OperatorGraph g32 = transformer_operators(t, 8, 0, Precision::Fp32, OptimizerKind::Adam);
+  CHECK(sum_bytes(g32, OpKind::Normalization) == 2 * sum_bytes(g, OpKind::Normalization));
+}
+
+TEST_CASE("BERT-large operators: 335,141,888 parameters and the catalog's figures", "[model][operators]") {
+  const ModelSpec& bert = *bundled_models().find_model("bert-large");
+  TransformerShape t = *bert.transformer;
+  // BertModel (Hugging Face bert-large-uncased): 24 layers of 12,596,224 parameters, the
+  // word (30522), position (512) and type (2) embeddings with their layer norm, the pooler.
+  const double h = 1024;
+  const double bert_model_extra = (512 + 2) * h + 2 * h + (h * h + h);
+  const OperatorGraph g = transformer_operators(t, 1, 128, Precision::Fp16, OptimizerKind::Adam, bert_model_extra);
+  CHECK(g.params == 335'141'888);
+  // With the catalog's own extra_params, exactly the catalog's N (the same count).
+  const OperatorGraph gc = build_operators(bert, 1, 128, Precision::Fp16, OptimizerKind::Adam);
+  const ModelFigures f = resolve(bert, 128);
+  CHECK(gc.params == Approx(f.params).epsilon(1e-12));
+  // Forward FLOPs within 0.2% of the catalog's F: the operators add the MLM head's dense
+  // transform (2·h² on 15% of the tokens), which the catalog's formula leaves out.
+  CHECK(gemm_flop(gc, OpPass::Forward) == Approx(f.forward_flop).epsilon(0.002));
+  CHECK(gemm_flop(gc, OpPass::Forward) > f.forward_flop);
+}
+
+TEST_CASE("Every bundled model with an architecture agrees with its catalog F and N", "[model][operators]") {
+  // Tolerance 1% on F: the catalog counts the layers' and the LM head's GEMMs by formula;
+  // the operators count the same GEMMs plus an encoder's MLM transform (under 0.2%). N is
+  // the same count term by term (exact to rounding).
+  int checked = 0;
+  for (const ModelSpec& m : bundled_models().models()) {
+    if (!has_operator_model(m)) continue;
+    const ModelFigures f = resolve(m);
+    const OperatorGraph g = build_operators(m, 1, 0, Precision::Bf16, OptimizerKind::Adam);
+    INFO(m.name);
+    const double extra = m.transformer ? m.transformer->extra_forward_flop : 0;
+    CHECK(gemm_flop(g, OpPass::Forward) + extra == Approx(f.forward_flop).epsilon(0.01));
+    // A gated (LLaMA) layer has only 2h of norm weights where the catalog counts a GPT
+    // layer's 9h + f biases and norms (its documented over-count, under 0.03%).
+    const bool gated = m.transformer && m.transformer->mlp == MlpForm::Gated;
+    CHECK(g.params == Approx(f.params).epsilon(gated ? 3e-4 : 1e-9));
+    if (m.name == "llama-2-7b") CHECK(g.params == 6'738'415'616);  // Hugging Face Llama-2-7b-hf
+    ++checked;
+  }
+  CHECK(checked >= 8);
+}
+
+TEST_CASE("Optimizer bytes per parameter", "[model][operators]") {
+  CHECK(optimizer_bytes_per_param(OptimizerKind::Adam, Precision::Fp32) == 28);
+  CHECK(optimizer_bytes_per_param(OptimizerKind::Adam, Precision::Fp16) == 32);
+  CHECK(optimizer_bytes_per_param(OptimizerKind::Sgd, Precision::Tf32) == 20);
+  CHECK(optimizer_bytes_per_param(OptimizerKind::Sgd, Precision::Bf16) == 24);
+  const OperatorGraph g = resnet50_operators(32, Precision::Fp32, OptimizerKind::Sgd);
+  CHECK(sum_bytes(g, OpKind::Optimizer) == 20.0 * 25'557'032);
+  CHECK_THROWS_AS(build_operators(*bundled_models().find_model("yolov5s"), 1, 0, Precision::Fp16, OptimizerKind::Sgd),
+                  std::invalid_argument);
+}
+
+TEST_CASE("GEMM shape efficiency: tile, wave and split-K by hand", "[model][operators]") {
+  // 1280 × 1280: 100 tiles of 128² on 80 SMs -> 2 waves, 100 / 160 = 0.625; K = 4096 with
+  // k0 = 64: 4096 / 4160.
+  CHECK(gemm_shape_efficiency({1280, 1280, 4096, 1}, 80, 64) == Approx(0.625 * 4096 / 4160.0));
+  // Tile quantization: 192 × 192 fills 192² of 256²; 4 tiles split K (20480 / 256 = 80,
+  // 80 / 4 = 20 splits) into 80 tiles of K = 1024: one full wave.
+  CHECK(gemm_shape_efficiency({192, 192, 20480, 1}, 80, 64) == Approx(0.5625 * 1024 / 1088.0));
+  // One tile, K = 512: only 2 splits keep 256 of K each: 2 tiles on 80 SMs.
+  CHECK(gemm_shape_efficiency({128, 128, 512, 1}, 80, 0) == Approx(2.0 / 80));
+  // A batched GEMM: 128 heads of 128 × 128 tiles on 108 SMs: 2 waves, 128 / 216.
+  CHECK(gemm_shape_efficiency({128, 128, 64, 128}, 108, 0) == Approx(128.0 / 216));
+}
+
+TEST_CASE("Operator time: the roofline of one operator on a made-up GPU", "[model][operators]") {
+  GpuSpec gpu;
+  gpu.name = "V100-toy";  // the V100's microbenchmark row: 16-bit 0.7789, FP32 0.9242
+  gpu.fp32_flop_per_s = 10e12;
+  gpu.fp16_flop_per_s = 100e12;
+  gpu.memory_bytes_per_s = 1e12;
+  OperatorCalibration cal;
+  cal.gemm_fraction = 0.5;
+  cal.simt_fraction = 1;
+  cal.memory_efficiency = 0.5;
+  cal.launch_s = 1e-5;
+  cal.small_k = 0;
+  // A memory-bound op: 1 GB at 0.5 TB/s = 2 ms, + 10 µs launch.
+  Operator ew;
+  ew.kind = OpKind::Elementwise;
+  ew.bytes = 1e9;
+  ew.flop = 1e6;
+  CHECK(operator_time(ew, gpu, Precision::Fp16, cal).time_s == Approx(2e-3 + 1e-5));
+  // A GEMM of 80 × 80 full tiles (one wave each) and K = 10240: 2·10240³ FLOPs at
+  // 100 TFLOP/s × 0.7789 × 0.5.
+  Operator mm;
+  mm.kind = OpKind::Gemm;
+  mm.gemm = GemmShape{10240, 10240, 10240, 1};
+  mm.flop = mm.gemm->flop();
+  mm.bytes = 3 * 10240.0 * 10240 * 2;
+  const OperatorTime t = operator_time(mm, gpu, Precision::Fp16, cal);
+  CHECK(t.compute_bound);
+  CHECK(t.time_s == Approx(mm.flop / (100e12 * (97.36 / 125) * 0.5) + 1e-5));
+  // The same in FP32 runs on the CUDA cores at the FP32 SGEMM fraction.
+  CHECK(operator_time(mm, gpu, Precision::Fp32, cal).time_s == Approx(mm.flop / (10e12 * (14.51 / 15.7)) + 1e-5));
+}
