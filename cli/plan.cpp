@@ -413,6 +413,10 @@ int cmd_plan(const PlanCommand& c, const models::LoadOptions& options, const mod
     analysis::JsonObject top(0);
     top.raw("candidates", analysis::json_array(all, 1));
     top.raw("frontier", analysis::json_array(front, 1));
+    // With --deadline, the cheapest candidate whose slowest run meets it (null: none does).
+    if (deadline_s)
+      top.raw("pick", pick ? entry_json(candidates[*pick], c.scores ? &measured[*pick] : nullptr, c.scores ? &attributes : nullptr)
+                           : std::string("null"));
     std::cout << top.finish() << "\n";
     return 0;
   }
@@ -480,7 +484,7 @@ std::shared_ptr<PlanCommand> add_plan_command(CLI::App& app) {
   c->app->add_option("-o,--output", c->out_dir, "Write plan.csv and the plot (plan.png, plan.svg) into this folder");
   c->app->add_flag("--no-plots", c->no_plots, "With -o: write plan.csv only");
   c->app->add_option("-j,--threads", c->threads, "Runs at once (default: one per core)")->check(CLI::Range(1, 4096));
-  c->app->add_flag("--json", c->json, "Print {candidates, frontier} as JSON");
+  c->app->add_flag("--json", c->json, "Print {candidates, frontier} as JSON (and pick, with --deadline)");
   return c;
 }
 
