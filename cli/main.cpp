@@ -371,9 +371,39 @@ models::ResourceLimits resource_limits(const std::string& max_memory, const std:
   return limits;
 }
 
+// The command line named in an out-of-memory message: the command and its input.
+std::string command_line_of(int argc, char** argv) {
+  std::string line = "gcsim";
+  for (int i = 1; i < argc && i < 3; ++i) line += std::string(" ") + argv[i];
+  return line;
+}
+
+void print_out_of_memory(const std::string& command_line) {
+  std::fprintf(stderr,
+               "gcsim: out of memory in `%s`: this machine (or its memory limit) cannot hold what the inputs describe; "
+               "make them smaller, or see what `gcsim validate` estimates\n",
+               command_line.c_str());
+}
+
+int gcsim_main(int argc, char** argv);
+
 }  // namespace
 
+// Memory can run out anywhere, the command line's own parsing included (under a tight
+// `ulimit -v` the heap's first growth may come there): exit code 2 with the message, never
+// an uncaught std::bad_alloc.
 int main(int argc, char** argv) {
+  try {
+    return gcsim_main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    print_out_of_memory(command_line_of(argc, argv));
+    return 2;
+  }
+}
+
+namespace {
+
+int gcsim_main(int argc, char** argv) {
   sim::tune_allocator();               // fewer page faults as a run's arrays grow (sim/allocator.hpp)
   sim::install_temp_file_cleanup();  // Ctrl-C, kill: no half-written file stays behind
   CLI::App app{"gcsim: a discrete-event simulator of GPU cluster cost and throughput"};
@@ -527,9 +557,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Named in an out-of-memory message: the command and its input.
-  std::string command_line = "gcsim";
-  for (int i = 1; i < argc && i < 3; ++i) command_line += std::string(" ") + argv[i];
+  const std::string command_line = command_line_of(argc, argv);
   const models::ResourceLimits limits = resource_limits(max_memory_text, max_events_text);
   try {
     std::vector<models::Override> overrides;
@@ -560,10 +588,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gcsim: %s\n", e.what());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr,
-                 "gcsim: out of memory in `%s`: this machine (or its memory limit) cannot hold what the inputs describe; "
-                 "make them smaller, or see what `gcsim validate` estimates\n",
-                 command_line.c_str());
+    print_out_of_memory(command_line);
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gcsim: internal error: %s\n", e.what());
@@ -571,3 +596,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace

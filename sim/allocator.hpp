@@ -3,7 +3,7 @@
 // freed memory at the top of the heap back to the system and serves big blocks from fresh
 // mappings, so every regrowth touches new pages, each a page fault (a costly one in a
 // virtual machine). tune_allocator() keeps freed memory for reuse and grows the heap in
-// 256 MiB steps. Measured on the scheduler benchmark (docs/scheduling.md, "Speed"); the
+// 256 MiB steps (a sixteenth of an address-space limit, `ulimit -v`, when that is less). Measured on the scheduler benchmark (docs/scheduling.md, "Speed"); the
 // gcsim front end and the benchmarks call it once at start. Elsewhere than glibc it does
 // nothing.
 #pragma once
