@@ -165,7 +165,7 @@ struct TeamBudget {
   double limit_usd = NOT_A_NUMBER;       // the limit named by its latest event
   double max_spent_usd = NOT_A_NUMBER;   // the largest spend any event recorded
   double first_limit_s = NOT_A_NUMBER;   // when a limit was first reached
-  std::string action;                    // what the limit does (alert, stop_new, stop_running)
+  std::string action;                    // what the limit does (alert, stop_new, stop_running, stop_instances)
 };
 
 // The bottleneck that bounds most (over half) of the model-described jobs' GPU-hours, from

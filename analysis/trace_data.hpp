@@ -105,7 +105,7 @@ struct BudgetEventRecord {
   std::string kind;    // alert, limit_reached, period_start
   double spent_usd = 0;
   double limit_usd = 0;
-  std::string action;  // alert, stop_new, stop_running
+  std::string action;  // alert, stop_new, stop_running, stop_instances
 };
 
 // A preemption by the scheduling policy, from /preemptions (traces written before that

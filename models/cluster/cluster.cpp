@@ -488,7 +488,9 @@ void Cluster::on_planned_stop(std::uint64_t arg) {
 
 void Cluster::hold_team(int team, bool stop_running) {
   if (team < 0) return;
+  const bool was_held = team_held(team);
   queue_.hold_team(team);
+  if (!was_held) team_hold_changed.emit(team, true);
   if (!stop_running) return;
   for (Job& j : jobs_) {
     if (j.team != team || j.status != JobStatus::Running || j.stopping) continue;
@@ -500,6 +502,7 @@ void Cluster::hold_team(int team, bool stop_running) {
 void Cluster::release_team(int team) {
   if (team < 0 || !team_held(team)) return;
   queue_.release_team(team);
+  team_hold_changed.emit(team, false);
   request_schedule();
 }
 

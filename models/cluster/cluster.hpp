@@ -155,6 +155,10 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   void hold_team(int team, bool stop_running);
   void release_team(int team);
   bool team_held(int team) const { return queue_.team_held(team); }
+  // The queued jobs: those waiting for GPUs, and those a team hold keeps out of the policy's
+  // sight (held by a budget until release_team).
+  const WaitingJobs& waiting_jobs() const { return queue_.waiting(); }
+  std::span<const QueuedJob> held_jobs() const { return queue_.held(); }
   // RunningJobs: where a running job runs, for policies.
   RunningPlace where(std::uint32_t job) const override;
   double time_left_alone_s(std::uint32_t job, int type) const override;
@@ -179,6 +183,10 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // Every change of a slot's phase, with its reason: emitted right after the change, before
   // the node_noticed, node_down or node_up of the same change (and after its jobs' stops).
   sim::Signal<const NodeTransition&> node_changed;
+  // A team was held (true: its queued jobs moved to held_jobs(), before its running ones are
+  // stopped) or released (false: they are back in waiting_jobs(), before the scheduling pass
+  // it asks for). Demand figures leave held jobs out (PoolGauges).
+  sim::Signal<int, bool> team_hold_changed;
   sim::Signal<sim::SimTime> run_ended;  // jobs still running/queued have their final status
 
  private:

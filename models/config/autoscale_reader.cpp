@@ -22,6 +22,7 @@ std::string_view trigger_name(TriggerKind kind) {
     case TriggerKind::Idle: return "idle";
     case TriggerKind::Schedule: return "schedule";
     case TriggerKind::Fallback: return "fallback";
+    case TriggerKind::Budget: return "budget";
   }
   return "?";
 }

@@ -26,6 +26,7 @@ enum class TriggerKind : std::uint8_t {
   Idle,            // a node with no job (scale-in only; per node)
   Schedule,        // not a `when`: the clock's target size (`schedule:`); trace only
   Fallback,        // not a `when`: demand sent to another pool; trace only
+  Budget,          // not a `when`: nodes a budget's stop_instances gave back; trace only
 };
 
 enum class Comparison : std::uint8_t { Greater, GreaterEqual, Less, LessEqual };

@@ -23,8 +23,11 @@ BudgetSpec read_budget(const ConfigNode& n) {
   b.limit_usd = r.value<double>("limit");
   if (const auto p = r.get<sim::SimTime>("period")) b.period = *p;
   if (const ConfigNode* a = r.optional("action")) {
-    const std::string action = config::read_enum(*a, {"alert", "stop_new", "stop_running"});
-    b.action = action == "alert" ? BudgetAction::Alert : action == "stop_new" ? BudgetAction::StopNew : BudgetAction::StopRunning;
+    const std::string action = config::read_enum(*a, {"alert", "stop_new", "stop_running", "stop_instances"});
+    b.action = action == "alert"          ? BudgetAction::Alert
+               : action == "stop_new"     ? BudgetAction::StopNew
+               : action == "stop_running" ? BudgetAction::StopRunning
+                                          : BudgetAction::StopInstances;
   }
   if (const auto f = r.get<double>("alert_at")) b.alert_fraction = *f;
   b.check_every = r.value<sim::SimTime>("check_every");

@@ -18,7 +18,9 @@ inline constexpr config::KeySpec BUDGET_KEYS[] = {
     {.name = "period", .type = "duration", .default_value = "the whole run",
      .help = "the spend restarts from zero every period, from t = 0", .kind = config::KeyKind::Duration,
      .min = static_cast<double>(limits::MIN_BUDGET_PERIOD.ns())},
-    {"action", "`alert` | `stop_new` | `stop_running`", "`alert`", false, "", "what happens at the limit"},
+    {"action", "`alert` | `stop_new` | `stop_running` | `stop_instances`", "`alert`", false, "",
+     "what happens at the limit: record it; hold queued and new jobs; also stop running ones; also give back the "
+     "elastic pools' nodes they held"},
     {.name = "alert_at", .type = "fraction", .default_value = "none", .help = "also record an alert at this share of the limit",
      .kind = config::KeyKind::Percent, .min = 0, .max = 1, .above_min = true,
      .below_min = "alert_at is a share of the limit, in (0, 100%]"},

@@ -132,7 +132,9 @@ struct WorkloadSpec {
 // A spending limit per team over a period (docs/pricing.md, "Budgets"): when the team's
 // charges in the current period reach `limit_usd`, `action` happens; a new period starts
 // afresh. Checked whenever a charge is posted and every `check_every`.
-enum class BudgetAction : std::uint8_t { Alert = 0, StopNew = 1, StopRunning = 2 };
+// StopInstances: as StopRunning, and the elastic pools give back the nodes the stopped jobs
+// held as soon as they are idle (the autoscaler; docs/autoscaling.md, "Budgets").
+enum class BudgetAction : std::uint8_t { Alert = 0, StopNew = 1, StopRunning = 2, StopInstances = 3 };
 struct BudgetSpec {
   std::string team;
   double limit_usd = 0;

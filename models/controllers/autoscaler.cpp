@@ -17,7 +17,8 @@ constexpr std::uint64_t ALL_POOLS = std::numeric_limits<std::uint32_t>::max();
 
 Autoscaler::Autoscaler(sim::Engine& engine, const Scenario& scenario, Cluster& cluster, const ModelSpeeds* speeds)
     : Controller(engine, PRIORITY_AUTOSCALE), scenario_(scenario), cluster_(cluster), gauges_(scenario, cluster, speeds),
-      pool_of_type_(scenario.cluster.node_types.size(), -1), idle_since_(cluster.nodes().size(), sim::SimTime::max()) {
+      pool_of_type_(scenario.cluster.node_types.size(), -1), idle_since_(cluster.nodes().size(), sim::SimTime::max()),
+      give_back_(cluster.nodes().size(), 0) {
   const auto& types = scenario.cluster.node_types;
   for (std::size_t t = 0; t < types.size(); ++t) {
     if (!types[t].autoscale) continue;
@@ -39,17 +40,38 @@ Autoscaler::Autoscaler(sim::Engine& engine, const Scenario& scenario, Cluster& c
     const NodeState& node = cluster.nodes()[n];
     if (node.phase == NodePhase::Up && node.busy_mask == 0 && node.over_milli == 0) idle_since_[n] = sim::SimTime::zero();
   }
+  // The teams whose budget gives their stopped jobs' nodes back (stop_instances).
+  for (const BudgetSpec& b : scenario.budgets) {
+    const int team = scenario.workload.team_index(b.team);
+    if (team < 0 || b.action != BudgetAction::StopInstances) continue;
+    if (give_back_team_.size() <= static_cast<std::size_t>(team)) give_back_team_.resize(static_cast<std::size_t>(team) + 1, 0);
+    give_back_team_[static_cast<std::size_t>(team)] = 1;
+  }
   // Observed after the gauges (connected first, in the gauges' constructor above).
   cluster.job_submitted.connect(ORDER_EXTENSIONS, [this](const Job&) { request_evaluation(); });
   cluster.job_started.connect(ORDER_EXTENSIONS, [this](const Job& j) {
-    for (std::uint32_t n : cluster_.nodes_of(j)) idle_since_[n] = sim::SimTime::max();
+    for (std::uint32_t n : cluster_.nodes_of(j)) {
+      idle_since_[n] = sim::SimTime::max();
+      give_back_[n] = 0;  // in use again: the scale-in rule decides
+    }
     request_evaluation();
   });
   cluster.job_finished.connect(ORDER_EXTENSIONS, [this](const Job& j) { job_moved(j); });
-  cluster.job_stopped.connect(ORDER_EXTENSIONS, [this](const Job& j) { job_moved(j); });
+  cluster.job_stopped.connect(ORDER_EXTENSIONS, [this](const Job& j) {
+    if (j.stop_reason == StopReason::Budget && j.team >= 0 && static_cast<std::size_t>(j.team) < give_back_team_.size() &&
+        give_back_team_[static_cast<std::size_t>(j.team)])
+      for (std::uint32_t n : cluster_.nodes_of(j))
+        if (pool_of_type_[cluster_.nodes()[n].type] >= 0) give_back_[n] = 1;
+    job_moved(j);
+  });
+  // A held team's jobs leave the demand (PoolGauges), a released one's come back.
+  cluster.team_hold_changed.connect(ORDER_EXTENSIONS, [this](int, bool) { request_evaluation(); });
   cluster.node_changed.connect(ORDER_EXTENSIONS, [this](const NodeTransition& t) {
     const NodeState& node = cluster_.nodes()[t.node];
-    if (t.to != NodePhase::Up) idle_since_[t.node] = sim::SimTime::max();
+    if (t.to != NodePhase::Up) {
+      idle_since_[t.node] = sim::SimTime::max();
+      give_back_[t.node] = 0;
+    }
     else if (idle_since_[t.node].is_max() && node.busy_mask == 0 && node.over_milli == 0) idle_since_[t.node] = t.time;
     request_evaluation();
   });
@@ -188,6 +210,10 @@ void Autoscaler::evaluate(PoolState& p) {
       p.out_since = sim::SimTime::max();
     }
   }
+  // Nodes a budget's stopped jobs held go back as soon as they are idle (stop_instances):
+  // not after the scale-in rule's `for`, not held by the cooldown (nor starting one); as a
+  // scale-in, not below the floor and not while the scale-out trigger holds.
+  if (!out_holds) give_back(p);
   if (!spec.scale_in) return;
   const ScaleRuleSpec& r = *spec.scale_in;
   const int room = size(p.type) - floor_of(p);
@@ -265,8 +291,28 @@ void Autoscaler::scale_in(PoolState& p, int n, TriggerKind why, double value, bo
   if (done > 0) record(p, ScaleDirection::In, why, value, done, before);
 }
 
+void Autoscaler::give_back(PoolState& p) {
+  const int room = size(p.type) - floor_of(p);
+  if (room <= 0) return;  // at the floor: the marks stay, for when it drops
+  int idle = 0;
+  for (std::uint32_t k = p.first_node; k < p.first_node + static_cast<std::uint32_t>(p.slots); ++k)
+    idle += give_back_[k] && cluster_.nodes()[k].phase == NodePhase::Up && !idle_since_[k].is_max();
+  if (idle == 0) return;
+  // The highest slots first, as the other scale-ins on ties. A drained idle node is released
+  // at once, which clears its mark (node_changed).
+  const int before = size(p.type);
+  const int n = std::min(room, idle);
+  int done = 0;
+  for (std::uint32_t k = p.first_node + static_cast<std::uint32_t>(p.slots); k-- > p.first_node && done < n;) {
+    if (!give_back_[k] || cluster_.nodes()[k].phase != NodePhase::Up || idle_since_[k].is_max()) continue;
+    if (cluster_.drain_node(k)) ++done;
+  }
+  if (done > 0) record(p, ScaleDirection::In, TriggerKind::Budget, idle, done, before);
+}
+
 void Autoscaler::record(PoolState& p, ScaleDirection d, TriggerKind why, double value, int nodes, int before) {
-  if (why != TriggerKind::Schedule) p.last_decision = engine_.now();
+  // The clock's and a budget's decisions are not the rules': they start no cooldown.
+  if (why != TriggerKind::Schedule && why != TriggerKind::Budget) p.last_decision = engine_.now();
   decisions_.push_back(ScaleDecision{engine_.now(), p.type, d, why, value, nodes, before, size(p.type)});
   decided.emit(decisions_.back());
 }

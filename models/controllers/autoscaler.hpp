@@ -20,7 +20,10 @@
 //      a spot pool gets no more nodes than its market can supply now (Cluster::spot_supply);
 //      with none, its request is unmet: no decision, and it asks again when the market's
 //      capacity may rise (Cluster::next_supply_change), not before;
-//   3. scale in: `idle`: up nodes with no job for `for` or more are drained (released at
+//   3. a budget's give-back: the idle nodes that jobs stopped by a `stop_instances` budget
+//      held are drained at once (no `for`, no cooldown), never below the floor, not while the
+//      scale-out trigger holds; recorded with the trigger `budget`;
+//   4. scale in: `idle`: up nodes with no job for `for` or more are drained (released at
 //      once), longest idle first, at most `by`, never below the floor (min, or the clock's
 //      size in a window); a measure (`gpu_utilization < 30%`): held for `for`, drain `by`
 //      nodes, idle ones first, then those holding the fewest GPUs.
@@ -103,6 +106,8 @@ class Autoscaler final : public Controller {
   void scale_out(PoolState& p, int n, TriggerKind why, double value);
   void scale_in(PoolState& p, int n, TriggerKind why, double value, bool idle_only, sim::SimTime idle_for);
   void record(PoolState& p, ScaleDirection d, TriggerKind why, double value, int nodes, int before);
+  // Drains the idle nodes a budget's stop_instances marked (give_back_), down to the floor.
+  void give_back(PoolState& p);
   void job_moved(const Job& j);
 
   const Scenario& scenario_;
@@ -111,6 +116,10 @@ class Autoscaler final : public Controller {
   std::vector<PoolState> pools_;
   std::vector<int> pool_of_type_;        // -1 for a fixed pool
   std::vector<sim::SimTime> idle_since_;  // per node: up with no job since (max(): not idle)
+  // Per node: a job its team's budget stopped (stop_instances) held it, and no job started on
+  // it since: given back as soon as it is idle. Per team: its budget's action is stop_instances.
+  std::vector<char> give_back_;
+  std::vector<char> give_back_team_;
   std::vector<ScaleDecision> decisions_;
   std::vector<std::uint32_t> scratch_;
   bool evaluation_pending_ = false;

@@ -88,7 +88,8 @@ void BudgetWatcher::on_limit(std::uint64_t arg) {
   const State& s = states_[b];
   // A period that began since the limit was reached releases the team: the hold is void.
   if (cluster_.ended() || s.period != static_cast<std::uint32_t>(arg)) return;
-  cluster_.hold_team(s.team, scenario_.budgets[b].action == BudgetAction::StopRunning);
+  // stop_instances stops the jobs as stop_running does; the autoscaler gives their nodes back.
+  cluster_.hold_team(s.team, scenario_.budgets[b].action >= BudgetAction::StopRunning);
 }
 
 void BudgetWatcher::on_check(std::uint64_t b) {

@@ -36,6 +36,19 @@ PoolGauges::PoolGauges(const Scenario& scenario, Cluster& cluster, const ModelSp
     if (j.status == JobStatus::Queued) add_waiting(j, 1);
   });
   cluster.node_changed.connect(ORDER_EXTENSIONS, [this](const NodeTransition& t) { node_changed(t); });
+  cluster.team_hold_changed.connect(ORDER_EXTENSIONS, [this](int team, bool held) { team_hold_changed(team, held); });
+}
+
+void PoolGauges::team_hold_changed(int team, bool held) {
+  // A held job is not demand: no pool may run it until its team is released (a budget's new
+  // period), so it leaves the waiting figures while held and comes back when released.
+  if (held) {
+    for (const QueuedJob& q : cluster_.held_jobs())
+      if (q.team == team) add_waiting(cluster_.jobs()[q.job], -1);
+  } else {
+    for (const QueuedJob& q : cluster_.waiting_jobs().all())
+      if (q.team == team) add_waiting(cluster_.jobs()[q.job], 1);
+  }
 }
 
 std::size_t PoolGauges::track_pair(int a, int b) {
@@ -75,6 +88,7 @@ void PoolGauges::add_waiting(const Job& j, double sign) {
   if (j.id >= waiting_.size()) waiting_.resize(std::size_t{j.id} + 1, 0);
   const bool counted = waiting_[j.id] != 0;
   if ((sign > 0) == counted) return;  // already counted, or never was
+  if (sign > 0 && cluster_.team_held(j.team)) return;  // held: counted when its team is released
   waiting_[j.id] = sign > 0;
   const double gpus = sign * j.gpus * (j.gpu_milli / 1000.0);
   for (std::uint64_t m = j.eligible_types; m != 0; m &= m - 1) {

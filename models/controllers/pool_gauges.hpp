@@ -3,8 +3,11 @@
 // share of them whose jobs' kernels run (busy, as `gcsim analyze` counts it: GPU shares held
 // by jobs, a model-described job's weighted by the compute share of its step, compute_s /
 // step_s, as its run started; input waits and exposed communication lower it), the memory
-// those jobs use per GPU, and the GPUs asked by waiting jobs it could host. The autoscaler's triggers read them (docs/autoscaling.md, "Triggers"); the metrics
-// sampler and the alert rules of issue 32 are to read the same figures.
+// those jobs use per GPU, and the GPUs asked by waiting jobs it could host (not the jobs of
+// a team its budget holds: no pool may run them until the team is released, so a held job
+// is not demand; issue 35). The autoscaler's triggers read them (docs/autoscaling.md,
+// "Triggers"); the metrics sampler and the alert rules of issue 32 are to read the same
+// figures.
 //
 // Memory per GPU: a model-described job uses what the memory-fit model says it needs per
 // GPU at its batch and ZeRO stage (ModelSpeeds::memory_per_gpu_bytes, the trace's
@@ -14,7 +17,8 @@
 // do: the memory-fit model has nothing to size it by.
 //
 // Every update is O(1) per job start or end and O(1) per node change (plus one pass over the
-// eligible types of an arriving job); reading a figure is O(1).
+// eligible types of an arriving job, and one pass over the queue when a team is held or
+// released); reading a figure is O(1).
 #pragma once
 
 #include <cstdint>
@@ -43,7 +47,7 @@ class PoolGauges {
     double busy_gpus = 0;  // the same, each weighted by the compute share of its job's step
     double memory_used_bytes = 0;  // memory used on its GPUs by running jobs
     double gpu_memory_bytes = 0;   // one GPU's memory
-    double waiting_gpus = 0;       // GPUs asked by queued jobs that can run on it
+    double waiting_gpus = 0;       // GPUs asked by queued jobs that can run on it, held ones not
   };
 
   const Pool& pool(int type) const { return pools_[static_cast<std::size_t>(type)]; }
@@ -70,6 +74,7 @@ class PoolGauges {
   void run_started(const Job& j);
   void run_ended(const Job& j);
   void node_changed(const NodeTransition& t);
+  void team_hold_changed(int team, bool held);
 
   struct Pair {
     std::uint64_t mask = 0;

@@ -6,7 +6,7 @@
 namespace gcsim::models {
 
 static_assert(static_cast<std::size_t>(ScaleDirection::In) + 1 == trace::schema::SCALE_DIRECTIONS.size());
-static_assert(static_cast<std::size_t>(TriggerKind::Fallback) + 1 == trace::schema::SCALE_TRIGGERS.size());
+static_assert(static_cast<std::size_t>(TriggerKind::Budget) + 1 == trace::schema::SCALE_TRIGGERS.size());
 
 AutoscaleRecorder::AutoscaleRecorder(trace::TraceFile& file, const Scenario& scenario, Autoscaler& scaler)
     : scaler_(scaler), pools_(scaler.pools()), last_(pools_.size()),

@@ -126,7 +126,7 @@ inline constexpr std::array<std::string_view, 4> MARKETS = {"on_demand", "spot",
 
 // /budget_events.kind and .action
 inline constexpr std::array<std::string_view, 3> BUDGET_EVENT_KINDS = {"alert", "limit_reached", "period_start"};
-inline constexpr std::array<std::string_view, 3> BUDGET_ACTIONS = {"alert", "stop_new", "stop_running"};
+inline constexpr std::array<std::string_view, 4> BUDGET_ACTIONS = {"alert", "stop_new", "stop_running", "stop_instances"};
 
 // /preemptions.reason, in the value order of models::PreemptReason; .mode, how it stopped.
 inline constexpr std::array<std::string_view, 9> PREEMPT_REASONS = {
@@ -141,8 +141,9 @@ inline constexpr std::array<std::string_view, 7> NODE_REASONS = {
 // /scale_decisions.direction and .trigger, in the value order of models::ScaleDirection and
 // models::TriggerKind.
 inline constexpr std::array<std::string_view, 2> SCALE_DIRECTIONS = {"out", "in"};
-inline constexpr std::array<std::string_view, 6> SCALE_TRIGGERS = {"waiting_gpus", "gpu_utilization", "gpu_memory",
-                                                                   "idle",         "schedule",        "fallback"};
+inline constexpr std::array<std::string_view, 7> SCALE_TRIGGERS = {"waiting_gpus", "gpu_utilization", "gpu_memory",
+                                                                   "idle",         "schedule",        "fallback",
+                                                                   "budget"};
 
 // ---- Tables ----
 

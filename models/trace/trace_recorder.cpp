@@ -29,7 +29,7 @@ static_assert(schema::LEDGER_CATEGORIES.size() == CHARGE_CATEGORIES);
 static_assert(static_cast<std::size_t>(JobStatus::Interrupted) + 1 == schema::JOB_STATUSES.size());
 static_assert(static_cast<std::size_t>(Market::Owned) + 1 == schema::MARKETS.size());
 static_assert(static_cast<std::size_t>(BudgetEventKind::PeriodStart) + 1 == schema::BUDGET_EVENT_KINDS.size());
-static_assert(static_cast<std::size_t>(BudgetAction::StopRunning) + 1 == schema::BUDGET_ACTIONS.size());
+static_assert(static_cast<std::size_t>(BudgetAction::StopInstances) + 1 == schema::BUDGET_ACTIONS.size());
 static_assert(static_cast<std::size_t>(EventKind::Restore) + 1 == schema::EVENT_KINDS.size());
 static_assert(static_cast<std::size_t>(PreemptReason::QuotaCap) + 1 == schema::PREEMPT_REASONS.size());
 static_assert(static_cast<std::size_t>(NodePhase::Released) + 1 == schema::NODE_STATES.size());

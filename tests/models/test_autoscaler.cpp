@@ -12,6 +12,7 @@
 #include "models/cluster/cluster.hpp"
 #include "models/config/autoscale_reader.hpp"
 #include "models/controllers/autoscaler.hpp"
+#include "models/controllers/budgets.hpp"
 #include "models/core/event_priorities.hpp"
 #include "models/coupling/model_speeds.hpp"
 #include "models/coupling/expand_workload.hpp"
@@ -50,6 +51,7 @@ struct ScaledRun {
   models::Ledger ledger;
   std::unique_ptr<models::Cluster> cluster;
   std::unique_ptr<models::CostMeter> costs;
+  std::unique_ptr<models::BudgetWatcher> budgets;  // when the scenario has `budgets:`
   std::unique_ptr<models::Autoscaler> scaler;
   int most_nodes = 0;   // nodes not released, at most, over the run
   int fewest_nodes = 1 << 30;  // nodes provisioning or up, at least, after the start
@@ -64,6 +66,9 @@ struct ScaledRun {
     cluster = std::make_unique<models::Cluster>(engine, scenario, models::expand_workload(scenario, 0),
                                                 models::builtins().schedulers.make(scenario.scheduler));
     costs = std::make_unique<models::CostMeter>(scenario, *cluster, ledger);
+    // As a run builds them: the budgets (BUILD_BUDGETS) before the autoscaler (BUILD_EXTENSIONS).
+    if (!scenario.budgets.empty())
+      budgets = std::make_unique<models::BudgetWatcher>(engine, scenario, *cluster, ledger, *costs);
     scaler = std::make_unique<models::Autoscaler>(engine, scenario, *cluster);
     cluster->node_changed.connect([this](const models::NodeTransition&) {
       int held = 0, live = 0;
@@ -75,6 +80,7 @@ struct ScaledRun {
       fewest_nodes = std::min(fewest_nodes, live);
     });
     cluster->start();
+    if (budgets) budgets->start();
     scaler->start();
     if (probe) engine.schedule_at<&ScaledRun::on_probe>(probe_at, this, 0, models::PRIORITY_END - 1);
     engine.run();
@@ -590,5 +596,125 @@ TEST_CASE("autoscale: a pool falls back to another at its max", "[model][autosca
     ScaledRun r(yaml(""));
     CHECK(nodes_of(r, 0) == 2);
     CHECK(nodes_of(r, 1) == 2);
+  }
+}
+
+// ---- Budgets on an elastic pool (issue 35) ----
+
+namespace {
+
+std::string team_job(const std::string& name, const std::string& duration, const std::string& submit, const std::string& team,
+                     const std::string& more = "") {
+  return "    - {name: " + name + ", gpus: 8, duration: " + duration + ", submit: " + submit + ", team: " + team + more + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE("autoscale: the jobs of a team held by its budget are not demand", "[model][autoscale][budgets]") {
+  // One pool of 8-GPU nodes at $8/h ($1 a GPU-hour), billed from the request, per second;
+  // count 1, min 0, max 2; out on waiting_gpus >= 8 by 2; in after 30 idle min, by 2; 4 min
+  // provisioning. Team v: A (8 GPUs, 1 h) at 0; B and C (8 GPUs, 1 h each) at 0h45. Its
+  // budget: $3 a 2 h period, stop_new, checked every 15 min. Horizon 4 h, billed to it.
+  //   0h00  A starts on node 0.
+  //   0h15  v has spent 8 x $1 x 0.25 h = $2 < $3.   0h30: $4 >= $3: v is held.
+  //   0h45  B, C arrive held: waiting_gpus = 0, no scale-out (before the fix: 16, and the
+  //         pool grew to its max with a node no job of v could use).
+  //   1h00  A ends; node 0 idle.   1h30: idle for 30 min: released (scale-in, idle).
+  //   2h00  a new period: v is released, B and C wait: waiting_gpus = 16 -> two nodes
+  //         requested (16 - 2 x 8 = 0 then); up at 2h04, B and C run to 3h04.
+  //   2h15  v's period spend 2 x 8 x 11/60 = $2.93;  2h30: $6.93 >= $3: v held again, with
+  //         nothing queued (stop_new: B and C run on).
+  //   3h04  B, C end.   3h34: both nodes idle for 30 min: released.
+  // Bill: node 0 0 -> 1h30 (90 min); two nodes 2h00 -> 3h34 (94 min each) = 278 min x $8/h.
+  std::string yaml = pool_yaml(8, 1,
+                               "min: 0, max: 2, scale_out: {when: waiting_gpus >= 8, by: 2}, scale_in: {when: idle, for: 30m, by: 2}, "
+                               "provisioning: 4m",
+                               team_job("A", "1h", "0", "v") + team_job("B", "1h", "45m", "v") + team_job("C", "1h", "45m", "v"),
+                               "4h", "", 8.0) +
+                     "budgets:\n  - {team: v, limit: $3, period: 2h, action: stop_new, check_every: 15m}\n";
+  yaml = replaced(yaml, "horizon: 4h\n", "horizon: 4h\nrun_until: horizon\n");
+  double waiting_while_held = -1;
+  std::size_t held = 0;
+  ScaledRun r(yaml, minutes(50), [&](const ScaledRun& run) {
+    waiting_while_held = run.scaler->gauges().waiting_gpus(0);
+    held = run.cluster->held_jobs().size();
+  });
+  CHECK(held == 2);
+  CHECK(waiting_while_held == 0);
+  REQUIRE(r.decisions().size() == 3);
+  CHECK(r.decisions()[0].time == hours(1) + minutes(30));
+  CHECK(r.decisions()[0].direction == ScaleDirection::In);
+  CHECK(r.decisions()[0].trigger == TriggerKind::Idle);
+  CHECK(r.decisions()[0].size_after == 0);
+  CHECK(r.decisions()[1].time == hours(2));
+  CHECK(r.decisions()[1].direction == ScaleDirection::Out);
+  CHECK(r.decisions()[1].value == 16);
+  CHECK(r.decisions()[1].nodes == 2);
+  CHECK(r.decisions()[2].time == hours(3) + minutes(34));
+  CHECK(r.decisions()[2].direction == ScaleDirection::In);
+  CHECK(r.decisions()[2].nodes == 2);
+  CHECK(r.most_nodes == 2);
+  CHECK(r.job(1).run_start == hours(2) + minutes(4));
+  CHECK(r.job(2).run_start == hours(2) + minutes(4));
+  CHECK(r.job(2).status == models::JobStatus::Completed);
+  CHECK(r.costs->total_cost_usd() == Approx(278.0 / 60 * 8));
+  // Released, the held jobs count again: nothing is left waiting or held.
+  CHECK(r.scaler->gauges().waiting_gpus(0) == 0);
+}
+
+TEST_CASE("autoscale: a stop_instances budget gives its stopped jobs' nodes back at once", "[model][autoscale][budgets]") {
+  // An empty pool of 8-GPU nodes at $8/h, max 2, out on waiting_gpus >= 8 by 2, in after 30
+  // idle min, cooldown 1 h, no provisioning delay. A (team v, 8 GPUs, 2 h, checkpoints every
+  // hour written in 2 min) and W (team w, 8 GPUs, 3 h) at 0. v's budget: $3, checked every
+  // 15 min, no period. Horizon 4 h, billed to it.
+  //   0h00  16 GPUs wait: two nodes (a rule's decision: the cooldown runs to 1h00); A and W start.
+  //   0h30  v has spent $4 >= $3: held, and A writes a last checkpoint (2 min).
+  //   0h32  A stops; its node is idle.
+  //     stop_instances: given back at once (trigger `budget`), within the cooldown.
+  //     stop_running:   the idle rule releases it at 1h02 (30 idle min, the cooldown over).
+  //   3h00  W ends; 3h30: its node is released (idle).
+  // Bill: stop_instances, (32 + 210) min x $8/h = $32.27; stop_running, (62 + 210) min = $36.27.
+  const auto yaml = [](const std::string& action, const std::string& min) {
+    std::string y = pool_yaml(8, std::stoi(min),
+                              "min: " + min + ", max: 2, scale_out: {when: waiting_gpus >= 8, by: 2}, scale_in: {when: idle, for: 30m}, "
+                              "cooldown: 1h",
+                              team_job("A", "2h", "0", "v", ", checkpoint: {every: 1h, write_time: 2m}") + team_job("W", "3h", "0", "w"),
+                              "4h", "", 8.0) +
+                    "budgets:\n  - {team: v, limit: $3, action: " + action + ", check_every: 15m}\n";
+    return replaced(y, "horizon: 4h\n", "horizon: 4h\nrun_until: horizon\n");
+  };
+  SECTION("stop_instances: released when A stops, the cooldown notwithstanding") {
+    ScaledRun r(yaml("stop_instances", "0"));
+    CHECK(r.scenario.budgets[0].action == models::BudgetAction::StopInstances);
+    REQUIRE(r.decisions().size() == 3);
+    CHECK(r.decisions()[0].time == SimTime::zero());
+    CHECK(r.decisions()[0].nodes == 2);
+    CHECK(r.decisions()[1].time == minutes(32));
+    CHECK(r.decisions()[1].direction == ScaleDirection::In);
+    CHECK(r.decisions()[1].trigger == TriggerKind::Budget);
+    CHECK(r.decisions()[1].nodes == 1);
+    CHECK(r.decisions()[1].size_before == 2);
+    CHECK(r.decisions()[1].size_after == 1);
+    CHECK(r.decisions()[2].time == hours(3) + minutes(30));
+    CHECK(r.decisions()[2].trigger == TriggerKind::Idle);
+    CHECK(r.job(0).status == models::JobStatus::Interrupted);
+    CHECK(r.job(0).stop_reason == models::StopReason::Budget);
+    CHECK(r.job(1).status == models::JobStatus::Completed);
+    CHECK(r.costs->total_cost_usd() == Approx(242.0 / 60 * 8));
+  }
+  SECTION("stop_running: released by the idle rule, 30 min later") {
+    ScaledRun r(yaml("stop_running", "0"));
+    REQUIRE(r.decisions().size() == 3);
+    CHECK(r.decisions()[1].time == hours(1) + minutes(2));
+    CHECK(r.decisions()[1].trigger == TriggerKind::Idle);
+    CHECK(r.costs->total_cost_usd() == Approx(272.0 / 60 * 8));
+  }
+  SECTION("stop_instances never takes a pool below its floor") {
+    // count = min = 2: A and W start on the two nodes at 0 (no decision); neither node goes,
+    // both billed the 4 h: 8 node-hours = $64.
+    ScaledRun r(yaml("stop_instances", "2"));
+    CHECK(r.decisions().empty());
+    CHECK(r.job(0).stop_reason == models::StopReason::Budget);
+    CHECK(r.costs->total_cost_usd() == Approx(8.0 * 8));
   }
 }

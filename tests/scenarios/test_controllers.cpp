@@ -1,10 +1,12 @@
-// Controllers (budgets today) act through the engine, never from inside a signal callback
-// (docs/engine.md, "Controllers"): a budget that reacts to a charge posted while a node goes
-// down must not stop, or bill, a job a second time.
+// Controllers (budgets, the autoscaler) act through the engine, never from inside a signal
+// callback (docs/engine.md, "Controllers"): a budget that reacts to a charge posted while a
+// node goes down must not stop, or bill, a job a second time. And the two together, as a run
+// composes them: a budget on an elastic pool (issue 35).
 #include <catch2/catch.hpp>
 
 #include <map>
 
+#include "analysis/pools.hpp"
 #include "analysis/trace_data.hpp"
 #include "support/scenario_support.hpp"
 
@@ -79,4 +81,50 @@ budgets:
   CHECK(t.budget_events[0].kind == "limit_reached");
   CHECK(t.budget_events[0].time_s == Approx(3600.0));
   CHECK(t.budget_events[0].spent_usd == Approx(0.5).epsilon(1e-12));
+}
+
+TEST_CASE("A stop_instances budget on an elastic pool, as a whole run records it", "[scenario][budgets][autoscale]") {
+  // tests/models/test_autoscaler.cpp's "stop_instances" case, built by the run's registry
+  // (the budgets and the autoscaler as components) and read back from the trace: an empty
+  // pool (max 2) of 8-GPU nodes at $8/h; A (team v, 2 h, a 2-min last checkpoint) and W
+  // (team w, 3 h) at 0; v's $3 limit is seen at 0h30, A stops at 0h32 and its node is given
+  // back then (trigger `budget`), W's goes 30 idle min after 3h00. While v is held its jobs
+  // are not demand: every /pool_sizes row from 0h30 has waiting_gpus 0. Bill (32 + 210)
+  // node-min x $8/h = $32.27.
+  test::TempDir dir("budget-elastic");
+  const auto t = test::run_yaml(R"(name: budget-elastic
+horizon: 4h
+run_until: horizon
+cluster:
+  node_types:
+    - name: n
+      gpu: V100-SXM2-16GB
+      gpus: 8
+      count: 0
+      price: {on_demand_per_hour: 8}
+      autoscale: {max: 2, scale_out: {when: waiting_gpus >= 8, by: 2}, scale_in: {when: idle, for: 30m}, cooldown: 1h}
+workload:
+  jobs:
+    - {name: A, gpus: 8, duration: 2h, submit: 0, team: v, checkpoint: {every: 1h, write_time: 2m}}
+    - {name: W, gpus: 8, duration: 3h, submit: 0, team: w}
+budgets:
+  - {team: v, limit: $3, action: stop_instances, check_every: 15m}
+)", dir);
+  const auto tables = analysis::read_elastic_pools(dir.file("budget-elastic.h5"));
+  REQUIRE(tables.decisions.size() == 3);
+  CHECK(tables.decisions[0].trigger == "waiting_gpus");
+  CHECK(tables.decisions[1].trigger == "budget");
+  CHECK_FALSE(tables.decisions[1].out);
+  CHECK(tables.decisions[1].time_s == Approx(32 * 60.0));
+  CHECK(tables.decisions[1].nodes == 1);
+  CHECK(tables.decisions[2].trigger == "idle");
+  CHECK(tables.decisions[2].time_s == Approx(210 * 60.0));
+  for (const auto& row : tables.sizes)
+    if (row.time_s >= 30 * 60.0) CHECK(row.waiting_gpus == 0);
+  REQUIRE(t.budget_events.size() == 1);
+  CHECK(t.budget_events[0].action == "stop_instances");
+  CHECK(t.budget_events[0].time_s == Approx(30 * 60.0));
+  double total = 0;
+  for (const auto& c : t.ledger) total += c.usd;
+  CHECK(total == Approx(242.0 / 60 * 8));
 }
