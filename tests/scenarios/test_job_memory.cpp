@@ -51,7 +51,7 @@ TEST_CASE("a written-out job and a running job keep to their byte budgets", "[un
   CHECK(job.ckpt().ckpt_work == 2);
 }
 
-TEST_CASE("plain jobs run without an out-of-line record; a job given a deadline has one", "[model][workload]") {
+TEST_CASE("plain jobs run without an out-of-line record, and a job given a deadline has one", "[model][workload]") {
   // Two nodes of 4 GPUs, strict FIFO: A (4 GPUs, 2h) on one node 0-2h, B (2 GPUs, 1h) on
   // the other 0-1h, C (8 GPUs) waits for both: 2h-3h, E (1 GPU, 45m after a 45m submit)
   // waits behind C: 3h-3h45.
