@@ -33,6 +33,7 @@
 #include "cli/commands.hpp"
 #include "gcsim/version.hpp"
 #include "models/config/scenario_loader.hpp"
+#include "models/coupling/expand_workload.hpp"
 #include "models/coupling/job_speed.hpp"
 #include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
@@ -95,9 +96,12 @@ int cmd_validate(const std::string& file, const models::LoadOptions& options, co
 // Runs a loaded scenario into out_dir, writes its plots and prints the summary. The trace
 // is named after output.trace (with the seed/replication suffix), or `trace_file` when
 // given (a rerun keeps the name of the trace it reruns).
-int run_and_report(const models::Scenario& s, const std::string& out_dir, const models::RunOptions& options, bool plots,
+int run_and_report(models::Scenario& s, const std::string& out_dir, const models::RunOptions& options, bool plots,
                    bool quiet, const models::ResourceLimits& limits, const std::string& trace_file = "") {
-  models::check_resources(models::estimate_resources(s), limits);
+  const models::ResourceEstimate estimate = models::estimate_resources(s);
+  models::check_resources(estimate, limits);
+  // What reads the written-out jobs, before they are released (take_workload, below).
+  const std::vector<std::string> cpu_notes = models::unlimited_host_cpu_notes(s);
   const models::SchedulerRegistry& schedulers = models::builtins().schedulers;
   make_output_dir(out_dir);
   // Runs of one scenario with other seeds or replications into one folder each keep their
@@ -121,6 +125,11 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   bounded.max_events = models::event_limit(limits);
   // One run: the trace's chunks are encoded on a core the event loop leaves free.
   bounded.trace_encoding_thread = std::thread::hardware_concurrency() > 1;
+  // One run: the jobs are expanded here and the scenario's JobSpecs released, so that each
+  // job is held once, by the cluster (docs/engine.md, "A million jobs").
+  models::TakenWorkload taken = models::take_workload(s, models::run_seed(s, options), replication);
+  bounded.jobs = &taken.jobs;
+  bounded.estimated_events = estimate.events;
   // The figures come from a copy of the trace's tables kept in memory as they are written,
   // never from reading the file back (docs/engine.md, "The summary from memory"); /events
   // only when the plots need it.
@@ -129,6 +138,9 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
   const models::RunSummary r = models::run_simulation_to(
       s, schedulers, trace_path, bounded, memory,
       [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); });
+  // The run's state (its jobs above all) is freed: given back before the summary's tables
+  // are read, so the two are not resident at once.
+  sim::release_free_memory();
   memory.read_once();
   const analysis::TraceData data = analysis::read_trace(memory, trace_path, parts);
   const analysis::Metrics m = analysis::compute_metrics(data);
@@ -181,7 +193,7 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
       std::printf(" (%s per million requests)", units::format_usd(sv.cost_usd * 1e6 / static_cast<double>(sv.completed)).c_str());
     std::printf("\n");
   }
-  for (const std::string& n : models::unlimited_host_cpu_notes(s)) std::printf("  note: %s\n", n.c_str());
+  for (const std::string& n : cpu_notes) std::printf("  note: %s\n", n.c_str());
   for (const std::string& n : r.notes) std::printf("  note: %s\n", n.c_str());
   std::printf("  trace: %s\n", trace_path.c_str());
   for (const auto& p : pngs) std::printf("  plot:  %s\n", p.c_str());
@@ -192,7 +204,7 @@ int run_and_report(const models::Scenario& s, const std::string& out_dir, const 
 int cmd_run(const std::string& file, const models::LoadOptions& load, const std::string& out_dir,
             std::optional<std::uint64_t> seed, std::uint64_t replication, bool plots, bool quiet, bool absolute_paths,
             const models::ResourceLimits& limits, std::optional<int> trace_compression) {
-  const models::Scenario s = models::load_scenario_file(file, load);
+  models::Scenario s = models::load_scenario_file(file, load);
   models::RunOptions options;
   options.trace_compression = trace_compression;
   options.seed = seed;
@@ -207,7 +219,7 @@ int cmd_run(const std::string& file, const models::LoadOptions& load, const std:
 int cmd_rerun(const std::string& trace_path, const std::string& out_dir, bool plots, bool quiet,
               const models::ResourceLimits& limits, std::optional<int> trace_compression) {
   const auto trace = trace::TraceReader::open(trace_path);
-  const models::Scenario s = models::load_recorded_scenario(
+  models::Scenario s = models::load_recorded_scenario(
       trace->attribute_string("scenario_yaml"), trace->attribute_string("scenario_file"),
       config::SourceResolver::from_records(analysis::read_inputs(*trace, trace_path)), models::builtins().schedulers);
   models::RunOptions options;

@@ -82,7 +82,9 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   sim::Engine engine;
   Ledger ledger;
   const std::uint64_t seed = run_seed(scenario, options);
-  Cluster cluster(engine, scenario, expand_workload(scenario, seed, options.replication), std::move(policy));
+  Cluster cluster(engine, scenario,
+                  options.jobs ? std::move(*options.jobs) : expand_workload(scenario, seed, options.replication),
+                  std::move(policy));
   cluster.set_scheduler_spec(scheduler);
 
   // The parts: the registered ones in build order, then the caller's. Which parts see a
@@ -108,7 +110,7 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
     char events[64];
     std::snprintf(events, sizeof events, "%llu", static_cast<unsigned long long>(engine.events_handled()));
     char estimate[64];
-    std::snprintf(estimate, sizeof estimate, "%.3g", estimate_resources(scenario).events);
+    std::snprintf(estimate, sizeof estimate, "%.3g", options.estimated_events.value_or(estimate_resources(scenario).events));
     throw Error("scenario '" + scenario.name + "': the run was stopped at simulated time " +
                 units::format_duration_s(engine.now().seconds()) + " after " + events +
                 " events, the limit (--max-events), with more to handle; the estimate before the run was " + estimate +
@@ -131,8 +133,8 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
     s.jobs_never_started += j.status == JobStatus::NeverStarted && came;
     s.jobs_submitted_after_horizon += j.status == JobStatus::NeverStarted && !came;
     s.jobs_interrupted += j.status == JobStatus::Interrupted;
-    s.interruptions += static_cast<std::size_t>(j.interruptions);
-    s.lost_gpu_h += j.lost_gpu_s / 3600;
+    s.interruptions += static_cast<std::size_t>(j.interruptions());
+    s.lost_gpu_h += j.lost_gpu_s() / 3600;
   }
   for (int c = 0; c < CHARGE_CATEGORIES; ++c) s.cost_by_category_usd[static_cast<std::size_t>(c)] = ledger.category_usd(static_cast<ChargeCategory>(c));
   s.wall_clock_s = options.fixed_wall_clock_s.value_or(

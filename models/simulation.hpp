@@ -21,6 +21,7 @@
 namespace gcsim::models {
 
 class SchedulerRegistry;
+struct Job;
 
 // A scheduler section that replaces the scenario's for one run (RunOptions::scheduler).
 struct SchedulerChoice {
@@ -66,6 +67,15 @@ struct RunOptions {
   // Parts of this run only, built after the registered ones, in this order (a caller's
   // observer, a test's controller; later autoscalers, samplers, request generators).
   std::vector<ComponentFactory> components;
+  // The run's jobs, expanded by the caller (take_workload, models/coupling/expand_workload.hpp)
+  // and moved from by the run, in place of expanding the scenario's workload: `gcsim run`
+  // expands them and releases the scenario's written-out JobSpecs before the run, so that a
+  // job is held once, by the cluster (docs/engine.md, "A million jobs"). Null: the run
+  // expands the workload itself (a compare or sweep shares one Scenario between runs).
+  std::vector<Job>* jobs = nullptr;
+  // What the estimate gave for the run's events, when the caller computed it before it
+  // released the written-out jobs: the event limit's message quotes it. Unset: computed.
+  std::optional<double> estimated_events;
 };
 
 struct RunSummary {

@@ -12,4 +12,12 @@ namespace gcsim::sim {
 
 void tune_allocator();
 
+// Gives the memory freed so far back to the system (glibc's malloc_trim), for a front end
+// between two phases of one process: with tune_allocator's settings nothing freed is given
+// back on its own, and a block that fit in the heap's spare top (a run's jobs, under 256
+// MiB) would otherwise stay resident under the next phase's allocations (`gcsim run`'s
+// summary after its run: docs/engine.md, "A million jobs"). Elsewhere than glibc it does
+// nothing.
+void release_free_memory();
+
 }  // namespace gcsim::sim

@@ -17,12 +17,12 @@ StorageCostMeter::StorageCostMeter(const Scenario& scenario, const sim::Engine& 
     if (j.id >= ckpt_stored_since_.size()) ckpt_stored_since_.resize(std::size_t{j.id} + 1, sim::SimTime::max());
   });
   cluster.checkpoint_written.connect(ORDER_STORAGE_COSTS, [this](const Job& j) {
-    if (!j.checkpoint->tier.empty() && ckpt_stored_since_[j.id].is_max()) ckpt_stored_since_[j.id] = engine_.now();
+    if (!j.checkpoint()->tier.empty() && ckpt_stored_since_[j.id].is_max()) ckpt_stored_since_[j.id] = engine_.now();
   });
   storage.stream_ended.connect(ORDER_STORAGE_COSTS, 
       [this](sim::SimTime t, const Job& j, std::size_t tier, double samples) { charge_stream(t, j, tier, samples); });
   storage.copy_read.connect(ORDER_STORAGE_COSTS, [this](sim::SimTime t, const Job& j, std::size_t tier, double bytes) {
-    charge_reads(t, scenario_.storage->tiers[tier], bytes, file_bytes_of(*j.training), static_cast<std::int32_t>(j.id));
+    charge_reads(t, scenario_.storage->tiers[tier], bytes, file_bytes_of(*j.training()), static_cast<std::int32_t>(j.id));
   });
   storage.copy_dropped.connect(ORDER_STORAGE_COSTS, [this](const StagedCopy& c, sim::SimTime until) { charge_copy(c, until); });
   cluster.run_ended.connect(ORDER_STORAGE_COSTS, [this](sim::SimTime end) { on_run_ended(end); });
@@ -45,13 +45,13 @@ void StorageCostMeter::charge_reads(sim::SimTime t, const StorageTierSpec& tier,
 void StorageCostMeter::charge_stream(sim::SimTime t, const Job& j, std::size_t tier_index, double samples) {
   const StorageSpec& storage = *scenario_.storage;
   const StorageTierSpec& tier = storage.tiers[tier_index];
-  const double file = file_bytes_of(*j.training);
+  const double file = file_bytes_of(*j.training());
   charge_reads(t, tier, samples * file, file, static_cast<std::int32_t>(j.id));
   // A dataset kept on local NVMe is stored on each of the job's nodes while it runs.
-  if (storage.find(j.training->dataset->tier)->kind == TierKind::LocalNvme)
+  if (storage.find(j.training()->dataset->tier)->kind == TierKind::LocalNvme)
     for (const std::uint32_t n : cluster_.nodes_of(j))
       charge(t, cluster_.nodes()[n].type, static_cast<std::int32_t>(n), static_cast<std::int32_t>(j.id),
-             ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training), (t - j.run_start).seconds()));
+             ChargeCategory::Storage, storage_cost_usd(tier, dataset_bytes_of(*j.training()), (t - j.run_start).seconds()));
 }
 
 void StorageCostMeter::charge_copy(const StagedCopy& c, sim::SimTime until) {
@@ -63,7 +63,7 @@ void StorageCostMeter::charge_copy(const StagedCopy& c, sim::SimTime until) {
 }
 
 double StorageCostMeter::samples_done(const Job& j, sim::SimTime t) const {
-  if (j.status == JobStatus::Completed) return j.work_total;
+  if (j.status == JobStatus::Completed) return j.work_total();
   return j.work_done_at(t);
 }
 
@@ -73,14 +73,14 @@ void StorageCostMeter::on_run_ended(sim::SimTime end) {
   // one replaces the last: one checkpoint's size is stored).
   for (const Job& j : cluster_.jobs()) {
     if (j.id >= ckpt_stored_since_.size() || ckpt_stored_since_[j.id].is_max()) continue;
-    const StorageTierSpec& tier = *storage.find(j.checkpoint->tier);
+    const StorageTierSpec& tier = *storage.find(j.checkpoint()->tier);
     charge(end, -1, -1, static_cast<std::int32_t>(j.id), ChargeCategory::Storage,
-           storage_cost_usd(tier, j.checkpoint->size_bytes, (end - ckpt_stored_since_[j.id]).seconds()));
+           storage_cost_usd(tier, j.checkpoint()->size_bytes, (end - ckpt_stored_since_[j.id]).seconds()));
   }
   // What running jobs read (or copied) up to the end, and local datasets held until then.
   for (const Job& j : cluster_.jobs()) {
     if (j.status != JobStatus::Running) continue;
-    const double file = j.training ? file_bytes_of(*j.training) : 0;
+    const double file = j.training() ? file_bytes_of(*j.training()) : 0;
     if (const auto copy = storage_.copy_progress(j.id, end))
       charge_reads(end, storage.tiers[copy->first], copy->second, file, static_cast<std::int32_t>(j.id));
     if (storage_.stream_tier(j.id) < 0) continue;
@@ -99,8 +99,8 @@ void StorageCostMeter::on_run_ended(sim::SimTime end) {
   };
   std::vector<Stored> stored;
   for (const Job& j : cluster_.jobs()) {
-    if (!j.training || !j.training->dataset || j.training->dataset->tier.empty()) continue;
-    const StorageTierSpec* tier = storage.find(j.training->dataset->tier);
+    if (!j.training() || !j.training()->dataset || j.training()->dataset->tier.empty()) continue;
+    const StorageTierSpec* tier = storage.find(j.training()->dataset->tier);
     if (!tier || !shared_tier(tier->kind)) continue;
     const std::string key = dataset_key(j, *tier);
     const auto it = std::find_if(stored.begin(), stored.end(), [&](const Stored& s) { return s.key == key; });
@@ -108,7 +108,7 @@ void StorageCostMeter::on_run_ended(sim::SimTime end) {
       it->job = -1;
       continue;
     }
-    stored.push_back(Stored{key, tier, dataset_bytes_of(*j.training), static_cast<std::int32_t>(j.id)});
+    stored.push_back(Stored{key, tier, dataset_bytes_of(*j.training()), static_cast<std::int32_t>(j.id)});
   }
   for (const Stored& s : stored)
     charge(end, -1, -1, s.job, ChargeCategory::Storage, storage_cost_usd(*s.tier, s.bytes, end.seconds()));

@@ -21,9 +21,9 @@ CheckpointController::CheckpointController(sim::Engine& engine, const Scenario& 
     : engine_(engine), scenario_(scenario), cluster_(cluster) {}
 
 void CheckpointController::on_run_started(Job& j) {
-  if (!j.checkpoint) return;
+  if (!j.checkpoint()) return;
   JobCheckpoint& k = j.ckpt_mut();
-  const CheckpointSpec& c = *j.checkpoint;
+  const CheckpointSpec& c = *j.checkpoint();
   if (c.optimal) {
     // Young/Daly for the pool it runs on: its nodes' interruption rates add up.
     const double rate = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)].interruption_rate_per_s *
@@ -37,7 +37,7 @@ void CheckpointController::on_run_started(Job& j) {
     k.ckpt_every = c.every;
   }
   if (k.ckpt_every.is_max()) return;
-  k.ckpt_due_s = j.progress_s + k.ckpt_every.seconds();
+  k.ckpt_due_s = k.progress_s + k.ckpt_every.seconds();
   engine_.schedule_at<&CheckpointController::on_checkpoint>(
       std::max(engine_.now(), j.progress.updated).saturating_add(k.ckpt_every), this, Cluster::event_arg(j), PRIORITY_STATE);
 }
@@ -48,20 +48,20 @@ void CheckpointController::on_checkpoint(std::uint64_t arg) {
   Job& j = *jp;
   JobCheckpoint& k = j.ckpt_mut();
   cluster_.accrue(j);
-  if (j.work_done() >= j.work_total * (1 - DONE_TOLERANCE)) return;  // finishing now: nothing to save
+  if (j.work_done() >= j.work_total() * (1 - DONE_TOLERANCE)) return;  // finishing now: nothing to save
   // Progress was delayed (staging, contention, an earlier pause): come back when due.
-  const double short_s = k.ckpt_due_s - j.progress_s;
+  const double short_s = k.ckpt_due_s - k.progress_s;
   if (short_s > 1e-9) {
     engine_.schedule_at<&CheckpointController::on_checkpoint>(
         std::max(engine_.now(), j.progress.updated) + sim::SimTime::from_seconds(short_s), this, arg, PRIORITY_STATE);
     return;
   }
-  const CheckpointSpec& c = *j.checkpoint;
+  const CheckpointSpec& c = *j.checkpoint();
   k.pending_ckpt_work = j.work_done();
-  k.ckpt_due_s = j.progress_s + k.ckpt_every.seconds();
+  k.ckpt_due_s = k.progress_s + k.ckpt_every.seconds();
   if (c.pause) {
     cluster_.delay_progress(j.id, c.write_time);
-    j.checkpoint_gpu_s += c.write_time.seconds() * j.gpu_share_held();
+    j.extras_mut().checkpoint_gpu_s += c.write_time.seconds() * j.gpu_share_held();
     k.write_until = engine_.now() + c.write_time;
   }
   k.ckpt_done_at = engine_.now() + c.write_time;
@@ -70,7 +70,7 @@ void CheckpointController::on_checkpoint(std::uint64_t arg) {
 }
 
 void CheckpointController::move_write(Job& j, sim::SimTime done_at) {
-  GCSIM_CHECK(j.checkpoint && done_at >= engine_.now(),
+  GCSIM_CHECK(j.checkpoint() && done_at >= engine_.now(),
               "move_checkpoint_write: job '" + j.name + "' has no checkpoints or the time is past");
   JobCheckpoint& k = j.ckpt_mut();
   // A preemption's save lasts what the scenario says: a periodic write it cut short, whose
@@ -79,15 +79,15 @@ void CheckpointController::move_write(Job& j, sim::SimTime done_at) {
   const double gpus = j.gpu_share_held();
   if (j.stopping) {
     // A last checkpoint: progress stays stopped until the run ends either way.
-    j.checkpoint_gpu_s += (done_at - k.last_ckpt_done_at).seconds() * gpus;
+    j.extras_mut().checkpoint_gpu_s += (done_at - k.last_ckpt_done_at).seconds() * gpus;
     k.last_ckpt_done_at = done_at;
     k.write_until = done_at;
     engine_.cancel(k.ckpt_event);
     k.ckpt_event = engine_.schedule_at<&CheckpointController::on_last_checkpoint_done>(done_at, this, Cluster::event_arg(j),
                                                                                       PRIORITY_STATE);
   } else {
-    if (j.checkpoint->pause) {
-      j.checkpoint_gpu_s += (done_at - k.ckpt_done_at).seconds() * gpus;
+    if (j.checkpoint()->pause) {
+      j.extras_mut().checkpoint_gpu_s += (done_at - k.ckpt_done_at).seconds() * gpus;
       k.write_until = done_at;
       cluster_.hold_progress_until(j.id, done_at);
     }
@@ -104,10 +104,10 @@ void CheckpointController::on_checkpoint_done(std::uint64_t arg) {
   Job& j = *jp;
   JobCheckpoint& k = j.ckpt_mut();
   k.ckpt_work = k.pending_ckpt_work;
-  ++j.checkpoints;
+  ++j.extras_mut().checkpoints;
   cluster_.checkpoint_written.emit(j);
   cluster_.accrue(j);
-  const double wait_s = std::max(0.0, k.ckpt_due_s - j.progress_s);
+  const double wait_s = std::max(0.0, k.ckpt_due_s - k.progress_s);
   engine_.schedule_at<&CheckpointController::on_checkpoint>(
       std::max(engine_.now(), j.progress.updated) + sim::SimTime::from_seconds(wait_s), this, arg, PRIORITY_STATE);
 }
@@ -124,15 +124,15 @@ void CheckpointController::begin_last(Job& j, sim::SimTime stop_at, sim::SimTime
   cluster_.delay_progress(j.id, std::max(stop_at, j.progress.updated) - j.progress.updated + sim::SimTime::from_ns(1));
   // The write, and the wait after it until the run ends, are checkpoint time (on_run_stopped
   // adds the wait); a regular write this one cuts short counts only to now.
-  if (k.write_until > now) j.checkpoint_gpu_s -= (k.write_until - now).seconds() * j.gpu_share_held();
-  j.checkpoint_gpu_s += write.seconds() * j.gpu_share_held();
+  if (k.write_until > now) j.extras_mut().checkpoint_gpu_s -= (k.write_until - now).seconds() * j.gpu_share_held();
+  j.extras_mut().checkpoint_gpu_s += write.seconds() * j.gpu_share_held();
   k.last_ckpt_done_at = now + write;
   k.write_until = k.last_ckpt_done_at;
   k.ckpt_done_at = k.last_ckpt_done_at;
   engine_.cancel(k.ckpt_event);  // a regular write in progress is abandoned
   k.ckpt_event = engine_.schedule_at<&CheckpointController::on_last_checkpoint_done>(
       k.last_ckpt_done_at, this, Cluster::event_arg(j), PRIORITY_STATE);
-  if (!is_save && !j.checkpoint->tier.empty()) cluster_.checkpoint_started.emit(j);
+  if (!is_save && !j.checkpoint()->tier.empty()) cluster_.checkpoint_started.emit(j);
 }
 
 void CheckpointController::on_last_checkpoint_done(std::uint64_t arg) {
@@ -143,7 +143,7 @@ void CheckpointController::commit_last(Job& j) {
   if (!j.stopping || j.ckpt().ckpt_work == j.ckpt().pending_ckpt_work) return;
   JobCheckpoint& k = j.ckpt_mut();
   k.ckpt_work = k.pending_ckpt_work;
-  ++j.checkpoints;
+  ++j.extras_mut().checkpoints;
   cluster_.checkpoint_written.emit(j);
 }
 
@@ -155,16 +155,16 @@ double CheckpointController::on_run_stopped(Job& j) {
   // A write counted whole when it began counts only to now; after a last checkpoint, the
   // wait for the stop counts as checkpoint time (the GPUs are held, making no progress,
   // because of the stop).
-  if (k.write_until > now) j.checkpoint_gpu_s -= (k.write_until - now).seconds() * j.gpu_share_held();
-  if (j.stopping && now > k.last_ckpt_done_at) j.checkpoint_gpu_s += (now - k.last_ckpt_done_at).seconds() * j.gpu_share_held();
+  if (k.write_until > now) j.extras_mut().checkpoint_gpu_s -= (k.write_until - now).seconds() * j.gpu_share_held();
+  if (j.stopping && now > k.last_ckpt_done_at) j.extras_mut().checkpoint_gpu_s += (now - k.last_ckpt_done_at).seconds() * j.gpu_share_held();
   // A preemption's save, committed, keeps all the work to the preemption.
   if (j.stopping && k.last_is_save && now >= k.last_ckpt_done_at) return std::min(k.ckpt_work, j.work_done());
   // Work past the last committed checkpoint is lost; a job without checkpoints loses all.
-  if (!j.checkpoint) return 0.0;
+  if (!j.checkpoint()) return 0.0;
   // A checkpoint on the node's own NVMe does not outlive the run: the next one starts
   // elsewhere (or on a replacement) without it.
-  if (!j.checkpoint->tier.empty() && scenario_.storage &&
-      scenario_.storage->find(j.checkpoint->tier)->kind == TierKind::LocalNvme)
+  if (!j.checkpoint()->tier.empty() && scenario_.storage &&
+      scenario_.storage->find(j.checkpoint()->tier)->kind == TierKind::LocalNvme)
     return 0.0;
   return std::min(k.ckpt_work, j.work_done());
 }

@@ -80,28 +80,30 @@ QueuedJob Cluster::queue_entry(const Job& j) const {
   q.team = j.team;
   q.priority = j.priority;
   q.waiting_since = engine_.now();
-  q.restarts = j.interruptions;
+  q.restarts = j.interruptions();
   q.attained_gpu_s = j.held_gpu_s;
   // A waiting duration job resumes from its last committed checkpoint (driven jobs redo
   // the whole run: their ckpt_work stays 0).
-  if (j.has_duration && !j.training) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt().ckpt_work);
+  if (j.has_duration && !j.training()) q.remaining_s = std::max(0.0, j.duration.seconds() - j.ckpt().ckpt_work);
   const double total = j.total_work();
   const double left = total > 0 ? std::clamp(1.0 - j.ckpt().ckpt_work / total, 0.0, 1.0) : 0.0;
-  q.length_s = std::isnan(q.remaining_s) ? j.alone_s * left : q.remaining_s;
-  if (!std::isnan(j.estimate_s)) q.estimated_remaining_s = j.estimate_s * left;
-  q.can_checkpoint = j.checkpoint != nullptr && j.comm == nullptr;
-  q.deadline = j.deadline;
-  if (j.recorded_wait_s >= 0) q.recorded_start = j.submit + sim::seconds(j.recorded_wait_s);
-  q.recorded_node = j.recorded_node;
+  q.length_s = std::isnan(q.remaining_s) ? job_alone_s(j) * left : q.remaining_s;
+  if (!std::isnan(j.estimate_s())) q.estimated_remaining_s = j.estimate_s() * left;
+  q.can_checkpoint = j.checkpoint() != nullptr && j.comm() == nullptr;
+  q.deadline = j.deadline();
+  if (j.recorded_wait_s() >= 0) q.recorded_start = j.submit + sim::seconds(j.recorded_wait_s());
+  q.recorded_node = j.recorded_node();
   return q;
 }
 
 void Cluster::arrive(Job& j) {
   j.status = JobStatus::Queued;
-  if (j.alone_s == 0) {
-    j.alone_s = alone_s(j);
-    if (!std::isnan(j.estimate_factor)) j.estimate_s = j.estimate_factor * j.alone_s;
-  }
+  // A model-described job's speed alone is the step-time model's: evaluated once, at its
+  // first arrival (another job's is its duration, or its FLOP at its best rate: Job keeps no
+  // field for it, docs/engine.md, "A million jobs").
+  if (j.training() && j.extras().alone_s == 0) j.extras_mut().alone_s = alone_s(j);
+  if (!std::isnan(j.estimate_factor()) && std::isnan(j.estimate_s()))
+    j.extras_mut().estimate_s = j.estimate_factor() * job_alone_s(j);
   queue_.add(queue_entry(j));
   job_submitted.emit(j);
 }
@@ -132,7 +134,7 @@ std::uint32_t Cluster::submit(JobRequest r) {
   GCSIM_CHECK(!ended_, "submit: job '" + r.name + "' submitted after the end of the run");
   GCSIM_CHECK(r.submit >= engine_.now(), "submit: job '" + r.name + "' submitted for " + std::to_string(r.submit.seconds()) +
                                               " s, before now (" + std::to_string(engine_.now().seconds()) + " s)");
-  GCSIM_CHECK(r.training == nullptr && r.comm == nullptr,
+  GCSIM_CHECK(r.training() == nullptr && r.comm() == nullptr,
               "submit: job '" + r.name + "' is model-described or has comm, which submit does not take yet");
   GCSIM_CHECK(r.gpus >= 1 && r.gpu_milli >= 1 && r.gpu_milli <= 1000 && (r.gpu_milli == 1000 || r.gpus == 1),
               "submit: job '" + r.name + "' asks for " + std::to_string(r.gpus) + " GPUs at gpu_milli " +
@@ -144,7 +146,7 @@ std::uint32_t Cluster::submit(JobRequest r) {
   Job& j = jobs_.emplace_back();
   static_cast<JobRequest&>(j) = std::move(r);
   j.id = id;
-  j.alone_s = 0;
+  if (j.has_extras()) j.extras_mut().alone_s = 0;
   running_pos_.push_back(-1);
   if (!model_rate_.empty()) model_rate_.resize(jobs_.size() * types_.size(), std::numeric_limits<double>::quiet_NaN());
   shares_gpus_ = shares_gpus_ || j.shares_gpu();
@@ -159,7 +161,7 @@ std::uint32_t Cluster::submit(JobRequest r) {
 }
 
 double Cluster::alone_rate(const Job& j, std::size_t t) const {
-  if (j.training) {
+  if (j.training()) {
     GCSIM_CHECK(rates_ != nullptr, "job '" + j.name + "' is model-described but the cluster has no rate provider");
     return rates_->alone_samples_per_s(j, static_cast<int>(t));
   }
@@ -167,8 +169,14 @@ double Cluster::alone_rate(const Job& j, std::size_t t) const {
   return j.gpus * (j.gpu_milli / 1000.0) * scenario_.cluster.node_types[t].gpu.peak_flop_per_s(j.precision) * j.efficiency;
 }
 
-double Cluster::alone_s(Job& j) {
-  if (j.has_duration && !j.training) return j.duration.seconds();
+double Cluster::job_alone_s(const Job& j) const {
+  if (j.has_duration && !j.training()) return j.duration.seconds();
+  if (j.training()) return j.extras().alone_s;
+  return alone_s(j);
+}
+
+double Cluster::alone_s(const Job& j) const {
+  if (j.has_duration && !j.training()) return j.duration.seconds();
   double best = 0;
   for (std::size_t t = 0; t < types_.size(); ++t)
     if (j.eligible_types >> t & 1) best = std::max(best, alone_rate(j, t));
@@ -180,11 +188,11 @@ double Cluster::time_left_alone_s(std::uint32_t id, int type) const {
               "time_left_alone_s: no job " + std::to_string(id) + " or node type " + std::to_string(type));
   const Job& j = jobs_[id];
   if (!(j.eligible_types >> type & 1)) return std::numeric_limits<double>::quiet_NaN();
-  if (j.has_duration && !j.training) return std::max(0.0, j.duration.seconds() - j.ckpt().ckpt_work);
+  if (j.has_duration && !j.training()) return std::max(0.0, j.duration.seconds() - j.ckpt().ckpt_work);
   const double total = j.total_work();
   const double left = total > 0 ? std::clamp(1.0 - j.ckpt().ckpt_work / total, 0.0, 1.0) : 0.0;
   double rate = 0;
-  if (j.training) {
+  if (j.training()) {
     // The step-time model's speed alone is fixed per job and type: evaluated once, since a
     // policy that chooses types asks again at every pass a job waits.
     const std::size_t k = static_cast<std::size_t>(id) * types_.size() + static_cast<std::size_t>(type);
@@ -209,11 +217,11 @@ RunningPlace Cluster::where(std::uint32_t id) const {
 // ---- Progress ----
 
 double Cluster::start_rate(Job& j) {
-  if (j.training) {
+  if (j.training()) {
     const ModelSpeed s = rates_->start_speed(j);
-    j.samples_per_s = s.samples_per_s;
-    j.step_s = s.step_s;
-    j.bottleneck = s.bottleneck;
+    j.extras_mut().samples_per_s = s.samples_per_s;
+    j.extras_mut().step_s = s.step_s;
+    j.extras_mut().bottleneck = s.bottleneck;
     return s.samples_per_s;
   }
   if (j.has_duration) return 1.0;
@@ -227,7 +235,7 @@ void Cluster::schedule_finish(Job& j) {
   // duration, a whole number of nanoseconds.
   const double remaining_s = std::max(0.0, a.remaining) / a.rate;
   const sim::SimTime left =
-      j.has_duration && a.remaining == j.work_total ? j.duration : sim::SimTime::from_seconds(remaining_s);
+      j.has_duration && a.remaining == j.work_total() ? j.duration : sim::SimTime::from_seconds(remaining_s);
   // Progress starts at progress.updated, which is in the future while a job stages its data.
   const sim::SimTime from = std::max(engine_.now(), a.updated);
   a.finish = from.saturating_add(std::max(left, sim::SimTime::zero()));
@@ -237,7 +245,9 @@ void Cluster::schedule_finish(Job& j) {
 void Cluster::accrue(Job& j) {
   const sim::SimTime now = engine_.now();
   if (now <= j.progress.updated) return;  // not progressing yet (staging) or already up to date
-  j.progress_s += (now - j.progress.updated).seconds();
+  // Seconds of progress, which only the checkpoint controller reads (a job that checkpoints
+  // makes its record when it starts: JobCheckpoint::progress_s).
+  if (j.has_ckpt()) j.ckpt_mut().progress_s += (now - j.progress.updated).seconds();
   j.progress.settle(now);
 }
 
@@ -260,9 +270,9 @@ void Cluster::set_rate(std::uint32_t id, double units_per_s) {
 void Cluster::set_model_speed(std::uint32_t id, const ModelSpeed& s) {
   GCSIM_CHECK(id < jobs_.size(), "set_model_speed: no job " + std::to_string(id));
   Job& j = jobs_[id];
-  j.samples_per_s = s.samples_per_s;
-  j.step_s = s.step_s;
-  j.bottleneck = s.bottleneck;
+  j.extras_mut().samples_per_s = s.samples_per_s;
+  j.extras_mut().step_s = s.step_s;
+  j.extras_mut().bottleneck = s.bottleneck;
   if (s.samples_per_s != j.progress.rate) set_rate(id, s.samples_per_s);
 }
 
@@ -304,7 +314,7 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
               who() + ": no node type " + std::to_string(p.node_type));
   GCSIM_CHECK(j.eligible_types >> p.node_type & 1,
               who() + ": the job cannot run on node type " + std::to_string(p.node_type));
-  GCSIM_CHECK(!j.training || rates_ != nullptr,
+  GCSIM_CHECK(!j.training() || rates_ != nullptr,
               "job '" + j.name + "' is model-described but the cluster has no rate provider (construct ModelSpeeds on it)");
   alloc_.allocate(j, p, d, scheduler_->policy);
   const bool restart = j.started_once;
@@ -316,25 +326,29 @@ void Cluster::start_job(Job& j, const Placement& p, const Decisions& d) {
   j.noticed = false;
   j.stopping = false;
   add_running(j);
-  j.work_total = j.total_work();
   // A restart resumes from its last checkpoint, after restoring it; every start pulls the
   // container image first.
   const double saved = j.ckpt().ckpt_work;
-  j.progress.remaining = j.work_total - saved;
-  j.progress_s = 0;
+  j.progress.remaining = j.work_total() - saved;
   j.preempted = false;
   if (j.has_ckpt()) {  // else all zero, as JobCheckpoint::NONE reads
     JobCheckpoint& k = j.ckpt_mut();
     k.run_start_work = saved;
     k.run_restore = restart && saved > 0 ? k.restore_time : sim::SimTime::zero();
     k.write_until = sim::SimTime::zero();
+    k.progress_s = 0;
   }
-  const sim::SimTime overhead = j.image_pull + j.ckpt().run_restore;
-  j.restart_gpu_s += overhead.seconds() * j.gpu_share_held();
-  j.overhead_until = j.run_start + overhead;
+  const sim::SimTime overhead = j.image_pull() + j.ckpt().run_restore;
+  if (overhead != sim::SimTime::zero() || j.has_extras()) {
+    // A plain job has no overhead and makes no extras record: its restart_gpu_s reads 0,
+    // its overhead_until zero (never after now, as run_start is not).
+    JobExtras& x = j.extras_mut();
+    x.restart_gpu_s += overhead.seconds() * j.gpu_share_held();
+    x.overhead_until = j.run_start + overhead;
+  }
   j.progress.updated = j.run_start + overhead;
   j.progress.rate = start_rate(j);
-  j.driven = j.comm != nullptr || j.open_ended;
+  j.driven = j.comm() != nullptr || j.open_ended;
   if (!j.driven) {
     schedule_finish(j);
     checkpoints_.on_run_started(j);
@@ -352,28 +366,28 @@ void Cluster::stop_job(Job& j, StopReason why) {
   // the part it spent (the checkpoint controller does the same for its writes).
   const sim::SimTime now = engine_.now();
   const double saved = checkpoints_.on_run_stopped(j);
-  if (j.overhead_until > now) j.restart_gpu_s -= (j.overhead_until - now).seconds() * j.gpu_share_held();
+  if (j.overhead_until() > now) j.extras_mut().restart_gpu_s -= (j.overhead_until() - now).seconds() * j.gpu_share_held();
   if (!j.driven) j.progress.cancel(engine_);
-  j.stopped_work = j.work_done();
+  j.extras_mut().stopped_work = j.work_done();
   const double run_s = (now - j.run_start).seconds();
-  const double lost_before_gpu_s = j.lost_gpu_s;
+  const double lost_before_gpu_s = j.lost_gpu_s();
   if (j.driven) {
     // Network-driven steps are not checkpointed: the whole run is redone.
-    j.lost_work += run_s;
-    j.lost_gpu_s += run_s * j.gpu_share_held();
+    j.extras_mut().lost_work += run_s;
+    j.extras_mut().lost_gpu_s += run_s * j.gpu_share_held();
   } else {
     const double lost = j.work_done() - saved;
-    j.lost_work += lost;
-    if (j.progress.rate > 0) j.lost_gpu_s += lost / j.progress.rate * j.gpu_share_held();
+    j.extras_mut().lost_work += lost;
+    if (j.progress.rate > 0) j.extras_mut().lost_gpu_s += lost / j.progress.rate * j.gpu_share_held();
   }
-  j.stop_lost_gpu_s = j.lost_gpu_s - lost_before_gpu_s;
-  j.progress.remaining = j.work_total - saved;
+  j.extras_mut().stop_lost_gpu_s = j.lost_gpu_s() - lost_before_gpu_s;
+  j.progress.remaining = j.work_total() - saved;
   // The next start restores what this stop kept: a preemption's save in the scenario's
   // `restore` (default: the checkpoint's restore_time, else as long as the save took).
-  sim::SimTime restore = j.checkpoint ? j.checkpoint->restore_time : sim::SimTime::zero();
+  sim::SimTime restore = j.checkpoint() ? j.checkpoint()->restore_time : sim::SimTime::zero();
   if (why == StopReason::Preempted && j.stopping) {
     const PreemptionSpec& how = scheduler_->preemption;
-    restore = how.restore.value_or(j.checkpoint ? restore : now - j.preempted_at);
+    restore = how.restore.value_or(j.checkpoint() ? restore : now - j.preempted_at());
   }
   if (j.has_ckpt() || saved != 0 || restore != sim::SimTime::zero()) {
     JobCheckpoint& k = j.ckpt_mut();
@@ -385,8 +399,8 @@ void Cluster::stop_job(Job& j, StopReason why) {
   j.held_gpu_s += run_s * j.gpu_share_held();
   j.status = JobStatus::Queued;
   ++j.incarnation;
-  ++j.interruptions;
-  if (why == StopReason::Preempted) ++j.preemptions;
+  ++j.extras_mut().interruptions;
+  if (why == StopReason::Preempted) ++j.extras_mut().preemptions;
   j.stop_reason = why;
   j.noticed = false;
   j.stopping = false;
@@ -494,7 +508,7 @@ void Cluster::hold_team(int team, bool stop_running) {
   if (!stop_running) return;
   for (Job& j : jobs_) {
     if (j.team != team || j.status != JobStatus::Running || j.stopping) continue;
-    if (j.checkpoint && !j.driven) plan_stop_after_checkpoint(j, StopReason::Budget, j.checkpoint->write_time, false);
+    if (j.checkpoint() && !j.driven) plan_stop_after_checkpoint(j, StopReason::Budget, j.checkpoint()->write_time, false);
     else stop_job(j, StopReason::Budget);
   }
 }

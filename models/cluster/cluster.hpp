@@ -205,7 +205,11 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   void add_running(const Job& j);
   void remove_running(const Job& j);
   void requeue(const Job& j) { queue_.add(queue_entry(j)); }
-  double alone_s(Job& j);  // Job::alone_s, computed at the first arrival
+  // A job's run time alone on the fastest node type it may use (QueuedJob::length_s): its
+  // duration, or its work at its best rate; a model-described job's is kept from its first
+  // arrival (JobExtras::alone_s). alone_s computes it.
+  double job_alone_s(const Job& j) const;
+  double alone_s(const Job& j) const;
   double alone_rate(const Job& j, std::size_t type) const;  // work per second alone on a node type
   // alone_rate of model jobs by job * types + type, NaN until asked (time_left_alone_s);
   // empty unless a policy asks.

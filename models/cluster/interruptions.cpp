@@ -52,14 +52,14 @@ void Cluster::notice(std::uint32_t n, sim::SimTime down_at) {
   for_each_job_on(n, [&](Job& j) {
     if (j.noticed) return;
     j.noticed = true;
-    if (!j.checkpoint || j.driven || j.stopping) return;
+    if (!j.checkpoint() || j.driven || j.stopping) return;
     accrue(j);
     // A job that finishes before the node goes just finishes.
     const double left_s = std::max(0.0, j.progress.remaining) / j.progress.rate;
     if (std::max(now, j.progress.updated) + sim::SimTime::from_seconds(left_s) <= down_at) return;
     // Still restoring or pulling: there is nothing new to save yet.
     if (j.progress.updated > now && j.work_done() <= j.ckpt().ckpt_work) return;
-    if (now + j.checkpoint->write_time <= down_at) checkpoints_.begin_last(j, down_at, j.checkpoint->write_time, false);
+    if (now + j.checkpoint()->write_time <= down_at) checkpoints_.begin_last(j, down_at, j.checkpoint()->write_time, false);
   });
 }
 
@@ -127,8 +127,8 @@ bool Cluster::drain_node(std::uint32_t n, sim::SimTime deadline) {
   node_event_[n] = engine_.schedule_at<&Cluster::on_drain_deadline>(at, this, n, PRIORITY_DRAIN_DEADLINE);
   // Jobs that can checkpoint write a last one that ends at the deadline.
   for_each_job_on(n, [&](Job& j) {
-    if (!j.checkpoint || j.driven || j.stopping || j.status != JobStatus::Running) return;
-    const sim::SimTime write_at = at - std::min(at - now, j.checkpoint->write_time);
+    if (!j.checkpoint() || j.driven || j.stopping || j.status != JobStatus::Running) return;
+    const sim::SimTime write_at = at - std::min(at - now, j.checkpoint()->write_time);
     engine_.schedule_at<&Cluster::on_drain_checkpoint>(write_at, this, event_arg(j), PRIORITY_STATE);
   });
   return true;
@@ -150,8 +150,8 @@ void Cluster::on_drain_checkpoint(std::uint64_t arg) {
   const double left_s = std::max(0.0, j->progress.remaining) / j->progress.rate;
   if (std::max(now, j->progress.updated) + sim::SimTime::from_seconds(left_s) <= deadline) return;
   if (j->progress.updated > now && j->work_done() <= j->ckpt().ckpt_work) return;
-  if (now + j->checkpoint->write_time <= deadline)
-    plan_stop_after_checkpoint(*j, StopReason::NodeReleased, j->checkpoint->write_time, false);
+  if (now + j->checkpoint()->write_time <= deadline)
+    plan_stop_after_checkpoint(*j, StopReason::NodeReleased, j->checkpoint()->write_time, false);
 }
 
 void Cluster::on_drain_deadline(std::uint64_t node) {

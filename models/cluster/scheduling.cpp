@@ -115,13 +115,13 @@ void Cluster::preempt(Job& j, const Preemption& p) {
   const PreemptionSpec& how = scheduler_->preemption;
   j.preempt_reason = p.reason;
   j.preempted = true;
-  j.preempted_at = engine_.now();
-  j.preempt_saves = how.mode == PreemptionMode::Save && !j.driven && (how.save || j.checkpoint || how.keep_without_checkpoint);
+  j.extras_mut().preempted_at = engine_.now();
+  j.preempt_saves = how.mode == PreemptionMode::Save && !j.driven && (how.save || j.checkpoint() || how.keep_without_checkpoint);
   if (!j.preempt_saves) {
     stop_job(j, StopReason::Preempted);
     guard_livelock();
   } else if (how.save) plan_stop_after_checkpoint(j, StopReason::Preempted, *how.save, true);
-  else if (j.checkpoint) plan_stop_after_checkpoint(j, StopReason::Preempted, j.checkpoint->write_time, false);
+  else if (j.checkpoint()) plan_stop_after_checkpoint(j, StopReason::Preempted, j.checkpoint()->write_time, false);
   else plan_stop_after_checkpoint(j, StopReason::Preempted, sim::SimTime::zero(), true);  // the policy's default
 }
 
@@ -173,7 +173,7 @@ void Cluster::build_running_view() {
     } else {
       // Progress to now, without booking it (a view changes nothing).
       const double left = j.progress.remaining_at(now);
-      r.remaining_s = j.has_duration && !j.training ? left : left / j.progress.rate;
+      r.remaining_s = j.has_duration && !j.training() ? left : left / j.progress.rate;
     }
     r.node_type = j.node_type;
     r.first = static_cast<std::uint32_t>(running_nodes_.size());

@@ -20,24 +20,23 @@ namespace {
 // Measured costs (Release build, GCC 12, x86-64, 2026-12-01): the max RSS of
 // `gcsim run --no-plots` (/usr/bin/time -v) at two sizes of one scenario, the difference
 // divided by the difference in items, rounded up. What they hold:
-// - a job: its Job record, queue entries, its trace rows (job and GPU events, costs)
-//   buffered, and the copy of the summary's tables kept in memory as the trace is written
-//   (docs/engine.md, "The summary from memory"), held with the run's jobs at its end. The
-//   review's P5 workload generated (bench/make_jobs_csv.py, genN.yaml; 2026-12-05, trace
-//   schema 5 and the summary from memory): 10^5 and 10^6 jobs peak at 118.7 and 917.7 MiB
-//   (was 89.4 and 629.9 when the summary read the trace back after the run), 931 B a job
-//   between the two; below about 10^4 jobs the trace's buffers add about 300 B a job: so
-//   930 B a job plus 300 B for each of the first 10^4.
-constexpr double BYTES_PER_JOB = 930;
+// - a job: its Job record (192 B), queue entries, its trace rows (job and GPU events,
+//   costs) buffered, and the copy of the summary's tables kept in memory as the trace is
+//   written (docs/engine.md, "The summary from memory"). The review's P5 workload generated
+//   (bench/make_jobs_csv.py, genN.yaml; 2026-12-06, Job of 192 B, the run's memory given
+//   back before the summary is read): 10^5 and 10^6 jobs peak at 101.6 and 657.8 MiB (were
+//   118.7 and 917.7 with the 400-byte Job), 648 B a job between the two; below about 10^4
+//   jobs the trace's buffers add about 300 B a job: so 660 B a job plus 300 B for each of
+//   the first 10^4.
+constexpr double BYTES_PER_JOB = 660;
 constexpr double TRACE_BUFFER_BYTES_PER_JOB = 300;
 constexpr double TRACE_BUFFER_JOBS = 1e4;
-// - a written-out job, on top: its JobSpec (184 B), name, and its share of the CSV's bytes
-//   kept for the trace's provenance. P5 written out (bigN.yaml) vs generated: 141.0 vs 118.7
-//   MiB at 10^5 jobs (234 B a job), 1,180.8 vs 917.7 MiB at 10^6 (276 B a job).
-constexpr double BYTES_PER_WRITTEN_JOB = 300;
-// - a node: its state, allocator entries and trace rows. 1e3 vs 1e4 nodes of 8 GPUs: 580 B
-//   a node; 1e5 nodes of 1 vs 8 GPUs differ by less than the noise of RSS (under 5 B a
-//   GPU), so GPUs cost nothing of their own here.
+// - a written-out job, on top: its share of the CSV's bytes kept for the trace's
+//   provenance (its JobSpec, 184 B, is released once the run has its Job: take_workload).
+//   P5 written out (bigN.yaml) vs generated: 109.1 vs 101.6 MiB at 10^5 jobs (78 B a job),
+//   700.4 vs 657.8 MiB at 10^6 (45 B a job). A compare or sweep keeps the specs (its runs
+//   share the scenario): 184 B a job more, once.
+constexpr double BYTES_PER_WRITTEN_JOB = 60;
 constexpr double BYTES_PER_NODE = 600;
 // - the network graph: a link resource (its Boost edge, name, FlowNetwork entry, /links
 //   row): a leaf-spine over 64 leaves with 16 vs 4,096 spines, 2,560 vs 524,800 links:

@@ -167,7 +167,7 @@ void MetricsSampler::on_flush(std::uint64_t) {
     if (j.status != JobStatus::Running || j.incarnation != p.incarnation) continue;
     s.on = true;
     s.incarnation = p.incarnation;
-    if (j.training) s.traffic = step_traffic(*j.training, static_cast<int>(j.nodes_count));
+    if (j.training()) s.traffic = step_traffic(*j.training(), static_cast<int>(j.nodes_count));
     s.last = job_values(j, s.traffic);
     s.recheck = sim::SimTime::max();
     for (std::uint32_t i = p.gpu_begin; i < p.gpu_begin + p.gpu_count; ++i) {
@@ -179,7 +179,7 @@ void MetricsSampler::on_flush(std::uint64_t) {
         dirty_gpus_.push_back(g);
       }
     }
-    if (!s.watched && j.training) {
+    if (!s.watched && j.training()) {
       s.watched = true;
       watch_.push_back(p.job);
     }
@@ -209,7 +209,7 @@ GpuMetricValues MetricsSampler::job_values(const Job& j, const StepTraffic& t) c
   // Restoring, pulling its image, staging its data or writing a checkpoint: it holds its
   // GPUs and memory, and runs no kernel (as `gcsim analyze` counts busy time).
   const bool paused = j.progress.updated > engine_.now();
-  const StepEstimate* e = j.training && speeds_ ? speeds_->estimate(j.id) : nullptr;
+  const StepEstimate* e = j.training() && speeds_ ? speeds_->estimate(j.id) : nullptr;
   if (!e) {
     // A plain job: its kernels run all the time it computes; nothing else is modelled.
     v.util = paused ? 0.0 : share;
@@ -262,8 +262,8 @@ void MetricsSampler::schedule_recheck(const Job& j) {
   sim::SimTime at = sim::SimTime::max();
   if (j.progress.updated > now) {
     at = j.progress.updated;
-  } else if (j.checkpoint && j.checkpoint->pause && j.ckpt().ckpt_every > sim::SimTime::zero() && !j.ckpt().ckpt_every.is_max()) {
-    const double due_s = j.ckpt().ckpt_due_s - j.progress_s;
+  } else if (j.checkpoint() && j.checkpoint()->pause && j.ckpt().ckpt_every > sim::SimTime::zero() && !j.ckpt().ckpt_every.is_max()) {
+    const double due_s = j.ckpt().ckpt_due_s - j.ckpt().progress_s;
     const double left_s = (scenario_.horizon - now).seconds();
     if (due_s > 0 && due_s <= left_s) at = std::max(j.progress.updated + sim::SimTime::from_seconds(due_s), now + sim::SimTime::from_ns(1000000));
   }

@@ -69,9 +69,9 @@ double PoolGauges::gpu_memory(int type) const {
 
 double PoolGauges::job_memory_per_gpu_bytes(const Job& j, int type) const {
   const GpuSpec& gpu = scenario_.cluster.node_types[static_cast<std::size_t>(type)].gpu;
-  if (j.training) {
+  if (j.training()) {
     const double need = speeds_ && speeds_->memory_per_gpu_bytes(j.id) > 0 ? speeds_->memory_per_gpu_bytes(j.id)
-                                                                          : check_memory_fit(*j.training, gpu).need.total();
+                                                                          : check_memory_fit(*j.training(), gpu).need.total();
     return std::min(gpu.memory_bytes, need);
   }
   return gpu.memory_bytes * (j.gpu_milli / 1000.0);
@@ -79,9 +79,9 @@ double PoolGauges::job_memory_per_gpu_bytes(const Job& j, int type) const {
 
 double PoolGauges::job_compute_share(const Job& j) const {
   // As analysis/metrics.cpp weighs a job's held GPU-time: compute_s / step_time_s, clamped.
-  if (!j.training || !speeds_ || !(j.step_s > 0)) return 1.0;
+  if (!j.training() || !speeds_ || !(j.step_s() > 0)) return 1.0;
   const StepEstimate* e = speeds_->estimate(j.id);
-  return e && std::isfinite(e->compute_s) ? std::clamp(e->compute_s / j.step_s, 0.0, 1.0) : 1.0;
+  return e && std::isfinite(e->compute_s) ? std::clamp(e->compute_s / j.step_s(), 0.0, 1.0) : 1.0;
 }
 
 void PoolGauges::add_waiting(const Job& j, double sign) {

@@ -19,33 +19,34 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
   sim::RngStream job_estimates(seed, replication, "workload.jobs.estimate");
   const auto set_estimate = [](Job& j, const EstimateSpec* e, sim::RngStream& rng) {
     if (!e) return;
-    if (e->given) j.estimate_s = e->given->seconds();
-    else j.estimate_factor = std::exp(e->sigma * rng.normal(0, 1));
+    if (e->given) j.extras_mut().estimate_s = e->given->seconds();
+    else j.extras_mut().estimate_factor = std::exp(e->sigma * rng.normal(0, 1));
   };
   for (std::size_t i = 0; i < s.workload.jobs.size(); ++i) {
     const JobSpec& spec = s.workload.jobs[i];
     Job j;
     if (i < s.workload.recorded.size()) {
-      j.recorded_wait_s = s.workload.recorded[i].wait_s;
-      j.recorded_node = s.workload.recorded[i].node;
+      j.extras_mut().recorded_wait_s = s.workload.recorded[i].wait_s;
+      j.extras_mut().recorded_node = s.workload.recorded[i].node;
     }
     j.name = spec.name;
     j.submit = spec.submit;
     j.gpus = spec.gpus;
     j.gpu_milli = spec.gpu_milli;
-    j.checkpoint = spec.checkpoint ? &*spec.checkpoint : nullptr;
-    j.image_pull = spec.image_pull;
+    // What few jobs have goes out of line only when given (a plain job makes no record).
+    if (spec.checkpoint) j.extras_mut().checkpoint = &*spec.checkpoint;
+    if (spec.image_pull != sim::SimTime::zero()) j.extras_mut().image_pull = spec.image_pull;
     j.team = spec.team;
     j.priority = spec.priority;
-    if (spec.deadline) j.deadline = j.submit.saturating_add(*spec.deadline);
+    if (spec.deadline) j.extras_mut().deadline = j.submit.saturating_add(*spec.deadline);
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
-      j.training = &*spec.training;
+      j.extras_mut().training = &*spec.training;
       j.precision = spec.training->precision;
-      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision, j.training) & spec.node_type_mask;
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision, j.training()) & spec.node_type_mask;
     } else if (j.has_duration) {
       j.duration = *spec.duration;
-      j.comm = spec.comm ? &*spec.comm : nullptr;
+      if (spec.comm) j.extras_mut().comm = &*spec.comm;
       j.eligible_types = eligible_node_types(s.cluster, j.gpus, nullptr) & spec.node_type_mask;
     } else {
       j.work_flop = *spec.work_flop;
@@ -88,12 +89,12 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       std::snprintf(suffix, sizeof suffix, "-%0*lld", width, static_cast<long long>(i + 1));
       j.name = g.name + suffix;
       j.submit = t;
-      j.checkpoint = g.checkpoint ? &*g.checkpoint : nullptr;
-      j.image_pull = g.image_pull;
+      if (g.checkpoint) j.extras_mut().checkpoint = &*g.checkpoint;
+      if (g.image_pull != sim::SimTime::zero()) j.extras_mut().image_pull = g.image_pull;
       j.team = team_choice.empty() ? static_cast<std::int16_t>(s.workload.team_index(g.team))
                                    : team_choice[team.weighted_index(g.team_weights)];
       j.priority = static_cast<std::int16_t>(g.priority);
-      if (g.deadline) j.deadline = j.submit.saturating_add(*g.deadline);
+      if (g.deadline) j.extras_mut().deadline = j.submit.saturating_add(*g.deadline);
       j.gpus = static_cast<int>(std::max(1.0, std::round(g.gpus.sample(gpus))));
       // A share only for one-GPU jobs; the draw is made for every job, so that the shares
       // of the one-GPU jobs do not depend on the sizes drawn before them.
@@ -143,6 +144,20 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<std::uint32_t>(i);
   return jobs;
+}
+
+TakenWorkload take_workload(Scenario& s, std::uint64_t seed, std::uint64_t replication) {
+  TakenWorkload taken;
+  taken.jobs = expand_workload(s, seed, replication);
+  std::vector<JobSpec>& specs = s.workload.jobs;
+  std::size_t pointed = 0;
+  for (const JobSpec& j : specs) pointed += j.training || j.comm || j.checkpoint;
+  taken.kept.reserve(pointed);
+  // A box's value keeps its address when the box moves: the jobs' pointers stay good.
+  for (JobSpec& j : specs)
+    if (j.training || j.comm || j.checkpoint) taken.kept.push_back(std::move(j));
+  std::vector<JobSpec>().swap(specs);
+  return taken;
 }
 
 }  // namespace gcsim::models

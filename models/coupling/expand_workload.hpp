@@ -19,4 +19,15 @@ inline std::vector<Job> expand_workload(const Scenario& scenario, std::uint64_t 
   return expand_workload(scenario, scenario.seed, replication);
 }
 
+// The jobs of one run, and the scenario's written-out JobSpecs released: for a caller that
+// runs the scenario once (`gcsim run`), so that a million plain jobs are held once, as Jobs,
+// not also as specs (docs/engine.md, "A million jobs"). The specs whose parts the jobs point
+// to (a model, comm, a checkpoint plan) move to `kept`, which must outlive the jobs;
+// `workload.jobs` is left empty, so the scenario cannot be expanded (nor estimated) again.
+struct TakenWorkload {
+  std::vector<Job> jobs;
+  std::vector<JobSpec> kept;
+};
+TakenWorkload take_workload(Scenario& scenario, std::uint64_t seed, std::uint64_t replication);
+
 }  // namespace gcsim::models

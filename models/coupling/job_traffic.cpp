@@ -23,11 +23,11 @@ JobTraffic::JobTraffic(sim::Engine& engine, models::Cluster& cluster, Collective
                        const topology::Topology& topo)
     : engine_(engine), cluster_(cluster), runner_(runner), topo_(topo), runs_(cluster.jobs().size()) {
   cluster.job_started.connect(models::ORDER_NETWORK, [this](const models::Job& j) {
-    if (j.comm) on_start(j);
+    if (j.comm()) on_start(j);
   });
   // A run that loses its nodes stops sending; a restart begins again from the first step.
   cluster.job_stopped.connect(models::ORDER_NETWORK, [this](const models::Job& j) {
-    if (j.comm) on_stop(j);
+    if (j.comm()) on_stop(j);
   });
 }
 
@@ -39,7 +39,7 @@ void JobTraffic::on_stop(const models::Job& j) {
 }
 
 void JobTraffic::on_start(const models::Job& j) {
-  const models::CommSpec& c = *j.comm;
+  const models::CommSpec& c = *j.comm();
   // Real steps, and the simulated steps that stand for them (each covering N/S real
   // steps' compute and bytes; the header says how their latency is kept).
   // ceil(duration / every), without the sum that overflows for durations near 292 years.

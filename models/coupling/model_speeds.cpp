@@ -10,7 +10,7 @@ namespace gcsim::models {
 ModelSpeeds::ModelSpeeds(const Scenario& scenario, Cluster& cluster) : scenario_(scenario), cluster_(cluster) {
   slot_of_.assign(cluster.jobs().size(), -1);
   for (const Job& j : cluster.jobs())
-    if (j.training) {
+    if (j.training()) {
       slot_of_[j.id] = static_cast<std::int32_t>(entries_.size());
       entries_.emplace_back();
     }
@@ -37,7 +37,7 @@ double ModelSpeeds::memory_per_gpu_bytes(std::uint32_t job) const {
 ModelSpeed ModelSpeeds::start_speed(const Job& j) {
   GCSIM_CHECK(j.id < slot_of_.size() && slot_of_[j.id] >= 0, "ModelSpeeds: job '" + j.name + "' is not model-described");
   Entry& e = entries_[static_cast<std::size_t>(slot_of_[j.id])];
-  const TrainingSpec& t = *j.training;
+  const TrainingSpec& t = *j.training();
   const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(j.node_type)];
   e.hw = hardware_context(type, j.gpus, t, scenario_.storage);
   e.all_reduce_s = -1;
@@ -47,7 +47,7 @@ ModelSpeed ModelSpeeds::start_speed(const Job& j) {
 }
 
 double ModelSpeeds::alone_samples_per_s(const Job& j, int node_type) {
-  const TrainingSpec& t = *j.training;
+  const TrainingSpec& t = *j.training();
   const NodeTypeSpec& type = scenario_.cluster.node_types[static_cast<std::size_t>(node_type)];
   return estimate_step(t, hardware_context(type, j.gpus, t, scenario_.storage)).samples_per_s;
 }
@@ -78,7 +78,7 @@ StepEstimate ModelSpeeds::unlimited_by_storage(std::uint32_t job) {
   // Estimated with storage out of the picture, then put back: no copy of the context.
   const double read = hw.storage_read_bytes_per_s;
   hw.storage_read_bytes_per_s = 0;
-  const StepEstimate s = estimate_step(*cluster_.jobs()[job].training, hw);
+  const StepEstimate s = estimate_step(*cluster_.jobs()[job].training(), hw);
   hw.storage_read_bytes_per_s = read;
   return s;
 }
@@ -86,9 +86,9 @@ StepEstimate ModelSpeeds::unlimited_by_storage(std::uint32_t job) {
 void ModelSpeeds::refresh(std::uint32_t job) {
   Entry& e = entries_[static_cast<std::size_t>(slot_of_[job])];
   const Job& j = cluster_.jobs()[job];
-  e.estimate = estimate_step(*j.training, *e.hw);
+  e.estimate = estimate_step(*j.training(), *e.hw);
   if (j.status != JobStatus::Running) return;
-  if (e.estimate.samples_per_s != j.samples_per_s || e.estimate.step_s != j.step_s)
+  if (e.estimate.samples_per_s != j.samples_per_s() || e.estimate.step_s != j.step_s())
     cluster_.set_model_speed(job, ModelSpeed{e.estimate.samples_per_s, e.estimate.step_s, static_cast<int>(e.estimate.bottleneck)});
 }
 

@@ -104,7 +104,7 @@ ModelTraffic::ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models
     : engine_(engine), cluster_(cluster), speeds_(speeds), runner_(runner), topo_(topo) {
   slot_of_.assign(cluster.jobs().size(), -1);
   for (const models::Job& j : cluster.jobs())
-    if (j.training && j.training->parallel.data > 1) {
+    if (j.training() && j.training()->parallel.data > 1) {
       slot_of_[j.id] = static_cast<std::int32_t>(runs_.size());
       runs_.emplace_back();
     }
@@ -121,7 +121,7 @@ ModelTraffic::ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models
 }
 
 void ModelTraffic::on_start(const models::Job& j) {
-  const models::TrainingSpec& t = *j.training;
+  const models::TrainingSpec& t = *j.training();
   Run& run = runs_[static_cast<std::size_t>(slot_of_[j.id])];
   // The job's GPUs in rank order: node by node, local index within a node.
   std::vector<topology::Vertex> gpus;
@@ -166,7 +166,7 @@ void ModelTraffic::on_probe_done(void* self, std::uint64_t job, sim::SimTime fin
   m->speeds_.set_all_reduce_s(static_cast<std::uint32_t>(job), per_step_s);
   // The next probe k optimizer steps after this one was sent, at the job's new step time.
   const models::Job& j = m->cluster_.jobs()[job];
-  const double period_s = run.scale * j.training->grad_accum * m->speeds_.estimate(j.id)->step_s;
+  const double period_s = run.scale * j.training()->grad_accum * m->speeds_.estimate(j.id)->step_s;
   const sim::SimTime gap = sim::SimTime::from_seconds(std::max(0.0, period_s - probe_s));
   run.next = m->engine_.schedule_after<&ModelTraffic::on_probe>(gap, m, job, PRIORITY_NETWORK_PROBE);
 }

@@ -120,8 +120,8 @@ bool StorageCoupling::reserve(const Job& j, const std::string& key, double bytes
 }
 
 void StorageCoupling::on_started(const Job& j) {
-  if (!j.training || !j.training->dataset || j.training->dataset->tier.empty()) return;
-  const TrainingSpec& t = *j.training;
+  if (!j.training() || !j.training()->dataset || j.training()->dataset->tier.empty()) return;
+  const TrainingSpec& t = *j.training();
   const StorageSpec& storage = *scenario_.storage;
   const StorageTierSpec* source = storage.find(t.dataset->tier);
   if (!source) return;
@@ -170,7 +170,7 @@ void StorageCoupling::on_retrieved(std::uint64_t id) {
   const StorageTierSpec& source = scenario_.storage->tiers[s.source];
   const StorageTierSpec& local = scenario_.storage->tiers[*local_tier_];
   s.copying = true;
-  const double file = file_bytes_of(*j.training);
+  const double file = file_bytes_of(*j.training());
   const auto nodes = static_cast<double>(s.nodes.size());
   const double cap = nodes * std::min(read_throughput_bytes_per_s(source, file, READERS_PER_GPU * j.gpus_per_node_held),
                                       local.write_bytes_per_s);
@@ -216,7 +216,7 @@ void StorageCoupling::join(const Job& j, std::size_t tier, Kind kind, double ban
 void StorageCoupling::stream(const Job& j, std::size_t tier) {
   const StorageTierSpec& read_tier = scenario_.storage->tiers[tier];
   const HardwareContext& hw = *speeds_.context(j.id);
-  const double file = file_bytes_of(*j.training);
+  const double file = file_bytes_of(*j.training());
   const double nodes = read_tier.per_node() ? static_cast<double>(hw.nodes) : 1.0;
   stream_tier_[j.id] = static_cast<std::int32_t>(tier);
   join(j, tier, Kind::Read, tier_bandwidth(read_tier, file) * nodes,
@@ -242,11 +242,11 @@ void StorageCoupling::leave(std::uint32_t job) {
 void StorageCoupling::on_checkpoint_started(const Job& j) {
   if (write_[j.id] != StorageTiers::NONE) end_write(j.id);  // a regular write cut short by a last one
   const StorageSpec& storage = *scenario_.storage;
-  const StorageTierSpec* tier = storage.find(j.checkpoint->tier);
+  const StorageTierSpec* tier = storage.find(j.checkpoint()->tier);
   const auto tier_index = static_cast<std::size_t>(tier - storage.tiers.data());
   const double write_bps = tier->write_bytes_per_s > 0 ? tier->write_bytes_per_s : tier->read_bytes_per_s;
   const double cap = tier->stream_bytes_per_s > 0 ? std::min(write_bps, tier->stream_bytes_per_s) : write_bps;
-  join(j, tier_index, Kind::Write, write_bps, cap, j.checkpoint->size_bytes, write_[j.id]);
+  join(j, tier_index, Kind::Write, write_bps, cap, j.checkpoint()->size_bytes, write_[j.id]);
 }
 
 void StorageCoupling::end_write(std::uint32_t job) {
@@ -268,7 +268,7 @@ void StorageCoupling::on_finished(const Job& j) {
   if (j.id >= read_.size()) return;
   unpin(j);
   // This run read the samples from where it started (a restart resumes at its checkpoint).
-  if (stream_tier_[j.id] >= 0) end_stream(j, j.end, j.work_total - j.ckpt().run_start_work);
+  if (stream_tier_[j.id] >= 0) end_stream(j, j.end, j.work_total() - j.ckpt().run_start_work);
   leave(j.id);
 }
 
@@ -300,7 +300,7 @@ void StorageCoupling::on_stopped(const Job& j) {
     for (const std::uint32_t n : nodes) cache(n).erase(key);
   }
   unpin(j);
-  if (stream_tier_[j.id] >= 0) end_stream(j, now, std::max(0.0, j.stopped_work - j.ckpt().run_start_work));
+  if (stream_tier_[j.id] >= 0) end_stream(j, now, std::max(0.0, j.stopped_work() - j.ckpt().run_start_work));
   leave(j.id);
   // Those that waited for the abandoned copy make their own.
   for (const std::uint32_t w : waiters)
@@ -328,7 +328,7 @@ void StorageCoupling::share(std::uint32_t device) {
     // The read rate at which storage stops limiting the job, at its current step.
     const StepEstimate unlimited = speeds_.unlimited_by_storage(t.job);
     const double base_s = unlimited.step_s - unlimited.straggler_s;
-    const TrainingSpec& tr = *cluster_.jobs()[t.job].training;
+    const TrainingSpec& tr = *cluster_.jobs()[t.job].training();
     tiers_.set_demand(id, base_s > 0 ? tr.samples_per_step() * file_bytes_of(tr) / base_s : t.cap);
   }
   for (const TransferId id : tiers_.reshare(device)) {  // by job id: deterministic order of speed changes

@@ -29,7 +29,7 @@ inline bool shared_tier(TierKind k) { return k != TierKind::LocalNvme; }
 // What identifies a dataset on a tier: its name there; an unnamed dataset is the job's own,
 // which no other job can reuse.
 inline std::string dataset_key(const Job& j, const StorageTierSpec& tier) {
-  const std::string& name = j.training->dataset->name;
+  const std::string& name = j.training()->dataset->name;
   return name.empty() ? tier.name + "/#job-" + std::to_string(j.id) : tier.name + "/" + name;
 }
 

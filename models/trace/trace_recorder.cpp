@@ -156,7 +156,7 @@ void TraceRecorder::preemption_stopped(const Job& j) {
   if (const std::int64_t open = open_preemption_[j.id]; open >= 0) {
     // A run that ends during its restore spent only part of it (the image is pulled first).
     PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
-    const double spent_s = std::clamp((now - j.run_start - j.image_pull).seconds(), 0.0, row.restore_s);
+    const double spent_s = std::clamp((now - j.run_start - j.image_pull()).seconds(), 0.0, row.restore_s);
     row.restore_gpu_s *= row.restore_s > 0 ? spent_s / row.restore_s : 0.0;
     row.restore_s = spent_s;
     open_preemption_[j.id] = -1;
@@ -164,16 +164,16 @@ void TraceRecorder::preemption_stopped(const Job& j) {
   if (!j.preempted) return;
   const double gpus = j.gpu_share_held();
   PreemptionRow row;
-  row.time_s = j.preempted_at.seconds();
+  row.time_s = j.preempted_at().seconds();
   row.job = j.id;
   row.reason = static_cast<std::uint8_t>(j.preempt_reason);
   row.mode = j.preempt_saves ? 0 : 1;
   row.gpus = j.gpus_held();
-  row.save_s = (now - j.preempted_at).seconds();
+  row.save_s = (now - j.preempted_at()).seconds();
   row.save_gpu_s = row.save_s * gpus;
   // The run's progress the stop kept, at the run's speed.
   if (j.progress.rate > 0) row.saved_gpu_s = std::max(0.0, j.ckpt().ckpt_work - j.ckpt().run_start_work) / j.progress.rate * gpus;
-  row.lost_gpu_s = j.stop_lost_gpu_s;
+  row.lost_gpu_s = j.stop_lost_gpu_s();
   open_preemption_[j.id] = static_cast<std::int64_t>(preemptions_.size());
   preemptions_.push_back(row);
 }
@@ -246,17 +246,17 @@ void TraceRecorder::write_jobs() {
         .f64(10, started ? costs_.job_cost_usd(j.id) : 0.0)
         .enum8(11, static_cast<std::uint8_t>(j.status));
     // Model-described jobs: work is samples, at the step-time model's speed.
-    const bool modelled = j.training != nullptr && started;
+    const bool modelled = j.training() != nullptr && started;
     double samples = NaN;
-    if (j.training) {
-      samples = j.status == JobStatus::Completed ? j.work_total
+    if (j.training()) {
+      samples = j.status == JobStatus::Completed ? j.work_total()
                 : j.status == JobStatus::Running ? j.work_done_at(cluster_.end_time())
                                                  : 0.0;
     }
     t.f64(12, samples)
-        .f64(13, modelled ? j.samples_per_s : NaN)
-        .f64(14, modelled ? j.step_s : NaN)
-        .enum_value(15, modelled && j.bottleneck >= 0 ? static_cast<std::uint32_t>(j.bottleneck) + 1 : 0);
+        .f64(13, modelled ? j.samples_per_s() : NaN)
+        .f64(14, modelled ? j.step_s() : NaN)
+        .enum_value(15, modelled && j.bottleneck() >= 0 ? static_cast<std::uint32_t>(j.bottleneck()) + 1 : 0);
     // The breakdown behind the last speed (per micro-step, like step_time_s).
     const StepEstimate* e = modelled ? speeds_.estimate(j.id) : nullptr;
     t.f64(16, e ? e->compute_s : NaN)
@@ -268,12 +268,12 @@ void TraceRecorder::write_jobs() {
     double held = j.held_gpu_s;
     if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpu_share_held();
     t.enum_value(21, j.team >= 0 ? static_cast<std::uint32_t>(j.team) + 1 : 0)
-        .i32(22, j.interruptions)
-        .i32(23, j.checkpoints)
+        .i32(22, j.interruptions())
+        .i32(23, j.checkpoints())
         .f64(24, held)
-        .f64(25, j.lost_gpu_s)
-        .f64(26, j.checkpoint_gpu_s)
-        .f64(27, j.restart_gpu_s)
+        .f64(25, j.lost_gpu_s())
+        .f64(26, j.checkpoint_gpu_s())
+        .f64(27, j.restart_gpu_s())
         .i32(28, j.gpu_milli);
   }
 }

@@ -541,11 +541,11 @@ TEST_CASE("autoscale: pool gauges count model-described jobs by the step and mem
   cluster.start();
   engine.run();
   const models::Job& j = cluster.jobs()[0];
-  REQUIRE(j.training);
+  REQUIRE(j.training());
   REQUIRE(j.status == models::JobStatus::Running);
   const models::StepEstimate* e = speeds.estimate(j.id);
   REQUIRE(e);
-  const double share = e->compute_s / j.step_s;
+  const double share = e->compute_s / j.step_s();
   CHECK(share > 0);
   CHECK(share < 1);  // input and communication take part of the step
   CHECK(gauges.pool(0).held_gpus == Approx(8));
@@ -557,7 +557,7 @@ TEST_CASE("autoscale: pool gauges count model-described jobs by the step and mem
   CHECK(gauges.gpu_memory(0) == Approx(per_gpu / s.cluster.node_types[0].gpu.memory_bytes));
   CHECK(plain.pool(0).busy_gpus == Approx(8));
   CHECK(plain.job_memory_per_gpu_bytes(j, 0) ==
-        Approx(models::check_memory_fit(*j.training, s.cluster.node_types[0].gpu).need.total()));
+        Approx(models::check_memory_fit(*j.training(), s.cluster.node_types[0].gpu).need.total()));
 }
 
 TEST_CASE("autoscale: a pool falls back to another at its max", "[model][autoscale]") {

@@ -75,7 +75,7 @@ TEST_CASE("A node loss stops each job once although an observer holds the team f
   f.engine.run();
   for (const auto& j : f.cluster.jobs()) {
     INFO(j.name);
-    CHECK(j.interruptions == 1);
+    CHECK(j.interruptions() == 1);
     CHECK(j.held_gpu_s == Approx(3600.0).epsilon(1e-12));
     CHECK(j.status == JobStatus::Interrupted);
   }
@@ -122,7 +122,7 @@ TEST_CASE("finish_job of a job whose progress the cluster runs itself is refused
   const auto& a = f.cluster.jobs()[0];
   CHECK(a.status == JobStatus::Completed);
   CHECK(a.end == sim::hours(10));
-  CHECK(a.interruptions == 0);
+  CHECK(a.interruptions() == 0);
   CHECK(f.cluster.allocated_gpus() == 0);
 }
 

@@ -188,8 +188,8 @@ TEST_CASE("elastic spot: an interruption is replaced after provisioning when cap
   CHECK(r.decisions()[1].direction == ScaleDirection::In);
   CHECK(r.scaler->unmet(0) >= 1);
   const models::Job& a = r.job(0);
-  CHECK(a.interruptions == 1);
-  CHECK(a.lost_work == Approx(56 * 60.0));
+  CHECK(a.interruptions() == 1);
+  CHECK(a.lost_work() == Approx(56 * 60.0));
   CHECK(a.run_start == hours(2) + minutes(34));
   CHECK(a.status == models::JobStatus::Completed);
   // The slot's story: scale_out (provisioning, up), interruption (draining: the notice of 0s;

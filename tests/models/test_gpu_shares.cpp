@@ -288,9 +288,9 @@ workload:
       if (j.status != JobStatus::Completed) continue;
       ++completed;
       // Its run and its checkpoint pauses (10 s each), at its share.
-      if (j.interruptions == 0)
+      if (j.interruptions() == 0)
         CHECK(j.held_gpu_s ==
-              Approx((j.duration.seconds() + 10.0 * j.checkpoints) * j.gpus * j.gpu_milli / 1000.0).epsilon(1e-9));
+              Approx((j.duration.seconds() + 10.0 * j.checkpoints()) * j.gpus * j.gpu_milli / 1000.0).epsilon(1e-9));
     }
     CHECK(completed == 300);
   }
@@ -333,10 +333,10 @@ workload:
     - {name: S, submit: 1m, gpus: 1, gpu_milli: 600, duration: 1h}
     - {name: T, submit: 2m, gpus: 1, gpu_milli: 300, duration: 1h}
 )");
-  CHECK(run.job("L").preemptions == 1);
+  CHECK(run.job("L").preemptions() == 1);
   CHECK(run.job("S").start == sim::minutes(1));
   CHECK(run.job("S").end == sim::minutes(61));
   CHECK(run.job("T").start == sim::minutes(2));
-  CHECK(run.job("T").preemptions == 0);
+  CHECK(run.job("T").preemptions() == 0);
   CHECK(run.job("L").end == sim::hours(11));
 }

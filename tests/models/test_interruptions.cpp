@@ -120,8 +120,8 @@ TEST_CASE("An interrupted job without checkpoints loses all its work and starts 
   CHECK(A.start == SimTime::zero());
   CHECK(A.run_start == hours(4));
   CHECK(A.end == hours(14));
-  CHECK(A.interruptions == 1);
-  CHECK(A.lost_gpu_s == Approx(3 * 3600.0));
+  CHECK(A.interruptions() == 1);
+  CHECK(A.lost_gpu_s() == Approx(3 * 3600.0));
   CHECK(A.held_gpu_s == Approx(13 * 3600.0));
 }
 
@@ -135,10 +135,10 @@ TEST_CASE("Checkpoints every hour: lost work is what followed the last one", "[m
   run.interrupted(minutes(150), minutes(2), minutes(30));
   const auto& A = run.job();
   CHECK(A.end == minutes(11 * 60 + 24));
-  CHECK(A.lost_gpu_s == Approx(24 * 60.0));
-  CHECK(A.checkpoints == 2 + 7);
-  CHECK(A.checkpoint_gpu_s == Approx(9 * 180.0));
-  CHECK(A.restart_gpu_s == Approx(180.0));
+  CHECK(A.lost_gpu_s() == Approx(24 * 60.0));
+  CHECK(A.checkpoints() == 2 + 7);
+  CHECK(A.checkpoint_gpu_s() == Approx(9 * 180.0));
+  CHECK(A.restart_gpu_s() == Approx(180.0));
 }
 
 TEST_CASE("A last checkpoint that fits in the notice saves everything", "[model][spot]") {
@@ -148,9 +148,9 @@ TEST_CASE("A last checkpoint that fits in the notice saves everything", "[model]
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 10h, checkpoint: {every: 1h, write_time: 3m, restore_time: 3m}}\n");
   run.interrupted(minutes(150), minutes(5), minutes(30));
   const auto& A = run.job();
-  CHECK(A.lost_gpu_s == 0);
+  CHECK(A.lost_gpu_s() == 0);
   CHECK(A.end == minutes(11 * 60 + 5));
-  CHECK(A.checkpoints == 2 + 1 + 7);
+  CHECK(A.checkpoints() == 2 + 1 + 7);
 }
 
 TEST_CASE("A write that ends exactly when the node goes still counts", "[model][spot]") {
@@ -159,7 +159,7 @@ TEST_CASE("A write that ends exactly when the node goes still counts", "[model][
   run.interrupted(minutes(150), minutes(3), minutes(30));
   const auto& A = run.job();
   // Work at 2h27 = 2h21m saved: run 2 needs 7h39m + 7 checkpoints: 3h03 + 7h39 + 21m.
-  CHECK(A.lost_gpu_s == 0);
+  CHECK(A.lost_gpu_s() == 0);
   CHECK(A.end == minutes(11 * 60 + 3));
 }
 
@@ -168,7 +168,7 @@ TEST_CASE("A job that would finish within the notice just finishes", "[model][sp
   Run run(ONE_NODE + "    - {name: A, gpus: 1, duration: 2h, checkpoint: {every: 10h, write_time: 3m}}\n");
   run.interrupted(minutes(125), minutes(10), minutes(30));
   CHECK(run.job().end == hours(2));
-  CHECK(run.job().interruptions == 0);
+  CHECK(run.job().interruptions() == 0);
 }
 
 TEST_CASE("Queued jobs wait while the node is down, a noticed node takes no new job", "[model][spot]") {
@@ -178,7 +178,7 @@ TEST_CASE("Queued jobs wait while the node is down, a noticed node takes no new 
   run.interrupted(minutes(70), minutes(10), hours(1));
   CHECK(run.job(0).end == hours(1));
   CHECK(run.job(1).start == minutes(130));
-  CHECK(run.job(1).interruptions == 0);
+  CHECK(run.job(1).interruptions() == 0);
 }
 
 namespace {

@@ -27,7 +27,7 @@ struct JobTimes {
 inline std::map<std::string, JobTimes> run_job_times(const std::string& yaml) {
   std::map<std::string, JobTimes> out;
   for (const auto& j : run_jobs(scenario_from_yaml(yaml)))
-    out[j.name] = JobTimes{j.start.seconds() / 60, j.end.seconds() / 60, j.preemptions};
+    out[j.name] = JobTimes{j.start.seconds() / 60, j.end.seconds() / 60, j.preemptions()};
   return out;
 }
 

@@ -168,8 +168,8 @@ TEST_CASE("CheckpointController: periodic writes pause the job and commit on tim
   CHECK(commits_h[2] == Approx(3.3).epsilon(1e-12));
   CHECK(commits_h[3] == Approx(4.4).epsilon(1e-12));
   CHECK(a.end == sim::hours(5) + sim::minutes(24));
-  CHECK(a.checkpoints == 4);
-  CHECK(a.checkpoint_gpu_s == Approx(4 * 360.0 * 4).epsilon(1e-12));
+  CHECK(a.checkpoints() == 4);
+  CHECK(a.checkpoint_gpu_s() == Approx(4 * 360.0 * 4).epsilon(1e-12));
 }
 
 TEST_CASE("A model job starts at the speed its rate provider estimates, and needs one", "[model][cluster]") {
@@ -187,11 +187,11 @@ TEST_CASE("A model job starts at the speed its rate provider estimates, and need
     c.start();
     engine.run();
     const models::Job& j = c.jobs()[0];
-    const models::StepEstimate e = models::estimate_step(*j.training, models::hardware_context(type, 8, *j.training, s.storage));
+    const models::StepEstimate e = models::estimate_step(*j.training(), models::hardware_context(type, 8, *j.training(), s.storage));
     REQUIRE(e.samples_per_s > 0);
     CHECK(started_at == e.samples_per_s);
-    CHECK(j.samples_per_s == e.samples_per_s);
-    CHECK(j.step_s == e.step_s);
+    CHECK(j.samples_per_s() == e.samples_per_s);
+    CHECK(j.step_s() == e.step_s);
     CHECK(speeds.estimate(0)->samples_per_s == e.samples_per_s);
     // 10M samples at that speed, to the nanosecond (rounded as schedule_finish rounds).
     CHECK(j.end == sim::SimTime::from_seconds(10e6 / e.samples_per_s));

@@ -223,7 +223,7 @@ TEST_CASE("A drained node's job finishes, then the node is released, with no int
   const models::Job& A = r.job(0);
   CHECK(A.status == models::JobStatus::Completed);
   CHECK(A.end == hours(5));
-  CHECK(A.interruptions == 0);
+  CHECK(A.interruptions() == 0);
   CHECK(A.stop_reason == models::StopReason::None);
   CHECK(r.job(1).start == hours(3));
   CHECK(r.cluster->nodes_of(r.job(1))[0] == 1u);
@@ -256,7 +256,7 @@ TEST_CASE("A drain with a deadline stops the job for the drain, not as an interr
   r.run();
   const models::Job& A = r.job(0);
   CHECK(A.stop_reason == models::StopReason::NodeReleased);
-  CHECK(A.lost_gpu_s == Approx(2 * 3600.0));
+  CHECK(A.lost_gpu_s() == Approx(2 * 3600.0));
   CHECK(A.run_start == hours(2));
   CHECK(A.end == hours(7));
   CHECK(A.status == models::JobStatus::Completed);
@@ -292,10 +292,10 @@ TEST_CASE("A drain with a deadline lets a job with checkpoints save its work fir
   r.run();
   const models::Job& A = r.job(0);
   CHECK(A.stop_reason == models::StopReason::NodeReleased);
-  CHECK(A.lost_gpu_s == Approx(0.0).margin(1e-6));
+  CHECK(A.lost_gpu_s() == Approx(0.0).margin(1e-6));
   CHECK(A.run_start == hours(3));
   CHECK(A.end == hours(5) + minutes(18));
-  CHECK(A.checkpoints == 2 + 1 + 2);
+  CHECK(A.checkpoints() == 2 + 1 + 2);
 }
 
 TEST_CASE("A drain of an idle node releases it at once, and a second drain or release does nothing", "[model][nodes]") {

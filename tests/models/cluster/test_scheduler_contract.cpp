@@ -124,13 +124,13 @@ TEST_CASE("By default a preemption writes the job's last checkpoint and stops on
   CHECK(b.end == hm(3, 33));
   CHECK(a.status == JobStatus::Completed);
   CHECK(a.end == hm(11, 33));
-  CHECK(a.interruptions == 1);
-  CHECK(a.preemptions == 1);
+  CHECK(a.interruptions() == 1);
+  CHECK(a.preemptions() == 1);
   CHECK(a.stop_reason == models::StopReason::Preempted);
   CHECK(a.preempt_reason == models::PreemptReason::Priority);
-  CHECK(a.lost_work == Approx(0.0).margin(1e-9));
-  CHECK(a.checkpoints == 10);
-  CHECK(a.checkpoint_gpu_s == Approx(10 * 180.0 * 2).epsilon(1e-12));
+  CHECK(a.lost_work() == Approx(0.0).margin(1e-9));
+  CHECK(a.checkpoints() == 10);
+  CHECK(a.checkpoint_gpu_s() == Approx(10 * 180.0 * 2).epsilon(1e-12));
   CHECK(a.held_gpu_s == Approx((2 * 3600.0 + 33 * 60 + 8 * 3600.0) * 2).epsilon(1e-12));
   CHECK(f.cluster.allocated_gpus() == 0);
 }
@@ -154,10 +154,10 @@ TEST_CASE("A preemption with mode lose loses the work since the last commit", "[
   CHECK(b.start == hm(2, 30));
   CHECK(b.end == hm(3, 30));
   CHECK(a.end == hm(11, 54));
-  CHECK(a.lost_work == Approx(24 * 60.0).epsilon(1e-9));
-  CHECK(a.lost_gpu_s == Approx(24 * 60.0 * 2).epsilon(1e-9));
-  CHECK(a.checkpoints == 9);
-  CHECK(a.preemptions == 1);
+  CHECK(a.lost_work() == Approx(24 * 60.0).epsilon(1e-9));
+  CHECK(a.lost_gpu_s() == Approx(24 * 60.0 * 2).epsilon(1e-9));
+  CHECK(a.checkpoints() == 9);
+  CHECK(a.preemptions() == 1);
 }
 
 TEST_CASE("A policy that asks to be woken at T is called at exactly T", "[model][cluster][scheduler]") {
@@ -254,7 +254,7 @@ TEST_CASE("Invalid preemptions and wake-ups are refused with InternalError", "[m
       CHECK(f.engine.now() == hm(2, 30));
       CHECK(f.job(0).status == JobStatus::Running);
       CHECK_FALSE(f.job(0).stopping);
-      CHECK(f.job(0).interruptions == 0);
+      CHECK(f.job(0).interruptions() == 0);
       CHECK(f.job(1).status == JobStatus::Queued);
       CHECK(f.cluster.allocated_gpus() == 2);
     }
@@ -279,10 +279,10 @@ workload:
   f.engine.run();
   const models::Job& a = f.job(0);
   CHECK(f.job(1).start == sim::hours(1));
-  CHECK(a.preemptions == 1);
+  CHECK(a.preemptions() == 1);
   CHECK_FALSE(a.preempt_saves);
-  CHECK(a.lost_gpu_s == Approx(3600.0 * 2).epsilon(1e-12));
-  CHECK(a.restart_gpu_s == 0);
+  CHECK(a.lost_gpu_s() == Approx(3600.0 * 2).epsilon(1e-12));
+  CHECK(a.restart_gpu_s() == 0);
   CHECK(a.end == sim::hours(12));
 }
 
@@ -338,13 +338,13 @@ TEST_CASE("A preemption with save and restore holds the GPUs, keeps all the work
   CHECK(r.restore_s[1] == 5.0);
   CHECK(f.job(1).start == sim::seconds(110));
   CHECK(l.end == sim::seconds(1065));
-  CHECK(l.preemptions == 1);
+  CHECK(l.preemptions() == 1);
   CHECK(l.preempt_saves);
-  CHECK(l.preempted_at == sim::seconds(100));
-  CHECK(l.lost_gpu_s == 0);
-  CHECK(l.checkpoints == 1);  // the save commits like a checkpoint
-  CHECK(l.checkpoint_gpu_s == Approx(10.0).epsilon(1e-12));
-  CHECK(l.restart_gpu_s == Approx(5.0).epsilon(1e-12));
+  CHECK(l.preempted_at() == sim::seconds(100));
+  CHECK(l.lost_gpu_s() == 0);
+  CHECK(l.checkpoints() == 1);  // the save commits like a checkpoint
+  CHECK(l.checkpoint_gpu_s() == Approx(10.0).epsilon(1e-12));
+  CHECK(l.restart_gpu_s() == Approx(5.0).epsilon(1e-12));
   CHECK(l.held_gpu_s == Approx(110.0 + 905.0).epsilon(1e-12));
 }
 
@@ -358,9 +358,9 @@ TEST_CASE("A free preemption (save 0s, restore 0s) costs no time at all", "[mode
   CHECK(f.job(1).start == sim::seconds(100));
   CHECK(l.end == sim::seconds(1050));
   CHECK(l.held_gpu_s == 1000.0);
-  CHECK(l.lost_gpu_s == 0);
-  CHECK(l.restart_gpu_s == 0);
-  CHECK(l.checkpoint_gpu_s == 0);
+  CHECK(l.lost_gpu_s() == 0);
+  CHECK(l.restart_gpu_s() == 0);
+  CHECK(l.checkpoint_gpu_s() == 0);
 }
 
 TEST_CASE("A preemption with mode lose redoes the work since the last checkpoint", "[model][cluster][scheduler]") {
@@ -374,8 +374,8 @@ TEST_CASE("A preemption with mode lose redoes the work since the last checkpoint
   const models::Job& l = f.job(0);
   CHECK(f.job(1).start == sim::seconds(100));
   CHECK_FALSE(l.preempt_saves);
-  CHECK(l.lost_work == Approx(40.0).epsilon(1e-12));
-  CHECK(l.lost_gpu_s == Approx(40.0).epsilon(1e-12));
+  CHECK(l.lost_work() == Approx(40.0).epsilon(1e-12));
+  CHECK(l.lost_gpu_s() == Approx(40.0).epsilon(1e-12));
   CHECK(l.end == sim::seconds(1090));
 }
 
@@ -391,11 +391,11 @@ TEST_CASE("A save cuts a periodic checkpoint short and keeps the work at the pre
   f.engine.run();
   const models::Job& l = f.job(0);
   CHECK(f.job(1).start == sim::seconds(110));
-  CHECK(l.lost_gpu_s == 0);
-  CHECK(l.checkpoints == 1 + 10);  // the save (the periodic write it cut short never commits)
+  CHECK(l.lost_gpu_s() == 0);
+  CHECK(l.checkpoints() == 1 + 10);  // the save (the periodic write it cut short never commits)
   CHECK(l.end == sim::seconds(1272));
   // Checkpoint time: 10 s of the cut write, the 10 s save, 10 writes after the restart.
-  CHECK(l.checkpoint_gpu_s == Approx(10.0 + 10.0 + 10 * 20.0).epsilon(1e-12));
+  CHECK(l.checkpoint_gpu_s() == Approx(10.0 + 10.0 + 10 * 20.0).epsilon(1e-12));
 }
 
 TEST_CASE("A given save sends nothing to the checkpoint tier, the default save is the tier write",
@@ -415,7 +415,7 @@ TEST_CASE("A given save sends nothing to the checkpoint tier, the default save i
       // The given save: a 3 s pause, no tier write. The default: the 10 s write to the tier.
       CHECK(writes == (given ? std::vector<sim::SimTime>{} : std::vector<sim::SimTime>{sim::seconds(100)}));
       CHECK(stops == std::vector<sim::SimTime>{sim::seconds(given ? 103 : 110)});
-      CHECK(f.job(0).lost_gpu_s == 0);
+      CHECK(f.job(0).lost_gpu_s() == 0);
       CHECK(f.job(0).ckpt().ckpt_work == 100.0);
     }
   }
@@ -454,11 +454,11 @@ TEST_CASE("A notice during a save changes nothing, the node going before the sav
   const models::Job& l = f.job(0);
   CHECK(stops == std::vector<sim::SimTime>{sim::seconds(108)});
   CHECK(l.stop_reason == models::StopReason::NodeLoss);
-  CHECK(l.preempted_at == sim::seconds(100));
+  CHECK(l.preempted_at() == sim::seconds(100));
   CHECK(l.ckpt().ckpt_work == 0);
-  CHECK(l.checkpoints == 0);
-  CHECK(l.lost_gpu_s == Approx(100.0).epsilon(1e-12));
-  CHECK(l.checkpoint_gpu_s == Approx(8.0).epsilon(1e-12));  // the save, to the node's loss
+  CHECK(l.checkpoints() == 0);
+  CHECK(l.lost_gpu_s() == Approx(100.0).epsilon(1e-12));
+  CHECK(l.checkpoint_gpu_s() == Approx(8.0).epsilon(1e-12));  // the save, to the node's loss
 }
 
 TEST_CASE("A preemption of a run started at the same instant is refused with InternalError (issue 27)",

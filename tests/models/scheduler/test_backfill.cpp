@@ -203,7 +203,7 @@ workload:
       const models::Cluster& logged = *logged_run.cluster;
       const models::Cluster& unlogged = *unlogged_run.cluster;
       std::size_t interrupted = 0;
-      for (const models::Job& j : logged.jobs()) interrupted += j.interruptions;
+      for (const models::Job& j : logged.jobs()) interrupted += j.interruptions();
       if (spot) CHECK(interrupted > 20);  // the spot cases test what they say
       REQUIRE(logged.jobs().size() == 400);
       REQUIRE(unlogged.jobs().size() == logged.jobs().size());
@@ -216,7 +216,7 @@ workload:
         // On spot nodes a job interrupted too often may still be running or waiting at the end.
         if (!spot) REQUIRE(a.status == JobStatus::Completed);
         CHECK(a.status == b.status);
-        CHECK(a.interruptions == b.interruptions);
+        CHECK(a.interruptions() == b.interruptions());
         CHECK(a.end == b.end);
         CHECK(a.start == b.start);
         CHECK(a.nodes_offset == b.nodes_offset);

@@ -326,7 +326,7 @@ workload:
           if (a.start == b.start && std::equal(na.begin(), na.end(), nb.begin(), nb.end())) ++same;
         }
         if (a.start < latest_start) ++backfilled;
-        interrupted += static_cast<std::size_t>(a.interruptions);
+        interrupted += static_cast<std::size_t>(a.interruptions());
         latest_start = std::max(latest_start, a.start);
       }
       CHECK(backfilled > 20);  // the reservations decided something

@@ -138,7 +138,7 @@ TEST_CASE("las keeps a preempted job's work by default: losing it livelocks", "[
     CHECK(t["B"].preemptions == 1);
     for (const auto& j : test::run_jobs(spec)) {
       CHECK(j.status == models::JobStatus::Completed);
-      CHECK(j.lost_gpu_s == 0);
+      CHECK(j.lost_gpu_s() == 0);
     }
   }
   SECTION("with mode: lose every run is 1h of a 2h job, preempted at the next hour: neither ever ends") {
@@ -149,8 +149,8 @@ TEST_CASE("las keeps a preempted job's work by default: losing it livelocks", "[
     int preemptions = 0;
     for (const auto& j : test::run_jobs(spec)) {
       CHECK(j.status != models::JobStatus::Completed);
-      preemptions += j.preemptions;
-      CHECK(j.lost_gpu_s == Approx(j.preemptions * 3600.0));
+      preemptions += j.preemptions();
+      CHECK(j.lost_gpu_s() == Approx(j.preemptions() * 3600.0));
     }
     CHECK(preemptions == 72);
   }
@@ -174,7 +174,7 @@ TEST_CASE("las keeps a preempted job's work by default: losing it livelocks", "[
     std::string to_horizon = yaml;
     to_horizon.replace(to_horizon.find("run_until: done"), 15, "run_until: horizon");
     int preemptions = 0;
-    for (const auto& j : test::run_jobs(test::scenario_from_yaml(to_horizon))) preemptions += j.preemptions;
+    for (const auto& j : test::run_jobs(test::scenario_from_yaml(to_horizon))) preemptions += j.preemptions();
     CHECK(preemptions == 30 * 24);  // every hour from 1h to 720h
   }
   SECTION("other policies keep the old default: a job without checkpoints loses its run") {

@@ -168,8 +168,8 @@ TEST_CASE("finish-time-fair repeating a pass without a scan decides as running e
       CHECK(x.start == y.start);
       CHECK(x.end == y.end);
       CHECK(x.nodes_offset == y.nodes_offset);
-      CHECK(x.preemptions == y.preemptions);
-      preempted += x.preemptions;
+      CHECK(x.preemptions() == y.preemptions());
+      preempted += x.preemptions();
     }
     CHECK(preempted > 10);                     // the rounds decided something
     CHECK(memo_ref.repeated_passes() > 100);   // and passes were repeated

@@ -94,7 +94,7 @@ TEST_CASE("srtf preempts the running job with more time left for a shorter arriv
   CHECK(ended[1].start.seconds() == Approx(20 * 60));
   CHECK(ended[1].end.seconds() == Approx(30 * 60));
   CHECK(ended[0].end.seconds() == Approx(70 * 60));
-  CHECK(ended[0].preemptions == 1);
+  CHECK(ended[0].preemptions() == 1);
   // A job with less time left than the arrival is not preempted: B (50m) at 20m waits.
   const std::string longer = "    - {name: A, submit: 0m, gpus: 1, duration: 1h}\n"
                              "    - {name: B, submit: 20m, gpus: 1, duration: 50m}\n";
@@ -153,7 +153,7 @@ TEST_CASE("estimates drawn with a lognormal error have the error's median and sp
   const auto jobs = test::run_jobs(test::scenario_from_yaml(yaml));
   double sum = 0, sum2 = 0;
   for (const auto& j : jobs) {
-    const double e = std::log(j.estimate_s / j.duration.seconds());
+    const double e = std::log(j.estimate_s() / j.duration.seconds());
     sum += e;
     sum2 += e * e;
   }

@@ -33,7 +33,7 @@ std::map<std::string, Run> run(const std::string& yaml) {
   std::map<std::string, Run> out;
   for (const auto& j : test::run_jobs(s))
     out[j.name] = Run{j.node_type < 0 ? "" : s.cluster.node_types[static_cast<std::size_t>(j.node_type)].name,
-                      j.start.seconds() / 3600, j.end.seconds() / 3600, j.interruptions};
+                      j.start.seconds() / 3600, j.end.seconds() / 3600, j.interruptions()};
   return out;
 }
 
