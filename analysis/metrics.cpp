@@ -104,8 +104,45 @@ StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& sample
   return out;
 }
 
+void LedgerTotals::add(std::string_view category, double usd, bool busy) {
+  // The few categories in a short list, found by name from the last one matched.
+  if (last_ >= by_category.size() || by_category[last_].name != category) {
+    last_ = 0;
+    while (last_ < by_category.size() && by_category[last_].name != category) ++last_;
+    if (last_ == by_category.size()) by_category.push_back({std::string(category), is_storage_category(category), 0.0});
+  }
+  ++rows;
+  total_usd += usd;
+  if (busy) busy_usd += usd;
+  if (by_category[last_].storage) storage_usd += usd;
+  by_category[last_].usd += usd;
+}
+
+void PreemptionTotals::add(std::int64_t job, double save_gpu_s, double restore_gpu_s, double lost_gpu_s) {
+  ++rows;
+  save_gpu_h += save_gpu_s / 3600.0;
+  restore_gpu_h += restore_gpu_s / 3600.0;
+  lost_gpu_h += lost_gpu_s / 3600.0;
+  if (job < 0) return;
+  const auto id = static_cast<std::size_t>(job);
+  if (id >= by_job.size()) by_job.resize(std::max(id + 1, 2 * by_job.size()), 0);
+  ++by_job[id];
+}
+
+LedgerTotals ledger_totals(const std::vector<ChargeRecord>& ledger) {
+  LedgerTotals t;
+  for (const ChargeRecord& c : ledger) t.add(c.category, c.usd, c.busy);
+  return t;
+}
+
+PreemptionTotals preemption_totals(const std::vector<PreemptionRecord>& preemptions) {
+  PreemptionTotals t;
+  for (const PreemptionRecord& p : preemptions) t.add(p.job, p.save_gpu_s, p.restore_gpu_s, p.lost_gpu_s);
+  return t;
+}
+
 namespace {
-std::vector<TeamMetrics> team_metrics(const TraceData& trace, const Metrics* all);
+std::vector<TeamMetrics> team_metrics(const TraceData& trace, const PreemptionTotals& preempted, const Metrics* all);
 }  // namespace
 
 Metrics compute_metrics(const TraceData& trace) {
@@ -113,28 +150,13 @@ Metrics compute_metrics(const TraceData& trace) {
   m.end_s = trace.attrs.end_s;
 
   // Every charge is in the ledger (node bills and charges of no node, such as storage);
-  // traces without one (schema 1) have only node bills.
-  // By category in one pass with the totals: the few categories in a short list, found by
-  // name from the last one matched (charges come in runs of one category).
-  struct CategorySum {
-    std::string name;
-    bool storage = false;
-    double usd = 0;
-  };
-  std::vector<CategorySum> by_category;
-  if (!trace.ledger.empty()) {
-    std::size_t k = 0;
-    for (const ChargeRecord& c : trace.ledger) {
-      if (k >= by_category.size() || by_category[k].name != c.category) {
-        k = 0;
-        while (k < by_category.size() && by_category[k].name != c.category) ++k;
-        if (k == by_category.size()) by_category.push_back({c.category, is_storage_category(c.category), 0.0});
-      }
-      m.total_cost_usd += c.usd;
-      if (c.busy) m.busy_cost_usd += c.usd;
-      if (by_category[k].storage) m.storage_cost_usd += c.usd;
-      by_category[k].usd += c.usd;
-    }
+  // traces without one (schema 1) have only node bills. The sums come from the rows, or from
+  // the run's fold of them (TraceData::ledger_totals): the same arithmetic in the same order.
+  const LedgerTotals ledger = trace.ledger_totals ? *trace.ledger_totals : ledger_totals(trace.ledger);
+  if (ledger.rows > 0) {
+    m.total_cost_usd = ledger.total_usd;
+    m.busy_cost_usd = ledger.busy_usd;
+    m.storage_cost_usd = ledger.storage_usd;
   } else {
     for (const NodeRecord& n : trace.nodes) m.total_cost_usd += n.cost_usd;
     for (const JobRecord& j : trace.jobs) m.busy_cost_usd += j.cost_usd;
@@ -210,12 +232,11 @@ Metrics compute_metrics(const TraceData& trace) {
     }
   }
   m.jobs_total = static_cast<std::int64_t>(trace.jobs.size());
-  m.preemptions = static_cast<std::int64_t>(trace.preemptions.size());
-  for (const PreemptionRecord& p : trace.preemptions) {
-    m.gpu_hours_preempt_save += p.save_gpu_s / 3600.0;
-    m.gpu_hours_preempt_restore += p.restore_gpu_s / 3600.0;
-    m.gpu_hours_preempt_lost += p.lost_gpu_s / 3600.0;
-  }
+  const PreemptionTotals preempted = trace.preemption_totals ? *trace.preemption_totals : preemption_totals(trace.preemptions);
+  m.preemptions = preempted.rows;
+  m.gpu_hours_preempt_save = preempted.save_gpu_h;
+  m.gpu_hours_preempt_restore = preempted.restore_gpu_h;
+  m.gpu_hours_preempt_lost = preempted.lost_gpu_h;
   m.idle_cost_usd = m.total_cost_usd - m.busy_cost_usd - m.storage_cost_usd;
   if (m.jobs_completed > 0) m.cost_per_completed_job_usd = m.total_cost_usd / static_cast<double>(m.jobs_completed);
   m.makespan_s = jcts.empty() ? 0.0 : last_end_s - first_submit_s;
@@ -241,7 +262,7 @@ Metrics compute_metrics(const TraceData& trace) {
   if (m.gpu_hours_useful > 0) m.cost_per_useful_gpu_hour_usd = m.total_cost_usd / m.gpu_hours_useful;
 
   for (std::string_view name : CATEGORY_REPORT_ORDER)
-    for (const CategorySum& c : by_category)
+    for (const LedgerTotals::Category& c : ledger.by_category)
       if (c.name == name) m.cost_by_category_usd.emplace_back(name, c.usd);
 
   m.pools = pool_metrics(trace);
@@ -252,7 +273,7 @@ Metrics compute_metrics(const TraceData& trace) {
 
   m.wait_s = summarize(waits);
   m.jct_s = summarize(jcts);
-  m.teams = team_metrics(trace, &m);
+  m.teams = team_metrics(trace, preempted, &m);
   return m;
 }
 
@@ -267,7 +288,7 @@ namespace {
 
 // Per team; `all`, when given, is the waits and JCTs of every job (Metrics::wait_s,
 // jct_s): a team that every job names has the same samples, so they are not sorted again.
-std::vector<TeamMetrics> team_metrics(const TraceData& trace, const Metrics* all) {
+std::vector<TeamMetrics> team_metrics(const TraceData& trace, const PreemptionTotals& preempted, const Metrics* all) {
   // One pass over the jobs for the counts and sums, and one for the samples of the teams
   // that need them. Teams are numbered as they first appear, found by name from the last
   // one matched (jobs come in runs of one team) and otherwise in a map; their figures are
@@ -299,9 +320,8 @@ std::vector<TeamMetrics> team_metrics(const TraceData& trace, const Metrics* all
     t.gpu_hours_held += j.resilience.gpu_s_held / 3600.0;
     if (j.status == JobStatus::Completed && std::isfinite(j.end_s)) ++t.completed;
   }
-  for (const PreemptionRecord& p : trace.preemptions)
-    if (p.job >= 0 && static_cast<std::size_t>(p.job) < team_of_job.size() && team_of_job[static_cast<std::size_t>(p.job)] >= 0)
-      ++found[static_cast<std::size_t>(team_of_job[static_cast<std::size_t>(p.job)])].preemptions;
+  for (std::size_t id = 0; id < preempted.by_job.size() && id < team_of_job.size(); ++id)
+    if (team_of_job[id] >= 0) found[static_cast<std::size_t>(team_of_job[id])].preemptions += preempted.by_job[id];
 
   // A team every job names has the run's samples (in the same order): already summarized.
   const auto has_every_job = [&](const TeamMetrics& t) {
@@ -339,7 +359,9 @@ std::vector<TeamMetrics> team_metrics(const TraceData& trace, const Metrics* all
 
 }  // namespace
 
-std::vector<TeamMetrics> team_metrics(const TraceData& trace) { return team_metrics(trace, nullptr); }
+std::vector<TeamMetrics> team_metrics(const TraceData& trace) {
+  return team_metrics(trace, trace.preemption_totals ? *trace.preemption_totals : preemption_totals(trace.preemptions), nullptr);
+}
 
 bool has_committed_pools(const std::vector<PoolMetrics>& pools) {
   return std::any_of(pools.begin(), pools.end(), [](const PoolMetrics& p) { return p.market == "owned" || p.market == "reserved"; });

@@ -182,6 +182,10 @@ Metrics compute_metrics(const TraceData& trace);
 // Per pool, from /pools and /nodes (empty for traces without /pools).
 std::vector<PoolMetrics> pool_metrics(const TraceData& trace);
 
+// The sums of a ledger's or a preemption table's rows, in row order (TraceData::ledger_totals).
+LedgerTotals ledger_totals(const std::vector<ChargeRecord>& ledger);
+PreemptionTotals preemption_totals(const std::vector<PreemptionRecord>& preemptions);
+
 // Per team named by a job, sorted by team name (Metrics::teams).
 std::vector<TeamMetrics> team_metrics(const TraceData& trace);
 

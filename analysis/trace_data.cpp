@@ -3,6 +3,9 @@
 // the records plus a block.
 #include "analysis/trace_data.hpp"
 
+#include <algorithm>
+#include <initializer_list>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -532,6 +535,15 @@ TraceData read_trace(const std::string& path, TraceParts parts) {
 
 TraceData read_trace(const TraceReader& reader, const std::string& label, TraceParts parts) {
   return read_trace_from(&reader, label, parts);
+}
+
+bool is_detail_column(std::string_view table, std::string_view column) {
+  using Names = std::initializer_list<std::string_view>;
+  const auto in = [column](Names names) { return std::find(names.begin(), names.end(), column) != names.end(); };
+  if (table == schema::JOBS.name) return in({"name", "gpus", "node_type", "first_node", "nodes"});
+  if (table == schema::LEDGER.name) return in({"time_s", "pool", "node", "job"});
+  if (table == schema::PREEMPTIONS.name) return in({"time_s", "gpus", "save_s", "restore_s", "saved_gpu_s", "reason", "mode"});
+  return false;
 }
 
 bool read_by_read_trace(std::string_view table, TraceParts parts) {

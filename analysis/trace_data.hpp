@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -252,6 +253,38 @@ struct ServiceRequestRecord {
   std::int32_t output_tokens = 0;
 };
 
+// The sums of /ledger that the figures need (Metrics' costs and costs by category), taken
+// row by row in the table's order: the same numbers whether from rows read back
+// (compute_metrics sums TraceData::ledger) or folded as a run writes them (SummaryTrace),
+// which keeps no rows. add() is the one place the arithmetic is written.
+struct LedgerTotals {
+  struct Category {
+    std::string name;
+    bool storage = false;
+    double usd = 0;
+  };
+  std::size_t rows = 0;
+  double total_usd = 0;
+  double busy_usd = 0;
+  double storage_usd = 0;
+  std::vector<Category> by_category;  // in order of first appearance
+  void add(std::string_view category, double usd, bool busy);
+
+ private:
+  std::size_t last_ = 0;  // the category matched last (charges come in runs of one category)
+};
+
+// The same for /preemptions: the count, the GPU-hours of saves, restores and lost work (each
+// row's GPU-seconds / 3600, summed in row order), and the rows per job id (for the teams).
+struct PreemptionTotals {
+  std::int64_t rows = 0;
+  double save_gpu_h = 0;
+  double restore_gpu_h = 0;
+  double lost_gpu_h = 0;
+  std::vector<std::int32_t> by_job;  // rows naming job id i; negative ids are not counted
+  void add(std::int64_t job, double save_gpu_s, double restore_gpu_s, double lost_gpu_s);
+};
+
 struct TraceData {
   TraceAttributes attrs;
   std::vector<NodeRecord> nodes;
@@ -263,6 +296,11 @@ struct TraceData {
   std::vector<PoolRecord> pools;             // schema 2
   std::vector<BudgetEventRecord> budget_events;
   std::vector<PreemptionRecord> preemptions;
+  // Set when the run folded /ledger and /preemptions into their sums instead of keeping the
+  // rows (SummaryTrace): then `ledger` and `preemptions` are empty and the figures come from
+  // these; otherwise compute_metrics sums the rows.
+  std::optional<LedgerTotals> ledger_totals;
+  std::optional<PreemptionTotals> preemption_totals;
   std::vector<NodeEventRecord> node_events;
   bool has_node_events = false;  // the trace has /node_events (else interruptions come from /events' node_down rows)
   bool has_events = true;        // the trace has /events (output.events: false leaves it out)
@@ -299,6 +337,10 @@ TraceData read_trace(const trace::TraceReader& reader, const std::string& label,
 // Whether read_trace(reader, label, parts) reads the table `table`: what a run keeps in
 // memory for its summary (trace::TeeTrace), so nothing else is held twice.
 bool read_by_read_trace(std::string_view table, TraceParts parts);
+// Whether `column` of `table` is one read_trace reads only with TraceParts::details (the
+// blocks under `parts.details` in read_jobs, read_ledger and read_preemptions): a copy kept
+// for the figures alone leaves these out (SummaryTrace).
+bool is_detail_column(std::string_view table, std::string_view column);
 
 // The files the run read (/inputs, their bytes from /input_bytes), for gcsim rerun. Throws
 // gcsim::Error naming the trace when it has no /inputs table (one written before traces

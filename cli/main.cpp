@@ -28,6 +28,7 @@
 #include "analysis/pools.hpp"
 #include "analysis/report.hpp"
 #include "analysis/service_report.hpp"
+#include "analysis/summary_trace.hpp"
 #include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
@@ -133,16 +134,17 @@ int run_and_report(models::Scenario& s, const std::string& out_dir, const models
   // The figures come from a copy of the trace's tables kept in memory as they are written,
   // never from reading the file back (docs/engine.md, "The summary from memory"); /events
   // only when the plots need it.
-  const analysis::TraceParts parts{.events = plots, .requests = false};
-  trace::MemoryTrace memory(trace_path);
+  // /ledger and /preemptions are folded into their sums as they are written, not kept, and
+  // the columns no figure or plot reads (TraceParts::details) are left out.
+  const analysis::TraceParts parts{.events = plots, .details = false, .requests = false};
+  analysis::SummaryTrace memory(trace_path, parts);
   const models::RunSummary r = models::run_simulation_to(
       s, schedulers, trace_path, bounded, memory,
       [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); });
   // The run's state (its jobs above all) is freed: given back before the summary's tables
   // are read, so the two are not resident at once.
   sim::release_free_memory();
-  memory.read_once();
-  const analysis::TraceData data = analysis::read_trace(memory, trace_path, parts);
+  const analysis::TraceData data = memory.read();
   const analysis::Metrics m = analysis::compute_metrics(data);
   std::vector<std::string> pngs;
   if (plots) {

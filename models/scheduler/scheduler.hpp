@@ -117,6 +117,10 @@ class WaitingJobs {
   void add(const QueuedJob& job);
   void remove(std::uint32_t job);
 
+  // Emptied, a queue with room for more entries than this frees it (remove).
+  static constexpr std::size_t RELEASE_ENTRIES = std::size_t{1} << 16;
+  std::size_t capacity() const { return jobs_.capacity(); }
+
  private:
   std::vector<QueuedJob> jobs_;
   std::vector<std::int32_t> slot_;  // by job id: index into jobs_, -1 when not waiting

@@ -28,6 +28,11 @@ void WaitingJobs::remove(std::uint32_t job) {
   slot_[jobs_[at].job] = static_cast<std::int32_t>(at);
   jobs_.pop_back();
   slot_[job] = -1;
+  // A queue that has emptied gives a large buffer back: at the end of a saturated run its
+  // room for hundreds of thousands of entries (130 MB for a million jobs under las) would
+  // otherwise be held while the trace is written. Refilled, it grows again, in as many
+  // steps as the first time: rare next to the adds that fill it.
+  if (jobs_.empty() && jobs_.capacity() > RELEASE_ENTRIES) std::vector<QueuedJob>().swap(jobs_);
 }
 
 }  // namespace gcsim::models

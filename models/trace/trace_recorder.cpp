@@ -2,6 +2,7 @@
 #include "models/trace/trace_recorder.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <cmath>
 #include <limits>
@@ -151,14 +152,26 @@ void TraceRecorder::flush_utilization() {
   util_total_written_ = util_total_;
 }
 
+void TraceRecorder::set_restore(std::size_t row, Restore r) {
+  if (restores_.empty()) {
+    // Zero as the rows' restores are while none is kept (+0.0, bit for bit).
+    if (std::bit_cast<std::uint64_t>(r.s) == 0 && std::bit_cast<std::uint64_t>(r.gpu_s) == 0) return;
+    restores_.reserve(preemptions_.capacity());
+    restores_.resize(preemptions_.size());
+  }
+  restores_[row] = r;
+}
+
 void TraceRecorder::preemption_stopped(const Job& j) {
   const sim::SimTime now = cluster_.now();
   if (const std::int64_t open = open_preemption_[j.id]; open >= 0) {
     // A run that ends during its restore spent only part of it (the image is pulled first).
-    PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
-    const double spent_s = std::clamp((now - j.run_start - j.image_pull()).seconds(), 0.0, row.restore_s);
-    row.restore_gpu_s *= row.restore_s > 0 ? spent_s / row.restore_s : 0.0;
-    row.restore_s = spent_s;
+    const auto row = static_cast<std::size_t>(open);
+    Restore r = restore_of(row);
+    const double spent_s = std::clamp((now - j.run_start - j.image_pull()).seconds(), 0.0, r.s);
+    r.gpu_s *= r.s > 0 ? spent_s / r.s : 0.0;
+    r.s = spent_s;
+    set_restore(row, r);
     open_preemption_[j.id] = -1;
   }
   if (!j.preempted) return;
@@ -176,20 +189,24 @@ void TraceRecorder::preemption_stopped(const Job& j) {
   row.lost_gpu_s = j.stop_lost_gpu_s();
   open_preemption_[j.id] = static_cast<std::int64_t>(preemptions_.size());
   preemptions_.push_back(row);
+  if (!restores_.empty()) restores_.emplace_back();
 }
 
 void TraceRecorder::restart_began(const Job& j) {
   const std::int64_t open = open_preemption_[j.id];
   if (open < 0) return;
-  PreemptionRow& row = preemptions_[static_cast<std::size_t>(open)];
-  row.restore_s = j.ckpt().run_restore.seconds();
-  row.restore_gpu_s = row.restore_s * j.gpu_share_held();
+  Restore r;
+  r.s = j.ckpt().run_restore.seconds();
+  r.gpu_s = r.s * j.gpu_share_held();
+  set_restore(static_cast<std::size_t>(open), r);
   if (j.ckpt().run_restore == sim::SimTime::zero()) open_preemption_[j.id] = -1;
 }
 
 void TraceRecorder::write_preemptions() {
   trace::Table& t = add_table(file_, schema::PREEMPTIONS, 1024);
-  for (const PreemptionRow& r : preemptions_)
+  for (std::size_t i = 0; i < preemptions_.size(); ++i) {
+    const PreemptionRow& r = preemptions_[i];
+    const Restore restore = restore_of(i);
     t.begin_row()
         .f64(0, r.time_s)
         .i64(1, r.job)
@@ -198,10 +215,11 @@ void TraceRecorder::write_preemptions() {
         .i32(4, r.gpus)
         .f64(5, r.save_s)
         .f64(6, r.save_gpu_s)
-        .f64(7, r.restore_s)
-        .f64(8, r.restore_gpu_s)
+        .f64(7, restore.s)
+        .f64(8, restore.gpu_s)
         .f64(9, r.saved_gpu_s)
         .f64(10, r.lost_gpu_s);
+  }
 }
 
 namespace {

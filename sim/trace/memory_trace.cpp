@@ -1,6 +1,8 @@
 // A trace in memory (see memory_trace.hpp).
 #include "sim/trace/memory_trace.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -28,58 +30,57 @@ class MemoryTrace::MemoryTable final : public Table {
       if ((c.type == ColumnType::Str) != (c.str_bytes > 0))
         throw Error("trace '" + label_ + "': column '" + name_ + "." + c.name + "': a string column needs a width");
     }
+    for (std::size_t i = 0; i < columns_.size(); ++i) cells_[i].type = columns_[i].type;
   }
 
   Table& begin_row() override {
     if (closed_) throw std::logic_error("trace '" + label_ + "' table " + name_ + " written after commit()");
+    finish_row();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
-      Cells& c = cells_[i];
-      switch (columns_[i].type) {
-        case ColumnType::F64: c.f64.push_back(std::numeric_limits<double>::quiet_NaN()); break;
-        case ColumnType::Str: c.str.emplace_back(); break;
-        default: c.ints.push_back(0); break;
-      }
+      Column_& c = cells_[i];
+      c.next_f64 = std::numeric_limits<double>::quiet_NaN();
+      c.next_int = 0;
+      c.next_str.clear();
     }
     ++rows_;
     return *this;
   }
   Table& f64(std::size_t column, double value) override {
-    check(column, ColumnType::F64).f64.back() = value;
+    check(column, ColumnType::F64).next_f64 = value;
     return *this;
   }
   Table& i64(std::size_t column, std::int64_t value) override {
-    check(column, ColumnType::I64).ints.back() = value;
+    check(column, ColumnType::I64).next_int = value;
     return *this;
   }
   Table& i32(std::size_t column, std::int32_t value) override {
-    check(column, ColumnType::I32).ints.back() = value;
+    check(column, ColumnType::I32).next_int = value;
     return *this;
   }
   Table& str(std::size_t column, std::string_view value) override {
-    Cells& c = check(column, ColumnType::Str);
+    Column_& c = check(column, ColumnType::Str);
     if (value.find('\0') != std::string_view::npos)
       throw Error("trace '" + label_ + "': " + name_ + "." + columns_[column].name + ": string contains a NUL byte");
     if (value.size() > columns_[column].str_bytes)
       throw InternalError("trace '" + label_ + "': a string of " + std::to_string(value.size()) + " bytes for column " +
                           name_ + "." + columns_[column].name + ", " + std::to_string(columns_[column].str_bytes) +
                           " bytes wide (its source should have been bounded at load)");
-    c.str.back().assign(value);
+    c.next_str.assign(value);
     return *this;
   }
   Table& enum8(std::size_t column, std::uint8_t value) override { return set_enum(column, ColumnType::Enum8, value); }
   Table& enum_value(std::size_t column, std::uint32_t value) override { return set_enum(column, ColumnType::Enum, value); }
   std::size_t rows() const override { return rows_; }
   void reserve(std::size_t rows) override {
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      Cells& c = cells_[i];
-      switch (columns_[i].type) {
-        case ColumnType::F64: c.f64.reserve(rows_ + rows); break;
-        case ColumnType::Str: c.str.reserve(rows_ + rows); break;
-        default: c.ints.reserve(rows_ + rows); break;
-      }
+    for (Column_& c : cells_) {
+      c.reserve_rows = rows_ + rows;
+      if (!c.uniform) c.cells.reserve(c.type, c.reserve_rows);
     }
   }
-  void close() { closed_ = true; }
+  void close() {
+    finish_row();
+    closed_ = true;
+  }
 
   const Column* find(const std::string& column) const {
     for (const Column& c : columns_)
@@ -96,9 +97,22 @@ class MemoryTrace::MemoryTable final : public Table {
     std::vector<double> f64;
     std::vector<std::int64_t> ints;
     std::vector<std::string> str;
+    void reserve(ColumnType type, std::size_t rows) {
+      switch (type) {
+        case ColumnType::F64: f64.reserve(rows); break;
+        case ColumnType::Str: str.reserve(rows); break;
+        default: ints.reserve(rows); break;
+      }
+    }
   };
   const std::vector<Column>& columns() const { return columns_; }
-  const Cells& cells(std::size_t i) const { return cells_[i]; }
+  // Every cell of column i, the row being written included.
+  Cells cells(std::size_t i) const {
+    const Column_& c = cells_[i];
+    Cells out = c.uniform ? repeated(c, done_) : c.cells;
+    if (done_ < rows_) append_to(out, c);
+    return out;
+  }
   // Reading once (MemoryTrace::read_once): the column's cells are moved out, and a second
   // read of them is an Error.
   Cells take(std::size_t i) {
@@ -107,20 +121,91 @@ class MemoryTrace::MemoryTable final : public Table {
       throw Error("trace '" + label_ + "': column '" + name_ + "." + columns_[i].name +
                   "' was already read (the trace is read once)");
     taken_[i] = true;
-    return std::exchange(cells_[i], Cells{});
+    if (!closed_ || cells_[i].uniform) {
+      Cells out = cells(i);
+      cells_[i] = Column_{};
+      return out;
+    }
+    return std::exchange(cells_[i].cells, Cells{});
   }
 
  private:
   // An Enum8 or Enum cell: a value without a label is a programming error.
   Table& set_enum(std::size_t column, ColumnType type, std::uint32_t value) {
-    Cells& c = check(column, type);
+    Column_& c = check(column, type);
     if (value >= columns_[column].enum_labels.size())
       throw std::logic_error("trace table " + name_ + "." + columns_[column].name + ": enum value " +
                              std::to_string(value) + " has no label");
-    c.ints.back() = value;
+    c.next_int = value;
     return *this;
   }
-  Cells& check(std::size_t column, ColumnType type) {
+  // A column's cells: while every finished row holds one value (a column of NaN, zeros or
+  // one name, as the model columns of a run of duration jobs), that value alone and no
+  // vector; from the first other value on, every cell. The row being written is held in
+  // next_* until the next begin_row or close.
+  struct Column_ {
+    ColumnType type = ColumnType::F64;
+    bool uniform = true;
+    double same_f64 = 0;
+    std::int64_t same_int = 0;
+    std::string same_str;
+    Cells cells;  // every finished row's cell, once not uniform
+    double next_f64 = 0;
+    std::int64_t next_int = 0;
+    std::string next_str;
+    std::size_t reserve_rows = 0;  // the last reserve(): room made when the cells are first kept
+  };
+  // Whether the row being written holds the column's one value (floats compared bit for bit,
+  // so a NaN is the same NaN and -0 is not 0).
+  static bool next_is_same(const Column_& c) {
+    switch (c.type) {
+      case ColumnType::F64: return std::bit_cast<std::uint64_t>(c.next_f64) == std::bit_cast<std::uint64_t>(c.same_f64);
+      case ColumnType::Str: return c.next_str == c.same_str;
+      default: return c.next_int == c.same_int;
+    }
+  }
+  static Cells repeated(const Column_& c, std::size_t rows) {
+    Cells out;
+    switch (c.type) {
+      case ColumnType::F64: out.f64.assign(rows, c.same_f64); break;
+      case ColumnType::Str: out.str.assign(rows, c.same_str); break;
+      default: out.ints.assign(rows, c.same_int); break;
+    }
+    return out;
+  }
+  static void append_to(Cells& out, const Column_& c) {
+    switch (c.type) {
+      case ColumnType::F64: out.f64.push_back(c.next_f64); break;
+      case ColumnType::Str: out.str.push_back(c.next_str); break;
+      default: out.ints.push_back(c.next_int); break;
+    }
+  }
+  // The row being written is finished: its cells join the columns.
+  void finish_row() {
+    if (done_ == rows_) return;
+    for (Column_& c : cells_) {
+      if (c.uniform) {
+        if (done_ == 0) {
+          c.same_f64 = c.next_f64;
+          c.same_int = c.next_int;
+          c.same_str = c.next_str;
+          continue;
+        }
+        if (next_is_same(c)) continue;
+        c.cells.reserve(c.type, std::max(c.reserve_rows, done_ + 1));
+        Cells& k = c.cells;
+        switch (c.type) {
+          case ColumnType::F64: k.f64.assign(done_, c.same_f64); break;
+          case ColumnType::Str: k.str.assign(done_, c.same_str); break;
+          default: k.ints.assign(done_, c.same_int); break;
+        }
+        c.uniform = false;
+      }
+      append_to(c.cells, c);
+    }
+    done_ = rows_;
+  }
+  Column_& check(std::size_t column, ColumnType type) {
     if (column >= columns_.size() || columns_[column].type != type || rows_ == 0 || closed_)
       throw std::logic_error("trace '" + label_ + "' table " + name_ + ": column " + std::to_string(column) +
                              " written out of order or as the wrong type");
@@ -129,9 +214,10 @@ class MemoryTrace::MemoryTable final : public Table {
   std::string label_;
   std::string name_;
   std::vector<Column> columns_;
-  std::vector<Cells> cells_;
+  std::vector<Column_> cells_;
   std::vector<bool> taken_;
   std::size_t rows_ = 0;
+  std::size_t done_ = 0;  // rows finished (all but the one being written)
   bool closed_ = false;
 };
 

@@ -1,13 +1,15 @@
 // The run's figures from memory (docs/engine.md, "The summary from memory"): a trace's
 // tables copied into a MemoryTrace as the file is written (trace::TeeTrace) read back to the
 // same records as the file does; a MemoryTrace read once hands each column out once;
-// coded name columns (schema 5) keep every name, past 256 of them.
+// coded name columns (schema 5) keep every name, past 256 of them; /ledger and /preemptions
+// folded into their sums as they are written give the figures their rows give.
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "analysis/metrics.hpp"
+#include "analysis/summary_trace.hpp"
 #include "analysis/trace_data.hpp"
 #include "models/register_builtins.hpp"
 #include "models/simulation.hpp"
@@ -173,4 +175,84 @@ TEST_CASE("output.events false leaves /events out of the trace, and every figure
   CHECK(ma.total_cost_usd == mb.total_cost_usd);
   CHECK(ma.gpu_utilization == mb.gpu_utilization);
   CHECK(ma.jct_s.mean == mb.jct_s.mean);
+}
+
+TEST_CASE("a run's /ledger and /preemptions folded as they are written give every figure their rows give",
+          "[scenario][trace]") {
+  // Least attained service on two nodes, 80 jobs of 1 to 8 GPUs arriving about every 10
+  // minutes for about an hour each in three teams: a new job preempts the running ones
+  // that have had more, so there are preemptions, and idle and busy compute charges.
+  const std::string yaml = R"(name: fold
+seed: 3
+horizon: 30d
+run_until: done
+cluster:
+  node_types:
+    - {name: a100, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32}}
+scheduler: {policy: las}
+workload:
+  generators:
+    - name: g
+      count: 80
+      arrival: {dist: exponential, mean: 10m}
+      gpus: {choice: [1, 2, 4, 8]}
+      duration: {dist: lognormal, median: 1h, sigma: 1.0}
+      team: {choice: [a, b, c]}
+)";
+  gcsim::test::TempDir dir;
+  const models::Scenario s = gcsim::test::scenario_from_yaml(yaml);
+  const std::string path = dir.file("fold.h5");
+  // As gcsim run reads it: no detail columns kept.
+  const TraceParts parts{.events = false, .details = false};
+  analysis::SummaryTrace summary(path, parts);
+  models::run_simulation_to(s, models::builtins().schedulers, path, {}, summary,
+                            [parts](const std::string& t) { return analysis::read_by_read_trace(t, parts); });
+  const TraceData folded = summary.read();
+  CHECK_THROWS_AS(summary.read(), std::logic_error);  // read once
+  const TraceData rows = analysis::read_trace(path);
+
+  // No rows kept; the sums are those of the file's rows, bit for bit.
+  CHECK(folded.ledger.empty());
+  CHECK(folded.preemptions.empty());
+  REQUIRE(folded.ledger_totals);
+  REQUIRE(folded.preemption_totals);
+  REQUIRE(rows.preemptions.size() > 10);
+  const analysis::LedgerTotals want = analysis::ledger_totals(rows.ledger);
+  CHECK(folded.ledger_totals->rows == rows.ledger.size());
+  CHECK(folded.ledger_totals->total_usd == want.total_usd);
+  CHECK(folded.ledger_totals->busy_usd == want.busy_usd);
+  REQUIRE(folded.ledger_totals->by_category.size() == 2);  // compute_busy and compute_idle
+  CHECK(folded.preemption_totals->rows == static_cast<std::int64_t>(rows.preemptions.size()));
+
+  const analysis::Metrics a = analysis::compute_metrics(folded);
+  const analysis::Metrics b = analysis::compute_metrics(rows);
+  CHECK(a.total_cost_usd > 0);
+  CHECK(a.busy_cost_usd > 0);
+  CHECK(a.total_cost_usd == b.total_cost_usd);
+  CHECK(a.busy_cost_usd == b.busy_cost_usd);
+  CHECK(a.idle_cost_usd == b.idle_cost_usd);
+  CHECK(a.storage_cost_usd == b.storage_cost_usd);
+  CHECK(a.cost_by_category_usd == b.cost_by_category_usd);
+  CHECK(a.preemptions == static_cast<std::int64_t>(rows.preemptions.size()));
+  CHECK(a.preemptions == b.preemptions);
+  CHECK(a.gpu_hours_preempt_save == b.gpu_hours_preempt_save);
+  CHECK(a.gpu_hours_preempt_restore == b.gpu_hours_preempt_restore);
+  CHECK(a.gpu_hours_preempt_lost == b.gpu_hours_preempt_lost);
+  REQUIRE(a.teams.size() == 3);
+  REQUIRE(b.teams.size() == 3);
+  std::int64_t team_preemptions = 0;
+  for (std::size_t i = 0; i < a.teams.size(); ++i) {
+    CHECK(a.teams[i].team == b.teams[i].team);
+    CHECK(a.teams[i].preemptions == b.teams[i].preemptions);
+    team_preemptions += a.teams[i].preemptions;
+  }
+  CHECK(team_preemptions == a.preemptions);  // every job has a team
+  CHECK(a.wait_s.mean == b.wait_s.mean);
+  CHECK(a.jct_s.mean == b.jct_s.mean);
+  CHECK(a.gpu_utilization == b.gpu_utilization);
+  // The jobs' detail columns were not kept: the records have their defaults there.
+  REQUIRE(folded.jobs.size() == rows.jobs.size());
+  CHECK(folded.jobs[0].name.empty());
+  CHECK_FALSE(rows.jobs[0].name.empty());
+  CHECK(folded.jobs[0].submit_s == rows.jobs[0].submit_s);
 }

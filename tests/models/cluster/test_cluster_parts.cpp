@@ -146,6 +146,32 @@ TEST_CASE("JobQueue tells the policy every job that joins or leaves the waiting 
   CHECK_THROWS_AS(q.remove_placed(1), InternalError);  // not waiting any more
 }
 
+TEST_CASE("WaitingJobs gives a large buffer back when it empties, and keeps a small one", "[unit][cluster]") {
+  models::WaitingJobs w;
+  const auto fill = [&w](std::uint32_t n) {
+    for (std::uint32_t id = 0; id < n; ++id) {
+      models::QueuedJob q;
+      q.job = id;
+      w.add(q);
+    }
+  };
+  fill(100);
+  for (std::uint32_t id = 0; id < 100; ++id) w.remove(id);
+  CHECK(w.empty());
+  CHECK(w.capacity() >= 100);  // small: kept for the next arrivals
+  const auto big = static_cast<std::uint32_t>(models::WaitingJobs::RELEASE_ENTRIES + 1);
+  fill(big);
+  for (std::uint32_t id = 0; id + 1 < big; ++id) w.remove(id);
+  CHECK(w.capacity() > models::WaitingJobs::RELEASE_ENTRIES);  // not empty yet
+  CHECK(w.contains(big - 1));
+  w.remove(big - 1);
+  CHECK(w.empty());
+  CHECK(w.capacity() == 0);
+  fill(3);  // and it fills again
+  CHECK(w.size() == 3);
+  CHECK(w[2].job == 2);
+}
+
 TEST_CASE("CheckpointController: periodic writes pause the job and commit on time", "[model][cluster][checkpoint]") {
   // 4 GPUs, 5h of work, a checkpoint every 1h of progress, each write pausing 6 min: writes
   // begin at 1h, 2h06, 3h12, 4h18 (progress 1h..4h; at 5h it finishes, nothing to save) and
