@@ -17,7 +17,9 @@ StorageCostMeter::StorageCostMeter(const Scenario& scenario, const sim::Engine& 
     if (j.id >= ckpt_stored_since_.size()) ckpt_stored_since_.resize(std::size_t{j.id} + 1, sim::SimTime::max());
   });
   cluster.checkpoint_written.connect(ORDER_STORAGE_COSTS, [this](const Job& j) {
-    if (!j.checkpoint()->tier.empty() && ckpt_stored_since_[j.id].is_max()) ckpt_stored_since_[j.id] = engine_.now();
+    // A save on preemption of a job with no checkpoint plan is stored nowhere (no tier).
+    if (j.checkpoint() && !j.checkpoint()->tier.empty() && ckpt_stored_since_[j.id].is_max())
+      ckpt_stored_since_[j.id] = engine_.now();
   });
   storage.stream_ended.connect(ORDER_STORAGE_COSTS, 
       [this](sim::SimTime t, const Job& j, std::size_t tier, double samples) { charge_stream(t, j, tier, samples); });

@@ -296,3 +296,35 @@ TEST_CASE("useful GPU-hours are work in the job's units: slower storage does not
   CHECK(ms.gpu_busy_share == Approx(mf.gpu_busy_share).epsilon(1e-9));
   CHECK(mf.gpu_hours_waiting == Approx(mf.gpu_hours_held - mf.gpu_hours_useful).epsilon(1e-9));
 }
+
+TEST_CASE("preempted jobs without a checkpoint plan in a run with storage: no crash, no checkpoint storage charged",
+          "[scenario][storage]") {
+  // Least attained service preempts plain jobs (their progress saved on preemption, no
+  // `checkpoint:` of their own); the storage cost meter used to read the absent checkpoint
+  // plan's tier when such a save was committed, and the run crashed.
+  const std::string yaml = R"(name: las-storage
+seed: 3
+horizon: 30d
+run_until: done
+cluster:
+  node_types:
+    - {name: a100, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32}}
+storage:
+  tiers:
+    - {name: nfs, kind: shared-fs, read: 2GB/s, write: 1GB/s, iops: 20k, latency: 1ms, capacity: 100TB, price: 0.30/GB-month}
+scheduler: {policy: las}
+workload:
+  generators:
+    - name: g
+      count: 40
+      arrival: {dist: exponential, mean: 10m}
+      gpus: {choice: [1, 2, 4, 8]}
+      duration: {dist: lognormal, median: 1h, sigma: 1.0}
+)";
+  test::TempDir dir;
+  const analysis::TraceData t = run_yaml(yaml, dir);
+  REQUIRE(t.preemptions.size() > 5);
+  CHECK(t.jobs.size() == 40);
+  const analysis::Metrics m = analysis::compute_metrics(t);
+  CHECK(m.storage_cost_usd == 0);  // nothing is stored: no dataset, no checkpoint plan
+}
