@@ -31,6 +31,7 @@ struct Row {
   models::EstimateRow e;
   bool would_run_on;
   bool has_epoch;  // the job names a dataset of known size; otherwise an epoch means nothing
+  double staging_s;  // the staging copy before the steps (dataset.access: stage); NaN: streamed
 };
 
 // A node type that can never hold a job, and why (said in the table, never dropped silently).
@@ -64,9 +65,14 @@ std::string exclusion_reason(const models::JobSpec& job, const models::NodeTypeS
 // rule (granularity and minimum), as the rental of its nodes for that time would be. A
 // monthly lease bills a month for a job of two hours. Owned and reserved capacity is paid
 // whether used or not: no rounding.
+// `staging_s`: a staging copy before the steps, on the job's nodes (held, billed, no progress).
 models::EstimateRow billed_estimate(const models::TrainingSpec& job, const models::HardwareContext& hw,
-                                    const models::NodeTypeSpec& type) {
+                                    const models::NodeTypeSpec& type, double staging_s) {
   models::EstimateRow e = models::estimate_job(job, hw, models::node_usd_per_hour(type, 1.0), type.gpus);
+  if (staging_s > 0) {
+    e.total_time_s += staging_s;
+    e.total_cost_usd += staging_s / 3600.0 * e.usd_per_hour;
+  }
   const bool rented = type.price.market == models::Market::OnDemand || type.price.market == models::Market::Spot;
   if (!rented || !(e.total_time_s > 0)) return e;
   const sim::SimTime used = sim::SimTime::from_seconds(e.total_time_s);  // saturates at max(): "never"
@@ -118,7 +124,12 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
         const double all_reduce_s = network::alone_all_reduce_s(s, *topo, static_cast<int>(t), *job.training, job.gpus);
         if (all_reduce_s >= 0) hw.all_reduce = [all_reduce_s](double, int, const models::HardwareContext&) { return all_reduce_s; };
       }
-      rows.push_back({&job, &type, billed_estimate(*job.training, hw, type), false, has_epoch});
+      // A staged dataset: the steps read from the nodes' NVMe, after the copy (as a run).
+      const std::optional<models::StagedInput> staged = models::staged_input(*job.training, s.storage, hw.nodes, hw.gpus_per_node());
+      if (staged) hw.storage_read_bytes_per_s = staged->read_bytes_per_s;
+      const double staging_s = staged ? staged->copy_s : std::numeric_limits<double>::quiet_NaN();
+      rows.push_back({&job, &type, billed_estimate(*job.training, hw, type, staged ? staged->copy_s : 0), false, has_epoch,
+                      staging_s});
       speeds.time_s[t] = rows.back().e.total_time_s;
     }
     // The type the run would place it on, asked of the scenario's own policy (with these
@@ -170,6 +181,7 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
           << ", \"time_per_epoch_s\": " << json_number(r.has_epoch ? r.e.time_per_epoch_s : NAN)
           << ", \"cost_per_epoch_usd\": " << json_number(r.has_epoch ? r.e.cost_per_epoch_usd : NAN)
           << ", \"cost_per_million_samples_usd\": " << json_number(r.e.cost_per_million_samples_usd)
+          << ", \"staging_s\": " << json_number(r.staging_s)
           << ", \"total_time_s\": " << json_number(r.e.total_time_s) << ", \"total_cost_usd\": " << json_number(r.e.total_cost_usd)
           << "}";
     }
@@ -211,6 +223,10 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
            "Rows without \"(comparison)\" are the node type a job alone on the idle cluster is placed on; costs charge\n"
            "its GPUs' share of the node price on the pool's market; $/job rounds the whole job up by the pool's billing\n"
            "rule (granularity and minimum), as a run bills it.\n";
+    for (const Row& r : rows)
+      if (r.staging_s >= 0)
+        out << "staging: job '" << r.job->name << "' on " << r.type->name << " copies its dataset to local NVMe first: "
+            << analysis::format_duration(r.staging_s) << ", in the whole job's time and cost; its steps read from NVMe\n";
     for (const std::string& n : notes) out << "note: " << n << "\n";
   }
   std::cout << out.str();

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/config/scenario.hpp"
+#include "models/storage/storage_datasets.hpp"
 
 namespace gcsim::models {
 
@@ -28,6 +29,28 @@ HardwareContext hardware_context(const NodeTypeSpec& type, int job_gpus, const T
     }
   }
   return hw;
+}
+
+std::optional<StagedInput> staged_input(const TrainingSpec& job, const std::optional<StorageSpec>& storage, int nodes,
+                                        int gpus_per_node) {
+  if (!storage || !job.dataset || job.dataset->access != DataAccess::Stage || nodes < 1) return std::nullopt;
+  const StorageTierSpec* source = storage->find(job.dataset->tier);
+  const auto local = std::find_if(storage->tiers.begin(), storage->tiers.end(),
+                                  [](const StorageTierSpec& t) { return t.kind == TierKind::LocalNvme; });
+  if (source == nullptr || !shared_tier(source->kind) || local == storage->tiers.end()) return std::nullopt;
+  const double bytes = dataset_bytes_of(job);
+  if (local->capacity_bytes > 0 && bytes > local->capacity_bytes) return std::nullopt;  // too big: streamed, as in a run
+  const double file = file_bytes_of(job);
+  // The source device's bandwidth for these files (storage_coupling.cpp, tier_bandwidth).
+  double device = source->read_bytes_per_s;
+  if (source->iops > 0 && file > 0) device = std::min(device, source->iops * file);
+  const double n = nodes;
+  const double cap = n * std::min(read_throughput_bytes_per_s(*source, file, READERS_PER_GPU * gpus_per_node),
+                                  local->write_bytes_per_s);
+  StagedInput in;
+  in.copy_s = source->retrieval_delay_s + n * bytes / std::min(device, cap);
+  in.read_bytes_per_s = n * read_throughput_bytes_per_s(*local, file, READERS_PER_GPU * gpus_per_node);
+  return in;
 }
 
 std::vector<std::string> unlimited_host_cpu_notes(const Scenario& s) {

@@ -23,6 +23,19 @@ inline constexpr int READERS_PER_GPU = 4;
 HardwareContext hardware_context(const NodeTypeSpec& type, int job_gpus, const TrainingSpec& job,
                                  const std::optional<StorageSpec>& storage);
 
+// A dataset staged to local NVMe first (`dataset.access: stage` on a shared tier, with a
+// local-nvme tier in the scenario and room for the dataset there; docs/storage.md,
+// "Staging"), for a job alone on `nodes` nodes of `gpus_per_node` GPUs: the copy's time as a
+// run gives it with no other reader on the source (retrieval delay + nodes x dataset bytes
+// at min(the source's bandwidth for these files, nodes x min(read throughput, NVMe write))),
+// and the read rate of the steps after it (the nodes' NVMe). nullopt: the job streams.
+struct StagedInput {
+  double copy_s = 0;
+  double read_bytes_per_s = 0;
+};
+std::optional<StagedInput> staged_input(const TrainingSpec& job, const std::optional<StorageSpec>& storage, int nodes,
+                                        int gpus_per_node);
+
 struct Scenario;
 // What the step-time model cannot charge for want of a figure: one sentence per node type
 // that gives no cpu_cores (neither written nor from a catalog row with vCPUs) and can hold a
