@@ -32,7 +32,36 @@ struct Row {
   bool would_run_on;
   bool has_epoch;  // the job names a dataset of known size; otherwise an epoch means nothing
   double staging_s;  // the staging copy before the steps (dataset.access: stage); NaN: streamed
+  std::vector<models::OperatorShare> ops;  // the step's operators (empty: no operator model)
 };
+
+// What bounds a step's compute: the compute-bound and memory-bound operators' and the
+// launches' shares, and the largest operators (docs/step-time.md, "Which operators bound a
+// step").
+struct OperatorSummary {
+  double compute_bound_s = 0, memory_bound_s = 0, total_s = 0;
+  std::vector<const models::OperatorShare*> top;  // the largest, at most TOP_OPERATORS
+  std::vector<std::pair<std::string_view, double>> by_kind;  // time per operator kind, largest first
+};
+constexpr std::size_t TOP_OPERATORS = 5;
+
+OperatorSummary summarize_operators(const std::vector<models::OperatorShare>& ops) {
+  OperatorSummary s;
+  for (const auto& o : ops) {
+    (o.compute_bound ? s.compute_bound_s : s.memory_bound_s) += o.time_s;
+    s.total_s += o.time_s;
+    s.top.push_back(&o);
+  }
+  std::stable_sort(s.top.begin(), s.top.end(), [](const auto* a, const auto* b) { return a->time_s > b->time_s; });
+  if (s.top.size() > TOP_OPERATORS) s.top.resize(TOP_OPERATORS);
+  for (const auto& o : ops) {
+    auto it = std::find_if(s.by_kind.begin(), s.by_kind.end(), [&](const auto& k) { return k.first == o.kind; });
+    if (it == s.by_kind.end()) s.by_kind.emplace_back(o.kind, o.time_s);
+    else it->second += o.time_s;
+  }
+  std::stable_sort(s.by_kind.begin(), s.by_kind.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return s;
+}
 
 // A node type that can never hold a job, and why (said in the table, never dropped silently).
 struct Excluded {
@@ -129,7 +158,7 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
       if (staged) hw.storage_read_bytes_per_s = staged->read_bytes_per_s;
       const double staging_s = staged ? staged->copy_s : std::numeric_limits<double>::quiet_NaN();
       rows.push_back({&job, &type, billed_estimate(*job.training, hw, type, staged ? staged->copy_s : 0), false, has_epoch,
-                      staging_s});
+                      staging_s, models::step_operators(*job.training, type.gpu)});
       speeds.time_s[t] = rows.back().e.total_time_s;
     }
     // The type the run would place it on, asked of the scenario's own policy (with these
@@ -181,7 +210,27 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
           << ", \"time_per_epoch_s\": " << json_number(r.has_epoch ? r.e.time_per_epoch_s : NAN)
           << ", \"cost_per_epoch_usd\": " << json_number(r.has_epoch ? r.e.cost_per_epoch_usd : NAN)
           << ", \"cost_per_million_samples_usd\": " << json_number(r.e.cost_per_million_samples_usd)
-          << ", \"staging_s\": " << json_number(r.staging_s)
+          << ", \"staging_s\": " << json_number(r.staging_s);
+      if (r.ops.empty()) {
+        out << ", \"operators\": null";
+      } else {
+        const OperatorSummary os = summarize_operators(r.ops);
+        out << ", \"operators\": {\"compute_bound_s\": " << json_number(os.compute_bound_s)
+            << ", \"memory_bound_s\": " << json_number(os.memory_bound_s) << ", \"by_kind\": {";
+        for (std::size_t k = 0; k < os.by_kind.size(); ++k)
+          out << (k ? ", " : "") << json_quote(std::string(os.by_kind[k].first)) << ": " << json_number(os.by_kind[k].second);
+        out << "}, \"top\": [";
+        for (std::size_t k = 0; k < os.top.size(); ++k) {
+          const models::OperatorShare& o = *os.top[k];
+          out << (k ? ", " : "") << "{\"name\": " << json_quote(o.name) << ", \"kind\": " << json_quote(std::string(o.kind))
+              << ", \"pass\": " << json_quote(std::string(o.pass)) << ", \"count\": " << o.count
+              << ", \"time_s\": " << json_number(o.time_s)
+              << ", \"share\": " << json_number(os.total_s > 0 ? o.time_s / os.total_s : NAN)
+              << ", \"bound\": " << json_quote(o.compute_bound ? "compute" : "memory") << "}";
+        }
+        out << "]}";
+      }
+      out
           << ", \"total_time_s\": " << json_number(r.e.total_time_s) << ", \"total_cost_usd\": " << json_number(r.e.total_cost_usd)
           << "}";
     }
@@ -223,6 +272,33 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
            "Rows without \"(comparison)\" are the node type a job alone on the idle cluster is placed on; costs charge\n"
            "its GPUs' share of the node price on the pool's market; $/job rounds the whole job up by the pool's billing\n"
            "rule (granularity and minimum), as a run bills it.\n";
+    for (const Row& r : rows) {
+      if (!r.would_run_on || r.ops.empty()) continue;
+      const OperatorSummary os = summarize_operators(r.ops);
+      if (!(os.total_s > 0)) continue;
+      char head[256];
+      std::snprintf(head, sizeof head, "why: job '%s' on %s: %.0f%% of its compute in compute-bound operators, %.0f%% in "
+                    "memory-bound ones; by kind:", r.job->name.c_str(), r.type->name.c_str(),
+                    100 * os.compute_bound_s / os.total_s, 100 * os.memory_bound_s / os.total_s);
+      out << head;
+      for (std::size_t k = 0; k < os.by_kind.size() && k < 4; ++k) {
+        char item[96];
+        std::snprintf(item, sizeof item, "%s %.*s %.0f%%", k ? "," : "", static_cast<int>(os.by_kind[k].first.size()),
+                      os.by_kind[k].first.data(), 100 * os.by_kind[k].second / os.total_s);
+        out << item;
+      }
+      out << "; the largest operators:";
+      for (std::size_t k = 0; k < os.top.size() && k < 3; ++k) {
+        const models::OperatorShare& o = *os.top[k];
+        char item[256];
+        std::snprintf(item, sizeof item, "%s %s (%.*s %.*s%s, %s-bound) %.1f%%", k ? "," : "", o.name.c_str(),
+                      static_cast<int>(o.kind.size()), o.kind.data(), static_cast<int>(o.pass.size()), o.pass.data(),
+                      o.count > 1 ? (" x" + std::to_string(o.count)).c_str() : "", o.compute_bound ? "compute" : "memory",
+                      100 * o.time_s / os.total_s);
+        out << item;
+      }
+      out << "\n";
+    }
     for (const Row& r : rows)
       if (r.staging_s >= 0)
         out << "staging: job '" << r.job->name << "' on " << r.type->name << " copies its dataset to local NVMe first: "

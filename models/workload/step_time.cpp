@@ -220,6 +220,30 @@ ComputeParts operator_compute_parts(const TrainingSpec& job, const GpuSpec& gpu,
   return e;
 }
 
+std::vector<OperatorShare> step_operators(const TrainingSpec& job, const GpuSpec& gpu, const Calibration& cal) {
+  std::vector<OperatorShare> out;
+  if (!cal.operator_model || !has_operator_model(job.model)) return out;
+  const ParallelismSpec& par = job.parallel;
+  const double split = static_cast<double>(par.tensor) * par.pipeline;
+  const OptimizerKind opt = job.optimizer == Optimizer::Sgd ? OptimizerKind::Sgd : OptimizerKind::Adam;
+  const OperatorGraph g = build_operators(job.model, job.batch_per_gpu, job.seq_len, job.precision, opt);
+  const GpuComputeFigures f = gpu_compute_figures(gpu);
+  // As operator_step and operator_compute_parts count them.
+  for (const Operator& op : g.ops) {
+    const OperatorTime t = operator_time(op, gpu, f, job.precision, cal.operators);
+    const double launch = cal.operators.launch_s * op.count;
+    const double roof = t.time_s - launch;
+    double time_s = 0;
+    if (op.kind == OpKind::Optimizer)
+      time_s = roof / std::max(1, job.grad_accum) / split / (par.zero_stage >= 1 ? par.data : 1) +
+               launch / std::max(1, job.grad_accum) / par.pipeline;
+    else
+      time_s = roof / split + launch / par.pipeline;
+    out.push_back({op.name, op_kind_name(op.kind), op_pass_name(op.pass), op.count, time_s * job.compute_scale, t.compute_bound});
+  }
+  return out;
+}
+
 StepEstimate estimate_step(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal) {
   const bool ops = cal.operator_model && has_operator_model(job.model);
   return estimate_step_from(job, hw, cal,

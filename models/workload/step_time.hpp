@@ -34,7 +34,9 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
 #include "models/workload/memory_fit.hpp"
@@ -149,6 +151,23 @@ ComputeParts aggregate_compute_parts(const TrainingSpec& job, const GpuSpec& gpu
 // tensor × pipeline split as the aggregate parts are. Throws std::invalid_argument for a
 // model without an architecture.
 ComputeParts operator_compute_parts(const TrainingSpec& job, const GpuSpec& gpu, const OperatorCalibration& oc);
+
+// Why a step takes what it takes (`gcsim estimate`, docs/step-time.md "Which operators
+// bound a step"): each operator row of the job's operator model (a row folds its identical
+// layers, `count`), its time per micro-step of one GPU on `gpu` as estimate_step counts it
+// (roofline + launches, the optimizer amortised over grad_accum, split by tensor x pipeline
+// parallelism, times the job's anchor scale) and whether its compute or its bytes bound it.
+// Empty for a model without an architecture (custom totals) or with the operator model off.
+struct OperatorShare {
+  std::string name;         // "layer3.2.conv2", "ffn1"
+  std::string_view kind;    // op_kind_name: gemm, conv, elementwise, normalization, ...
+  std::string_view pass;    // op_pass_name: forward, backward-data, backward-weight, update
+  int count = 1;
+  double time_s = 0;
+  bool compute_bound = false;
+};
+std::vector<OperatorShare> step_operators(const TrainingSpec& job, const GpuSpec& gpu,
+                                          const Calibration& cal = default_calibration());
 // The step around given compute parts: the anchor's scale, gradient synchronisation, the
 // pipeline bubble, the input pipeline and the straggler term, as estimate_step.
 StepEstimate estimate_step_from(const TrainingSpec& job, const HardwareContext& hw, const Calibration& cal,

@@ -379,3 +379,18 @@ workload:
   REQUIRE(t.jobs.size() == 1);
   CHECK(t.jobs[0].end_s == Approx(json_number(staged.output, "total_time_s")).epsilon(1e-6));
 }
+
+TEST_CASE("gcsim estimate says which operators bound a job's step", "[scenario][estimate][operators]") {
+  const std::string resnet = GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml";
+  const auto text = test::run_gcsim("estimate " + resnet);
+  INFO(text.output);
+  REQUIRE(text.code == 0);
+  CHECK(test::has(text.output, "why: job 'rn50' on "));
+  CHECK(test::has(text.output, "in compute-bound operators"));
+  CHECK(test::has(text.output, "; by kind: "));
+  const auto json = test::run_gcsim("estimate --json " + resnet);
+  REQUIRE(json.code == 0);
+  CHECK(test::has(json.output, "\"operators\": {\"compute_bound_s\": "));
+  CHECK(test::has(json.output, "\"by_kind\": {"));
+  CHECK(test::has(json.output, "\"bound\": \"memory\""));
+}

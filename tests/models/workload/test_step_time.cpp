@@ -417,3 +417,38 @@ TEST_CASE("Anchors: which one applies", "[model][step]") {
     CHECK(anchor_compute_scale(job) == 1);
   }
 }
+
+TEST_CASE("step_operators: the operators' times add up to the step's compute, each marked by what bounds it",
+          "[model][operators][estimate]") {
+  // ResNet-50 AMP (SGD) and BERT-large with 4 micro-steps per update (Adam) on an A100: the
+  // rows step_operators gives, summed, are exactly the compute part estimate_step counts
+  // (tensor + memory + optimizer + launches), so `gcsim estimate`'s shares are of that.
+  const auto& a100 = gpu("A100-40GB-SXM");
+  HardwareContext hw = gcsim::models::hardware_for(a100, 1, 8, 0, 0);
+  for (const auto& job : {make_job("resnet50", Precision::Fp16, 256, 1, 0, 1, Optimizer::Sgd, Decode::Gpu),
+                          make_job("bert-large", Precision::Fp16, 16, 1, 128, 4, Optimizer::Adam, Decode::Cpu)}) {
+    INFO(job.model.name);
+    const auto ops = gcsim::models::step_operators(job, a100);
+    REQUIRE(ops.size() > 10);
+    const auto e = estimate_step(job, hw);
+    double sum = 0, compute_bound = 0;
+    for (const auto& o : ops) {
+      CHECK(o.time_s > 0);
+      sum += o.time_s;
+      if (o.compute_bound) compute_bound += o.time_s;
+    }
+    CHECK(sum == Approx(e.tensor_s + e.memory_s + e.optimizer_s + e.overhead_s).epsilon(1e-9));
+    CHECK(compute_bound > 0);
+    CHECK(compute_bound < sum);
+    // Only the update is amortised over the micro-steps: with 4, its row is a quarter.
+    if (job.grad_accum == 4) {
+      auto once = job;
+      once.grad_accum = 1;
+      const auto ops1 = gcsim::models::step_operators(once, a100);
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        CHECK(ops[i].time_s == Approx(ops1[i].time_s / (ops[i].pass == "update" ? 4.0 : 1.0)).epsilon(1e-12));
+    }
+  }
+  // A model given by its totals has no operators.
+  CHECK(gcsim::models::step_operators(toy_job(Precision::Fp16, 8), toy_gpu()).empty());
+}
