@@ -24,19 +24,20 @@ namespace {
 //   costs) buffered, and the copy of the summary's tables kept in memory as the trace is
 //   written (docs/engine.md, "The summary from memory"). The review's P5 workload generated
 //   (bench/make_jobs_csv.py, genN.yaml; 2026-12-06, Job of 192 B, the run's memory given
-//   back before the summary is read): 10^5 and 10^6 jobs peak at 101.6 and 657.8 MiB (were
-//   118.7 and 917.7 with the 400-byte Job), 648 B a job between the two; below about 10^4
-//   jobs the trace's buffers add about 300 B a job: so 660 B a job plus 300 B for each of
-//   the first 10^4.
-constexpr double BYTES_PER_JOB = 660;
+//   back before the summary is read, /ledger and /preemptions folded into running totals
+//   and no detail column kept by the summary): 10^5 and 10^6 jobs peak at 75.2 and 526.8
+//   MiB (were 101.6 and 657.8 with the summary's row copies, 118.7 and 917.7 with the
+//   400-byte Job), 526 B a job between the two; below about 10^4 jobs the trace's buffers
+//   add about 300 B a job: so 530 B a job plus 300 B for each of the first 10^4.
+constexpr double BYTES_PER_JOB = 530;
 constexpr double TRACE_BUFFER_BYTES_PER_JOB = 300;
 constexpr double TRACE_BUFFER_JOBS = 1e4;
 // - a written-out job, on top: its share of the CSV's bytes kept for the trace's
 //   provenance (its JobSpec, 184 B, is released once the run has its Job: take_workload).
-//   P5 written out (bigN.yaml) vs generated: 109.1 vs 101.6 MiB at 10^5 jobs (78 B a job),
-//   700.4 vs 657.8 MiB at 10^6 (45 B a job). A compare or sweep keeps the specs (its runs
+//   P5 written out (bigN.yaml) vs generated: 78.5 vs 75.2 MiB at 10^5 jobs (35 B a job),
+//   570.6 vs 526.8 MiB at 10^6 (46 B a job). A compare or sweep keeps the specs (its runs
 //   share the scenario): 184 B a job more, once.
-constexpr double BYTES_PER_WRITTEN_JOB = 60;
+constexpr double BYTES_PER_WRITTEN_JOB = 50;
 constexpr double BYTES_PER_NODE = 600;
 // - the network graph: a link resource (its Boost edge, name, FlowNetwork entry, /links
 //   row): a leaf-spine over 64 leaves with 16 vs 4,096 spines, 2,560 vs 524,800 links:
