@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +35,7 @@
 #include "sim/config/config_node.hpp"
 #include "sim/config/csv.hpp"
 #include "sim/config/reader.hpp"
+#include "sim/config/regular_file.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::cli {
@@ -313,11 +313,10 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
   return s;
 }
 
-std::string read_whole(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A file whole, through the project's one safe reader (a FIFO or a device is refused, not
+// read forever; a file over the input limit is an error at its path).
+std::string read_whole(const fs::path& p, std::string_view what) {
+  return config::read_regular_file(p.string(), config::MAX_INPUT_FILE_BYTES, what);
 }
 
 std::string self_executable() {
@@ -371,8 +370,7 @@ int run_child(const std::string& exe, const std::vector<std::string>& args, cons
 // A CSV output as a list of row maps (keys: the header's names), so that the same pointers
 // read it: /name=value/column.
 config::ConfigNode csv_as_node(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cookbook: " + path + ": the step wrote no such file");
+  std::istringstream in(read_whole(path, "step output"));
   config::csv::Reader reader(in, path, true);
   config::csv::Row header, row;
   if (!reader.next(header)) throw Error("cookbook: " + path + ": an empty CSV file");
@@ -653,7 +651,7 @@ Ran run_recipe(const Recipe& rec, const std::string& exe, const fs::path& scratc
     const fs::path so = out / (s.id + ".stdout"), se = out / (s.id + ".stderr");
     const int rc = run_child(exe, args, fs::absolute(rec.dir), so, se);
     if (rc != 0) {
-      std::string err = read_whole(se);
+      std::string err = read_whole(se, "step error output");
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
       throw Error("cookbook: recipe " + rec.name + ", step '" + s.id + "': `" + shell_words(s.args) + "` exited with " +
                   std::to_string(rc) + (err.empty() ? std::string() : ":\n" + err));
@@ -661,7 +659,7 @@ Ran run_recipe(const Recipe& rec, const std::string& exe, const fs::path& scratc
     const std::string label = rec.name + "/" + s.id;
     switch (s.output.kind) {
       case Output::Kind::None: break;
-      case Output::Kind::Stdout: outputs.emplace(s.id, config::load_yaml_string(read_whole(so), label + " (standard output)").root); break;
+      case Output::Kind::Stdout: outputs.emplace(s.id, config::load_yaml_string(read_whole(so, "step output"), label + " (standard output)").root); break;
       case Output::Kind::Json: {
         const fs::path p = fs::absolute(rec.dir) / replace_all(s.output.path, "{out}", out.string());
         outputs.emplace(s.id, config::load_yaml_file(p.string(), "step output").root);
@@ -746,7 +744,7 @@ int cookbook(const CookbookCommand& c, Mode mode) {
       if (mode != Mode::Run) throw Error("cookbook: " + p.string() + ": no README.md (the recipe's question, answer and results block)");
       continue;
     }
-    readme[i] = read_whole(p);
+    readme[i] = read_whole(p, "recipe README");
     const Block b = find_block(readme[i], RESULTS_BEGIN, RESULTS_END);
     if (b.begin == std::string::npos) {
       if (mode != Mode::Run)
@@ -836,7 +834,7 @@ int cookbook(const CookbookCommand& c, Mode mode) {
   }
   if (!c.index.empty() && mode != Mode::Run) {
     const fs::path index(c.index);
-    std::string text = fs::exists(index) ? read_whole(index) : std::string();
+    std::string text = fs::exists(index) ? read_whole(index, "cookbook index") : std::string();
     const Block b = find_block(text, INDEX_BEGIN, INDEX_END);
     if (!text.empty() && b.begin == std::string::npos)
       throw Error("cookbook: " + c.index + ": no index block: put the lines " + INDEX_BEGIN + " and " + INDEX_END +
