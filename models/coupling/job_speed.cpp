@@ -41,9 +41,7 @@ std::optional<StagedInput> staged_input(const TrainingSpec& job, const std::opti
   const double bytes = dataset_bytes_of(job);
   if (local->capacity_bytes > 0 && bytes > local->capacity_bytes) return std::nullopt;  // too big: streamed, as in a run
   const double file = file_bytes_of(job);
-  // The source device's bandwidth for these files (storage_coupling.cpp, tier_bandwidth).
-  double device = source->read_bytes_per_s;
-  if (source->iops > 0 && file > 0) device = std::min(device, source->iops * file);
+  const double device = tier_bandwidth_bytes_per_s(*source, file);  // the source device's, as the coupling shares it
   const double n = nodes;
   const double cap = n * std::min(read_throughput_bytes_per_s(*source, file, READERS_PER_GPU * gpus_per_node),
                                   local->write_bytes_per_s);

@@ -14,13 +14,6 @@ namespace {
 using Kind = StorageTiers::Kind;
 using TransferId = StorageTiers::TransferId;
 
-// The tier's bandwidth for files of size F: min(R_read, IOPS · F).
-double tier_bandwidth(const StorageTierSpec& tier, double file_bytes) {
-  double b = tier.read_bytes_per_s;
-  if (tier.iops > 0 && file_bytes > 0) b = std::min(b, tier.iops * file_bytes);
-  return b;
-}
-
 }  // namespace
 
 StorageCoupling::StorageCoupling(const Scenario& scenario, sim::Engine& engine, Cluster& cluster, ModelSpeeds& speeds,
@@ -174,7 +167,7 @@ void StorageCoupling::on_retrieved(std::uint64_t id) {
   const auto nodes = static_cast<double>(s.nodes.size());
   const double cap = nodes * std::min(read_throughput_bytes_per_s(source, file, READERS_PER_GPU * j.gpus_per_node_held),
                                       local.write_bytes_per_s);
-  join(j, s.source, Kind::Copy, tier_bandwidth(source, file), cap, s.bytes * nodes, read_[j.id]);
+  join(j, s.source, Kind::Copy, tier_bandwidth_bytes_per_s(source, file), cap, s.bytes * nodes, read_[j.id]);
 }
 
 void StorageCoupling::on_staged(TransferId copy) {
@@ -219,7 +212,7 @@ void StorageCoupling::stream(const Job& j, std::size_t tier) {
   const double file = file_bytes_of(*j.training());
   const double nodes = read_tier.per_node() ? static_cast<double>(hw.nodes) : 1.0;
   stream_tier_[j.id] = static_cast<std::int32_t>(tier);
-  join(j, tier, Kind::Read, tier_bandwidth(read_tier, file) * nodes,
+  join(j, tier, Kind::Read, tier_bandwidth_bytes_per_s(read_tier, file) * nodes,
        read_throughput_bytes_per_s(read_tier, file, READERS_PER_GPU * hw.gpus_per_node()) * nodes, 0, read_[j.id]);
 }
 

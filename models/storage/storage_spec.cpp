@@ -158,6 +158,12 @@ double read_cost_usd(const StorageTierSpec& t, double bytes, double file_bytes) 
   return read_cost(t, bytes, file_bytes).total_usd();
 }
 
+double tier_bandwidth_bytes_per_s(const StorageTierSpec& tier, double file_bytes) {
+  double b = tier.read_bytes_per_s;
+  if (tier.iops > 0 && file_bytes > 0) b = std::min(b, tier.iops * file_bytes);
+  return b;
+}
+
 double staging_time_s(const StorageTierSpec& from, const StorageTierSpec& to, double bytes, double file_bytes,
                       int concurrency) {
   const double rate = std::min(read_throughput_bytes_per_s(from, file_bytes, concurrency), to.write_bytes_per_s);

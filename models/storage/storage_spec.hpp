@@ -100,6 +100,11 @@ ReadCost read_cost(const StorageTierSpec& tier, double bytes, double file_bytes)
 // The total of read_cost().
 double read_cost_usd(const StorageTierSpec& tier, double bytes, double file_bytes);
 
+// A tier device's bandwidth for reads of `file_bytes` files: its read bandwidth, or its
+// IOPS times the file size when that is less (what the storage coupling shares among a
+// device's readers, docs/storage.md "Storage in runs", B_j).
+double tier_bandwidth_bytes_per_s(const StorageTierSpec& tier, double file_bytes);
+
 // Staging a dataset from `from` to local NVMe `to`: time (retrieval delay + bytes at the
 // slower of the source's read throughput for these files and the target's write bandwidth).
 double staging_time_s(const StorageTierSpec& from, const StorageTierSpec& to, double bytes, double file_bytes,
