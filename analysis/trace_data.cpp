@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -45,6 +46,11 @@ class TableRows {
  public:
   TableRows(const TraceReader& r, std::string path, std::vector<Record>& records)
       : reader_(r), path_(std::move(path)), records_(records) {}
+  // Rows a block at a time, folded and dropped (read_folded): `block` holds one block's
+  // records, reused from block to block; `rows` is the table's.
+  struct Window {};
+  TableRows(const TraceReader& r, std::string path, std::vector<Record>& block, std::size_t rows, Window)
+      : reader_(r), path_(std::move(path)), records_(block), window_(true), table_rows_(rows) {}
 
   // A number column (an integer one is widened).
   template <typename Field>
@@ -121,6 +127,30 @@ class TableRows {
     each_label(column, [field](Record& r, const std::string& label) { std::invoke(field, r) = label; });
   }
 
+  // Reads every bound column in one pass over the table, a block at a time: fold(records)
+  // with each block's records, in row order, then the next block into the same records.
+  template <typename Fold>
+  void read_folded(Fold fold) {
+    std::vector<std::string> names;
+    for (const Binding& b : bindings_) names.push_back(b.column);
+    if (table_rows_ == 0) {
+      trace::Columns none = reader_.read_columns(std::string(T.name), names);
+      for (Binding& b : bindings_) b.fill(0, none);
+      return;
+    }
+    std::size_t seen = 0;
+    reader_.read_blocks(std::string(T.name), names, [&](std::size_t first, trace::Columns& block) {
+      block_first_ = NO_BLOCK;
+      for (Binding& b : bindings_) b.fill(first, block);
+      if (block_first_ == NO_BLOCK) return;  // no column bound
+      fold(std::span<const Record>(records_.data(), block_rows_));
+      seen += block_rows_;
+    });
+    if (seen != table_rows_)
+      throw Error("trace '" + path_ + "': table '/" + std::string(T.name) + "' has " + std::to_string(seen) +
+                  " rows in its blocks, not the " + std::to_string(table_rows_) + " it declares");
+  }
+
   // Reads every bound column in one pass over the table.
   void read() {
     std::vector<std::string> names;
@@ -148,7 +178,20 @@ class TableRows {
   }
 
   // The records of rows [first, first + n): a block past the table's rows is a damaged file.
-  Record* at(std::size_t first, std::size_t n) const {
+  Record* at(std::size_t first, std::size_t n) {
+    if (window_) {
+      // Every column of a block gives the same rows, inside the table.
+      if (block_first_ == NO_BLOCK) {
+        if (first > table_rows_ || n > table_rows_ - first)
+          throw Error("trace '" + path_ + "': table '/" + std::string(T.name) + "' has more rows than it declares");
+        block_first_ = first;
+        block_rows_ = n;
+        if (records_.size() < n) records_.resize(n);
+      } else if (first != block_first_ || n != block_rows_) {
+        throw Error("trace '" + path_ + "': table '/" + std::string(T.name) + "' has columns of different lengths");
+      }
+      return records_.data();
+    }
     if (first > records_.size() || n > records_.size() - first)
       throw Error("trace '" + path_ + "': table '/" + std::string(T.name) + "' has more rows than it declares");
     return records_.data() + first;
@@ -162,10 +205,15 @@ class TableRows {
     return it->second;
   }
 
+  static constexpr std::size_t NO_BLOCK = static_cast<std::size_t>(-1);
   const TraceReader& reader_;
   std::string path_;
   std::vector<Record>& records_;
   std::vector<Binding> bindings_;
+  bool window_ = false;
+  std::size_t table_rows_ = 0;
+  std::size_t block_first_ = NO_BLOCK;  // the block being read (window)
+  std::size_t block_rows_ = 0;
 };
 
 template <const schema::Table& T>
@@ -254,6 +302,26 @@ std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& p
   return charges;
 }
 
+// /ledger folded into its sums, a block of rows at a time (no row kept): the columns
+// read_ledger reads without details, added in row order as ledger_totals adds the rows.
+LedgerTotals fold_ledger(const TraceReader& r, const std::string& path) {
+  LedgerTotals totals;
+  std::vector<ChargeRecord> block;
+  TableRows<schema::LEDGER, ChargeRecord> c(r, path, block, rows(r, schema::LEDGER), {});
+  c.f64("usd", &ChargeRecord::usd);
+  c.label("category", &ChargeRecord::category);
+  std::vector<bool> busy_of_value;
+  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
+    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
+  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
+    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
+  });
+  c.read_folded([&totals](std::span<const ChargeRecord> charges) {
+    for (const ChargeRecord& x : charges) totals.add(x.category, x.usd, x.busy);
+  });
+  return totals;
+}
+
 std::vector<PoolRecord> read_pools(const TraceReader& r, const std::string& path) {
   if (!has_table(r, schema::POOLS)) return {};
   std::vector<PoolRecord> pools(rows(r, schema::POOLS));
@@ -310,6 +378,21 @@ std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::
   }
   c.read();
   return out;
+}
+
+// /preemptions folded into its sums (as fold_ledger).
+PreemptionTotals fold_preemptions(const TraceReader& r, const std::string& path) {
+  PreemptionTotals totals;
+  std::vector<PreemptionRecord> block;
+  TableRows<schema::PREEMPTIONS, PreemptionRecord> c(r, path, block, rows(r, schema::PREEMPTIONS), {});
+  c.integer("job", &PreemptionRecord::job);
+  c.f64("save_gpu_s", &PreemptionRecord::save_gpu_s);
+  c.f64("restore_gpu_s", &PreemptionRecord::restore_gpu_s);
+  c.f64("lost_gpu_s", &PreemptionRecord::lost_gpu_s);
+  c.read_folded([&totals](std::span<const PreemptionRecord> rows) {
+    for (const PreemptionRecord& p : rows) totals.add(p.job, p.save_gpu_s, p.restore_gpu_s, p.lost_gpu_s);
+  });
+  return totals;
 }
 
 std::vector<NodeEventRecord> read_node_events(const TraceReader& r, const std::string& path) {
@@ -512,10 +595,14 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   data.has_events = has_table(*reader, schema::EVENTS);
   if (parts.events && data.has_events) data.events = read_events(*reader, path, data.event_kind_labels);
   data.utilization = read_utilization(*reader, path);
-  data.ledger = read_ledger(*reader, path, parts);
+  // Without details no figure needs a charge's or a preemption's row, only their sums
+  // (TraceParts::details): folded as the blocks are read, as a run's summary folds them.
+  if (parts.details) data.ledger = read_ledger(*reader, path, parts);
+  else if (has_table(*reader, schema::LEDGER)) data.ledger_totals = fold_ledger(*reader, path);
   data.pools = read_pools(*reader, path);
   data.budget_events = read_budget_events(*reader, path);
-  data.preemptions = read_preemptions(*reader, path, parts);
+  if (parts.details) data.preemptions = read_preemptions(*reader, path, parts);
+  else if (has_table(*reader, schema::PREEMPTIONS)) data.preemption_totals = fold_preemptions(*reader, path);
   data.has_node_events = has_table(*reader, schema::NODE_EVENTS);
   if (data.has_node_events) data.node_events = read_node_events(*reader, path);
   // Services: the three tables are written together (docs/trace-format.md).

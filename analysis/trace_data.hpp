@@ -316,7 +316,11 @@ struct TraceParts {
   // name, node_type, first_node, nodes and gpus; /ledger's time_s, pool, node and job;
   // /preemptions' all but job, save_gpu_s, restore_gpu_s and lost_gpu_s. false leaves
   // those fields at their defaults (a million-job trace reads about a tenth faster);
-  // tools that look at single jobs, charges or preemptions keep the default.
+  // tools that look at single jobs, charges or preemptions keep the default. Without them
+  // no figure needs a row of /ledger or /preemptions either: those two are folded into
+  // their sums (TraceData::ledger_totals and preemption_totals) a block at a time as they
+  // are read, and no row is kept (a saturated million-job las trace has 6.1 million charges
+  // and 3.2 million preemptions).
   bool details = true;
   // /service_requests, the sampled requests of services: no figure of the report, the
   // JSON, a comparison or the plots reads them (the services' totals and series do).

@@ -233,8 +233,29 @@ workload:
   // The details stay at their defaults ...
   CHECK(lean.jobs[0].name.empty());
   CHECK(lean.jobs[0].first_node == -1);
-  CHECK(lean.ledger[0].time_s == 0);
-  CHECK(lean.preemptions[0].reason.empty());
+  // ... /ledger and /preemptions are folded into their sums as their blocks are read, no
+  // row kept, the sums those of the rows bit for bit ...
+  CHECK(lean.ledger.empty());
+  CHECK(lean.preemptions.empty());
+  REQUIRE(lean.ledger_totals);
+  REQUIRE(lean.preemption_totals);
+  CHECK(!full.ledger_totals);
+  const analysis::LedgerTotals want_ledger = analysis::ledger_totals(full.ledger);
+  CHECK(lean.ledger_totals->rows == full.ledger.size());
+  CHECK(lean.ledger_totals->total_usd == want_ledger.total_usd);
+  CHECK(lean.ledger_totals->busy_usd == want_ledger.busy_usd);
+  CHECK(lean.ledger_totals->storage_usd == want_ledger.storage_usd);
+  REQUIRE(lean.ledger_totals->by_category.size() == want_ledger.by_category.size());
+  for (std::size_t k = 0; k < want_ledger.by_category.size(); ++k) {
+    CHECK(lean.ledger_totals->by_category[k].name == want_ledger.by_category[k].name);
+    CHECK(lean.ledger_totals->by_category[k].usd == want_ledger.by_category[k].usd);
+  }
+  const analysis::PreemptionTotals want_preempted = analysis::preemption_totals(full.preemptions);
+  CHECK(lean.preemption_totals->rows == static_cast<std::int64_t>(full.preemptions.size()));
+  CHECK(lean.preemption_totals->save_gpu_h == want_preempted.save_gpu_h);
+  CHECK(lean.preemption_totals->restore_gpu_h == want_preempted.restore_gpu_h);
+  CHECK(lean.preemption_totals->lost_gpu_h == want_preempted.lost_gpu_h);
+  CHECK(lean.preemption_totals->by_job == want_preempted.by_job);
   // ... and the rest is read whole.
   for (std::size_t i = 0; i < full.jobs.size(); ++i) {
     INFO("job " << i);
