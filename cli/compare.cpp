@@ -229,8 +229,11 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       const std::size_t i = v * c.replications + r;
       if (to_folder) spec.output_stem = (fs::path(work->path()) / (names[v] + "-r" + std::to_string(r))).string();
       // The figures come from the tables kept in memory as the run writes them (with -o,
-      // beside the file: it is never read back), on the run's thread; /events only for the plots.
-      const analysis::TraceParts parts{.events = plots && r == 0, .requests = false};
+      // beside the file: it is never read back), on the run's thread; /events only for the
+      // plots. No figure or plot of a compare reads the detail columns, nor a row of /ledger
+      // or /preemptions: those two are folded into their sums as they are read
+      // (TraceParts::details).
+      const analysis::TraceParts parts{.events = plots && r == 0, .details = false, .requests = false};
       spec.in_memory_tables = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
       spec.read_in_memory = [&take, i, parts](const trace::TraceReader& t, const std::string& label) {
         take(i, analysis::read_trace(t, label, parts));
