@@ -279,6 +279,19 @@ std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path
   return nodes;
 }
 
+// The columns of /ledger its sums need (LedgerTotals::add): usd, category and busy.
+void bind_ledger_sums(TableRows<schema::LEDGER, ChargeRecord>& c, const TraceReader& r) {
+  c.f64("usd", &ChargeRecord::usd);
+  c.label("category", &ChargeRecord::category);
+  // Busy by value, matched by label once (not once a row: the ledger has millions).
+  std::vector<bool> busy_of_value;
+  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
+    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
+  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
+    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
+  });
+}
+
 std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path, TraceParts parts) {
   if (!has_table(r, schema::LEDGER)) return {};
   std::vector<ChargeRecord> charges(rows(r, schema::LEDGER));
@@ -289,15 +302,7 @@ std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& p
     c.integer("node", &ChargeRecord::node);
     c.integer("job", &ChargeRecord::job);
   }
-  c.f64("usd", &ChargeRecord::usd);
-  c.label("category", &ChargeRecord::category);
-  // Busy by value, matched by label once (not once a row: the ledger has millions).
-  std::vector<bool> busy_of_value;
-  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
-    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
-  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
-    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
-  });
+  bind_ledger_sums(c, r);
   c.read();
   return charges;
 }
@@ -308,14 +313,7 @@ LedgerTotals fold_ledger(const TraceReader& r, const std::string& path) {
   LedgerTotals totals;
   std::vector<ChargeRecord> block;
   TableRows<schema::LEDGER, ChargeRecord> c(r, path, block, rows(r, schema::LEDGER), {});
-  c.f64("usd", &ChargeRecord::usd);
-  c.label("category", &ChargeRecord::category);
-  std::vector<bool> busy_of_value;
-  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
-    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
-  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
-    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
-  });
+  bind_ledger_sums(c, r);
   c.read_folded([&totals](std::span<const ChargeRecord> charges) {
     for (const ChargeRecord& x : charges) totals.add(x.category, x.usd, x.busy);
   });
@@ -359,14 +357,19 @@ std::vector<BudgetEventRecord> read_budget_events(const TraceReader& r, const st
   return events;
 }
 
-std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path, TraceParts parts) {
-  if (!has_table(r, schema::PREEMPTIONS)) return {};
-  std::vector<PreemptionRecord> out(rows(r, schema::PREEMPTIONS));
-  TableRows<schema::PREEMPTIONS, PreemptionRecord> c(r, path, out);
+// The columns of /preemptions its sums need (PreemptionTotals::add).
+void bind_preemption_sums(TableRows<schema::PREEMPTIONS, PreemptionRecord>& c) {
   c.integer("job", &PreemptionRecord::job);
   c.f64("save_gpu_s", &PreemptionRecord::save_gpu_s);
   c.f64("restore_gpu_s", &PreemptionRecord::restore_gpu_s);
   c.f64("lost_gpu_s", &PreemptionRecord::lost_gpu_s);
+}
+
+std::vector<PreemptionRecord> read_preemptions(const TraceReader& r, const std::string& path, TraceParts parts) {
+  if (!has_table(r, schema::PREEMPTIONS)) return {};
+  std::vector<PreemptionRecord> out(rows(r, schema::PREEMPTIONS));
+  TableRows<schema::PREEMPTIONS, PreemptionRecord> c(r, path, out);
+  bind_preemption_sums(c);
   if (parts.details) {
     c.f64("time_s", &PreemptionRecord::time_s);
     c.integer("gpus", &PreemptionRecord::gpus);
@@ -385,10 +388,7 @@ PreemptionTotals fold_preemptions(const TraceReader& r, const std::string& path)
   PreemptionTotals totals;
   std::vector<PreemptionRecord> block;
   TableRows<schema::PREEMPTIONS, PreemptionRecord> c(r, path, block, rows(r, schema::PREEMPTIONS), {});
-  c.integer("job", &PreemptionRecord::job);
-  c.f64("save_gpu_s", &PreemptionRecord::save_gpu_s);
-  c.f64("restore_gpu_s", &PreemptionRecord::restore_gpu_s);
-  c.f64("lost_gpu_s", &PreemptionRecord::lost_gpu_s);
+  bind_preemption_sums(c);
   c.read_folded([&totals](std::span<const PreemptionRecord> rows) {
     for (const PreemptionRecord& p : rows) totals.add(p.job, p.save_gpu_s, p.restore_gpu_s, p.lost_gpu_s);
   });
