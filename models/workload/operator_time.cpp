@@ -84,15 +84,15 @@ bool matches(std::string_view name, std::string_view row) {
 const OperatorCalibration& default_operator_calibration() {
   // Fitted on every GPU's rows (tests/models/workload/test_operator_model.cpp,
   // "[.calibrate-ops]"); docs/step-time.md, "Operator-level model".
-  // Four of the five sit at a bound (docs/step-time.md says what that means): the GEMM
-  // fractions at 1 (training GEMMs as fast as the best large GEMM), launch_s at 20 µs,
-  // small_k at 1 element (no small-K penalty).
+  // Three of the six sit at a bound (docs/step-time.md says what that means): the FP32
+  // GEMM fraction at 1, launch_s at 20 µs, small_k at 1 element (no small-K penalty).
   static const OperatorCalibration c{
-      .gemm_fraction = 1.0,
+      .gemm_fraction = 0.98,
       .simt_fraction = 1.0,
-      .memory_efficiency = 0.56,
+      .memory_efficiency = 0.80,
       .launch_s = 20e-6,
       .small_k = 1,
+      .sm_element_rate = 1.24e10,
   };
   return c;
 }
@@ -163,6 +163,9 @@ OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComp
   }
   t.compute_s = rate > 0 ? op.flop / rate : 0;
   t.memory_s = op.bytes / (gpu.memory_bytes_per_s * cal.memory_efficiency);
+  // A memory-bound kernel also pays its SMs' element rate (Little's law, operator_time.hpp).
+  if (!op.gemm && cal.sm_element_rate > 0)
+    t.memory_s += op.bytes / (activation_bytes(p) * cal.sm_element_rate * f.sms);
   t.compute_bound = t.compute_s >= t.memory_s;
   t.time_s = (std::max(t.compute_s, t.memory_s) + cal.launch_s) * op.count;
   return t;

@@ -1,7 +1,8 @@
 // The time of each operator of a training step on one GPU, and their sum (issue 34;
 // docs/step-time.md, "Operator-level model"):
 //
-//   t(op) = max( flop / (P(prec, kind) · η_shape(op, gpu)),  bytes / (B_hbm · η_mem) ) + t_launch
+//   t(op) = max( flop / (P(prec, kind) · η_shape(op, gpu)),  t_mem(op) ) + t_launch
+//   t_mem = bytes / (B_hbm · η_mem)  [+ bytes / (e · r_SM · SMs), memory-bound operators only]
 //   step  = Σ t(op) over forward and backward, + the optimizer's t / grad_accum
 //
 // P(prec, kind): GEMMs and convolutions at the precision's tensor-core peak (FP32: the
@@ -22,6 +23,13 @@
 //   k/(k+k0)   small-K inefficiency: a short reduction cannot hide the tile's load and
 //              epilogue (k0 fitted, in elements of K).
 // η_mem: achieved / peak HBM bandwidth of memory-bound kernels (one global figure, fitted).
+// r_SM: elements per second one SM's memory-bound kernels (elementwise, normalization,
+//   softmax, loss, embedding, optimizer) move, e the precision's element size: such a kernel
+//   keeps a fixed number of elements per resident thread in flight, so by Little's law its
+//   bandwidth is bounded by SMs × threads × elements × e / latency (Volkov, "Understanding Latency
+//   Hiding on GPUs", UC Berkeley PhD thesis 2016; Little 1961) whatever the HBM's
+//   peak; the two costs add (fitted, one figure for every GPU). GEMMs and convolutions
+//   (cuBLAS/cuDNN kernels with wide asynchronous copies) do not pay it.
 // t_launch: per-kernel launch and framework gap (fitted).
 #pragma once
 
@@ -39,6 +47,7 @@ struct OperatorCalibration {
   double memory_efficiency = 1;      // η_mem
   double launch_s = 0;               // t_launch per kernel
   double small_k = 0;                // k0, elements of K
+  double sm_element_rate = 0;        // r_SM: elements/s one SM's memory-bound kernels move (0: no such term)
 };
 
 // The shipped constants (docs/step-time.md, "Operator-level model").

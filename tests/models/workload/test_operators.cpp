@@ -204,4 +204,15 @@ TEST_CASE("Operator time: the roofline of one operator on a made-up GPU", "[mode
   CHECK(t.time_s == Approx(mm.flop / (100e12 * (97.36 / 125) * 0.5) + 1e-5));
   // The same in FP32 runs on the CUDA cores at the FP32 SGEMM fraction.
   CHECK(operator_time(mm, gpu, Precision::Fp32, cal).time_s == Approx(mm.flop / (10e12 * (14.51 / 15.7)) + 1e-5));
+
+  // The SMs' element rate: 1e10 elements/s per SM on the V100's 80 SMs. The 1 GB op moves
+  // 5e8 two-byte elements in 16-bit (+0.625 ms), 2.5e8 four-byte ones in FP32 (+0.3125 ms);
+  // a GEMM does not pay it.
+  cal.sm_element_rate = 1e10;
+  CHECK(operator_time(ew, gpu, Precision::Fp16, cal).time_s == Approx(2e-3 + 6.25e-4 + 1e-5));
+  CHECK(operator_time(ew, gpu, Precision::Fp32, cal).time_s == Approx(2e-3 + 3.125e-4 + 1e-5));
+  CHECK(operator_time(mm, gpu, Precision::Fp16, cal).time_s == Approx(mm.flop / (100e12 * (97.36 / 125) * 0.5) + 1e-5));
+  // More SMs, less latency-bound time: the B200's 148 (a name from SM_TABLE).
+  gpu.name = "B200";
+  CHECK(operator_time(ew, gpu, Precision::Fp16, cal).memory_s == Approx(2e-3 + 5e8 / (1e10 * 148)));
 }
