@@ -259,6 +259,7 @@ void ChunkPipeline::help_or_wait(std::unique_lock<std::mutex>& lock) {
       changed_.wait(lock, [this] { return items_.front().done; });
       return;
     }
+    ++encoded_by_caller_;
     encode_item(lock, *newest, inline_);
   }
 }

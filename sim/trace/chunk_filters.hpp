@@ -101,6 +101,8 @@ class ChunkPipeline {
   void submit(std::vector<std::byte> raw, std::size_t shuffle_element_bytes, Store store);
   // Stores every chunk submitted, waiting for their encoding.
   void drain();
+  // How many chunks the caller encoded itself rather than wait for the thread (above).
+  std::size_t encoded_by_caller() const { return encoded_by_caller_; }
   // Encodes one chunk now, on the caller's thread (valid until the next call); drain()
   // first where the order of stores matters.
   std::span<const std::byte> encode_now(std::span<const std::byte> chunk, std::size_t shuffle_element_bytes) {
@@ -134,6 +136,7 @@ class ChunkPipeline {
   std::condition_variable changed_;
   std::deque<Item> items_;  // submitted, not stored, in submission order
   bool stop_ = false;
+  std::size_t encoded_by_caller_ = 0;  // the caller's thread only
   std::thread thread_;  // last: started when everything above is ready
 };
 

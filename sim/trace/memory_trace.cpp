@@ -393,11 +393,6 @@ Columns MemoryTrace::read_columns(const std::string& t, const std::vector<std::s
 
 void MemoryTrace::read_blocks(const std::string& t, const std::vector<std::string>& columns,
                               const BlockVisitor& visit) const {
-  // Blocks of this many rows: the caller's records of a block stay in the cache while
-  // every column is moved into them (one pass per column over a million /jobs records of
-  // 300 bytes each missed the cache at every row), and a column of one value is written
-  // out a block at a time, never for every row at once.
-  constexpr std::size_t BLOCK_ROWS = 2048;
   const MemoryTable& m = table(t);
   MemoryTable& owned = *tables_.find(t)->second;
   std::vector<MemoryTable::Source> sources;
