@@ -3,11 +3,31 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <cstddef>
+#include <cstdint>
 
 #include "sim/rng.hpp"
 
 namespace gcsim::models {
+
+namespace {
+// "-" and n zero-padded to `width` digits, as std::snprintf's "-%0*lld" writes it for
+// n >= 0 (width at most 20, the digits of an int64 count), without parsing a format a
+// million times (a tenth of the generation's time at a million jobs). Returns its length.
+std::size_t index_suffix(char (&out)[32], int width, std::uint64_t n) {
+  char digits[20];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  std::size_t k = 0;
+  out[k++] = '-';
+  for (int pad = count; pad < width; ++pad) out[k++] = '0';
+  while (count > 0) out[k++] = digits[--count];
+  return k;
+}
+}  // namespace
 
 std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uint64_t replication) {
   std::vector<Job> jobs;
@@ -86,8 +106,9 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       if (g.end && t >= *g.end) break;  // `count` is then a cap
       Job j;
       char suffix[32];
-      std::snprintf(suffix, sizeof suffix, "-%0*lld", width, static_cast<long long>(i + 1));
-      j.name = g.name + suffix;
+      const std::size_t suffix_size = index_suffix(suffix, width, static_cast<std::uint64_t>(i + 1));
+      j.name.reserve(g.name.size() + suffix_size);
+      j.name.assign(g.name).append(suffix, suffix_size);
       j.submit = t;
       if (g.checkpoint) j.extras_mut().checkpoint = &*g.checkpoint;
       if (g.image_pull != sim::SimTime::zero()) j.extras_mut().image_pull = g.image_pull;

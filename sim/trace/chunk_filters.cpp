@@ -212,25 +212,55 @@ std::vector<std::byte> ChunkPipeline::buffer() {
   return b;
 }
 
+void ChunkPipeline::encode_item(std::unique_lock<std::mutex>& lock, Item& item, ChunkEncoder& encoder) {
+  // The caller only pushes at the back and pops stored (done) items at the front, so a
+  // taken item stays where it is while it is encoded without the lock.
+  item.taken = true;
+  lock.unlock();
+  try {
+    const std::span<const std::byte> out = encoder.encode(item.raw, item.shuffle_element_bytes);
+    item.encoded.assign(out.begin(), out.end());
+  } catch (...) {
+    item.error = std::current_exception();
+  }
+  lock.lock();
+  item.done = true;
+  changed_.notify_all();
+}
+
 void ChunkPipeline::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [this] { return stop_ || encoded_ < items_.size(); });
+    Item* next = nullptr;
+    changed_.wait(lock, [this, &next] {
+      if (stop_) return true;
+      for (Item& i : items_)  // the oldest not taken (the queue is a few chunks deep)
+        if (!i.taken) {
+          next = &i;
+          return true;
+        }
+      return false;
+    });
     if (stop_) return;
-    // The caller only pushes at the back and pops done items at the front, so this
-    // item stays where it is while it is encoded without the lock.
-    Item& item = items_[encoded_];
-    lock.unlock();
-    try {
-      const std::span<const std::byte> out = worker_->encode(item.raw, item.shuffle_element_bytes);
-      item.encoded.assign(out.begin(), out.end());
-    } catch (...) {
-      item.error = std::current_exception();
+    encode_item(lock, *next, *worker_);
+  }
+}
+
+void ChunkPipeline::help_or_wait(std::unique_lock<std::mutex>& lock) {
+  while (!items_.front().done) {
+    // The newest not taken: the thread takes them oldest first, so the two rarely meet.
+    Item* newest = nullptr;
+    for (auto it = items_.rbegin(); it != items_.rend(); ++it)
+      if (!it->taken) {
+        newest = &*it;
+        break;
+      }
+    if (newest == nullptr) {
+      changed_.wait(lock, [this] { return items_.front().done; });
+      return;
     }
-    lock.lock();
-    item.done = true;
-    ++encoded_;
-    changed_.notify_all();
+    ++encoded_by_caller_;
+    encode_item(lock, *newest, inline_);
   }
 }
 
@@ -239,7 +269,6 @@ bool ChunkPipeline::take_done(Item& item) {
   if (items_.empty() || !items_.front().done) return false;
   item = std::move(items_.front());
   items_.pop_front();
-  --encoded_;
   return true;
 }
 
@@ -259,12 +288,12 @@ void ChunkPipeline::submit(std::vector<std::byte> raw, std::size_t shuffle_eleme
     for (Item done; take_done(done);) store(done);
     std::unique_lock lock(mutex_);
     if (items_.size() < depth_) {
-      items_.push_back(Item{std::move(raw), shuffle_element_bytes, std::move(store_fn), {}, {}, false});
+      items_.push_back(Item{std::move(raw), shuffle_element_bytes, std::move(store_fn), {}, {}, false, false});
       lock.unlock();
       changed_.notify_all();
       return;
     }
-    changed_.wait(lock, [this] { return items_.front().done; });
+    help_or_wait(lock);
   }
 }
 
@@ -274,7 +303,7 @@ void ChunkPipeline::drain() {
     for (Item done; take_done(done);) store(done);
     std::unique_lock lock(mutex_);
     if (items_.empty()) return;
-    changed_.wait(lock, [this] { return items_.front().done; });
+    help_or_wait(lock);
   }
 }
 

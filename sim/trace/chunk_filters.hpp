@@ -71,8 +71,11 @@ class ChunkEncoder {
 // to its `store` function on the caller's thread, in the order the chunks were submitted.
 // Inline, submit() encodes and stores at once. With the thread, the encoding runs up to
 // `depth` chunks ahead of the caller, and a chunk is stored from a later submit() (once
-// encoded) or from drain(). Either way every store() runs on the caller's thread, in
-// submission order, so a caller that drains before each call of its own that must stay
+// encoded) or from drain(). A caller that would wait for the thread (the queue full, or
+// draining) encodes the newest chunk not yet taken itself, with its own encoder: the two
+// cores share a burst of chunks (a million-row /jobs table written at the run's end)
+// instead of one waiting for the other. The encoding is the same whichever thread does
+// it. Either way every store() runs on the caller's thread, in submission order, so a caller that drains before each call of its own that must stay
 // in sequence with the stores (HDF5: creating a dataset, writing an attribute, closing)
 // makes the same calls in the same order: the same file, byte for byte
 // (tests/sim/test_chunk_filters.cpp, tests/analysis/test_trace_compression.cpp).
@@ -98,6 +101,8 @@ class ChunkPipeline {
   void submit(std::vector<std::byte> raw, std::size_t shuffle_element_bytes, Store store);
   // Stores every chunk submitted, waiting for their encoding.
   void drain();
+  // How many chunks the caller encoded itself rather than wait for the thread (above).
+  std::size_t encoded_by_caller() const { return encoded_by_caller_; }
   // Encodes one chunk now, on the caller's thread (valid until the next call); drain()
   // first where the order of stores matters.
   std::span<const std::byte> encode_now(std::span<const std::byte> chunk, std::size_t shuffle_element_bytes) {
@@ -111,11 +116,17 @@ class ChunkPipeline {
     Store store;
     std::vector<std::byte> encoded;
     std::exception_ptr error;
+    bool taken = false;  // being encoded, by the thread or the caller
     bool done = false;
   };
   void work();
   bool take_done(Item& item);
   void store(Item& item);
+  // Waits until the oldest chunk is encoded, encoding the newest one nobody has taken
+  // meanwhile (on the caller's thread). `lock` holds mutex_ and items_ is not empty.
+  void help_or_wait(std::unique_lock<std::mutex>& lock);
+  // Encodes `item` without the lock (taken under it), with `encoder`, and marks it done.
+  void encode_item(std::unique_lock<std::mutex>& lock, Item& item, ChunkEncoder& encoder);
 
   ChunkEncoder inline_;                    // the caller's thread
   std::unique_ptr<ChunkEncoder> worker_;   // the pipeline's thread
@@ -123,9 +134,9 @@ class ChunkPipeline {
   std::vector<std::vector<std::byte>> free_;  // raw buffers of stored chunks (caller's thread)
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Item> items_;  // submitted, not stored; items_[i < encoded_] are done
-  std::size_t encoded_ = 0;
+  std::deque<Item> items_;  // submitted, not stored, in submission order
   bool stop_ = false;
+  std::size_t encoded_by_caller_ = 0;  // the caller's thread only
   std::thread thread_;  // last: started when everything above is ready
 };
 

@@ -116,11 +116,7 @@ class MemoryTrace::MemoryTable final : public Table {
   // Reading once (MemoryTrace::read_once): the column's cells are moved out, and a second
   // read of them is an Error.
   Cells take(std::size_t i) {
-    if (taken_.empty()) taken_.assign(columns_.size(), false);
-    if (taken_[i])
-      throw Error("trace '" + label_ + "': column '" + name_ + "." + columns_[i].name +
-                  "' was already read (the trace is read once)");
-    taken_[i] = true;
+    mark_taken(i);
     if (!closed_ || cells_[i].uniform) {
       Cells out = cells(i);
       cells_[i] = Column_{};
@@ -128,8 +124,41 @@ class MemoryTrace::MemoryTable final : public Table {
     }
     return std::exchange(cells_[i].cells, Cells{});
   }
+  // Column i for reading a block at a time (MemoryTrace::read_blocks): a closed table's
+  // column of one value is that value (never spread over every row); any other, its cells,
+  // moved out when reading once (as take()) or copied.
+  struct Source {
+    bool uniform = false;
+    double same_f64 = 0;
+    std::int64_t same_int = 0;
+    std::string same_str;
+    Cells cells;
+  };
+  Source source(std::size_t i, bool once) {
+    Source s;
+    if (closed_ && cells_[i].uniform) {
+      if (once) mark_taken(i);
+      Column_& c = cells_[i];
+      s.uniform = true;
+      s.same_f64 = c.same_f64;
+      s.same_int = c.same_int;
+      s.same_str = c.same_str;
+      if (once) c = Column_{};
+      return s;
+    }
+    s.cells = once ? take(i) : cells(i);
+    return s;
+  }
 
  private:
+  // A column handed out by a read once: a second read of it is an Error.
+  void mark_taken(std::size_t i) {
+    if (taken_.empty()) taken_.assign(columns_.size(), false);
+    if (taken_[i])
+      throw Error("trace '" + label_ + "': column '" + name_ + "." + columns_[i].name +
+                  "' was already read (the trace is read once)");
+    taken_[i] = true;
+  }
   // An Enum8 or Enum cell: a value without a label is a programming error.
   Table& set_enum(std::size_t column, ColumnType type, std::uint32_t value) {
     Column_& c = check(column, type);
@@ -360,6 +389,49 @@ Columns MemoryTrace::read_columns(const std::string& t, const std::vector<std::s
     }
   }
   return out;
+}
+
+void MemoryTrace::read_blocks(const std::string& t, const std::vector<std::string>& columns,
+                              const BlockVisitor& visit) const {
+  const MemoryTable& m = table(t);
+  MemoryTable& owned = *tables_.find(t)->second;
+  std::vector<MemoryTable::Source> sources;
+  std::vector<ColumnType> types;
+  for (const std::string& name : columns) {
+    const std::size_t i = m.index(name);
+    sources.push_back(owned.source(i, read_once_));
+    types.push_back(m.columns()[i].type);
+  }
+  const std::size_t n = m.rows();
+  Columns block;
+  for (std::size_t first = 0; first < n; first += BLOCK_ROWS) {
+    const std::size_t k = std::min(BLOCK_ROWS, n - first);
+    const auto from = static_cast<std::ptrdiff_t>(first), to = static_cast<std::ptrdiff_t>(first + k);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      MemoryTable::Source& s = sources[c];
+      switch (types[c]) {
+        case ColumnType::F64: {
+          std::vector<double>& v = block.f64[columns[c]];
+          if (s.uniform) v.assign(k, s.same_f64);
+          else v.assign(s.cells.f64.begin() + from, s.cells.f64.begin() + to);
+          break;
+        }
+        case ColumnType::Str: {
+          std::vector<std::string>& v = block.str[columns[c]];
+          if (s.uniform) v.assign(k, s.same_str);
+          else v.assign(std::make_move_iterator(s.cells.str.begin() + from), std::make_move_iterator(s.cells.str.begin() + to));
+          break;
+        }
+        default: {
+          std::vector<std::int64_t>& v = block.ints[columns[c]];
+          if (s.uniform) v.assign(k, s.same_int);
+          else v.assign(s.cells.ints.begin() + from, s.cells.ints.begin() + to);
+          break;
+        }
+      }
+    }
+    visit(first, block);
+  }
 }
 
 std::string MemoryTrace::bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const {

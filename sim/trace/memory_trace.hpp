@@ -50,6 +50,14 @@ class MemoryTrace final : public TraceFile, public TraceReader {
   std::vector<std::int64_t> column_int(const std::string& table, const std::string& column) const override;
   std::vector<std::string> column_str(const std::string& table, const std::string& column) const override;
   Columns read_columns(const std::string& table, const std::vector<std::string>& columns) const override;
+  // A block of BLOCK_ROWS rows at a time (the last one the rest), each column sliced from
+  // its cells (a column of one value repeated for the block only), not the whole columns
+  // as one block: the caller's records of a block stay in the cache while every column is
+  // moved into them (one pass per column over a million /jobs records of 300 bytes each
+  // missed the cache at every row).
+  static constexpr std::size_t BLOCK_ROWS = 2048;
+  void read_blocks(const std::string& table, const std::vector<std::string>& columns,
+                   const BlockVisitor& visit) const override;
   std::string bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const override;
   std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const override;
 

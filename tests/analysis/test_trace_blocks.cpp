@@ -107,13 +107,46 @@ TEST_CASE("read_blocks hands out a table's rows in order, whole chunks of at lea
   CHECK(blocks_of(*r, "none").empty());  // no rows, no call
   CHECK_THROWS_AS(r->read_blocks("few", {"x", "nope"}, [](std::size_t, trace::Columns&) {}), Error);
 
-  // A trace in memory hands out its columns as one block.
+  // A trace in memory hands out blocks of MemoryTrace::BLOCK_ROWS rows, the same values.
+  static_assert(trace::MemoryTrace::BLOCK_ROWS == 2048);
   trace::MemoryTrace memory("mem");
   write_rows(memory.add_table("small_chunks", COLUMNS, 1024), 40000);
+  write_rows(memory.add_table("few", COLUMNS, 1024), 10);
+  memory.add_table("none", COLUMNS, 1024);
   memory.commit();
   const std::vector<Block> in_memory = blocks_of(memory, "small_chunks");
-  REQUIRE(in_memory.size() == 1);
-  CHECK(in_memory[0].rows == 40000);
+  REQUIRE(in_memory.size() == 20);  // 19 of 2,048 rows and the last 1,088
+  for (std::size_t b = 0; b < in_memory.size(); ++b) CHECK(in_memory[b].first == 2048 * b);
+  CHECK(in_memory.back().rows == 40000 - 19 * 2048);
+  const std::vector<Block> few_in_memory = blocks_of(memory, "few");
+  REQUIRE(few_in_memory.size() == 1);
+  CHECK(few_in_memory[0].rows == 10);
+  CHECK(blocks_of(memory, "none").empty());
+  CHECK_THROWS_AS(memory.read_blocks("few", {"x", "nope"}, [](std::size_t, trace::Columns&) {}), Error);
+}
+
+TEST_CASE("a trace in memory read once hands out a column of one value a block at a time, and only once", "[unit][trace]") {
+  // A column of one value is kept as that value; read in blocks it is each block's rows of
+  // it (never all 5,000 at once), beside a column of many values, and a second read of
+  // either is an Error.
+  trace::MemoryTrace memory("mem");
+  trace::Table& t = memory.add_table("t", COLUMNS, 1024);
+  for (int i = 0; i < 5000; ++i) t.begin_row().f64(0, 2.5).i64(1, i).str(3, "team-0").enum8(4, 1);
+  memory.commit();
+  memory.read_once();
+  std::vector<std::size_t> sizes;
+  bool all_right = true;
+  memory.read_blocks("t", {"x", "id", "name", "state", "n"}, [&](std::size_t first, trace::Columns& b) {
+    const std::size_t n = b.f64.at("x").size();
+    sizes.push_back(n);
+    for (std::size_t k = 0; k < n; ++k)
+      all_right = all_right && b.f64.at("x")[k] == 2.5 && b.ints.at("id")[k] == static_cast<std::int64_t>(first + k) &&
+                  b.str.at("name")[k] == "team-0" && b.ints.at("state")[k] == 1 && b.ints.at("n")[k] == 0;
+  });
+  CHECK(all_right);
+  CHECK(sizes == std::vector<std::size_t>{2048, 2048, 904});
+  CHECK_THROWS_AS(memory.read_blocks("t", {"x"}, [](std::size_t, trace::Columns&) {}), Error);
+  CHECK_THROWS_AS(memory.read_blocks("t", {"id"}, [](std::size_t, trace::Columns&) {}), Error);
 }
 
 TEST_CASE("summarize sorts as std::sort does: the same order, so the same mean and percentiles bit for bit", "[unit]") {

@@ -2,6 +2,8 @@
 // finish and dollar is computed by hand in the comments.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "models/accounting/cost_meter.hpp"
 #include "models/cluster/cluster.hpp"
 #include "models/scheduler/fifo.hpp"
@@ -120,6 +122,20 @@ workload:
   CHECK(run.costs.job_cost_usd(run.job("M").id) == Approx(16.0).epsilon(1e-12));
   // 2 x $8 x 10h + $1 x 10h.
   CHECK(run.costs.total_cost_usd() == Approx(170.0).epsilon(1e-12));
+}
+
+TEST_CASE("generated jobs are named after their generator and their number, zero-padded to the count's digits", "[model][workload]") {
+  // The names std::snprintf("-%0*lld") gave: as many digits as the count has, from 1.
+  for (const auto& [count, first, tenth, last] :
+       {std::tuple{9, "g-1", "", "g-9"}, std::tuple{10, "g-01", "g-10", "g-10"}, std::tuple{1000, "g-0001", "g-0010", "g-1000"}}) {
+    const auto s = test::scenario_from_yaml(CLUSTER + "workload:\n  generators:\n    - {name: g, count: " + std::to_string(count) +
+                                            ", arrival: 1s, gpus: 1, duration: 1h}\n");
+    const auto jobs = models::expand_workload(s, 0);
+    REQUIRE(jobs.size() == static_cast<std::size_t>(count));
+    CHECK(jobs.front().name == first);
+    if (count >= 10) CHECK(jobs[9].name == tenth);
+    CHECK(jobs.back().name == last);
+  }
 }
 
 TEST_CASE("generated workloads are reproducible and streams are independent", "[model][workload]") {

@@ -228,6 +228,35 @@ TEST_CASE("ChunkPipeline stores every chunk in submission order, encoded as Chun
   }
 }
 
+TEST_CASE("ChunkPipeline's caller encodes chunks itself rather than wait for the thread, the same bytes in the same order", "[unit]") {
+  using gcsim::trace::ChunkPipeline;
+  // 48 chunks of 256 KiB at level 6, two deep, submitted as fast as they can be copied:
+  // the thread cannot keep up, so the caller encodes some of them (the newest waiting),
+  // and store() still sees chunk k k-th with the bytes one encoder gives.
+  std::vector<std::vector<std::byte>> data, expected, stored;
+  ChunkEncoder reference(6);
+  for (unsigned k = 0; k < 48; ++k) {
+    data.push_back(sample_data(std::size_t{256} << 10, k));
+    const auto e = reference.encode(data.back(), 8);
+    expected.emplace_back(e.begin(), e.end());
+  }
+  ChunkPipeline pipeline(6, true, 2);
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    std::vector<std::byte> raw = pipeline.buffer();
+    raw.assign(data[k].begin(), data[k].end());
+    pipeline.submit(std::move(raw), 8, [&stored, &order, k](std::span<const std::byte> encoded) {
+      order.push_back(k);
+      stored.emplace_back(encoded.begin(), encoded.end());
+    });
+  }
+  pipeline.drain();
+  CHECK(pipeline.encoded_by_caller() > 0);
+  REQUIRE(order.size() == data.size());
+  for (std::size_t k = 0; k < order.size(); ++k) CHECK(order[k] == k);
+  CHECK(stored == expected);
+}
+
 TEST_CASE("ChunkPipeline reports a store's failure to the caller, and drops what follows when destroyed", "[unit]") {
   using gcsim::trace::ChunkPipeline;
   for (const bool thread : {false, true}) {
