@@ -68,7 +68,8 @@ class LasScheduler final : public OrderedScheduler {
 
  private:
   // One cache line a job: a saturated run looks a job's state up at every start, stop,
-  // promotion and demotion, among a million jobs (docs/scheduling.md, "Speed").
+  // promotion and demotion, among a million jobs (docs/scheduling.md, "Where a saturated
+  // million-job run's time goes").
   struct alignas(64) State {
     double base_gpu_s = 0;      // attained service not counted (before its last promotion)
     double attained_gpu_s = 0;  // at the start of its run (running) or its last join (waiting)
