@@ -58,15 +58,15 @@ double LasScheduler::order_key(const QueuedJob& job) const {
 void LasScheduler::job_waiting(const QueuedJob& job) {
   State& s = state(job.job);
   s.gpus = job.gpus;
-  s.share = job.gpus * (job.gpu_milli / 1000.0);
+  s.milli = static_cast<std::uint16_t>(job.gpu_milli);
   s.attained_gpu_s = job.attained_gpu_s;
   const double counted = std::max(0.0, job.attained_gpu_s - s.base_gpu_s);
-  s.queue = queue_of(counted);
+  s.queue = static_cast<std::uint8_t>(queue_of(counted));
   s.submit_s = job.submit.seconds();
   if (s.queue > 0) s.promoted_s = -1;
   s.promote_at_s = -1;
   if (s.queue > 0 && params_las_.promote > 0) {
-    s.promote_at_s = job.waiting_since.seconds() + params_las_.promote * counted / s.share;
+    s.promote_at_s = job.waiting_since.seconds() + params_las_.promote * counted / s.share();
     promotions_.push(Due{s.promote_at_s, job.job});
   }
   OrderedScheduler::job_waiting(job);
@@ -109,18 +109,17 @@ void LasScheduler::promote_due(double now_s, const WaitingJobs& waiting) {
     s.base_gpu_s = s.attained_gpu_s;
     s.queue = 0;
     s.promoted_s = now_s;
-    order_.erase(job);
-    order_.insert(job, s.gpus, wait_key(s));
+    order_.rekey(job, wait_key(s));
   }
 }
 
 void LasScheduler::demote_running(double now_s) {
   for (std::uint32_t id : running_ids_) {
     State& s = states_[id];
-    const double counted = s.attained_gpu_s + s.share * (now_s - s.start_s) - s.base_gpu_s;
+    const double counted = s.attained_gpu_s + s.share() * (now_s - s.start_s) - s.base_gpu_s;
     const int q = queue_of(counted);
     if (q == s.queue) continue;
-    s.queue = q;
+    s.queue = static_cast<std::uint8_t>(q);
     running_.running(id, s.gpus, victim_key(id));
   }
 }

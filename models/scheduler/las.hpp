@@ -67,18 +67,24 @@ class LasScheduler final : public OrderedScheduler {
                      Decisions& out) override;
 
  private:
-  struct State {
+  // One cache line a job: a saturated run looks a job's state up at every start, stop,
+  // promotion and demotion, among a million jobs (docs/scheduling.md, "Where a saturated
+  // million-job run's time goes").
+  struct alignas(64) State {
     double base_gpu_s = 0;      // attained service not counted (before its last promotion)
     double attained_gpu_s = 0;  // at the start of its run (running) or its last join (waiting)
     double start_s = 0;         // start of its run (running)
     double promote_at_s = -1;   // when a waiting job is promoted; < 0: never
-    int gpus = 0;
-    double share = 0;           // GPUs it holds, a share of a GPU as its share (attained service per second)
     double promoted_s = -1;     // when it was last promoted (its place in the first queue); < 0: not since
     double submit_s = 0;
-    int queue = 0;              // its queue as last set
+    int gpus = 0;
     std::uint32_t running_pos = 0;
+    std::uint16_t milli = 1000;  // thousandths of each GPU it holds (QueuedJob::gpu_milli)
+    std::uint8_t queue = 0;      // its queue as last set
+    // GPUs it holds, a share of a GPU as its share (attained service per second).
+    double share() const { return gpus * (milli / 1000.0); }
   };
+  static_assert(sizeof(State) == 64, "a job's state is one cache line");
   State& state(std::uint32_t job);
   void promote_due(double now_s, const WaitingJobs& waiting);
   void demote_running(double now_s);

@@ -7,8 +7,8 @@
 // candidate heap, the children of each entry visited), and skips a whole class the moment
 // its smallest size no longer fits, so jobs too big for the free capacity cost nothing
 // once their class is skipped. Ties in the key break by job id, which is submit order.
-// insert and erase are O(log n); a scan that visits k jobs is O((k + classes) log);
-// rekey_all, new keys for every job, is O(n).
+// insert, erase and rekey (one job's new key) are O(log n); a scan that visits k jobs is
+// O((k + classes) log); rekey_all, new keys for every job, is O(n).
 // Nothing allocates once the index and its scratch have grown to the workload's size.
 #pragma once
 
@@ -98,6 +98,16 @@ class OrderIndex {
     where_[moved].pos = w.pos;
     sift_up(w.heap, w.pos);
     sift_down(w.heap, where_[moved].pos);
+  }
+
+  // Gives job `job` the key `key`, in its size class: as erase and insert, in one sift
+  // from its place (las' promotions, a running job's new queue).
+  void rekey(std::uint32_t job, const Key& key) {
+    GCSIM_CHECK(contains(job), "order index: job " + std::to_string(job) + " is not in it");
+    const Where w = where()[job];
+    heaps_[w.heap][w.pos].key = key;
+    sift_up(w.heap, w.pos);
+    sift_down(w.heap, where()[job].pos);
   }
 
   // Gives every job in the index the key new_key(job) at once, its size class kept: each

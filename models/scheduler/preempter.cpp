@@ -132,11 +132,11 @@ void Preempter::refile_node(std::uint32_t n) {
   }
   double key = on_node_[n].front().key;
   for (const OnNode& e : on_node_[n]) key = std::max(key, e.key);
-  if (filed) {
-    if (node_order_.key(n) == key) return;
-    node_order_.erase(n);
+  if (!filed) {
+    node_order_.insert(n, 1, key);
+  } else if (node_order_.key(n) != key) {
+    node_order_.rekey(n, key);
   }
-  node_order_.insert(n, 1, key);
 }
 
 void Preempter::keep_needed(const ClusterView& cluster, const PlacementStrategy& placement, const QueuedJob& w) {

@@ -48,8 +48,7 @@ class Preempter {
       return;
     }
     if (order_.contains(job)) {
-      order_.erase(job);
-      order_.insert(job, gpus, key);
+      order_.rekey(job, key);  // its size class is its GPUs', as when it was inserted
       rekeyed(job);
       return;
     }

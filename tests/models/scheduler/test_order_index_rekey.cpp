@@ -1,6 +1,7 @@
-// OrderIndex::rekey_all (finish-time-fair's re-keying at each round): the order visited after
-// it is the new keys' order, ties by job id, and the index stays usable (erase, insert,
-// key, scan) because each job's position was refiled with its heap rebuilt. And the
+// OrderIndex::rekey_all (finish-time-fair's re-keying at each round) and rekey (one job's:
+// las' promotions): the order visited after them is the new keys' order, ties by job id,
+// and the index stays usable (erase, insert, key, scan) because each job's position was
+// refiled with its heap rebuilt. And the
 // Preempter's own copy of the nodes (stopping jobs' GPUs counted free), which follows the
 // cluster's change log: the room it plans after the view changed, hand-computed.
 #include <algorithm>
@@ -132,6 +133,70 @@ TEST_CASE("OrderIndex::rekey_all agrees with a plain sort on random keys", "[uni
   empty.rekey_all([](std::uint32_t) { return -2.0; });
   CHECK(empty.key(4) == -2.0);
   CHECK(visit_all(empty) == std::vector<std::uint32_t>{4});
+}
+
+TEST_CASE("OrderIndex::rekey: one job's new key, earlier or later, as a plain sort says", "[unit][scheduler]") {
+  // By hand: 1-GPU jobs 0..4 keyed 0..4 and an 8-GPU job 5 keyed 2.5. Job 4 moves to the
+  // front (a las promotion: a smaller key), job 0 behind everyone (a demotion), job 3 ties
+  // job 5 (ties by job id: 3 first).
+  models::OrderIndex<double> idx;
+  for (std::uint32_t j = 0; j < 5; ++j) idx.insert(j, 1, static_cast<double>(j));
+  idx.insert(5, 8, 2.5);
+  idx.rekey(4, -1.0);
+  CHECK(visit_all(idx) == std::vector<std::uint32_t>{4, 0, 1, 2, 5, 3});
+  idx.rekey(0, 10.0);
+  CHECK(visit_all(idx) == std::vector<std::uint32_t>{4, 1, 2, 5, 3, 0});
+  idx.rekey(3, 2.5);
+  CHECK(visit_all(idx) == std::vector<std::uint32_t>{4, 1, 2, 3, 5, 0});
+  CHECK(idx.key(3) == 2.5);
+  CHECK(idx.size() == 6);
+  CHECK_THROWS_AS(idx.rekey(9, 0.0), InternalError);
+  // Random: thousands of jobs in a few classes (heaps several levels deep), keys from few
+  // values (ties common), rekeys in both directions mixed with erases and inserts; after
+  // each batch the scan is the plain sort and every key and position is right (an erase
+  // of each job at the end finds it).
+  std::mt19937_64 rng(4242);
+  const int sizes[] = {1, 1, 2, 4, 8, 16};
+  models::OrderIndex<double> big;
+  std::vector<double> key(5000);
+  std::vector<int> gpus(key.size());
+  std::vector<bool> in(key.size(), false);
+  const auto draw_key = [&] { return static_cast<double>(rng() % 300); };
+  for (std::uint32_t j = 0; j < key.size(); ++j) {
+    gpus[j] = sizes[rng() % std::size(sizes)];
+    key[j] = draw_key();
+    big.insert(j, gpus[j], key[j]);
+    in[j] = true;
+  }
+  const auto expected = [&] {
+    std::vector<std::pair<double, std::uint32_t>> keyed;
+    for (std::uint32_t j = 0; j < key.size(); ++j)
+      if (in[j]) keyed.emplace_back(key[j], j);
+    return sorted_order(keyed);
+  };
+  for (int round = 0; round < 6; ++round) {
+    for (int k = 0; k < 2000; ++k) {
+      const std::uint32_t j = static_cast<std::uint32_t>(rng() % key.size());
+      const int what = static_cast<int>(rng() % 4);
+      if (in[j] && what < 3) {
+        key[j] = what == 0 ? key[j] - 1000.0 : draw_key();  // to the front, or anywhere
+        big.rekey(j, key[j]);
+      } else if (in[j]) {
+        big.erase(j);
+        in[j] = false;
+      } else {
+        key[j] = draw_key();
+        big.insert(j, gpus[j], key[j]);
+        in[j] = true;
+      }
+    }
+    REQUIRE(visit_all(big) == expected());
+    for (std::uint32_t j = 0; j < key.size(); ++j)
+      if (in[j]) REQUIRE(big.key(j) == key[j]);
+  }
+  for (std::uint32_t j = 0; j < key.size(); ++j)
+    if (in[j]) big.erase(j);
+  CHECK(big.empty());
 }
 
 TEST_CASE("OrderIndex::scan drops classes that do not fit and stops as a plain sort says", "[unit][scheduler]") {
