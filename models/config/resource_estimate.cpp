@@ -27,15 +27,19 @@ namespace {
 //   back before the summary is read, /ledger and /preemptions folded into running totals
 //   and no detail column kept by the summary): 10^5 and 10^6 jobs peak at 75.2 and 526.8
 //   MiB (were 101.6 and 657.8 with the summary's row copies, 118.7 and 917.7 with the
-//   400-byte Job), 526 B a job between the two; below about 10^4 jobs the trace's buffers
-//   add about 300 B a job: so 530 B a job plus 300 B for each of the first 10^4.
-constexpr double BYTES_PER_JOB = 530;
+//   400-byte Job), 526 B a job between the two; later the same day, with the summary's
+//   copy of /jobs read in blocks of 2,048 rows (MemoryTrace::read_blocks), 69.8 and 413.9
+//   MiB, 401 B a job between the two (tests/scenarios/test_job_memory.cpp); below about
+//   10^4 jobs the trace's buffers add about 300 B a job: so 405 B a job plus 300 B for
+//   each of the first 10^4.
+constexpr double BYTES_PER_JOB = 405;
 constexpr double TRACE_BUFFER_BYTES_PER_JOB = 300;
 constexpr double TRACE_BUFFER_JOBS = 1e4;
 // - a written-out job, on top: its share of the CSV's bytes kept for the trace's
 //   provenance (its JobSpec, 184 B, is released once the run has its Job: take_workload).
 //   P5 written out (bigN.yaml) vs generated: 78.5 vs 75.2 MiB at 10^5 jobs (35 B a job),
-//   570.6 vs 526.8 MiB at 10^6 (46 B a job). A compare or sweep keeps the specs (its runs
+//   570.6 vs 526.8 MiB at 10^6 (46 B a job); with the summary read in blocks, 79.1 vs 69.8
+//   MiB (97 B a job) and 449.6 vs 413.9 MiB (37 B a job). A compare or sweep keeps the specs (its runs
 //   share the scenario): 184 B a job more, once.
 constexpr double BYTES_PER_WRITTEN_JOB = 50;
 constexpr double BYTES_PER_NODE = 600;
