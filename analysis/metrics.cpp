@@ -104,18 +104,22 @@ StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& sample
   return out;
 }
 
-void LedgerTotals::add(std::string_view category, double usd, bool busy) {
+std::size_t LedgerTotals::category_index(std::string_view category) {
   // The few categories in a short list, found by name from the last one matched.
   if (last_ >= by_category.size() || by_category[last_].name != category) {
     last_ = 0;
     while (last_ < by_category.size() && by_category[last_].name != category) ++last_;
     if (last_ == by_category.size()) by_category.push_back({std::string(category), is_storage_category(category), 0.0});
   }
+  return last_;
+}
+
+void LedgerTotals::add_at(std::size_t k, double usd, bool busy) {
   ++rows;
   total_usd += usd;
   if (busy) busy_usd += usd;
-  if (by_category[last_].storage) storage_usd += usd;
-  by_category[last_].usd += usd;
+  if (by_category[k].storage) storage_usd += usd;
+  by_category[k].usd += usd;
 }
 
 void PreemptionTotals::add(std::int64_t job, double save_gpu_s, double restore_gpu_s, double lost_gpu_s) {

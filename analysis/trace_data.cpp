@@ -279,17 +279,23 @@ std::vector<NodeRecord> read_nodes(const TraceReader& r, const std::string& path
   return nodes;
 }
 
+// /ledger's busy column read into `field` of its records: by value, matched by label once
+// (not once a row: the ledger has millions).
+template <typename Record>
+void bind_ledger_busy(TableRows<schema::LEDGER, Record>& c, const TraceReader& r, bool Record::*field) {
+  std::vector<bool> busy_of_value;
+  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
+    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
+  c.each_int("busy", "an enum", [busy_of_value, field](Record& record, std::int64_t v, std::size_t) {
+    record.*field = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
+  });
+}
+
 // The columns of /ledger its sums need (LedgerTotals::add): usd, category and busy.
 void bind_ledger_sums(TableRows<schema::LEDGER, ChargeRecord>& c, const TraceReader& r) {
   c.f64("usd", &ChargeRecord::usd);
   c.label("category", &ChargeRecord::category);
-  // Busy by value, matched by label once (not once a row: the ledger has millions).
-  std::vector<bool> busy_of_value;
-  for (const std::string& label : r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "busy"))))
-    busy_of_value.push_back(label == schema::LEDGER_BUSY[1]);
-  c.each_int("busy", "an enum", [busy_of_value](ChargeRecord& charge, std::int64_t v, std::size_t) {
-    charge.busy = v >= 0 && static_cast<std::size_t>(v) < busy_of_value.size() && busy_of_value[static_cast<std::size_t>(v)];
-  });
+  bind_ledger_busy(c, r, &ChargeRecord::busy);
 }
 
 std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& path, TraceParts parts) {
@@ -310,12 +316,33 @@ std::vector<ChargeRecord> read_ledger(const TraceReader& r, const std::string& p
 // /ledger folded into its sums, a block of rows at a time (no row kept): the columns
 // read_ledger reads without details, added in row order as ledger_totals adds the rows.
 LedgerTotals fold_ledger(const TraceReader& r, const std::string& path) {
+  // A charge as its sums need it: the category by its enum value, found among the totals'
+  // categories once per value (at its first row, so in the order of first appearance, as
+  // add() finds it by name), not compared and copied by name for each of millions of rows.
+  struct Charge {
+    double usd = 0;
+    std::int64_t category = 0;
+    bool busy = false;
+  };
   LedgerTotals totals;
-  std::vector<ChargeRecord> block;
-  TableRows<schema::LEDGER, ChargeRecord> c(r, path, block, rows(r, schema::LEDGER), {});
-  bind_ledger_sums(c, r);
-  c.read_folded([&totals](std::span<const ChargeRecord> charges) {
-    for (const ChargeRecord& x : charges) totals.add(x.category, x.usd, x.busy);
+  std::vector<Charge> block;
+  TableRows<schema::LEDGER, Charge> c(r, path, block, rows(r, schema::LEDGER), {});
+  c.f64("usd", &Charge::usd);
+  c.each_int("category", "an enum", [](Charge& x, std::int64_t v, std::size_t) { x.category = v; });
+  bind_ledger_busy(c, r, &Charge::busy);
+  // The label of each value as TableRows::label gives it: "" for a value without one.
+  const std::vector<std::string> labels =
+      r.enum_labels(std::string(schema::LEDGER.name), std::string(schema::column(schema::LEDGER, "category")));
+  std::vector<std::ptrdiff_t> index_of_value(labels.size() + 1, -1);  // the last: every value without a label
+  c.read_folded([&](std::span<const Charge> charges) {
+    for (const Charge& x : charges) {
+      const std::size_t v = x.category >= 0 && static_cast<std::size_t>(x.category) < labels.size()
+                                ? static_cast<std::size_t>(x.category)
+                                : labels.size();
+      std::ptrdiff_t& k = index_of_value[v];
+      if (k < 0) k = static_cast<std::ptrdiff_t>(totals.category_index(v < labels.size() ? labels[v] : std::string_view()));
+      totals.add_at(static_cast<std::size_t>(k), x.usd, x.busy);
+    }
   });
   return totals;
 }

@@ -268,7 +268,11 @@ struct LedgerTotals {
   double busy_usd = 0;
   double storage_usd = 0;
   std::vector<Category> by_category;  // in order of first appearance
-  void add(std::string_view category, double usd, bool busy);
+  void add(std::string_view category, double usd, bool busy) { add_at(category_index(category), usd, busy); }
+  // The place of `category` in by_category, added there when it is new.
+  std::size_t category_index(std::string_view category);
+  // A charge of the category at by_category[k] (what add does once the category is found).
+  void add_at(std::size_t k, double usd, bool busy);
 
  private:
   std::size_t last_ = 0;  // the category matched last (charges come in runs of one category)
