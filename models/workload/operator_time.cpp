@@ -55,18 +55,22 @@ struct GemmRow {
   std::string_view prefix;
   double tensor_16bit, tensor_tf32, simt;
   bool measured;
+  // The GPU the row was measured on (its architecture, board power in W, SMs and FP32 peak
+  // in FLOP/s), for the sustained clock of another GPU that takes the row; empty: none.
+  std::string_view ref_arch = {};
+  double ref_tdp_w = 0, ref_sms = 0, ref_fp32 = 0;
 };
 constexpr double cap(double x) { return x > 1 ? 1 : x; }
-constexpr GemmRow V100_ROW{"V100", 97.36 / 125, 0, 14.51 / 15.7, true};
-constexpr GemmRow GA10X_ROW{"", 119.18 / 149.7, 59.52 / 74.8, 23.73 / 37.4, false};
-constexpr GemmRow AD10X_ROW{"", cap(168.38 / 165), cap(85.65 / 82.6), 53.84 / 82.6, false};
-constexpr GemmRow GH100_ROW{"", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, false};
+constexpr GemmRow V100_ROW{"V100", 97.36 / 125, 0, 14.51 / 15.7, true, "Volta", 300, 80, 15.7e12};
+constexpr GemmRow GA10X_ROW{"", 119.18 / 149.7, 59.52 / 74.8, 23.73 / 37.4, false, "Ampere", 300, 84, 37.4e12};
+constexpr GemmRow AD10X_ROW{"", cap(168.38 / 165), cap(85.65 / 82.6), 53.84 / 82.6, false, "Ada", 450, 128, 82.6e12};
+constexpr GemmRow GH100_ROW{"", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, false, "Hopper", 700, 132, 67e12};
 constexpr GemmRow GEMM_TABLE[] = {
     V100_ROW,
     {"A100-40GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49, true},
     {"A100-80GB-SXM", 267.9 / 312, 126.3 / 156, 18.88 / 19.49, true},
     {"A100", 256.4 / 312, 126.3 / 156, 18.88 / 19.49, true},
-    {"H100", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, true},
+    {"H100", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, true, "Hopper", 700, 132, 67e12},
     {"H200", 792.1 / 989, 402.15 / 494.5, 51.88 / 67, true},
     {"GH200", 821.0 / 989, 402.15 / 494.5, 51.88 / 67, true},
     {"T4", 42.71 / 65, 0, 4.43 / 8.1, true},
@@ -89,10 +93,10 @@ const OperatorCalibration& default_operator_calibration() {
   static const OperatorCalibration c{
       .gemm_fraction = 0.98,
       .simt_fraction = 1.0,
-      .memory_efficiency = 0.80,
+      .memory_efficiency = 0.845,
       .launch_s = 20e-6,
       .small_k = 1,
-      .sm_element_rate = 1.24e10,
+      .sm_element_rate = 1.16e10,
   };
   return c;
 }
@@ -122,6 +126,18 @@ GpuComputeFigures gpu_compute_figures(const GpuSpec& gpu) {
   } else {
     f.measured = true;
   }
+  // A GPU that takes another's figures, of the same architecture, runs its GEMMs and
+  // memory-bound kernels at the clock its board's power sustains (operator_time.hpp).
+  if (!row->ref_arch.empty() && gpu.arch == row->ref_arch && gpu.tdp_w > 0 && gpu.fp32_flop_per_s > 0) {
+    // Its boost clock relative to the reference's, from FP32 peak per SM (the same FP32
+    // lanes per SM within an architecture).
+    const double clock = (gpu.fp32_flop_per_s / f.sms) / (row->ref_fp32 / row->ref_sms);
+    // The power per SM the reference draws at full load, scaled to that clock as f^3, and
+    // the power per SM this board has.
+    const double need_w = row->ref_tdp_w / row->ref_sms * clock * clock * clock;
+    const double have_w = gpu.tdp_w / f.sms;
+    if (have_w < need_w) f.clock_factor = std::cbrt(have_w / need_w);
+  }
   f.tensor_16bit = row->tensor_16bit;
   f.tensor_tf32 = row->tensor_tf32 > 0 ? row->tensor_tf32 : row->tensor_16bit;
   f.simt_fp32 = row->simt;
@@ -150,7 +166,7 @@ OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, Precision p, 
 OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComputeFigures& f, Precision p,
                            const OperatorCalibration& cal) {
   OperatorTime t;
-  const double simt_peak = gpu.fp32_flop_per_s * f.simt_fp32 * cal.simt_fraction;
+  const double simt_peak = gpu.fp32_flop_per_s * f.simt_fp32 * cal.simt_fraction * f.clock_factor;
   double rate = simt_peak;
   if (op.gemm) {
     double peak = 0, frac = 0, g = cal.gemm_fraction;
@@ -159,13 +175,13 @@ OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComp
       case Precision::Tf32: peak = gpu.tf32_flop_per_s, frac = f.tensor_tf32; break;
       default: peak = gpu.peak_flop_per_s(p), frac = f.tensor_16bit; break;
     }
-    rate = peak * frac * g * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
+    rate = peak * frac * g * f.clock_factor * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
   }
   t.compute_s = rate > 0 ? op.flop / rate : 0;
   t.memory_s = op.bytes / (gpu.memory_bytes_per_s * cal.memory_efficiency);
   // A memory-bound kernel also pays its SMs' element rate (Little's law, operator_time.hpp).
   if (!op.gemm && cal.sm_element_rate > 0)
-    t.memory_s += op.bytes / (activation_bytes(p) * cal.sm_element_rate * f.sms);
+    t.memory_s += op.bytes / (activation_bytes(p) * cal.sm_element_rate * f.clock_factor * f.sms);
   t.compute_bound = t.compute_s >= t.memory_s;
   t.time_s = (std::max(t.compute_s, t.memory_s) + cal.launch_s) * op.count;
   return t;

@@ -60,6 +60,12 @@ struct GpuComputeFigures {
   double tensor_tf32 = 0;       // the same in TF32
   double simt_fp32 = 0;         // the same for FP32 SGEMM on CUDA cores
   bool measured = false;        // false: the figures of its family (or the V100's)
+  // Sustained / boost clock under the board's power, for a GPU that takes the figures of
+  // another of its architecture (the A40's for the A10): 1 when it has the power per SM
+  // the measured GPU drew at full load, scaled to its own boost clock as f^3; otherwise
+  // the cube root of the ratio (dynamic power ~ C·V²·f with V roughly proportional to f
+  // across the DVFS range). Scales its GEMM and FP32 rates and its SMs' element rate.
+  double clock_factor = 1;
 };
 GpuComputeFigures gpu_compute_figures(const GpuSpec& gpu);
 

@@ -216,3 +216,43 @@ TEST_CASE("Operator time: the roofline of one operator on a made-up GPU", "[mode
   gpu.name = "B200";
   CHECK(operator_time(ew, gpu, Precision::Fp16, cal).memory_s == Approx(2e-3 + 5e8 / (1e10 * 148)));
 }
+
+TEST_CASE("A GPU on another's GEMM figures runs at the clock its board's power sustains", "[model][operators]") {
+  // The A10 takes the A40's figures (300 W, 84 SMs, 37.4 TFLOPS FP32): boost clock ratio
+  // (31.2/72)/(37.4/84) = 0.97326; the A40's 300/84 W per SM at that clock is
+  // 3.5714 × 0.97326³ = 3.2926 W; the A10 has 150/72 = 2.0833 W: (2.0833/3.2926)^(1/3).
+  CHECK(gpu_compute_figures(gcsim::test::gpu("A10")).clock_factor == Approx(0.85850).epsilon(1e-4));
+  // The RTX A6000: the A40's power per SM at a 3.5% higher boost clock: 0.96641.
+  CHECK(gpu_compute_figures(gcsim::test::gpu("RTX-A6000")).clock_factor == Approx(0.96641).epsilon(1e-4));
+  // The H100 PCIe on the H100 SXM's row (700 W, 132 SMs, 67 TFLOPS): 0.94562.
+  CHECK(gpu_compute_figures(gcsim::test::gpu("H100-PCIe")).clock_factor == Approx(0.94562).epsilon(1e-4));
+  // The L40 on the RTX 4090's (450 W, 128 SMs, 82.6 TFLOPS): 0.85445.
+  CHECK(gpu_compute_figures(gcsim::test::gpu("L40")).clock_factor == Approx(0.85445).epsilon(1e-4));
+  // Enough power per SM: the RTX 3090 (350 W on 82 SMs), the A10G (300 W on 80).
+  CHECK(gpu_compute_figures(gcsim::test::gpu("RTX-3090")).clock_factor == 1);
+  CHECK(gpu_compute_figures(gcsim::test::gpu("A10G")).clock_factor == 1);
+  // Measured on itself, or of another architecture than its row's: none.
+  for (const char* name : {"H100-SXM", "V100-SXM2-16GB", "T4", "L4", "GH200", "B200", "K80"})
+    CHECK(gpu_compute_figures(gcsim::test::gpu(name)).clock_factor == 1);
+
+  // It scales a GEMM's rate and the SMs' element rate, not the memory's bandwidth.
+  const GpuSpec& a10 = gcsim::test::gpu("A10");
+  OperatorCalibration cal;
+  cal.gemm_fraction = 1;
+  cal.memory_efficiency = 1;
+  cal.launch_s = 0;
+  cal.small_k = 0;
+  cal.sm_element_rate = 1e10;
+  Operator mm;
+  mm.kind = OpKind::Gemm;
+  mm.gemm = GemmShape{9216, 9216, 9216, 1};  // 72 × 72 tiles: 72 full waves on 72 SMs
+  mm.flop = mm.gemm->flop();
+  mm.bytes = 0;
+  CHECK(operator_time(mm, a10, Precision::Bf16, cal).compute_s ==
+        Approx(mm.flop / (125e12 * (119.18 / 149.7) * 0.85850)).epsilon(1e-4));
+  Operator ew;
+  ew.kind = OpKind::Elementwise;
+  ew.bytes = 1e9;
+  CHECK(operator_time(ew, a10, Precision::Bf16, cal).memory_s ==
+        Approx(1e9 / 600e9 + 5e8 / (1e10 * 0.85850 * 72)).epsilon(1e-4));
+}
