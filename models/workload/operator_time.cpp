@@ -13,6 +13,10 @@ namespace {
 
 constexpr double TILE = 128;           // output tile edge (cuBLAS/CUTLASS 128×128 default)
 constexpr double MIN_SPLIT_K = 256;    // a split-K slice keeps at least this much of K
+// Winograd's minimal filtering F(2×2, 3×3): 16 multiplies for a 2×2 output tile of a 3×3
+// filter against 36 direct (Lavin & Gray, "Fast Algorithms for Convolutional Neural
+// Networks", CVPR 2016, section 4); the transforms' own work is not counted.
+constexpr double WINOGRAD_2X2_3X3 = 36.0 / 16.0;
 
 // Streaming multiprocessors per GPU: NVIDIA's architecture whitepapers and datasheets
 // (Tesla V100 / GV100 whitepaper 2017: 80; Turing whitepaper, T4: 40; A100 whitepaper
@@ -91,12 +95,12 @@ const OperatorCalibration& default_operator_calibration() {
   // Three of the six sit at a bound (docs/step-time.md says what that means): the FP32
   // GEMM fraction at 1, launch_s at 20 µs, small_k at 1 element (no small-K penalty).
   static const OperatorCalibration c{
-      .gemm_fraction = 0.98,
+      .gemm_fraction = 0.964,
       .simt_fraction = 1.0,
-      .memory_efficiency = 0.845,
+      .memory_efficiency = 0.835,
       .launch_s = 20e-6,
       .small_k = 1,
-      .sm_element_rate = 1.16e10,
+      .sm_element_rate = 1.19e10,
   };
   return c;
 }
@@ -176,6 +180,14 @@ OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComp
       default: peak = gpu.peak_flop_per_s(p), frac = f.tensor_16bit; break;
     }
     rate = peak * frac * g * f.clock_factor * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
+    // A 3×3 convolution of stride 1 in FP32 or TF32 may run as Winograd's F(2×2, 3×3) on the
+    // CUDA cores: cuDNN, asked for its fastest algorithm, takes it where it beats the implicit
+    // GEMM (on GPUs without TF32, or with TF32 no faster than FP32).
+    if (op.winograd && (p == Precision::Fp32 || p == Precision::Tf32)) {
+      const double winograd = gpu.fp32_flop_per_s * f.simt_fp32 * cal.simt_fraction * f.clock_factor *
+                              WINOGRAD_2X2_3X3 * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
+      rate = std::max(rate, winograd);
+    }
   }
   t.compute_s = rate > 0 ? op.flop / rate : 0;
   t.memory_s = op.bytes / (gpu.memory_bytes_per_s * cal.memory_efficiency);

@@ -31,6 +31,11 @@
 //   peak; the two costs add (fitted, one figure for every GPU). GEMMs and convolutions
 //   (cuBLAS/cuDNN kernels with wide asynchronous copies) do not pay it.
 // t_launch: per-kernel launch and framework gap (fitted).
+// c: the clock the board's power sustains, for a GPU that takes another's e_gpu
+//   (GpuComputeFigures::clock_factor); it scales P and r_SM.
+// Winograd: a 3×3 convolution of stride 1 in FP32 or TF32 runs at the better of its
+//   implicit GEMM above and F(2×2, 3×3) on the CUDA cores, the FP32 rate × 36/16 (Lavin &
+//   Gray, CVPR 2016), as cuDNN's search for its fastest algorithm would pick.
 #pragma once
 
 #include <string_view>

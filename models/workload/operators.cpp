@@ -27,6 +27,7 @@ class Builder {
   Builder(Precision p) : e_(activation_bytes(p)) {}
 
   // A product C[M×N] = A[M×K]·B[K×N] with its operand bytes.
+  void mark_winograd(bool w) { g_.ops.back().winograd = w; }
   void gemm(const std::string& name, OpKind kind, OpPass pass, GemmShape s, double a_elems, double b_elems,
             double c_elems, int count = 1) {
     Operator op;
@@ -241,6 +242,7 @@ OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o) {
     const double P = std::ceil(H / stride);
     const double out = N * P * P * K, in = N * H * H * C, w = K * C * R * R;
     B.gemm(name, OpKind::Conv, OpPass::Forward, {N * P * P, K, C * R * R, 1}, in, w, out);
+    B.mark_winograd(R == 3 && stride == 1);
     params += w + 2 * K;  // weights + batch-norm scale and shift
     // Batch norm in training: a statistics pass and a normalising pass over the input,
     // one write (3 accesses per element).
@@ -294,7 +296,9 @@ OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o) {
     if (!c.first)
       B.gemm(c.name + ".dgrad", OpKind::Conv, OpPass::BackwardData,
              {N * c.H * c.H, c.C, c.K * c.R * c.R / (c.stride * c.stride), 1}, out, w, in);
+    if (!c.first) B.mark_winograd(c.R == 3 && c.stride == 1);
     B.gemm(c.name + ".wgrad", OpKind::Conv, OpPass::BackwardWeight, {c.K, c.C * c.R * c.R, N * P * P, 1}, out, in, w);
+    B.mark_winograd(c.R == 3 && c.stride == 1);
   }
   return B.finish(params, batch, 0, o, p);
 }

@@ -57,6 +57,9 @@ struct Operator {
   double bytes = 0;                // read + written, per micro-batch (optimizer: per step)
   std::optional<GemmShape> gemm;   // Gemm and Conv only
   int count = 1;                   // identical operators folded into one row (layers)
+  // A 3×3 convolution of stride 1 (any of its three passes): in FP32 or TF32 it may run as
+  // Winograd's F(2×2, 3×3) on the CUDA cores (operator_time.hpp).
+  bool winograd = false;
 };
 
 // Per micro-batch of `batch` samples at `seq_len` tokens (0: the model's default), in the

@@ -299,7 +299,7 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
   // mean absolute percentage error rounded up to the next percent, plus 1 point of margin,
   // so a change that makes any GPU's transfer worse by more than that fails here.
   const std::map<std::string, double> bound_percent = {
-      {"V100", 21}, {"RTX-3090", 18}, {"RTX-4090", 17}, {"A10", 21}, {"RTX-A6000", 16},
+      {"V100", 18}, {"RTX-3090", 17}, {"RTX-4090", 17}, {"A10", 20}, {"RTX-A6000", 16},
       {"H100-PCIe", 10}, {"H100-SXM", 12}, {"GH200", 21}, {"H200", 14}, {"B200", 24},
   };
   const auto results = leave_one_gpu_out(false);
@@ -312,12 +312,12 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
     CHECK(100 * r.mape_ops <= bound_percent.at(r.group));
     // Why the operator model is what estimate_step uses for models with an architecture:
     // on every held-out GPU it transfers better than the aggregate roofline refitted the
-    // same way (measured: 0.9 to 38.5 points better; the A10 the least, since its clock
+    // same way (measured: 2.2 to 37.9 points better; the A10 the least, since its clock
     // under its 150 W is counted, docs/step-time.md, "Clocks under the board's power").
     CHECK(r.mape_ops < r.mape_aggregate);
     ops += r.mape_ops;
     aggregate += r.mape_aggregate;
   }
-  // Mean of the per-GPU errors: 16.0% against 29.3%.
+  // Mean of the per-GPU errors: 15.4% against 29.3%.
   CHECK(ops / results.size() < aggregate / results.size() - 0.10);
 }

@@ -4,6 +4,7 @@
 // made-up GPU and the tile / wave / split-K factors computed by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/workload/operator_time.hpp"
@@ -255,4 +256,52 @@ TEST_CASE("A GPU on another's GEMM figures runs at the clock its board's power s
   ew.bytes = 1e9;
   CHECK(operator_time(ew, a10, Precision::Bf16, cal).memory_s ==
         Approx(1e9 / 600e9 + 5e8 / (1e10 * 0.85850 * 72)).epsilon(1e-4));
+}
+
+TEST_CASE("A 3×3 convolution of stride 1 in FP32 or TF32 takes Winograd's F(2×2, 3×3) where it is faster", "[model][operators]") {
+  // ResNet-50's 3×3 convolutions of stride 1: 16 in the bottlenecks less the 3 whose stage
+  // starts with stride 2, each with its forward, data-gradient and weight-gradient pass.
+  const OperatorGraph g = resnet50_operators(64, Precision::Fp32, OptimizerKind::Sgd);
+  int marked = 0;
+  for (const Operator& op : g.ops) {
+    if (!op.winograd) continue;
+    ++marked;
+    CHECK(op.kind == OpKind::Conv);
+    CHECK(op.name.find(".conv2") != std::string::npos);
+  }
+  CHECK(marked == 13 * 3);
+  CHECK(std::none_of(g.ops.begin(), g.ops.end(), [](const Operator& op) {
+    return op.winograd && (op.name.rfind("layer2.0.", 0) == 0 || op.name.rfind("layer3.0.", 0) == 0 ||
+                           op.name.rfind("layer4.0.", 0) == 0);
+  }));
+
+  OperatorCalibration cal;
+  cal.gemm_fraction = 1;
+  cal.simt_fraction = 1;
+  cal.memory_efficiency = 1;
+  cal.launch_s = 0;
+  cal.small_k = 0;
+  Operator conv;
+  conv.kind = OpKind::Conv;
+  conv.gemm = GemmShape{80 * 128, 128, 9 * 256, 1};  // 80 × 1 full tiles: one full wave on 80 SMs
+  conv.flop = conv.gemm->flop();
+  conv.bytes = 0;
+  conv.winograd = true;
+  // The V100 in FP32 (no tensor cores for it): 15.7 TFLOPS × 14.51/15.7 × 36/16.
+  const GpuSpec& v100 = gcsim::test::gpu("V100-SXM2-16GB");
+  CHECK(operator_time(conv, v100, Precision::Fp32, cal).compute_s == Approx(conv.flop / (14.51e12 * 2.25)).epsilon(1e-6));
+  // In 16-bit precision the tensor cores: 125 TFLOPS × 97.36/125.
+  CHECK(operator_time(conv, v100, Precision::Fp16, cal).compute_s == Approx(conv.flop / 97.36e12).epsilon(1e-6));
+  // The RTX 3090 in TF32: tensor cores 35.6 × 0.796 against CUDA cores 35.6 × 0.634 × 2.25:
+  // Winograd (80 tiles on 82 SMs: one wave, 80/82 of it busy).
+  const GpuSpec& rtx = gcsim::test::gpu("RTX-3090");
+  CHECK(operator_time(conv, rtx, Precision::Tf32, cal).compute_s ==
+        Approx(conv.flop / (35.6e12 * (23.73 / 37.4) * 2.25 * (80.0 / 82))).epsilon(1e-6));
+  // The H100 SXM in TF32: 494.5 × 0.813 on tensor cores beats 67 × 0.774 × 2.25.
+  const GpuSpec& h100 = gcsim::test::gpu("H100-SXM");
+  CHECK(operator_time(conv, h100, Precision::Tf32, cal).compute_s ==
+        Approx(conv.flop / (402.15e12 * (80.0 / 132))).epsilon(1e-6));
+  // Not marked (a 1×1 or strided convolution): the implicit GEMM alone.
+  conv.winograd = false;
+  CHECK(operator_time(conv, v100, Precision::Fp32, cal).compute_s == Approx(conv.flop / 14.51e12).epsilon(1e-6));
 }
