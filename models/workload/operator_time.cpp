@@ -50,9 +50,12 @@ constexpr SmRow SM_TABLE[] = {
 //         165 (capped), TF32 85.65 of 82.6 (capped), FP32 53.84 of 82.6.
 //   L4: torch-performance-test-data issue #120 (torch 2.9 + CUDA 12.8): FP16 68.83 of 121,
 //         TF32 31.88 of 60, FP32 15.38 of 30.3 (a 72 W card).
-//   Ampere GA10x family (A10, A10G, RTX 3090, RTX A6000): the A40's, torch-performance-
-//         test-data issue #185: FP16 119.18 of 149.7, TF32 59.52 of 74.8, FP32 23.73 of 37.4
-//         (NVIDIA A40 datasheet peaks).
+//   Ampere GA10x family (A10, A10G, RTX A6000: the professional parts, FP32 accumulate at
+//         full rate): the A40's, torch-performance-test-data issue #185: FP16 119.18 of
+//         149.7, TF32 59.52 of 74.8, FP32 23.73 of 37.4 (NVIDIA A40 datasheet peaks).
+//   GeForce GA102 (RTX 3090): the RTX 3080 Ti's, torch-performance-test-data issue #132
+//         (torch 2.8 + CUDA 12.8): FP16 75.75 of 68.2 (the GeForce FP32-accumulate peak;
+//         capped), TF32 37.75 of 34.1 (capped), FP32 24.38 of 34.1.
 //   Ada family (L40, L40S): the RTX 4090's. Hopper and Blackwell: the H100's. Volta,
 //         Pascal, Kepler and anything else: the V100's.
 struct GemmRow {
@@ -79,6 +82,10 @@ constexpr GemmRow GEMM_TABLE[] = {
     {"GH200", 821.0 / 989, 402.15 / 494.5, 51.88 / 67, true},
     {"T4", 42.71 / 65, 0, 4.43 / 8.1, true},
     {"RTX-4090", cap(168.38 / 165), cap(85.65 / 82.6), 53.84 / 82.6, true},
+    // GeForce GA102 (the RTX 3090): the RTX 3080 Ti's figures (80 SMs, 350 W, FP32 34.1),
+    // not the professional A40's: its catalog peaks are the GeForce half-rate ones, which
+    // cuBLAS reaches (and passes, boosting above the rated clock).
+    {"RTX-3090", cap(75.75 / 68.2), cap(37.75 / 34.1), 24.38 / 34.1, false, "Ampere", 350, 80, 34.1e12},
     {"L4", 68.83 / 121, 31.88 / 60, 15.38 / 30.3, true},
 };
 
@@ -92,15 +99,16 @@ bool matches(std::string_view name, std::string_view row) {
 const OperatorCalibration& default_operator_calibration() {
   // Fitted on every GPU's rows (tests/models/workload/test_operator_model.cpp,
   // "[.calibrate-ops]"); docs/step-time.md, "Operator-level model".
-  // Three of the six sit at a bound (docs/step-time.md says what that means): the FP32
-  // GEMM fraction at 1, launch_s at 20 µs, small_k at 1 element (no small-K penalty).
+  // Three of the seven sit at a bound (docs/step-time.md says what that means): the
+  // memory efficiency at 95%, launch_s at 20 µs, small_k at 1 element (no small-K penalty).
   static const OperatorCalibration c{
-      .gemm_fraction = 0.964,
-      .simt_fraction = 1.0,
-      .memory_efficiency = 0.835,
+      .gemm_fraction = 0.930,
+      .tf32_fraction = 0.652,
+      .simt_fraction = 0.985,
+      .memory_efficiency = 0.95,
       .launch_s = 20e-6,
       .small_k = 1,
-      .sm_element_rate = 1.19e10,
+      .sm_element_rate = 1.12e10,
   };
   return c;
 }
@@ -176,7 +184,7 @@ OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComp
     double peak = 0, frac = 0, g = cal.gemm_fraction;
     switch (p) {
       case Precision::Fp32: peak = gpu.fp32_flop_per_s, frac = f.simt_fp32, g = cal.simt_fraction; break;
-      case Precision::Tf32: peak = gpu.tf32_flop_per_s, frac = f.tensor_tf32; break;
+      case Precision::Tf32: peak = gpu.tf32_flop_per_s, frac = f.tensor_tf32, g = cal.tf32_fraction; break;
       default: peak = gpu.peak_flop_per_s(p), frac = f.tensor_16bit; break;
     }
     rate = peak * frac * g * f.clock_factor * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);

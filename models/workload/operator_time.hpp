@@ -47,7 +47,8 @@
 namespace gcsim::models {
 
 struct OperatorCalibration {
-  double gemm_fraction = 1;          // g: training GEMMs / best large GEMM (tensor cores)
+  double gemm_fraction = 1;          // g: training GEMMs / best large GEMM (16-bit tensor cores)
+  double tf32_fraction = 1;          // the same for TF32 GEMMs and convolutions on tensor cores
   double simt_fraction = 1;          // the same for FP32 GEMMs on CUDA cores
   double memory_efficiency = 1;      // η_mem
   double launch_s = 0;               // t_launch per kernel

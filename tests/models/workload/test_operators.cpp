@@ -229,8 +229,10 @@ TEST_CASE("A GPU on another's GEMM figures runs at the clock its board's power s
   CHECK(gpu_compute_figures(gcsim::test::gpu("H100-PCIe")).clock_factor == Approx(0.94562).epsilon(1e-4));
   // The L40 on the RTX 4090's (450 W, 128 SMs, 82.6 TFLOPS): 0.85445.
   CHECK(gpu_compute_figures(gcsim::test::gpu("L40")).clock_factor == Approx(0.85445).epsilon(1e-4));
-  // Enough power per SM: the RTX 3090 (350 W on 82 SMs), the A10G (300 W on 80).
-  CHECK(gpu_compute_figures(gcsim::test::gpu("RTX-3090")).clock_factor == 1);
+  // The RTX 3090 on the RTX 3080 Ti's (350 W, 80 SMs, 34.1 TFLOPS): a 1.8523% higher boost
+  // clock, 4.375 × 1.018523³ = 4.6226 W per SM needed, 350/82 = 4.2683 there: 0.97376.
+  CHECK(gpu_compute_figures(gcsim::test::gpu("RTX-3090")).clock_factor == Approx(0.97376).epsilon(1e-4));
+  // Enough power per SM: the A10G (300 W on 80 SMs).
   CHECK(gpu_compute_figures(gcsim::test::gpu("A10G")).clock_factor == 1);
   // Measured on itself, or of another architecture than its row's: none.
   for (const char* name : {"H100-SXM", "V100-SXM2-16GB", "T4", "L4", "GH200", "B200", "K80"})
@@ -292,15 +294,25 @@ TEST_CASE("A 3×3 convolution of stride 1 in FP32 or TF32 takes Winograd's F(2×
   CHECK(operator_time(conv, v100, Precision::Fp32, cal).compute_s == Approx(conv.flop / (14.51e12 * 2.25)).epsilon(1e-6));
   // In 16-bit precision the tensor cores: 125 TFLOPS × 97.36/125.
   CHECK(operator_time(conv, v100, Precision::Fp16, cal).compute_s == Approx(conv.flop / 97.36e12).epsilon(1e-6));
-  // The RTX 3090 in TF32: tensor cores 35.6 × 0.796 against CUDA cores 35.6 × 0.634 × 2.25:
-  // Winograd (80 tiles on 82 SMs: one wave, 80/82 of it busy).
+  // The RTX 3090 in TF32 (the RTX 3080 Ti's figures, at 0.97376 of its clock): tensor cores
+  // 35.6 × 1 against CUDA cores 35.6 × 24.38/34.1 × 2.25: Winograd (80 tiles on 82 SMs: one
+  // wave, 80/82 of it busy).
   const GpuSpec& rtx = gcsim::test::gpu("RTX-3090");
+  const double rtx_clock = gpu_compute_figures(rtx).clock_factor;
   CHECK(operator_time(conv, rtx, Precision::Tf32, cal).compute_s ==
-        Approx(conv.flop / (35.6e12 * (23.73 / 37.4) * 2.25 * (80.0 / 82))).epsilon(1e-6));
+        Approx(conv.flop / (35.6e12 * (24.38 / 34.1) * rtx_clock * 2.25 * (80.0 / 82))).epsilon(1e-6));
   // The H100 SXM in TF32: 494.5 × 0.813 on tensor cores beats 67 × 0.774 × 2.25.
   const GpuSpec& h100 = gcsim::test::gpu("H100-SXM");
   CHECK(operator_time(conv, h100, Precision::Tf32, cal).compute_s ==
         Approx(conv.flop / (402.15e12 * (80.0 / 132))).epsilon(1e-6));
+  // TF32 work on tensor cores takes its own fraction of the large-GEMM figure; 16-bit work
+  // the GEMM fraction.
+  cal.tf32_fraction = 0.5;
+  CHECK(operator_time(conv, h100, Precision::Tf32, cal).compute_s ==
+        Approx(conv.flop / (0.5 * 402.15e12 * (80.0 / 132))).epsilon(1e-6));
+  CHECK(operator_time(conv, h100, Precision::Bf16, cal).compute_s ==
+        Approx(conv.flop / (792.1e12 * (80.0 / 132))).epsilon(1e-6));
+  cal.tf32_fraction = 1;
   // Not marked (a 1×1 or strided convolution): the implicit GEMM alone.
   conv.winograd = false;
   CHECK(operator_time(conv, v100, Precision::Fp32, cal).compute_s == Approx(conv.flop / 14.51e12).epsilon(1e-6));
