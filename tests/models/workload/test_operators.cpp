@@ -30,6 +30,20 @@ double gemm_flop(const OperatorGraph& g, OpPass p) {
   return s;
 }
 
+// Every fitted fraction 1, no launch gap, no small-K penalty, no element-rate term: an
+// operator's time is its roofline at the GPU's figures alone.
+OperatorCalibration roofline_only() {
+  OperatorCalibration c;
+  c.gemm_fraction = 1;
+  c.tf32_fraction = 1;
+  c.simt_fraction = 1;
+  c.memory_efficiency = 1;
+  c.launch_s = 0;
+  c.small_k = 0;
+  c.sm_element_rate = 0;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("ResNet-50 operators: parameters and FLOPs counted by hand", "[model][operators]") {
@@ -240,11 +254,7 @@ TEST_CASE("A GPU on another's GEMM figures runs at the clock its board's power s
 
   // It scales a GEMM's rate and the SMs' element rate, not the memory's bandwidth.
   const GpuSpec& a10 = gcsim::test::gpu("A10");
-  OperatorCalibration cal;
-  cal.gemm_fraction = 1;
-  cal.memory_efficiency = 1;
-  cal.launch_s = 0;
-  cal.small_k = 0;
+  OperatorCalibration cal = roofline_only();
   cal.sm_element_rate = 1e10;
   Operator mm;
   mm.kind = OpKind::Gemm;
@@ -277,12 +287,7 @@ TEST_CASE("A 3×3 convolution of stride 1 in FP32 or TF32 takes Winograd's F(2×
                            op.name.rfind("layer4.0.", 0) == 0);
   }));
 
-  OperatorCalibration cal;
-  cal.gemm_fraction = 1;
-  cal.simt_fraction = 1;
-  cal.memory_efficiency = 1;
-  cal.launch_s = 0;
-  cal.small_k = 0;
+  OperatorCalibration cal = roofline_only();
   Operator conv;
   conv.kind = OpKind::Conv;
   conv.gemm = GemmShape{80 * 128, 128, 9 * 256, 1};  // 80 × 1 full tiles: one full wave on 80 SMs
