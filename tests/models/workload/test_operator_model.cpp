@@ -101,6 +101,11 @@ std::vector<OpRow> load_rows() {
     }
     r.hw = hardware_for(g, gpus, std::max(gpus, 1), 0);
     r.measured = std::stod(c[13]);
+    // A multi-GPU row more than 5% faster per GPU than its system's one-GPU row
+    // (scaling_vs_1gpu above 1.05 × the GPUs) is not data-parallel training of the same
+    // step: no model of one step and its all-reduce can give it. Kept, but out of the fit
+    // and the errors (docs/step-time.md, "Leave-one-GPU-out").
+    if (gpus > 1 && !c[15].empty() && std::stod(c[15]) > 1.05 * gpus) r.in_fit = false;
     attach_graph(r);
     rows.push_back(std::move(r));
   }
@@ -300,8 +305,8 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
   // mean absolute percentage error rounded up to the next percent, plus 1 point of margin,
   // so a change that makes any GPU's transfer worse by more than that fails here.
   const std::map<std::string, double> bound_percent = {
-      {"V100", 19}, {"RTX-3090", 13}, {"RTX-4090", 13}, {"A10", 15}, {"RTX-A6000", 9},
-      {"H100-PCIe", 6}, {"H100-SXM", 8}, {"GH200", 17}, {"H200", 13}, {"B200", 21},
+      {"V100", 18}, {"RTX-3090", 14}, {"RTX-4090", 14}, {"A10", 13}, {"RTX-A6000", 9},
+      {"H100-PCIe", 6}, {"H100-SXM", 9}, {"GH200", 13}, {"H200", 8}, {"B200", 14},
   };
   const auto results = leave_one_gpu_out(false);
   REQUIRE(results.size() == bound_percent.size());
@@ -313,12 +318,12 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
     CHECK(100 * r.mape_ops <= bound_percent.at(r.group));
     // Why the operator model is what estimate_step uses for models with an architecture:
     // on every held-out GPU it transfers better than the aggregate roofline refitted the
-    // same way (measured: 3.9 to 40.0 points better; the A10 the least, since its clock
+    // same way (measured: 4.2 to 52.6 points better; the A10 the least, since its clock
     // under its 150 W is counted, docs/step-time.md, "Clocks under the board's power").
     CHECK(r.mape_ops < r.mape_aggregate);
     ops += r.mape_ops;
     aggregate += r.mape_aggregate;
   }
-  // Mean of the per-GPU errors: 11.8% against 27.3%.
+  // Mean of the per-GPU errors: 10.1% against 27.5%.
   CHECK(ops / results.size() < aggregate / results.size() - 0.10);
 }
