@@ -26,8 +26,9 @@ class Builder {
  public:
   Builder(Precision p) : e_(activation_bytes(p)) {}
 
-  // A product C[M×N] = A[M×K]·B[K×N] with its operand bytes.
+  // Marks the operator added last as a 3×3 convolution of stride 1 (Operator::winograd).
   void mark_winograd(bool w) { g_.ops.back().winograd = w; }
+  // A product C[M×N] = A[M×K]·B[K×N] with its operand bytes.
   void gemm(const std::string& name, OpKind kind, OpPass pass, GemmShape s, double a_elems, double b_elems,
             double c_elems, int count = 1) {
     Operator op;
