@@ -50,6 +50,8 @@ constexpr SmRow SM_TABLE[] = {
 //         165 (capped), TF32 85.65 of 82.6 (capped), FP32 53.84 of 82.6.
 //   L4: torch-performance-test-data issue #120 (torch 2.9 + CUDA 12.8): FP16 68.83 of 121,
 //         TF32 31.88 of 60, FP32 15.38 of 30.3 (a 72 W card).
+//   A10G: torch-performance-test-data issue #126 (torch 2.7 + CUDA 12.8): FP16 69.47 of 70,
+//         TF32 34.71 of 35, FP32 23.37 of 31.2 (the catalog's peaks, estimates for this AWS part).
 //   Ampere GA10x family (A10, A10G, RTX A6000: the professional parts, FP32 accumulate at
 //         full rate): the A40's, torch-performance-test-data issue #185: FP16 119.18 of
 //         149.7, TF32 59.52 of 74.8, FP32 23.73 of 37.4 (NVIDIA A40 datasheet peaks).
@@ -87,6 +89,7 @@ constexpr GemmRow GEMM_TABLE[] = {
     // cuBLAS reaches (and passes, boosting above the rated clock).
     {"RTX-3090", cap(75.75 / 68.2), cap(37.75 / 34.1), 24.38 / 34.1, false, "Ampere", 350, 80, 34.1e12},
     {"L4", 68.83 / 121, 31.88 / 60, 15.38 / 30.3, true},
+    {"A10G", 69.47 / 70, 34.71 / 35, 23.37 / 31.2, true},
 };
 
 // A table row names one catalog GPU, or with a trailing part every "<row>-..." variant.
