@@ -190,15 +190,13 @@ OperatorTime operator_time(const Operator& op, const GpuSpec& gpu, const GpuComp
       case Precision::Tf32: peak = gpu.tf32_flop_per_s, frac = f.tensor_tf32, g = cal.tf32_fraction; break;
       default: peak = gpu.peak_flop_per_s(p), frac = f.tensor_16bit; break;
     }
-    rate = peak * frac * g * f.clock_factor * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
+    const double shape = gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
+    rate = peak * frac * g * f.clock_factor * shape;
     // A 3×3 convolution of stride 1 in FP32 or TF32 may run as Winograd's F(2×2, 3×3) on the
     // CUDA cores: cuDNN, asked for its fastest algorithm, takes it where it beats the implicit
     // GEMM (on GPUs without TF32, or with TF32 no faster than FP32).
-    if (op.winograd && (p == Precision::Fp32 || p == Precision::Tf32)) {
-      const double winograd = gpu.fp32_flop_per_s * f.simt_fp32 * cal.simt_fraction * f.clock_factor *
-                              WINOGRAD_2X2_3X3 * gemm_shape_efficiency(*op.gemm, f.sms, cal.small_k);
-      rate = std::max(rate, winograd);
-    }
+    if (op.winograd && (p == Precision::Fp32 || p == Precision::Tf32))
+      rate = std::max(rate, simt_peak * WINOGRAD_2X2_3X3 * shape);
   }
   t.compute_s = rate > 0 ? op.flop / rate : 0;
   t.memory_s = op.bytes / (gpu.memory_bytes_per_s * cal.memory_efficiency);
