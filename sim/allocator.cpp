@@ -1,10 +1,14 @@
 #include "sim/allocator.hpp"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
+#include <system_error>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -29,6 +33,29 @@ void tune_allocator() {
 void release_free_memory() {
 #if defined(__GLIBC__)
   malloc_trim(0);
+#endif
+}
+
+PrefaultPages::PrefaultPages([[maybe_unused]] const void* begin, [[maybe_unused]] std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr std::size_t MIN_BYTES = std::size_t{4} << 20;
+  if (bytes < MIN_BYTES || std::thread::hardware_concurrency() < 2) return;
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size <= 0) return;
+  const auto page = static_cast<std::uintptr_t>(page_size);
+  const auto at = reinterpret_cast<std::uintptr_t>(begin);
+  // Whole pages inside the block only: the partial ones at its ends may hold other data.
+  const std::uintptr_t first = (at + page - 1) & ~(page - 1);
+  const std::uintptr_t end = (at + bytes) & ~(page - 1);
+  if (end <= first) return;
+  try {
+    worker_ = std::jthread([first, end] {
+      // Failure (EINVAL on a kernel before 5.14, ENOMEM) only leaves the faults to the caller.
+      (void)madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE);
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: the caller takes the faults, as without this.
+  }
 #endif
 }
 

@@ -17,6 +17,7 @@
 #include "models/config/reader_common.hpp"
 #include "models/config/service_reader.hpp"
 #include "models/importers/trace_import.hpp"
+#include "sim/allocator.hpp"
 #include "sim/config/csv_table.hpp"
 #include "sim/config/names.hpp"
 #include "sim/config/reader.hpp"
@@ -464,6 +465,8 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       const std::size_t lines = section.jobs_csv->line_bound();
       spec.jobs.reserve(lines);
       names.reserve(lines);
+      // The reserved jobs' pages faulted in beside the reading (sim/allocator.hpp).
+      const sim::PrefaultPages prefault(spec.jobs.data(), spec.jobs.capacity() * sizeof(JobSpec));
       config::csv::Row row;
       std::exception_ptr job_error;
       // Rows of plain jobs straight from their cells; the first row (whose map marks the
@@ -559,6 +562,9 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
     const std::size_t bound = trace.row_bound();
     spec.jobs.reserve(spec.jobs.size() + bound);
     names.reserve(spec.jobs.size() + bound);
+    // The reserved jobs' pages faulted in beside the import (sim/allocator.hpp).
+    const sim::PrefaultPages prefault(spec.jobs.data() + spec.jobs.size(),
+                                      (spec.jobs.capacity() - spec.jobs.size()) * sizeof(JobSpec));
     section.trace_lines.reserve(bound);
     section.trace_gpu_names.reserve(bound);
     // As recorded: each job keeps its recorded start, and its recorded machine as the index

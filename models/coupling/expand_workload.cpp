@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sim/allocator.hpp"
 #include "sim/rng.hpp"
 
 namespace gcsim::models {
@@ -34,6 +35,8 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
   std::size_t total = s.workload.jobs.size();
   for (const auto& g : s.workload.generators) total += static_cast<std::size_t>(g.count);
   jobs.reserve(total);
+  // The reserved jobs' pages faulted in beside the expansion (sim/allocator.hpp).
+  const sim::PrefaultPages prefault(jobs.data(), jobs.capacity() * sizeof(Job));
 
   // Estimates drawn with an error: jobs written out draw from one stream, in workload order.
   sim::RngStream job_estimates(seed, replication, "workload.jobs.estimate");

@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <system_error>
 
 #include "sim/errors.hpp"
 
 namespace gcsim::config {
 
 namespace fs = std::filesystem;
+
+namespace {
+// A file at least this large has its digest computed beside the load (record()).
+constexpr std::size_t PARALLEL_DIGEST_BYTES = std::size_t{1} << 20;
+}  // namespace
 
 std::string fnv1a64_hex(std::string_view bytes) {
   std::uint64_t h = 14695981039346656037ULL;
@@ -108,10 +114,32 @@ const std::string& SourceResolver::record(std::string key, std::string written, 
   r.key = std::move(key);
   r.written = std::move(written);
   r.resolved = std::move(resolved);
-  r.digest = "fnv1a64:" + fnv1a64_hex(*bytes);
+  // FNV-1a runs at one byte per multiply, in series: about 50 ms for the 46 MB jobs table
+  // of a million jobs, 7-10% of its whole load. A file that large gets its digest on a
+  // thread of its own, overlapping the parse that follows (the bytes are immutable and
+  // shared); the digest is the same, only its time moves. Smaller ones are hashed here.
   r.bytes = std::move(bytes);
+  bool deferred = false;
+  if (r.bytes->size() >= PARALLEL_DIGEST_BYTES) {
+    try {
+      pending_digests_.emplace_back(records_.size(),
+                                    std::async(std::launch::async, [bytes = r.bytes] {
+                                      return "fnv1a64:" + fnv1a64_hex(*bytes);
+                                    }));
+      deferred = true;
+    } catch (const std::system_error&) {
+      // No thread to be had: hashed here, as a small file is.
+    }
+  }
+  if (!deferred) r.digest = "fnv1a64:" + fnv1a64_hex(*r.bytes);
   records_.push_back(std::move(r));
   return *records_.back().bytes;
+}
+
+const std::vector<SourceRecord>& SourceResolver::records() {
+  for (auto& [index, digest] : pending_digests_) records_[index].digest = digest.get();
+  pending_digests_.clear();
+  return records_;
 }
 
 const std::string& SourceResolver::read(const ConfigNode& at, std::string_view what) {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -80,8 +81,9 @@ class SourceResolver {
   // Reads a file the program names itself (a bundled catalog); FileNotFound at the file.
   const std::string& read_bundled(const std::string& path, std::string_view what);
 
-  // Every file read, in the order first read (a file read twice is recorded once).
-  const std::vector<SourceRecord>& records() const { return records_; }
+  // Every file read, in the order first read (a file read twice is recorded once), each
+  // with its digest (waiting for those still being computed: see record()).
+  const std::vector<SourceRecord>& records();
   // The records a from_records resolver serves; empty for one reading the disk.
   const std::vector<SourceRecord>& recorded() const { return recorded_; }
   // Adds records read by another resolver (the bundled catalogs, read once for many runs).
@@ -97,6 +99,10 @@ class SourceResolver {
   std::string missing(std::string_view what, const std::string& resolved, const FileRead& why) const;
 
   std::vector<SourceRecord> records_;
+  // Digests of large files computed on a thread of their own while the load goes on: the
+  // record's index and the digest to come. Emptied by records(); a resolver destroyed
+  // before that waits for them (std::future from std::async).
+  std::vector<std::pair<std::size_t, std::future<std::string>>> pending_digests_;
   bool replay_ = false;
   std::vector<SourceRecord> recorded_;
 };

@@ -56,6 +56,30 @@ TEST_CASE("a relative path is relative to the file that names it, absolute paths
   CHECK(r.digest == "fnv1a64:" + gcsim::config::fnv1a64_hex("a,b\n1,2\n"));
 }
 
+TEST_CASE("a large file's digest, computed beside the load, is that of its bytes", "[unit]") {
+  // Files of 1 MiB and more are hashed on a thread of their own (SourceResolver::record);
+  // records() waits for the digest. Two such files and a small one between them: each
+  // record keeps its own digest, in the order read.
+  TempDir dir("resolver-large");
+  std::string big_a(std::size_t{3} << 20, 'a');
+  for (std::size_t i = 0; i < big_a.size(); i += 4099) big_a[i] = static_cast<char>('0' + i % 10);
+  std::string big_b = big_a;
+  big_b[big_b.size() / 2] = 'x';  // one byte apart
+  write_file(dir.file("a.csv"), big_a);
+  write_file(dir.file("small.csv"), "a,b\n1,2\n");
+  write_file(dir.file("b.csv"), big_b);
+  const auto doc = load_yaml_string("{a: a.csv, s: small.csv, b: b.csv}\n", dir.file("s.yaml"));
+  SourceResolver sources;
+  for (const char* key : {"a", "s", "b"}) sources.read(*doc.root.find(key), "the CSV table");
+  const auto& r = sources.records();
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].digest == "fnv1a64:" + gcsim::config::fnv1a64_hex(big_a));
+  CHECK(r[1].digest == "fnv1a64:" + gcsim::config::fnv1a64_hex("a,b\n1,2\n"));
+  CHECK(r[2].digest == "fnv1a64:" + gcsim::config::fnv1a64_hex(big_b));
+  CHECK(r[0].digest != r[2].digest);
+  CHECK(sources.records()[2].digest == r[2].digest);  // asked again: the same
+}
+
 TEST_CASE("a missing file is FileNotFound at the naming key, naming the resolved file", "[unit]") {
   TempDir dir("resolver-missing");
   const auto doc = load_yaml_string("price:\n  file: nothere.csv\n", dir.file("s.yaml"));
