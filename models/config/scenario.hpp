@@ -64,6 +64,9 @@ struct JobSpec {
   std::int16_t priority = 0;   // its class for `policy: priority` (higher first), -1000..1000
   std::int16_t team = -1;      // budget owner: index into WorkloadSpec::teams; -1 for none
   Precision precision = Precision::Fp32;
+  // Its status as a trace recorded it: 0 for none (not from a trace, or a format without
+  // one), else 1 + its index in WorkloadSpec::recorded_statuses.
+  std::uint8_t recorded_status = 0;
 };
 
 // A job as a trace recorded it, for the as-recorded replay (docs/traces.md, "Modes"; the
@@ -124,6 +127,11 @@ struct WorkloadSpec {
   // By job index, for a trace replayed as recorded (jobs written beside it have none);
   // empty otherwise.
   std::vector<RecordedRun> recorded;
+  // The statuses a trace recorded for its jobs (JobSpec::recorded_status), in the order
+  // first met; at most MAX_RECORDED_STATUSES, the rest read as OTHER_RECORDED_STATUS.
+  std::vector<std::string> recorded_statuses;
+  static constexpr std::size_t MAX_RECORDED_STATUSES = 255;
+  static constexpr std::string_view OTHER_RECORDED_STATUS = "(other)";
   int team_index(std::string_view team) const;  // -1 for none
   // A job's team by name ("" for none); JobSpec::team is its index.
   std::string_view team_name(int team) const { return team < 0 ? std::string_view() : std::string_view(teams[static_cast<std::size_t>(team)]); }

@@ -578,6 +578,23 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       machine_node = machine_nodes(trace.machines());
     }
     std::size_t unknown_machines = 0;
+    // A recorded status as its code (JobSpec::recorded_status): the formats have a handful
+    // (Pass, Killed, Failed; COMPLETED, CANCELLED, ...), so a scan of the names met so far.
+    std::vector<std::string>& statuses = spec.recorded_statuses;
+    bool other_status = false;
+    const auto recorded_status = [&](const std::string& status) -> std::uint8_t {
+      if (status.empty()) return 0;
+      for (std::size_t k = 0; k < statuses.size(); ++k)
+        if (statuses[k] == status) return static_cast<std::uint8_t>(k + 1);
+      if (statuses.size() + 1 < WorkloadSpec::MAX_RECORDED_STATUSES) {
+        statuses.push_back(status);
+        return static_cast<std::uint8_t>(statuses.size());
+      }
+      // Past the last code: every further status is one, "(other)" (noted in the report).
+      if (!other_status) statuses.emplace_back(WorkloadSpec::OTHER_RECORDED_STATUS);
+      other_status = true;
+      return static_cast<std::uint8_t>(statuses.size());
+    };
     TraceJob row;
     while (trace.next(row)) {
       names.prefetch_name(row.name);
@@ -593,6 +610,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       section.trace_gpu_names.push_back(static_cast<std::uint8_t>(row.gpu_types.size()));
       j.gpu_types = std::move(row.gpu_types);
       j.team = teams.add(row.team);
+      j.recorded_status = recorded_status(row.status);
       if (section.as_recorded) {
         // The traces give whole seconds; a wait past 2^31 s (68 years) is no trace's.
         const std::int64_t wait_ns = row.start_ns - row.submit_ns;
@@ -618,6 +636,10 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
                           "differ from the names of the jobs written out)");
     }
     section.import_report = trace.report().lines();
+    if (other_status)
+      section.import_report.push_back("trace note: more than " + std::to_string(WorkloadSpec::MAX_RECORDED_STATUSES - 1) +
+                                      " distinct statuses; the rest are recorded as " +
+                                      std::string(WorkloadSpec::OTHER_RECORDED_STATUS) + " in /jobs.recorded_status");
     if (unknown_machines > 0)
       section.import_report.push_back("trace note " + std::to_string(unknown_machines) +
                                       ": recorded machine not in the machine list (placed by best-fit)");

@@ -61,12 +61,13 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
     if (spec.image_pull != sim::SimTime::zero()) j.extras_mut().image_pull = spec.image_pull;
     j.team = spec.team;
     j.priority = spec.priority;
+    j.recorded_status = spec.recorded_status;
     if (spec.deadline) j.extras_mut().deadline = j.submit.saturating_add(*spec.deadline);
     j.has_duration = spec.duration.has_value();
     if (spec.training) {
       j.extras_mut().training = &*spec.training;
       j.precision = spec.training->precision;
-      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision, j.training()) & spec.node_type_mask;
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &spec.training->precision, j.training()) & spec.node_type_mask;
     } else if (j.has_duration) {
       j.duration = *spec.duration;
       if (spec.comm) j.extras_mut().comm = &*spec.comm;
@@ -75,7 +76,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
       j.work_flop = *spec.work_flop;
       j.precision = spec.precision;
       j.efficiency = spec.efficiency;
-      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision) & spec.node_type_mask;
+      j.eligible_types = eligible_node_types(s.cluster, j.gpus, &spec.precision) & spec.node_type_mask;
     }
     set_estimate(j, spec.estimate.get(), job_estimates);
     jobs.push_back(std::move(j));
@@ -135,7 +136,7 @@ std::vector<Job> expand_workload(const Scenario& s, std::uint64_t seed, std::uin
         j.work_flop = g.work->sample(size);
         j.precision = g.precision;
         j.efficiency = g.efficiency.sample(efficiency);
-        j.eligible_types = eligible_node_types(s.cluster, j.gpus, &j.precision) & g.node_type_mask;
+        j.eligible_types = eligible_node_types(s.cluster, j.gpus, &g.precision) & g.node_type_mask;
       }
       set_estimate(j, g.estimate ? &*g.estimate : nullptr, estimate);
       jobs.push_back(std::move(j));

@@ -89,6 +89,9 @@ inline constexpr const char* WALL_CLOCK_S = "wall_clock_s";
 inline constexpr const char* METRICS_EVERY_S = "metrics_every_s";
 // The scenario's `alerts:` as a Prometheus rules file (docs/alerts.md); absent without.
 inline constexpr const char* ALERT_RULES = "alert_rules";
+// A `workload.trace`'s import report, one line each, as `gcsim validate` prints it (rows
+// read, jobs made, skipped by reason, statuses, span, GPU-hours); absent without a trace.
+inline constexpr const char* IMPORT_REPORT = "import_report";
 }  // namespace attribute
 
 // ---- Enum labels, in value order ----
@@ -190,7 +193,8 @@ inline constexpr Column JOBS[] = {{"job_id", T::I64},
                                   {"gpu_s_lost", T::F64},
                                   {"gpu_s_checkpoint", T::F64},
                                   {"gpu_s_restart", T::F64},
-                                  {"gpu_milli", T::I32}};
+                                  {"gpu_milli", T::I32},
+                                  {"recorded_status", T::Code}};
 inline constexpr Column NODES[] = {{"node_id", T::I32},
                                    {"node_type", T::Str, {}, NAME_BYTES},
                                    {"gpu", T::Str, {}, NAME_BYTES},

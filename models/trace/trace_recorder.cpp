@@ -246,6 +246,8 @@ void TraceRecorder::write_jobs() {
     bottlenecks.emplace_back(bottleneck_name(static_cast<Bottleneck>(b)));
   auto& teams = columns[column_index(columns, schema::column(schema::JOBS, "team"))].enum_labels;
   for (const std::string& t : scenario_.workload.teams) teams.push_back(t);
+  auto& statuses = columns[column_index(columns, schema::column(schema::JOBS, "recorded_status"))].enum_labels;
+  for (const std::string& s : scenario_.workload.recorded_statuses) statuses.push_back(s);
   trace::Table& t = file_.add_table(std::string(schema::JOBS.name), std::move(columns), 16384);
   t.reserve(cluster_.jobs().size());
   for (const Job& j : cluster_.jobs()) {
@@ -292,7 +294,8 @@ void TraceRecorder::write_jobs() {
         .f64(25, j.lost_gpu_s())
         .f64(26, j.checkpoint_gpu_s())
         .f64(27, j.restart_gpu_s())
-        .i32(28, j.gpu_milli);
+        .i32(28, j.gpu_milli)
+        .enum_value(29, j.recorded_status);
   }
 }
 
@@ -391,6 +394,11 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
   file_.set_attribute(at::SCHEDULER, std::string_view(cluster_.scheduler_spec().policy));
   file_.set_attribute(at::SCHEDULER_SETTINGS, std::string_view(cluster_.policy().settings()));
+  if (!scenario_.import_report.empty()) {
+    std::string report;
+    for (const std::string& line : scenario_.import_report) report.append(line).push_back('\n');
+    file_.set_attribute(at::IMPORT_REPORT, std::string_view(report));
+  }
   file_.set_attribute(at::WALL_CLOCK_S, wall_clock_s);
 }
 

@@ -121,13 +121,16 @@ struct JobRequest {
   std::int16_t gpu_milli = 1000;
   std::int16_t team = -1;                  // index into WorkloadSpec::teams
   std::int16_t priority = 0;               // its class (job key `priority`)
-  // The two flags share one byte (bit-fields), beside the precision.
+  // The two flags and the precision share one byte (bit-fields).
   bool has_duration : 1 = true;
   // A job without an end of its own (a service's replica, docs/serving.md): it is driven
   // (JobRun::driven), its `duration` only an estimate for the policies (the horizon), and it
   // runs until its owner ends it with Cluster::finish_job; stopped, it is queued again.
   bool open_ended : 1 = false;
-  Precision precision = Precision::Fp32;   // work jobs' (one byte, beside the flags)
+  Precision precision : 4 = Precision::Fp32;  // work jobs' (Precision has 5 values)
+  // Its status as a trace recorded it (Failed, Killed, ...): 0 for none, else 1 + its index
+  // in WorkloadSpec::recorded_statuses; the trace's /jobs.recorded_status.
+  std::uint8_t recorded_status = 0;
 
   bool shares_gpu() const { return gpu_milli < 1000; }
   // What few jobs have (JobExtras): NONE until extras_mut() makes the record.

@@ -6,11 +6,14 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "models/config/workload_reader.hpp"
 #include "models/importers/trace_import.hpp"
+#include "models/trace/schema.hpp"
+#include "sim/trace/trace_reader.hpp"
 #include "sim/config/config_node.hpp"
 #include "support/scenario_support.hpp"
 
@@ -863,6 +866,59 @@ workload:
     gpu_s += j.gpus * (j.end - j.start).seconds();
   }
   CHECK(gpu_s == Approx(106132).epsilon(1e-12));
+}
+
+TEST_CASE("the trace keeps each job's recorded status in /jobs and the import report at its root", "[scenario]") {
+  // Philly's fixture: _0001 Pass, _0002 Killed, _0004 Pass, _0005 Pass, _0005 submitted
+  // before _0004 (unsorted): the run's job ids follow submit order, so the statuses must
+  // follow their jobs through that reordering. A job written beside the trace has none.
+  const models::Scenario s = load(R"(
+name: t
+horizon: 2d
+workload:
+  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, gpu_prices: {24GB: $1/h}}
+  jobs:
+    - {name: mine, submit: 0s, gpus: 1, duration: 1h}
+)");
+  CHECK(s.workload.recorded_statuses == std::vector<std::string>{"Pass", "Killed"});
+  TempDir dir("trace-status");
+  const std::string path = dir.file("p.h5");
+  run_to_trace(s, path);
+  const auto reader = trace::TraceReader::open(path);
+  const std::vector<std::string> labels = reader->enum_labels("jobs", "recorded_status");
+  CHECK(labels == std::vector<std::string>{std::string(trace::schema::NONE_LABEL), "Pass", "Killed"});
+  const std::vector<std::string> names = reader->column_str("jobs", "name");
+  const std::vector<std::int64_t> codes = reader->column_int("jobs", "recorded_status");
+  REQUIRE(names.size() == 5);
+  REQUIRE(codes.size() == 5);
+  std::map<std::string, std::string> status;
+  for (std::size_t i = 0; i < names.size(); ++i) status[names[i]] = labels.at(static_cast<std::size_t>(codes[i]));
+  CHECK(status == std::map<std::string, std::string>{{"mine", std::string(trace::schema::NONE_LABEL)},
+                                                     {"application_1506638472019_0001", "Pass"},
+                                                     {"application_1506638472019_0002", "Killed"},
+                                                     {"application_1506638472019_0004", "Pass"},
+                                                     {"application_1506638472019_0005", "Pass"}});
+  // The report, as validate prints it: one line each, in order.
+  REQUIRE(reader->has_attribute(trace::schema::attribute::IMPORT_REPORT));
+  std::string expected;
+  for (const std::string& line : s.import_report) expected += line + "\n";
+  CHECK(reader->attribute_string(trace::schema::attribute::IMPORT_REPORT) == expected);
+  CHECK(expected.find("skipped") != std::string::npos);
+
+  // A run without a trace: the column is all "n/a" and there is no report.
+  const models::Scenario plain = load(R"(
+name: t
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 8}}
+workload: {jobs: [{name: a, submit: 0s, gpus: 1, duration: 1h}]}
+)");
+  run_to_trace(plain, dir.file("q.h5"));
+  const auto q = trace::TraceReader::open(dir.file("q.h5"));
+  CHECK(q->enum_labels("jobs", "recorded_status") == std::vector<std::string>{std::string(trace::schema::NONE_LABEL)});
+  CHECK(q->column_int("jobs", "recorded_status") == std::vector<std::int64_t>{0});
+  CHECK_FALSE(q->has_attribute(trace::schema::attribute::IMPORT_REPORT));
 }
 
 TEST_CASE("gcsim validate prints the import reports of the PAI 2020 and Philly examples", "[scenario][cli]") {
