@@ -100,6 +100,10 @@ StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& sample
     if (!(to > from)) continue;
     out.allocated_gpu_s += samples[i].allocated_gpus * (to - from);
     out.total_gpu_s += static_cast<double>(samples[i].total_gpus) * (to - from);
+    if (std::isnan(out.peak_at_s) || samples[i].allocated_gpus > out.peak_allocated_gpus) {
+      out.peak_allocated_gpus = samples[i].allocated_gpus;
+      out.peak_at_s = from;
+    }
   }
   return out;
 }
@@ -251,6 +255,9 @@ Metrics compute_metrics(const TraceData& trace) {
   m.gpu_hours_provisioned = gpu_s.total_gpu_s / 3600.0;
   if (m.gpu_hours_delivered > 0) m.cost_per_gpu_hour_usd = m.total_cost_usd / m.gpu_hours_delivered;
   if (gpu_s.total_gpu_s > 0) m.gpu_utilization = gpu_s.allocated_gpu_s / gpu_s.total_gpu_s;
+  if (m.end_s > 0) m.mean_allocated_gpus = gpu_s.allocated_gpu_s / m.end_s;
+  m.peak_allocated_gpus = gpu_s.peak_allocated_gpus;
+  m.peak_allocated_at_s = gpu_s.peak_at_s;
   m.gpu_hours_busy = busy_gpu_s / 3600.0;
   if (gpu_s.total_gpu_s > 0) m.gpu_busy_share = busy_gpu_s / gpu_s.total_gpu_s;
 

@@ -96,6 +96,12 @@ struct Metrics {
   double gpu_hours_provisioned = 0;       // integral of total GPUs over [0, end_s], in hours
   double cost_per_gpu_hour_usd = NOT_A_NUMBER;     // total / gpu_hours_delivered
   double gpu_utilization = NOT_A_NUMBER;           // allocated share: delivered / provisioned, 0..1
+  // GPUs held by jobs (shares counted: gpus x gpu_milli / 1000), time-weighted over
+  // [0, end_s] (delivered GPU-seconds / end_s), and the most held at once (the largest
+  // /utilization value that holds for some time in [0, end_s]) with when it first did.
+  double mean_allocated_gpus = 0;
+  double peak_allocated_gpus = 0;
+  double peak_allocated_at_s = NOT_A_NUMBER;
   // Busy share: GPU-time a kernel runs (as nvidia-smi's utilization shows it) / provisioned.
   // A model job's GPUs compute compute_s of each step_time_s: input waits and exposed
   // communication lower it; other jobs count as computing all the time they hold GPUs.
@@ -209,6 +215,10 @@ Distribution summarize(std::vector<double>& values);
 struct StepIntegrals {
   double allocated_gpu_s = 0;
   double total_gpu_s = 0;
+  // The largest allocated value holding for a positive time in [0, end_s], and the first
+  // time it did (NaN when no row does).
+  double peak_allocated_gpus = 0;
+  double peak_at_s = NOT_A_NUMBER;
 };
 StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& samples, double end_s);
 

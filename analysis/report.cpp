@@ -377,6 +377,9 @@ std::string format_report(const TraceData& trace, const Metrics& m) {
 
   out += "\nGPUs\n";
   line(out, "allocated", format_percent(m.gpu_utilization), "(time-weighted: GPUs held by jobs / provisioned)");
+  line(out, "allocated GPUs, mean", format_count(m.mean_allocated_gpus, 1), "(time-weighted over the run)");
+  line(out, "allocated GPUs, peak", format_count(m.peak_allocated_gpus, 1),
+       std::isnan(m.peak_allocated_at_s) ? "" : "(first at " + format_duration(m.peak_allocated_at_s) + ")");
   line(out, "busy", format_percent(m.gpu_busy_share), "(kernels running / provisioned; input waits and exposed comm lower it)");
   line(out, "GPU-hours delivered", format_count(m.gpu_hours_delivered, 1));
   line(out, "GPU-hours provisioned", format_count(m.gpu_hours_provisioned, 1));
@@ -452,6 +455,9 @@ void append_metrics_json(JsonObject& j, const Metrics& m, std::span<const TeamBu
   j.number("gpu_hours_provisioned", m.gpu_hours_provisioned);
   j.number("gpu_utilization", m.gpu_utilization);
   j.number("gpu_allocated_share", m.gpu_utilization);
+  j.number("mean_allocated_gpus", m.mean_allocated_gpus);
+  j.number("peak_allocated_gpus", m.peak_allocated_gpus);
+  j.number("peak_allocated_at_s", m.peak_allocated_at_s);
   j.number("gpu_busy_share", m.gpu_busy_share);
   j.number("gpu_hours_busy", m.gpu_hours_busy);
 

@@ -71,6 +71,10 @@ TEST_CASE("metrics of a hand-built two-node run", "[model]") {
   CHECK(m.gpu_hours_provisioned == Approx(80));
   CHECK(m.cost_per_gpu_hour_usd == Approx(160.0 / 56));
   CHECK(m.gpu_utilization == Approx(0.7));
+  // 56 GPU-h over the 10 h run: 5.6 GPUs on average; 8 at most, from 12600 s (3h 30m).
+  CHECK(m.mean_allocated_gpus == Approx(5.6));
+  CHECK(m.peak_allocated_gpus == 8);
+  CHECK(m.peak_allocated_at_s == 12600);
 
   CHECK(m.wait_s.count == 4);
   CHECK(m.wait_s.mean == Approx(2700));
@@ -100,6 +104,10 @@ TEST_CASE("metrics integrate only over [0, end_s]", "[model]") {
   CHECK(m.gpu_hours_delivered == Approx(20));
   CHECK(m.gpu_hours_provisioned == Approx(28));
   CHECK(m.gpu_utilization == Approx(20.0 / 28));
+  // The 8 from 12600 s holds for no time inside the run: the peak is the 6 from 1800 s.
+  CHECK(m.peak_allocated_gpus == 6);
+  CHECK(m.peak_allocated_at_s == 1800);
+  CHECK(m.mean_allocated_gpus == Approx(72000.0 / 12600));
 
   SECTION("a step function starting late is 0 before its first row") {
     d.utilization = {{3600, 8, 8}};
@@ -107,6 +115,16 @@ TEST_CASE("metrics integrate only over [0, end_s]", "[model]") {
     const Metrics late = compute_metrics(d);
     CHECK(late.gpu_hours_delivered == Approx(8));
     CHECK(late.gpu_utilization == Approx(1.0));
+    CHECK(late.peak_allocated_gpus == 8);
+    CHECK(late.peak_allocated_at_s == 3600);
+    CHECK(late.mean_allocated_gpus == Approx(4));  // 8 GPUs for half the run
+  }
+  SECTION("a run with no utilization row has no peak time") {
+    d.utilization.clear();
+    const Metrics none = compute_metrics(d);
+    CHECK(none.peak_allocated_gpus == 0);
+    CHECK(std::isnan(none.peak_allocated_at_s));
+    CHECK(none.mean_allocated_gpus == 0);
   }
   SECTION("rows out of order are a malformed trace") {
     d.utilization = {{0, 1, 8}, {100, 2, 8}, {50, 3, 8}};

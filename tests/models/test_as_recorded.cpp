@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/metrics.hpp"
 #include "models/cluster/cluster.hpp"
 #include "models/cluster/node_allocator.hpp"
 #include "models/importers/trace_import.hpp"
@@ -462,6 +463,10 @@ TEST_CASE("as-recorded: the bundled Alibaba 2023 trace's occupancy equals a dire
   // values, exact.
   CHECK(o.gpu_s / t.attrs.end_s == Approx(direct_mean).epsilon(1e-12));
   CHECK(o.peak == direct_peak);
+  // What `gcsim analyze` reports of the same trace: the same mean and peak.
+  const analysis::Metrics m = analysis::compute_metrics(t);
+  CHECK(m.mean_allocated_gpus == Approx(direct_mean).epsilon(1e-12));
+  CHECK(m.peak_allocated_gpus == direct_peak);
   // The waits are the recorded ones (scheduled - created), as the pods' are.
   double run_wait_s = 0;
   for (const analysis::JobRecord& j : t.jobs) run_wait_s += j.start_s - j.submit_s;
