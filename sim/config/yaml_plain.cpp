@@ -6,7 +6,9 @@
 //
 // Whatever this reader is not sure to read exactly as yaml-cpp would, it gives up on, so
 // the subset is kept deliberately small: plain scalars may not hold ':' or quotes, flow
-// collections must close on their line, keys are plain words ([A-Za-z0-9_][A-Za-z0-9_./-]*).
+// collections must close on their line (except in a document that is one flow collection,
+// as JSON is, whose items may break lines anywhere between them), keys are plain words
+// ([A-Za-z0-9_][A-Za-z0-9_./-]*) or, in flow maps, quoted ones ("key": as JSON writes them).
 #include "sim/config/yaml_plain.hpp"
 
 #include <algorithm>
@@ -74,6 +76,18 @@ class PlainReader {
     if (!seek_content() || indent_ != 0) give_up();
     // Directives and document markers belong to the full parser.
     if (t_[p_] == '%' || t_.substr(p_, 3) == "---" || t_.substr(p_, 3) == "...") give_up();
+    if (t_[p_] == '[' || t_[p_] == '{') {
+      // A document that is one flow collection (JSON, as a trace's job log is printed): its
+      // lines may break between items, at any indentation (a top-level flow collection has
+      // no indentation to keep). Nothing but blanks and comments may follow it.
+      flow_lines_ = true;
+      ConfigNode root = value(NodePlace::root(), 0, false);
+      flow_lines_ = false;
+      finish_line();
+      seek_content();
+      if (has_line_) give_up();
+      return root;
+    }
     ConfigNode root = block_node(0, NodePlace::root(), 0);
     if (has_line_) give_up();  // text left at a lower indentation than it should be
     return root;
@@ -88,6 +102,22 @@ class PlainReader {
 
   void skip_spaces() {
     while (p_ < t_.size() && t_[p_] == ' ') ++p_;
+  }
+
+  // Inside a flow collection: blanks, and, in a document that is one flow collection, line
+  // breaks too (p_ then at the next token, on whatever line). A tab or a comment between
+  // tokens belongs to the full parser.
+  void skip_flow_blanks() {
+    for (;;) {
+      skip_spaces();
+      if (!flow_lines_ || p_ >= t_.size() || t_[p_] != '\n') return;
+      ++p_;
+      ++line_;
+      line_start_ = p_;
+    }
+  }
+  void give_up_on_flow_junk() const {
+    if (p_ < t_.size() && (t_[p_] == '\t' || t_[p_] == '#')) give_up();
   }
 
   // After a value: only blanks and a comment may follow on its line. Leaves p_ at the
@@ -326,28 +356,31 @@ class PlainReader {
 
   // Inside a flow collection, after an item: blanks, then ',' (and more) or the closer.
   bool next_flow_item(char closer) {
-    skip_spaces();
-    if (at_line_end(p_)) give_up();
+    skip_flow_blanks();
+    if (at_line_end(p_)) give_up();  // multi-line, outside a flow document
     if (t_[p_] == closer) {
       ++p_;
       return false;
     }
     if (t_[p_] != ',') give_up();
     ++p_;
-    skip_spaces();
+    skip_flow_blanks();
     if (at_line_end(p_) || t_[p_] == closer || t_[p_] == ',') give_up();  // multi-line, or "[a, ]"
+    give_up_on_flow_junk();
     return true;
   }
 
 
   ConfigNode flow_sequence(const NodePlace& place, int depth) {
+    const int line = line_;  // its bracket's: in a flow document its items may be on later lines
     const int col = column();
     const TreePlace* mine = place.shared(tree_);
     std::vector<ConfigNode>& items = scratch_[static_cast<std::size_t>(depth)].items;
     items.clear();
     ++p_;
-    skip_spaces();
+    skip_flow_blanks();
     if (at_line_end(p_)) give_up();
+    give_up_on_flow_junk();
     if (t_[p_] == ']') {
       ++p_;
     } else {
@@ -356,10 +389,28 @@ class PlainReader {
         if (at(p_) == ':') give_up();  // "[a: 1]", a one-pair map
       } while (next_flow_item(']'));
     }
-    return NodeAccess::sequence_from(tree_, items, line_, col, place);
+    return NodeAccess::sequence_from(tree_, items, line, col, place);
+  }
+
+  // A quoted key in a flow map ("key": value, as JSON writes it): one line, no escapes,
+  // printable ASCII, then ':' and a blank at once. Its length with the quotes, or 0 when
+  // the key at p_ is not one (a null word quoted is left to the full parser too).
+  std::size_t quoted_key_length() const {
+    const char q = at(p_);
+    if (q != '"' && q != '\'') return 0;
+    std::size_t i = p_ + 1;
+    for (; !at_line_end(i) && t_[i] != q; ++i) {
+      const auto c = static_cast<unsigned char>(t_[i]);
+      if (c == '\\' || c < 0x20 || c > 0x7e) return 0;
+    }
+    if (at_line_end(i) || i == p_ + 1) return 0;  // unclosed, or an empty key
+    if (at(i + 1) != ':' || at(i + 2) != ' ') return 0;
+    if (is_null_word(t_.substr(p_ + 1, i - p_ - 1))) return 0;
+    return i + 1 - p_;
   }
 
   ConfigNode flow_map(const NodePlace& place, int depth) {
+    const int line = line_;  // its brace's
     const int col = column();
     const TreePlace* mine = place.shared(tree_);
     Scratch& scratch = scratch_[static_cast<std::size_t>(depth)];
@@ -368,16 +419,25 @@ class PlainReader {
     entries.clear();
     key_marks.clear();
     ++p_;
-    skip_spaces();
+    skip_flow_blanks();
     if (at_line_end(p_)) give_up();
+    give_up_on_flow_junk();
     if (t_[p_] == '}') {
       ++p_;
     } else {
       do {
-        const std::size_t n = key_length(p_);
-        if (n == 0 || at(p_ + n + 1) != ' ') give_up();
-        const std::string_view key = t_.substr(p_, n);
-        if (is_null_word(key)) give_up();
+        // A plain key (key_length's words), or a quoted one: n is what precedes the ':'.
+        std::size_t n = key_length(p_);
+        std::string_view key;
+        if (n > 0) {
+          if (at(p_ + n + 1) != ' ') give_up();
+          key = t_.substr(p_, n);
+          if (is_null_word(key)) give_up();
+        } else {
+          n = quoted_key_length();
+          if (n == 0) give_up();
+          key = t_.substr(p_ + 1, n - 2);
+        }
         for (const auto& e : entries)
           if (e.first.size() == key.size() && e.first[0] == key[0] && e.first == key) give_up();  // keys are not empty
         key_marks.push_back(NodeAccess::position(line_, column()));
@@ -387,7 +447,7 @@ class PlainReader {
         entries.emplace_back(key, value(NodePlace::key(mine, key), depth + 1, true));
       } while (next_flow_item('}'));
     }
-    ConfigNode out = NodeAccess::map_from(tree_, entries, key_marks, line_, col, place);
+    ConfigNode out = NodeAccess::map_from(tree_, entries, key_marks, line, col, place);
     key_marks.clear();
     return out;
   }
@@ -409,6 +469,7 @@ class PlainReader {
   int line_ = 1;
   std::size_t indent_ = 0;  // of the line at p_, when has_line_
   bool has_line_ = false;
+  bool flow_lines_ = false;  // inside a document that is one flow collection: items may break lines
 };
 
 }  // namespace

@@ -91,8 +91,34 @@ TEST_CASE("the fast path builds yaml-cpp's tree for the plain subset", "[unit]")
       "prices: {on_demand_per_hour: \"$4/GPUh\", spot: 1.2/h}\n",
       "list: [~, null, NULL, Null, 'null']\n",
       "a: 1\nb:\n", "x:\n  spare:\ny: 1\n", "x:\n  - a:\n  - b\n",
+      // A document that is one flow collection: JSON, on one line or printed over many.
+      "[1, 2]\n", "{a: 1}\n", "{\"a\": 1, \"b c\": [x, \"y\"]}\n", "[]", "{}\n# end\n",
+      "[\n    {\n        \"status\": \"Pass\",\n        \"n\": 8,\n        \"t\": \"2017-10-07 01:12:09\",\n"
+      "        \"e\": null,\n        \"l\": [\n            \"gpu0\",\n            \"gpu1\"\n        ],\n"
+      "        \"m\": {}\n    },\n    {\"status\": \"Killed\", \"attempts\": []}\n]\n",
+      "{\n\"a\": [1,\n2\n  ,3]}\n",
   };
   for (const char* t : texts) CHECK(fast_path_agrees(t));
+}
+
+TEST_CASE("the Philly job logs (JSON as published) are read by the fast path, as yaml-cpp reads them", "[unit]") {
+  for (const char* file : {"tests/fixtures/traces/philly_cluster_job_log",
+                           "scenarios/examples/traces/philly_cluster_job_log_sample"}) {
+    INFO(file);
+    CHECK(fast_path_agrees(read_file(std::filesystem::path(GCSIM_SOURCE_DIR) / file)));
+  }
+}
+
+TEST_CASE("JSON the fast path leaves to yaml-cpp: escapes, compact separators, comments, tabs", "[unit]") {
+  const char* const texts[] = {
+      "{\"a\": \"x\\ny\"}\n", "{\"a\":1}\n",   "{\"a\" : 1}\n", "[1,\n# c\n2]\n", "[1,\t2]\n",
+      "{\"null\": 1}\n",        "{\"\": 1}\n",   "{'it''s': 1}\n", "[1, 2]\n[3]\n",  "a: [1,\n  2]\n",
+      "{\"a\": 1,\n}\n",        "[\"a\"\n \"b\"]\n", "{\"a\":\n 1}\n",
+  };
+  for (const char* t : texts) {
+    INFO(t);
+    CHECK_FALSE(detail::parse_plain_yaml(t, std::string("t.yaml")).has_value());
+  }
 }
 
 TEST_CASE("the fast path gives up on what it does not read, and errors are yaml-cpp's", "[unit]") {
@@ -100,8 +126,8 @@ TEST_CASE("the fast path gives up on what it does not read, and errors are yaml-
       "a: &x [1]\nb: *x\n", "a: !!str 5\n", "a: |\n  text\n", "a: >\n  text\n", "a: [1,\n  2]\n",
       "a: \"x\\ty\"\n",      "a:\tb\n",      "a: 1\r\n",      "---\na: 1\n",     "%YAML 1.2\n---\na: 1\n",
       "a: b: c\n",           "a: 4:1\n",     "? k\n: v\n",    "a: 1\na: 2\n",    "a:\n  - x\n  y: 1\n",
-      "a: x\n  y\n",          "- - x\n",      "[1, 2]\n",      "42\n",            "a: [1, ]\n",
-      "{a: 1}\n",             "a: {b: }\n",   "null: 1\n",     "a: \"open\n",     "a: caf\xc3\xa9\n",
+      "a: x\n  y\n",          "- - x\n",      "[1, 2]x\n",     "42\n",            "a: [1, ]\n",
+      "{a: 1} b\n",           "a: {b: }\n",   "null: 1\n",     "a: \"open\n",     "a: caf\xc3\xa9\n",
       "",                     "# only\n",     "  a: 1\n",      "a: [x]y\n",       "a: 'q'x\n",
   };
   for (const char* t : texts) {
