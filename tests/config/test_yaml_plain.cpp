@@ -6,10 +6,12 @@
 
 #include "support/scenario_support.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -107,6 +109,105 @@ TEST_CASE("the Philly job logs (JSON as published) are read by the fast path, as
     INFO(file);
     CHECK(fast_path_agrees(read_file(std::filesystem::path(GCSIM_SOURCE_DIR) / file)));
   }
+}
+
+namespace {
+
+// A random JSON-like document for the differential test below: nested lists and maps,
+// quoted and plain keys, scalars of every kind the fast path reads (numbers, words, null,
+// quoted text with blanks, colons, commas and brackets), and blanks and line breaks
+// wherever JSON allows them (and a few where it does not, for the fast path to refuse).
+class RandomJson {
+ public:
+  explicit RandomJson(std::uint32_t seed) : rng_(seed) {}
+  std::string document() {
+    std::string out;
+    if (pick(4) == 0) out += "\n";
+    value(out, 0, pick(2) == 0);
+    blanks(out);
+    if (pick(3) == 0) out += "\n# end";
+    if (pick(2) == 0) out += "\n";
+    // A third of them damaged: a character dropped, or one of JSON's own put in somewhere.
+    if (!out.empty() && pick(3) == 0) {
+      const std::size_t at = pick(static_cast<std::uint32_t>(out.size()));
+      if (pick(2) == 0) out.erase(at, 1);
+      else out.insert(at, 1, ",:[]{}\" \n'"[pick(10)]);
+    }
+    return out;
+  }
+
+ private:
+  std::uint32_t pick(std::uint32_t n) { return static_cast<std::uint32_t>(rng_() % n); }
+  void blanks(std::string& out) {
+    switch (pick(6)) {
+      case 0: out += "\n" + std::string(pick(9), ' '); break;
+      case 1: out += " "; break;
+      case 2: out += "\n\n  "; break;
+      default: break;
+    }
+  }
+  void scalar(std::string& out) {
+    static const char* const words[] = {"1", "-2.5", "0", "1e3", "null", "true", "false", "x", "a b", "~", "$2/h", "10m"};
+    static const char* const texts[] = {"\"2017-10-07 01:12:09\"", "\"Pass\"", "\"\"", "\"a, b]\"", "\"{x}\"",
+                                        "'single'", "\"null\"", "\"q: r\""};
+    if (pick(2) == 0) out += words[pick(12)];
+    else out += texts[pick(8)];
+  }
+  void key(std::string& out) {
+    static const char* const keys[] = {"\"status\"", "\"a b\"", "\"gpus\"", "\"x:y\"", "jobid", "vc", "\"k-1\"",
+                                       "\"[k]\"", "'q'", "\"t\"", "n2", "\"u.v\""};
+    out += keys[pick(12)];
+  }
+  void value(std::string& out, int depth, bool collection) {
+    if (!collection || depth > 4) {
+      scalar(out);
+      return;
+    }
+    const bool map = pick(2) == 0;
+    out += map ? "{" : "[";
+    const std::uint32_t n = pick(4);
+    std::vector<std::string> used;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      blanks(out);
+      if (map) {
+        std::string k;
+        key(k);
+        if (std::find(used.begin(), used.end(), k) != used.end()) continue;  // no duplicate keys
+        used.push_back(k);
+        out += k + ": ";
+      }
+      value(out, depth + 1, pick(3) == 0);
+      blanks(out);
+      if (i + 1 < n) out += ",";
+    }
+    blanks(out);
+    out += map ? "}" : "]";
+  }
+  std::mt19937 rng_;
+};
+
+}  // namespace
+
+TEST_CASE("random JSON: wherever the fast path takes a document, yaml-cpp builds the same tree", "[unit]") {
+  int taken = 0;
+  for (std::uint32_t seed = 1; seed <= 3000; ++seed) {
+    const std::string text = RandomJson(seed).document();
+    INFO("seed " << seed);
+    const auto fast = detail::parse_plain_yaml(text, std::string("t.yaml"));
+    if (!fast) continue;
+    ++taken;
+    INFO(text);
+    const auto full = [&] {
+      try {
+        return std::optional(detail::load_yaml_string_full(text, "t.yaml"));
+      } catch (const gcsim::ConfigError& e) {
+        FAIL_CHECK("the fast path took a text yaml-cpp refuses: " << e.what());
+        return std::optional<gcsim::config::ConfigDocument>();
+      }
+    }();
+    if (full) CHECK(difference(*fast, full->root) == "");
+  }
+  CHECK(taken > 800);  // the generator mostly writes what the fast path reads
 }
 
 TEST_CASE("JSON the fast path leaves to yaml-cpp: escapes, compact separators, comments, tabs", "[unit]") {
