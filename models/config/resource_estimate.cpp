@@ -42,6 +42,14 @@ constexpr double TRACE_BUFFER_JOBS = 1e4;
 //   MiB (97 B a job) and 449.6 vs 413.9 MiB (37 B a job). A compare or sweep keeps the specs (its runs
 //   share the scenario): 184 B a job more, once.
 constexpr double BYTES_PER_WRITTEN_JOB = 50;
+// - a job given more than the plain keys (an estimate, as every SWF job with a requested
+//   time has; a deadline, checkpoints, an image pull, a model, comm, a recorded run): its
+//   out-of-line JobExtras record, 176 B and the allocator's 16 (models/workload/job.hpp).
+//   bench/make_swf.py's 120,000 and 1,200,000 jobs, every one with an estimate, peaked at
+//   114.8 and 790.5 MiB under `gcsim run --no-plots -o` against 82.3 and 551.0 MiB
+//   estimated without this term (2026-12-06): 202 B a job more, this term and the
+//   estimate's own 40-byte box (EstimateSpec, boxed in the JobSpec, held with the job).
+constexpr double BYTES_PER_JOB_EXTRAS = 192 + 40;
 constexpr double BYTES_PER_NODE = 600;
 // - the network graph: a link resource (its Boost edge, name, FlowNetwork entry, /links
 //   row): a leaf-spine over 64 leaves with 16 vs 4,096 spines, 2,560 vs 524,800 links:
@@ -58,6 +66,16 @@ constexpr double BYTES_PER_FLOW = 400;
 // - the process before the scenario: code, HDF5, the catalogs read (27.2 MiB for the
 //   one-job estimate_resnet50 example).
 constexpr double BASELINE_BYTES = 27.0 * 1024 * 1024;
+// - the load of a trace whose job file is one parsed document (Philly's JSON log): while
+//   it is read, the process holds the inputs' bytes, the document (its text and tree,
+//   counted as it was built: WorkloadSpec::trace_document_bytes) and the jobs' specs
+//   growing. When that is more than the run's estimate, it is the peak: bench/make_philly.py's
+//   11,733 and 117,325 jobs (7.8 and 78.5 MB of JSON) peaked at 61.9 and 447.6 MiB in
+//   `gcsim validate` and 68.8 and 447.8 MiB in `gcsim run --no-plots -o` (2026-12-06),
+//   against 35.3 and 81.1 MiB estimated from the jobs alone. A job's spec while loading: its
+//   JobSpec (184 B), its name's heap block (48 B for Philly's 30-byte ids), its share of the
+//   import's per-row tables.
+constexpr double LOAD_BYTES_PER_TRACE_JOB = 250;
 
 // Events the engine handles per job (arrival, start, finish, scheduling wake-up): 4.0 in
 // the quickstart (2,008 events, 502 jobs) and in 1e5 generated jobs (400,000 events).
@@ -197,13 +215,18 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
   double runtime_sum_s = 0;
   if (!s.workload.jobs.empty()) {
     ResourcePart p = part("workload.jobs", s.workload.jobs_mark, "jobs");
-    for (const JobSpec& j : s.workload.jobs) {
+    double with_extras = 0;
+    for (std::size_t i = 0; i < s.workload.jobs.size(); ++i) {
+      const JobSpec& j = s.workload.jobs[i];
+      with_extras += j.estimate || j.deadline || j.checkpoint || j.training || j.comm ||
+                     j.image_pull != sim::SimTime::zero() || i < s.workload.recorded.size();
       const double runtime = j.duration ? std::min(horizon, j.duration->seconds()) : share_s(j.gpus);
       p.events += EVENTS_PER_JOB + checkpoint_events(j.checkpoint.get(), runtime);
       runtime_sum_s += runtime;
       if (j.comm) p.events += EVENTS_PER_COMM_STEP * static_cast<double>(j.comm->simulated_steps);
     }
-    p.bytes = (per_job + BYTES_PER_WRITTEN_JOB) * static_cast<double>(s.workload.jobs.size());
+    p.bytes = (per_job + BYTES_PER_WRITTEN_JOB) * static_cast<double>(s.workload.jobs.size()) +
+              BYTES_PER_JOB_EXTRAS * with_extras;
     e.jobs += static_cast<double>(s.workload.jobs.size());
     add(e, std::move(p));
   }
@@ -214,11 +237,28 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
     const double runtime = g.duration ? std::min(horizon, typical(*g.duration)) : share_s(gpus);
     p.events = count * (EVENTS_PER_JOB + checkpoint_events(g.checkpoint ? &*g.checkpoint : nullptr, runtime));
     p.bytes = per_job * count;
+    if (g.estimate || g.deadline || g.checkpoint || g.image_pull != sim::SimTime::zero())
+      p.bytes += (BYTES_PER_JOB_EXTRAS - 40) * count;  // a generated job's estimate is not boxed
     e.jobs += count;
     runtime_sum_s += count * runtime;
     add(e, std::move(p));
   }
   return runtime_sum_s;
+}
+
+// The load of a trace read as one document (LOAD_BYTES_PER_TRACE_JOB): when it holds more
+// than the run will, the difference is a part of its own, so that the estimate is the
+// larger of the two.
+void add_trace_load(ResourceEstimate& e, const Scenario& s) {
+  if (s.workload.trace_document_bytes == 0) return;
+  double inputs = 0;
+  for (const config::SourceRecord& r : s.inputs) inputs += r.bytes ? static_cast<double>(r.bytes->size()) : 0.0;
+  const double load = BASELINE_BYTES + inputs + static_cast<double>(s.workload.trace_document_bytes) +
+                      LOAD_BYTES_PER_TRACE_JOB * static_cast<double>(s.workload.jobs.size());
+  if (load <= e.bytes) return;
+  ResourcePart p = part("workload.trace", s.workload.jobs_mark, "the trace's job file, parsed whole while it is read");
+  p.bytes = load - e.bytes;
+  add(e, std::move(p));
 }
 
 // The rounds of a policy that preempts on one (las, finish-time-fair): a tick of `interval`
@@ -384,6 +424,7 @@ ResourceEstimate estimate_resources(const Scenario& s, const SchedulerSpec& sche
   }
   e.vertices = vertices;
   e.links = 2 * cables;
+  add_trace_load(e, s);
   return e;
 }
 

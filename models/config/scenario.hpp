@@ -132,6 +132,9 @@ struct WorkloadSpec {
   std::vector<std::string> recorded_statuses;
   static constexpr std::size_t MAX_RECORDED_STATUSES = 255;
   static constexpr std::string_view OTHER_RECORDED_STATUS = "(other)";
+  // What a trace's parsed job file held while it was read (TraceImportReport::
+  // document_bytes: a JSON log's tree), for the load's part of the memory estimate.
+  std::size_t trace_document_bytes = 0;
   int team_index(std::string_view team) const;  // -1 for none
   // A job's team by name ("" for none); JobSpec::team is its index.
   std::string_view team_name(int team) const { return team < 0 ? std::string_view() : std::string_view(teams[static_cast<std::size_t>(team)]); }

@@ -636,6 +636,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
                           "differ from the names of the jobs written out)");
     }
     section.import_report = trace.report().lines();
+    spec.trace_document_bytes = trace.report().document_bytes;
     if (other_status)
       section.import_report.push_back("trace note: more than " + std::to_string(WorkloadSpec::MAX_RECORDED_STATUSES - 1) +
                                       " distinct statuses; the rest are recorded as " +

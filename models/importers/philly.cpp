@@ -59,6 +59,7 @@ class PhillySource : public TraceSource {
     if (!doc_.root.is_sequence())
       doc_.root.fail(ErrorCode::WrongType, "the Philly job log (cluster_job_log) is a JSON list of jobs, [{\"jobid\": ...}, ...]");
     row_bound_ = doc_.root.size();
+    report_.document_bytes = config::document_memory_bytes(doc_);
     scan();
     if (machines) read_machines(*machines, machines_label);
   }

@@ -105,6 +105,9 @@ struct TraceImportReport {
   std::map<std::string, std::size_t> statuses; // recorded status -> jobs made
   std::int64_t first_submit_ns = 0, last_submit_ns = 0, last_end_ns = 0;  // of the jobs made
   double gpu_hours = 0;                      // sum of gpus x share x duration of the jobs made
+  // What the job file's parsed document held while it was read (a JSON log's tree: Philly);
+  // 0 for a format read row by row. For the memory estimate of the load.
+  std::size_t document_bytes = 0;
   std::size_t machines = 0, machine_gpus = 0;  // the machine list's GPU machines and their GPUs
   std::vector<std::string> header_notes;     // e.g. SWF's MaxProcs
   std::size_t skipped_total() const;

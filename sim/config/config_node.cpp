@@ -57,10 +57,12 @@ void* Tree::grow(std::size_t bytes) {
   // in use; otherwise a new chunk, each twice the last up to MAX_CHUNK.
   if (bytes > chunk_size_ / 2 && bytes > FIRST_CHUNK) {
     chunks_.emplace_back(new std::byte[bytes]);
+    chunk_bytes_ += bytes;
     return chunks_.back().get();
   }
   while (chunk_size_ < bytes) chunk_size_ *= 2;
   chunks_.emplace_back(new std::byte[chunk_size_]);
+  chunk_bytes_ += chunk_size_;
   next_ = chunks_.back().get();
   left_ = chunk_size_;
   chunk_size_ = std::min(chunk_size_ * 2, MAX_CHUNK);
@@ -215,6 +217,10 @@ ConfigNode ConfigNode::make_map(std::vector<std::pair<std::string, ConfigNode>> 
   for (auto& [key, value] : entries) kept.emplace_back(tree->copy(key), std::move(value));
   return NodeAccess::owned(
       NodeAccess::map_from(*tree, kept, marks, mark.line, mark.column, NodePlace::whole(path)));
+}
+
+std::size_t document_memory_bytes(const ConfigDocument& document) {
+  return document.text.capacity() + NodeAccess::tree_bytes(document.root);
 }
 
 }  // namespace gcsim::config

@@ -203,6 +203,10 @@ struct ConfigDocument {
   ConfigNode root;
 };
 
+// The memory a loaded document holds: its text, and its tree's own copy of the text and
+// storage (for estimates of what loading a large document costs; docs/units.md, "Limits").
+std::size_t document_memory_bytes(const ConfigDocument& document);
+
 // Reads and parses a YAML file. Throws ConfigError: FileNotFound, EmptyFile (nothing but
 // whitespace/comments), Syntax (with yaml-cpp's line/column; also several documents in
 // one file), TooDeep (nesting > MAX_DEPTH, or aliases that expand to more than

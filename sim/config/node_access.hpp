@@ -63,6 +63,8 @@ class Tree {
   }
   // Nodes of `other` are stored in this tree: keep it alive as long as this one.
   void keep_alive(Tree* other);
+  // What it holds: its text and its storage chunks (for memory estimates).
+  std::size_t memory_bytes() const { return text_.capacity() + chunk_bytes_; }
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release() noexcept {
@@ -83,6 +85,7 @@ class Tree {
   std::byte* next_ = nullptr;
   std::size_t left_ = 0;
   std::size_t chunk_size_ = FIRST_CHUNK;
+  std::size_t chunk_bytes_ = 0;  // all chunks' sizes
   std::vector<Tree*> kept_;  // counted
   bool text_hidden_ = false;
 };
@@ -125,6 +128,8 @@ struct NodePlace {
 };
 
 struct NodeAccess {
+  // The memory of the tree `n` is a node of (Tree::memory_bytes); 0 for a node of none.
+  static std::size_t tree_bytes(const ConfigNode& n) { return n.tree_ ? n.tree_->memory_bytes() : 0; }
   using Entry = ConfigNode::Entry;
   using Entries = std::vector<Entry>;
   using KeyMarks = std::vector<ConfigNode::LineColumn>;

@@ -174,3 +174,26 @@ TEST_CASE("the memory estimate is within 20% of the peak of 100000 written and g
 TEST_CASE("the memory estimate is within 20% of the peak of 1000000 written and generated jobs", "[scenario][.slow]") {
   check_estimate(1000000);
 }
+
+// Traces: SWF jobs carry an estimate (their requested time), so each has an out-of-line
+// record; Philly's JSON log is parsed whole while it is read, which can be the peak.
+void check_trace_estimate(const std::string& generator, const std::string& count) {
+#ifdef GCSIM_SANITIZE
+  WARN("skipped under a sanitizer, whose memory is not the program's");
+  return;
+#endif
+  test::TempDir dir("trace_memory");
+  const auto made = test::run_command("python3 " + std::string(GCSIM_SOURCE_DIR) + "/bench/" + generator + " " + count +
+                                      " --out " + dir.path().string());
+  REQUIRE(made.code == 0);
+  const Measured m = measure(dir, "big.yaml");
+  INFO(generator << " " << count << ": estimate " << m.estimate_bytes / 1048576 << " MiB, peak "
+                 << m.peak_bytes / 1048576 << " MiB");
+  CHECK(m.estimate_bytes >= 0.8 * m.peak_bytes);
+  CHECK(m.estimate_bytes <= 1.2 * m.peak_bytes);
+}
+
+TEST_CASE("the memory estimate is within 20% of the peak of an SWF log and a Philly JSON log", "[scenario][.slow]") {
+  SECTION("SWF, 120,000 jobs with requested times") { check_trace_estimate("make_swf.py", "120000"); }
+  SECTION("Philly, 117,325 jobs as published (80 MB of JSON)") { check_trace_estimate("make_philly.py", "117325"); }
+}
