@@ -840,13 +840,16 @@ TEST_CASE("philly: the machine list's GPU memory names the GPU, and a bad value 
   }
 }
 
-TEST_CASE("no cluster: the philly machine list is the cluster and the jobs run on it", "[scenario]") {
-  const models::Scenario s = load(R"(
+// Philly's fixture log on its machine list, which is the cluster (24 GB machines priced).
+const std::string PHILLY_ON_ITS_MACHINES = R"(
 name: t
 horizon: 2d
 workload:
   trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, gpu_prices: {24GB: $1/h}}
-)");
+)";
+
+TEST_CASE("no cluster: the philly machine list is the cluster and the jobs run on it", "[scenario]") {
+  const models::Scenario s = load(PHILLY_ON_ITS_MACHINES);
   REQUIRE(s.cluster.node_types.size() == 2);
   CHECK(s.cluster.node_types[0].name == "12GB-2gpu");
   CHECK(s.cluster.node_types[0].gpu.name == "P100-PCIe-12GB");
@@ -872,14 +875,7 @@ TEST_CASE("the trace keeps each job's recorded status in /jobs and the import re
   // Philly's fixture: _0001 Pass, _0002 Killed, _0004 Pass, _0005 Pass, _0005 submitted
   // before _0004 (unsorted): the run's job ids follow submit order, so the statuses must
   // follow their jobs through that reordering. A job written beside the trace has none.
-  const models::Scenario s = load(R"(
-name: t
-horizon: 2d
-workload:
-  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, gpu_prices: {24GB: $1/h}}
-  jobs:
-    - {name: mine, submit: 0s, gpus: 1, duration: 1h}
-)");
+  const models::Scenario s = load(PHILLY_ON_ITS_MACHINES + "  jobs:\n    - {name: mine, submit: 0s, gpus: 1, duration: 1h}\n");
   CHECK(s.workload.recorded_statuses == std::vector<std::string>{"Pass", "Killed"});
   TempDir dir("trace-status");
   const std::string path = dir.file("p.h5");
