@@ -129,6 +129,9 @@ int run_and_report(models::Scenario& s, const std::string& out_dir, const models
   // One run: the jobs are expanded here and the scenario's JobSpecs released, so that each
   // job is held once, by the cluster (docs/engine.md, "A million jobs").
   models::TakenWorkload taken = models::take_workload(s, models::run_seed(s, options), replication);
+  // What the load freed (a trace's parsed job log above all) and the released specs are
+  // given back before the run grows, so that the run's peak is not on top of the load's.
+  sim::release_free_memory();
   bounded.jobs = &taken.jobs;
   bounded.estimated_events = estimate.events;
   // The figures come from a copy of the trace's tables kept in memory as they are written,

@@ -72,7 +72,9 @@ constexpr double BASELINE_BYTES = 27.0 * 1024 * 1024;
 //   growing. When that is more than the run's estimate, it is the peak: bench/make_philly.py's
 //   11,733 and 117,325 jobs (7.8 and 78.5 MB of JSON) peaked at 61.9 and 447.6 MiB in
 //   `gcsim validate` and 68.8 and 447.8 MiB in `gcsim run --no-plots -o` (2026-12-06),
-//   against 35.3 and 81.1 MiB estimated from the jobs alone. A job's spec while loading: its
+//   against 35.3 and 81.1 MiB estimated from the jobs alone; with the text held once
+//   (config::load_yaml_data) and the load's memory given back before the run, 61.6 and
+//   371.1 MiB in `gcsim run`, estimated 62.9 and 380.5. A job's spec while loading: its
 //   JobSpec (184 B), its name's heap block (48 B for Philly's 30-byte ids), its share of the
 //   import's per-row tables.
 constexpr double LOAD_BYTES_PER_TRACE_JOB = 250;

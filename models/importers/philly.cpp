@@ -54,7 +54,7 @@ class PhillySource : public TraceSource {
  public:
   PhillySource(const std::string& bytes, const std::string& label, const std::string* machines,
                const std::string& machines_label, const TraceOptions& options)
-      : doc_(config::load_yaml_string(bytes, label)), options_(options) {
+      : doc_(config::load_yaml_data(bytes, label)), options_(options) {
     report_.file = label;
     if (!doc_.root.is_sequence())
       doc_.root.fail(ErrorCode::WrongType, "the Philly job log (cluster_job_log) is a JSON list of jobs, [{\"jobid\": ...}, ...]");

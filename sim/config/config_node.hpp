@@ -221,5 +221,9 @@ inline constexpr std::size_t MAX_ALIAS_BYTES = 64u * 1024u * 1024u;
 ConfigDocument load_yaml_file(const std::string& path, std::string_view what = "scenario");
 // The same for text in memory; `file` is the label used in messages.
 ConfigDocument load_yaml_string(std::string text, std::string file);
+// The same for data a program reads (a trace's JSON job log), not a scenario: the
+// document's `text` is left empty, so that the text is held once, by the tree (a large log
+// is otherwise held twice more while it is read).
+ConfigDocument load_yaml_data(std::string text, std::string file);
 
 }  // namespace gcsim::config

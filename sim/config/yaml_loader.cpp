@@ -583,6 +583,23 @@ ConfigDocument load_yaml_string(std::string text, std::string file) {
   return detail::load_yaml_string_full(std::move(text), std::move(file));
 }
 
+ConfigDocument load_yaml_data(std::string text, std::string file) {
+  if (text.size() <= MAX_FILE_BYTES) {
+    TreeRef tree(file);
+    const std::string_view source = tree->adopt_text(std::move(text));
+    if (std::optional<ConfigNode> root = detail::parse_plain_yaml(source, *tree)) {
+      ConfigDocument doc;
+      doc.root = NodeAccess::owned(*root);
+      doc.file = std::move(file);
+      return doc;
+    }
+    text = std::string(source);  // back to yaml-cpp, which reads it from a copy
+  }
+  ConfigDocument doc = detail::load_yaml_string_full(std::move(text), std::move(file));
+  std::string().swap(doc.text);
+  return doc;
+}
+
 ConfigDocument load_yaml_file(const std::string& path, std::string_view what) {
   // Regular files only: a FIFO or a device (`/dev/zero`) would never end.
   std::string text = read_regular_file(path, MAX_FILE_BYTES, what);
