@@ -210,6 +210,23 @@ TEST_CASE("random JSON: wherever the fast path takes a document, yaml-cpp builds
   CHECK(taken > 800);  // the generator mostly writes what the fast path reads
 }
 
+TEST_CASE("load_yaml_data: the same tree as load_yaml_string, the text held by the tree alone", "[unit]") {
+  // One text the fast path reads, one it leaves to yaml-cpp (an escape), one that fails.
+  for (const std::string& text : {std::string("[{\"a\": 1}, {\"b\": \"x\"}]\n"), std::string("[{\"a\": \"x\\ty\"}]\n")}) {
+    INFO(text);
+    const auto data = gcsim::config::load_yaml_data(text, "log.json");
+    const auto full = load_yaml_string(text, "log.json");
+    CHECK(data.text.empty());
+    CHECK(full.text == text);
+    CHECK(difference(data.root, full.root) == "");
+    CHECK(gcsim::config::document_memory_bytes(data) >= text.size());  // the tree's copy
+    CHECK(gcsim::config::document_memory_bytes(full) >= 2 * text.size());
+  }
+  const auto e = config_error([] { gcsim::config::load_yaml_data("[1, 2\n", "log.json"); });
+  CHECK(e.code() == ErrorCode::Syntax);
+  CHECK(e.mark().file == "log.json");
+}
+
 TEST_CASE("JSON the fast path leaves to yaml-cpp: escapes, compact separators, comments, tabs", "[unit]") {
   const char* const texts[] = {
       "{\"a\": \"x\\ny\"}\n", "{\"a\":1}\n",   "{\"a\" : 1}\n", "[1,\n# c\n2]\n", "[1,\t2]\n",
