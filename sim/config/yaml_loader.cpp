@@ -564,40 +564,39 @@ ConfigDocument load_yaml_string_full(std::string text, std::string file) {
 
 }  // namespace detail
 
-ConfigDocument load_yaml_string(std::string text, std::string file) {
-  // Most scenarios, and every large one we generate, stay within the plain subset; the
-  // rest, and every error, go to yaml-cpp (see yaml_plain.hpp).
+namespace {
+
+// load_yaml_string and load_yaml_data: the fast path first, yaml-cpp for the rest and for
+// every error (see yaml_plain.hpp). With `keep_text` the document keeps the caller's text
+// (doc.text, the caller's to change or move) and the tree a copy of its own; without, the
+// tree holds the only copy and doc.text is empty.
+ConfigDocument load_yaml(std::string text, std::string file, bool keep_text) {
   if (text.size() <= MAX_FILE_BYTES) {
-    // The tree keeps its own copy of the text, which its keys and plain scalars are views
-    // of: doc.text is the caller's to change or move.
     TreeRef tree(file);
-    const std::string_view source = tree->adopt_text(text);
+    const std::string_view source = keep_text ? tree->adopt_text(text) : tree->adopt_text(std::move(text));
     if (std::optional<ConfigNode> root = detail::parse_plain_yaml(source, *tree)) {
       ConfigDocument doc;
       doc.root = NodeAccess::owned(*root);
       doc.file = std::move(file);
-      doc.text = std::move(text);
+      if (keep_text) doc.text = std::move(text);
       return doc;
     }
+    if (!keep_text) text = std::string(source);  // back to yaml-cpp, which reads it from a copy
   }
-  return detail::load_yaml_string_full(std::move(text), std::move(file));
+  ConfigDocument doc = detail::load_yaml_string_full(std::move(text), std::move(file));
+  if (!keep_text) std::string().swap(doc.text);
+  return doc;
+}
+
+}  // namespace
+
+ConfigDocument load_yaml_string(std::string text, std::string file) {
+  // Most scenarios, and every large one we generate, stay within the plain subset.
+  return load_yaml(std::move(text), std::move(file), true);
 }
 
 ConfigDocument load_yaml_data(std::string text, std::string file) {
-  if (text.size() <= MAX_FILE_BYTES) {
-    TreeRef tree(file);
-    const std::string_view source = tree->adopt_text(std::move(text));
-    if (std::optional<ConfigNode> root = detail::parse_plain_yaml(source, *tree)) {
-      ConfigDocument doc;
-      doc.root = NodeAccess::owned(*root);
-      doc.file = std::move(file);
-      return doc;
-    }
-    text = std::string(source);  // back to yaml-cpp, which reads it from a copy
-  }
-  ConfigDocument doc = detail::load_yaml_string_full(std::move(text), std::move(file));
-  std::string().swap(doc.text);
-  return doc;
+  return load_yaml(std::move(text), std::move(file), false);
 }
 
 ConfigDocument load_yaml_file(const std::string& path, std::string_view what) {
