@@ -49,7 +49,8 @@ constexpr double BYTES_PER_WRITTEN_JOB = 50;
 //   114.8 and 790.5 MiB under `gcsim run --no-plots -o` against 82.3 and 551.0 MiB
 //   estimated without this term (2026-12-06): 202 B a job more, this term and the
 //   estimate's own 40-byte box (EstimateSpec, boxed in the JobSpec, held with the job).
-constexpr double BYTES_PER_JOB_EXTRAS = 192 + 40;
+constexpr double BYTES_PER_EXTRAS_RECORD = 192;
+constexpr double BYTES_PER_ESTIMATE_BOX = 40;
 constexpr double BYTES_PER_NODE = 600;
 // - the network graph: a link resource (its Boost edge, name, FlowNetwork entry, /links
 //   row): a leaf-spine over 64 leaves with 16 vs 4,096 spines, 2,560 vs 524,800 links:
@@ -228,7 +229,7 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
       if (j.comm) p.events += EVENTS_PER_COMM_STEP * static_cast<double>(j.comm->simulated_steps);
     }
     p.bytes = (per_job + BYTES_PER_WRITTEN_JOB) * static_cast<double>(s.workload.jobs.size()) +
-              BYTES_PER_JOB_EXTRAS * with_extras;
+              (BYTES_PER_EXTRAS_RECORD + BYTES_PER_ESTIMATE_BOX) * with_extras;
     e.jobs += static_cast<double>(s.workload.jobs.size());
     add(e, std::move(p));
   }
@@ -240,7 +241,7 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
     p.events = count * (EVENTS_PER_JOB + checkpoint_events(g.checkpoint ? &*g.checkpoint : nullptr, runtime));
     p.bytes = per_job * count;
     if (g.estimate || g.deadline || g.checkpoint || g.image_pull != sim::SimTime::zero())
-      p.bytes += (BYTES_PER_JOB_EXTRAS - 40) * count;  // a generated job's estimate is not boxed
+      p.bytes += BYTES_PER_EXTRAS_RECORD * count;  // a generated job's estimate is not boxed
     e.jobs += count;
     runtime_sum_s += count * runtime;
     add(e, std::move(p));
