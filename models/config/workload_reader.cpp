@@ -578,22 +578,16 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
       machine_node = machine_nodes(trace.machines());
     }
     std::size_t unknown_machines = 0;
-    // A recorded status as its code (JobSpec::recorded_status): the formats have a handful
-    // (Pass, Killed, Failed; COMPLETED, CANCELLED, ...), so a scan of the names met so far.
-    std::vector<std::string>& statuses = spec.recorded_statuses;
-    bool other_status = false;
+    // A recorded status as its code (JobSpec::recorded_status), from a name table like the
+    // teams' (detail::TeamNames): codes 1 to 254 name the first statuses met, 255 all the
+    // rest, as "(other)" (no published trace has so many; noted in the report).
+    constexpr std::size_t NAMED_STATUSES = WorkloadSpec::MAX_RECORDED_STATUSES - 1;
+    TeamNames status_names;
     const auto recorded_status = [&](const std::string& status) -> std::uint8_t {
       if (status.empty()) return 0;
-      for (std::size_t k = 0; k < statuses.size(); ++k)
-        if (statuses[k] == status) return static_cast<std::uint8_t>(k + 1);
-      if (statuses.size() + 1 < WorkloadSpec::MAX_RECORDED_STATUSES) {
-        statuses.push_back(status);
-        return static_cast<std::uint8_t>(statuses.size());
-      }
-      // Past the last code: every further status is one, "(other)" (noted in the report).
-      if (!other_status) statuses.emplace_back(WorkloadSpec::OTHER_RECORDED_STATUS);
-      other_status = true;
-      return static_cast<std::uint8_t>(statuses.size());
+      const int at = status_names.add(status);  // -1 only past 32,000 names
+      return at >= 0 && static_cast<std::size_t>(at) < NAMED_STATUSES ? static_cast<std::uint8_t>(at + 1)
+                                                                      : std::uint8_t{255};
     };
     TraceJob row;
     while (trace.next(row)) {
@@ -635,6 +629,10 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
                           "job name '" + spec.jobs.back().name + "' is used twice (a trace's job ids must be unique, and "
                           "differ from the names of the jobs written out)");
     }
+    const std::vector<std::string>& statuses = status_names.names();
+    spec.recorded_statuses.assign(statuses.begin(), statuses.begin() + std::min(statuses.size(), NAMED_STATUSES));
+    const bool other_status = statuses.size() > NAMED_STATUSES;
+    if (other_status) spec.recorded_statuses.emplace_back(WorkloadSpec::OTHER_RECORDED_STATUS);
     section.import_report = trace.report().lines();
     spec.trace_document_bytes = trace.report().document_bytes;
     if (other_status)

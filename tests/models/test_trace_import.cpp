@@ -917,6 +917,38 @@ workload: {jobs: [{name: a, submit: 0s, gpus: 1, duration: 1h}]}
   CHECK_FALSE(q->has_attribute(trace::schema::attribute::IMPORT_REPORT));
 }
 
+TEST_CASE("past 254 distinct recorded statuses, the rest are one code, (other), and the report says so", "[unit]") {
+  // An SWF log of 300 jobs, each with its own status number (field 11): the importer names
+  // an unknown one "status N", so 300 distinct statuses.
+  TempDir dir("many-statuses");
+  std::string swf;
+  for (int i = 1; i <= 300; ++i)
+    swf += std::to_string(i) + " " + std::to_string(i) + " 0 60 1 -1 -1 1 -1 -1 " + std::to_string(99 + i) +
+           " 1 -1 -1 -1 -1 -1 -1\n";
+  write_file(dir.file("s.swf"), swf);
+  const models::Scenario s = scenario_from_yaml(R"(
+name: t
+horizon: 1d
+cluster:
+  node_types:
+    - {name: n, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 8}}
+workload:
+  trace: {format: swf, file: s.swf}
+)", dir.file("s.yaml"));
+  const auto& names = s.workload.recorded_statuses;
+  REQUIRE(names.size() == 255);
+  CHECK(names.front() == "status 100");
+  CHECK(names[253] == "status 353");
+  CHECK(names.back() == "(other)");
+  REQUIRE(s.workload.jobs.size() == 300);
+  CHECK(s.workload.jobs[0].recorded_status == 1);
+  CHECK(s.workload.jobs[253].recorded_status == 254);
+  for (std::size_t i = 254; i < 300; ++i) CHECK(s.workload.jobs[i].recorded_status == 255);
+  bool noted = false;
+  for (const std::string& line : s.import_report) noted = noted || line.find("more than 254 distinct statuses") != std::string::npos;
+  CHECK(noted);
+}
+
 TEST_CASE("gcsim validate prints the import reports of the PAI 2020 and Philly examples", "[scenario][cli]") {
   SECTION("pai 2020") {
     const auto r = run_gcsim("validate " GCSIM_SOURCE_DIR "/scenarios/examples/traces/alibaba-2020-resubmit.yaml");
