@@ -52,6 +52,35 @@ namespace {
 // size; a whole column at a time strides the full chunk (16 KiB for 16 Ki elements) and
 // maps every stream to the same cache sets (measured: 3 to 4 times slower on /jobs chunks).
 constexpr std::size_t BLOCK = 64;
+
+#if defined(__SSE2__)
+// An 8 x 8 byte transpose in SSE2 registers (part of every x86-64): byte m of row k (8
+// bytes at src + k * src_stride) becomes byte k of row m (at dst + m * dst_stride). The
+// shuffle and its inverse are made of these tiles, a sixteenth of the byte moves of the
+// plain loop: shuffling, the rows are 8 elements' bytes j..j+7 and the result planes
+// j..j+7 of those elements; unshuffling, the other way round.
+inline void transpose_8x8(const std::byte* src, std::size_t src_stride, std::byte* dst, std::size_t dst_stride) {
+  const auto load = [&](std::size_t k) { return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + k * src_stride)); };
+  // a: rows (0 1), (2 3), (4 5), (6 7) interleaved byte by byte
+  const __m128i a0 = _mm_unpacklo_epi8(load(0), load(1));
+  const __m128i a1 = _mm_unpacklo_epi8(load(2), load(3));
+  const __m128i a2 = _mm_unpacklo_epi8(load(4), load(5));
+  const __m128i a3 = _mm_unpacklo_epi8(load(6), load(7));
+  // b: rows 0..3 (b0: bytes 0..3, b1: 4..7), rows 4..7 (b2: bytes 0..3, b3: 4..7)
+  const __m128i b0 = _mm_unpacklo_epi16(a0, a1);
+  const __m128i b1 = _mm_unpackhi_epi16(a0, a1);
+  const __m128i b2 = _mm_unpacklo_epi16(a2, a3);
+  const __m128i b3 = _mm_unpackhi_epi16(a2, a3);
+  // c: two result rows each (byte m of all eight rows, then byte m + 1)
+  const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
+                        _mm_unpackhi_epi32(b1, b3)};
+  for (std::size_t k = 0; k < 4; ++k) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 2 * k * dst_stride), c[k]);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + (2 * k + 1) * dst_stride), _mm_srli_si128(c[k], 8));
+  }
+}
+#endif
+
 }  // namespace
 
 void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
@@ -65,7 +94,19 @@ void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std:
   std::byte* dst = out.data();
   for (std::size_t i0 = 0; i0 < n; i0 += BLOCK) {
     const std::size_t i1 = std::min(n, i0 + BLOCK);
-    for (std::size_t j = 0; j < element_bytes; ++j) {
+    std::size_t j0 = 0;
+#if defined(__SSE2__)
+    // Whole 8 x 8 tiles; the bytes and elements they leave over take the loop below.
+    const std::size_t i8 = i0 + (i1 - i0) / 8 * 8;
+    for (; j0 + 8 <= element_bytes; j0 += 8)
+      for (std::size_t i = i0; i < i8; i += 8) transpose_8x8(src + i * element_bytes + j0, element_bytes, dst + j0 * n + i, n);
+    for (std::size_t j = 0; j < j0; ++j) {
+      std::byte* row = dst + j * n;
+      const std::byte* col = src + j;
+      for (std::size_t i = i8; i < i1; ++i) row[i] = col[i * element_bytes];
+    }
+#endif
+    for (std::size_t j = j0; j < element_bytes; ++j) {
       std::byte* row = dst + j * n;
       const std::byte* col = src + j;
       for (std::size_t i = i0; i < i1; ++i) row[i] = col[i * element_bytes];
@@ -74,39 +115,6 @@ void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std:
   const std::size_t whole = n * element_bytes;
   if (whole < in.size()) std::memcpy(dst + whole, src + whole, in.size() - whole);
 }
-
-namespace {
-
-#if defined(__SSE2__)
-// Bytes j..j+7 of elements i..i+7 from the shuffled planes (byte j of element i at
-// j * n + i): an 8 x 8 byte transpose in SSE2 registers (part of every x86-64), a
-// sixteenth of the byte moves of the plain loop.
-inline void unshuffle_8x8(const std::byte* src, std::size_t n, std::size_t j, std::size_t i, std::byte* dst,
-                          std::size_t element_bytes) {
-  const auto load = [&](std::size_t k) {
-    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + (j + k) * n + i));
-  };
-  // a: elements 0..7, planes (0 1), (2 3), (4 5), (6 7) interleaved
-  const __m128i a0 = _mm_unpacklo_epi8(load(0), load(1));
-  const __m128i a1 = _mm_unpacklo_epi8(load(2), load(3));
-  const __m128i a2 = _mm_unpacklo_epi8(load(4), load(5));
-  const __m128i a3 = _mm_unpacklo_epi8(load(6), load(7));
-  // b: planes 0..3 (b0: elements 0..3, b1: 4..7), planes 4..7 (b2: 0..3, b3: 4..7)
-  const __m128i b0 = _mm_unpacklo_epi16(a0, a1);
-  const __m128i b1 = _mm_unpackhi_epi16(a0, a1);
-  const __m128i b2 = _mm_unpacklo_epi16(a2, a3);
-  const __m128i b3 = _mm_unpackhi_epi16(a2, a3);
-  // c: planes 0..7 of two elements each
-  const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
-                        _mm_unpackhi_epi32(b1, b3)};
-  for (std::size_t k = 0; k < 4; ++k) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + (i + 2 * k) * element_bytes + j), c[k]);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + (i + 2 * k + 1) * element_bytes + j), _mm_srli_si128(c[k], 8));
-  }
-}
-#endif
-
-}  // namespace
 
 void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
   out.resize(in.size());
@@ -124,7 +132,7 @@ void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, st
     // Whole 8 x 8 tiles; the bytes and elements they leave over take the loop below.
     const std::size_t i8 = i0 + (i1 - i0) / 8 * 8;
     for (; j0 + 8 <= element_bytes; j0 += 8)
-      for (std::size_t i = i0; i < i8; i += 8) unshuffle_8x8(src, n, j0, i, dst, element_bytes);
+      for (std::size_t i = i0; i < i8; i += 8) transpose_8x8(src + j0 * n + i, n, dst + i * element_bytes + j0, element_bytes);
     for (std::size_t j = 0; j < j0; ++j) {
       const std::byte* row = src + j * n;
       std::byte* col = dst + j;

@@ -138,6 +138,33 @@ TEST_CASE("hdf5_shuffle groups byte j of every element and keeps a trailing part
   CHECK(out == bytes_of({1, 2, 3}));
 }
 
+TEST_CASE("hdf5_shuffle's 8 x 8 tiles give the byte-by-byte transpose for every element size and count", "[unit]") {
+  // The definition (H5Zshuffle.c): byte j of element i goes to j * n + i; the bytes past
+  // the last whole element stay at the end. Sizes and counts around the tiles' 8 (and the
+  // 64-element blocks), with a partial element after some.
+  for (std::size_t element_bytes : {2u, 7u, 8u, 9u, 15u, 16u, 17u, 24u, 178u}) {
+    for (std::size_t n : {2u, 7u, 8u, 9u, 63u, 64u, 65u, 130u}) {
+      for (std::size_t tail : {0u, 1u}) {
+        if (tail >= element_bytes) continue;
+        INFO(n << " elements of " << element_bytes << " bytes, " << tail << " byte(s) after them");
+        // Every byte its own draw (sample_data repeats bytes, which could hide a swap).
+        std::vector<std::byte> in(n * element_bytes + tail);
+        std::uint32_t x = static_cast<std::uint32_t>(element_bytes * 1000 + n);
+        for (std::byte& b : in) b = static_cast<std::byte>((x = x * 1664525u + 1013904223u) >> 24);
+        std::vector<std::byte> expected(in.size());
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < element_bytes; ++j) expected[j * n + i] = in[i * element_bytes + j];
+        for (std::size_t k = n * element_bytes; k < in.size(); ++k) expected[k] = in[k];
+        std::vector<std::byte> out, back;
+        hdf5_shuffle(in, element_bytes, out);
+        CHECK(out == expected);
+        hdf5_unshuffle(out, element_bytes, back);
+        CHECK(back == in);
+      }
+    }
+  }
+}
+
 TEST_CASE("ChunkEncoder's chunks read back through HDF5's own filter pipeline, and HDF5's through decode_chunk", "[unit]") {
   const fs::path dir = fs::path(GCSIM_BINARY_DIR) / "test-tmp" / ("chunk-filters-" + std::to_string(getpid()));
   fs::create_directories(dir);
