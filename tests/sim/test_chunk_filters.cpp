@@ -123,6 +123,48 @@ TEST_CASE("hdf5_fletcher32 matches hand-computed sums", "[unit]") {
   CHECK(hdf5_fletcher32(ones) == 0xffffffffu);
 }
 
+TEST_CASE("hdf5_fletcher32 gives H5_checksum_fletcher32's word-by-word sums on any length", "[unit]") {
+  // The definition, one word at a time, folded every 360 words and at the end.
+  const auto reference = [](const std::vector<std::byte>& data) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
+    std::size_t words = data.size() / 2;
+    std::uint32_t sum1 = 0, sum2 = 0;
+    while (words > 0) {
+      std::size_t n = std::min<std::size_t>(words, 360);
+      words -= n;
+      for (; n > 0; --n, p += 2) {
+        sum1 += (static_cast<std::uint32_t>(p[0]) << 8) | p[1];
+        sum2 += sum1;
+      }
+      sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+      sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    if (data.size() % 2 != 0) {
+      sum1 += static_cast<std::uint32_t>(*p) << 8;
+      sum2 += sum1;
+      sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+      sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    return (sum2 << 16) | sum1;
+  };
+  std::uint32_t x = 12345;
+  // Every length up to three 360-word blocks and a bit (odd ones with a last byte), random
+  // bytes and all 0xff (the largest sums, where the folds' representation of 0 mod 65535
+  // shows), then a megabyte.
+  for (std::size_t size = 0; size < 2 * 1100; ++size) {
+    std::vector<std::byte> random(size), high(size, std::byte{0xff});
+    for (std::byte& b : random) b = static_cast<std::byte>((x = x * 1664525u + 1013904223u) >> 24);
+    INFO(size << " bytes");
+    CHECK(hdf5_fletcher32(random) == reference(random));
+    CHECK(hdf5_fletcher32(high) == reference(high));
+  }
+  std::vector<std::byte> big(1 << 20);
+  for (std::byte& b : big) b = static_cast<std::byte>((x = x * 1664525u + 1013904223u) >> 24);
+  CHECK(hdf5_fletcher32(big) == reference(big));
+}
+
 TEST_CASE("hdf5_shuffle groups byte j of every element and keeps a trailing partial element", "[unit]") {
   const auto in = bytes_of({0xa0, 0xa1, 0xa2, 0xb0, 0xb1, 0xb2, 0xee});
   std::vector<std::byte> out;
