@@ -1,6 +1,7 @@
 // Scenario keys set by their dotted path (see overrides.hpp).
 #include "models/config/overrides.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <utility>
@@ -100,16 +101,35 @@ struct Applier {
       }
     }
     if (!found) {
+      // Without a cluster section a trace's machine list is the cluster (docs/traces.md),
+      // made when the trace is read: there is no section here to set a key in, and a
+      // section of one key would replace the machines. Only a whole section may be given.
+      if (depth == 0 && seg.key == "cluster" && segments.size() > 1 && node.is_map()) {
+        const config::ConfigNode* workload = node.find("workload");
+        if (workload != nullptr && workload->is_map() && workload->find("trace") != nullptr)
+          fail(ErrorCode::Conflict, depth,
+               "the scenario has no cluster section: its cluster is the trace's machine list, made as the trace is "
+               "read, which --set cannot reach into. Copy that cluster into the scenario as a section and edit it "
+               "there (`gcsim trace fit SCENARIO -o FILE` writes it as FILE's `cluster:`; as-recorded jobs keep "
+               "their recorded machines on it, by node type name and place), or give a whole section: --set "
+               "'cluster={node_types: [...]}'");
+      }
       // A key the scenario leaves out: added, and its reader judges it. Only a list cannot
       // be reached through it (there is no item to set).
       if (depth + 1 < segments.size() && segments[depth + 1].is_index()) {
+        const std::string missing = path_text(segments, depth + 1);
+        const std::string item = "[" + std::to_string(segments[depth + 1].index) + "]";
         std::vector<std::string> candidates = reference_keys(here);
+        // A key the reference knows is left out of this scenario: the list is set whole.
+        if (std::find(candidates.begin(), candidates.end(), seg.key) != candidates.end())
+          fail(ErrorCode::MissingKey, depth,
+               "the scenario has no '" + missing + "', so it has no item " + item + " to set: give the whole list (--set '" +
+                   missing + "=[...]')");
         if (node.is_map())
           for (const auto& entry : node.entries()) candidates.emplace_back(entry.first);
         const std::string guess = did_you_mean(seg.key, candidates);
         fail(ErrorCode::UnknownKey, depth,
-             "the scenario has no '" + path_text(segments, depth + 1) + "' to take item [" +
-                 std::to_string(segments[depth + 1].index) + "] of" +
+             "the scenario has no '" + missing + "' to take item " + item + " of" +
                  (guess.empty() ? std::string() : " (did you mean '" + guess + "'?)"));
       }
       entries.emplace_back(seg.key, apply(config::ConfigNode(), depth + 1));

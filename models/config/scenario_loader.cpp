@@ -7,6 +7,10 @@
 // needs more than one of them, before anything runs.
 #include "models/config/scenario_loader.hpp"
 
+#include <algorithm>
+
+#include <map>
+
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -88,7 +92,7 @@ Catalogs recorded_bundled_catalogs(config::SourceResolver& sources) {
 // `recorded`, whatever `scheduler:` says (it is still read, so a typo there is an error);
 // recorded machines name nodes only of the cluster the trace's machine list makes.
 void replay_as_recorded(Scenario& s, bool own_cluster, bool has_scheduler, const SchedulerRegistry& schedulers,
-                        const ConfigNode& trace) {
+                        const ConfigNode& trace, const std::vector<std::pair<std::string, int>>& machine_types) {
   if (schedulers.find_policy("recorded") == nullptr)
     trace.fail(ErrorCode::Infeasible, "mode: as-recorded needs the policy `recorded`, which this registry does not hold");
   std::string note = "trace note: mode as-recorded: every job starts at its recorded start under the policy `recorded`";
@@ -97,17 +101,53 @@ void replay_as_recorded(Scenario& s, bool own_cluster, bool has_scheduler, const
   s.import_report.push_back(note);
   s.scheduler = SchedulerSpec{};
   s.scheduler.policy = "recorded";
-  if (own_cluster) {
-    std::size_t dropped = 0;
-    for (RecordedRun& r : s.workload.recorded) {
-      dropped += r.node >= 0;
-      r.node = -1;
-    }
-    if (dropped > 0)
-      s.import_report.push_back("trace note " + std::to_string(dropped) +
-                                ": recorded machine not used (the scenario's cluster is not the trace's machine list): "
-                                "placed by best-fit");
+  if (!own_cluster) return;
+  // The scenario's own cluster: a recorded machine, the k-th of its kind in the machine
+  // list, is the k-th node of the scenario's node type of the name that kind's type has
+  // in the cluster the machine list makes (as `gcsim trace fit` writes it out), when the
+  // scenario has such a type with more than k nodes; else it is placed by best-fit.
+  std::vector<std::int32_t> kind_first;  // the machine list's kinds: the first node of each
+  std::int32_t n = 0;
+  for (const auto& [name, count] : machine_types) {
+    kind_first.push_back(n);
+    n += count;
   }
+  std::map<std::string, std::pair<std::int32_t, int>, std::less<>> scenario_types;  // name -> first node, count
+  std::int32_t first = 0;
+  for (const NodeTypeSpec& t : s.cluster.node_types) {
+    scenario_types.emplace(t.name, std::pair{first, t.count});
+    first += t.slots();  // a type's nodes are contiguous, its slots beyond count included
+  }
+  std::size_t kept = 0, no_type = 0, past_count = 0;
+  for (RecordedRun& r : s.workload.recorded) {
+    if (r.node < 0) continue;
+    const auto kind = static_cast<std::size_t>(std::upper_bound(kind_first.begin(), kind_first.end(), r.node) -
+                                               kind_first.begin()) - 1;
+    const std::int32_t k = r.node - kind_first[kind];
+    const auto type = scenario_types.find(machine_types[kind].first);
+    if (type == scenario_types.end()) {
+      ++no_type;
+      r.node = -1;
+    } else if (k >= type->second.second) {
+      ++past_count;
+      r.node = -1;
+    } else {
+      ++kept;
+      r.node = type->second.first + k;
+    }
+  }
+  if (kept > 0)
+    s.import_report.push_back("trace note " + std::to_string(kept) +
+                              ": recorded machine kept on the scenario's cluster (its kind's node type by name, the "
+                              "machine's place among its kind)");
+  if (no_type > 0)
+    s.import_report.push_back("trace note " + std::to_string(no_type) +
+                              ": recorded machine not used (the scenario's cluster has no node type named as its "
+                              "kind's, as `gcsim trace fit` writes them): placed by best-fit");
+  if (past_count > 0)
+    s.import_report.push_back("trace note " + std::to_string(past_count) +
+                              ": recorded machine not used (past its node type's count in the scenario's cluster): "
+                              "placed by best-fit");
 }
 
 Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, const SchedulerRegistry& schedulers,
@@ -221,8 +261,9 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
   // After the workload: a policy's keys may name its teams (fair-share's weights).
   s.scheduler = read_scheduler(r.optional("scheduler"), schedulers, s.horizon,
                                PolicyContext{.teams = s.workload.teams, .knows_teams = true});
-  if (workload.as_recorded) replay_as_recorded(s, cluster != nullptr, root.find("scheduler") != nullptr, schedulers,
-                                               *workload_node->find("trace"));
+  if (workload.as_recorded)
+    replay_as_recorded(s, cluster != nullptr, root.find("scheduler") != nullptr, schedulers, *workload_node->find("trace"),
+                       workload.trace_node_types);
   const ConfigNode* budgets = r.optional("budgets");
   if (budgets) s.budgets = read_budgets(*budgets);
   const ConfigNode* output = r.optional("output");

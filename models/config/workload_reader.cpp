@@ -383,6 +383,20 @@ GeneratorSpec read_generator(const ConfigNode& n) {
 // The cluster section a trace's machines make, as a scenario would write it: one node type
 // per kind of machine, marked at its first machine's line in the machine list; priced per
 // GPU-hour from gpu_prices, else at zero (the import report says so).
+long long memory_mib(const TraceMachineGroup& g) { return std::llround(g.memory_bytes / (1024.0 * 1024.0)); }
+
+// The name of the node type a kind of machine makes: its GPU as the trace names it, GPUs,
+// CPUs and memory ("V100-8gpu-96cpu-512GiB"; a machine list that gives no CPUs or host
+// memory, as Philly's, leaves them out).
+std::string machine_type_name(const TraceMachineGroup& g) {
+  const long long mib = memory_mib(g);
+  std::string name = g.trace_gpu + "-" + std::to_string(g.gpus) + "gpu";
+  if (g.cpu_cores > 0 || mib > 0) name += "-" + std::to_string(g.cpu_cores) + "cpu-" + std::to_string(mib / 1024) + "GiB";
+  for (char& c : name)
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+  return name;
+}
+
 std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachineGroup>& groups, const std::string& file) {
   std::vector<ConfigNode> types;
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -392,12 +406,8 @@ std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachin
     auto scalar = [&](std::string text, const char* key) {
       return ConfigNode::make_scalar(std::move(text), false, at, path + "." + key);
     };
-    const long long mib = std::llround(g.memory_bytes / (1024.0 * 1024.0));
-    // A machine list that gives no CPUs or host memory (Philly's) leaves them out.
-    std::string name = g.trace_gpu + "-" + std::to_string(g.gpus) + "gpu";
-    if (g.cpu_cores > 0 || mib > 0) name += "-" + std::to_string(g.cpu_cores) + "cpu-" + std::to_string(mib / 1024) + "GiB";
-    for (char& c : name)
-      if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+    const long long mib = memory_mib(g);
+    const std::string name = machine_type_name(g);
     const std::string price = g.usd_per_gpu_hour > 0 ? units::shortest_text(g.usd_per_gpu_hour) + "/GPUh" : "0";
     std::vector<std::pair<std::string, ConfigNode>> entries;
     entries.emplace_back("name", scalar(name, "name"));
@@ -644,6 +654,7 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
                                       ": recorded machine not in the machine list (placed by best-fit)");
     if (!trace.machines().empty()) {
       section.trace_cluster = machines_cluster(trace.machines(), trace.report().machines_file);
+      for (const TraceMachineGroup& g : trace.machines()) section.trace_node_types.emplace_back(machine_type_name(g), g.count);
       std::string unpriced;
       for (const TraceMachineGroup& g : trace.machines())
         if (!g.priced && unpriced.find(g.trace_gpu) == std::string::npos) unpriced += (unpriced.empty() ? "" : ", ") + g.trace_gpu;

@@ -173,8 +173,10 @@ struct WorkloadSection {
   std::string trace_file;
   std::vector<std::int32_t> trace_lines;
   std::vector<std::uint8_t> trace_gpu_names;
-  // The cluster section made from the trace's machines (null when it gives none).
+  // The cluster section made from the trace's machines (null when it gives none), and its
+  // node types' names and counts in order (a recorded machine's node is an index into them).
   std::shared_ptr<const config::ConfigNode> trace_cluster;
+  std::vector<std::pair<std::string, int>> trace_node_types;
   std::vector<std::string> import_report;  // TraceImportReport::lines()
   // The trace is replayed as recorded (its mode): its jobs carry JobSpec::recorded_start
   // and, from a machine list, recorded_node; the run's policy is `recorded`.

@@ -258,9 +258,11 @@ bool TraceImport::next(TraceJob& job) {
 
 std::unordered_map<std::string, std::int32_t> machine_nodes(const std::vector<TraceMachineGroup>& groups) {
   std::unordered_map<std::string, std::int32_t> at;
-  std::int32_t n = 0;
-  for (const TraceMachineGroup& g : groups)
-    for (const std::string& name : g.names) at.emplace(name, n++);
+  std::int32_t first = 0;  // the group's first node: its type's nodes follow the earlier types' counts
+  for (const TraceMachineGroup& g : groups) {
+    for (std::size_t k = 0; k < g.names.size(); ++k) at.emplace(g.names[k], first + static_cast<std::int32_t>(k));
+    first += g.count;
+  }
   return at;
 }
 

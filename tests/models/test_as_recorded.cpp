@@ -575,3 +575,56 @@ workload:
   // _0002's 4 GPUs were on m1 and m2: a recorded machine of 2 GPUs cannot hold them alone.
   CHECK(has(t.attrs.scheduler_settings, "1 recorded machines unusable"));
 }
+
+TEST_CASE("as-recorded on a cluster written out: recorded machines by their kind's node type name and place",
+          "[scenario]") {
+  // The same log and machine list, with the cluster the list makes written as a section
+  // (as `gcsim trace fit` writes it: types 12GB-2gpu with m1..m3, 24GB-8gpu with m47,
+  // m412), here in the other order: m47 and m412 are nodes 0 and 1, m1..m3 nodes 2..4.
+  const auto philly = [](const std::string& types) {
+    return scenario_from_yaml(R"(
+name: philly-written
+horizon: 2d
+run_until: done
+cluster:
+  node_types:
+)" + types + R"(
+workload:
+  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, mode: as-recorded}
+)",
+                              FIXTURES + "test.yaml");
+  };
+  const std::string big = "    - {name: 24GB-8gpu, gpu: P40, gpus: 8, count: 2, price: {on_demand_per_hour: 0}}\n";
+  const std::string small = "    - {name: 12GB-2gpu, gpu: P100-PCIe-12GB, gpus: 2, count: 3, price: {on_demand_per_hour: 0}}\n";
+  const auto report_has = [](const models::Scenario& s, const std::string& text) {
+    return std::any_of(s.import_report.begin(), s.import_report.end(), [&](const std::string& l) { return has(l, text); });
+  };
+
+  SECTION("every machine kept, at its place in the scenario's order") {
+    const models::Scenario s = philly(big + small);
+    REQUIRE(s.workload.recorded.size() == s.workload.jobs.size());
+    CHECK(s.workload.recorded[0].node == 0);  // m47: was node 3 in the list's own cluster
+    CHECK(report_has(s, "trace note 5: recorded machine kept on the scenario's cluster"));
+    TempDir dir("as_recorded_written");
+    const analysis::TraceData t = run_to_trace(s, dir.file("p.h5"));
+    INFO(t.attrs.scheduler_settings);
+    // The same replay as on the list's own cluster (the test above), node for node.
+    CHECK(has(t.attrs.scheduler_settings, "5 starts, 3 on their recorded machines"));
+    CHECK(has(t.attrs.scheduler_settings, "1 placed over capacity (6.00 GPU-hours)"));
+    CHECK(job_named(t, "application_1506638472019_0001#1").first_node == 0);  // m47
+    CHECK(job_named(t, "application_1506638472019_0001#2").first_node == 1);  // m412
+    CHECK(job_named(t, "application_1506638472019_0005#2").first_node == 4);  // m3
+  }
+  SECTION("a machine past its type's count, or of a kind the scenario has no type for, goes by best-fit, counted") {
+    const models::Scenario fewer = philly(
+        "    - {name: 24GB-8gpu, gpu: P40, gpus: 8, count: 1, price: {on_demand_per_hour: 0}}\n" + small);
+    CHECK(fewer.workload.recorded[0].node == 0);  // m47 is the type's first node: kept
+    CHECK(report_has(fewer, "trace note 1: recorded machine not used (past its node type's count"));
+    CHECK(report_has(fewer, "trace note 4: recorded machine kept"));
+    const models::Scenario renamed = philly(
+        "    - {name: p40, gpu: P40, gpus: 8, count: 2, price: {on_demand_per_hour: 0}}\n" + small);
+    CHECK(renamed.workload.recorded[0].node == -1);
+    CHECK(report_has(renamed, "trace note 2: recorded machine not used (the scenario's cluster has no node type named"));
+    CHECK(report_has(renamed, "trace note 3: recorded machine kept"));
+  }
+}

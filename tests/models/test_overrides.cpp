@@ -162,4 +162,41 @@ TEST_CASE("a setting that cannot be followed, or that the scenario refuses, is r
   CHECK(e.code() == ErrorCode::MissingKey);
   CHECK(e.mark().column == 6);
   CHECK(error_of("seed={a: [").code() == ErrorCode::Syntax);
+  // A list the reference knows but the scenario leaves out: no item to set, so the whole
+  // list is asked for (not a did-you-mean naming the same key).
+  e = error_of("workload.generators[0].count=3");
+  CHECK(e.code() == ErrorCode::MissingKey);
+  CHECK(e.key_path() == "workload.generators");
+  CHECK_THAT(e.detail(), Catch::Contains("has no 'workload.generators', so it has no item [0] to set: give the whole "
+                                         "list (--set 'workload.generators=[...]')"));
+  CHECK_THAT(e.detail(), !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("--set into the cluster a trace's machine list makes is refused with the way to do it", "[unit][config]") {
+  // No cluster section: the machine list is the cluster, made as the trace is read.
+  const std::string scenario = R"(name: t
+horizon: 2d
+workload:
+  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list}
+)";
+  const auto document = [&] {
+    return config::load_yaml_string(scenario, GCSIM_SOURCE_DIR "/tests/fixtures/traces/test.yaml");
+  };
+  const auto with = [&](const std::string& setting) {
+    return models::with_overrides(document(), std::vector{models::read_set_argument(setting)});
+  };
+  for (const char* setting : {"cluster.node_types[0].count=3", "cluster.node_types=[]", "cluster.x=1"}) {
+    INFO(setting);
+    const ConfigError e = config_error([&] { with(setting); });
+    CHECK(e.code() == ErrorCode::Conflict);
+    CHECK(e.key_path() == "cluster");
+    CHECK_THAT(e.detail(), Catch::Contains("its cluster is the trace's machine list"));
+    CHECK_THAT(e.detail(), Catch::Contains("gcsim trace fit SCENARIO -o FILE"));
+  }
+  // A whole section is the scenario's cluster instead of the machine list.
+  const models::Scenario s = models::load_scenario(
+      with("cluster={node_types: [{name: a, gpu: P40, gpus: 8, count: 3, price: {on_demand_per_hour: 1}}]}"),
+      test::bundled_catalogs(), models::builtins().schedulers);
+  REQUIRE(s.cluster.node_types.size() == 1);
+  CHECK(s.cluster.node_types[0].count == 3);
 }
