@@ -47,6 +47,7 @@ void Cluster::on_schedule(std::uint64_t) {
   ClusterView view{engine_.now(), types_, alloc_.view(), running_view_, running_nodes_, this, this};
   view.node_group = node_group_;
   view.changes = &alloc_.changes();
+  view.recorded_node_sets = scenario_.workload.recorded_node_sets;
   if (shares_gpus_) view.gpu_room = alloc_.gpu_room();
   decisions_.clear();
   policy_->schedule(view, queue_.waiting(), decisions_);

@@ -20,6 +20,7 @@
 #include "models/workload/checkpoint_spec.hpp"
 #include "models/workload/comm_spec.hpp"
 #include "models/workload/distribution.hpp"
+#include "models/workload/recorded_node.hpp"
 #include "models/workload/training.hpp"
 #include "models/workload/week_rate.hpp"
 #include "sim/calendar.hpp"
@@ -72,11 +73,14 @@ struct JobSpec {
 // A job as a trace recorded it, for the as-recorded replay (docs/traces.md, "Modes"; the
 // `recorded` policy): its recorded wait from its submit to its start in whole seconds
 // (the traces' resolution), and the node (index in the cluster) of its recorded machine;
-// -1 when not known. Out of JobSpec, which only such a replay would make bigger.
+// -1 when not known. Out of JobSpec, which only such a replay would make bigger. A job
+// recorded over several machines, the same GPUs on each, has its nodes in
+// WorkloadSpec::recorded_node_sets (models/workload/recorded_node.hpp).
 struct RecordedRun {
   std::int32_t wait_s = -1;
   std::int32_t node = -1;
 };
+
 
 // The key path of written-out job i, "workload.jobs[i]", for messages about it.
 inline std::string job_path(std::size_t i) { return "workload.jobs[" + std::to_string(i) + "]"; }
@@ -127,6 +131,9 @@ struct WorkloadSpec {
   // By job index, for a trace replayed as recorded (jobs written beside it have none);
   // empty otherwise.
   std::vector<RecordedRun> recorded;
+  // The node sets of runs recorded over several machines: at each set's offset its count
+  // n >= 2, then its n nodes (RecordedRun::node). Empty when there are none.
+  std::vector<std::int32_t> recorded_node_sets;
   // The statuses a trace recorded for its jobs (JobSpec::recorded_status), in the order
   // first met; at most MAX_RECORDED_STATUSES, the rest read as OTHER_RECORDED_STATUS.
   std::vector<std::string> recorded_statuses;

@@ -118,23 +118,38 @@ void replay_as_recorded(Scenario& s, bool own_cluster, bool has_scheduler, const
     scenario_types.emplace(t.name, std::pair{first, t.count});
     first += t.slots();  // a type's nodes are contiguous, its slots beyond count included
   }
+  // A node of the list's cluster as the scenario's: -1 for no type of its kind's name, -2
+  // past the type's count.
+  const auto remap = [&](std::int32_t node) -> std::int32_t {
+    const auto kind = static_cast<std::size_t>(std::upper_bound(kind_first.begin(), kind_first.end(), node) -
+                                               kind_first.begin()) - 1;
+    const std::int32_t k = node - kind_first[kind];
+    const auto type = scenario_types.find(machine_types[kind].first);
+    if (type == scenario_types.end()) return -1;
+    if (k >= type->second.second) return -2;
+    return type->second.first + k;
+  };
   std::size_t kept = 0, no_type = 0, past_count = 0;
   for (RecordedRun& r : s.workload.recorded) {
-    if (r.node < 0) continue;
-    const auto kind = static_cast<std::size_t>(std::upper_bound(kind_first.begin(), kind_first.end(), r.node) -
-                                               kind_first.begin()) - 1;
-    const std::int32_t k = r.node - kind_first[kind];
-    const auto type = scenario_types.find(machine_types[kind].first);
-    if (type == scenario_types.end()) {
-      ++no_type;
-      r.node = -1;
-    } else if (k >= type->second.second) {
-      ++past_count;
-      r.node = -1;
+    if (r.node == -1) continue;
+    // A run over several machines keeps them only if it keeps every one.
+    std::int32_t lost = 0;
+    if (is_recorded_node_set(r.node)) {
+      const std::size_t at = recorded_node_set_offset(r.node);
+      for (std::int32_t i = 1; i <= s.workload.recorded_node_sets[at] && lost == 0; ++i) {
+        const std::int32_t node = remap(s.workload.recorded_node_sets[at + static_cast<std::size_t>(i)]);
+        if (node < 0) lost = node;
+        else s.workload.recorded_node_sets[at + static_cast<std::size_t>(i)] = node;
+      }
     } else {
-      ++kept;
-      r.node = type->second.first + k;
+      const std::int32_t node = remap(r.node);
+      if (node < 0) lost = node;
+      else r.node = node;
     }
+    if (lost == 0) ++kept;
+    no_type += lost == -1;
+    past_count += lost == -2;
+    if (lost != 0) r.node = -1;
   }
   if (kept > 0)
     s.import_report.push_back("trace note " + std::to_string(kept) +

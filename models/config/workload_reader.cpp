@@ -627,6 +627,24 @@ WorkloadSection read_workload(const ConfigNode& node, const ModelCatalog& models
           const auto m = machine_node.find(row.machine);
           if (m != machine_node.end()) run.node = m->second;
           else ++unknown_machines;
+          // Several machines, all in the list: the set of their nodes (else the first alone).
+          if (run.node >= 0 && !row.more_machines.empty()) {
+            const std::size_t offset = spec.recorded_node_sets.size();
+            spec.recorded_node_sets.push_back(static_cast<std::int32_t>(1 + row.more_machines.size()));
+            spec.recorded_node_sets.push_back(run.node);
+            bool known = true;
+            for (const std::string& name : row.more_machines) {
+              const auto other = machine_node.find(name);
+              known = known && other != machine_node.end();
+              spec.recorded_node_sets.push_back(known ? other->second : -1);
+            }
+            if (known) {
+              run.node = recorded_node_set(offset);
+            } else {
+              spec.recorded_node_sets.resize(offset);
+              ++unknown_machines;
+            }
+          }
         }
         spec.recorded.push_back(run);
       }

@@ -110,34 +110,51 @@ class PhillySource : public TraceSource {
     return *n;
   }
 
-  // The GPUs an attempt held: the lengths of its detail's gpus lists. Its first machine in `ip`.
-  static std::int64_t attempt_gpus(const ConfigNode& attempt, std::string* ip) {
+  struct Run {
+    std::int64_t start_s = NO_TIME, end_s = NO_TIME;  // end cut at the trace's end when it was None
+    std::int64_t gpus = 0;
+    std::string ip;                       // its first machine
+    std::vector<std::string> more_ips;    // the others, when each holds the same GPUs (TraceJob::more_machines)
+    int k = 0;  // 1-based attempt number
+  };
+
+  // The GPUs an attempt held: the lengths of its detail's gpus lists. Its first machine in
+  // run.ip, and the others in run.more_ips when every machine holds the same number of its
+  // GPUs and none is named twice (an uneven split keeps the first alone).
+  static std::int64_t attempt_gpus(const ConfigNode& attempt, Run& run) {
     const ConfigNode* detail = attempt.find("detail");
     if (detail == nullptr || detail->is_null()) return 0;
     if (!detail->is_sequence()) detail->fail(ErrorCode::WrongType, "detail is a list of {ip, gpus}");
     std::int64_t gpus = 0;
+    std::int64_t each = -1;  // the GPUs of every named machine so far; -2: not the same
     for (const ConfigNode& d : detail->items()) {
       if (!d.is_map()) d.fail(ErrorCode::WrongType, "a detail entry is a map {ip, gpus}");
       const ConfigNode* list = d.find("gpus");
+      std::int64_t here = 0;
       if (list != nullptr && !list->is_null()) {
         if (!list->is_sequence()) list->fail(ErrorCode::WrongType, "gpus is a list of GPU names, e.g. [\"gpu0\", \"gpu1\"]");
-        gpus += static_cast<std::int64_t>(list->size());
+        here = static_cast<std::int64_t>(list->size());
+        gpus += here;
       }
-      if (ip != nullptr && ip->empty())
-        if (const ConfigNode* at = d.find("ip"); at != nullptr && at->is_scalar()) {
-          if (at->scalar().size() > 256) at->fail(ErrorCode::WrongType, "a machine name longer than 256 characters");
-          *ip = at->scalar();
-        }
+      const ConfigNode* at = d.find("ip");
+      if (at == nullptr || !at->is_scalar()) {
+        each = -2;  // a machine without its name: the machines are not all known
+        continue;
+      }
+      if (at->scalar().size() > 256) at->fail(ErrorCode::WrongType, "a machine name longer than 256 characters");
+      if (run.ip.empty()) {
+        run.ip = at->scalar();
+        if (each == -1) each = here;
+        continue;
+      }
+      if (each != here || at->scalar() == run.ip ||
+          std::find(run.more_ips.begin(), run.more_ips.end(), at->scalar()) != run.more_ips.end())
+        each = -2;
+      if (each >= 0) run.more_ips.push_back(at->scalar());
     }
+    if (each < 0) run.more_ips.clear();
     return gpus;
   }
-
-  struct Run {
-    std::int64_t start_s = NO_TIME, end_s = NO_TIME;  // end cut at the trace's end when it was None
-    std::int64_t gpus = 0;
-    std::string ip;
-    int k = 0;  // 1-based attempt number
-  };
 
   void read_job(const ConfigNode& item) {
     if (!item.is_map()) item.fail(ErrorCode::WrongType, "a Philly job is a map {status, vc, jobid, attempts, submitted_time, user}");
@@ -163,7 +180,7 @@ class PhillySource : public TraceSource {
       if (!a.is_map()) a.fail(ErrorCode::WrongType, "an attempt is a map {start_time, end_time, detail}");
       Run r;
       r.k = static_cast<int>(k) + 1;
-      r.gpus = attempt_gpus(a, &r.ip);
+      r.gpus = attempt_gpus(a, r);
       if (k == 0) first_gpus = r.gpus;
       std::int64_t s = 0, e = 0;
       const bool started = time_of(a.find("start_time"), s);
@@ -227,6 +244,7 @@ class PhillySource : public TraceSource {
         j.duration_ns = (r.end_s - r.start_s) * NS_PER_S;
         if (r.gpus > 0 && r.gpus <= (1 << 20)) j.gpus = static_cast<std::int32_t>(r.gpus);
         j.machine = r.ip;
+        j.more_machines = r.more_ips;
         pending_.push_back(std::move(j));
         queued_s = r.end_s;
       }

@@ -70,6 +70,10 @@ struct TraceJob {
   std::int64_t duration_ns = 0;    // > 0
   std::int64_t start_ns = -1;      // its recorded start (as-recorded replay); -1: unknown
   std::string machine;             // its recorded machine ("" when the trace does not say)
+  // A job the trace records over several machines, the same GPUs on each (gpus / (1 +
+  // the count)): the machines after `machine`, in the trace's order. Empty for one machine,
+  // and when the machines hold different numbers of its GPUs (then `machine` alone is kept).
+  std::vector<std::string> more_machines;
   std::int64_t estimate_ns = 0;    // the user's requested time; 0: none
   std::int32_t gpus = 1;
   std::int16_t gpu_milli = 1000;

@@ -67,14 +67,61 @@ void RecordedScheduler::schedule(const ClusterView& cluster, const WaitingJobs& 
   if (!due_.empty()) out.wake_at = due_.front().at;
 }
 
+bool RecordedScheduler::place_on_machines(const ClusterView& cluster, const QueuedJob& q, Decisions& out) {
+  // Its recorded machines' nodes, usable when they are all up, of one type it may use,
+  // each with room for its share of the GPUs (the trace records the same on each).
+  const std::size_t at = recorded_node_set_offset(q.recorded_node);
+  const std::span<const std::int32_t> sets = cluster.recorded_node_sets;
+  if (at >= sets.size() || sets[at] < 2 || at + static_cast<std::size_t>(sets[at]) >= sets.size()) return false;
+  const auto count = static_cast<std::uint32_t>(sets[at]);
+  if (q.gpu_milli < 1000 || q.gpus % static_cast<int>(count) != 0) return false;
+  const int per_node = q.gpus / static_cast<int>(count);
+  int type = -1;
+  set_nodes_.clear();
+  for (std::uint32_t i = 1; i <= count; ++i) {
+    const std::int32_t n = sets[at + i];
+    if (n < 0 || static_cast<std::size_t>(n) >= cluster.nodes.size()) return false;
+    const NodeView& node = cluster.nodes[static_cast<std::size_t>(n)];
+    if (node.status != NodeStatus::Up || (type >= 0 && node.type != type)) return false;
+    type = node.type;
+    set_nodes_.push_back(static_cast<std::uint32_t>(n));
+  }
+  if (type >= 64 || !(q.eligible_types >> type & 1) || per_node > cluster.types[static_cast<std::size_t>(type)].gpus_per_node)
+    return false;
+  std::sort(set_nodes_.begin(), set_nodes_.end());
+  const bool room = std::all_of(set_nodes_.begin(), set_nodes_.end(), [&](std::uint32_t n) { return fit_.free_gpus(n) >= per_node; });
+  Placement p{q.job, static_cast<std::uint32_t>(out.nodes.size()), count, per_node, type, -1, 1000, 0};
+  out.nodes.insert(out.nodes.end(), set_nodes_.begin(), set_nodes_.end());
+  if (room) {
+    fit_.take_placed(p, out.nodes);
+    ++counts_.on_machine;
+  } else {
+    // Fuller in the replay than in the trace: over capacity on them, as on one machine.
+    p.over_capacity = true;
+    ++counts_.over_capacity;
+    if (!std::isnan(q.remaining_s)) counts_.over_capacity_gpu_s += q.gpus * q.remaining_s;
+  }
+  out.placements.push_back(p);
+  return true;
+}
+
 bool RecordedScheduler::place(const ClusterView& cluster, const QueuedJob& q, Decisions& out) {
+  // Recorded over several machines: on them, or else as a job without a machine.
+  bool unusable = false;
+  if (is_recorded_node_set(q.recorded_node)) {
+    if (place_on_machines(cluster, q, out)) {
+      ++counts_.starts;
+      if (q.recorded_start != sim::SimTime::min() && cluster.now > q.recorded_start) ++counts_.late;
+      return true;
+    }
+    unusable = true;
+  }
   // The types it may use that hold it on one node: a job that fits one node never spreads
   // over several (whole nodes would hold more GPUs than it recorded).
   std::uint64_t one_node = 0;
   for (std::size_t t = 0; t < cluster.types.size() && t < 64; ++t)
     if ((q.eligible_types >> t & 1) && q.gpus <= cluster.types[t].gpus_per_node) one_node |= std::uint64_t{1} << t;
   int machine = -1;
-  bool unusable = false;
   if (q.recorded_node >= 0) {
     const auto n = static_cast<std::size_t>(q.recorded_node);
     if (n < cluster.nodes.size() && cluster.nodes[n].status == NodeStatus::Up && (one_node >> cluster.nodes[n].type & 1))

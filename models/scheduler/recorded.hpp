@@ -2,7 +2,8 @@
 // at its recorded start (QueuedJob::recorded_start; at its arrival when it has none), never
 // later for want of room, so the cluster's occupancy over time is the trace's. Where it goes:
 // its recorded machine (QueuedJob::recorded_node) when it has one that is up and of a type
-// it may use; else best-fit (placement.hpp), honouring its GPU types and gpu_milli shares,
+// it may use (a run recorded over several machines, the same GPUs on each: all of them,
+// up, of one such type, each with its share of the GPUs); else best-fit (placement.hpp), honouring its GPU types and gpu_milli shares,
 // on one node whenever a node of an eligible type has the GPUs; and when nothing has room
 // (our packing is not the recorded scheduler's, and a recorded machine may be fuller in
 // the replay than it was), over capacity (Placement::over_capacity): on the recorded
@@ -65,6 +66,10 @@ class RecordedScheduler final : public Scheduler {
   // Places waiting job q due now; false when no node of its types is up.
   bool place(const ClusterView& cluster, const QueuedJob& q, Decisions& out);
   bool place_over(const ClusterView& cluster, const QueuedJob& q, int node, Decisions& out);
+  // A job recorded over several machines on their nodes (within their room, else over
+  // capacity there); false when they cannot take it (not all up, of one type it may use,
+  // with the GPUs per node), with nothing decided.
+  bool place_on_machines(const ClusterView& cluster, const QueuedJob& q, Decisions& out);
   static bool later(const Due& a, const Due& b) { return a.at != b.at ? a.at > b.at : a.job > b.job; }
 
   std::vector<Due> due_;               // a min-heap by (start, id): the waiting jobs not yet due
@@ -72,6 +77,7 @@ class RecordedScheduler final : public Scheduler {
   std::vector<std::uint32_t> blocked_; // due, but no node of their types was up
   std::vector<std::uint32_t> retry_;   // scratch
   std::vector<std::uint32_t> candidates_;  // scratch: nodes for a multi-node run over capacity
+  std::vector<std::uint32_t> set_nodes_;   // scratch: a run's recorded machines' nodes
   ReplayPlacement fit_;
   RecordedCounts counts_;
 };

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/pricing/market.hpp"
+#include "models/workload/recorded_node.hpp"
 #include "models/workload/stop_reason.hpp"
 #include "sim/time.hpp"
 
@@ -82,7 +83,8 @@ struct QueuedJob {
   bool can_checkpoint = false;     // it writes checkpoints (a preemption's default save is one)
   sim::SimTime deadline = sim::SimTime::max();  // when it should be done (job key `deadline`); max(): none
   // As a trace recorded it (mode: as-recorded; the `recorded` policy): when it started, and
-  // the node of its recorded machine; min() and -1 when not known.
+  // the node of its recorded machine; min() and -1 when not known; <= -2 for the nodes of
+  // several machines, the set at offset -2 - recorded_node in ClusterView::recorded_node_sets.
   sim::SimTime recorded_start = sim::SimTime::min();
   std::int32_t recorded_node = -1;
 };
@@ -209,6 +211,9 @@ struct ClusterView {
   // shares GPUs (QueuedJob::gpu_milli < 1000); empty otherwise, when a GPU is either free
   // (one of the first gpus_free of its node, as a plan counts them) or taken.
   std::span<const std::uint16_t> gpu_room = {};
+  // The node sets of jobs a trace recorded over several machines (QueuedJob::recorded_node
+  // <= -2; WorkloadSpec::recorded_node_sets): empty when there are none.
+  std::span<const std::int32_t> recorded_node_sets = {};
 };
 
 // A waiting job that quotas hold back now: a strict pass passes over it (it does not hold

@@ -341,6 +341,64 @@ workload:
   }
 }
 
+TEST_CASE("recorded: a run recorded over several machines starts on all of them, over capacity if need be",
+          "[unit]") {
+  // Nodes 0..2 of type a (2 GPUs), node 3 of type b. x (2 GPUs) on node 0 from 0 s; g (4
+  // GPUs) at 10 s recorded over nodes 1 and 2: there; h (4 GPUs) at 20 s over 0 and 1,
+  // which x and g fill: over capacity there; u (4 GPUs) at 30 s over nodes 2 and 3, of two
+  // types: unusable, best-fit (nothing free: over capacity on the roomiest node); v (3 GPUs)
+  // at 40 s over two nodes: 3 does not split in two, unusable. Each runs 100 s.
+  models::Scenario s = scenario_from_yaml(R"(
+name: sets
+horizon: 1d
+run_until: done
+cluster:
+  node_types:
+    - {name: a, gpu: A100-40GB-SXM, gpus: 2, count: 3, price: {on_demand_per_hour: 2}}
+    - {name: b, gpu: A100-40GB-SXM, gpus: 4, count: 1, price: {on_demand_per_hour: 4}}
+scheduler: {policy: recorded}
+workload:
+  jobs:
+    - {name: x, gpus: 2, duration: 100s}
+    - {name: g, gpus: 4, duration: 100s}
+    - {name: h, gpus: 4, duration: 100s}
+    - {name: u, gpus: 4, duration: 100s}
+    - {name: v, gpus: 3, duration: 100s}
+)");
+  s.workload.recorded.resize(s.workload.jobs.size());
+  const auto set = [&](std::size_t i, int start_s, std::vector<std::int32_t> nodes) {
+    const std::size_t offset = s.workload.recorded_node_sets.size();
+    s.workload.recorded_node_sets.push_back(static_cast<std::int32_t>(nodes.size()));
+    s.workload.recorded_node_sets.insert(s.workload.recorded_node_sets.end(), nodes.begin(), nodes.end());
+    s.workload.recorded[i] = models::RecordedRun{start_s, models::recorded_node_set(offset)};
+  };
+  s.workload.recorded[0] = models::RecordedRun{0, 0};
+  set(1, 10, {2, 1});
+  set(2, 20, {0, 1});
+  set(3, 30, {2, 3});
+  set(4, 40, {1, 2});
+  TempDir dir("recorded_sets");
+  const analysis::TraceData t = run_to_trace(s, dir.file("s.h5"));
+  const auto check = [&](const char* name, double start_s, int first_node, int nodes) {
+    const analysis::JobRecord& j = job_named(t, name);
+    INFO(name);
+    CHECK(j.start_s == start_s);
+    CHECK(j.first_node == first_node);
+    CHECK(j.nodes == nodes);
+  };
+  check("x", 0, 0, 1);
+  check("g", 10, 1, 2);  // nodes 1 and 2 (sorted), 2 GPUs each
+  check("h", 20, 0, 2);  // over capacity on nodes 0 and 1
+  check("u", 30, 3, 1);  // best-fit: type b's node, the only one with room
+  // v: 3 GPUs, one node of type b holds it, but u has it: over capacity, on the roomiest up node.
+  CHECK(job_named(t, "v").start_s == 40);
+  INFO(t.attrs.scheduler_settings);
+  CHECK(has(t.attrs.scheduler_settings, "5 starts, 2 on their recorded machines"));
+  CHECK(has(t.attrs.scheduler_settings, "2 recorded machines unusable"));
+  // Allocated GPUs: 2, 6, 10, 14, 17 from 40 s to 100 s: the occupancy recorded.
+  CHECK(allocated_at(t, 45) == Approx(17).margin(1e-12));
+}
+
 TEST_CASE("policy: recorded refuses quotas, and as-recorded sets quotas aside with the scheduler", "[unit]") {
   const std::string base = R"(
 name: q
@@ -545,9 +603,19 @@ workload:
   REQUIRE(s.scheduler.policy == "recorded");
   REQUIRE(s.workload.recorded.size() == s.workload.jobs.size());
   std::size_t with_machine = 0;
-  for (const models::RecordedRun& r : s.workload.recorded) with_machine += r.node >= 0;
-  CHECK(with_machine == s.workload.jobs.size());  // every attempt's machine is in the list
+  for (const models::RecordedRun& r : s.workload.recorded) with_machine += r.node != -1;
+  CHECK(with_machine == s.workload.jobs.size());  // every attempt's machines are in the list
   CHECK(s.workload.recorded[0].node == 3);        // the first attempt's m47: the 24 GB type's first node
+  // _0002's attempt: 2 GPUs on each of m1 and m2 (nodes 0 and 1), a set of two nodes.
+  const auto at = std::find_if(s.workload.jobs.begin(), s.workload.jobs.end(),
+                               [](const models::JobSpec& j) { return j.name == "application_1506638472019_0002#1"; });
+  REQUIRE(at != s.workload.jobs.end());
+  const std::int32_t set = s.workload.recorded[static_cast<std::size_t>(at - s.workload.jobs.begin())].node;
+  REQUIRE(models::is_recorded_node_set(set));
+  const std::size_t offset = models::recorded_node_set_offset(set);
+  CHECK(std::vector<std::int32_t>(s.workload.recorded_node_sets.begin() + static_cast<std::ptrdiff_t>(offset),
+                                  s.workload.recorded_node_sets.begin() + static_cast<std::ptrdiff_t>(offset) + 3) ==
+        std::vector<std::int32_t>{2, 0, 1});
   // The import's GPU-hours, from the report, against the run's allocated GPUs over time.
   double report_gpu_h = 0;
   for (const std::string& line : s.import_report)
@@ -564,7 +632,7 @@ workload:
     CHECK(j.start_s - j.submit_s == s.workload.recorded[i].wait_s);
   }
   INFO(t.attrs.scheduler_settings);
-  CHECK(has(t.attrs.scheduler_settings, "5 starts, 3 on their recorded machines"));
+  CHECK(has(t.attrs.scheduler_settings, "5 starts, 4 on their recorded machines"));
   CHECK(has(t.attrs.scheduler_settings, "0 after their recorded start"));
   CHECK(job_named(t, "application_1506638472019_0001#1").first_node == 3);  // m47
   CHECK(job_named(t, "application_1506638472019_0001#2").first_node == 4);  // m412
@@ -572,8 +640,12 @@ workload:
   // GPUs there (the trace itself puts 3 GPUs on that machine): over capacity, on m3.
   CHECK(job_named(t, "application_1506638472019_0005#2").first_node == 2);
   CHECK(has(t.attrs.scheduler_settings, "1 placed over capacity (6.00 GPU-hours)"));  // 2 GPUs x 3 h
-  // _0002's 4 GPUs were on m1 and m2: a recorded machine of 2 GPUs cannot hold them alone.
-  CHECK(has(t.attrs.scheduler_settings, "1 recorded machines unusable"));
+  // _0002's 4 GPUs were on m1 and m2, 2 on each: on both (free then), 2 GPUs a node.
+  const analysis::JobRecord& two = job_named(t, "application_1506638472019_0002#1");
+  CHECK(two.first_node == 0);
+  CHECK(two.nodes == 2);
+  CHECK(two.gpus_held == 4);
+  CHECK(has(t.attrs.scheduler_settings, "0 recorded machines unusable"));
 }
 
 TEST_CASE("as-recorded on a cluster written out: recorded machines by their kind's node type name and place",
@@ -609,7 +681,8 @@ workload:
     const analysis::TraceData t = run_to_trace(s, dir.file("p.h5"));
     INFO(t.attrs.scheduler_settings);
     // The same replay as on the list's own cluster (the test above), node for node.
-    CHECK(has(t.attrs.scheduler_settings, "5 starts, 3 on their recorded machines"));
+    CHECK(has(t.attrs.scheduler_settings, "5 starts, 4 on their recorded machines"));
+    CHECK(job_named(t, "application_1506638472019_0002#1").first_node == 2);  // m1, m2
     CHECK(has(t.attrs.scheduler_settings, "1 placed over capacity (6.00 GPU-hours)"));
     CHECK(job_named(t, "application_1506638472019_0001#1").first_node == 0);  // m47
     CHECK(job_named(t, "application_1506638472019_0001#2").first_node == 1);  // m412

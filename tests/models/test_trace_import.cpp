@@ -764,6 +764,46 @@ TEST_CASE("philly: as recorded, one job per attempt named <jobid>#<k>", "[unit]"
   CHECK(jobs[4].submit_ns == 201 * S);
   CHECK(jobs[4].start_ns == 2901 * S);
   CHECK(source->report().rows == 7);
+  // _0002's attempt: 2 GPUs on m1 and 2 on m2, recorded over both.
+  CHECK(jobs[2].name == "application_1506638472019_0002#1");
+  CHECK(jobs[2].machine == "m1");
+  CHECK(jobs[2].more_machines == std::vector<std::string>{"m2"});
+  CHECK(jobs[0].more_machines.empty());
+}
+
+TEST_CASE("philly: an attempt over several machines keeps them all only with the same GPUs on each", "[unit]") {
+  // One job per attempt: m1 2 + m2 2 + m3 2 (kept), m1 2 + m2 1 (uneven: m1 alone), m1 2 +
+  // m1 2 (a machine named twice: m1 alone), m1 2 + an entry without its ip (m1 alone).
+  const auto attempt = [](const std::string& detail, int hour) {
+    return "{\"start_time\": \"2017-10-07 0" + std::to_string(hour) + ":00:00\", \"end_time\": \"2017-10-07 0" +
+           std::to_string(hour) + ":30:00\", \"detail\": [" + detail + "]}";
+  };
+  const std::string two = "[\"gpu0\", \"gpu1\"]";
+  const std::string bytes = "[{\"status\": \"Pass\", \"vc\": \"v\", \"jobid\": \"j\", \"submitted_time\": "
+                            "\"2017-10-07 00:00:00\", \"user\": \"u\", \"attempts\": [" +
+                            attempt("{\"ip\": \"m1\", \"gpus\": " + two + "}, {\"ip\": \"m2\", \"gpus\": " + two +
+                                        "}, {\"ip\": \"m3\", \"gpus\": " + two + "}", 1) + ", " +
+                            attempt("{\"ip\": \"m1\", \"gpus\": " + two + "}, {\"ip\": \"m2\", \"gpus\": [\"gpu0\"]}", 2) +
+                            ", " + attempt("{\"ip\": \"m1\", \"gpus\": " + two + "}, {\"ip\": \"m1\", \"gpus\": " + two + "}", 3) +
+                            ", " + attempt("{\"ip\": \"m1\", \"gpus\": " + two + "}, {\"gpus\": " + two + "}", 4) + "]}]";
+  models::TraceOptions options;
+  options.format = "philly";
+  options.mode = models::TraceMode::AsRecorded;
+  auto source = models::open_philly(bytes, "log.json", nullptr, "", options);
+  std::vector<TraceJob> jobs;
+  TraceJob j;
+  while (source->next(j)) jobs.push_back(j);
+  REQUIRE(jobs.size() == 4);
+  CHECK(jobs[0].gpus == 6);
+  CHECK(jobs[0].machine == "m1");
+  CHECK(jobs[0].more_machines == std::vector<std::string>{"m2", "m3"});
+  CHECK(jobs[1].gpus == 3);
+  CHECK(jobs[1].machine == "m1");
+  CHECK(jobs[1].more_machines.empty());
+  CHECK(jobs[2].machine == "m1");
+  CHECK(jobs[2].more_machines.empty());
+  CHECK(jobs[3].machine == "m1");
+  CHECK(jobs[3].more_machines.empty());
 }
 
 TEST_CASE("philly: the machine list's GPU memory names the GPU, and a bad value is an error at its line", "[unit]") {
