@@ -172,7 +172,7 @@ TEST_CASE("a setting that cannot be followed, or that the scenario refuses, is r
   CHECK_THAT(e.detail(), !Catch::Contains("did you mean"));
 }
 
-TEST_CASE("--set into the cluster a trace's machine list makes is refused with the way to do it", "[unit][config]") {
+TEST_CASE("a --set into the cluster a trace's machine list makes is refused with the way to do it", "[unit][config]") {
   // No cluster section: the machine list is the cluster, made as the trace is read.
   const std::string scenario = R"(name: t
 horizon: 2d
