@@ -234,10 +234,15 @@ OperatorGraph transformer_operators(const TransformerShape& t, int batch, int se
   return B.finish(params, batch, s_int, o, p);
 }
 
-OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o) {
+OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o, Fusion fusion) {
   Builder B(p);
   const double N = batch;
   double params = 0;
+  const bool fused = fusion == Fusion::Fused;
+  // A ReLU after a batch norm (2 accesses per element; none when fused into the norm).
+  const auto relu = [&](const std::string& name, double out_elems) {
+    if (!fused) B.pointwise(name, OpKind::Elementwise, 2 * out_elems, POINTWISE_FLOP_PER_ELEMENT);
+  };
   // A convolution with its batch norm; `relu` adds the activation after it.
   const auto conv = [&](const std::string& name, double C, double K, double R, double stride, double H) {
     const double P = std::ceil(H / stride);
@@ -263,7 +268,7 @@ OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o) {
   };
   double H = 224;
   H = add_conv("conv1", 3, 64, 7, 2, H, true);
-  B.pointwise("conv1.relu", OpKind::Elementwise, 2 * N * H * H * 64, POINTWISE_FLOP_PER_ELEMENT);
+  relu("conv1.relu", N * H * H * 64);
   B.pointwise("maxpool", OpKind::Elementwise, N * H * H * 64 + N * (H / 2) * (H / 2) * 64, 9);
   H /= 2;
   double C = 64;
@@ -275,13 +280,15 @@ OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o) {
       const double stride = stage > 0 && i == 0 ? 2 : 1;
       const std::string n = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
       add_conv(n + ".conv1", C, w, 1, 1, H);
-      B.pointwise(n + ".relu1", OpKind::Elementwise, 2 * N * H * H * w, POINTWISE_FLOP_PER_ELEMENT);
+      relu(n + ".relu1", N * H * H * w);
       const double Ho = add_conv(n + ".conv2", w, w, 3, stride, H);
-      B.pointwise(n + ".relu2", OpKind::Elementwise, 2 * N * Ho * Ho * w, POINTWISE_FLOP_PER_ELEMENT);
+      relu(n + ".relu2", N * Ho * Ho * w);
       add_conv(n + ".conv3", w, out, 1, 1, Ho);
       if (i == 0) add_conv(n + ".downsample", C, out, 1, stride, H);
-      B.pointwise(n + ".add", OpKind::Elementwise, 3 * N * Ho * Ho * out, POINTWISE_FLOP_PER_ELEMENT);
-      B.pointwise(n + ".relu3", OpKind::Elementwise, 2 * N * Ho * Ho * out, POINTWISE_FLOP_PER_ELEMENT);
+      // The residual add reads both branches and writes the sum (3 accesses); fused into the
+      // last batch norm it reads only the shortcut (1).
+      B.pointwise(n + ".add", OpKind::Elementwise, (fused ? 1 : 3) * N * Ho * Ho * out, POINTWISE_FLOP_PER_ELEMENT);
+      relu(n + ".relu3", N * Ho * Ho * out);
       C = out;
       H = Ho;
     }
@@ -309,14 +316,15 @@ bool has_operator_model(const ModelSpec& m) {
   return m.name == "resnet50";
 }
 
-OperatorGraph build_operators(const ModelSpec& m, int batch, int seq_len, Precision p, OptimizerKind o) {
+OperatorGraph build_operators(const ModelSpec& m, int batch, int seq_len, Precision p, OptimizerKind o,
+                              Fusion fusion) {
   if (m.transformer) {
     const TransformerShape& t = *m.transformer;
     if (t.max_seq_len > 0 && seq_len > t.max_seq_len)
       throw std::invalid_argument("model '" + m.name + "' takes at most " + std::to_string(t.max_seq_len) + " tokens");
     return transformer_operators(t, batch, seq_len, p, o, t.extra_params);
   }
-  if (m.name == "resnet50") return resnet50_operators(batch, p, o);
+  if (m.name == "resnet50") return resnet50_operators(batch, p, o, fusion);
   throw std::invalid_argument("model '" + m.name + "' has no operator model (only its totals)");
 }
 

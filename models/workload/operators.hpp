@@ -91,12 +91,24 @@ double optimizer_bytes_per_param(OptimizerKind o, Precision p);
 // CNN named in the table of operators.cpp (resnet50 and its aliases).
 bool has_operator_model(const ModelSpec& m);
 
+// How the framework launches a CNN's elementwise operators. Eager (PyTorch without a
+// compiler, the default): each operator is its own kernel, reading and writing its tensors.
+// Fused (TensorFlow with XLA): elementwise operators are fused into the kernel that produces
+// their input, so the intermediate tensor is never written and read back (TensorFlow, "XLA:
+// Optimizing Compiler for Machine Learning", fusion; the batch norm is expanded into
+// reductions and elementwise work that fuse the same way): a ReLU after a batch norm moves
+// nothing of its own and launches no kernel, a residual add reads only its shortcut (one
+// access per element instead of three), twice that in backward as for every memory-bound
+// operator. ResNet-50 only; the transformers' lists are eager.
+enum class Fusion { Eager, Fused };
+
 // Throws std::invalid_argument for a model without an operator model.
-OperatorGraph build_operators(const ModelSpec& m, int batch, int seq_len, Precision p, OptimizerKind o);
+OperatorGraph build_operators(const ModelSpec& m, int batch, int seq_len, Precision p, OptimizerKind o,
+                              Fusion fusion = Fusion::Eager);
 
 // The transformer and ResNet-50 generators themselves (build_operators dispatches).
 OperatorGraph transformer_operators(const TransformerShape& t, int batch, int seq_len, Precision p, OptimizerKind o,
                                     double extra_params = 0);
-OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o);
+OperatorGraph resnet50_operators(int batch, Precision p, OptimizerKind o, Fusion fusion = Fusion::Eager);
 
 }  // namespace gcsim::models

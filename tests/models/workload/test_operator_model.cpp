@@ -33,6 +33,7 @@ struct OpRow {
   HardwareContext hw;
   double measured = 0;
   bool in_fit = true;
+  Fusion fusion = Fusion::Eager;  // the framework's: XLA fuses elementwise operators
   OperatorGraph graph;
 };
 
@@ -53,7 +54,7 @@ ModelSpec bert_base() {
 
 void attach_graph(OpRow& r) {
   r.graph = build_operators(r.job.model, r.job.batch_per_gpu, r.job.seq_len, r.job.precision,
-                            optimizer_kind(r.job.optimizer));
+                            optimizer_kind(r.job.optimizer), r.fusion);
 }
 
 std::vector<OpRow> load_rows() {
@@ -66,6 +67,9 @@ std::vector<OpRow> load_rows() {
     r.hw = c.hw;
     r.measured = c.measured;
     r.in_fit = c.in_fit;
+    // DeepLearningExamples' TensorFlow ResNet-50 rows run with XLA (their framework column,
+    // "TensorFlow1+XLA"); the PyTorch ones eagerly.
+    if (c.label.find("+XLA ") != std::string::npos) r.fusion = Fusion::Fused;
     attach_graph(r);
     rows.push_back(std::move(r));
   }
@@ -305,7 +309,7 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
   // mean absolute percentage error rounded up to the next percent, plus 1 point of margin,
   // so a change that makes any GPU's transfer worse by more than that fails here.
   const std::map<std::string, double> bound_percent = {
-      {"V100", 18}, {"RTX-3090", 14}, {"RTX-4090", 14}, {"A10", 13}, {"RTX-A6000", 9},
+      {"V100", 15}, {"RTX-3090", 14}, {"RTX-4090", 14}, {"A10", 13}, {"RTX-A6000", 9},
       {"H100-PCIe", 6}, {"H100-SXM", 9}, {"GH200", 13}, {"H200", 8}, {"B200", 14},
   };
   const auto results = leave_one_gpu_out(false);
@@ -318,12 +322,12 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
     CHECK(100 * r.mape_ops <= bound_percent.at(r.group));
     // Why the operator model is what estimate_step uses for models with an architecture:
     // on every held-out GPU it transfers better than the aggregate roofline refitted the
-    // same way (measured: 4.2 to 52.6 points better; the A10 the least, since its clock
+    // same way (measured: 4.5 to 52.9 points better; the A10 the least, since its clock
     // under its 150 W is counted, docs/step-time.md, "Clocks under the board's power").
     CHECK(r.mape_ops < r.mape_aggregate);
     ops += r.mape_ops;
     aggregate += r.mape_aggregate;
   }
-  // Mean of the per-GPU errors: 10.1% against 27.5%.
+  // Mean of the per-GPU errors: 9.8% against 27.5%.
   CHECK(ops / results.size() < aggregate / results.size() - 0.10);
 }

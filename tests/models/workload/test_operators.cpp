@@ -324,3 +324,26 @@ TEST_CASE("A 3×3 convolution of stride 1 in FP32 or TF32 takes Winograd's F(2×
   conv.winograd = false;
   CHECK(operator_time(conv, v100, Precision::Fp32, cal).compute_s == Approx(conv.flop / 14.51e12).epsilon(1e-6));
 }
+
+TEST_CASE("ResNet-50 fused as XLA fuses it: no ReLU kernels, the residual add reads its shortcut only", "[model][operators]") {
+  const OperatorGraph eager = resnet50_operators(32, Precision::Fp16, OptimizerKind::Sgd);
+  const OperatorGraph fused = resnet50_operators(32, Precision::Fp16, OptimizerKind::Sgd, Fusion::Fused);
+  const auto sum = [](const OperatorGraph& g, const std::string& part, bool gemm) {
+    double bytes = 0;
+    int n = 0;
+    for (const Operator& op : g.ops)
+      if (op.name.find(part) != std::string::npos && op.gemm.has_value() == gemm) bytes += op.bytes * op.count, ++n;
+    return std::pair{bytes, n};
+  };
+  // 33 ReLUs after a batch norm (conv1's and two per bottleneck) and 16 after the residual
+  // adds, forward and backward: all gone.
+  CHECK(sum(eager, "relu", false).second == 2 * (1 + 16 * 3));
+  CHECK(sum(fused, "relu", false).second == 0);
+  // The 16 residual adds: 3 accesses per output element eagerly, 1 fused (backward twice).
+  CHECK(sum(fused, ".add", false).first == Approx(sum(eager, ".add", false).first / 3));
+  // Convolutions, batch norms, the optimizer and the parameters are the same.
+  CHECK(sum(fused, "", true).first == Approx(sum(eager, "", true).first));
+  CHECK(sum(fused, ".bn", false).first == Approx(sum(eager, ".bn", false).first));
+  CHECK(fused.params == eager.params);
+  CHECK(fused.forward_gemm_flop() == Approx(eager.forward_gemm_flop()));
+}
