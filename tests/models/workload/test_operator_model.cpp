@@ -34,10 +34,13 @@ struct OpRow {
   double measured = 0;
   bool in_fit = true;
   Fusion fusion = Fusion::Eager;  // the framework's: XLA fuses elementwise operators
+  std::string twin;               // Lambda rows: model, system, GPUs, sequence (AMP and FP32 pair up)
   OperatorGraph graph;
 };
 
 std::string group_of(const std::string& gpu) { return gpu.rfind("V100", 0) == 0 ? "V100" : gpu; }
+
+bool is_16bit(Precision p) { return p == Precision::Fp16 || p == Precision::Bf16; }
 
 OptimizerKind optimizer_kind(Optimizer o) { return o == Optimizer::Sgd ? OptimizerKind::Sgd : OptimizerKind::Adam; }
 
@@ -110,8 +113,22 @@ std::vector<OpRow> load_rows() {
     // step: no model of one step and its all-reduce can give it. Kept, but out of the fit
     // and the errors (docs/step-time.md, "Leave-one-GPU-out").
     if (gpus > 1 && !c[15].empty() && std::stod(c[15]) > 1.05 * gpus) r.in_fit = false;
+    r.twin = model + "|" + c[5] + "|" + c[8] + "|" + c[12];
     attach_graph(r);
     rows.push_back(std::move(r));
+  }
+  // An AMP row less than 5% faster than its FP32/TF32 twin (same model, system, GPUs and
+  // sequence) did not get what AMP changes: half the bytes of every memory-bound operator
+  // and GEMMs at a 16-bit peak twice TF32's (8× FP32's on the V100). No GPU figure explains
+  // that (the input is synthetic, docs/step-time.md, "Leave-one-GPU-out"). Kept, but out of
+  // the fit and the errors, as the superlinear rows above.
+  std::map<std::string, double> fp32_twin;
+  for (const OpRow& r : rows)
+    if (!r.twin.empty() && !is_16bit(r.job.precision)) fp32_twin[r.twin] = r.measured;
+  for (OpRow& r : rows) {
+    const auto t = fp32_twin.find(r.twin);
+    if (!r.twin.empty() && is_16bit(r.job.precision) && t != fp32_twin.end() && r.measured < 1.05 * t->second)
+      r.in_fit = false;
   }
   return rows;
 }
@@ -295,6 +312,17 @@ TEST_CASE("Operator model rows: no held-out A100 row, every GPU resolved", "[mod
   }
   CHECK(per_gpu.size() >= 8);
   CHECK(per_gpu["V100"] >= 38);
+  // The two rules that leave Lambda rows out (docs/step-time.md, "Leave-one-GPU-out"): 16
+  // superlinear multi-GPU rows, and AMP rows no faster than their FP32/TF32 twin, which are
+  // the B200's four ResNet-50 AMP rows and no others.
+  int out = 0, amp_twin = 0;
+  for (const OpRow& r : rows()) {
+    if (r.twin.empty() || r.in_fit) continue;
+    ++out;
+    if (r.group == "B200" && r.job.model.name == "resnet50" && is_16bit(r.job.precision)) ++amp_twin;
+  }
+  CHECK(out == 16 + 4);
+  CHECK(amp_twin == 4);
 }
 
 TEST_CASE("Leave-one-GPU-out: print the table", "[.calibrate-ops]") {
@@ -309,8 +337,8 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
   // mean absolute percentage error rounded up to the next percent, plus 1 point of margin,
   // so a change that makes any GPU's transfer worse by more than that fails here.
   const std::map<std::string, double> bound_percent = {
-      {"V100", 15}, {"RTX-3090", 14}, {"RTX-4090", 14}, {"A10", 13}, {"RTX-A6000", 9},
-      {"H100-PCIe", 6}, {"H100-SXM", 9}, {"GH200", 13}, {"H200", 8}, {"B200", 14},
+      {"V100", 15}, {"RTX-3090", 15}, {"RTX-4090", 14}, {"A10", 12}, {"RTX-A6000", 8},
+      {"H100-PCIe", 6}, {"H100-SXM", 7}, {"GH200", 14}, {"H200", 7}, {"B200", 6},
   };
   const auto results = leave_one_gpu_out(false);
   REQUIRE(results.size() == bound_percent.size());
@@ -322,12 +350,12 @@ TEST_CASE("Leave-one-GPU-out errors stay within their documented bounds", "[mode
     CHECK(100 * r.mape_ops <= bound_percent.at(r.group));
     // Why the operator model is what estimate_step uses for models with an architecture:
     // on every held-out GPU it transfers better than the aggregate roofline refitted the
-    // same way (measured: 4.5 to 52.9 points better; the A10 the least, since its clock
+    // same way (measured: 2.8 to 38.4 points better; the A10 the least, since its clock
     // under its 150 W is counted, docs/step-time.md, "Clocks under the board's power").
     CHECK(r.mape_ops < r.mape_aggregate);
     ops += r.mape_ops;
     aggregate += r.mape_aggregate;
   }
-  // Mean of the per-GPU errors: 9.8% against 27.5%.
+  // Mean of the per-GPU errors: 8.9% against 25.1%.
   CHECK(ops / results.size() < aggregate / results.size() - 0.10);
 }
