@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "models/config/scenario_keys.hpp"
+#include "models/config/workload_reader.hpp"
 #include "models/config/scheduler_variant.hpp"
 
 namespace gcsim::models {
@@ -101,19 +103,6 @@ struct Applier {
       }
     }
     if (!found) {
-      // Without a cluster section a trace's machine list is the cluster (docs/traces.md),
-      // made when the trace is read: there is no section here to set a key in, and a
-      // section of one key would replace the machines. Only a whole section may be given.
-      if (depth == 0 && seg.key == "cluster" && segments.size() > 1 && node.is_map()) {
-        const config::ConfigNode* workload = node.find("workload");
-        if (workload != nullptr && workload->is_map() && workload->find("trace") != nullptr)
-          fail(ErrorCode::Conflict, depth,
-               "the scenario has no cluster section: its cluster is the trace's machine list, made as the trace is "
-               "read, which --set cannot reach into. Copy that cluster into the scenario as a section and edit it "
-               "there (`gcsim trace fit SCENARIO -o FILE` writes it as FILE's `cluster:`; as-recorded jobs keep "
-               "their recorded machines on it, by node type name and place), or give a whole section: --set "
-               "'cluster={node_types: [...]}'");
-      }
       // A key the scenario leaves out: added, and its reader judges it. Only a list cannot
       // be reached through it (there is no item to set).
       if (depth + 1 < segments.size() && segments[depth + 1].is_index()) {
@@ -139,6 +128,39 @@ struct Applier {
     return config::ConfigNode::make_map(std::move(entries), std::move(key_marks), mark, here);
   }
 };
+
+// Without a cluster section a trace's machine list is the cluster (docs/traces.md), made
+// as the trace is read. A setting into it (`cluster.node_types[0].count=...`) needs it as a
+// section: `root` with the section the machine list makes written in, before `workload`,
+// as the scenario would write it (the trace's files are read for it, and again when the
+// scenario loads). The scenario is then one with a cluster section: its text, which a trace
+// embeds, holds the section, and a recorded machine keeps its node by its kind's type name
+// (scenario_loader.cpp). Without a trace there is nothing to write in (the setting adds
+// the key, and the reader judges the section); a trace without a machine list is refused.
+config::ConfigNode with_trace_cluster(const config::ConfigNode& root, const Override& setting) {
+  const config::ConfigNode* workload = root.find("workload");
+  const config::ConfigNode* trace = workload != nullptr && workload->is_map() ? workload->find("trace") : nullptr;
+  if (trace == nullptr) return root;
+  config::SourceResolver sources;
+  const std::shared_ptr<const config::ConfigNode> cluster = trace_machines_cluster(*trace, sources);
+  if (!cluster)
+    throw ConfigError(ErrorCode::MissingKey, setting.mark, "cluster",
+                      "the scenario has no cluster section and its trace gives no machine list (`nodes:` for "
+                      "alibaba-pai-2023, `machines:` for alibaba-pai-2020 and philly): there is no cluster to set a key "
+                      "in. Add a cluster section, or give a whole one: --set 'cluster={node_types: [...]}'");
+  std::vector<std::pair<std::string, config::ConfigNode>> entries;
+  std::vector<SourceMark> key_marks;
+  const auto all = root.entries();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].first == "workload") {
+      entries.emplace_back("cluster", *cluster);
+      key_marks.push_back(cluster->mark());
+    }
+    entries.emplace_back(std::string(all[i].first), all[i].second);
+    key_marks.push_back(root.key_mark(i));
+  }
+  return config::ConfigNode::make_map(std::move(entries), std::move(key_marks), root.mark(), "");
+}
 
 }  // namespace
 
@@ -215,6 +237,8 @@ config::ConfigDocument with_overrides(const config::ConfigDocument& scenario, st
     out.root.fail(ErrorCode::WrongType, "a scenario is a map of keys (name, horizon, cluster, workload...)");
   for (const Override& o : overrides) {
     const std::vector<PathSegment> segments = parse_key_path(o.path, o.mark);
+    if (segments.size() > 1 && segments[0].key == "cluster" && out.root.find("cluster") == nullptr)
+      out.root = with_trace_cluster(out.root, o);
     out.root = Applier{o, segments}.apply(out.root, 0);
   }
   out.text = block_yaml(out.root, 0);

@@ -429,6 +429,12 @@ std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachin
 
 }  // namespace
 
+std::shared_ptr<const ConfigNode> trace_machines_cluster(const ConfigNode& trace, config::SourceResolver& sources) {
+  const TraceImport import(trace, sources);
+  if (import.machines().empty()) return nullptr;
+  return machines_cluster(import.machines(), import.report().machines_file);
+}
+
 ConfigNode WorkloadSection::trace_job_node(std::size_t i) const {
   const std::size_t k = i - trace_first;
   const SourceMark at{trace_file, trace_lines[k], 1};

@@ -204,4 +204,11 @@ struct WorkloadSection {
 // A jobs table in a CSV file is read through `sources`.
 WorkloadSection read_workload(const config::ConfigNode& node, const ModelCatalog& models, config::SourceResolver& sources);
 
+// The cluster section the machine list of `trace` (a `workload.trace` map) makes, as
+// read_workload makes it when the scenario has no cluster (WorkloadSection::trace_cluster):
+// null when the trace gives no machine list. Reads the trace's files (its errors are the
+// import's). For settings into that cluster (`--set cluster....`, overrides.cpp).
+std::shared_ptr<const config::ConfigNode> trace_machines_cluster(const config::ConfigNode& trace,
+                                                                 config::SourceResolver& sources);
+
 }  // namespace gcsim::models

@@ -172,31 +172,51 @@ TEST_CASE("a setting that cannot be followed, or that the scenario refuses, is r
   CHECK_THAT(e.detail(), !Catch::Contains("did you mean"));
 }
 
-TEST_CASE("a --set into the cluster a trace's machine list makes is refused with the way to do it", "[unit][config]") {
-  // No cluster section: the machine list is the cluster, made as the trace is read.
-  const std::string scenario = R"(name: t
-horizon: 2d
-workload:
-  trace: {format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list}
-)";
-  const auto document = [&] {
-    return config::load_yaml_string(scenario, GCSIM_SOURCE_DIR "/tests/fixtures/traces/test.yaml");
+TEST_CASE("a --set into the cluster a trace's machine list makes writes that cluster in, then sets the key",
+          "[unit][config]") {
+  // No cluster section: the machine list is the cluster (12GB-2gpu: m1..m3, then
+  // 24GB-8gpu: m47, m412), made as the trace is read. As recorded, each attempt on its machines.
+  const std::string fixtures = GCSIM_SOURCE_DIR "/tests/fixtures/traces/test.yaml";
+  const auto with = [&](const std::string& trace, const std::vector<std::string>& settings) {
+    std::vector<models::Override> overrides;
+    for (const std::string& s : settings) overrides.push_back(models::read_set_argument(s));
+    return models::with_overrides(
+        config::load_yaml_string("name: t\nhorizon: 2d\nworkload:\n  trace: " + trace + "\n", fixtures), overrides);
   };
-  const auto with = [&](const std::string& setting) {
-    return models::with_overrides(document(), std::vector{models::read_set_argument(setting)});
+  const std::string philly =
+      "{format: philly, jobs: philly_cluster_job_log, machines: philly_cluster_machine_list, mode: as-recorded}";
+  const auto load = [](const config::ConfigDocument& d) {
+    return models::load_scenario(d, test::bundled_catalogs(), models::builtins().schedulers);
   };
-  for (const char* setting : {"cluster.node_types[0].count=3", "cluster.node_types=[]", "cluster.x=1"}) {
-    INFO(setting);
-    const ConfigError e = config_error([&] { with(setting); });
-    CHECK(e.code() == ErrorCode::Conflict);
-    CHECK(e.key_path() == "cluster");
-    CHECK_THAT(e.detail(), Catch::Contains("its cluster is the trace's machine list"));
-    CHECK_THAT(e.detail(), Catch::Contains("gcsim trace fit SCENARIO -o FILE"));
-  }
-  // A whole section is the scenario's cluster instead of the machine list.
-  const models::Scenario s = models::load_scenario(
-      with("cluster={node_types: [{name: a, gpu: P40, gpus: 8, count: 3, price: {on_demand_per_hour: 1}}]}"),
-      test::bundled_catalogs(), models::builtins().schedulers);
-  REQUIRE(s.cluster.node_types.size() == 1);
+  const models::Scenario own = load(with(philly, {}));
+  const config::ConfigDocument d =
+      with(philly, {"cluster.node_types[1].count=1", "cluster.node_types[0].price.on_demand_per_hour=$2/h"});
+  // The text (what a trace embeds, for a rerun) holds the section, before the workload.
+  CHECK_THAT(d.text, Catch::Contains("cluster:"));
+  CHECK(d.text.find("cluster:") < d.text.find("workload:"));
+  const models::Scenario s = load(d);
+  REQUIRE(s.cluster.node_types.size() == 2);
+  CHECK(s.cluster.node_types[0].name == "12GB-2gpu");
   CHECK(s.cluster.node_types[0].count == 3);
+  CHECK(s.cluster.node_types[0].price.on_demand_usd_per_hour == 2);
+  CHECK(s.cluster.node_types[1].name == "24GB-8gpu");
+  CHECK(s.cluster.node_types[1].count == 1);
+  // The recorded machines keep their nodes, but m412, past the one 24 GB node left.
+  REQUIRE(s.workload.recorded.size() == own.workload.recorded.size());
+  for (std::size_t i = 0; i < s.workload.recorded.size(); ++i) {
+    INFO(s.workload.jobs[i].name);
+    if (s.workload.jobs[i].name == "application_1506638472019_0001#2") CHECK(s.workload.recorded[i].node == -1);  // m412
+    else CHECK(s.workload.recorded[i].node == own.workload.recorded[i].node);
+  }
+  CHECK(load(config::load_yaml_string(d.text, fixtures)).cluster.node_types[1].count == 1);  // the text loads the same
+  // A trace without a machine list gives no cluster to set a key in.
+  const ConfigError e = config_error([&] { with("{format: swf, file: as_recorded.swf}", {"cluster.node_types[0].count=3"}); });
+  CHECK(e.code() == ErrorCode::MissingKey);
+  CHECK(e.key_path() == "cluster");
+  CHECK_THAT(e.detail(), Catch::Contains("its trace gives no machine list"));
+  // A whole section is the scenario's cluster instead of the machine list.
+  const models::Scenario whole =
+      load(with(philly, {"cluster={node_types: [{name: a, gpu: P40, gpus: 8, count: 3, price: {on_demand_per_hour: 1}}]}"}));
+  REQUIRE(whole.cluster.node_types.size() == 1);
+  CHECK(whole.cluster.node_types[0].count == 3);
 }
