@@ -90,9 +90,10 @@ inline void transpose_8x8(const std::byte* src, std::size_t src_stride, std::byt
 }
 #endif
 
-}  // namespace
-
-void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
+// The shuffle (ToPlanes: byte j of element i from i * element_bytes + j to j * n + i) and
+// its inverse, a block of BLOCK elements at a time, in 8 x 8 tiles where they fit.
+template <bool ToPlanes>
+void shuffle_bytes(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
   out.resize(in.size());
   const std::size_t n = element_bytes == 0 ? 0 : in.size() / element_bytes;
   if (element_bytes <= 1 || n <= 1) {  // HDF5 leaves these as they are
@@ -101,61 +102,40 @@ void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std:
   }
   const std::byte* src = in.data();
   std::byte* dst = out.data();
+  const auto element_at = [&](std::size_t i, std::size_t j) { return i * element_bytes + j; };
+  const auto plane_at = [&](std::size_t i, std::size_t j) { return j * n + i; };
+  const auto from = [&](std::size_t i, std::size_t j) { return ToPlanes ? element_at(i, j) : plane_at(i, j); };
+  const auto to = [&](std::size_t i, std::size_t j) { return ToPlanes ? plane_at(i, j) : element_at(i, j); };
+  const auto bytes = [&](std::size_t j0, std::size_t j1, std::size_t i0, std::size_t i1) {
+    for (std::size_t j = j0; j < j1; ++j)
+      for (std::size_t i = i0; i < i1; ++i) dst[to(i, j)] = src[from(i, j)];
+  };
   for (std::size_t i0 = 0; i0 < n; i0 += BLOCK) {
     const std::size_t i1 = std::min(n, i0 + BLOCK);
     std::size_t j0 = 0;
 #if defined(__SSE2__)
-    // Whole 8 x 8 tiles; the bytes and elements they leave over take the loop below.
+    // Whole 8 x 8 tiles (the rows of a tile: 8 elements' bytes, or 8 planes' elements);
+    // the bytes and elements they leave over take the plain loops.
     const std::size_t i8 = i0 + (i1 - i0) / 8 * 8;
     for (; j0 + 8 <= element_bytes; j0 += 8)
-      for (std::size_t i = i0; i < i8; i += 8) transpose_8x8(src + i * element_bytes + j0, element_bytes, dst + j0 * n + i, n);
-    for (std::size_t j = 0; j < j0; ++j) {
-      std::byte* row = dst + j * n;
-      const std::byte* col = src + j;
-      for (std::size_t i = i8; i < i1; ++i) row[i] = col[i * element_bytes];
-    }
+      for (std::size_t i = i0; i < i8; i += 8)
+        transpose_8x8(src + from(i, j0), ToPlanes ? element_bytes : n, dst + to(i, j0), ToPlanes ? n : element_bytes);
+    bytes(0, j0, i8, i1);
 #endif
-    for (std::size_t j = j0; j < element_bytes; ++j) {
-      std::byte* row = dst + j * n;
-      const std::byte* col = src + j;
-      for (std::size_t i = i0; i < i1; ++i) row[i] = col[i * element_bytes];
-    }
+    bytes(j0, element_bytes, i0, i1);
   }
   const std::size_t whole = n * element_bytes;
   if (whole < in.size()) std::memcpy(dst + whole, src + whole, in.size() - whole);
 }
 
+}  // namespace
+
+void hdf5_shuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
+  shuffle_bytes<true>(in, element_bytes, out);
+}
+
 void hdf5_unshuffle(std::span<const std::byte> in, std::size_t element_bytes, std::vector<std::byte>& out) {
-  out.resize(in.size());
-  const std::size_t n = element_bytes == 0 ? 0 : in.size() / element_bytes;
-  if (element_bytes <= 1 || n <= 1) {
-    if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
-    return;
-  }
-  const std::byte* src = in.data();
-  std::byte* dst = out.data();
-  for (std::size_t i0 = 0; i0 < n; i0 += BLOCK) {
-    const std::size_t i1 = std::min(n, i0 + BLOCK);
-    std::size_t j0 = 0;
-#if defined(__SSE2__)
-    // Whole 8 x 8 tiles; the bytes and elements they leave over take the loop below.
-    const std::size_t i8 = i0 + (i1 - i0) / 8 * 8;
-    for (; j0 + 8 <= element_bytes; j0 += 8)
-      for (std::size_t i = i0; i < i8; i += 8) transpose_8x8(src + j0 * n + i, n, dst + i * element_bytes + j0, element_bytes);
-    for (std::size_t j = 0; j < j0; ++j) {
-      const std::byte* row = src + j * n;
-      std::byte* col = dst + j;
-      for (std::size_t i = i8; i < i1; ++i) col[i * element_bytes] = row[i];
-    }
-#endif
-    for (std::size_t j = j0; j < element_bytes; ++j) {
-      const std::byte* row = src + j * n;
-      std::byte* col = dst + j;
-      for (std::size_t i = i0; i < i1; ++i) col[i * element_bytes] = row[i];
-    }
-  }
-  const std::size_t whole = n * element_bytes;
-  if (whole < in.size()) std::memcpy(dst + whole, src + whole, in.size() - whole);
+  shuffle_bytes<false>(in, element_bytes, out);
 }
 
 // libdeflate's compressor at the level: a zlib stream (RFC 1950) as HDF5's deflate filter
