@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "models/importers/trace_import.hpp"
@@ -209,6 +210,12 @@ struct JobTasks {
   std::uint64_t gpu_types = 0;      // bit k: its GPU tasks ran on gpu_types_[k]
   std::uint64_t gpu_tasks = 0;      // bit k: task name k is one of its GPU tasks (names past 63 share bit 63)
   std::uint32_t machine = NameIndex::NONE;  // its recorded machine in machine_names_
+  // Whole GPUs of each of its GPU instances when every one holds the same (0: none yet;
+  // -1: they differ, or share GPUs), and how many of them ran on `machine`; `spread`: some
+  // ran on other machines (Pai2020Source::spread_ counts them).
+  std::int32_t instance_gpus = 0;
+  std::uint32_t machine_instances = 0;
+  bool spread = false;
 };
 
 class Pai2020Source : public TraceSource {
@@ -294,6 +301,8 @@ class Pai2020Source : public TraceSource {
     JobTasks& j = tasks_[job_index(name)];
     if (!has_gpu || inst == 0) return;  // a CPU task (a parameter server, say): no GPU held
     const std::int64_t per_instance = (milli + 999) / 1000;
+    const std::int32_t whole = milli % 1000 == 0 ? static_cast<std::int32_t>(milli / 1000) : -1;
+    j.instance_gpus = j.instance_gpus == 0 || j.instance_gpus == whole ? whole : -1;
     j.gpus += inst * per_instance;
     j.gpu_instances += inst;
     if (milli < 1000) {
@@ -318,7 +327,9 @@ class Pai2020Source : public TraceSource {
     j.gpu_tasks |= task_bit(task_names_.add(t.text(T_TASK)));
   }
 
-  // The instance table: each job's recorded machine, its first GPU instance's.
+  // The instance table: each job's recorded machine, its first GPU instance's, and the
+  // machines its other GPU instances ran on, with how many on each (a job over several
+  // machines, the same GPUs on each, keeps them all: read_job).
   void read_instances(const std::string& bytes, const std::string& label) {
     Table t(bytes, label, INSTANCE_NAMES, {"job_name", "task_name", "machine"}, "the PAI 2020 instance table (pai_instance_table)");
     std::size_t rows = 0, placed = 0;
@@ -330,12 +341,25 @@ class Pai2020Source : public TraceSource {
         if (i == NameIndex::NONE) continue;
         JobTasks& j = tasks_[i];
         const std::string_view machine = t.text(I_MACHINE);
-        if (j.machine != NameIndex::NONE || machine.empty()) continue;
+        if (machine.empty()) continue;
         const std::uint32_t task = task_names_.find(t.text(I_TASK));
         if (task == NameIndex::NONE || (j.gpu_tasks & task_bit(task)) == 0) continue;
         if (machine.size() > 256) t.bad(I_MACHINE, "a machine name longer than 256 characters");
-        j.machine = machine_names_.add(machine);
-        ++placed;
+        const std::uint32_t m = machine_names_.add(machine);
+        if (j.machine == NameIndex::NONE) {
+          j.machine = m;
+          ++placed;
+        }
+        if (m == j.machine) {
+          ++j.machine_instances;
+          continue;
+        }
+        // Another machine: counted beside the job (few jobs have one).
+        std::vector<std::pair<std::uint32_t, std::uint32_t>>& others = spread_[i];
+        const auto at = std::find_if(others.begin(), others.end(), [&](const auto& o) { return o.first == m; });
+        if (at != others.end()) ++at->second;
+        else others.emplace_back(m, 1);
+        j.spread = true;
       } catch (const ConfigError&) {
         if (!options_.skip_bad_rows) throw;
         ++report_.notes["malformed instance row skipped (skip_bad_rows)"];
@@ -465,6 +489,15 @@ class Pai2020Source : public TraceSource {
     job.duration_ns = end - j.start_ns;
     job.start_ns = j.start_ns - origin_ns_;
     if (j.machine != NameIndex::NONE) job.machine = machine_names_.name(j.machine);
+    // Its GPU instances over several machines, as many on each and the same whole GPUs
+    // each: all of them (TraceJob::more_machines); otherwise the first machine alone.
+    if (j.spread && j.instance_gpus > 0) {
+      const auto& others = spread_.at(found);
+      const bool even = std::all_of(others.begin(), others.end(),
+                                    [&](const auto& o) { return o.second == j.machine_instances; });
+      if (even && static_cast<std::int64_t>(1 + others.size()) * j.machine_instances * j.instance_gpus == j.gpus)
+        for (const auto& o : others) job.more_machines.emplace_back(machine_names_.name(o.first));
+    }
     if (j.gpu_instances == 1 && j.single_milli > 0) {
       job.gpus = 1;
       job.gpu_milli = j.single_milli;
@@ -490,6 +523,9 @@ class Pai2020Source : public TraceSource {
   std::vector<std::string> gpu_types_;   // catalog names, in the order first seen
   NameIndex task_names_;
   NameIndex machine_names_;
+  // By job index: the machines its GPU instances ran on besides its recorded one, in the
+  // order met, with how many instances on each.
+  std::unordered_map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> spread_;
   std::int64_t origin_ns_ = 0;
   std::int64_t latest_ns_ = 0;
 };

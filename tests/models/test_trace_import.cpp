@@ -596,6 +596,54 @@ TEST_CASE("alibaba-pai-2020: the instance table gives each job's machine, the ma
   REQUIRE(t.report.header_notes.size() == 2);
   CHECK(t.report.header_notes[0] == "instance table: 7 rows, a recorded machine for 3 jobs");
   CHECK(t.report.header_notes[1] == "1 CPU-only machines of the machine spec left out");
+  // j3's GPU instances: a worker (1 GPU) on m2, one on m3, and its evaluator (half a GPU)
+  // on m2: the instances differ, so m2 alone (the job goes by best-fit when replayed).
+  CHECK(t.jobs[2].more_machines.empty());
+}
+
+TEST_CASE("alibaba-pai-2020: a job's GPU instances over several machines, as many on each, keep them all", "[unit]") {
+  TempDir dir;
+  // a: 2 workers of 4 GPUs on m1, 2 on m2 (kept: m1, m2); b: 3 workers of 2 GPUs, 2 on m1
+  // and 1 on m3 (uneven: m1 alone); c: a worker of 2 GPUs and one of 1 GPU (the instances
+  // differ: m1 alone); d: 2 workers of half a GPU (shares: m2 alone).
+  write_file(dir.file("jobs.csv"),
+             "a,i1,u,Terminated,1000.0,2000.0\nb,i2,u,Terminated,1000.0,2000.0\n"
+             "c,i3,u,Terminated,1000.0,2000.0\nd,i4,u,Terminated,1000.0,2000.0\n");
+  write_file(dir.file("tasks.csv"),
+             "a,worker,4.0,Terminated,1000.0,1600.0,100.0,1.0,400.0,V100\n"
+             "b,worker,3.0,Terminated,1000.0,1600.0,100.0,1.0,200.0,V100\n"
+             "c,worker,1.0,Terminated,1000.0,1600.0,100.0,1.0,200.0,V100\n"
+             "c,chief,1.0,Terminated,1000.0,1600.0,100.0,1.0,100.0,V100\n"
+             "d,worker,2.0,Terminated,1000.0,1600.0,100.0,1.0,50.0,V100\n");
+  write_file(dir.file("instances.csv"),
+             "a,worker,n1,w1,i1,Terminated,1000.0,1600.0,m1\na,worker,n2,w2,i1,Terminated,1000.0,1600.0,m2\n"
+             "a,worker,n3,w3,i1,Terminated,1000.0,1600.0,m1\na,worker,n4,w4,i1,Terminated,1000.0,1600.0,m2\n"
+             "b,worker,n5,w5,i2,Terminated,1000.0,1600.0,m1\nb,worker,n6,w6,i2,Terminated,1000.0,1600.0,m1\n"
+             "b,worker,n7,w7,i2,Terminated,1000.0,1600.0,m3\n"
+             "c,worker,n8,w8,i3,Terminated,1000.0,1600.0,m1\nc,chief,n9,w9,i3,Terminated,1000.0,1600.0,m2\n"
+             "d,worker,n10,w10,i4,Terminated,1000.0,1600.0,m2\nd,worker,n11,w11,i4,Terminated,1000.0,1600.0,m3\n");
+  write_file(dir.file("t.yaml"), "");
+  const config::ConfigDocument doc = config::load_yaml_string(
+      "trace: {format: alibaba-pai-2020, jobs: jobs.csv, tasks: tasks.csv, instances: instances.csv, mode: as-recorded}\n",
+      dir.file("t.yaml"));
+  config::SourceResolver sources;
+  TraceImport trace(*doc.root.find("trace"), sources);
+  std::vector<TraceJob> jobs;
+  TraceJob j;
+  while (trace.next(j)) jobs.push_back(j);
+  REQUIRE(jobs.size() == 4);
+  CHECK(jobs[0].gpus == 16);
+  CHECK(jobs[0].machine == "m1");
+  CHECK(jobs[0].more_machines == std::vector<std::string>{"m2"});
+  CHECK(jobs[1].gpus == 6);
+  CHECK(jobs[1].machine == "m1");
+  CHECK(jobs[1].more_machines.empty());
+  CHECK(jobs[2].gpus == 3);
+  CHECK(jobs[2].machine == "m1");
+  CHECK(jobs[2].more_machines.empty());
+  CHECK(jobs[3].machine == "m2");
+  CHECK(jobs[3].more_machines.empty());
+  CHECK(trace.report().header_notes[0] == "instance table: 11 rows, a recorded machine for 4 jobs");
 }
 
 TEST_CASE("alibaba-pai-2020: a bad row is an error at file:line naming the column, and skip_bad_rows counts it", "[unit]") {
