@@ -272,6 +272,21 @@ Scenario load_with(config::ConfigDocument document, const Catalogs& bundled, con
     s.cluster = read_cluster(*workload.trace_cluster, catalogs, sources);
   }
   s.import_report = workload.import_report;
+  if (cluster == nullptr) {
+    // The node types the machine list made, by their place: what `--set cluster.node_types[i]...`
+    // names (overrides.cpp writes this cluster in for it).
+    constexpr std::size_t SHOWN = 8;
+    std::string types;
+    for (std::size_t i = 0; i < s.cluster.node_types.size() && i < SHOWN; ++i) {
+      const NodeTypeSpec& t = s.cluster.node_types[i];
+      types += (i == 0 ? " [" : ", [") + std::to_string(i) + "] " + t.name + ": " + std::to_string(t.count) + " x " +
+               std::to_string(t.gpus) + " " + t.gpu.name;
+    }
+    if (s.cluster.node_types.size() > SHOWN)
+      types += ", and " + std::to_string(s.cluster.node_types.size() - SHOWN) + " more";
+    s.import_report.push_back("trace cluster (no cluster section: the machine list's; --set cluster.node_types[i].KEY "
+                              "edits it):" + types);
+  }
   s.workload = std::move(workload.spec);
   // After the workload: a policy's keys may name its teams (fair-share's weights).
   s.scheduler = read_scheduler(r.optional("scheduler"), schedulers, s.horizon,
