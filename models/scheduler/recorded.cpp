@@ -89,6 +89,7 @@ bool RecordedScheduler::place_on_machines(const ClusterView& cluster, const Queu
   if (type >= 64 || !(q.eligible_types >> type & 1) || per_node > cluster.types[static_cast<std::size_t>(type)].gpus_per_node)
     return false;
   std::sort(set_nodes_.begin(), set_nodes_.end());
+  if (std::adjacent_find(set_nodes_.begin(), set_nodes_.end()) != set_nodes_.end()) return false;  // a node twice
   const bool room = std::all_of(set_nodes_.begin(), set_nodes_.end(), [&](std::uint32_t n) { return fit_.free_gpus(n) >= per_node; });
   Placement p{q.job, static_cast<std::uint32_t>(out.nodes.size()), count, per_node, type, -1, 1000, 0};
   out.nodes.insert(out.nodes.end(), set_nodes_.begin(), set_nodes_.end());
