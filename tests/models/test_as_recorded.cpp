@@ -397,6 +397,16 @@ workload:
   CHECK(has(t.attrs.scheduler_settings, "2 recorded machines unusable"));
   // Allocated GPUs: 2, 6, 10, 14, 17 from 40 s to 100 s: the occupancy recorded.
   CHECK(allocated_at(t, 45) == Approx(17).margin(1e-12));
+
+  SECTION("a set that names one node twice is not used: best-fit, counted") {
+    const std::size_t g_set = models::recorded_node_set_offset(s.workload.recorded[1].node);
+    s.workload.recorded_node_sets[g_set + 2] = s.workload.recorded_node_sets[g_set + 1];  // {2, 2}
+    ClusterRun run(s, std::make_unique<models::RecordedScheduler>());
+    const auto& policy = dynamic_cast<const models::RecordedScheduler&>(run.cluster->policy());
+    CHECK(policy.counts().starts == 5);
+    CHECK(policy.counts().machine_unusable == 3);
+    CHECK(policy.counts().on_machine == 1);
+  }
 }
 
 TEST_CASE("policy: recorded refuses quotas, and as-recorded sets quotas aside with the scheduler", "[unit]") {
