@@ -108,15 +108,19 @@ bool RecordedScheduler::place_on_machines(const ClusterView& cluster, const Queu
 
 bool RecordedScheduler::place(const ClusterView& cluster, const QueuedJob& q, Decisions& out) {
   // Recorded over several machines: on them, or else as a job without a machine.
-  bool unusable = false;
-  if (is_recorded_node_set(q.recorded_node)) {
-    if (place_on_machines(cluster, q, out)) {
-      ++counts_.starts;
-      if (q.recorded_start != sim::SimTime::min() && cluster.now > q.recorded_start) ++counts_.late;
-      return true;
-    }
-    unusable = true;
-  }
+  const bool on_set = is_recorded_node_set(q.recorded_node);
+  bool unusable = on_set;
+  bool placed = on_set && place_on_machines(cluster, q, out);
+  if (placed) unusable = false;
+  else placed = place_alone(cluster, q, out, unusable);
+  if (!placed) return false;
+  ++counts_.starts;
+  counts_.machine_unusable += unusable;
+  if (q.recorded_start != sim::SimTime::min() && cluster.now > q.recorded_start) ++counts_.late;
+  return true;
+}
+
+bool RecordedScheduler::place_alone(const ClusterView& cluster, const QueuedJob& q, Decisions& out, bool& unusable) {
   // The types it may use that hold it on one node: a job that fits one node never spreads
   // over several (whole nodes would hold more GPUs than it recorded).
   std::uint64_t one_node = 0;
@@ -130,30 +134,24 @@ bool RecordedScheduler::place(const ClusterView& cluster, const QueuedJob& q, De
     else
       unusable = true;
   }
-  bool placed = false;
-  if (machine >= 0) {
-    const auto n = static_cast<std::uint32_t>(machine);
-    if (q.gpu_milli < 1000) {
-      placed = fit_.place_share_on(q, n, out);
-    } else if (fit_.free_gpus(n) >= q.gpus) {
-      Placement p{q.job, static_cast<std::uint32_t>(out.nodes.size()), 1, q.gpus, cluster.nodes[n].type, -1, 1000, 0};
-      out.nodes.push_back(n);
-      fit_.take_placed(p, out.nodes);
-      out.placements.push_back(p);
-      placed = true;
-    }
-    if (placed) ++counts_.on_machine;
-    else placed = place_over(cluster, q, machine, out);
-  } else {
+  if (machine < 0) {
     QueuedJob one = q;
     if (one_node != 0) one.eligible_types = one_node;
-    placed = fit_.try_place(one, out) || place_over(cluster, q, -1, out);
+    return fit_.try_place(one, out) || place_over(cluster, q, -1, out);
   }
-  if (!placed) return false;
-  ++counts_.starts;
-  counts_.machine_unusable += unusable;
-  if (q.recorded_start != sim::SimTime::min() && cluster.now > q.recorded_start) ++counts_.late;
-  return true;
+  const auto n = static_cast<std::uint32_t>(machine);
+  bool placed = false;
+  if (q.gpu_milli < 1000) {
+    placed = fit_.place_share_on(q, n, out);
+  } else if (fit_.free_gpus(n) >= q.gpus) {
+    Placement p{q.job, static_cast<std::uint32_t>(out.nodes.size()), 1, q.gpus, cluster.nodes[n].type, -1, 1000, 0};
+    out.nodes.push_back(n);
+    fit_.take_placed(p, out.nodes);
+    out.placements.push_back(p);
+    placed = true;
+  }
+  if (placed) ++counts_.on_machine;
+  return placed || place_over(cluster, q, machine, out);
 }
 
 bool RecordedScheduler::place_over(const ClusterView& cluster, const QueuedJob& q, int node, Decisions& out) {

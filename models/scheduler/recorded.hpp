@@ -3,8 +3,8 @@
 // later for want of room, so the cluster's occupancy over time is the trace's. Where it goes:
 // its recorded machine (QueuedJob::recorded_node) when it has one that is up and of a type
 // it may use (a run recorded over several machines, the same GPUs on each: all of them,
-// up, of one such type, each with its share of the GPUs); else best-fit (placement.hpp), honouring its GPU types and gpu_milli shares,
-// on one node whenever a node of an eligible type has the GPUs; and when nothing has room
+// up, of one such type, each with its share of the GPUs); else best-fit (placement.hpp),
+// honouring its GPU types and gpu_milli shares, on one node whenever a node of an eligible type has the GPUs; and when nothing has room
 // (our packing is not the recorded scheduler's, and a recorded machine may be fuller in
 // the replay than it was), over capacity (Placement::over_capacity): on the recorded
 // machine, else on the up node of an eligible type with the most free GPUs. Such a run
@@ -65,6 +65,9 @@ class RecordedScheduler final : public Scheduler {
   };
   // Places waiting job q due now; false when no node of its types is up.
   bool place(const ClusterView& cluster, const QueuedJob& q, Decisions& out);
+  // One without a set of machines: on its recorded machine (`unusable` set when it has one
+  // that cannot take it), else by best-fit; over capacity where nothing has room.
+  bool place_alone(const ClusterView& cluster, const QueuedJob& q, Decisions& out, bool& unusable);
   bool place_over(const ClusterView& cluster, const QueuedJob& q, int node, Decisions& out);
   // A job recorded over several machines on their nodes (within their room, else over
   // capacity there); false when they cannot take it (not all up, of one type it may use,
