@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "models/config/scenario_keys.hpp"
-#include "models/config/workload_reader.hpp"
 #include "models/config/scheduler_variant.hpp"
+#include "models/config/workload_reader.hpp"
 
 namespace gcsim::models {
 

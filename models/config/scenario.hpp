@@ -81,7 +81,6 @@ struct RecordedRun {
   std::int32_t node = -1;
 };
 
-
 // The key path of written-out job i, "workload.jobs[i]", for messages about it.
 inline std::string job_path(std::size_t i) { return "workload.jobs[" + std::to_string(i) + "]"; }
 

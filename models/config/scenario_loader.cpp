@@ -8,11 +8,9 @@
 #include "models/config/scenario_loader.hpp"
 
 #include <algorithm>
-
-#include <map>
-
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>

@@ -380,9 +380,6 @@ GeneratorSpec read_generator(const ConfigNode& n) {
   return g;
 }
 
-// The cluster section a trace's machines make, as a scenario would write it: one node type
-// per kind of machine, marked at its first machine's line in the machine list; priced per
-// GPU-hour from gpu_prices, else at zero (the import report says so).
 long long memory_mib(const TraceMachineGroup& g) { return std::llround(g.memory_bytes / (1024.0 * 1024.0)); }
 
 // The name of the node type a kind of machine makes: its GPU as the trace names it, GPUs,
@@ -397,6 +394,9 @@ std::string machine_type_name(const TraceMachineGroup& g) {
   return name;
 }
 
+// The cluster section a trace's machines make, as a scenario would write it: one node type
+// per kind of machine, marked at its first machine's line in the machine list; priced per
+// GPU-hour from gpu_prices, else at zero (the import report says so).
 std::shared_ptr<const ConfigNode> machines_cluster(const std::vector<TraceMachineGroup>& groups, const std::string& file) {
   std::vector<ConfigNode> types;
   for (std::size_t i = 0; i < groups.size(); ++i) {
