@@ -209,17 +209,8 @@ double percentile_sorted(std::span<const double> sorted, double p);
 // Sorts `values` in place and summarizes them.
 Distribution summarize(std::vector<double>& values);
 
-// Integral over [0, end_s] of a step function given as (time, value) rows in time order,
-// each value holding until the next row's time (the last until end_s); 0 before the
-// first row. Used for GPU-seconds; public for tests and plots.
-struct StepIntegrals {
-  double allocated_gpu_s = 0;
-  double total_gpu_s = 0;
-  // The largest allocated value holding for a positive time in [0, end_s], and the first
-  // time it did (NaN when no row does).
-  double peak_allocated_gpus = 0;
-  double peak_at_s = NOT_A_NUMBER;
-};
+// Integral over [0, end_s] of /utilization's step function (StepIntegrals, in
+// trace_data.hpp), rows in time order. Used for GPU-seconds; public for tests and plots.
 StepIntegrals integrate_utilization(const std::vector<UtilizationSample>& samples, double end_s);
 
 }  // namespace gcsim::analysis

@@ -189,6 +189,17 @@ trace::Table& SummaryTrace::add_table(const std::string& name, std::vector<trace
     });
     return t;
   }
+  if (name == schema::UTILIZATION.name && !parts_.utilization) {
+    if (utilization_) throw Error("trace '" + label_ + "': invalid or repeated dataset name '" + name + "'");
+    utilization_ = std::make_unique<FoldTable>(name, std::move(columns));
+    FoldTable& t = *utilization_;
+    const std::size_t time = t.index("time_s"), allocated = t.index("allocated_gpus"), total = t.index("total_gpus");
+    utilization_fold_.emplace();
+    t.set_fold([time, allocated, total, this](const FoldTable& row) {
+      utilization_fold_->add(row.f64_at(time), row.f64_at(allocated), static_cast<std::int32_t>(row.int_at(total)));
+    });
+    return t;
+  }
   if (parts_.details) return memory_.add_table(name, std::move(columns), chunk_rows);
   std::vector<trace::Column> kept;
   std::vector<std::size_t> place;
@@ -212,6 +223,7 @@ void SummaryTrace::commit() {
   if (committed_) throw std::logic_error("summary trace '" + label_ + "' committed twice");
   if (ledger_) ledger_->close();
   if (preemptions_) preemptions_->close();
+  if (utilization_) utilization_->close();
   memory_.commit();
   committed_ = true;
 }
@@ -224,6 +236,7 @@ TraceData SummaryTrace::read() {
   TraceData data = read_trace(memory_, label_, parts_);
   if (ledger_) data.ledger_totals = std::move(ledger_totals_);
   if (preemptions_) data.preemption_totals = std::move(preemption_totals_);
+  if (utilization_) data.utilization_fold = utilization_fold_;
   return data;
 }
 

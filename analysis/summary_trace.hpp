@@ -1,12 +1,14 @@
 // The copy of a run's trace that its summary is computed from (gcsim run: docs/engine.md,
 // "The summary from memory"): a trace::MemoryTrace, except /ledger and /preemptions, whose
 // rows are folded into the sums the figures need (LedgerTotals, PreemptionTotals) as they
-// are written instead of kept; and without TraceParts::details, the other tables' detail
+// are written instead of kept, and /utilization without TraceParts::utilization (folded into
+// its integrals, UtilizationFold); and without TraceParts::details, the other tables' detail
 // columns (is_detail_column) are left out. A saturated million-job run under `las` posts 6
 // million charges and 3 million preemptions; their rows in memory were most of its peak.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,8 @@ class SummaryTrace final : public trace::TraceFile {
   std::vector<std::unique_ptr<LeanTable>> lean_;
   std::unique_ptr<FoldTable> ledger_;
   std::unique_ptr<FoldTable> preemptions_;
+  std::unique_ptr<FoldTable> utilization_;  // without TraceParts::utilization
+  std::optional<UtilizationFold> utilization_fold_;
   LedgerTotals ledger_totals_;
   PreemptionTotals preemption_totals_;
   bool committed_ = false;

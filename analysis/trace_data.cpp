@@ -529,6 +529,21 @@ std::vector<UtilizationSample> read_utilization(const TraceReader& r, const std:
   return samples;
 }
 
+// /utilization folded into its integrals a block of rows at a time (no row kept), each
+// step clipped at the trace's end as integrate_utilization clips it.
+UtilizationFold fold_utilization(const TraceReader& r, const std::string& path, double end_s) {
+  UtilizationFold fold(end_s);
+  std::vector<UtilizationSample> block;
+  TableRows<schema::UTILIZATION, UtilizationSample> c(r, path, block, rows(r, schema::UTILIZATION), {});
+  c.f64("time_s", &UtilizationSample::time_s);
+  c.f64("allocated_gpus", &UtilizationSample::allocated_gpus);
+  c.integer("total_gpus", &UtilizationSample::total_gpus);
+  c.read_folded([&fold](std::span<const UtilizationSample> samples) {
+    for (const UtilizationSample& x : samples) fold.add(x.time_s, x.allocated_gpus, x.total_gpus);
+  });
+  return fold;
+}
+
 std::vector<ServiceRecord> read_services(const TraceReader& r, const std::string& path) {
   std::vector<ServiceRecord> out(rows(r, schema::SERVICES));
   TableRows<schema::SERVICES, ServiceRecord> c(r, path, out);
@@ -621,7 +636,9 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   // A trace written with output.events: false has no /events (TraceData::has_events).
   data.has_events = has_table(*reader, schema::EVENTS);
   if (parts.events && data.has_events) data.events = read_events(*reader, path, data.event_kind_labels);
-  data.utilization = read_utilization(*reader, path);
+  if (parts.utilization) data.utilization = read_utilization(*reader, path);
+  else if (has_table(*reader, schema::UTILIZATION))
+    data.utilization_fold = fold_utilization(*reader, path, data.attrs.end_s);
   // Without details no figure needs a charge's or a preemption's row, only their sums
   // (TraceParts::details): folded as the blocks are read, as a run's summary folds them.
   if (parts.details) data.ledger = read_ledger(*reader, path, parts);

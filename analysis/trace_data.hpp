@@ -289,6 +289,44 @@ struct PreemptionTotals {
   void add(std::int64_t job, double save_gpu_s, double restore_gpu_s, double lost_gpu_s);
 };
 
+// The integrals of /utilization's step function over [0, end_s]: each row's values hold
+// from its time to the next row's (the last until end_s), 0 before the first row.
+struct StepIntegrals {
+  double allocated_gpu_s = 0;
+  double total_gpu_s = 0;
+  // The largest allocated value holding for a positive time in [0, end_s], and the first
+  // time it did (NaN when no row does).
+  double peak_allocated_gpus = 0;
+  double peak_at_s = std::numeric_limits<double>::quiet_NaN();
+  // One row's step, from time_s (clipped at 0) to to_s: the one place the arithmetic is
+  // written (integrate_utilization and UtilizationFold add steps in row order).
+  void add_step(double time_s, double allocated_gpus, std::int32_t total_gpus, double to_s);
+};
+
+// /utilization's rows folded one at a time, in row order, as a run writes them
+// (SummaryTrace) or a reader reads them without keeping them (TraceParts::utilization):
+// integrals(end_s) is integrate_utilization(rows, end_s) bit for bit. A row's step is
+// closed when the next row comes, so every row but the last must lie at or before end_s
+// (a run's rows do; a reader that knows end_s first passes it as `clip_s`, which
+// integrate_utilization's min(next, end_s) then matches for any rows).
+class UtilizationFold {
+ public:
+  explicit UtilizationFold(double clip_s = std::numeric_limits<double>::infinity()) : clip_s_(clip_s) {}
+  // Throws gcsim::Error naming the row when it is earlier than the one before.
+  void add(double time_s, double allocated_gpus, std::int32_t total_gpus);
+  // Throws InternalError when a closed step passed end_s (the rows were not a run's).
+  StepIntegrals integrals(double end_s) const;
+  std::size_t rows() const { return rows_; }
+
+ private:
+  double clip_s_;
+  StepIntegrals closed_;  // the steps of every row but the last
+  double last_time_s_ = 0;
+  double last_allocated_ = 0;
+  std::int32_t last_total_ = 0;
+  std::size_t rows_ = 0;
+};
+
 struct TraceData {
   TraceAttributes attrs;
   std::vector<NodeRecord> nodes;
@@ -305,6 +343,9 @@ struct TraceData {
   // these; otherwise compute_metrics sums the rows.
   std::optional<LedgerTotals> ledger_totals;
   std::optional<PreemptionTotals> preemption_totals;
+  // Set when /utilization was folded into its integrals instead of kept
+  // (TraceParts::utilization false): then `utilization` is empty.
+  std::optional<UtilizationFold> utilization_fold;
   std::vector<NodeEventRecord> node_events;
   bool has_node_events = false;  // the trace has /node_events (else interruptions come from /events' node_down rows)
   bool has_events = true;        // the trace has /events (output.events: false leaves it out)
@@ -329,6 +370,10 @@ struct TraceParts {
   // /service_requests, the sampled requests of services: no figure of the report, the
   // JSON, a comparison or the plots reads them (the services' totals and series do).
   bool requests = true;
+  // /utilization's rows: the plots draw them; the figures need only their integrals, so
+  // false folds them as they are read (TraceData::utilization_fold) and keeps no row (a
+  // saturated million-job run writes two million or more).
+  bool utilization = true;
 };
 
 // Reads a whole trace. Throws gcsim::Error naming the file and object when the file is

@@ -26,6 +26,7 @@
 #include "analysis/overlay_plots.hpp"
 #include "analysis/service_report.hpp"
 #include "analysis/strategy_comparison.hpp"
+#include "analysis/summary_trace.hpp"
 #include "analysis/trace_data.hpp"
 #include "cli/commands.hpp"
 #include "models/config/scheduler_variant.hpp"
@@ -233,10 +234,16 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       // plots. No figure or plot of a compare reads the detail columns, nor a row of /ledger
       // or /preemptions: those two are folded into their sums as they are read
       // (TraceParts::details).
-      const analysis::TraceParts parts{.events = plots && r == 0, .details = false, .requests = false};
+      // The copy is a run's summary copy (analysis::SummaryTrace: /ledger, /preemptions and,
+      // without plots, /utilization folded as they are written, the detail columns left out).
+      const analysis::TraceParts parts{
+          .events = plots && r == 0, .details = false, .requests = false, .utilization = plots && r == 0};
       spec.in_memory_tables = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
-      spec.read_in_memory = [&take, i, parts](const trace::TraceReader& t, const std::string& label) {
-        take(i, analysis::read_trace(t, label, parts));
+      spec.make_copy = [parts](const std::string& label) -> std::unique_ptr<trace::TraceFile> {
+        return std::make_unique<analysis::SummaryTrace>(label, parts);
+      };
+      spec.read_in_memory = [&take, i](trace::TraceFile& copy, const std::string&) {
+        take(i, dynamic_cast<analysis::SummaryTrace&>(copy).read());
       };
       specs.push_back(std::move(spec));
     }

@@ -137,9 +137,10 @@ int run_and_report(models::Scenario& s, const std::string& out_dir, const models
   // The figures come from a copy of the trace's tables kept in memory as they are written,
   // never from reading the file back (docs/engine.md, "The summary from memory"); /events
   // only when the plots need it.
-  // /ledger and /preemptions are folded into their sums as they are written, not kept, and
-  // the columns no figure or plot reads (TraceParts::details) are left out.
-  const analysis::TraceParts parts{.events = plots, .details = false, .requests = false};
+  // /ledger and /preemptions are folded into their sums as they are written, not kept (and
+  // /utilization into its integrals, when no plot draws it), and the columns no figure or
+  // plot reads (TraceParts::details) are left out.
+  const analysis::TraceParts parts{.events = plots, .details = false, .requests = false, .utilization = plots};
   analysis::SummaryTrace memory(trace_path, parts);
   const models::RunSummary r = models::run_simulation_to(
       s, schedulers, trace_path, bounded, memory,

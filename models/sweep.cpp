@@ -11,7 +11,6 @@
 #include "sim/check.hpp"
 #include "sim/parallel.hpp"
 #include "sim/errors.hpp"
-#include "sim/trace/memory_trace.hpp"
 #include "sim/trace/tee_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 
@@ -60,18 +59,17 @@ void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunS
     const auto all_tables = [](const std::string&) { return true; };
     const std::function<bool(const std::string&)> kept = spec.in_memory_tables ? spec.in_memory_tables : all_tables;
     if (spec.output_stem.empty() && spec.read_in_memory) {
-      trace::MemoryTrace memory(label);
+      const std::unique_ptr<trace::TraceFile> copy = spec.make_copy(label);
       if (spec.in_memory_tables) {
         trace::DiscardTrace rest;  // the tables not kept go nowhere
-        trace::TeeTrace only_kept(rest, memory, kept);
+        trace::TeeTrace only_kept(rest, *copy, kept);
         out.summary = run_simulation(*scenario, schedulers, &only_kept, spec.options);
         only_kept.commit();
       } else {
-        out.summary = run_simulation(*scenario, schedulers, &memory, spec.options);
-        memory.commit();
+        out.summary = run_simulation(*scenario, schedulers, copy.get(), spec.options);
+        copy->commit();
       }
-      memory.read_once();
-      spec.read_in_memory(memory, label);
+      spec.read_in_memory(*copy, label);
       return;
     }
     if (spec.output_stem.empty()) {
@@ -82,11 +80,10 @@ void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunS
     if (!GCSIM_HDF5_THREADSAFE) serial = std::unique_lock<std::mutex>(serial_hdf5_mutex());
     const std::string path = spec.output_stem + ".h5";
     if (spec.read_in_memory) {
-      trace::MemoryTrace memory(label);
-      out.summary = run_simulation_to(*scenario, schedulers, path, spec.options, memory, kept);
+      const std::unique_ptr<trace::TraceFile> copy = spec.make_copy(label);
+      out.summary = run_simulation_to(*scenario, schedulers, path, spec.options, *copy, kept);
       out.trace_path = path;
-      memory.read_once();
-      spec.read_in_memory(memory, label);
+      spec.read_in_memory(*copy, label);
       return;
     }
     out.summary = run_simulation_to(*scenario, schedulers, path, spec.options);
@@ -118,6 +115,9 @@ std::vector<RunOutcome> run_many(const Catalogs& catalogs, const SchedulerRegist
     const RunSpec& r = runs[i];
     if (static_cast<bool>(r.scenario) == r.document.has_value()) {
       throw Error("run_many: run " + std::to_string(i) + " needs exactly one of a scenario and a document");
+    }
+    if (static_cast<bool>(r.read_in_memory) != static_cast<bool>(r.make_copy)) {
+      throw Error("run_many: run " + std::to_string(i) + " needs both or neither of read_in_memory and make_copy");
     }
     // Equal stems would not clash while writing (temporary names are unique) but the
     // second rename would silently replace the first run's trace.

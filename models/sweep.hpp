@@ -36,14 +36,17 @@ struct RunSpec {
   // The trace goes to "<output_stem>.h5"; no trace when empty. The folder must exist
   // (the front end makes folders). Two runs of one call may not share a stem.
   std::string output_stem;
-  // When set, the trace is also kept in memory (trace::MemoryTrace: with no output_stem
-  // there is no file and no HDF5; with one, the file's tables are copied as they are
-  // written, trace::TeeTrace) and handed to this, on the run's thread, once the run has
-  // ended well, to be read once (MemoryTrace::read_once); then it is dropped. What the
-  // caller wants of it (a run's figures) it takes here, never reading the file back. An
-  // exception it throws is the run's failure.
-  std::function<void(const trace::TraceReader& trace, const std::string& label)> read_in_memory;
-  // The tables (and byte arrays) kept in memory for read_in_memory; unset: every one.
+  // When set, the trace is also written to a copy in memory, which make_copy (also to be
+  // set) makes for the run, on its thread, given its label: a TraceFile that keeps or folds
+  // what the caller needs (trace::MemoryTrace, analysis::SummaryTrace). With no
+  // output_stem there is no file and no HDF5; with one, the file's tables are copied as
+  // they are written (trace::TeeTrace). Once the run has ended well, the copy is committed
+  // and handed to read_in_memory, on the run's thread; then it is dropped. What the caller
+  // wants of it (a run's figures) it takes there, never reading the file back. An exception
+  // it throws is the run's failure.
+  std::function<std::unique_ptr<trace::TraceFile>(const std::string& label)> make_copy;
+  std::function<void(trace::TraceFile& copy, const std::string& label)> read_in_memory;
+  // The tables (and byte arrays) written to the copy; unset: every one.
   std::function<bool(const std::string& table)> in_memory_tables;
 };
 

@@ -31,6 +31,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
 #include "analysis/trace_data.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 
 using namespace gcsim::analysis;
@@ -130,6 +131,55 @@ TEST_CASE("metrics integrate only over [0, end_s]", "[model]") {
     d.utilization = {{0, 1, 8}, {100, 2, 8}, {50, 3, 8}};
     CHECK_THROWS_AS(compute_metrics(d), gcsim::Error);
   }
+}
+
+TEST_CASE("utilization rows folded one at a time integrate as the rows do, bit for bit", "[unit]") {
+  using gcsim::analysis::StepIntegrals;
+  using gcsim::analysis::UtilizationFold;
+  using gcsim::analysis::UtilizationSample;
+  const auto fold_of = [](const std::vector<UtilizationSample>& rows, double clip_s) {
+    UtilizationFold f(clip_s);
+    for (const UtilizationSample& r : rows) f.add(r.time_s, r.allocated_gpus, r.total_gpus);
+    return f;
+  };
+  const auto same = [](const StepIntegrals& a, const StepIntegrals& b) {
+    CHECK(a.allocated_gpu_s == b.allocated_gpu_s);
+    CHECK(a.total_gpu_s == b.total_gpu_s);
+    CHECK(a.peak_allocated_gpus == b.peak_allocated_gpus);
+    CHECK((a.peak_at_s == b.peak_at_s || (std::isnan(a.peak_at_s) && std::isnan(b.peak_at_s))));
+  };
+  // Rows with irregular times and shares (so the sums' rounding depends on their order),
+  // one before 0, repeats of one instant, and a last row at the end.
+  std::vector<UtilizationSample> rows{{-5, 2, 8}, {0, 3, 8}};
+  double t = 0;
+  for (int i = 0; i < 500; ++i) {
+    t += (i % 3 == 0) ? 0.0 : 0.1 + 1.7 * ((i * 37) % 11);
+    rows.push_back({t, 0.125 * ((i * 13) % 61), 64 + (i / 100) * 8});
+  }
+  const double end_s = t;
+  rows.push_back({end_s, 5, 64});
+  StepIntegrals want = integrate_utilization(rows, end_s);
+  REQUIRE(want.allocated_gpu_s > 0);
+  same(fold_of(rows, std::numeric_limits<double>::infinity()).integrals(end_s), want);
+  same(fold_of(rows, end_s).integrals(end_s), want);
+  CHECK(fold_of(rows, end_s).rows() == rows.size());
+  // A later end: the last row holds until it.
+  same(fold_of(rows, std::numeric_limits<double>::infinity()).integrals(end_s + 100), integrate_utilization(rows, end_s + 100));
+  // An earlier end: integrate_utilization clips every step at it; a fold that knows it as
+  // its clip does the same, one that does not has closed steps past it and says so.
+  const double cut = end_s / 2;
+  same(fold_of(rows, cut).integrals(cut), integrate_utilization(rows, cut));
+  CHECK_THROWS_AS(fold_of(rows, std::numeric_limits<double>::infinity()).integrals(cut), gcsim::InternalError);
+  // No row, and one row.
+  same(UtilizationFold().integrals(10), integrate_utilization({}, 10));
+  same(fold_of({{2, 4, 8}}, std::numeric_limits<double>::infinity()).integrals(10), integrate_utilization({{2, 4, 8}}, 10));
+  CHECK(fold_of({{2, 4, 8}}, std::numeric_limits<double>::infinity()).integrals(10).allocated_gpu_s == 32);
+  // Out of order, named by its row, as integrate_utilization names it.
+  UtilizationFold bad;
+  bad.add(0, 1, 8);
+  bad.add(100, 2, 8);
+  CHECK_THROWS_WITH(bad.add(50, 3, 8), Catch::Contains("out of time order at row 2"));
+  CHECK_THROWS_WITH(integrate_utilization({{0, 1, 8}, {100, 2, 8}, {50, 3, 8}}, 200), Catch::Contains("out of time order at row 2"));
 }
 
 TEST_CASE("metrics of an empty run are zero or undefined, never garbage", "[model]") {

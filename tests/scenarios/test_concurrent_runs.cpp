@@ -289,6 +289,13 @@ TEST_CASE("run_many refuses malformed specs and shared output names before runni
   CHECK_THROWS_WITH(models::run_many(catalogs, schedulers(), std::move(same), 2),
                     Catch::Matchers::Contains("two runs write"));
   CHECK(models::run_many(catalogs, schedulers(), {}, 4).empty());
+  // A copy in memory is read by read_in_memory and made by make_copy: one without the other
+  // is refused.
+  std::vector<RunSpec> half(1);
+  half[0].scenario = s;
+  half[0].read_in_memory = [](gcsim::trace::TraceFile&, const std::string&) {};
+  CHECK_THROWS_WITH(models::run_many(catalogs, schedulers(), std::move(half), 1),
+                    Catch::Matchers::Contains("both or neither of read_in_memory and make_copy"));
 }
 
 TEST_CASE("a run whose trace is encoded on a thread of its own writes the trace it writes inline", "[scenario]") {

@@ -1,8 +1,8 @@
 // The run's figures from memory (docs/engine.md, "The summary from memory"): a trace's
 // tables copied into a MemoryTrace as the file is written (trace::TeeTrace) read back to the
 // same records as the file does; a MemoryTrace read once hands each column out once;
-// coded name columns (schema 5) keep every name, past 256 of them; /ledger and /preemptions
-// folded into their sums as they are written give the figures their rows give.
+// coded name columns (schema 5) keep every name, past 256 of them; /ledger, /preemptions and
+// /utilization folded into their sums as they are written give the figures their rows give.
 #include <string>
 #include <vector>
 
@@ -177,7 +177,7 @@ TEST_CASE("output.events false leaves /events out of the trace, and every figure
   CHECK(ma.jct_s.mean == mb.jct_s.mean);
 }
 
-TEST_CASE("a run's /ledger and /preemptions folded as they are written give every figure their rows give",
+TEST_CASE("a run's /ledger, /preemptions and /utilization folded as they are written give every figure their rows give",
           "[scenario][trace]") {
   // Least attained service on two nodes, 80 jobs of 1 to 8 GPUs arriving about every 10
   // minutes for about an hour each in three teams: a new job preempts the running ones
@@ -202,8 +202,8 @@ workload:
   gcsim::test::TempDir dir;
   const models::Scenario s = gcsim::test::scenario_from_yaml(yaml);
   const std::string path = dir.file("fold.h5");
-  // As gcsim run reads it: no detail columns kept.
-  const TraceParts parts{.events = false, .details = false};
+  // As gcsim run reads it without plots: no detail columns kept, /utilization folded.
+  const TraceParts parts{.events = false, .details = false, .requests = true, .utilization = false};
   analysis::SummaryTrace summary(path, parts);
   models::run_simulation_to(s, models::builtins().schedulers, path, {}, summary,
                             [parts](const std::string& t) { return analysis::read_by_read_trace(t, parts); });
@@ -223,6 +223,14 @@ workload:
   CHECK(folded.ledger_totals->busy_usd == want.busy_usd);
   REQUIRE(folded.ledger_totals->by_category.size() == 2);  // compute_busy and compute_idle
   CHECK(folded.preemption_totals->rows == static_cast<std::int64_t>(rows.preemptions.size()));
+  CHECK(folded.utilization.empty());
+  REQUIRE(folded.utilization_fold);
+  REQUIRE(rows.utilization.size() > 100);
+  CHECK(folded.utilization_fold->rows() == rows.utilization.size());
+  // The file read with /utilization folded as it is read gives the same integrals.
+  const TraceData read_folded = analysis::read_trace(path, parts);
+  CHECK(read_folded.utilization.empty());
+  REQUIRE(read_folded.utilization_fold);
 
   const analysis::Metrics a = analysis::compute_metrics(folded);
   const analysis::Metrics b = analysis::compute_metrics(rows);
@@ -250,6 +258,17 @@ workload:
   CHECK(a.wait_s.mean == b.wait_s.mean);
   CHECK(a.jct_s.mean == b.jct_s.mean);
   CHECK(a.gpu_utilization == b.gpu_utilization);
+  CHECK(a.gpu_utilization > 0);
+  CHECK(a.gpu_hours_delivered == b.gpu_hours_delivered);
+  CHECK(a.gpu_hours_provisioned == b.gpu_hours_provisioned);
+  CHECK(a.gpu_busy_share == b.gpu_busy_share);
+  CHECK(a.mean_allocated_gpus == b.mean_allocated_gpus);
+  CHECK(a.peak_allocated_gpus == b.peak_allocated_gpus);
+  CHECK(a.peak_allocated_at_s == b.peak_allocated_at_s);
+  const analysis::Metrics c = analysis::compute_metrics(read_folded);
+  CHECK(c.gpu_hours_delivered == b.gpu_hours_delivered);
+  CHECK(c.gpu_hours_provisioned == b.gpu_hours_provisioned);
+  CHECK(c.peak_allocated_at_s == b.peak_allocated_at_s);
   // The jobs' detail columns were not kept: the records have their defaults there.
   REQUIRE(folded.jobs.size() == rows.jobs.size());
   CHECK(folded.jobs[0].name.empty());
