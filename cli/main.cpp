@@ -257,16 +257,19 @@ int cmd_analyze(const std::vector<std::string>& trace_paths, bool json, const st
       throw Error("--plot takes one trace; to plot each of these runs, analyze them one at a time");
     std::vector<analysis::ComparedRun> runs;
     for (const std::string& path : trace_paths)
-      runs.push_back(analysis::compared_run(path, analysis::read_trace(path, {.events = false, .details = false, .requests = false})));
+      runs.push_back(analysis::compared_run(
+          path, analysis::read_trace(path, {.events = false, .details = false, .requests = false, .utilization = false})));
     std::cout << (json ? analysis::format_comparison_json(runs) : analysis::format_comparison(runs));
     return 0;
   }
   const std::string& trace_path = trace_paths.front();
   // /events only for the plots: no figure of the report reads it (a quarter of a big trace);
   // nor the columns of single jobs and charges (TraceParts::details), but the elastic pools'
-  // plots draw their cost from the charges' times and pools.
+  // plots draw their cost from the charges' times and pools; /utilization's rows only for
+  // the plots too (the figures take its integrals, folded as it is read).
+  const bool plot = !plot_dir.empty();
   const analysis::TraceData data =
-      analysis::read_trace(trace_path, {.events = !plot_dir.empty(), .details = !plot_dir.empty(), .requests = false});
+      analysis::read_trace(trace_path, {.events = plot, .details = plot, .requests = false, .utilization = plot});
   const analysis::Metrics m = analysis::compute_metrics(data);
   // Elastic pools' tables are read here, beside the trace data (analysis/pools.hpp).
   const analysis::ElasticPoolTables elastic = analysis::read_elastic_pools(trace_path);
