@@ -27,6 +27,7 @@
 #include "analysis/metrics.hpp"
 #include "analysis/report.hpp"
 #include "analysis/strategy_comparison.hpp"
+#include "analysis/summary_trace.hpp"
 #include "analysis/sweep_plots.hpp"
 #include "analysis/sweep_report.hpp"
 #include "analysis/trace_data.hpp"
@@ -43,7 +44,7 @@
 #include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/parallel.hpp"
-#include "sim/trace/memory_trace.hpp"
+#include "sim/trace/tee_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/units.hpp"
 
@@ -531,17 +532,23 @@ JournalRun run_sweep_point(const config::ConfigDocument& base, const std::vector
     models::RunOptions o;
     o.replication = replication;
     o.max_events = models::event_limit(limits);
-    analysis::TraceData trace;
+    // The figures come from the run's summary copy (analysis::SummaryTrace, as gcsim run's
+    // and gcsim compare's), kept as the tables are written: /ledger, /preemptions and
+    // /utilization folded into their sums, no detail column, no /events; never from the
+    // file read back. Without a kept trace there is no file and no HDF5 (whose lock would
+    // serialise the runs): the tables the copy does not read go nowhere.
+    const analysis::TraceParts parts{.events = false, .details = false, .requests = false, .utilization = false};
+    const auto read = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
+    analysis::SummaryTrace copy(label, parts);
     if (!keep_trace.empty()) {
-      models::run_simulation_to(s, schedulers, keep_trace, o);
-      trace = analysis::read_trace(keep_trace);
+      models::run_simulation_to(s, schedulers, keep_trace, o, copy, read);
     } else {
-      // In memory as columns: no file, no HDF5 (whose lock would serialise the runs).
-      trace::MemoryTrace memory(label);
-      models::run_simulation(s, schedulers, &memory, o);
-      memory.commit();
-      trace = analysis::read_trace(memory, label);
+      trace::DiscardTrace rest;
+      trace::TeeTrace only_read(rest, copy, read);
+      models::run_simulation(s, schedulers, &only_read, o);
+      only_read.commit();
     }
+    const analysis::TraceData trace = copy.read();
     out.figures = analysis::strategy_figures(trace, analysis::compute_metrics(trace));
     out.ok = true;
   } catch (const Error& e) {

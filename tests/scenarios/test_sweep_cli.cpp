@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -162,6 +163,63 @@ TEST_CASE("the bundled sweep runs: 10 points of 5 replications", "[scenario][cli
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.file("bare"))) ++files;
   CHECK(files == 3);  // sweep.csv, sweep.h5, sweep.journal
+}
+
+// A run's figures come from its summary copy (folded ledger, preemptions and utilization,
+// no detail column), never from its trace read back: they are those `gcsim analyze` gives
+// of the trace the run kept, on a run with preemptions, idle and busy charges.
+TEST_CASE("a sweep's figures are those gcsim analyze gives of each run's kept trace", "[scenario][cli][sweep]") {
+  test::TempDir dir("sweep_figures");
+  test::write_file(dir.file("base.yaml"), R"(name: figures
+seed: 3
+horizon: 30d
+run_until: done
+cluster:
+  node_types:
+    - {name: a100, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32}}
+scheduler: {policy: las}
+workload:
+  generators:
+    - name: g
+      count: 60
+      arrival: {dist: exponential, mean: 10m}
+      gpus: {choice: [1, 2, 4, 8]}
+      duration: {dist: lognormal, median: 1h, sigma: 1.0}
+      team: {choice: [a, b, c]}
+)");
+  test::write_file(dir.file("s.yaml"), R"(base: base.yaml
+vary:
+  grid:
+    scheduler.policy: [las, fifo]
+metrics: [total_cost_usd, jct_mean_s, wait_p95_s, gpu_utilization]
+)");
+  REQUIRE(run_gcsim("sweep " + dir.file("s.yaml") + " -q --no-plots --keep-traces -o " + dir.file("out")).code == 0);
+  std::istringstream csv(test::read_bytes(dir.file("out/sweep.csv")));
+  std::string line;
+  std::getline(csv, line);  // point,scheduler.policy,total_cost_usd_mean,total_cost_usd_ci95,jct_mean_s_mean,...
+  int points = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string c; std::getline(row, c, ',');) cells.push_back(c);
+    REQUIRE(cells.size() == 11);
+    INFO(line);
+    const auto analyzed = run_gcsim("analyze --json " + dir.file("out/traces/p" + cells[0] + "-r0.h5"));
+    REQUIRE(analyzed.code == 0);
+    const auto json_number = [&](const std::string& key) {
+      std::smatch m;
+      REQUIRE(std::regex_search(analyzed.output, m, std::regex("\"" + key + "\": ([-0-9.eE+]+)")));
+      return std::stod(m[1]);
+    };
+    // One replication: a point's mean is its run's figure.
+    CHECK(std::stod(cells[2]) == json_number("total_cost_usd"));
+    CHECK(std::stod(cells[4]) == json_number("mean_jct_s"));
+    CHECK(std::stod(cells[6]) == json_number("p95_wait_s"));
+    CHECK(std::stod(cells[8]) == json_number("gpu_utilization"));
+    if (cells[1] == "las") CHECK(json_number("preemptions") > 0);
+    ++points;
+  }
+  CHECK(points == 2);
 }
 
 TEST_CASE("a sweep killed with kill -9 resumes with only the missing runs, and the same results byte for byte",
