@@ -170,23 +170,7 @@ TEST_CASE("the bundled sweep runs: 10 points of 5 replications", "[scenario][cli
 // of the trace the run kept, on a run with preemptions, idle and busy charges.
 TEST_CASE("a sweep's figures are those gcsim analyze gives of each run's kept trace", "[scenario][cli][sweep]") {
   test::TempDir dir("sweep_figures");
-  test::write_file(dir.file("base.yaml"), R"(name: figures
-seed: 3
-horizon: 30d
-run_until: done
-cluster:
-  node_types:
-    - {name: a100, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32}}
-scheduler: {policy: las}
-workload:
-  generators:
-    - name: g
-      count: 60
-      arrival: {dist: exponential, mean: 10m}
-      gpus: {choice: [1, 2, 4, 8]}
-      duration: {dist: lognormal, median: 1h, sigma: 1.0}
-      team: {choice: [a, b, c]}
-)");
+  test::write_file(dir.file("base.yaml"), test::las_preemptions_yaml("figures", 60));
   test::write_file(dir.file("s.yaml"), R"(base: base.yaml
 vary:
   grid:

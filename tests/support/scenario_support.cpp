@@ -169,6 +169,25 @@ std::string two_jobs_yaml(const std::string& name, const std::string& horizon, i
          "    - {name: b, submit: 0h, gpus: 8, duration: 6h}\n";
 }
 
+std::string las_preemptions_yaml(const std::string& name, int jobs) {
+  return "name: " + name +
+         "\nseed: 3\nhorizon: 30d\nrun_until: done\n"
+         "cluster:\n"
+         "  node_types:\n"
+         "    - {name: a100, gpu: A100-40GB-SXM, gpus: 8, count: 2, price: {on_demand_per_hour: 32}}\n"
+         "scheduler: {policy: las}\n"
+         "workload:\n"
+         "  generators:\n"
+         "    - name: g\n"
+         "      count: " +
+         std::to_string(jobs) +
+         "\n"
+         "      arrival: {dist: exponential, mean: 10m}\n"
+         "      gpus: {choice: [1, 2, 4, 8]}\n"
+         "      duration: {dist: lognormal, median: 1h, sigma: 1.0}\n"
+         "      team: {choice: [a, b, c]}\n";
+}
+
 CommandResult run_gcsim(const std::string& args) { return run_command(std::string(GCSIM_BINARY_DIR) + "/cli/gcsim " + args); }
 
 PeakResult run_gcsim_peak(const std::filesystem::path& dir, const std::vector<std::string>& args) {

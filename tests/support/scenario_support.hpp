@@ -139,6 +139,12 @@ std::string write_own_price_scenario(const std::filesystem::path& dir, const std
 // mean JCT is 9 h), side by side on two (6 h); either way 12 node-hours, $120.
 std::string two_jobs_yaml(const std::string& name, const std::string& horizon, int count = 1);
 
+// A scenario named `name` under least attained service on two 8-GPU A100 nodes at $32 an
+// hour, run until done: `jobs` jobs of 1 to 8 GPUs arriving about every 10 minutes for
+// about an hour each (seed 3) in teams a, b and c. A new job preempts the running ones that
+// have had more, so the run has preemptions, and idle and busy compute charges.
+std::string las_preemptions_yaml(const std::string& name, int jobs);
+
 // Minutes and hours that may be fractional (sim::minutes and sim::hours take whole ones).
 inline sim::SimTime minutes(double m) { return sim::SimTime::from_seconds(m * 60); }
 inline sim::SimTime hours(double h) { return sim::SimTime::from_seconds(h * 3600); }
