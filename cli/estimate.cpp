@@ -244,28 +244,41 @@ int cmd_estimate(const std::string& file, bool json, const models::LoadOptions& 
     for (std::size_t i = 0; i < notes.size(); ++i) out << (i ? ", " : "") << json_quote(notes[i]);
     out << "]\n}\n";
   } else {
+    // The three name columns are as wide as their longest name (at least as their heading's
+    // usual width), so that a long job, node type or GPU name shifts no column after it.
+    std::size_t job_width = 14, type_width = 12, gpu_width = 14;
+    const auto widen = [&](const models::JobSpec& j, const models::NodeTypeSpec& t) {
+      job_width = std::max(job_width, j.name.size());
+      type_width = std::max(type_width, t.name.size());
+      gpu_width = std::max(gpu_width, t.gpu.name.size());
+    };
+    for (const Row& r : rows) widen(*r.job, *r.type);
+    for (const Excluded& x : excluded) widen(*x.job, *x.type);
+    const auto names = [&](const std::string& job, const std::string& type, const std::string& gpu) {
+      const auto pad = [](const std::string& s, std::size_t width) { return s + std::string(width - s.size(), ' '); };
+      return pad(job, job_width) + " " + pad(type, type_width) + " " + pad(gpu, gpu_width) + " ";
+    };
     char line[512];
-    std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5s %11s %9s %9s %9s %9s %10s %-14s %11s %9s %11s %10s %10s\n",
-                  "job", "node type", "gpu", "gpus", "samples/s", "step", "compute", "input", "comm exp", "memory",
-                  "bottleneck", "epoch", "$/epoch", "whole job", "$/job", "$/M samp");
-    out << line;
+    std::snprintf(line, sizeof line, "%5s %11s %9s %9s %9s %9s %10s %-14s %11s %9s %11s %10s %10s\n", "gpus",
+                  "samples/s", "step", "compute", "input", "comm exp", "memory", "bottleneck", "epoch", "$/epoch",
+                  "whole job", "$/job", "$/M samp");
+    out << names("job", "node type", "gpu") << line;
     for (const Row& r : rows) {
       const auto& st = r.e.step;
       std::snprintf(line, sizeof line,
-                    "%-14s %-12s %-14s %5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9s %11s %10s %10s%s\n",
-                    r.job->name.c_str(), r.type->name.c_str(), r.type->gpu.name.c_str(), r.job->gpus, r.e.samples_per_s,
+                    "%5d %11.1f %7.1fms %7.1fms %7.1fms %7.1fms %10s %-14s %11s %9s %11s %10s %10s%s\n", r.job->gpus,
+                    r.e.samples_per_s,
                     st.step_s * 1e3, st.compute_s * 1e3, st.input_s * 1e3, st.comm_exposed_s * 1e3,
                     gib(r.e.memory.need.total()).c_str(), std::string(models::bottleneck_name(st.bottleneck)).c_str(),
                     r.has_epoch ? analysis::format_duration(r.e.time_per_epoch_s).c_str() : "-",
                     r.has_epoch ? analysis::format_usd(r.e.cost_per_epoch_usd).c_str() : "-",
                     analysis::format_duration(r.e.total_time_s).c_str(), analysis::format_usd(r.e.total_cost_usd).c_str(),
                     analysis::format_usd(r.e.cost_per_million_samples_usd).c_str(), r.would_run_on ? "" : "  (comparison)");
-      out << line;
+      out << names(r.job->name, r.type->name, r.type->gpu.name) << line;
     }
     for (const Excluded& x : excluded) {
-      std::snprintf(line, sizeof line, "%-14s %-12s %-14s %5d  cannot run: ", x.job->name.c_str(), x.type->name.c_str(),
-                    x.type->gpu.name.c_str(), x.job->gpus);
-      out << line << x.reason << "\n";
+      std::snprintf(line, sizeof line, "%5d  cannot run: ", x.job->gpus);
+      out << names(x.job->name, x.type->name, x.type->gpu.name) << line << x.reason << "\n";
     }
     out << "\nstep: one micro-step of one GPU; compute, input and exposed communication are its parts (docs/step-time.md).\n"
            "epoch: one pass over the job's dataset (\"-\" when the job names none); whole job: all its samples.\n"

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/config/scenario_keys.hpp"
@@ -298,6 +299,28 @@ TEST_CASE("gcsim estimate says which node types cannot run a job and why, and an
         std::string::npos);
   const auto plain = run_gcsim("estimate " GCSIM_SOURCE_DIR "/scenarios/examples/estimate_resnet50.yaml --json");
   CHECK(plain.output.find("\"excluded\": []") != std::string::npos);
+  // A job name longer than the column's 14 characters widens the column: every row's node
+  // type, GPU and GPU count stand under their headings, the row that cannot run included.
+  std::string long_name = with("precision: amp", "precision: tf32");
+  long_name.replace(long_name.find("name: rn50"), 10, "name: resnet50-imagenet-tf32-8gpu");
+  gcsim::test::write_file(dir.file("long.yaml"), long_name);
+  const auto wide = run_gcsim("estimate " + dir.file("long.yaml"));
+  INFO(wide.output);
+  REQUIRE(wide.code == 0);
+  std::istringstream lines(wide.output);
+  std::string header, a100, h100, t4;
+  std::getline(lines, header);
+  std::getline(lines, a100);
+  std::getline(lines, h100);
+  std::getline(lines, t4);
+  REQUIRE(gcsim::test::has(t4, "cannot run: no tf32 on the T4"));
+  for (const auto& [row, type, gpu] : {std::tuple{a100, "p4d-a100", "A100-40GB-SXM"}, std::tuple{h100, "p5-h100", "H100-SXM"},
+                                       std::tuple{t4, "g4dn-t4", "T4 "}}) {
+    CHECK(row.rfind("resnet50-imagenet-tf32-8gpu ", 0) == 0);
+    CHECK(row.find(type) == header.find("node type"));
+    CHECK(row.find(gpu) == header.find("gpu "));
+    CHECK(row.find("    8 ") + 5 == header.find("gpus") + 4);  // the count right-aligned under its heading
+  }
 }
 
 TEST_CASE("gcsim estimate bills as a run does: a monthly lease costs its month", "[scenario][cli]") {
