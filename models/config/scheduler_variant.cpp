@@ -120,6 +120,11 @@ config::ConfigNode inline_section(const std::string& argument) {
   const std::string name = argument.substr(0, colon);
   const config::ConfigNode policy = config::ConfigNode::make_scalar(name, false, SourceMark{label, 1, 1}, "policy");
   if (name.empty()) policy.fail(ErrorCode::MissingKey, "name a policy: NAME or NAME:{key: value, ...}");
+  // A scheduler section written as one flow map, as in a scenario: say the forms --policy takes.
+  if (name.find_first_not_of(" \t") != std::string::npos && name[name.find_first_not_of(" \t")] == '{')
+    policy.fail(ErrorCode::WrongType,
+                "the policy comes first, then its keys: NAME:{key: value, ...} (e.g. 'backfill:{mode: conservative}'), "
+                "or the whole scheduler map in a file: --policy @FILE");
   std::vector<std::pair<std::string, config::ConfigNode>> entries{{"policy", policy}};
   std::vector<SourceMark> key_marks{SourceMark{label, 1, 1}};
   if (colon != std::string::npos) {

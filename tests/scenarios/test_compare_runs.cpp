@@ -155,6 +155,11 @@ TEST_CASE("compare: a bad --policy exits 2 naming the argument and key, before w
       {"fifo:[1]", "error[wrong-type]"},
       {"fifo:", "--policy 'fifo:':1:1: error[wrong-type]: scheduler.policy: after 'NAME:' comes a YAML flow map"},
       {"fifo:{policy: fifo}", "error[conflict]: scheduler.policy"},
+      // The scheduler section as one flow map, as a scenario writes it: the forms --policy takes.
+      {"{policy: backfill, mode: conservative}",
+       "--policy '{policy: backfill, mode: conservative}':1:1: error[wrong-type]: scheduler.policy: the policy comes first, "
+       "then its keys: NAME:{key: value, ...} (e.g. 'backfill:{mode: conservative}'), or the whole scheduler map in a "
+       "file: --policy @FILE"},
   };
   for (const Case& c : cases) {
     INFO(c.policy);
