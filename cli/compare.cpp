@@ -229,13 +229,13 @@ int cmd_compare(const CompareCommand& c, const models::LoadOptions& options, con
       spec.options.trace_compression = c.trace_compression;
       const std::size_t i = v * c.replications + r;
       if (to_folder) spec.output_stem = (fs::path(work->path()) / (names[v] + "-r" + std::to_string(r))).string();
-      // The figures come from the tables kept in memory as the run writes them (with -o,
-      // beside the file: it is never read back), on the run's thread; /events only for the
-      // plots. No figure or plot of a compare reads the detail columns, nor a row of /ledger
-      // or /preemptions: those two are folded into their sums as they are read
-      // (TraceParts::details).
-      // The copy is a run's summary copy (analysis::SummaryTrace: /ledger, /preemptions and,
-      // without plots, /utilization folded as they are written, the detail columns left out).
+      // The figures come from the run's summary copy, kept in memory as the run writes its
+      // tables (with -o, beside the file: it is never read back), on the run's thread:
+      // analysis::SummaryTrace, as gcsim run's. No figure or plot of a compare reads the
+      // detail columns, nor a row of /ledger or /preemptions: those two are folded into their
+      // sums as they are written (TraceParts::details). /events and /utilization's rows only
+      // for the plots (drawn from replication 0 of each variant); otherwise /utilization is
+      // folded into its integrals too.
       const analysis::TraceParts parts{
           .events = plots && r == 0, .details = false, .requests = false, .utilization = plots && r == 0};
       spec.in_memory_tables = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
