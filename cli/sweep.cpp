@@ -44,7 +44,6 @@
 #include "sim/check.hpp"
 #include "sim/errors.hpp"
 #include "sim/parallel.hpp"
-#include "sim/trace/tee_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 #include "sim/units.hpp"
 
@@ -540,14 +539,10 @@ JournalRun run_sweep_point(const config::ConfigDocument& base, const std::vector
     const analysis::TraceParts parts{.events = false, .details = false, .requests = false, .utilization = false};
     const auto read = [parts](const std::string& table) { return analysis::read_by_read_trace(table, parts); };
     analysis::SummaryTrace copy(label, parts);
-    if (!keep_trace.empty()) {
+    if (!keep_trace.empty())
       models::run_simulation_to(s, schedulers, keep_trace, o, copy, read);
-    } else {
-      trace::DiscardTrace rest;
-      trace::TeeTrace only_read(rest, copy, read);
-      models::run_simulation(s, schedulers, &only_read, o);
-      only_read.commit();
-    }
+    else
+      models::run_simulation_into(s, schedulers, o, copy, read);
     const analysis::TraceData trace = copy.read();
     out.figures = analysis::strategy_figures(trace, analysis::compute_metrics(trace));
     out.ok = true;

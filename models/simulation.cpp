@@ -169,4 +169,13 @@ RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& 
   return summary;
 }
 
+RunSummary run_simulation_into(const Scenario& scenario, const SchedulerRegistry& schedulers, const RunOptions& options,
+                               trace::TraceFile& copy, const std::function<bool(const std::string&)>& to_copy) {
+  trace::DiscardTrace rest;
+  trace::TeeTrace tee(rest, copy, to_copy);
+  RunSummary summary = run_simulation(scenario, schedulers, &tee, options);
+  tee.commit();
+  return summary;
+}
+
 }  // namespace gcsim::models

@@ -124,11 +124,18 @@ RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& 
                              const RunOptions& options = {});
 
 // The same, with the tables and byte arrays that `to_copy(name)` picks written to `copy`
-// too (trace::TeeTrace), which is committed after the file: a trace::MemoryTrace the
-// caller computes the run's figures from, so the file is never read back.
+// too (trace::TeeTrace), which is committed after the file: a copy in memory the caller
+// computes the run's figures from (trace::MemoryTrace, analysis::SummaryTrace), so the file
+// is never read back.
 RunSummary run_simulation_to(const Scenario& scenario, const SchedulerRegistry& schedulers, const std::string& trace_path,
                              const RunOptions& options, trace::TraceFile& copy,
                              const std::function<bool(const std::string&)>& to_copy);
+
+// A run with no file: the tables and byte arrays that `to_copy(name)` picks go to `copy`,
+// the others nowhere (no HDF5, whose library-wide lock would make concurrent runs take
+// turns); `copy` is committed when the run has ended well.
+RunSummary run_simulation_into(const Scenario& scenario, const SchedulerRegistry& schedulers, const RunOptions& options,
+                               trace::TraceFile& copy, const std::function<bool(const std::string&)>& to_copy);
 
 // The spot pools of `scenario`, as run_simulation hands them to the spot market (the
 // node types with `market: spot`, each with its first node's index); tests that build a

@@ -11,7 +11,6 @@
 #include "sim/check.hpp"
 #include "sim/parallel.hpp"
 #include "sim/errors.hpp"
-#include "sim/trace/tee_trace.hpp"
 #include "sim/trace/table_writer.hpp"
 
 #ifndef GCSIM_HDF5_THREADSAFE
@@ -60,15 +59,7 @@ void run_one(const Catalogs& catalogs, const SchedulerRegistry& schedulers, RunS
     const std::function<bool(const std::string&)> kept = spec.in_memory_tables ? spec.in_memory_tables : all_tables;
     if (spec.output_stem.empty() && spec.read_in_memory) {
       const std::unique_ptr<trace::TraceFile> copy = spec.make_copy(label);
-      if (spec.in_memory_tables) {
-        trace::DiscardTrace rest;  // the tables not kept go nowhere
-        trace::TeeTrace only_kept(rest, *copy, kept);
-        out.summary = run_simulation(*scenario, schedulers, &only_kept, spec.options);
-        only_kept.commit();
-      } else {
-        out.summary = run_simulation(*scenario, schedulers, copy.get(), spec.options);
-        copy->commit();
-      }
+      out.summary = run_simulation_into(*scenario, schedulers, spec.options, *copy, kept);
       spec.read_in_memory(*copy, label);
       return;
     }

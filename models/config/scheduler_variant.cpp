@@ -121,7 +121,7 @@ config::ConfigNode inline_section(const std::string& argument) {
   const config::ConfigNode policy = config::ConfigNode::make_scalar(name, false, SourceMark{label, 1, 1}, "policy");
   if (name.empty()) policy.fail(ErrorCode::MissingKey, "name a policy: NAME or NAME:{key: value, ...}");
   // A scheduler section written as one flow map, as in a scenario: say the forms --policy takes.
-  if (name.find_first_not_of(" \t") != std::string::npos && name[name.find_first_not_of(" \t")] == '{')
+  if (const std::size_t first = name.find_first_not_of(" \t"); first != std::string::npos && name[first] == '{')
     policy.fail(ErrorCode::WrongType,
                 "the policy comes first, then its keys: NAME:{key: value, ...} (e.g. 'backfill:{mode: conservative}'), "
                 "or the whole scheduler map in a file: --policy @FILE");
