@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -39,6 +40,72 @@ void refuse_other_keys(const ConfigNode& n, std::string_view form, std::initiali
     for (std::string_view k : applies) keys += (keys.empty() ? "" : ", ") + std::string(k);
     throw ConfigError(ErrorCode::Conflict, n.key_mark(i), entries[i].second.path(),
                       "'" + key + "' does not apply to " + std::string(form) + ", which takes " + keys);
+  }
+}
+
+// The standard normal's CDF.
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+// The probability that one draw (before truncation) of d falls below `lo` / above `hi`.
+double below(const Distribution& d, double lo) {
+  switch (d.kind) {
+    case Distribution::Kind::Normal:
+      return d.p2 > 0 ? normal_cdf((lo - d.p1) / d.p2) : static_cast<double>(d.p1 < lo);
+    case Distribution::Kind::Exponential:
+    case Distribution::Kind::Lognormal: return lo > 0 ? 1.0 : 0.0;  // never < 0; lo is 0 here
+    default: return 0;
+  }
+}
+double above(const Distribution& d, double hi) {
+  switch (d.kind) {
+    case Distribution::Kind::Normal:
+      return d.p2 > 0 ? 1 - normal_cdf((hi - d.p1) / d.p2) : static_cast<double>(d.p1 > hi);
+    case Distribution::Kind::Exponential: return std::exp(-hi / d.p1);
+    case Distribution::Kind::Lognormal:
+      return d.p2 > 0 ? 1 - normal_cdf((std::log(hi) - std::log(d.p1)) / d.p2) : static_cast<double>(d.p1 > hi);
+    default: return 0;
+  }
+}
+
+// Every draw must be a value of the field: a duration or a count >= 0, a fraction in
+// (0, 1] (a whole number is rounded and taken as at least 1 where it is used, by design).
+// An exponential, normal or lognormal distribution can draw outside that unless its min and
+// max keep it inside. Where it would more often than once in a million draws, that is an
+// error naming how often and the bound to give (a negative time between arrivals stopped
+// a run with an internal error; a negative amount of work or an efficiency above 1 ran as
+// nonsense). Rarer strays are kept inside by truncation at the field's bound, as min and
+// max do: a draw outside is drawn again, which no run of a few million draws can tell apart.
+void keep_in_field(const ConfigNode& n, Distribution& d, ValueKind kind, std::string_view form) {
+  if (kind == ValueKind::Integer) return;
+  constexpr double RARE = 1e-6;
+  const double lo = 0;  // inclusive for durations and counts; a fraction must be > 0, and
+                        // these distributions draw exactly 0 with probability 0
+  const double hi = kind == ValueKind::Fraction ? 1.0 : INF;
+  const char* field = kind == ValueKind::Duration ? "a time cannot be negative"
+                      : kind == ValueKind::Count  ? "this value cannot be negative"
+                                                  : "a fraction is in (0, 1]";
+  // The least min the field's reader takes (a fraction's must be > 0).
+  const char* min_hint = kind == ValueKind::Duration ? "0s" : kind == ValueKind::Count ? "0" : "1%";
+  const auto percent = [](double p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, p >= 0.01 ? "%.0f%%" : "%.2g%%", 100 * p);
+    return std::string(buf);
+  };
+  if (d.min < lo) {
+    const double p = below(d, lo);
+    if (p > RARE)
+      n.fail(ErrorCode::OutOfRange, std::string(form) + " draws below 0 about " + percent(p) + " of the time, and " +
+                                        field + ": bound it with `min: " + min_hint + "` (a draw below min is drawn again) or "
+                                        "choose another distribution");
+    d.min = lo;
+  }
+  if (d.max > hi) {
+    const double p = above(d, hi);
+    if (p > RARE)
+      n.fail(ErrorCode::OutOfRange, std::string(form) + " draws above 1 about " + percent(p) + " of the time, and " +
+                                        field + ": bound it with `max: 1` (a draw above max is drawn again) or choose another "
+                                        "distribution");
+    d.max = hi;
   }
 }
 
@@ -154,6 +221,7 @@ Distribution read_distribution(const ConfigNode& n, ValueKind kind) {
     refuse_other_keys(n, form, {"dist", "mean", "stddev", "min", "max"});
   else
     refuse_other_keys(n, form, {"dist", "median", "sigma", "min", "max"});
+  keep_in_field(n, d, kind, form);
   return d;
 }
 

@@ -267,6 +267,50 @@ TEST_CASE("bad scenarios are refused with code, key path and position", "[unit][
   }
 }
 
+TEST_CASE("a distribution that draws outside its field's values is refused, or kept inside when that is rare",
+          "[unit][scenario-loader]") {
+  auto gen = [](const std::string& fields) {
+    return std::string(BASE) + "  generators:\n    - {name: g, count: 2, gpus: 1, " + fields + "}\n";
+  };
+  SECTION("a normal time between arrivals that goes negative") {
+    // Phi(-10 s / 60 s) = 43%: such arrivals once stopped the run with an internal error.
+    const auto e = error_of(gen("arrival: {dist: normal, mean: 10s, stddev: 60s}, duration: 1h"));
+    CHECK(e.code() == ErrorCode::OutOfRange);
+    CHECK(e.key_path() == "workload.generators[0].arrival");
+    CHECK_THAT(e.what(), Catch::Contains("draws below 0 about 43% of the time") && Catch::Contains("`min: 0s`"));
+    // With the bound it asks for, the same distribution is read, truncated at 0.
+    const auto s = scenario_from_yaml(gen("arrival: {dist: normal, mean: 10s, stddev: 60s, min: 0s}, duration: 1h"));
+    CHECK(s.workload.generators[0].arrival.min == 0);
+  }
+  SECTION("negative work, and an efficiency outside (0, 1]") {
+    // Phi(-1e18 / 3e18) = Phi(-1/3) = 36.9%.
+    const auto work = error_of(gen("arrival: 1h, work: {dist: normal, mean: 1e18, stddev: 3e18}, precision: bf16"));
+    CHECK(work.key_path() == "workload.generators[0].work");
+    CHECK_THAT(work.what(), Catch::Contains("below 0 about 37%") && Catch::Contains("`min: 0`"));
+    // 1 - Phi(ln(1 / 0.5) / 2) = 1 - Phi(0.3466) = 36.4%: an efficiency above 1 is faster than the GPU.
+    const auto high = error_of(gen("arrival: 1h, work: 1e18, precision: bf16, efficiency: {dist: lognormal, median: 0.5, sigma: 2}"));
+    CHECK(high.code() == ErrorCode::OutOfRange);
+    CHECK_THAT(high.what(), Catch::Contains("above 1 about 36%") && Catch::Contains("`max: 1`"));
+    // exp(-1 / 0.4) = 8.2% above 1.
+    CHECK_THAT(error_of(gen("arrival: 1h, work: 1e18, precision: bf16, efficiency: {dist: exponential, mean: 0.4}")).what(),
+               Catch::Contains("above 1 about 8%"));
+    // Phi(-0.5 / 0.5) = 15.9% at or below 0.
+    CHECK_THAT(error_of(gen("arrival: 1h, work: 1e18, precision: bf16, efficiency: {dist: normal, mean: 0.5, stddev: 0.5}")).what(),
+               Catch::Contains("below 0 about 16%") && Catch::Contains("`min: 1%`"));
+  }
+  SECTION("rarer than once in a million draws: truncated at the field's bound") {
+    // Phi(-6) = 1e-9: the reference's own example of a normal duration.
+    const auto s = scenario_from_yaml(gen("arrival: {dist: normal, mean: 1h, stddev: 10m}, duration: 1h"));
+    CHECK(s.workload.generators[0].arrival.min == 0);
+    // Phi(-4.8) = 7.9e-7 passes; Phi(-4.7) = 1.3e-6 does not.
+    CHECK_NOTHROW(scenario_from_yaml(gen("arrival: {dist: normal, mean: 48m, stddev: 10m}, duration: 1h")));
+    CHECK(error_of(gen("arrival: {dist: normal, mean: 47m, stddev: 10m}, duration: 1h")).code() == ErrorCode::OutOfRange);
+    // exp(-1 / 0.05) = 2e-9 above 1: an exponential efficiency of mean 5% is kept below 1.
+    const auto e = scenario_from_yaml(gen("arrival: 1h, work: 1e18, precision: bf16, efficiency: {dist: exponential, mean: 5%}"));
+    CHECK(e.workload.generators[0].efficiency.max == 1);
+  }
+}
+
 TEST_CASE("missing scenario file", "[unit][scenario-loader]") {
   try {
     models::load_scenario_file("/nonexistent/none.yaml", test::load_options());
