@@ -276,7 +276,9 @@ Metrics compute_metrics(const TraceData& trace) {
       breakdown_h += gpu_h;
     }
   }
-  m.jobs_total = static_cast<std::int64_t>(trace.jobs.size());
+  // Jobs after the horizon are counted, not listed (schema 6): older traces list them.
+  m.jobs_submitted_after_horizon += trace.attrs.jobs_after_horizon;
+  m.jobs_total = static_cast<std::int64_t>(trace.jobs.size()) + trace.attrs.jobs_after_horizon;
   const PreemptionTotals preempted = trace.preemption_totals ? *trace.preemption_totals : preemption_totals(trace.preemptions);
   m.preemptions = preempted.rows;
   m.gpu_hours_preempt_save = preempted.save_gpu_h;

@@ -248,6 +248,9 @@ TraceAttributes read_attributes(const TraceReader& r, const std::string& path) {
   a.replication = r.attribute_uint(at::REPLICATION);
   a.horizon_s = r.attribute_double(at::HORIZON_S);
   a.end_s = r.attribute_double(at::END_S);
+  a.jobs_after_horizon = r.has_attribute(at::JOBS_AFTER_HORIZON) ? r.attribute_int(at::JOBS_AFTER_HORIZON) : 0;
+  if (a.jobs_after_horizon < 0)
+    throw Error("trace '" + path + "': root attribute " + at::JOBS_AFTER_HORIZON + " is negative");
   a.run_until = optional_string(r, at::RUN_UNTIL);
   a.scheduler = optional_string(r, at::SCHEDULER);
   a.scheduler_settings = optional_string(r, at::SCHEDULER_SETTINGS);

@@ -35,6 +35,9 @@ struct TraceAttributes {
   std::uint64_t replication = 0;
   double horizon_s = 0;
   double end_s = 0;  // when the run ended: the horizon, or the last completion if earlier
+  // The workload's jobs submitted after the horizon, in no table (schema 6); 0 in older
+  // traces, whose /jobs lists them.
+  std::int64_t jobs_after_horizon = 0;
   std::string run_until;  // "horizon" or "done" (schema 2); "" in older traces
   std::string scheduler;           // the policy's name (schema 2); "" in older traces
   std::string scheduler_settings;  // its settings as one line; "" when it has none, or in older traces

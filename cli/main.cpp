@@ -126,13 +126,18 @@ int run_and_report(models::Scenario& s, const std::string& out_dir, const models
   bounded.max_events = models::event_limit(limits);
   // One run: the trace's chunks are encoded on a core the event loop leaves free.
   bounded.trace_encoding_thread = std::thread::hardware_concurrency() > 1;
-  // One run: the jobs are expanded here and the scenario's JobSpecs released, so that each
-  // job is held once, by the cluster (docs/engine.md, "A million jobs").
-  models::TakenWorkload taken = models::take_workload(s, models::run_seed(s, options), replication);
+  // One run: written-out jobs are expanded here and the scenario's JobSpecs released, so
+  // that each job is held once, by the cluster (docs/engine.md, "A million jobs"). Generated
+  // jobs have no specs to release: the run takes them as it reaches them, and never makes
+  // those after the horizon ("Jobs taken as they come").
+  models::TakenWorkload taken;
+  if (!s.workload.jobs.empty() || !models::streamable(s)) {
+    taken = models::take_workload(s, models::run_seed(s, options), replication);
+    bounded.jobs = &taken.jobs;
+  }
   // What the load freed (a trace's parsed job log above all) and the released specs are
   // given back before the run grows, so that the run's peak is not on top of the load's.
   sim::release_free_memory();
-  bounded.jobs = &taken.jobs;
   bounded.estimated_events = estimate.events;
   // The figures come from a copy of the trace's tables kept in memory as they are written,
   // never from reading the file back (docs/engine.md, "The summary from memory"); /events

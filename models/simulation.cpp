@@ -10,6 +10,7 @@
 #include "models/cluster/cluster.hpp"
 #include "models/config/resource_estimate.hpp"
 #include "models/coupling/expand_workload.hpp"
+#include "models/coupling/job_stream.hpp"
 #include "models/pricing/ledger.hpp"
 #include "models/register_builtins.hpp"
 #include "models/run/component.hpp"
@@ -66,6 +67,16 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
   return pools;
 }
 
+bool streamable(const Scenario& scenario) {
+  const WorkloadSpec& w = scenario.workload;
+  if (!w.services.empty()) return false;
+  for (const JobSpec& j : w.jobs)
+    if (j.training || j.comm || j.gpu_milli < 1000) return false;
+  for (const GeneratorSpec& g : w.generators)
+    if (g.gpu_milli) return false;
+  return true;
+}
+
 RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& schedulers, trace::TraceFile* trace,
                           const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -82,9 +93,23 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   sim::Engine engine;
   Ledger ledger;
   const std::uint64_t seed = run_seed(scenario, options);
-  Cluster cluster(engine, scenario,
-                  options.jobs ? std::move(*options.jobs) : expand_workload(scenario, seed, options.replication),
-                  std::move(policy));
+  // Jobs submitted after the horizon never come: a streamed run never makes them, and jobs
+  // given or expanded up front (in submit order) are left out here the same way, so the
+  // trace is the same either way. Only their count is kept (Cluster::jobs_not_made).
+  const bool stream = options.jobs == nullptr && options.stream_jobs && streamable(scenario);
+  std::vector<Job> upfront;
+  std::size_t left_out = 0;
+  if (!stream) {
+    upfront = options.jobs ? std::move(*options.jobs) : expand_workload(scenario, seed, options.replication);
+    while (!upfront.empty() && upfront.back().submit > scenario.horizon) {
+      upfront.pop_back();
+      ++left_out;
+    }
+  }
+  Cluster cluster = stream ? Cluster(engine, scenario, std::make_unique<JobStream>(scenario, seed, options.replication),
+                                     std::move(policy))
+                           : Cluster(engine, scenario, std::move(upfront), std::move(policy));
+  cluster.add_jobs_not_made(left_out);
   cluster.set_scheduler_spec(scheduler);
 
   // The parts: the registered ones in build order, then the caller's. Which parts see a
@@ -125,7 +150,8 @@ RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& sch
   s.end_s = cluster.end_time().seconds();
   s.loop_cpu_s = loop_cpu_s;
   s.events_handled = engine.events_handled();
-  s.jobs_total = cluster.jobs().size();
+  s.jobs_total = cluster.jobs().size() + cluster.jobs_not_made();
+  s.jobs_submitted_after_horizon = cluster.jobs_not_made();
   for (const Job& j : cluster.jobs()) {
     s.jobs_completed += j.status == JobStatus::Completed;
     s.jobs_running += j.status == JobStatus::Running;

@@ -76,7 +76,17 @@ struct RunOptions {
   // What the estimate gave for the run's events, when the caller computed it before it
   // released the written-out jobs: the event limit's message quotes it. Unset: computed.
   std::optional<double> estimated_events;
+  // Without `jobs`, a streamable scenario's jobs are taken as the run reaches them rather
+  // than expanded before it (docs/engine.md, "Jobs taken as they come"): the same trace.
+  // False expands them up front (tests compare the two).
+  bool stream_jobs = true;
 };
+
+// Whether a run may take the scenario's jobs as it reaches them (Cluster's streamed mode):
+// every job is plain (no model, no comm, no share of a GPU: their couplings and the
+// GPU-room view are set up from the jobs given when the run is built) and no service
+// submits replicas among them (their ids would interleave with the jobs').
+bool streamable(const Scenario& scenario);
 
 struct RunSummary {
   double end_s = 0;
@@ -90,7 +100,7 @@ struct RunSummary {
   std::size_t jobs_completed = 0;
   std::size_t jobs_running = 0;
   std::size_t jobs_never_started = 0;             // submitted by the horizon
-  std::size_t jobs_submitted_after_horizon = 0;   // never came: the run ended first
+  std::size_t jobs_submitted_after_horizon = 0;   // never came: the run ended first (never made, or given and left out)
   std::size_t jobs_interrupted = 0;  // interrupted and waiting to restart at the end
   double total_cost_usd = 0;
   double busy_cost_usd = 0;

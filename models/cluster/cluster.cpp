@@ -70,8 +70,55 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   scratch_jobs_.reserve(64);
 }
 
+Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::unique_ptr<JobSource> source,
+                 std::unique_ptr<Scheduler> policy)
+    : Cluster(engine, scenario, std::vector<Job>{}, std::move(policy)) {
+  GCSIM_CHECK(source != nullptr, "a streamed cluster needs a job source");
+  source_ = std::move(source);
+  // Room for every job up front, so that taking one never moves the others (pages are
+  // touched only as jobs are made); a workload too large for that grows as submit() does.
+  constexpr std::size_t MOST_RESERVED = std::size_t{1} << 24;
+  const std::size_t bound = std::min(source_->bound(), MOST_RESERVED);
+  jobs_.reserve(bound);
+  running_pos_.reserve(bound);
+}
+
+bool Cluster::take_from_source() {
+  if (source_ == nullptr) return false;
+  Job j;
+  if (!source_->next(j)) {
+    source_.reset();
+    return false;
+  }
+  if (j.submit > scenario_.horizon) {  // the cluster submits nothing after it: nor are the rest made
+    jobs_not_made_ += 1 + source_->count_rest();
+    source_.reset();
+    return false;
+  }
+  GCSIM_CHECK(!j.training() && !j.comm() && !j.shares_gpu(),
+              "job '" + j.name + "' is model-described, has comm or shares a GPU: it cannot be streamed");
+  GCSIM_CHECK(jobs_.size() < std::size_t{0xffffffff}, "more than 4,294,967,294 jobs");
+  const auto id = static_cast<std::uint32_t>(jobs_.size());
+  j.id = id;
+  const sim::SimTime at = j.submit;
+  jobs_.push_back(std::move(j));
+  running_pos_.push_back(-1);
+  engine_.schedule_at<&Cluster::on_streamed_arrival>(at, this, id, PRIORITY_STATE);
+  return true;
+}
+
+void Cluster::on_streamed_arrival(std::uint64_t id) {
+  arrive(jobs_[id]);
+  lost_preemptions_ = 0;
+  progress_at_ = engine_.now();
+  // One arrival pending at a time, as for jobs given up front: the next is taken now.
+  take_from_source();
+  request_schedule();
+}
+
 void Cluster::start() {
   if (!jobs_.empty()) engine_.schedule_at<&Cluster::on_arrival>(jobs_[0].submit, this, 0, PRIORITY_STATE);
+  take_from_source();
   end_event_ = engine_.schedule_at<&Cluster::on_end>(scenario_.horizon, this, 0, PRIORITY_END);
 }
 

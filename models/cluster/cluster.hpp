@@ -28,6 +28,7 @@
 #include "models/scheduler/scheduler.hpp"
 #include "models/spot/node_events.hpp"
 #include "models/workload/job.hpp"
+#include "models/workload/job_source.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"
 
@@ -47,6 +48,14 @@ std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster);
 class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds {
  public:
   Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job> jobs, std::unique_ptr<Scheduler> policy);
+  // Streamed: the jobs are taken from `source` as the run reaches them (docs/engine.md,
+  // "Jobs taken as they come"), each made at its predecessor's arrival and given the next id,
+  // so jobs() holds the jobs that came (and the next one); a job submitted after the
+  // horizon is never made (jobs_not_made() counts it). The source's jobs must be plain: no
+  // model, no comm, no share of a GPU (their couplings and the GPU-room view are set up
+  // from the jobs given when the run is built; streamable() in models/simulation.cpp).
+  Cluster(sim::Engine& engine, const Scenario& scenario, std::unique_ptr<JobSource> source,
+          std::unique_ptr<Scheduler> policy);
 
   // Schedules the first arrival and the end of the run. Call once, before Engine::run().
   void start();
@@ -64,6 +73,11 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   std::uint32_t submit(JobRequest request);
 
   const std::vector<Job>& jobs() const { return jobs_; }
+  // The workload's jobs submitted after the horizon that were never made (a streamed run
+  // stops taking jobs there), or that the caller left out (add_jobs_not_made): they are in
+  // no table of the trace, only counted (the root attribute jobs_after_horizon).
+  std::size_t jobs_not_made() const { return jobs_not_made_; }
+  void add_jobs_not_made(std::size_t n) { jobs_not_made_ += n; }
   const Scheduler& policy() const { return *policy_; }
   const std::vector<NodeState>& nodes() const { return alloc_.nodes(); }
   const std::vector<NodeTypeView>& types() const { return types_; }
@@ -195,8 +209,12 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // Lifecycle.
   void on_arrival(std::uint64_t job);          // a job given up front; schedules the next one's
   void on_submitted_arrival(std::uint64_t job);  // a job given to submit() for a later time
+  void on_streamed_arrival(std::uint64_t job);   // a job taken from the source; takes the next
+  // Takes the source's next job, made and given the next id, and schedules its arrival;
+  // false (and the source is done) when none is left by the horizon.
+  bool take_from_source();
   void arrive(Job& j);
-  bool no_more_arrivals() const { return next_arrival_ >= upfront_jobs_ && pending_submits_ == 0; }
+  bool no_more_arrivals() const { return next_arrival_ >= upfront_jobs_ && pending_submits_ == 0 && source_ == nullptr; }
   void on_finish(std::uint64_t job);
   void on_end(std::uint64_t);
   void start_job(Job& job, const Placement& p, const Decisions& d);
@@ -274,6 +292,8 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   std::vector<std::uint32_t> preempt_ids_;  // scratch: the jobs a pass preempts
   std::size_t next_arrival_ = 0;
   std::size_t upfront_jobs_ = 0;      // jobs given to the constructor, in submit order: ids 0..upfront_jobs_-1
+  std::unique_ptr<JobSource> source_;  // streamed: where the next jobs come from; null once it is done
+  std::size_t jobs_not_made_ = 0;
   std::size_t pending_submits_ = 0;   // submitted jobs whose arrival event is still to come
   std::vector<std::uint32_t> running_;       // ids of running jobs (unordered)
   std::vector<std::int32_t> running_pos_;    // by job id: index into running_, -1 when not running

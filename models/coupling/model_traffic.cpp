@@ -110,13 +110,13 @@ ModelTraffic::ModelTraffic(sim::Engine& engine, models::Cluster& cluster, models
     }
   crossings_.assign(topo.links().size(), 0);
   cluster.job_started.connect(models::ORDER_MODEL_TRAFFIC, [this](const models::Job& j) {
-    if (slot_of_[j.id] >= 0) on_start(j);
+    if (j.id < slot_of_.size() && slot_of_[j.id] >= 0) on_start(j);  // a job made later has no model
   });
   cluster.job_finished.connect(models::ORDER_MODEL_TRAFFIC, [this](const models::Job& j) {
-    if (slot_of_[j.id] >= 0) on_finish(j);
+    if (j.id < slot_of_.size() && slot_of_[j.id] >= 0) on_finish(j);
   });
   cluster.job_stopped.connect(models::ORDER_MODEL_TRAFFIC, [this](const models::Job& j) {
-    if (slot_of_[j.id] >= 0) on_finish(j);
+    if (j.id < slot_of_.size() && slot_of_[j.id] >= 0) on_finish(j);
   });
 }
 

@@ -31,6 +31,16 @@ StorageCoupling::StorageCoupling(const Scenario& scenario, sim::Engine& engine, 
   write_.assign(jobs, StorageTiers::NONE);
   pinned_.resize(jobs);
   stream_tier_.assign(jobs, -1);
+  // A job made during the run (Cluster::submit, or a streamed run's) grows the tables when
+  // it arrives, before it can start.
+  cluster.job_submitted.connect(ORDER_STORAGE, [this](const Job& j) {
+    if (j.id < read_.size()) return;
+    const std::size_t n = std::size_t{j.id} + 1;
+    read_.resize(n, StorageTiers::NONE);
+    write_.resize(n, StorageTiers::NONE);
+    pinned_.resize(n);
+    stream_tier_.resize(n, -1);
+  });
   cluster.job_started.connect(ORDER_STORAGE, [this](const Job& j) { on_started(j); });
   cluster.job_finished.connect(ORDER_STORAGE, [this](const Job& j) { on_finished(j); });
   cluster.job_stopped.connect(ORDER_STORAGE, [this](const Job& j) { on_stopped(j); });

@@ -21,7 +21,10 @@ namespace gcsim::trace::schema {
 // 4: /utilization.allocated_gpus is float64 (jobs may hold shares of a GPU), /jobs.gpu_milli.
 // 5: /jobs.node_type, .team and .bottleneck are coded (enums of the run's names, value 0
 //    "none"); /jobs.name is as wide as the run's longest job name.
-inline constexpr std::int64_t VERSION = 5;
+// 6: /jobs holds the jobs submitted by the horizon; those of the workload submitted after
+//    it are only counted, in the root attribute jobs_after_horizon (a run that takes its
+//    jobs as it reaches them never makes them).
+inline constexpr std::int64_t VERSION = 6;
 
 // Code: a column of names with few distinct values (a run's node types, its teams), stored
 // as a small integer code: an HDF5 enum whose labels are the names, given when the table is
@@ -81,6 +84,9 @@ inline constexpr const char* SEED = "seed";
 inline constexpr const char* REPLICATION = "replication";
 inline constexpr const char* HORIZON_S = "horizon_s";
 inline constexpr const char* END_S = "end_s";
+// The workload's jobs submitted after the horizon, in no table (schema 6; absent before,
+// when /jobs listed them as never started).
+inline constexpr const char* JOBS_AFTER_HORIZON = "jobs_after_horizon";
 inline constexpr const char* RUN_UNTIL = "run_until";  // "done" or "horizon"
 inline constexpr const char* SCHEDULER = "scheduler";
 inline constexpr const char* SCHEDULER_SETTINGS = "scheduler_settings";

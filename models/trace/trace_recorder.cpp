@@ -156,8 +156,7 @@ void TraceRecorder::set_restore(std::size_t row, Restore r) {
   if (restores_.empty()) {
     // Zero as the rows' restores are while none is kept (+0.0, bit for bit).
     if (std::bit_cast<std::uint64_t>(r.s) == 0 && std::bit_cast<std::uint64_t>(r.gpu_s) == 0) return;
-    restores_.reserve(preemptions_.capacity());
-    restores_.resize(preemptions_.size());
+    restores_.grow_to(preemptions_.size());
   }
   restores_[row] = r;
 }
@@ -189,7 +188,7 @@ void TraceRecorder::preemption_stopped(const Job& j) {
   row.lost_gpu_s = j.stop_lost_gpu_s();
   open_preemption_[j.id] = static_cast<std::int64_t>(preemptions_.size());
   preemptions_.push_back(row);
-  if (!restores_.empty()) restores_.emplace_back();
+  if (!restores_.empty()) restores_.push_back(Restore{});
 }
 
 void TraceRecorder::restart_began(const Job& j) {
@@ -391,6 +390,7 @@ void TraceRecorder::finish(double wall_clock_s) {
   file_.set_attribute(at::REPLICATION, static_cast<std::uint64_t>(replication_));
   file_.set_attribute(at::HORIZON_S, scenario_.horizon.seconds());
   file_.set_attribute(at::END_S, cluster_.end_time().seconds());
+  file_.set_attribute(at::JOBS_AFTER_HORIZON, static_cast<std::int64_t>(cluster_.jobs_not_made()));
   file_.set_attribute(at::RUN_UNTIL, std::string_view(scenario_.run_until == RunUntil::Done ? "done" : "horizon"));
   file_.set_attribute(at::SCHEDULER, std::string_view(cluster_.scheduler_spec().policy));
   file_.set_attribute(at::SCHEDULER_SETTINGS, std::string_view(cluster_.policy().settings()));

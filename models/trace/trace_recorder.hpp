@@ -15,6 +15,7 @@
 #include "models/coupling/model_speeds.hpp"
 #include "models/trace/schema.hpp"
 #include "models/trace/schema_tables.hpp"
+#include "sim/block_list.hpp"
 #include "sim/trace/table_writer.hpp"
 
 namespace gcsim::models {
@@ -85,10 +86,12 @@ class TraceRecorder {
   std::vector<int> node_downs_;  // spot interruptions
   std::vector<double> last_down_s_;
   std::vector<double> first_up_s_;  // NaN while a node down from the start has not come up
-  std::vector<PreemptionRow> preemptions_;
+  // Kept to the run's end (a row's restore is known only when the job restarts): by
+  // blocks, so that millions of rows never hold a doubled buffer (sim/block_list.hpp).
+  sim::BlockList<PreemptionRow> preemptions_;
   // By row, each preemption's restore; empty while every one is zero (no restore time, as
   // under las without a `preemption` map), so that such runs keep no column of zeros.
-  std::vector<Restore> restores_;
+  sim::BlockList<Restore> restores_;
   // By job: the row of its last preemption while its restore is still to come or going on, else -1.
   std::vector<std::int64_t> open_preemption_;
   // The utilization row for the current instant is held back until time moves on, so that

@@ -248,7 +248,7 @@ TEST_CASE("the trace carries each job's share and the allocated GPUs as shares",
   CHECK(test::job_named(t, "A").resilience.gpu_s_held == Approx(3600.0));
   REQUIRE_FALSE(t.utilization.empty());
   CHECK(t.utilization.front().allocated_gpus == Approx(2.0));  // A + B = 1 GPU, C 1 GPU
-  CHECK(t.attrs.trace_schema == 5);
+  CHECK(t.attrs.trace_schema == 6);
   // analyze: two jobs sharing, 0.5 GPU x 2 h each = 2 GPU-hours held by shares of 3 in all.
   const analysis::Metrics m = analysis::compute_metrics(t);
   CHECK(m.jobs_sharing_gpu == 2);

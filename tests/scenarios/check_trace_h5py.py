@@ -78,7 +78,10 @@ with h5py.File(f"{out}/quickstart.h5", "r") as f:
     names = [n.decode() for n in jobs["name"][:3]]
     assert names[0] == "bert-large", names
     # Coded name columns (schema 5): an enum of the run's names, value 0 "n/a" (none).
-    assert int(attrs["trace_schema"]) == 5
+    # Schema 6: the jobs submitted after the horizon are counted in an attribute, in no table.
+    assert int(attrs["trace_schema"]) == 6
+    after = int(attrs["jobs_after_horizon"])
+    assert after >= 0 and np.all(jobs["submit_s"] <= float(attrs["horizon_s"])), after
     node_type = h5py.check_enum_dtype(f["jobs"].dtype["node_type"])
     assert node_type["n/a"] == 0 and len(node_type) >= 2, node_type
     pool_names = {p.decode() for p in f["pools"][:]["name"]}
