@@ -67,16 +67,6 @@ std::vector<SpotPoolSpec> spot_pools(const Scenario& scenario) {
   return pools;
 }
 
-bool streamable(const Scenario& scenario) {
-  const WorkloadSpec& w = scenario.workload;
-  if (!w.services.empty()) return false;
-  for (const JobSpec& j : w.jobs)
-    if (j.training || j.comm || j.gpu_milli < 1000) return false;
-  for (const GeneratorSpec& g : w.generators)
-    if (g.gpu_milli) return false;
-  return true;
-}
-
 RunSummary run_simulation(const Scenario& scenario, const SchedulerRegistry& schedulers, trace::TraceFile* trace,
                           const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();

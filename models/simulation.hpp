@@ -82,12 +82,6 @@ struct RunOptions {
   bool stream_jobs = true;
 };
 
-// Whether a run may take the scenario's jobs as it reaches them (Cluster's streamed mode):
-// every job is plain (no model, no comm, no share of a GPU: their couplings and the
-// GPU-room view are set up from the jobs given when the run is built) and no service
-// submits replicas among them (their ids would interleave with the jobs').
-bool streamable(const Scenario& scenario);
-
 struct RunSummary {
   double end_s = 0;
   double wall_clock_s = 0;

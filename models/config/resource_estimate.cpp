@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
+#include <vector>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -203,13 +205,57 @@ double checkpoint_events(const CheckpointSpec* c, double runtime_s) {
   return 2 * std::floor(runtime_s / c->every.seconds());
 }
 
+// At most how many of a generator's jobs a run makes when it takes them as it reaches them
+// (streamable(): it never makes those submitted after the horizon, docs/engine.md "Jobs
+// taken as they come"): the jobs it submits by the horizon (and before its `end`), from
+// the mean time between arrivals, with a margin of six standard deviations of a Poisson
+// count and ten jobs. The mean is taken only where it is known or underestimated (a
+// truncation from below raises it; office hours only slow the arrivals); with a `rate`
+// by hour, an empirical distribution or a truncation from above, the whole count.
+double jobs_by_horizon(const GeneratorSpec& g, sim::SimTime horizon) {
+  const double count = static_cast<double>(g.count);
+  const sim::SimTime until = g.end ? std::min(horizon, *g.end) : horizon;
+  if (until <= g.start) return 0;  // the first arrival is one draw after start
+  if (g.rate) return count;
+  const Distribution& a = g.arrival;
+  double mean = 0;
+  switch (a.kind) {
+    case Distribution::Kind::Constant: mean = a.p1; break;
+    case Distribution::Kind::Uniform: mean = (a.p1 + a.p2) / 2; break;
+    case Distribution::Kind::Choice: {
+      double w = 0;
+      for (std::size_t i = 0; i < a.values.size(); ++i) {
+        mean += a.values[i] * a.weights[i];
+        w += a.weights[i];
+      }
+      mean = w > 0 ? mean / w : 0;
+      break;
+    }
+    case Distribution::Kind::Exponential:
+    case Distribution::Kind::Normal:
+    case Distribution::Kind::Lognormal:
+      if (a.max < std::numeric_limits<double>::infinity()) return count;
+      mean = a.kind == Distribution::Kind::Lognormal ? a.p1 * std::exp(a.p2 * a.p2 / 2) : a.p1;
+      break;
+    default: return count;
+  }
+  if (!(mean > 0)) return count;
+  const double n = (until - g.start).seconds() / mean;
+  return std::min(count, std::ceil(n + 6 * std::sqrt(n) + 10));
+}
+
 // Returns the jobs' run time summed, in seconds (each at most the horizon).
 double add_jobs(ResourceEstimate& e, const Scenario& s) {
   const double horizon = horizon_s(s);
   double total_gpus = 0;  // summed here: the int total of ClusterSpec overflows at the sizes refused here
   for (const NodeTypeSpec& t : s.cluster.node_types) total_gpus += static_cast<double>(t.count) * t.gpus;
+  // The jobs each generator's run makes: a streamed run none after the horizon.
+  const bool streamed = streamable(s);
+  std::vector<double> made;
+  for (const GeneratorSpec& g : s.workload.generators)
+    made.push_back(streamed ? jobs_by_horizon(g, s.horizon) : static_cast<double>(g.count));
   double all_jobs = static_cast<double>(s.workload.jobs.size());
-  for (const GeneratorSpec& g : s.workload.generators) all_jobs += static_cast<double>(g.count);
+  for (const double n : made) all_jobs += n;
   // A job whose run time is not written (work, training) gets its share of the cluster's
   // GPU time over the horizon, at most the horizon.
   auto share_s = [&](double gpus) { return std::min(horizon, horizon * total_gpus / std::max(1.0, all_jobs * gpus)); };
@@ -235,8 +281,9 @@ double add_jobs(ResourceEstimate& e, const Scenario& s) {
     e.jobs += static_cast<double>(s.workload.jobs.size());
     add(e, std::move(p));
   }
-  for (const GeneratorSpec& g : s.workload.generators) {
-    const double count = static_cast<double>(g.count);
+  for (std::size_t k = 0; k < s.workload.generators.size(); ++k) {
+    const GeneratorSpec& g = s.workload.generators[k];
+    const double count = made[k];
     ResourcePart p = part(g.path + ".count", g.mark, "generated jobs", "workload.generators");
     const double gpus = std::max(1.0, typical(g.gpus));
     const double runtime = g.duration ? std::min(horizon, typical(*g.duration)) : share_s(gpus);

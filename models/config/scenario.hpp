@@ -220,4 +220,11 @@ struct Scenario {
   std::vector<config::SourceRecord> inputs;
 };
 
+// Whether a run may take the scenario's jobs as it reaches them (Cluster's streamed mode,
+// docs/engine.md "Jobs taken as they come"): every job is plain (no model, no comm, no
+// share of a GPU: their couplings and the GPU-room view are set up from the jobs given
+// when the run is built) and no service submits replicas among them (their ids would
+// interleave with the jobs').
+bool streamable(const Scenario& scenario);
+
 }  // namespace gcsim::models

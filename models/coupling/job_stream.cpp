@@ -238,7 +238,13 @@ std::size_t JobStream::count_rest() {
   for (const auto& g : generators_) {
     n += g->has_head ? 1 : 0;
     g->has_head = false;
-    while (g->advance()) ++n;
+    if (!g->g.end) {
+      // Without an end every draw left is a job: the count, without drawing.
+      n += static_cast<std::size_t>(g->g.count - g->made);
+      g->made = g->g.count;
+      continue;
+    }
+    while (g->advance()) ++n;  // the arrivals before the end: drawn, the jobs not made
   }
   return n;
 }

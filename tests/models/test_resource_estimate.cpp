@@ -92,9 +92,10 @@ TEST_CASE("a leaf-spine of 10^10 links is counted without building it", "[unit]"
 }
 
 TEST_CASE("a generator of 100 million jobs is refused at its count", "[unit]") {
+  // Every 10 ms: all 10^8 come within 11.6 days, inside the horizon.
   const auto s = scenario_from_yaml(scenario(
       "30d", A100,
-      "workload:\n  generators:\n    - {name: flood, count: 100000000, arrival: 1s, gpus: 1, duration: 1h}\n"));
+      "workload:\n  generators:\n    - {name: flood, count: 100000000, arrival: 10ms, gpus: 1, duration: 1h}\n"));
   const auto e = estimate_resources(s);
   CHECK(e.jobs == 1e8);
   const auto err = config_error([&] { check_resources(e, ResourceLimits{8 * GiB, 1e12}); });
@@ -104,6 +105,32 @@ TEST_CASE("a generator of 100 million jobs is refused at its count", "[unit]") {
   const auto small = scenario_from_yaml(scenario(
       "30d", A100, "workload:\n  generators:\n    - {name: g, count: 10000, arrival: 1s, gpus: 1, duration: 1h}\n"));
   CHECK_NOTHROW(check_resources(estimate_resources(small), ResourceLimits{8 * GiB, 1e9}));
+}
+
+TEST_CASE("the estimate counts the generated jobs a streamed run makes by the horizon", "[unit]") {
+  // A run that takes its jobs as it reaches them never makes those after the horizon
+  // (docs/engine.md, "Jobs taken as they come"): 10^8 jobs a second apart over one day
+  // make 86,400, and the estimate allows 6 sqrt(86,400) + 10 = 1,774 more (rounded up).
+  const std::string flood = "workload:\n  generators:\n    - {name: flood, count: 100000000, arrival: ";
+  const auto day = scenario_from_yaml(scenario("1d", A100, flood + "{dist: exponential, mean: 1s}, gpus: 1, duration: 1h}\n"));
+  REQUIRE(gcsim::models::streamable(day));
+  const auto e = estimate_resources(day);
+  CHECK(e.jobs == std::ceil(86400 + 6 * std::sqrt(86400.0) + 10));
+  CHECK_NOTHROW(check_resources(e, ResourceLimits{1 * GiB, 1e9}));
+  // By the mean of the times between arrivals: uniform 1-3 s (2 s), a choice (1.5 s); a
+  // start and an end shorten the span; a lognormal truncated from above (its mean lower
+  // than the untruncated one) and a rate by hour keep the whole count.
+  CHECK(estimate_resources(scenario_from_yaml(scenario("1d", A100, flood + "{dist: uniform, min: 1s, max: 3s}, gpus: 1, duration: 1h}\n"))).jobs ==
+        std::ceil(43200 + 6 * std::sqrt(43200.0) + 10));
+  CHECK(estimate_resources(scenario_from_yaml(scenario("1d", A100, flood + "{choice: [1s, 2s]}, gpus: 1, duration: 1h}\n"))).jobs ==
+        std::ceil(57600 + 6 * std::sqrt(57600.0) + 10));
+  CHECK(estimate_resources(scenario_from_yaml(scenario("1d", A100, flood + "1s, start: 6h, end: 12h, gpus: 1, duration: 1h}\n"))).jobs ==
+        std::ceil(21600 + 6 * std::sqrt(21600.0) + 10));
+  CHECK(estimate_resources(scenario_from_yaml(scenario("1d", A100, flood + "{dist: lognormal, median: 1s, sigma: 1, max: 1h}, gpus: 1, duration: 1h}\n"))).jobs == 1e8);
+  // A run given its jobs up front (a share of a GPU is not streamed) makes them all.
+  const auto shared = scenario_from_yaml(scenario("1d", A100, flood + "1s, gpus: 1, gpu_milli: 500, duration: 1h}\n"));
+  REQUIRE_FALSE(gcsim::models::streamable(shared));
+  CHECK(estimate_resources(shared).jobs == 1e8);
 }
 
 TEST_CASE("event storms are refused at the key that makes them", "[unit]") {
