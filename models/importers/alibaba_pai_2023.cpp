@@ -127,6 +127,8 @@ class PaiSource : public TraceSource {
       ++report_.skipped["run time 0 (deletion_time = scheduled_time)"];
       return false;
     }
+    // created <= scheduled < deleted: the last is the largest.
+    if (deleted > trace_detail::MAX_SECONDS) t.bad(DELETION, std::string(trace_detail::PAST_MAX_SECONDS));
     job = TraceJob{};
     const config::csv::Field* name = t.cell(NAME);
     if (name == nullptr || name->text.empty()) t.bad(NAME, "the pod's name is empty");

@@ -104,6 +104,9 @@ class HeliosSource : public TraceSource {
       ++report_.skipped["run time 0 (start_time = end_time)"];
       return false;
     }
+    // Datetimes up to the year 9999: from the trace's start, their nanoseconds may not fit.
+    if (end - origin_s_ > trace_detail::MAX_SECONDS) bad(END, std::string(trace_detail::PAST_MAX_SECONDS) + " after the trace's start");
+    if (submit - origin_s_ > trace_detail::MAX_SECONDS) bad(SUBMIT, std::string(trace_detail::PAST_MAX_SECONDS) + " after the trace's start");
     job = TraceJob{};
     const config::csv::Field* id = cell(JOB_ID);
     if (id == nullptr || id->text.empty()) bad(JOB_ID, "the job id is empty");

@@ -216,6 +216,12 @@ class PhillySource : public TraceSource {
     }
     std::int64_t total_s = 0;
     for (const Run& r : runs) total_s += r.end_s - r.start_s;
+    // Datetimes up to the year 9999: from the trace's start, their nanoseconds may not fit
+    // (the latest of its times; the sum of its runs is checked too).
+    std::int64_t last_s = submitted;
+    for (const Run& r : runs) last_s = std::max(last_s, r.end_s);
+    if (last_s - origin_s_ > trace_detail::MAX_SECONDS || total_s > trace_detail::MAX_SECONDS)
+      item.fail(ErrorCode::OutOfRange, std::string(trace_detail::PAST_MAX_SECONDS) + " after the trace's start");
     if (total_s == 0) {
       ++report_.skipped["run time 0"];
       return;

@@ -125,6 +125,10 @@ class SwfSource : public TraceSource {
       return false;
     }
     if (procs > (1 << 20)) bad(allocated < 0 ? 7 : 4, col[allocated < 0 ? 7 : 4], "more than 2^20 processors");
+    // Fields of up to 18 digits: their sums fit, their nanoseconds may not.
+    for (const auto& [field, seconds] : {std::pair{1, submit}, std::pair{3, run}, std::pair{2, submit + std::max<std::int64_t>(v[2], 0)},
+                                         std::pair{8, requested_time}})
+      if (seconds > trace_detail::MAX_SECONDS) bad(field, col[static_cast<std::size_t>(field)], std::string(trace_detail::PAST_MAX_SECONDS));
     job = TraceJob{};
     job.name = "swf-" + std::to_string(v[0]);
     job.submit_ns = submit * NS_PER_S;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <istream>
 #include <map>
 #include <memory>
@@ -239,6 +240,12 @@ class ByteStream : private std::streambuf, public std::istream {
 bool parse_int(std::string_view text, std::int64_t& out);
 // "2020-06-09 18:41:01" (or with a 'T') -> seconds since 1970-01-01 00:00:00 (no time zone).
 bool parse_datetime(std::string_view text, std::int64_t& seconds);
+// The most seconds a trace's time (from its start) or duration may be: its nanoseconds
+// must fit gcsim's time, about 292 years. Importers check every time they multiply into
+// nanoseconds against it (past it the product overflowed, a wrong time and undefined
+// behaviour), and refuse it at its column.
+inline constexpr std::int64_t MAX_SECONDS = std::numeric_limits<std::int64_t>::max() / 1'000'000'000;
+inline constexpr std::string_view PAST_MAX_SECONDS = "a time past the largest gcsim takes (about 292 years, 9223372036 s)";
 // The trace GPU name as the catalog name: gpu_map first, then the PAI aliases; the
 // anonymized G1/G2/G3 unmapped are refused at label:line:column.
 // A CSV header's columns by name: the index of each of `names` (npos when absent); a

@@ -4,6 +4,8 @@
 // cluster made from a trace's machine list; a trace beside written jobs, run end to end.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -265,6 +267,67 @@ TEST_CASE("a malformed row is an error at file:line naming the column, and skip_
     CHECK(e.code() == ErrorCode::WrongType);
     CHECK(e.mark().line == 2);
     CHECK(e.key_path() == "submit_time");
+  }
+}
+
+TEST_CASE("a time past 292 years from the trace's start is refused at its column, not overflowed", "[unit]") {
+  // 9,223,372,036 s is the most whose nanoseconds fit an int64; one more overflowed the
+  // product into a wrong time (signed overflow: undefined behaviour).
+  TempDir dir;
+  const std::string at = dir.file("t.yaml");
+  auto import_at = [&](const std::string& yaml) {
+    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
+    config::SourceResolver sources;
+    TraceImport trace(*doc.root.find("trace"), sources);
+    TraceJob j;
+    std::vector<TraceJob> jobs;
+    while (trace.next(j)) jobs.push_back(j);
+    return jobs;
+  };
+  SECTION("swf: each time field, and the submit plus the wait") {
+    const std::string rest = " 8 -1 -1 8 200 -1 1 1 1 -1 1 -1 -1 -1\n";
+    write_file(dir.file("max.swf"), "1 0 0 9223372036" + rest);
+    const std::vector<TraceJob> ok = import_at("{format: swf, file: max.swf}");
+    REQUIRE(ok.size() == 1);
+    CHECK(ok[0].duration_ns == 9223372036 * S);
+    for (const auto& [line, column, key] : {std::tuple{"1 9223372037 0 100", 3, "submit_time (field 2)"},
+                                            std::tuple{"1 0 0 99999999999", 7, "run_time (field 4)"},
+                                            std::tuple{"1 9223372000 40 100", 14, "wait_time (field 3)"}}) {
+      write_file(dir.file("big.swf"), std::string(line) + rest);
+      const ConfigError e = config_error([&] { import_at("{format: swf, file: big.swf}"); });
+      CHECK(e.key_path() == key);
+      CHECK(e.mark().line == 1);
+      CHECK(e.mark().column == column);
+      CHECK_THAT(e.what(), Catch::Contains("past the largest gcsim takes"));
+    }
+    write_file(dir.file("req.swf"), "1 0 0 100 8 -1 -1 8 99999999999 -1 1 1 1 -1 1 -1 -1 -1\n");
+    CHECK(config_error([&] { import_at("{format: swf, file: req.swf}"); }).key_path() == "requested_time (field 9)");
+  }
+  SECTION("alibaba-pai-2023: the deletion time") {
+    write_file(dir.file("pods.csv"),
+               "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
+               "p1,1,1,1,1000,,LS,Succeeded,0,99999999999,0\n");
+    const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2023, pods: pods.csv}"); });
+    CHECK(e.key_path() == "deletion_time");
+    CHECK(e.mark().line == 2);
+  }
+  SECTION("helios: an end in the year 9999") {
+    write_file(dir.file("log.csv"),
+               "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time\n"
+               "1,u,v,1,1,1,COMPLETED,2020-06-01 00:00:00,2020-06-01 00:00:00,9999-06-01 01:00:00\n");
+    const ConfigError e = config_error([&] { import_at("{format: helios, jobs: log.csv}"); });
+    CHECK(e.key_path() == "end_time");
+    CHECK(e.mark().line == 2);
+  }
+  SECTION("philly: an attempt ending in the year 9999") {
+    write_file(dir.file("log.json"),
+               R"([{"status": "Pass", "vc": "v", "jobid": "a", "submitted_time": "2017-10-01 00:00:00", "user": "u",
+  "attempts": [{"start_time": "2017-10-01 00:00:10", "end_time": "9999-10-01 00:00:00",
+                "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]}]
+)");
+    const ConfigError e = config_error([&] { import_at("{format: philly, jobs: log.json}"); });
+    CHECK(e.code() == ErrorCode::OutOfRange);
+    CHECK_THAT(e.what(), Catch::Contains("past the largest gcsim takes"));
   }
 }
 
