@@ -36,8 +36,8 @@ struct Imported {
   models::TraceImportReport report;
   std::vector<models::TraceMachineGroup> machines;
 };
-Imported import_trace(const std::string& trace_yaml) {
-  const config::ConfigDocument doc = config::load_yaml_string("trace: " + trace_yaml + "\n", FIXTURES + "test.yaml");
+Imported import_trace(const std::string& trace_yaml, const std::string& scenario_path = FIXTURES + "test.yaml") {
+  const config::ConfigDocument doc = config::load_yaml_string("trace: " + trace_yaml + "\n", scenario_path);
   config::SourceResolver sources;
   TraceImport trace(*doc.root.find("trace"), sources);
   Imported out;
@@ -46,6 +46,12 @@ Imported import_trace(const std::string& trace_yaml) {
   out.report = trace.report();
   out.machines = trace.machines();
   return out;
+}
+
+// How many jobs the trace gave, and its report, as written in the scenario at `at`.
+std::pair<std::size_t, models::TraceImportReport> jobs_and_report(const std::string& trace_yaml, const std::string& at) {
+  const Imported t = import_trace(trace_yaml, at);
+  return {t.jobs.size(), t.report};
 }
 
 models::Scenario load(const std::string& yaml) { return scenario_from_yaml(yaml, FIXTURES + "test.yaml"); }
@@ -232,15 +238,7 @@ TEST_CASE("a malformed row is an error at file:line naming the column, and skip_
              "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time\n"
              "1,u,v,1,1,1,COMPLETED,2020-13-01 00:00:00,2020-06-01 00:00:00,2020-06-01 01:00:00\n");
   const std::string at = dir.file("t.yaml");
-  auto import_at = [&](const std::string& yaml) {
-    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
-    config::SourceResolver sources;
-    TraceImport trace(*doc.root.find("trace"), sources);
-    TraceJob j;
-    std::size_t n = 0;
-    while (trace.next(j)) ++n;
-    return std::make_pair(n, trace.report());
-  };
+  auto import_at = [&](const std::string& yaml) { return jobs_and_report(yaml, at); };
   SECTION("pai") {
     const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2023, pods: pods.csv}"); });
     CHECK(e.code() == ErrorCode::WrongType);
@@ -275,15 +273,7 @@ TEST_CASE("a time past 292 years from the trace's start is refused at its column
   // product into a wrong time (signed overflow: undefined behaviour).
   TempDir dir;
   const std::string at = dir.file("t.yaml");
-  auto import_at = [&](const std::string& yaml) {
-    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
-    config::SourceResolver sources;
-    TraceImport trace(*doc.root.find("trace"), sources);
-    TraceJob j;
-    std::vector<TraceJob> jobs;
-    while (trace.next(j)) jobs.push_back(j);
-    return jobs;
-  };
+  auto import_at = [&](const std::string& yaml) { return import_trace(yaml, at).jobs; };
   SECTION("swf: each time field, and the submit plus the wait") {
     const std::string rest = " 8 -1 -1 8 200 -1 1 1 1 -1 1 -1 -1 -1\n";
     write_file(dir.file("max.swf"), "1 0 0 9223372036" + rest);
@@ -303,21 +293,20 @@ TEST_CASE("a time past 292 years from the trace's start is refused at its column
     write_file(dir.file("req.swf"), "1 0 0 100 8 -1 -1 8 99999999999 -1 1 1 1 -1 1 -1 -1 -1\n");
     CHECK(config_error([&] { import_at("{format: swf, file: req.swf}"); }).key_path() == "requested_time (field 9)");
   }
-  SECTION("alibaba-pai-2023: the deletion time") {
-    write_file(dir.file("pods.csv"),
-               "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-               "p1,1,1,1,1000,,LS,Succeeded,0,99999999999,0\n");
-    const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2023, pods: pods.csv}"); });
-    CHECK(e.key_path() == "deletion_time");
-    CHECK(e.mark().line == 2);
-  }
-  SECTION("helios: an end in the year 9999") {
-    write_file(dir.file("log.csv"),
-               "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time\n"
-               "1,u,v,1,1,1,COMPLETED,2020-06-01 00:00:00,2020-06-01 00:00:00,9999-06-01 01:00:00\n");
-    const ConfigError e = config_error([&] { import_at("{format: helios, jobs: log.csv}"); });
-    CHECK(e.key_path() == "end_time");
-    CHECK(e.mark().line == 2);
+  SECTION("alibaba-pai-2023: the deletion time; helios: an end in the year 9999") {
+    const std::string pai_header =
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+    const std::string helios_header = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time\n";
+    for (const auto& [file, rows, yaml, key] :
+         {std::tuple{"pods.csv", pai_header + "p1,1,1,1,1000,,LS,Succeeded,0,99999999999,0\n",
+                     "{format: alibaba-pai-2023, pods: pods.csv}", "deletion_time"},
+          std::tuple{"log.csv", helios_header + "1,u,v,1,1,1,COMPLETED,2020-06-01 00:00:00,2020-06-01 00:00:00,9999-06-01 01:00:00\n",
+                     "{format: helios, jobs: log.csv}", "end_time"}}) {
+      write_file(dir.file(file), rows);
+      const ConfigError e = config_error([&] { import_at(yaml); });
+      CHECK(e.key_path() == key);
+      CHECK(e.mark().line == 2);
+    }
   }
   SECTION("philly: an attempt ending in the year 9999") {
     write_file(dir.file("log.json"),
@@ -719,15 +708,7 @@ TEST_CASE("alibaba-pai-2020: a bad row is an error at file:line naming the colum
              "c,w,1.0,Terminated,1000.0,1600.0,100.0,1.0,fifty,T4\n"
              "c,w2,1.5,Terminated,1000.0,1600.0,100.0,1.0,100.0,T4\n");
   const std::string at = dir.file("t.yaml");
-  auto import_at = [&](const std::string& yaml) {
-    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
-    config::SourceResolver sources;
-    TraceImport trace(*doc.root.find("trace"), sources);
-    TraceJob j;
-    std::size_t n = 0;
-    while (trace.next(j)) ++n;
-    return std::make_pair(n, trace.report());
-  };
+  auto import_at = [&](const std::string& yaml) { return jobs_and_report(yaml, at); };
   SECTION("a task row: plan_gpu not a number") {
     const ConfigError e = config_error([&] { import_at("{format: alibaba-pai-2020, jobs: jobs.csv, tasks: tasks.csv}"); });
     CHECK(e.code() == ErrorCode::WrongType);
@@ -934,15 +915,7 @@ TEST_CASE("philly: the machine list's GPU memory names the GPU, and a bad value 
 
   TempDir dir;
   const std::string at = dir.file("t.yaml");
-  auto import_at = [&](const std::string& yaml) {
-    const config::ConfigDocument doc = config::load_yaml_string("trace: " + yaml + "\n", at);
-    config::SourceResolver sources;
-    TraceImport trace(*doc.root.find("trace"), sources);
-    TraceJob j;
-    std::size_t n = 0;
-    while (trace.next(j)) ++n;
-    return std::make_pair(n, trace.report());
-  };
+  auto import_at = [&](const std::string& yaml) { return jobs_and_report(yaml, at); };
   SECTION("gpu_map renames a memory size; an unknown one is refused saying how to map it") {
     write_file(dir.file("log"), read_bytes(FIXTURES + "philly_cluster_job_log"));
     write_file(dir.file("machines"), "m1,4, 16GB\n");
