@@ -214,7 +214,11 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // false (and the source is done) when none is left by the horizon.
   bool take_from_source();
   void arrive(Job& j);
-  bool no_more_arrivals() const { return next_arrival_ >= upfront_jobs_ && pending_submits_ == 0 && source_ == nullptr; }
+  // Jobs after the horizon never come, made or not: under run_until: done such a run is
+  // not done before the horizon (as when they were given and never arrived).
+  bool no_more_arrivals() const {
+    return next_arrival_ >= upfront_jobs_ && pending_submits_ == 0 && source_ == nullptr && jobs_not_made_ == 0;
+  }
   void on_finish(std::uint64_t job);
   void on_end(std::uint64_t);
   void start_job(Job& job, const Placement& p, const Decisions& d);

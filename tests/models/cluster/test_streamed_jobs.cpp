@@ -99,6 +99,38 @@ TEST_CASE("a streamed run writes the trace of a run given its jobs up front, byt
   for (const analysis::JobRecord& j : t.jobs) CHECK(j.submit_s <= 3 * 86400.0);
 }
 
+TEST_CASE("under run_until: done a run with jobs after the horizon ends at the horizon, made or not", "[model][stream]") {
+  // A (1 h) and B (2 h) finish by 2 h; C, submitted at 5 d, is after the 1-day horizon. The
+  // workload is never done, so the run bills to the horizon: 24 h x $8 on one 8-GPU node,
+  // whether C is never made (streamed), left out (up front) or given to the cluster.
+  const std::string yaml = R"(name: done
+horizon: 1d
+run_until: done
+cluster:
+  node_types:
+    - {name: a, gpu: A100-40GB-SXM, gpus: 8, count: 1, price: {on_demand_per_hour: 8}}
+workload:
+  jobs:
+    - {name: A, submit: 0h, gpus: 4, duration: 1h}
+    - {name: B, submit: 0h, gpus: 4, duration: 2h}
+    - {name: C, submit: 5d, gpus: 4, duration: 1h}
+)";
+  const models::Scenario s = test::scenario_from_yaml(yaml);
+  test::TempDir dir("streamed-done");
+  for (const bool stream : {true, false}) {
+    const models::RunSummary r = run_to(s, dir.file(stream ? "st.h5" : "up.h5"), stream);
+    CHECK(r.end_s == 86400);
+    CHECK(r.total_cost_usd == Approx(24 * 8.0));
+    CHECK(r.jobs_completed == 2);
+    CHECK(r.jobs_submitted_after_horizon == 1);
+  }
+  // Without C the workload is done at 2 h, and the nodes are given back then.
+  const models::Scenario two = test::scenario_from_yaml(yaml.substr(0, yaml.find("    - {name: C")));
+  const models::RunSummary r = run_to(two, dir.file("two.h5"), true);
+  CHECK(r.end_s == 7200);
+  CHECK(r.total_cost_usd == Approx(2 * 8.0));
+}
+
 TEST_CASE("a stream gives the jobs in submit order, ties in the order of appearance", "[model][stream]") {
   const models::Scenario s = test::scenario_from_yaml(SCENARIO);
   models::JobStream stream(s, s.seed, 0);
