@@ -71,7 +71,9 @@ struct RunOptions {
   // and moved from by the run, in place of expanding the scenario's workload: `gcsim run`
   // expands them and releases the scenario's written-out JobSpecs before the run, so that a
   // job is held once, by the cluster (docs/engine.md, "A million jobs"). Null: the run
-  // expands the workload itself (a compare or sweep shares one Scenario between runs).
+  // takes the workload's jobs itself, as it reaches them where the scenario allows
+  // (stream_jobs, streamable()), else expanded before it (a compare or sweep shares one
+  // Scenario between runs).
   std::vector<Job>* jobs = nullptr;
   // What the estimate gave for the run's events, when the caller computed it before it
   // released the written-out jobs: the event limit's message quotes it. Unset: computed.

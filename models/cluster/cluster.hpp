@@ -53,7 +53,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   // so jobs() holds the jobs that came (and the next one); a job submitted after the
   // horizon is never made (jobs_not_made() counts it). The source's jobs must be plain: no
   // model, no comm, no share of a GPU (their couplings and the GPU-room view are set up
-  // from the jobs given when the run is built; streamable() in models/simulation.cpp).
+  // from the jobs given when the run is built; streamable() in models/config/scenario.hpp).
   Cluster(sim::Engine& engine, const Scenario& scenario, std::unique_ptr<JobSource> source,
           std::unique_ptr<Scheduler> policy);
 
