@@ -42,6 +42,16 @@ herr_t take_first(unsigned /*n*/, const H5E_error2_t* err, void* client) {
 
 }  // namespace
 
+void silence_hdf5_errors_here() {
+  // HDF5's automatic error printing is a setting of each thread (thread-safe HDF5 keeps an
+  // error stack per thread): a reader used from a second thread silences it there too.
+  thread_local const bool silenced = [] {
+    silence_hdf5_errors();
+    return true;
+  }();
+  (void)silenced;
+}
+
 std::string take_hdf5_error() {
   std::string message;
   // Upward walk starts at the function that detected the failure: its description

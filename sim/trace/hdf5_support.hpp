@@ -51,6 +51,8 @@ class Hid {
 // HDF5 prints its whole error stack to stderr by default; we turn failures into
 // gcsim::Error messages instead, so the printing is switched off (per thread).
 void silence_hdf5_errors();
+// silence_hdf5_errors() once on the calling thread (cheap after the first call).
+void silence_hdf5_errors_here();
 
 // The most specific message on HDF5's current error stack ("" if none), then clears it.
 std::string take_hdf5_error();

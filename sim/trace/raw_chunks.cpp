@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "sim/errors.hpp"
 #include "sim/trace/chunk_filters.hpp"
@@ -49,8 +50,7 @@ RawPlan raw_plan(const Hid& dataset, hid_t file_type) {
   return p;
 }
 
-bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPlan& p, hsize_t start,
-                           hsize_t count, std::size_t row_size, RawBuffers& b) {
+bool fetch_chunk_raw(const Hid& dataset, hsize_t start, RawBuffers& b) {
   hsize_t offset[1] = {start};
   hsize_t stored_bytes = 0;
   std::uint32_t skipped = 0;
@@ -63,17 +63,23 @@ bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPla
     detail::take_hdf5_error();
     return false;
   }
-  if (skipped != 0) return false;
-  const std::size_t file_row = p.file_row_bytes;
-  const std::size_t n = static_cast<std::size_t>(count);
+  return skipped == 0;
+}
+
+bool decode_chunk_raw(const RawPlan& p, hsize_t count, RawBuffers& b) {
   try {
     decode_chunk_into(b.stored, p.deflated, p.deflated ? p.shuffle_bytes : 0,
-                      static_cast<std::size_t>(p.chunk_rows) * file_row, b.decoded, b.inflated);
+                      static_cast<std::size_t>(p.chunk_rows) * p.file_row_bytes, b.decoded, b.inflated);
   } catch (const Error&) {
     return false;
   }
-  if (b.decoded.size() < n * file_row) return false;
-  if (mem == H5I_INVALID_HID) return true;
+  return b.decoded.size() >= static_cast<std::size_t>(count) * p.file_row_bytes;
+}
+
+bool convert_chunk_raw(hid_t file_type, hid_t mem, const RawPlan& p, hsize_t count, std::size_t row_size,
+                       RawBuffers& b) {
+  const std::size_t file_row = p.file_row_bytes;
+  const std::size_t n = static_cast<std::size_t>(count);
   b.converted.assign(n * std::max(file_row, row_size), 0);
   std::memcpy(b.converted.data(), b.decoded.data(), n * file_row);
   b.background.assign(n * row_size, 0);
@@ -82,6 +88,60 @@ bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPla
     return false;
   }
   return true;
+}
+
+bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPlan& p, hsize_t start,
+                    hsize_t count, std::size_t row_size, RawBuffers& b) {
+  if (!fetch_chunk_raw(dataset, start, b) || !decode_chunk_raw(p, count, b)) return false;
+  return mem == H5I_INVALID_HID || convert_chunk_raw(file_type, mem, p, count, row_size, b);
+}
+
+DecodeThread::DecodeThread() : thread_([this] { work(); }) {}
+
+DecodeThread::~DecodeThread() {
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !busy_; });
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void DecodeThread::start(std::function<void()> task) {
+  wait();
+  {
+    std::lock_guard lock(mutex_);
+    task_ = std::move(task);
+    busy_ = true;
+  }
+  changed_.notify_all();
+}
+
+void DecodeThread::wait() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return !busy_; });
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void DecodeThread::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return busy_ || stop_; });
+    if (!busy_) return;  // stopped
+    std::function<void()> task = std::move(task_);
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      task();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    error_ = error;
+    busy_ = false;
+    changed_.notify_all();
+  }
 }
 
 hsize_t block_rows_for(const Hid& dataset) {

@@ -9,7 +9,12 @@
 // with H5Dread, so its values and its errors are H5Dread's.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "sim/trace/hdf5_support.hpp"
@@ -38,9 +43,44 @@ RawPlan raw_plan(const Hid& dataset, hid_t file_type);
 
 // The `count` rows of the chunk at row `start`: decoded into buffers.decoded (rows of the
 // file's type) and, unless `mem` is H5I_INVALID_HID, converted into buffers.converted as
-// rows of `mem` (row_size bytes each). False: read them with H5Dread.
+// rows of `mem` (row_size bytes each). False: read them with H5Dread. It is the three
+// steps below in turn.
 bool read_chunk_raw(const Hid& dataset, hid_t file_type, hid_t mem, const RawPlan& p, hsize_t start, hsize_t count,
                     std::size_t row_size, RawBuffers& b);
+
+// The chunk at row `start` as stored, into b.stored (HDF5: the thread that owns the file).
+bool fetch_chunk_raw(const Hid& dataset, hsize_t start, RawBuffers& b);
+// b.stored decoded into b.decoded, `count` rows at least. No HDF5 call: any thread, one
+// RawBuffers each.
+bool decode_chunk_raw(const RawPlan& p, hsize_t count, RawBuffers& b);
+// b.decoded's `count` rows converted into b.converted as rows of `mem` (HDF5's H5Tconvert).
+bool convert_chunk_raw(hid_t file_type, hid_t mem, const RawPlan& p, hsize_t count, std::size_t row_size,
+                       RawBuffers& b);
+
+// A thread that runs one task at a time for its owner: the trace reader decodes the next
+// block's chunks on it while its own thread fetches chunks and takes the rows of the block
+// before. A task must make no HDF5 call.
+class DecodeThread {
+ public:
+  DecodeThread();
+  ~DecodeThread();
+  DecodeThread(const DecodeThread&) = delete;
+  DecodeThread& operator=(const DecodeThread&) = delete;
+  // Runs `task` there (after the task before it is done).
+  void start(std::function<void()> task);
+  // Waits for the task to be done; what it threw is thrown here.
+  void wait();
+
+ private:
+  void work();
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::function<void()> task_;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
 
 // Rows per H5Dread: whole chunks (so each is decompressed once), about 64 Ki rows.
 hsize_t block_rows_for(const Hid& dataset);

@@ -58,6 +58,11 @@ class TraceReader {
   virtual std::string bytes(const std::string& name, std::uint64_t offset, std::uint64_t size) const = 0;
   // The labels of an enum column, by value.
   virtual std::vector<std::string> enum_labels(const std::string& table, const std::string& column) const = 0;
+  // Whether two threads may call this reader at once (each reading its own tables): a
+  // trace file may where HDF5 is built thread-safe (one lock around each of its calls;
+  // the chunks are decoded outside it); a trace in memory may not (it hands its columns
+  // out).
+  virtual bool concurrent_reads() const { return false; }
 };
 
 }  // namespace gcsim::trace

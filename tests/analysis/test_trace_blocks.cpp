@@ -1,14 +1,22 @@
 // Reading a trace a block at a time (TraceReader::read_blocks), the columns analysis may
 // leave out (TraceParts::details), and the sorting and team figures of the metrics that
 // were rewritten for speed: each checked against the plain way of getting the same thing.
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/metrics.hpp"
@@ -106,6 +114,29 @@ TEST_CASE("read_blocks hands out a table's rows in order, whole chunks of at lea
   CHECK(few[0].rows == 10);
   CHECK(blocks_of(*r, "none").empty());  // no rows, no call
   CHECK_THROWS_AS(r->read_blocks("few", {"x", "nope"}, [](std::size_t, trace::Columns&) {}), Error);
+
+  // Read whole, a table of several batches of chunks (decoded one batch ahead on a second
+  // thread) is the same rows.
+  const trace::Columns whole = r->read_columns("small_chunks", {"x", "id", "n", "state", "name"});
+  REQUIRE(whole.f64.at("x").size() == 40000);
+  bool whole_right = true;
+  for (std::int64_t i = 0; i < 40000; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    whole_right = whole_right && whole.f64.at("x")[k] == 0.5 * static_cast<double>(i) && whole.ints.at("n")[k] == -i &&
+                  whole.ints.at("id")[k] == (std::int64_t{1} << 40) + i && whole.ints.at("state")[k] == i % 3 &&
+                  whole.str.at("name")[k] == (i % 7 != 0 ? "r" + std::to_string(i) : "");
+  }
+  CHECK(whole_right);
+  // A visitor that throws while the next batch is being decoded: its error comes out, and
+  // the table reads whole again after it.
+  int visits = 0;
+  CHECK_THROWS_WITH(r->read_blocks("small_chunks", {"x"},
+                                   [&](std::size_t, trace::Columns&) {
+                                     if (++visits == 2) throw Error("stop here");
+                                   }),
+                    "stop here");
+  CHECK(visits == 2);
+  CHECK(firsts(blocks_of(*r, "small_chunks")) == std::vector<std::size_t>{0, 16384, 32768});
 
   // A trace in memory hands out blocks of MemoryTrace::BLOCK_ROWS rows, the same values.
   static_assert(trace::MemoryTrace::BLOCK_ROWS == 2048);
@@ -302,4 +333,124 @@ workload:
   CHECK(analysis::format_report(lean, m_lean) == analysis::format_report(full, m_full));
   CHECK(analysis::format_json(m_lean, lean.attrs, analysis::team_budgets(lean)) ==
         analysis::format_json(m_full, full.attrs, analysis::team_budgets(full)));
+}
+
+namespace {
+
+// A trace file's reader that says it cannot be read from two threads: read_trace then
+// reads every table on its own thread, one after the other.
+class OneThreadReader final : public trace::TraceReader {
+ public:
+  explicit OneThreadReader(const std::string& path) : r_(trace::TraceReader::open(path)) {}
+  bool has_attribute(const std::string& n) const override { return r_->has_attribute(n); }
+  std::string attribute_string(const std::string& n) const override { return r_->attribute_string(n); }
+  double attribute_double(const std::string& n) const override { return r_->attribute_double(n); }
+  std::int64_t attribute_int(const std::string& n) const override { return r_->attribute_int(n); }
+  std::uint64_t attribute_uint(const std::string& n) const override { return r_->attribute_uint(n); }
+  bool has_table(const std::string& t) const override { return r_->has_table(t); }
+  bool has_column(const std::string& t, const std::string& c) const override { return r_->has_column(t, c); }
+  std::size_t rows(const std::string& t) const override { return r_->rows(t); }
+  std::vector<double> column_f64(const std::string& t, const std::string& c) const override { return r_->column_f64(t, c); }
+  std::vector<std::int64_t> column_int(const std::string& t, const std::string& c) const override {
+    return r_->column_int(t, c);
+  }
+  std::vector<std::string> column_str(const std::string& t, const std::string& c) const override {
+    return r_->column_str(t, c);
+  }
+  trace::Columns read_columns(const std::string& t, const std::vector<std::string>& c) const override {
+    return r_->read_columns(t, c);
+  }
+  void read_blocks(const std::string& t, const std::vector<std::string>& c, const BlockVisitor& v) const override {
+    r_->read_blocks(t, c, v);
+  }
+  std::string bytes(const std::string& n, std::uint64_t o, std::uint64_t s) const override { return r_->bytes(n, o, s); }
+  std::vector<std::string> enum_labels(const std::string& t, const std::string& c) const override {
+    return r_->enum_labels(t, c);
+  }
+
+ private:
+  std::unique_ptr<trace::TraceReader> r_;
+};
+
+// Flips a bit in the middle of the first chunk of `table` (HDF5 says where it is).
+void damage_first_chunk(const std::string& path, const std::string& table) {
+  haddr_t at = HADDR_UNDEF;
+  hsize_t size = 0;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const hid_t d = H5Dopen2(f, table.c_str(), H5P_DEFAULT);
+  REQUIRE(d >= 0);
+  unsigned mask = 0;
+  hsize_t offset[1] = {0};
+  const hid_t space = H5Dget_space(d);
+  const herr_t got = H5Dget_chunk_info(d, space, 0, offset, &mask, &at, &size);
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  REQUIRE(got >= 0);
+  REQUIRE(size > 16);
+  std::string bytes = test::read_bytes(path);
+  bytes[static_cast<std::size_t>(at + size / 2)] ^= 0x10;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// What `f` throws, and what was written on the process's standard error meanwhile.
+template <class F>
+std::pair<std::string, std::string> error_and_stderr(const test::TempDir& dir, F&& f) {
+  const std::string err_path = dir.file("stderr.txt");
+  std::fflush(stderr);
+  const int saved = dup(2);
+  const int to = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(to, 2);
+  close(to);
+  std::string message = "(nothing thrown)";
+  try {
+    f();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  return {message, test::read_bytes(err_path)};
+}
+
+}  // namespace
+
+TEST_CASE("a trace file's cost tables are read on a second thread: the same data, and a damaged table named, HDF5 silent", "[unit][trace]") {
+  const models::Scenario s = test::scenario_from_yaml(test::las_preemptions_yaml("two_threads", 60));
+  test::TempDir dir("trace_two_threads");
+  const std::string path = dir.file("t.h5");
+  models::RunOptions o;
+  o.fixed_wall_clock_s = 0.0;
+  models::run_simulation_to(s, models::builtins().schedulers, path, o);
+  REQUIRE(trace::TraceReader::open(path)->concurrent_reads());
+  for (const analysis::TraceParts parts : {analysis::TraceParts{}, analysis::TraceParts{.events = false, .details = false}}) {
+    const analysis::TraceData two = analysis::read_trace(path, parts);
+    const analysis::TraceData one = analysis::read_trace(OneThreadReader(path), path, parts);
+    REQUIRE(two.jobs.size() == one.jobs.size());
+    CHECK(two.ledger.size() == one.ledger.size());
+    CHECK(two.preemptions.size() == one.preemptions.size());
+    CHECK(two.utilization.size() == one.utilization.size());
+    CHECK(two.ledger_totals.has_value() == !parts.details);
+    const analysis::Metrics m2 = analysis::compute_metrics(two);
+    const analysis::Metrics m1 = analysis::compute_metrics(one);
+    CHECK(m2.preemptions > 0);
+    CHECK(analysis::format_report(two, m2) == analysis::format_report(one, m1));
+    CHECK(analysis::format_json(m2, two.attrs, analysis::team_budgets(two)) ==
+          analysis::format_json(m1, one.attrs, analysis::team_budgets(one)));
+  }
+  // A damaged /ledger, read on the second thread: its error comes out, and HDF5 prints
+  // nothing of its own there. With /jobs damaged too, the error is /jobs' (this thread's
+  // tables first), however the two threads' timing falls.
+  damage_first_chunk(path, "ledger");
+  const auto [ledger_error, ledger_stderr] = error_and_stderr(dir, [&] { (void)analysis::read_trace(path); });
+  CHECK_THAT(ledger_error, Catch::Contains("'/ledger'"));
+  CHECK(ledger_stderr.empty());
+  damage_first_chunk(path, "jobs");
+  for (int i = 0; i < 5; ++i) {
+    const auto [both_error, both_stderr] = error_and_stderr(dir, [&] { (void)analysis::read_trace(path); });
+    CHECK_THAT(both_error, Catch::Contains("'/jobs'"));
+    CHECK(both_stderr.empty());
+  }
 }
