@@ -4,18 +4,17 @@
 #include "analysis/trace_data.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <thread>
 #include <type_traits>
 #include <utility>
 
 #include "sim/errors.hpp"
+#include "sim/parallel.hpp"
 #include "sim/trace/trace_reader.hpp"
 
 namespace gcsim::analysis {
@@ -636,9 +635,9 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
   TraceData data;
   data.attrs = read_attributes(*reader, path);
   // The tables of costs and allocation: millions of rows under a preempting policy (a
-  // million-job las trace: 6.1 M charges, 3.2 M preemptions), read on a second thread
-  // where the reader allows, while this one reads /jobs. Each writes its own members of
-  // `data`. Errors come out in a fixed order whatever the timing: this thread's first.
+  // million-job las trace: 6.1 M charges, 3.2 M preemptions), read beside /jobs and the
+  // rest, on two threads where the reader allows. Each part writes its own members of
+  // `data`.
   const auto read_costs = [&] {
     if (parts.utilization) data.utilization = read_utilization(*reader, path);
     else if (has_table(*reader, schema::UTILIZATION))
@@ -650,19 +649,7 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
     if (parts.details) data.preemptions = read_preemptions(*reader, path, parts);
     else if (has_table(*reader, schema::PREEMPTIONS)) data.preemption_totals = fold_preemptions(*reader, path);
   };
-  std::exception_ptr costs_error;
-  std::optional<std::jthread> costs;
-  if (reader->concurrent_reads()) {
-    costs.emplace([&] {
-      try {
-        read_costs();
-      } catch (...) {
-        costs_error = std::current_exception();
-      }
-    });
-  }
-  std::exception_ptr error;
-  try {
+  const auto read_rest = [&] {
     data.nodes = read_nodes(*reader, path);
     data.jobs = read_jobs(*reader, path, parts);
     // A trace written with output.events: false has no /events (TraceData::has_events).
@@ -678,16 +665,12 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
       data.service_series = read_service_series(*reader, path);
       if (parts.requests) data.service_requests = read_service_requests(*reader, path);
     }
-  } catch (...) {
-    error = std::current_exception();
-  }
-  if (costs) {
-    costs.reset();  // joined
-  } else if (!error) {
-    read_costs();
-  }
-  if (error) std::rethrow_exception(error);
-  if (costs_error) std::rethrow_exception(costs_error);
+  };
+  // parallel_for rethrows the lowest item's error: /jobs and the rest's before the costs'.
+  sim::parallel_for(2, reader->concurrent_reads() ? 2 : 1, [&](std::size_t part) {
+    if (part == 0) read_rest();
+    else read_costs();
+  });
   return data;
 }
 

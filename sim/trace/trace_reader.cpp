@@ -393,7 +393,12 @@ class Hdf5TraceReader final : public TraceReader {
     };
     // Declared after what its tasks use: it is gone (waiting for its task) before they are.
     std::optional<detail::DecodeThread> helper;
-    if (raw.usable && as_stored && rows > batch_rows) helper.emplace();
+    if (raw.usable && as_stored && rows > batch_rows) {
+      try {
+        helper.emplace();
+      } catch (const std::system_error&) {  // no thread to be had: decoded on this one
+      }
+    }
     fetch(slots[0], 0);
     if (helper) helper->start([&] { decode(slots[0]); });
     else decode(slots[0]);
