@@ -102,7 +102,7 @@ TEST_CASE("a streamed run writes the trace of a run given its jobs up front, byt
 TEST_CASE("under run_until: done a run with jobs after the horizon ends at the horizon, made or not", "[model][stream]") {
   // A (1 h) and B (2 h) finish by 2 h; C, submitted at 5 d, is after the 1-day horizon. The
   // workload is never done, so the run bills to the horizon: 24 h x $8 on one 8-GPU node,
-  // whether C is never made (streamed), left out (up front) or given to the cluster.
+  // whether C is never made (streamed) or left out (up front).
   const std::string yaml = R"(name: done
 horizon: 1d
 run_until: done
