@@ -139,6 +139,15 @@ class SummaryTrace::LeanTable final : public trace::Table {
   }
   std::size_t rows() const override { return kept_.rows(); }
   void reserve(std::size_t rows) override { kept_.reserve(rows); }
+  void write_block(std::size_t rows, std::span<const trace::BlockColumn> block) override {
+    if (block.size() != place_.size())
+      throw std::logic_error("summary trace: a block of " + std::to_string(block.size()) + " columns for " +
+                             std::to_string(place_.size()));
+    kept_block_.clear();
+    for (std::size_t c = 0; c < block.size(); ++c)
+      if (place_[c] != DROPPED) kept_block_.push_back(block[c]);
+    kept_.write_block(rows, kept_block_);
+  }
 
  private:
   std::size_t at(std::size_t column) const {
@@ -146,7 +155,8 @@ class SummaryTrace::LeanTable final : public trace::Table {
     return place_[column];
   }
   trace::Table& kept_;
-  std::vector<std::size_t> place_;
+  std::vector<std::size_t> place_;  // kept columns keep their order, so a block's are its kept entries in turn
+  std::vector<trace::BlockColumn> kept_block_;
 };
 
 SummaryTrace::SummaryTrace(const std::string& label, TraceParts parts) : label_(label), parts_(parts), memory_(label) {}

@@ -35,4 +35,11 @@ trace::Table& add_table(trace::TraceFile& file, const trace::schema::Table& tabl
   return file.add_table(std::string(table.name), trace_columns(table), chunk_rows);
 }
 
+trace::BlockedRows add_blocked_table(trace::TraceFile& file, const trace::schema::Table& table, std::size_t chunk_rows,
+                                     std::size_t block_rows) {
+  std::vector<trace::Column> columns = trace_columns(table);
+  trace::Table& t = file.add_table(std::string(table.name), columns, chunk_rows);
+  return trace::BlockedRows(t, columns, block_rows);
+}
+
 }  // namespace gcsim::models

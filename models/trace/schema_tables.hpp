@@ -15,5 +15,8 @@ std::vector<trace::Column> trace_columns(const trace::schema::Table& table);
 
 // TraceFile::add_table with the schema's name and columns.
 trace::Table& add_table(trace::TraceFile& file, const trace::schema::Table& table, std::size_t chunk_rows = 8192);
+// The table added as add_table does, written through a BlockedRows of `block_rows` rows.
+trace::BlockedRows add_blocked_table(trace::TraceFile& file, const trace::schema::Table& table, std::size_t chunk_rows,
+                                     std::size_t block_rows = 4096);
 
 }  // namespace gcsim::models

@@ -11,6 +11,7 @@
 #include "gcsim/version.hpp"
 #include "models/workload/step_time.hpp"
 #include "sim/config/names.hpp"
+#include "sim/check.hpp"
 #include "sim/errors.hpp"
 
 namespace gcsim::models {
@@ -41,21 +42,24 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
                              std::uint64_t replication, Cluster& cluster, const CostMeter& costs, const ModelSpeeds& speeds, Ledger& ledger,
                              BudgetWatcher* budgets)
     : file_(file), scenario_(scenario), seed_(seed), replication_(replication), cluster_(cluster), costs_(costs), speeds_(speeds),
-      events_(scenario.output.events ? &add_table(file, schema::EVENTS, 16384) : nullptr),
-      utilization_(add_table(file, schema::UTILIZATION, 16384)),
-      ledger_(add_table(file, schema::LEDGER, 16384)),
+      events_(scenario.output.events ? std::optional<trace::BlockedRows>(add_blocked_table(file, schema::EVENTS, 16384))
+                                     : std::nullopt),
+      utilization_(add_blocked_table(file, schema::UTILIZATION, 16384)),
+      ledger_(add_blocked_table(file, schema::LEDGER, 16384)),
       node_events_(add_table(file, schema::NODE_EVENTS, 1024)),
       node_downs_(cluster.nodes().size(), 0), last_down_s_(cluster.nodes().size(), 0.0),
       first_up_s_(cluster.nodes().size(), 0.0), open_preemption_(cluster.jobs().size(), -1) {
   ledger.charged.connect(ORDER_TRACE, [this](const Charge& c) {
-    ledger_.begin_row()
+    GCSIM_CHECK(!finished_, "a charge recorded after the trace was finished");
+    ledger_.cells()
         .f64(0, c.time.seconds())
-        .i32(1, c.pool)
-        .i32(2, c.node)
-        .i64(3, c.job)
-        .enum8(4, static_cast<std::uint8_t>(c.category))
+        .ints(1, c.pool)
+        .ints(2, c.node)
+        .ints(3, c.job)
+        .ints(4, static_cast<std::uint8_t>(c.category))
         .f64(5, c.usd)
-        .enum8(6, c.busy ? 1 : 0);
+        .ints(6, c.busy ? 1 : 0);
+    ledger_.end_row();
   });
   if (budgets) {
     budget_events_ = &add_table(file, schema::BUDGET_EVENTS, 1024);
@@ -122,8 +126,10 @@ TraceRecorder::TraceRecorder(trace::TraceFile& file, const Scenario& scenario, s
 }
 
 void TraceRecorder::event(EventKind kind, sim::SimTime t, std::int64_t job, std::int32_t node) {
-  if (events_ == nullptr) return;  // output.events: false
-  events_->begin_row().f64(0, t.seconds()).enum8(1, static_cast<std::uint8_t>(kind)).i64(2, job).i32(3, node);
+  if (!events_) return;  // output.events: false
+  GCSIM_CHECK(!finished_, "an event recorded after the trace was finished");
+  events_->cells().f64(0, t.seconds()).ints(1, static_cast<std::uint8_t>(kind)).ints(2, job).ints(3, node);
+  events_->end_row();
 }
 
 void TraceRecorder::node_event(const NodeTransition& t) {
@@ -147,7 +153,9 @@ void TraceRecorder::flush_utilization() {
   if (!util_pending_) return;
   util_pending_ = false;
   if (util_value_ == util_written_ && util_total_ == util_total_written_) return;
-  utilization_.begin_row().f64(0, util_time_.seconds()).f64(1, util_value_).i32(2, util_total_);
+  GCSIM_CHECK(!finished_, "a utilization row recorded after the trace was finished");
+  utilization_.cells().f64(0, util_time_.seconds()).f64(1, util_value_).ints(2, util_total_);
+  utilization_.end_row();
   util_written_ = util_value_;
   util_total_written_ = util_total_;
 }
@@ -247,23 +255,25 @@ void TraceRecorder::write_jobs() {
   for (const std::string& t : scenario_.workload.teams) teams.push_back(t);
   auto& statuses = columns[column_index(columns, schema::column(schema::JOBS, "recorded_status"))].enum_labels;
   for (const std::string& s : scenario_.workload.recorded_statuses) statuses.push_back(s);
+  trace::BlockBuffer b(columns);
   trace::Table& t = file_.add_table(std::string(schema::JOBS.name), std::move(columns), 16384);
   t.reserve(cluster_.jobs().size());
+  // Rows in blocks (trace::Table::write_block): a million rows are 30 million cells.
+  constexpr std::size_t BLOCK_ROWS = 4096;
   for (const Job& j : cluster_.jobs()) {
     const bool started = j.started_once;
-    t.begin_row()
-        .i64(0, j.id)
+    b.ints(0, j.id)
         .str(1, j.name)
         .f64(2, j.submit.seconds())
         .f64(3, started ? j.start.seconds() : NaN)
         .f64(4, j.status == JobStatus::Completed ? j.end.seconds() : NaN)
-        .i32(5, j.gpus)
-        .i32(6, started ? j.gpus_held() : 0)
-        .enum_value(7, started ? static_cast<std::uint32_t>(j.node_type) + 1 : 0)
-        .i32(8, started ? static_cast<std::int32_t>(cluster_.nodes_of(j)[0]) : -1)
-        .i32(9, started ? static_cast<std::int32_t>(j.nodes_count) : 0)
+        .ints(5, j.gpus)
+        .ints(6, started ? j.gpus_held() : 0)
+        .ints(7, started ? static_cast<std::uint32_t>(j.node_type) + 1 : 0)
+        .ints(8, started ? static_cast<std::int32_t>(cluster_.nodes_of(j)[0]) : -1)
+        .ints(9, started ? static_cast<std::int32_t>(j.nodes_count) : 0)
         .f64(10, started ? costs_.job_cost_usd(j.id) : 0.0)
-        .enum8(11, static_cast<std::uint8_t>(j.status));
+        .ints(11, static_cast<std::uint8_t>(j.status));
     // Model-described jobs: work is samples, at the step-time model's speed.
     const bool modelled = j.training() != nullptr && started;
     double samples = NaN;
@@ -272,13 +282,13 @@ void TraceRecorder::write_jobs() {
                 : j.status == JobStatus::Running ? j.work_done_at(cluster_.end_time())
                                                  : 0.0;
     }
-    t.f64(12, samples)
+    b.f64(12, samples)
         .f64(13, modelled ? j.samples_per_s() : NaN)
         .f64(14, modelled ? j.step_s() : NaN)
-        .enum_value(15, modelled && j.bottleneck() >= 0 ? static_cast<std::uint32_t>(j.bottleneck()) + 1 : 0);
+        .ints(15, modelled && j.bottleneck() >= 0 ? static_cast<std::uint32_t>(j.bottleneck()) + 1 : 0);
     // The breakdown behind the last speed (per micro-step, like step_time_s).
     const StepEstimate* e = modelled ? speeds_.estimate(j.id) : nullptr;
-    t.f64(16, e ? e->compute_s : NaN)
+    b.f64(16, e ? e->compute_s : NaN)
         .f64(17, e ? e->input_s : NaN)
         .f64(18, e ? e->comm_s : NaN)
         .f64(19, e ? e->comm_exposed_s : NaN)
@@ -286,16 +296,19 @@ void TraceRecorder::write_jobs() {
     // GPU-seconds held, over every run; a run still going at the end counts to the end.
     double held = j.held_gpu_s;
     if (j.status == JobStatus::Running) held += (cluster_.end_time() - j.run_start).seconds() * j.gpu_share_held();
-    t.enum_value(21, j.team >= 0 ? static_cast<std::uint32_t>(j.team) + 1 : 0)
-        .i32(22, j.interruptions())
-        .i32(23, j.checkpoints())
+    b.ints(21, j.team >= 0 ? static_cast<std::uint32_t>(j.team) + 1 : 0)
+        .ints(22, j.interruptions())
+        .ints(23, j.checkpoints())
         .f64(24, held)
         .f64(25, j.lost_gpu_s())
         .f64(26, j.checkpoint_gpu_s())
         .f64(27, j.restart_gpu_s())
-        .i32(28, j.gpu_milli)
-        .enum_value(29, j.recorded_status);
+        .ints(28, j.gpu_milli)
+        .ints(29, j.recorded_status);
+    b.end_row();
+    if (b.rows() == BLOCK_ROWS) b.write_to(t);
   }
+  b.write_to(t);
 }
 
 void TraceRecorder::write_nodes() {
@@ -373,6 +386,10 @@ void TraceRecorder::write_inputs() {
 }
 
 void TraceRecorder::finish(double wall_clock_s) {
+  if (events_) events_->flush();
+  utilization_.flush();
+  ledger_.flush();
+  finished_ = true;
   write_jobs();
   write_nodes();
   write_pools();

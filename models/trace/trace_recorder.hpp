@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <optional>
 #include <vector>
 
 #include "models/accounting/cost_meter.hpp"
@@ -78,9 +79,12 @@ class TraceRecorder {
   const Cluster& cluster_;
   const CostMeter& costs_;
   const ModelSpeeds& speeds_;
-  trace::Table* events_;  // null with output.events false
-  trace::Table& utilization_;
-  trace::Table& ledger_;
+  // Written from the event loop, a block of rows at a time (trace::BlockedRows): flushed
+  // by finish(), after which a row is an InternalError (it would never reach the file).
+  std::optional<trace::BlockedRows> events_;  // none with output.events false
+  trace::BlockedRows utilization_;
+  trace::BlockedRows ledger_;
+  bool finished_ = false;
   trace::Table& node_events_;
   trace::Table* budget_events_ = nullptr;
   std::vector<int> node_downs_;  // spot interruptions

@@ -77,6 +77,15 @@ class MemoryTrace::MemoryTable final : public Table {
       if (!c.uniform) c.cells.reserve(c.type, c.reserve_rows);
     }
   }
+  void write_block(std::size_t rows, std::span<const BlockColumn> block) override {
+    if (closed_) throw std::logic_error("trace '" + label_ + "' table " + name_ + " written after commit()");
+    check_block(label_, name_, columns_, rows, block);
+    finish_row();
+    if (rows == 0) return;
+    for (std::size_t i = 0; i < columns_.size(); ++i) append_block(cells_[i], block[i], rows);
+    rows_ += rows;
+    done_ = rows_;
+  }
   void close() {
     finish_row();
     closed_ = true;
@@ -207,6 +216,48 @@ class MemoryTrace::MemoryTable final : public Table {
       case ColumnType::F64: out.f64.push_back(c.next_f64); break;
       case ColumnType::Str: out.str.push_back(c.next_str); break;
       default: out.ints.push_back(c.next_int); break;
+    }
+  }
+  // A block's cells join column `c` after the done_ finished rows, as finish_row() would
+  // add them one row at a time: the column stays one value while the block's cells are it.
+  void append_block(Column_& c, const BlockColumn& b, std::size_t rows) {
+    std::size_t k = 0;  // the block's first cell that is not the column's one value
+    if (c.uniform) {
+      if (done_ == 0) {
+        switch (c.type) {
+          case ColumnType::F64: c.same_f64 = b.f64[0]; break;
+          case ColumnType::Str: c.same_str.assign(b.str[0]); break;
+          default: c.same_int = b.ints[0]; break;
+        }
+      }
+      switch (c.type) {
+        case ColumnType::F64: {
+          const std::uint64_t same = std::bit_cast<std::uint64_t>(c.same_f64);
+          while (k < rows && std::bit_cast<std::uint64_t>(b.f64[k]) == same) ++k;
+          break;
+        }
+        case ColumnType::Str:
+          while (k < rows && b.str[k] == c.same_str) ++k;
+          break;
+        default:
+          while (k < rows && b.ints[k] == c.same_int) ++k;
+          break;
+      }
+      if (k == rows) return;
+      c.cells.reserve(c.type, std::max(c.reserve_rows, done_ + k + 1));
+      switch (c.type) {
+        case ColumnType::F64: c.cells.f64.assign(done_ + k, c.same_f64); break;
+        case ColumnType::Str: c.cells.str.assign(done_ + k, c.same_str); break;
+        default: c.cells.ints.assign(done_ + k, c.same_int); break;
+      }
+      c.uniform = false;
+    }
+    switch (c.type) {
+      case ColumnType::F64: c.cells.f64.insert(c.cells.f64.end(), b.f64.begin() + static_cast<std::ptrdiff_t>(k), b.f64.end()); break;
+      case ColumnType::Str:
+        for (std::size_t r = k; r < rows; ++r) c.cells.str.emplace_back(b.str[r]);
+        break;
+      default: c.cells.ints.insert(c.cells.ints.end(), b.ints.begin() + static_cast<std::ptrdiff_t>(k), b.ints.end()); break;
     }
   }
   // The row being written is finished: its cells join the columns.

@@ -245,6 +245,25 @@ class Hdf5Table final : public Table {
     return *this;
   }
 
+  // Whole chunks' rows at a time, each column copied into its place in every row of the
+  // part that fits in the chunk being filled: no call, check or default row per cell.
+  void write_block(std::size_t rows, std::span<const BlockColumn> block) override {
+    check_open();
+    check_block(file_path_, name_, columns_, rows, block);
+    for (std::size_t done = 0; done < rows;) {
+      if (buffered_ == chunk_rows_) flush();
+      if (buffer_.empty()) buffer_.reserve(row_size_ * chunk_rows_);
+      const std::size_t n = std::min(rows - done, chunk_rows_ - buffered_);
+      const std::size_t first = buffer_.size();
+      buffer_.resize(first + n * row_size_);  // zeros: every cell is set below, a string's padding stays NUL
+      std::byte* rows_at = buffer_.data() + first;
+      for (std::size_t c = 0; c < columns_.size(); ++c) copy_column(rows_at, n, c, block[c], done);
+      buffered_ += n;
+      done += n;
+    }
+    row_open_ = false;  // the block's last row is finished: a cell set now is a programming error
+  }
+
   std::size_t rows() const override { return written_ + buffered_; }
 
   // Appends the buffered rows to the dataset as one chunk. A last, partial chunk is padded
@@ -332,6 +351,40 @@ class Hdf5Table final : public Table {
 
   void check_open() const {
     if (closed_) throw std::logic_error("trace table " + name_ + ": written after commit");
+  }
+
+  // Cells [from, from + n) of block column `b` into column `column` of the n rows at `at`.
+  void copy_column(std::byte* at, std::size_t n, std::size_t column, const BlockColumn& b, std::size_t from) const {
+    std::byte* cell = at + offsets_[column];
+    const std::size_t stride = row_size_;
+    const auto each = [&](auto&& put) {
+      for (std::size_t r = 0; r < n; ++r, cell += stride) put(cell, from + r);
+    };
+    switch (columns_[column].type) {
+      case ColumnType::F64: each([&](std::byte* d, std::size_t i) { std::memcpy(d, &b.f64[i], 8); }); break;
+      case ColumnType::I64: each([&](std::byte* d, std::size_t i) { std::memcpy(d, &b.ints[i], 8); }); break;
+      case ColumnType::I32:
+        each([&](std::byte* d, std::size_t i) {
+          const auto v = static_cast<std::int32_t>(b.ints[i]);
+          std::memcpy(d, &v, 4);
+        });
+        break;
+      case ColumnType::Str:
+        each([&](std::byte* d, std::size_t i) {
+          if (!b.str[i].empty()) std::memcpy(d, b.str[i].data(), b.str[i].size());
+        });
+        break;
+      case ColumnType::Enum8:
+      case ColumnType::Enum: {
+        // Little-endian in memory (checked above), so the low bytes are the value.
+        const std::size_t width = memory_size(columns_[column]);
+        each([&](std::byte* d, std::size_t i) {
+          const auto v = static_cast<std::uint32_t>(b.ints[i]);
+          std::memcpy(d, &v, width);
+        });
+        break;
+      }
+    }
   }
 
   // The current row's cell for `column`, checking the setter matches the column type:
@@ -507,6 +560,102 @@ class Hdf5TraceFile final : public TraceFile {
 };
 
 }  // namespace
+
+namespace {
+// The cells a block column of `type` gives, and how many of them.
+std::size_t block_cells(const BlockColumn& c, ColumnType type) {
+  switch (type) {
+    case ColumnType::F64: return c.f64.size();
+    case ColumnType::Str: return c.str.size();
+    default: return c.ints.size();
+  }
+}
+// Throws std::logic_error unless block column `c` (of its own type) gives `rows` cells and
+// nothing in the spans its type does not read.
+void check_block_column(const std::string& table, std::size_t index, const BlockColumn& c, std::size_t rows) {
+  const std::size_t given = c.f64.size() + c.ints.size() + c.str.size();
+  if (block_cells(c, c.type) != rows || given != rows)
+    throw std::logic_error("trace table " + table + ": block column " + std::to_string(index) + " (" +
+                           type_name(c.type) + ") has " + std::to_string(given) + " cells for " +
+                           std::to_string(rows) + " rows");
+}
+}  // namespace
+
+void check_block(const std::string& label, const std::string& table, const std::vector<Column>& columns,
+                 std::size_t rows, std::span<const BlockColumn> block) {
+  if (block.size() != columns.size())
+    throw std::logic_error("trace table " + table + ": a block of " + std::to_string(block.size()) +
+                           " columns for " + std::to_string(columns.size()));
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const Column& col = columns[c];
+    const BlockColumn& b = block[c];
+    if (b.type != col.type)
+      throw std::logic_error("trace table " + table + "." + col.name + " is " + type_name(col.type) +
+                             ", given a block of " + type_name(b.type));
+    check_block_column(table, c, b, rows);
+    switch (col.type) {
+      case ColumnType::F64:
+      case ColumnType::I64: break;
+      case ColumnType::I32:
+        for (const std::int64_t v : b.ints)
+          if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
+            throw std::logic_error("trace table " + table + "." + col.name + ": " + std::to_string(v) +
+                                   " is not an int32");
+        break;
+      case ColumnType::Enum8:
+      case ColumnType::Enum:
+        for (const std::int64_t v : b.ints)
+          if (v < 0 || static_cast<std::uint64_t>(v) >= col.enum_labels.size())
+            throw std::logic_error("trace table " + table + "." + col.name + ": enum value " + std::to_string(v) +
+                                   " has no label");
+        break;
+      case ColumnType::Str:
+        for (const std::string_view v : b.str) {
+          // As the one-cell setter: cells are null-padded, so an embedded NUL would cut the value.
+          if (v.find('\0') != std::string_view::npos)
+            throw Error("trace '" + label + "': " + table + "." + col.name + ": string contains a NUL byte");
+          if (v.size() > col.str_bytes)
+            throw InternalError("trace '" + label + "': a string of " + std::to_string(v.size()) +
+                                " bytes for column " + table + "." + col.name + ", " + std::to_string(col.str_bytes) +
+                                " bytes wide (its source should have been bounded at load)");
+        }
+        break;
+    }
+  }
+}
+
+void Table::write_block(std::size_t rows, std::span<const BlockColumn> block) {
+  for (std::size_t c = 0; c < block.size(); ++c) check_block_column("(a block)", c, block[c], rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    begin_row();
+    for (std::size_t c = 0; c < block.size(); ++c) {
+      const BlockColumn& b = block[c];
+      switch (b.type) {
+        case ColumnType::F64: f64(c, b.f64[r]); break;
+        case ColumnType::I64: i64(c, b.ints[r]); break;
+        case ColumnType::I32:
+          if (b.ints[r] < std::numeric_limits<std::int32_t>::min() || b.ints[r] > std::numeric_limits<std::int32_t>::max())
+            throw std::logic_error("trace table: block column " + std::to_string(c) + ": " + std::to_string(b.ints[r]) +
+                                   " is not an int32");
+          i32(c, static_cast<std::int32_t>(b.ints[r]));
+          break;
+        case ColumnType::Str: str(c, b.str[r]); break;
+        case ColumnType::Enum8:
+          if (b.ints[r] < 0 || b.ints[r] > 255)
+            throw std::logic_error("trace table: block column " + std::to_string(c) + ": enum value " +
+                                   std::to_string(b.ints[r]) + " has no label");
+          enum8(c, static_cast<std::uint8_t>(b.ints[r]));
+          break;
+        case ColumnType::Enum:
+          if (b.ints[r] < 0 || b.ints[r] > std::numeric_limits<std::uint32_t>::max())
+            throw std::logic_error("trace table: block column " + std::to_string(c) + ": enum value " +
+                                   std::to_string(b.ints[r]) + " has no label");
+          enum_value(c, static_cast<std::uint32_t>(b.ints[r]));
+          break;
+      }
+    }
+  }
+}
 
 std::unique_ptr<TraceFile> TraceFile::create(const std::string& final_path, const TraceOptions& options) {
   return std::make_unique<Hdf5TraceFile>(final_path, options);

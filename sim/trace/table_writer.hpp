@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,17 @@ struct Column {
 inline constexpr const char* TRACE_FORMAT_ATTRIBUTE = "trace_format";
 inline constexpr std::int64_t TRACE_FORMAT = 2;
 
+// One column of a block of rows (Table::write_block): its type, which must be the table
+// column's, and the block's cells, one a row, in the span that type reads. I32, Enum8 and
+// Enum cells are given as int64 and must lie in the column's range (an int32; a label's
+// value), as the one-cell setters' arguments do.
+struct BlockColumn {
+  ColumnType type = ColumnType::F64;
+  std::span<const double> f64 = {};            // F64
+  std::span<const std::int64_t> ints = {};     // I64, I32, Enum8, Enum
+  std::span<const std::string_view> str = {};  // Str
+};
+
 class Table {
  public:
   virtual ~Table() = default;
@@ -76,6 +88,108 @@ class Table {
   virtual std::size_t rows() const = 0;
   // A hint: about `rows` more rows will be written (a table kept in memory reserves them).
   virtual void reserve(std::size_t rows) { (void)rows; }
+  // Writes `rows` rows at once, column by column: block[c] holds column c's cells, one
+  // entry for every column of the table. The table ends as begin_row() and one setter
+  // per cell would leave it, with the same checks and errors, but without a call per cell
+  // (a million-row /jobs table is written in blocks: docs/engine.md, "Rows in blocks").
+  // Any row begun before is finished first. The base class does exactly the calls.
+  virtual void write_block(std::size_t rows, std::span<const BlockColumn> block);
+};
+
+// The check every Table::write_block of a table that knows its columns makes first, so a
+// bad block writes nothing: `block` gives each of `columns` its cells (as many entries as
+// columns, each of its column's type, `rows` cells in the span that type reads), and each
+// cell is one its setter takes: the same errors as the setters' (`label`: the trace's name
+// in messages), std::logic_error for a programming error, gcsim::Error for a string with a
+// NUL byte, InternalError for one wider than its column.
+void check_block(const std::string& label, const std::string& table, const std::vector<Column>& columns,
+                 std::size_t rows, std::span<const BlockColumn> block);
+
+// A block of rows gathered a row at a time, column by column, then written with one
+// Table::write_block (write_to): each row sets every column once, with the setter of its
+// storage (f64 for F64; ints for I64, I32, Enum8 and Enum; str for Str), and end_row().
+// Strings are kept as views: what they view must live until write_to.
+class BlockBuffer {
+ public:
+  explicit BlockBuffer(const std::vector<Column>& columns) : columns_(columns.size()), spans_(columns.size()) {
+    for (std::size_t c = 0; c < columns.size(); ++c) columns_[c].type = columns[c].type;
+  }
+  BlockBuffer& f64(std::size_t column, double value) {
+    columns_[column].f64.push_back(value);
+    return *this;
+  }
+  BlockBuffer& ints(std::size_t column, std::int64_t value) {
+    columns_[column].ints.push_back(value);
+    return *this;
+  }
+  BlockBuffer& str(std::size_t column, std::string_view value) {
+    columns_[column].str.push_back(value);
+    return *this;
+  }
+  void end_row() { ++rows_; }
+  std::size_t rows() const { return rows_; }
+  // Room for `rows` rows in each column's storage.
+  void reserve(std::size_t rows) {
+    for (Cells& c : columns_) {
+      if (c.type == ColumnType::F64)
+        c.f64.reserve(rows);
+      else if (c.type == ColumnType::Str)
+        c.str.reserve(rows);
+      else
+        c.ints.reserve(rows);
+    }
+  }
+  // Writes the rows gathered to `table` and empties the buffer (its room kept).
+  void write_to(Table& table) {
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      spans_[c] = BlockColumn{columns_[c].type, columns_[c].f64, columns_[c].ints, columns_[c].str};
+    table.write_block(rows_, spans_);
+    for (Cells& c : columns_) {
+      c.f64.clear();
+      c.ints.clear();
+      c.str.clear();
+    }
+    rows_ = 0;
+  }
+
+ private:
+  struct Cells {
+    ColumnType type = ColumnType::F64;
+    std::vector<double> f64;
+    std::vector<std::int64_t> ints;
+    std::vector<std::string_view> str;
+  };
+  std::vector<Cells> columns_;
+  std::vector<BlockColumn> spans_;
+  std::size_t rows_ = 0;
+};
+
+// A table written a row at a time whose rows reach it a block at a time: each row is
+// gathered in a BlockBuffer (cells(), then end_row()) and the block written with one
+// Table::write_block when it holds block_rows rows, and at flush(). For the tables a run
+// writes from its event loop (events, utilization, ledger), whose rows then cost no call
+// per cell. The owner flushes before the trace is committed: rows still gathered are not
+// in the table. Strings are views (BlockBuffer): what they view must live until the
+// block is written.
+class BlockedRows {
+ public:
+  BlockedRows(Table& table, const std::vector<Column>& columns, std::size_t block_rows = 4096)
+      : table_(table), buffer_(columns), block_rows_(block_rows) {
+    buffer_.reserve(block_rows_);
+  }
+  BlockBuffer& cells() { return buffer_; }
+  void end_row() {
+    buffer_.end_row();
+    if (buffer_.rows() >= block_rows_) buffer_.write_to(table_);
+  }
+  void flush() {
+    if (buffer_.rows() > 0) buffer_.write_to(table_);
+  }
+
+ private:
+  Table& table_;
+  BlockBuffer buffer_;
+  std::size_t block_rows_;
 };
 
 struct TraceOptions {

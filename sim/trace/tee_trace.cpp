@@ -50,6 +50,10 @@ class TeeTrace::TeeTable final : public Table {
     a_.reserve(rows);
     b_.reserve(rows);
   }
+  void write_block(std::size_t rows, std::span<const BlockColumn> block) override {
+    a_.write_block(rows, block);
+    b_.write_block(rows, block);
+  }
 
  private:
   Table& a_;
@@ -112,6 +116,7 @@ class DiscardTrace::DiscardTable final : public Table {
   Table& enum8(std::size_t, std::uint8_t) override { return *this; }
   Table& enum_value(std::size_t, std::uint32_t) override { return *this; }
   std::size_t rows() const override { return rows_; }
+  void write_block(std::size_t rows, std::span<const BlockColumn>) override { rows_ += rows; }
 
  private:
   std::size_t rows_ = 0;
