@@ -14,6 +14,7 @@
 #include "models/register_builtins.hpp"
 #include "models/run/component.hpp"
 #include "models/simulation.hpp"
+#include "sim/trace/memory_trace.hpp"
 #include "support/scenario_support.hpp"
 
 using namespace gcsim;
@@ -102,4 +103,39 @@ TEST_CASE("A controller registered by name acts through the engine at its declar
       CHECK(r.end_s == 3 * 3600.0);
     }
   }
+}
+
+namespace {
+// A part built before the trace recorder (so finished after it) that posts a charge when
+// it finishes: the recorder has written its rows by then, so the charge could never reach
+// the trace.
+class LateCharge final : public models::Component {
+ public:
+  explicit LateCharge(models::RunContext& ctx) : ledger_(ctx.ledger) {}
+  void finish(models::RunSummary&) override {
+    models::Charge c;
+    c.usd = 1.0;
+    ledger_.post(c);
+  }
+
+ private:
+  models::Ledger& ledger_;
+};
+}  // namespace
+
+TEST_CASE("A row recorded after the trace is finished is an internal error, never a row lost", "[model][components]") {
+  const models::Scenario s = test::scenario_from_yaml(SCENARIO);
+  models::Builtins parts;
+  models::register_builtins(parts);
+  parts.components.add({"late-charge", "posts a charge as it finishes", models::BUILD_TRACE - 1,
+                        [](models::RunContext& ctx) -> std::unique_ptr<models::Component> {
+                          return std::make_unique<LateCharge>(ctx);
+                        }});
+  models::RunOptions o;
+  o.parts = &parts.components;
+  trace::MemoryTrace trace("late");
+  CHECK_THROWS_WITH(models::run_simulation(s, models::builtins().schedulers, &trace, o),
+                    Catch::Contains("a charge recorded after the trace was finished"));
+  // Without a trace nothing records the charge: the run ends as usual.
+  CHECK(models::run_simulation(s, models::builtins().schedulers, nullptr, o).jobs_completed == 2);
 }
