@@ -28,6 +28,7 @@
 #include "sim/trace/table_writer.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "support/scenario_support.hpp"
+#include "support/trace_columns.hpp"
 
 using namespace gcsim;
 using trace::Column;
@@ -35,13 +36,7 @@ using trace::ColumnType;
 
 namespace {
 
-const std::vector<Column> COLUMNS = {
-    {"x", ColumnType::F64},
-    {"id", ColumnType::I64},
-    {"n", ColumnType::I32},
-    {"name", ColumnType::Str, {}, 12},
-    {"state", ColumnType::Enum8, {"idle", "busy", "down"}},
-};
+const std::vector<Column> COLUMNS = test::basic_columns(12);
 
 void write_rows(trace::Table& t, int rows) {
   for (int i = 0; i < rows; ++i) {

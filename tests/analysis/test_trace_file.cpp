@@ -8,6 +8,7 @@
 #include <hdf5.h>
 
 #include "support/scenario_support.hpp"
+#include "support/trace_columns.hpp"
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -35,13 +36,7 @@ namespace {
 
 using gcsim::test::read_bytes;
 
-const std::vector<Column> ALL_TYPES = {
-    {"x", ColumnType::F64},
-    {"id", ColumnType::I64},
-    {"n", ColumnType::I32},
-    {"name", ColumnType::Str, {}, 32},
-    {"state", ColumnType::Enum8, {"idle", "busy", "down"}},
-};
+const std::vector<Column> ALL_TYPES = gcsim::test::basic_columns(32);
 
 // Rows of every column type; row i is a pure function of i so the reads can be checked.
 void write_rows(gcsim::trace::Table& t, int rows) {

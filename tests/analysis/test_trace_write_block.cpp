@@ -17,6 +17,7 @@
 #include "sim/trace/tee_trace.hpp"
 #include "sim/trace/trace_reader.hpp"
 #include "support/scenario_support.hpp"
+#include "support/trace_columns.hpp"
 
 using namespace gcsim;
 using trace::BlockBuffer;
@@ -33,18 +34,16 @@ std::vector<std::string> many_labels(int n) {
 }
 
 // Every column type, an Enum of 300 labels (two bytes a cell) among them.
-const std::vector<Column> COLUMNS = {
-    {"x", ColumnType::F64},
-    {"id", ColumnType::I64},
-    {"n", ColumnType::I32},
-    {"name", ColumnType::Str, {}, 12},
-    {"state", ColumnType::Enum8, {"idle", "busy", "down"}},
-    {"code", ColumnType::Enum, many_labels(300)},
-    {"same", ColumnType::F64},   // one value in every row
-    {"late", ColumnType::I32},   // one value, then others from row 150 on (inside a block)
-    {"label", ColumnType::Str, {}, 4},  // "" then "ab" from row 7 on
-    {"later", ColumnType::F64},  // 1.0, then others from row 120 on
-};
+std::vector<Column> all_columns() {
+  std::vector<Column> c = test::basic_columns(12);
+  c.push_back({"code", ColumnType::Enum, many_labels(300)});
+  c.push_back({"same", ColumnType::F64});         // one value in every row
+  c.push_back({"late", ColumnType::I32});         // one value, then others from row 150 on (inside a block)
+  c.push_back({"label", ColumnType::Str, {}, 4});  // "" then "ab" from row 7 on
+  c.push_back({"later", ColumnType::F64});        // 1.0, then others from row 120 on
+  return c;
+}
+const std::vector<Column> COLUMNS = all_columns();
 
 struct Row {
   double x;
