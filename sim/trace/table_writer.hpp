@@ -139,11 +139,19 @@ class BlockBuffer {
         c.ints.reserve(rows);
     }
   }
-  // Writes the rows gathered to `table` and empties the buffer (its room kept).
+  // Writes the rows gathered to `table` and empties the buffer (its room kept), also when
+  // the table refuses them (the error is thrown on; the rows are not offered again).
   void write_to(Table& table) {
     for (std::size_t c = 0; c < columns_.size(); ++c)
       spans_[c] = BlockColumn{columns_[c].type, columns_[c].f64, columns_[c].ints, columns_[c].str};
+    struct Empty {
+      BlockBuffer& b;
+      ~Empty() { b.clear(); }
+    } empty{*this};
     table.write_block(rows_, spans_);
+  }
+  // Drops the rows gathered (their room kept).
+  void clear() {
     for (Cells& c : columns_) {
       c.f64.clear();
       c.ints.clear();

@@ -240,6 +240,23 @@ TEST_CASE("a bad block is refused whole, with the error its cell would give", "[
   CHECK(r->column_str("t", "s") == std::vector<std::string>{"ab", "c", ""});
 }
 
+TEST_CASE("a buffer whose block is refused is emptied, and its next block written", "[unit][trace]") {
+  trace::MemoryTrace memory("mem");
+  const std::vector<Column> cols = {{"n", ColumnType::I32}, {"e", ColumnType::Enum8, {"a", "b"}}};
+  trace::Table& t = memory.add_table("t", cols);
+  BlockBuffer b(cols);
+  b.ints(0, 1).ints(1, 5);  // no label 5
+  b.end_row();
+  CHECK(thrown([&] { b.write_to(t); }) == "logic: trace table t.e: enum value 5 has no label");
+  CHECK(b.rows() == 0);
+  b.ints(0, 2).ints(1, 1);
+  b.end_row();
+  b.write_to(t);
+  memory.commit();
+  CHECK(memory.column_int("t", "n") == std::vector<std::int64_t>{2});
+  CHECK(memory.column_int("t", "e") == std::vector<std::int64_t>{1});
+}
+
 TEST_CASE("the base class writes a block as begin_row and one setter a cell", "[unit][trace]") {
   // A table that logs its calls: write_block is the base class's.
   struct Log final : trace::Table {
