@@ -69,7 +69,7 @@ class SummaryTrace::FoldTable final : public trace::Table {
   // Each row of the block folded in turn, its cells taken from the block's columns.
   void write_block(std::size_t rows, std::span<const trace::BlockColumn> block) override {
     if (closed_) throw std::logic_error("summary trace table " + name_ + " written after commit()");
-    trace::check_block(label_of_checks(), name_, columns_, rows, block);
+    trace::check_block("summary trace", name_, columns_, rows, block);
     finish_row();
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t c = 0; c < columns_.size(); ++c) {
@@ -103,7 +103,6 @@ class SummaryTrace::FoldTable final : public trace::Table {
                              std::to_string(value) + " has no label");
     return *this;
   }
-  static std::string label_of_checks() { return "summary trace"; }
   std::size_t check(std::size_t column, trace::ColumnType type) const {
     if (column >= columns_.size() || columns_[column].type != type || !open_ || closed_)
       throw std::logic_error("summary trace table " + name_ + ": column " + std::to_string(column) +

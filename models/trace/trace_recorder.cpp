@@ -255,11 +255,11 @@ void TraceRecorder::write_jobs() {
   for (const std::string& t : scenario_.workload.teams) teams.push_back(t);
   auto& statuses = columns[column_index(columns, schema::column(schema::JOBS, "recorded_status"))].enum_labels;
   for (const std::string& s : scenario_.workload.recorded_statuses) statuses.push_back(s);
-  trace::BlockBuffer b(columns);
-  trace::Table& t = file_.add_table(std::string(schema::JOBS.name), std::move(columns), 16384);
+  trace::Table& t = file_.add_table(std::string(schema::JOBS.name), columns, 16384);
   t.reserve(cluster_.jobs().size());
   // Rows in blocks (trace::Table::write_block): a million rows are 30 million cells.
-  constexpr std::size_t BLOCK_ROWS = 4096;
+  trace::BlockedRows rows(t, columns);
+  trace::BlockBuffer& b = rows.cells();
   for (const Job& j : cluster_.jobs()) {
     const bool started = j.started_once;
     b.ints(0, j.id)
@@ -305,10 +305,9 @@ void TraceRecorder::write_jobs() {
         .f64(27, j.restart_gpu_s())
         .ints(28, j.gpu_milli)
         .ints(29, j.recorded_status);
-    b.end_row();
-    if (b.rows() == BLOCK_ROWS) b.write_to(t);
+    rows.end_row();
   }
-  b.write_to(t);
+  rows.flush();
 }
 
 void TraceRecorder::write_nodes() {

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "models/accounting/cost_meter.hpp"
