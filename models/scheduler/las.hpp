@@ -7,10 +7,11 @@
 // that preempt are taken on a round of `interval` (ticks at multiples of it from time 0;
 // Tiresias' and Gavel's round length): at each tick, running jobs are put in the queue of
 // the service they have attained by then (a running job is demoted when it crosses a
-// threshold), and when the first waiting job does not fit, running jobs of strictly
-// lower queues (higher index) are preempted, the lowest queue first and, inside it, the
-// most recently submitted first, until it would fit (reason `quantum`). Between ticks jobs
-// start only in free capacity. Against starvation (Tiresias' promotion), a waiting job
+// threshold), and from the first waiting job that does not fit, the round takes the
+// waiting jobs in order: each gets room held for it, free or made by preempting running
+// jobs of strictly lower queues (higher index), the lowest queue first and, inside it, the
+// most recently submitted first (reason `quantum`), until one cannot get room; they start
+// when their victims have stopped. Between ticks jobs start only in free capacity. Against starvation (Tiresias' promotion), a waiting job
 // that has waited `promote` times its counted run time (counted service / GPUs) goes back
 // to the first queue, its counted service starting again from zero. `promote: 0` never
 // promotes. Blocking as fifo's (ordered.hpp). A preempted job resumes from its progress,
@@ -65,6 +66,9 @@ class LasScheduler final : public OrderedScheduler {
   double order_key(const QueuedJob& job) const override;
   void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
                      Decisions& out) override;
+  bool start_round(const ClusterView& cluster, const Decisions& out) override;
+  bool hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) override;
+  void end_round() override;
 
  private:
   // One cache line a job: a saturated run looks a job's state up at every start, stop,
@@ -81,6 +85,7 @@ class LasScheduler final : public OrderedScheduler {
     std::uint32_t running_pos = 0;
     std::uint16_t milli = 1000;  // thousandths of each GPU it holds (QueuedJob::gpu_milli)
     std::uint8_t queue = 0;      // its queue as last set
+    bool placed_now = false;     // placed by this pass (set during after_placing only)
     // GPUs it holds, a share of a GPU as its share (attained service per second).
     double share() const { return gpus * (milli / 1000.0); }
   };

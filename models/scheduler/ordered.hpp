@@ -78,6 +78,24 @@ class OrderedScheduler : public Scheduler {
     (void)out;
   }
 
+  // A round (strict blocking): when the first job in order does not fit, a policy may go
+  // on past it, holding room for it and the jobs after it instead of placing them (las at
+  // a tick). start_round says whether this pass does (`out`: the placements so far);
+  // hold_room then takes each job from that one on (its team's quota permitting) and
+  // returns false to end the round, end_round closes it after the scan.
+  virtual bool start_round(const ClusterView& cluster, const Decisions& out) {
+    (void)cluster;
+    (void)out;
+    return false;
+  }
+  virtual bool hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) {
+    (void)cluster;
+    (void)job;
+    (void)out;
+    return false;
+  }
+  virtual void end_round() {}
+
   // The pass over `order`: order_, or a policy's own index with OrderIndex's scan().
   template <class Index>
   void pass(const ClusterView& cluster, const WaitingJobs& waiting, Decisions& out, Index& order);
@@ -100,11 +118,19 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
     any_blocked = true;
   };
   if (params_.blocking == Blocking::Strict) {
+    bool round = false;
     order.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-      if (place(cluster, waiting[id], out) || held_by_quota(cluster, waiting[id])) return Visit::Next;
+      const QueuedJob& q = waiting[id];
+      if (round) {
+        if (held_by_quota(cluster, q)) return Visit::Next;
+        return hold_room(cluster, q, out) ? Visit::Next : Visit::Stop;
+      }
+      if (place(cluster, q, out) || held_by_quota(cluster, q)) return Visit::Next;
       blocks(id);
-      return Visit::Stop;
+      round = start_round(cluster, out);
+      return round && hold_room(cluster, q, out) ? Visit::Next : Visit::Stop;
     });
+    if (round) end_round();
   } else {
     // A job that may run on every node type and does not fit: no job as big fits either
     // (capacity only shrinks during a pass).

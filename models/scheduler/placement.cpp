@@ -503,15 +503,17 @@ void PlacementStrategy::take_placed(const Placement& p, std::span<const std::uin
   }
 }
 
-void PlacementStrategy::give_back(const RunningPlace& place) {
+void PlacementStrategy::give_back(const RunningPlace& place) { give_back(place, 1); }
+
+void PlacementStrategy::give_back(const RunningPlace& place, int sign) {
   if (!tracks_gpus()) {
     // A share gives back no whole GPU: others may hold the rest of it.
     if (place.gpu < 0)
-      for (std::uint32_t n : place.nodes) change(n, place.gpus_per_node);
+      for (std::uint32_t n : place.nodes) change(n, sign * place.gpus_per_node);
     return;
   }
   if (place.gpu >= 0) {
-    for (std::uint32_t n : place.nodes) change_room(n, place.gpu, place.gpu_milli);
+    for (std::uint32_t n : place.nodes) change_room(n, place.gpu, sign * place.gpu_milli);
     return;
   }
   // Following GPUs, a run gives back the GPUs it holds, which it must say (the cluster's
@@ -520,7 +522,7 @@ void PlacementStrategy::give_back(const RunningPlace& place) {
   for (std::uint32_t n : place.nodes) {
     const int per = cluster_->types[cluster_->nodes[n].type].gpus_per_node;
     for (int local = 0; local < per; ++local)
-      if (place.gpu_mask >> local & 1) change_room(n, local, 1000);
+      if (place.gpu_mask >> local & 1) change_room(n, local, sign * 1000);
   }
 }
 

@@ -93,6 +93,8 @@ class PlacementStrategy {
   bool reserve(const QueuedJob& job);
   // Gives a running job's GPUs back to the scratch capacity (what a plan assumes freed).
   void give_back(const RunningPlace& place);
+  // Takes back what give_back(place) gave (the plan no longer assumes it freed).
+  void take_back(const RunningPlace& place) { give_back(place, -1); }
   // Takes the capacity of placement `p`, decided in this pass by another strategy (`nodes`
   // is its Decisions::nodes).
   void take_placed(const Placement& p, std::span<const std::uint32_t> nodes);
@@ -170,6 +172,7 @@ class PlacementStrategy {
   const ClusterView* cluster_ = nullptr;
 
  private:
+  void give_back(const RunningPlace& place, int sign);  // sign -1: take back
   bool place(const QueuedJob& job, Decisions& out);  // try_place without asking the quotas
   bool place_share(const QueuedJob& job, Decisions& out);
   bool place_whole_nodes(const QueuedJob& job, Decisions& out);

@@ -166,6 +166,7 @@ void Preempter::keep_needed(const ClusterView& cluster, const PlacementStrategy&
     }
   }
   std::size_t kept = 0;
+  unneeded_.clear();
   for (std::uint32_t id : victims_) {
     const RunningPlace place = cluster.running_jobs->where(id);
     bool needed = false;
@@ -178,7 +179,10 @@ void Preempter::keep_needed(const ClusterView& cluster, const PlacementStrategy&
         needed = true;
       }
     }
-    if (!needed) continue;
+    if (!needed) {
+      unneeded_.push_back(id);
+      continue;
+    }
     if (!by_mask)
       for (std::uint32_t n : place.nodes)
         if (std::find(w_nodes.begin(), w_nodes.end(), n) != w_nodes.end()) need_[n] -= given(place);

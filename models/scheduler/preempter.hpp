@@ -16,7 +16,9 @@
 // victim elsewhere freed room it does not use, and stopping it would only cost its save
 // and restore. Jobs preempted here count as freeing their GPUs until their run ends, so
 // one waiting job never preempts twice for the same room, and a victim is never
-// chosen twice. Nothing allocates once warm.
+// chosen twice. A round (las at a tick) holds room for several waiting jobs in one pass:
+// each job's room stays taken in the round's plan, so the next one is planned on what is
+// left (docs/scheduling.md, "The round"). Nothing allocates once warm.
 //
 // The room is planned on a placement instance of the preempter's own, over its own copy of
 // the nodes: the cluster's free GPUs plus those of the jobs preempted here and still
@@ -62,6 +64,13 @@ class Preempter {
   // Preempted here and still stopping.
   bool is_preempted(std::uint32_t job) const { return job < is_preempted_.size() && is_preempted_[job]; }
 
+  // What a search for room found for a waiting job.
+  enum class Room : std::uint8_t {
+    None,  // no room, even with every job it may preempt
+    Free,  // room without preempting: free capacity, or room coming from jobs stopping here
+    Made,  // room made: preemptions appended to the decisions
+  };
+
   // Appends preemptions to `out` that make room for waiting job `w`, choosing victims in
   // order while may_preempt(id) holds; returns whether it preempted. Room already coming
   // from jobs stopping for an earlier decision counts first: then nothing is preempted.
@@ -69,33 +78,9 @@ class Preempter {
   template <class MayPreempt>
   bool make_room(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, PreemptReason reason,
                  Decisions& out) {
+    round_ = false;  // the plan is made afresh
     if (cluster.running_jobs == nullptr) return false;
-    PlacementStrategy& placement = plan(cluster, out);
-    if (placement.could_fit(w.gpus) && placement.reserve(w)) return false;
-    victims_.clear();
-    bool fits = false;
-    if (needs_whole_nodes(cluster, w)) {
-      if (!could_clear(cluster, placement, w, may_preempt)) return false;
-      fits = clear_nodes(cluster, placement, w, may_preempt);
-    } else {
-      order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-        if (!may_preempt(id)) return Visit::Stop;
-        const RunningPlace place = cluster.running_jobs->where(id);
-        if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
-        if (!started_before(place, cluster.now)) return Visit::Next;  // started at now: never a victim now
-        placement.give_back(place);
-        victims_.push_back(id);
-        fits = placement.could_fit(w.gpus) && placement.reserve(w);
-        return fits ? Visit::Stop : Visit::Next;
-      });
-    }
-    if (!fits) return false;
-    keep_needed(cluster, placement, w);
-    for (std::uint32_t id : victims_) {
-      out.preemptions.push_back(Preemption{.job = id, .reason = reason});
-      stopping(cluster, id, cluster.running_jobs->where(id));
-    }
-    return true;
+    return find_room(cluster, plan(cluster, out), w, may_preempt, reason, out, false) == Room::Made;
   }
   // The same, for callers that pass the pass's placement strategy: it is not used (the
   // plan is made on the preempter's own instance).
@@ -105,6 +90,27 @@ class Preempter {
     (void)pass_placement;
     return make_room(cluster, w, std::forward<MayPreempt>(may_preempt), reason, out);
   }
+
+  // A round: room for several waiting jobs in one pass, each job's room held for it, so
+  // that the next one is planned on what is left (las at a tick: docs/scheduling.md).
+  // begin_round plans on the cluster with this pass's placements (`out`) taken; each
+  // hold_room then finds room for one job on that plan, as make_room does, and takes it
+  // there (its GPUs, whether free now or freed by its victims, are no later job's); the
+  // victims it kept out of the room are taken back. After Room::None the plan is spent
+  // (the search gave back jobs it then did not preempt): the round is over.
+  void begin_round(const ClusterView& cluster, const Decisions& out) {
+    round_ = cluster.running_jobs != nullptr;
+    if (round_) plan(cluster, out);
+  }
+  template <class MayPreempt>
+  Room hold_room(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, PreemptReason reason,
+                 Decisions& out) {
+    if (!round_) return Room::None;
+    const Room r = find_room(cluster, room_, w, may_preempt, reason, out, true);
+    if (r == Room::None) round_ = false;
+    return r;
+  }
+  void end_round() { round_ = false; }
 
  private:
   static constexpr std::uint32_t NONE = 0xffffffffu;
@@ -122,6 +128,40 @@ class Preempter {
     std::uint32_t count = 0;
     double key = 0;           // its key in the victim order, while it is out of it
   };
+  // Room for `w` on `placement` (the plan): free there, or made by victims chosen in order
+  // while may_preempt holds (appended to `out`). In a round (`hold`) the room stays taken in
+  // the plan and the victims given back but not needed are taken back.
+  template <class MayPreempt>
+  Room find_room(const ClusterView& cluster, PlacementStrategy& placement, const QueuedJob& w,
+                 MayPreempt&& may_preempt, PreemptReason reason, Decisions& out, bool hold) {
+    if (placement.could_fit(w.gpus) && placement.reserve(w)) return Room::Free;
+    victims_.clear();
+    bool fits = false;
+    if (needs_whole_nodes(cluster, w)) {
+      if (!could_clear(cluster, placement, w, may_preempt)) return Room::None;
+      fits = clear_nodes(cluster, placement, w, may_preempt);
+    } else {
+      order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+        if (!may_preempt(id)) return Visit::Stop;
+        const RunningPlace place = cluster.running_jobs->where(id);
+        if (place.stopping) return Visit::Next;  // stopping for another reason (a notice, a budget)
+        if (!started_before(place, cluster.now)) return Visit::Next;  // started at now: never a victim now
+        placement.give_back(place);
+        victims_.push_back(id);
+        fits = placement.could_fit(w.gpus) && placement.reserve(w);
+        return fits ? Visit::Stop : Visit::Next;
+      });
+    }
+    if (!fits) return Room::None;
+    keep_needed(cluster, placement, w);
+    if (hold)
+      for (std::uint32_t id : unneeded_) placement.take_back(cluster.running_jobs->where(id));
+    for (std::uint32_t id : victims_) {
+      out.preemptions.push_back(Preemption{.job = id, .reason = reason});
+      stopping(cluster, id, cluster.running_jobs->where(id));
+    }
+    return Room::Made;
+  }
   // The placement instance to plan on, reset to the cluster's view with the stopping jobs'
   // GPUs free and this pass's placements (in `out`) taken.
   PlacementStrategy& plan(const ClusterView& cluster, const Decisions& out);
@@ -213,7 +253,7 @@ class Preempter {
     return fits;
   }
   // Keeps in victims_ only those the waiting job's reservation (placement.reserved())
-  // needs, in victim order: the taken victims free GPUs all over the cluster before enough
+  // needs, in victim order (the others go to unneeded_): the taken victims free GPUs all over the cluster before enough
   // come together where it fits (a 64-GPU job needs 8 whole nodes), and preempting the
   // others would only stop work for nothing.
   void keep_needed(const ClusterView& cluster, const PlacementStrategy& placement, const QueuedJob& w);
@@ -256,6 +296,8 @@ class Preempter {
   OrderIndex<double> order_;
   std::vector<std::uint8_t> is_preempted_;  // by job id
   std::vector<std::uint32_t> victims_;      // scratch
+  std::vector<std::uint32_t> unneeded_;     // scratch of keep_needed: victims given back, not needed
+  bool round_ = false;                      // in a round (begin_round), its plan in room_
   std::vector<std::uint8_t> is_victim_;     // by job, scratch of clear_nodes (all 0 between calls)
   std::vector<int> need_;                   // scratch of keep_needed, by node (0 but for W's nodes)
 

@@ -80,6 +80,112 @@ TEST_CASE("las demotes a job by attained service at its round and preempts it fo
   CHECK(f["B"].start_min == Approx(600));
 }
 
+TEST_CASE("las makes room at its round for every waiting job it can, whatever the stop takes", "[model][scheduler]") {
+  // 4 GPUs, threshold 1 GPU-hour, a 5-minute round. A-D (1 GPU, 10h) run from 0; E-H (1
+  // GPU, 1h) arrive at 30m, in the same queue as A-D (0.5 GPU-h): they wait. At the 60m
+  // tick A-D move down, and the round preempts all four for E-H, whose runs then end 60m
+  // later; A-D resume and end 60m late (10h of work from 0, with 1h out): at 660m.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: B, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: C, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: D, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: E, submit: 30m, gpus: 1, duration: 1h}\n"
+                           "    - {name: F, submit: 30m, gpus: 1, duration: 1h}\n"
+                           "    - {name: G, submit: 30m, gpus: 1, duration: 1h}\n"
+                           "    - {name: H, submit: 30m, gpus: 1, duration: 1h}\n";
+  const std::string las = "policy: las, thresholds: [1h], interval: 5m, promote: 0";
+  SECTION("stops of no time: all four start at the tick") {
+    auto t = run_job_times(scenario("{" + las + ", " + FREE + "}", 4, jobs));
+    for (const char* w : {"E", "F", "G", "H"}) {
+      INFO(w);
+      CHECK(t[w].start_min == Approx(60));
+      CHECK(t[w].end_min == Approx(120));
+    }
+    for (const char* v : {"A", "B", "C", "D"}) {
+      INFO(v);
+      CHECK(t[v].preemptions == 1);
+      CHECK(t[v].end_min == Approx(660));
+    }
+  }
+  SECTION("a save of 1 minute: all four stop at 61m and E-H start then, not one a round") {
+    // A round that made room for only the first waiting job (the next pass, at 61m, is no
+    // tick) would start E at 61m, F at 66m, G at 71m and H at 76m.
+    auto t = run_job_times(scenario("{" + las + ", preemption: {save: 1m, restore: 0s}}", 4, jobs));
+    for (const char* w : {"E", "F", "G", "H"}) {
+      INFO(w);
+      CHECK(t[w].start_min == Approx(61));
+      CHECK(t[w].end_min == Approx(121));
+    }
+    for (const char* v : {"A", "B", "C", "D"}) {
+      INFO(v);
+      CHECK(t[v].preemptions == 1);
+      CHECK(t[v].end_min == Approx(661));  // 1h out and 1m of save
+    }
+  }
+}
+
+TEST_CASE("las's round holds each job's room: the next waiting job does not count it free", "[model][scheduler]") {
+  // 4 GPUs, threshold 2 GPU-hours, preempted jobs take 1 minute to stop. A and B (2 GPUs,
+  // 10h) run from 0; W1-W3 (2 GPUs, 1h) arrive at 30m and wait (A and B have 1 GPU-h). At
+  // the 60m tick A and B (2 GPU-h each) move down. The round preempts B (the later
+  // submitted) for W1 and holds B's GPUs for it, so W2 needs A's: A is preempted too; W3
+  // finds no victim left and waits. Both stop at 61m; W1 and W2 run 61-121m. At 121m W3
+  // (first queue) and A (lower queue, submitted before B) start; B when W3 ends, at 181m.
+  // A: 1h done, 9h left from 121m, ends at 661m; B from 181m, ends at 721m. (Counting W1's
+  // room as free, W2 would find room "coming" and preempt nobody: A would be preempted at
+  // the next tick, 65m, and W2 start at 66m.)
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 2, duration: 10h}\n"
+                           "    - {name: B, submit: 0m, gpus: 2, duration: 10h}\n"
+                           "    - {name: W1, submit: 30m, gpus: 2, duration: 1h}\n"
+                           "    - {name: W2, submit: 30m, gpus: 2, duration: 1h}\n"
+                           "    - {name: W3, submit: 30m, gpus: 2, duration: 1h}\n";
+  for (const std::string blocking : {"strict", "skip"}) {
+    INFO(blocking);
+    auto t = run_job_times(scenario("{policy: las, thresholds: [2h], interval: 5m, promote: 0, blocking: " + blocking +
+                                        ", preemption: {save: 1m, restore: 0s}}",
+                                    4, jobs));
+    CHECK(t["W1"].start_min == Approx(61));
+    CHECK(t["W2"].start_min == Approx(61));
+    CHECK(t["W3"].start_min == Approx(121));
+    CHECK(t["W3"].end_min == Approx(181));
+    CHECK(t["A"].preemptions == 1);
+    CHECK(t["B"].preemptions == 1);
+    CHECK(t["W3"].preemptions == 0);
+    CHECK(t["A"].end_min == Approx(661));
+    CHECK(t["B"].end_min == Approx(721));
+  }
+}
+
+TEST_CASE("las's round takes back a job it looked at but did not preempt", "[model][scheduler]") {
+  // 2 nodes of 4 GPUs, threshold 1 GPU-hour, stops of 1 minute. V1 (4 GPUs, from 0m) fills
+  // node 0; V2 (2 GPUs, from 1m) and Z (2 GPUs, from 50m) node 1. W1 (3 GPUs) and W2 (2
+  // GPUs), 1h each, arrive at 57m. At the 60m tick V1 and V2 are in the lower queue, Z (1/3
+  // GPU-h) in the first. For W1 the search gives back V2 (the later submitted) and then
+  // V1, and W1 fits on node 0: only V1 is preempted. V2, looked at but kept running, holds
+  // its GPUs in the round's plan again, so W2 preempts it (counting them free, W2 would
+  // wait for the next tick: V2 preempted at 65m, W2 started at 66m). W1 and W2 run 61-121m;
+  // then V1 (9h left) and V2 (541m left) resume: 661m and 662m. Z is never preempted.
+  const std::string yaml = "name: policy-case\nseed: 3\nhorizon: 3d\nrun_until: done\ncluster:\n  node_types:\n"
+                           "    - {name: n, gpu: A100-40GB-SXM, gpus: 4, count: 2, price: {on_demand_per_hour: 1}}\n"
+                           "scheduler: {policy: las, thresholds: [1h], interval: 5m, promote: 0, "
+                           "preemption: {save: 1m, restore: 0s}}\n"
+                           "workload:\n  jobs:\n"
+                           "    - {name: V1, submit: 0m, gpus: 4, duration: 10h}\n"
+                           "    - {name: V2, submit: 1m, gpus: 2, duration: 10h}\n"
+                           "    - {name: Z, submit: 50m, gpus: 2, duration: 10h}\n"
+                           "    - {name: W1, submit: 57m, gpus: 3, duration: 1h}\n"
+                           "    - {name: W2, submit: 57m, gpus: 2, duration: 1h}\n";
+  auto t = run_job_times(yaml);
+  CHECK(t["W1"].start_min == Approx(61));
+  CHECK(t["W2"].start_min == Approx(61));
+  CHECK(t["V1"].preemptions == 1);
+  CHECK(t["V2"].preemptions == 1);
+  CHECK(t["Z"].preemptions == 0);
+  CHECK(t["V1"].end_min == Approx(661));
+  CHECK(t["V2"].end_min == Approx(662));
+  CHECK(t["Z"].end_min == Approx(650));
+}
+
 TEST_CASE("las promotes a starving job back to the first queue: two long jobs take turns", "[model][scheduler]") {
   // As above with B as long as A (10h). Without promotion B, once ahead, keeps the GPU
   // (both in the lower queue: no preemption): B 60m-660m, A ends 1200m. With promote: 1 a
