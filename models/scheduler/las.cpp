@@ -146,12 +146,9 @@ void LasScheduler::schedule(const ClusterView& cluster, const WaitingJobs& waiti
     out.wake_at = sim::SimTime::from_ns(now_ns / interval_ns * interval_ns) + params_las_.interval;
 }
 
-// The round (docs/scheduling.md, "las"): from the first job that does not fit, the waiting
-// jobs in order each get room held for them (free, or made by preempting running jobs of
-// lower queues), until one cannot get any. They start when their room is free, in the
-// passes after the stops. Under strict blocking the pass's scan goes on into the round
-// (start_round, hold_room); under skip the round follows the pass, over the jobs it did not
-// place.
+// The round (ordered.hpp; docs/scheduling.md, "The round"), at ticks only: from the first
+// job that does not fit, the waiting jobs in order each get room held for them, free or
+// made by preempting running jobs of lower queues, until one cannot get any.
 bool LasScheduler::start_round(const ClusterView& cluster, const Decisions& out) {
   if (!tick_) return false;
   running_.begin_round(cluster, out);
@@ -165,25 +162,6 @@ bool LasScheduler::hold_room(const ClusterView& cluster, const QueuedJob& job, D
 }
 
 void LasScheduler::end_round() { running_.end_round(); }
-
-void LasScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
-                                 Decisions& out) {
-  if (!tick_ || blocked == nullptr || params_.blocking != Blocking::Skip) return;
-  // The jobs before the first that did not fit were all placed (or held by their quota);
-  // after it, the pass placed those that fit: passed over.
-  for (const Placement& p : out.placements) states_[p.job].placed_now = true;
-  running_.begin_round(cluster, out);
-  bool reached = false;
-  order_.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
-    reached = reached || id == *blocked;
-    if (!reached || states_[id].placed_now) return Visit::Next;
-    const QueuedJob& w = waiting[id];
-    if (held_by_quota(cluster, w)) return Visit::Next;
-    return hold_room(cluster, w, out) ? Visit::Next : Visit::Stop;
-  });
-  running_.end_round();
-  for (const Placement& p : out.placements) states_[p.job].placed_now = false;
-}
 
 std::string LasScheduler::settings() const {
   std::string s = OrderedScheduler::settings() + ", queues: " + std::to_string(params_las_.thresholds_gpu_s.size() + 1);

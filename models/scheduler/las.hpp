@@ -64,8 +64,6 @@ class LasScheduler final : public OrderedScheduler {
  protected:
   bool uses_lengths() const override { return false; }
   double order_key(const QueuedJob& job) const override;
-  void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
-                     Decisions& out) override;
   bool start_round(const ClusterView& cluster, const Decisions& out) override;
   bool hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) override;
   void end_round() override;
@@ -85,7 +83,6 @@ class LasScheduler final : public OrderedScheduler {
     std::uint32_t running_pos = 0;
     std::uint16_t milli = 1000;  // thousandths of each GPU it holds (QueuedJob::gpu_milli)
     std::uint8_t queue = 0;      // its queue as last set
-    bool placed_now = false;     // placed by this pass (set during after_placing only)
     // GPUs it holds, a share of a GPU as its share (attained service per second).
     double share() const { return gpus * (milli / 1000.0); }
   };

@@ -78,11 +78,15 @@ class OrderedScheduler : public Scheduler {
     (void)out;
   }
 
-  // A round (strict blocking): when the first job in order does not fit, a policy may go
-  // on past it, holding room for it and the jobs after it instead of placing them (las at
-  // a tick). start_round says whether this pass does (`out`: the placements so far);
-  // hold_room then takes each job from that one on (its team's quota permitting) and
-  // returns false to end the round, end_round closes it after the scan.
+  // A round: when the first job in order does not fit, a preempting policy goes on past
+  // it, holding room for it and the waiting jobs after it, in order, free or made by
+  // preemption, until one cannot get room (docs/scheduling.md, "The round"). The jobs
+  // held for start when their room is free, in later passes. Under strict blocking the
+  // pass's scan goes on into the round; under skip the round follows the scan, over the
+  // jobs it did not place. start_round says whether this pass has one (`out`: the
+  // placements so far); hold_room takes each job from the first that did not fit on (its
+  // team's quota permitting) and returns false to end the round; end_round closes it.
+  // A pass with a round does not call after_placing.
   virtual bool start_round(const ClusterView& cluster, const Decisions& out) {
     (void)cluster;
     (void)out;
@@ -104,6 +108,7 @@ class OrderedScheduler : public Scheduler {
   OrderedParams params_;
   OrderIndex<double> order_;
   ClassFitMemo may_fit_;  // skip: whether a class may fit now
+  std::vector<std::uint8_t> placed_now_;  // skip with a round: by job id, placed by this pass
 };
 
 template <class Index>
@@ -130,7 +135,10 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
       round = start_round(cluster, out);
       return round && hold_room(cluster, q, out) ? Visit::Next : Visit::Stop;
     });
-    if (round) end_round();
+    if (round) {
+      end_round();
+      return;
+    }
   } else {
     // A job that may run on every node type and does not fit: no job as big fits either
     // (capacity only shrinks during a pass).
@@ -155,6 +163,24 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
                  }
                  return Visit::Next;
                });
+    // The round, over the jobs from the first that did not fit that the scan did not place.
+    if (any_blocked && start_round(cluster, out)) {
+      for (const Placement& p : out.placements) {
+        if (p.job >= placed_now_.size()) placed_now_.resize(std::max<std::size_t>(p.job + 1, 2 * placed_now_.size()), 0);
+        placed_now_[p.job] = 1;
+      }
+      bool reached = false;
+      order.scan([](int) { return true; }, [&](std::uint32_t id, bool) {
+        reached = reached || id == blocked;
+        if (!reached || (id < placed_now_.size() && placed_now_[id])) return Visit::Next;
+        const QueuedJob& q = waiting[id];
+        if (held_by_quota(cluster, q)) return Visit::Next;
+        return hold_room(cluster, q, out) ? Visit::Next : Visit::Stop;
+      });
+      end_round();
+      for (const Placement& p : out.placements) placed_now_[p.job] = 0;
+      return;
+    }
   }
   after_placing(cluster, waiting, any_blocked ? &blocked : nullptr, out);
 }

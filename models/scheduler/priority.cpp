@@ -16,12 +16,18 @@ void PriorityScheduler::run_started(const QueuedJob& job, sim::SimTime) {
   running_.running(job.job, job.gpus, job.priority * ID_SPAN + (ID_SPAN - 1 - job.job));
 }
 
-void PriorityScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting,
-                                      const std::uint32_t* blocked, Decisions& out) {
-  if (!preempt_ || blocked == nullptr) return;
-  const QueuedJob& w = waiting[*blocked];
-  running_.make_room(cluster, *placement_, w, [&](std::uint32_t id) { return class_[id] < w.priority; },
-                     PreemptReason::Priority, out);
+// The round (ordered.hpp; docs/scheduling.md, "The round"): from the first job that does
+// not fit, each waiting job in order gets room held for it, free or made by preempting
+// running jobs of strictly lower classes, until one cannot get any.
+bool PriorityScheduler::start_round(const ClusterView& cluster, const Decisions& out) {
+  if (!preempt_) return false;
+  running_.begin_round(cluster, out);
+  return true;
+}
+
+bool PriorityScheduler::hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) {
+  return running_.hold_room(cluster, job, [&](std::uint32_t id) { return class_[id] < job.priority; },
+                            PreemptReason::Priority, out) != Preempter::Room::None;
 }
 
 std::string PriorityScheduler::settings() const {

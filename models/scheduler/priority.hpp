@@ -37,8 +37,9 @@ class PriorityScheduler final : public OrderedScheduler {
  protected:
   bool uses_lengths() const override { return false; }
   double order_key(const QueuedJob& job) const override { return -static_cast<double>(job.priority); }
-  void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
-                     Decisions& out) override;
+  bool start_round(const ClusterView& cluster, const Decisions& out) override;
+  bool hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) override;
+  void end_round() override { running_.end_round(); }
 
  private:
   bool preempt_;

@@ -9,15 +9,20 @@ void SrtfScheduler::run_started(const QueuedJob& job, sim::SimTime now) {
 
 void SrtfScheduler::run_ended(std::uint32_t job, sim::SimTime) { running_.ended(job); }
 
-void SrtfScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
-                                  Decisions& out) {
-  if (blocked == nullptr) return;
-  const QueuedJob& w = waiting[*blocked];
-  const double need_s = job_length_s(w, params_.lengths);
+// The round (ordered.hpp; docs/scheduling.md, "The round"): from the first job that does
+// not fit, each waiting job in order gets room held for it, free or made by preempting
+// running jobs with more time left than its length, until one cannot get any.
+bool SrtfScheduler::start_round(const ClusterView& cluster, const Decisions& out) {
+  running_.begin_round(cluster, out);
+  return true;
+}
+
+bool SrtfScheduler::hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) {
+  const double need_s = job_length_s(job, params_.lengths);
   const double now_s = cluster.now.seconds();
-  // Victims by most time left (-key - now); only those with more left than w's length.
-  running_.make_room(cluster, w, [&](std::uint32_t id) { return -running_.key(id) - now_s > need_s; },
-                     PreemptReason::Shorter, out);
+  // Victims by most time left (-key - now); only those with more left than the job's length.
+  return running_.hold_room(cluster, job, [&](std::uint32_t id) { return -running_.key(id) - now_s > need_s; },
+                            PreemptReason::Shorter, out) != Preempter::Room::None;
 }
 
 namespace {

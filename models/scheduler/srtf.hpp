@@ -30,8 +30,9 @@ class SrtfScheduler final : public OrderedScheduler {
 
  protected:
   double order_key(const QueuedJob& job) const override { return job_length_s(job, params_.lengths); }
-  void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
-                     Decisions& out) override;
+  bool start_round(const ClusterView& cluster, const Decisions& out) override;
+  bool hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) override;
+  void end_round() override { running_.end_round(); }
 
  private:
   // Running jobs, the most time left first: key -(expected end, s).

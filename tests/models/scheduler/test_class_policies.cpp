@@ -64,6 +64,42 @@ TEST_CASE("priority preempts the lowest class, latest submitted first, and never
   CHECK(s["B"].preemptions == 0);
 }
 
+TEST_CASE("priority and srtf make room for every waiting job they can in one pass, whatever the stop takes",
+          "[model][scheduler]") {
+  // 4 GPUs. A-D (class 0, 1 GPU, 10h) run from 0; E-H (class 5, 1 GPU, 1h) arrive at 30m.
+  // Preempted jobs take 1 minute to stop. The pass at 30m preempts D, C, B and A (the
+  // lowest class, the latest submitted first) for E, F, G and H at once: all four stop at
+  // 31m, and E-H run 31-91m. A-D resume at 91m with 570m left: they end at 661m. A pass
+  // that made room for the first waiting job only would preempt the next one's victim at
+  // the stop of the last, a minute later: E at 31m, F 32m, G 33m, H 34m.
+  // srtf: E-H (1h) are shorter than what A-D have left (9.5h): the same times.
+  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: B, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: C, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: D, submit: 0m, gpus: 1, duration: 10h}\n"
+                           "    - {name: E, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
+                           "    - {name: F, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
+                           "    - {name: G, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
+                           "    - {name: H, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n";
+  for (const std::string policy : {"priority", "srtf"}) {
+    for (const std::string blocking : {"strict", "skip"}) {
+      INFO(policy << ", " << blocking);
+      auto t = run_job_times(scenario(
+          "{policy: " + policy + ", blocking: " + blocking + ", preemption: {save: 1m, restore: 0s}}", 4, jobs));
+      for (const char* w : {"E", "F", "G", "H"}) {
+        INFO(w);
+        CHECK(t[w].start_min == Approx(31));
+        CHECK(t[w].end_min == Approx(91));
+      }
+      for (const char* v : {"A", "B", "C", "D"}) {
+        INFO(v);
+        CHECK(t[v].preemptions == 1);
+        CHECK(t[v].end_min == Approx(661));
+      }
+    }
+  }
+}
+
 TEST_CASE("las demotes a job by attained service at its round and preempts it for a new one", "[model][scheduler]") {
   // 1 GPU, one threshold at 1 GPU-hour, a 1-minute round. A (10h) runs from 0; B (1h)
   // arrives at 30m in the same queue (A has 0.5 GPU-h): no preemption. At the 60m tick A
