@@ -144,7 +144,9 @@ class DriftingOrderIndex {
                 });
       if (stopped) return;
       if (more) {
-        warm(stop_key, 0);
+        // The next turn passes over the jobs visited so far again: at least as many move
+        // in as were visited, so that a long scan (a round: ordered.hpp) costs linear time.
+        warm(stop_key, visited);
         continue;
       }
       // The hot part is done but not the scan: cold jobs come next. At least as many move

@@ -153,13 +153,26 @@ void FinishTimeFairScheduler::remember_pass(const ClusterView& cluster, const De
 
 void FinishTimeFairScheduler::after_placing(const ClusterView& cluster, const WaitingJobs& waiting,
                                             const std::uint32_t* blocked, Decisions& out) {
+  (void)cluster;
+  (void)waiting;
+  (void)out;
   any_blocked_ = blocked != nullptr;
   if (blocked != nullptr) last_blocked_ = *blocked;
-  if (!params_ftf_.preempt || !tick_ || blocked == nullptr) return;
-  const QueuedJob& w = waiting[*blocked];
-  const double rho_w = rho(w.job, cluster.now.seconds());
-  running_.make_room(cluster, w, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
-                     PreemptReason::Quantum, out);
+}
+
+// The round (ordered.hpp; docs/scheduling.md, "The round"), at ticks: from the first job
+// that does not fit, each waiting job in order gets room held for it, free or made by
+// preempting running jobs of lower rho, until one cannot get any.
+bool FinishTimeFairScheduler::start_round(const ClusterView& cluster, const Decisions& out) {
+  if (!params_ftf_.preempt || !tick_) return false;
+  running_.begin_round(cluster, out);
+  return true;
+}
+
+bool FinishTimeFairScheduler::hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) {
+  const double rho_w = rho(job.job, cluster.now.seconds());
+  return running_.hold_room(cluster, job, [&](std::uint32_t id) { return running_.key(id) < rho_w; },
+                            PreemptReason::Quantum, out) != Preempter::Room::None;
 }
 
 std::string FinishTimeFairScheduler::settings() const {

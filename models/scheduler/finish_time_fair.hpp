@@ -21,7 +21,8 @@
 // O(n) per round: two thirds of the policy's time in a saturated cluster). With `preempt: true` (Themis reallocates its leases every
 // round), at a tick the first waiting job that does not fit, W, preempts running jobs whose
 // rho is strictly below W's, the lowest (best off) first, until W fits (reason `quantum`:
-// their lease ended).
+// their lease ended); then the jobs after W in order each the same, W's room held for it,
+// until one cannot get room (the round: ordered.hpp).
 // Ties in rho go by job id (submit order). Themis' auction (partial allocations bid by
 // each app's placement preferences) and its fairness knob f are not modelled: whole jobs
 // are placed by the placement strategy. Blocking as fifo's (ordered.hpp).
@@ -79,6 +80,9 @@ class FinishTimeFairScheduler final : public OrderedScheduler {
   double order_key(const QueuedJob& job) const override;
   void after_placing(const ClusterView& cluster, const WaitingJobs& waiting, const std::uint32_t* blocked,
                      Decisions& out) override;
+  bool start_round(const ClusterView& cluster, const Decisions& out) override;
+  bool hold_room(const ClusterView& cluster, const QueuedJob& job, Decisions& out) override;
+  void end_round() override { running_.end_round(); }
 
  private:
   // 32 bytes, aligned: the re-keying at a round reads one per waiting job, in no order, and

@@ -86,7 +86,7 @@ class OrderedScheduler : public Scheduler {
   // jobs it did not place. start_round says whether this pass has one (`out`: the
   // placements so far); hold_room takes each job from the first that did not fit on (its
   // team's quota permitting) and returns false to end the round; end_round closes it.
-  // A pass with a round does not call after_placing.
+  // after_placing follows, round or not (a policy with a round makes no room there).
   virtual bool start_round(const ClusterView& cluster, const Decisions& out) {
     (void)cluster;
     (void)out;
@@ -135,10 +135,7 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
       round = start_round(cluster, out);
       return round && hold_room(cluster, q, out) ? Visit::Next : Visit::Stop;
     });
-    if (round) {
-      end_round();
-      return;
-    }
+    if (round) end_round();
   } else {
     // A job that may run on every node type and does not fit: no job as big fits either
     // (capacity only shrinks during a pass).
@@ -179,7 +176,6 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
       });
       end_round();
       for (const Placement& p : out.placements) placed_now_[p.job] = 0;
-      return;
     }
   }
   after_placing(cluster, waiting, any_blocked ? &blocked : nullptr, out);

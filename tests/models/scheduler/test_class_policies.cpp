@@ -64,7 +64,7 @@ TEST_CASE("priority preempts the lowest class, latest submitted first, and never
   CHECK(s["B"].preemptions == 0);
 }
 
-TEST_CASE("priority and srtf make room for every waiting job they can in one pass, whatever the stop takes",
+TEST_CASE("priority, srtf and finish-time-fair make room for every waiting job they can in one pass, whatever the stop takes",
           "[model][scheduler]") {
   // 4 GPUs. A-D (class 0, 1 GPU, 10h) run from 0; E-H (class 5, 1 GPU, 1h) arrive at 30m.
   // Preempted jobs take 1 minute to stop. The pass at 30m preempts D, C, B and A (the
@@ -97,6 +97,22 @@ TEST_CASE("priority and srtf make room for every waiting job they can in one pas
         CHECK(t[v].end_min == Approx(661));
       }
     }
+  }
+  // finish-time-fair (ignores `priority`), on a 5-minute round: at 30m a waiting job's rho
+  // (60m alone, 60m expected) is 1, as the running jobs' (600m of 600m): no preemption. At
+  // the 35m tick E-H's rho is 65/60, above A-D's 1: the round preempts all four, they stop
+  // at 36m, and E-H run 36-96m (one a round would start them at 36, 41, 46 and 51 minutes).
+  // A-D, 565m left, end at 661m.
+  auto f = run_job_times(scenario("{policy: finish-time-fair, interval: 5m, preemption: {save: 1m, restore: 0s}}", 4, jobs));
+  for (const char* w : {"E", "F", "G", "H"}) {
+    INFO(w);
+    CHECK(f[w].start_min == Approx(36));
+    CHECK(f[w].end_min == Approx(96));
+  }
+  for (const char* v : {"A", "B", "C", "D"}) {
+    INFO(v);
+    CHECK(f[v].preemptions == 1);
+    CHECK(f[v].end_min == Approx(661));
   }
 }
 
