@@ -24,6 +24,33 @@ std::string scenario(const std::string& scheduler, int gpus, const std::string& 
 }
 using test::run_job_times;
 const std::string& FREE = test::FREE_PREEMPTION;
+using Times = std::map<std::string, test::JobTimes>;
+
+// A-D (1 GPU, 10h) submitted at 0m and E-H (1 GPU, 1h, with `short_keys`) at 30m.
+std::string four_long_four_short(const std::string& short_keys) {
+  std::string jobs;
+  for (const char* n : {"A", "B", "C", "D"})
+    jobs += std::string("    - {name: ") + n + ", submit: 0m, gpus: 1, duration: 10h}\n";
+  for (const char* n : {"E", "F", "G", "H"})
+    jobs += std::string("    - {name: ") + n + ", submit: 30m, gpus: 1, duration: 1h" + short_keys + "}\n";
+  return jobs;
+}
+// Each of `names` first started at start_min and ended at end_min.
+void check_runs(Times& t, std::initializer_list<const char*> names, double start_min, double end_min) {
+  for (const char* n : names) {
+    INFO(n);
+    CHECK(t[n].start_min == Approx(start_min));
+    CHECK(t[n].end_min == Approx(end_min));
+  }
+}
+// Each of `names` was preempted once and ended at end_min.
+void check_preempted_once(Times& t, std::initializer_list<const char*> names, double end_min) {
+  for (const char* n : names) {
+    INFO(n);
+    CHECK(t[n].preemptions == 1);
+    CHECK(t[n].end_min == Approx(end_min));
+  }
+}
 
 }  // namespace
 
@@ -73,29 +100,14 @@ TEST_CASE("priority, srtf and finish-time-fair make room for every waiting job t
   // that made room for the first waiting job only would preempt the next one's victim at
   // the stop of the last, a minute later: E at 31m, F 32m, G 33m, H 34m.
   // srtf: E-H (1h) are shorter than what A-D have left (9.5h): the same times.
-  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: B, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: C, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: D, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: E, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
-                           "    - {name: F, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
-                           "    - {name: G, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n"
-                           "    - {name: H, submit: 30m, gpus: 1, duration: 1h, priority: 5}\n";
+  const std::string jobs = four_long_four_short(", priority: 5");
   for (const std::string policy : {"priority", "srtf"}) {
     for (const std::string blocking : {"strict", "skip"}) {
       INFO(policy << ", " << blocking);
       auto t = run_job_times(scenario(
           "{policy: " + policy + ", blocking: " + blocking + ", preemption: {save: 1m, restore: 0s}}", 4, jobs));
-      for (const char* w : {"E", "F", "G", "H"}) {
-        INFO(w);
-        CHECK(t[w].start_min == Approx(31));
-        CHECK(t[w].end_min == Approx(91));
-      }
-      for (const char* v : {"A", "B", "C", "D"}) {
-        INFO(v);
-        CHECK(t[v].preemptions == 1);
-        CHECK(t[v].end_min == Approx(661));
-      }
+      check_runs(t, {"E", "F", "G", "H"}, 31, 91);
+      check_preempted_once(t, {"A", "B", "C", "D"}, 661);
     }
   }
   // finish-time-fair (ignores `priority`), on a 5-minute round: at 30m a waiting job's rho
@@ -104,16 +116,8 @@ TEST_CASE("priority, srtf and finish-time-fair make room for every waiting job t
   // at 36m, and E-H run 36-96m (one a round would start them at 36, 41, 46 and 51 minutes).
   // A-D, 565m left, end at 661m.
   auto f = run_job_times(scenario("{policy: finish-time-fair, interval: 5m, preemption: {save: 1m, restore: 0s}}", 4, jobs));
-  for (const char* w : {"E", "F", "G", "H"}) {
-    INFO(w);
-    CHECK(f[w].start_min == Approx(36));
-    CHECK(f[w].end_min == Approx(96));
-  }
-  for (const char* v : {"A", "B", "C", "D"}) {
-    INFO(v);
-    CHECK(f[v].preemptions == 1);
-    CHECK(f[v].end_min == Approx(661));
-  }
+  check_runs(f, {"E", "F", "G", "H"}, 36, 96);
+  check_preempted_once(f, {"A", "B", "C", "D"}, 661);
 }
 
 TEST_CASE("las demotes a job by attained service at its round and preempts it for a new one", "[model][scheduler]") {
@@ -137,42 +141,19 @@ TEST_CASE("las makes room at its round for every waiting job it can, whatever th
   // GPU, 1h) arrive at 30m, in the same queue as A-D (0.5 GPU-h): they wait. At the 60m
   // tick A-D move down, and the round preempts all four for E-H, whose runs then end 60m
   // later; A-D resume and end 60m late (10h of work from 0, with 1h out): at 660m.
-  const std::string jobs = "    - {name: A, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: B, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: C, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: D, submit: 0m, gpus: 1, duration: 10h}\n"
-                           "    - {name: E, submit: 30m, gpus: 1, duration: 1h}\n"
-                           "    - {name: F, submit: 30m, gpus: 1, duration: 1h}\n"
-                           "    - {name: G, submit: 30m, gpus: 1, duration: 1h}\n"
-                           "    - {name: H, submit: 30m, gpus: 1, duration: 1h}\n";
+  const std::string jobs = four_long_four_short("");
   const std::string las = "policy: las, thresholds: [1h], interval: 5m, promote: 0";
   SECTION("stops of no time: all four start at the tick") {
     auto t = run_job_times(scenario("{" + las + ", " + FREE + "}", 4, jobs));
-    for (const char* w : {"E", "F", "G", "H"}) {
-      INFO(w);
-      CHECK(t[w].start_min == Approx(60));
-      CHECK(t[w].end_min == Approx(120));
-    }
-    for (const char* v : {"A", "B", "C", "D"}) {
-      INFO(v);
-      CHECK(t[v].preemptions == 1);
-      CHECK(t[v].end_min == Approx(660));
-    }
+    check_runs(t, {"E", "F", "G", "H"}, 60, 120);
+    check_preempted_once(t, {"A", "B", "C", "D"}, 660);
   }
   SECTION("a save of 1 minute: all four stop at 61m and E-H start then, not one a round") {
     // A round that made room for only the first waiting job (the next pass, at 61m, is no
     // tick) would start E at 61m, F at 66m, G at 71m and H at 76m.
     auto t = run_job_times(scenario("{" + las + ", preemption: {save: 1m, restore: 0s}}", 4, jobs));
-    for (const char* w : {"E", "F", "G", "H"}) {
-      INFO(w);
-      CHECK(t[w].start_min == Approx(61));
-      CHECK(t[w].end_min == Approx(121));
-    }
-    for (const char* v : {"A", "B", "C", "D"}) {
-      INFO(v);
-      CHECK(t[v].preemptions == 1);
-      CHECK(t[v].end_min == Approx(661));  // 1h out and 1m of save
-    }
+    check_runs(t, {"E", "F", "G", "H"}, 61, 121);
+    check_preempted_once(t, {"A", "B", "C", "D"}, 661);  // 1h out and 1m of save
   }
 }
 
