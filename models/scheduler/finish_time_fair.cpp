@@ -190,7 +190,7 @@ const config::KeySpec FINISH_TIME_FAIR_KEYS[] = {
      .kind = config::KeyKind::Duration, .min = static_cast<double>(limits::MIN_POLICY_ROUND.ns()), .has_default = true,
      .default_number = 300e9},
     {.name = "preempt", .type = "bool",
-     .help = "at a round, the first waiting job that does not fit preempts running jobs of lower rho (lowest first)",
+     .help = "at a round, the waiting jobs that do not fit, in order, preempt running jobs of lower rho (lowest first)",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
 };
 

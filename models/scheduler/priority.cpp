@@ -38,7 +38,7 @@ namespace {
 const config::KeySpec PRIORITY_KEYS[] = {
     PLACEMENT_KEY, BLOCKING_KEY,
     {.name = "preempt", .type = "bool",
-     .help = "preempt running jobs of lower classes (lowest first) when the first waiting job does not fit",
+     .help = "preempt running jobs of lower classes (lowest first) for the waiting jobs that do not fit, in order",
      .kind = config::KeyKind::Bool, .has_default = true, .default_number = 1},
 };
 }  // namespace
