@@ -30,7 +30,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "models/scheduler/order_index.hpp"
@@ -71,8 +70,9 @@ class Preempter {
     Made,  // room made: preemptions appended to the decisions
   };
 
-  // Appends preemptions to `out` that make room for waiting job `w`, choosing victims in
-  // order while may_preempt(id) holds; returns whether it preempted. Room already coming
+  // Appends preemptions to `out` that make room for waiting job `w` alone (a round of one
+  // job, on a plan made afresh), choosing victims in order while may_preempt(id) holds;
+  // returns whether it preempted. Room already coming
   // from jobs stopping for an earlier decision counts first: then nothing is preempted.
   // `out` holds this pass's placements so far (their GPUs are taken).
   template <class MayPreempt>
@@ -81,14 +81,6 @@ class Preempter {
     round_ = false;  // the plan is made afresh
     if (cluster.running_jobs == nullptr) return false;
     return find_room(cluster, plan(cluster, out), w, may_preempt, reason, out, false) == Room::Made;
-  }
-  // The same, for callers that pass the pass's placement strategy: it is not used (the
-  // plan is made on the preempter's own instance).
-  template <class MayPreempt>
-  bool make_room(const ClusterView& cluster, PlacementStrategy& pass_placement, const QueuedJob& w,
-                 MayPreempt&& may_preempt, PreemptReason reason, Decisions& out) {
-    (void)pass_placement;
-    return make_room(cluster, w, std::forward<MayPreempt>(may_preempt), reason, out);
   }
 
   // A round: room for several waiting jobs in one pass, each job's room held for it, so
