@@ -11,9 +11,10 @@
 // waiting jobs in order: each gets room held for it, free or made by preempting running
 // jobs of strictly lower queues (higher index), the lowest queue first and, inside it, the
 // most recently submitted first (reason `quantum`), until one cannot get room; they start
-// when their victims have stopped. Between ticks jobs start only in free capacity. Against starvation (Tiresias' promotion), a waiting job
-// that has waited `promote` times its counted run time (counted service / GPUs) goes back
-// to the first queue, its counted service starting again from zero. `promote: 0` never
+// when their victims have stopped. Between ticks jobs start only in free capacity. Against
+// starvation (Tiresias' promotion), a waiting job that has waited `promote` times its
+// counted run time (counted service / GPUs) goes back to the first queue, its counted
+// service starting again from zero. `promote: 0` never
 // promotes. Blocking as fifo's (ordered.hpp). A preempted job resumes from its progress,
 // as Tiresias assumes: with no `scheduler.preemption` map a job without a checkpoint keeps
 // its work (PolicyDef::resumes_by_default) instead of losing its run.

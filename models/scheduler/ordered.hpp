@@ -163,7 +163,8 @@ void OrderedScheduler::pass(const ClusterView& cluster, const WaitingJobs& waiti
     // The round, over the jobs from the first that did not fit that the scan did not place.
     if (any_blocked && start_round(cluster, out)) {
       for (const Placement& p : out.placements) {
-        if (p.job >= placed_now_.size()) placed_now_.resize(std::max<std::size_t>(p.job + 1, 2 * placed_now_.size()), 0);
+        if (p.job >= placed_now_.size())
+          placed_now_.resize(std::max<std::size_t>(p.job + 1, 2 * placed_now_.size()), 0);
         placed_now_[p.job] = 1;
       }
       bool reached = false;

@@ -16,9 +16,10 @@
 // victim elsewhere freed room it does not use, and stopping it would only cost its save
 // and restore. Jobs preempted here count as freeing their GPUs until their run ends, so
 // one waiting job never preempts twice for the same room, and a victim is never
-// chosen twice. A round (las at a tick) holds room for several waiting jobs in one pass:
-// each job's room stays taken in the round's plan, so the next one is planned on what is
-// left (docs/scheduling.md, "The round"). Nothing allocates once warm.
+// chosen twice. A round (srtf and priority at a pass, las and finish-time-fair at a tick)
+// holds room for several waiting jobs in one pass: each job's room stays taken in the
+// round's plan, so the next one is planned on what is left (docs/scheduling.md, "The
+// round"). Nothing allocates once warm.
 //
 // The room is planned on a placement instance of the preempter's own, over its own copy of
 // the nodes: the cluster's free GPUs plus those of the jobs preempted here and still
@@ -78,13 +79,14 @@ class Preempter {
   template <class MayPreempt>
   bool make_room(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, PreemptReason reason,
                  Decisions& out) {
-    round_ = false;  // the plan is made afresh
-    if (cluster.running_jobs == nullptr) return false;
-    return find_room(cluster, plan(cluster, out), w, may_preempt, reason, out, false) == Room::Made;
+    begin_round(cluster, out);
+    const bool made = hold_room(cluster, w, may_preempt, reason, out) == Room::Made;
+    end_round();
+    return made;
   }
 
   // A round: room for several waiting jobs in one pass, each job's room held for it, so
-  // that the next one is planned on what is left (las at a tick: docs/scheduling.md).
+  // that the next one is planned on what is left (docs/scheduling.md, "The round").
   // begin_round plans on the cluster with this pass's placements (`out`) taken; each
   // hold_room then finds room for one job on that plan, as make_room does, and takes it
   // there (its GPUs, whether free now or freed by its victims, are no later job's); the
@@ -98,7 +100,7 @@ class Preempter {
   Room hold_room(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, PreemptReason reason,
                  Decisions& out) {
     if (!round_) return Room::None;
-    const Room r = find_room(cluster, room_, w, may_preempt, reason, out, true);
+    const Room r = find_room(cluster, w, may_preempt, reason, out);
     if (r == Room::None) round_ = false;
     return r;
   }
@@ -120,12 +122,13 @@ class Preempter {
     std::uint32_t count = 0;
     double key = 0;           // its key in the victim order, while it is out of it
   };
-  // Room for `w` on `placement` (the plan): free there, or made by victims chosen in order
-  // while may_preempt holds (appended to `out`). In a round (`hold`) the room stays taken in
-  // the plan and the victims given back but not needed are taken back.
+  // Room for `w` on the round's plan (room_): free there, or made by victims chosen in
+  // order while may_preempt holds (appended to `out`). The room stays taken in the plan,
+  // and the victims given back but not needed are taken back.
   template <class MayPreempt>
-  Room find_room(const ClusterView& cluster, PlacementStrategy& placement, const QueuedJob& w,
-                 MayPreempt&& may_preempt, PreemptReason reason, Decisions& out, bool hold) {
+  Room find_room(const ClusterView& cluster, const QueuedJob& w, MayPreempt&& may_preempt, PreemptReason reason,
+                 Decisions& out) {
+    PlacementStrategy& placement = room_;
     if (placement.could_fit(w.gpus) && placement.reserve(w)) return Room::Free;
     victims_.clear();
     bool fits = false;
@@ -146,8 +149,7 @@ class Preempter {
     }
     if (!fits) return Room::None;
     keep_needed(cluster, placement, w);
-    if (hold)
-      for (std::uint32_t id : unneeded_) placement.take_back(cluster.running_jobs->where(id));
+    for (std::uint32_t id : unneeded_) placement.take_back(cluster.running_jobs->where(id));
     for (std::uint32_t id : victims_) {
       out.preemptions.push_back(Preemption{.job = id, .reason = reason});
       stopping(cluster, id, cluster.running_jobs->where(id));
@@ -245,9 +247,9 @@ class Preempter {
     return fits;
   }
   // Keeps in victims_ only those the waiting job's reservation (placement.reserved())
-  // needs, in victim order (the others go to unneeded_): the taken victims free GPUs all over the cluster before enough
-  // come together where it fits (a 64-GPU job needs 8 whole nodes), and preempting the
-  // others would only stop work for nothing.
+  // needs, in victim order (the others go to unneeded_): the taken victims free GPUs all
+  // over the cluster before enough come together where it fits (a 64-GPU job needs 8 whole
+  // nodes), and preempting the others would only stop work for nothing.
   void keep_needed(const ClusterView& cluster, const PlacementStrategy& placement, const QueuedJob& w);
   // Adds `sign` x a stopping job's thousandths to stopping_room_ (when following GPUs).
   void add_stopping_room(const Held& h, int sign);

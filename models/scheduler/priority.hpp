@@ -5,8 +5,9 @@
 // lowest class first and, inside a class, the most recently submitted first, until it
 // would fit, and then the same for the jobs after it in order, its room held for it,
 // until one cannot get room (the round: ordered.hpp); a job never preempts one of its own
-// class or a higher one, and nobody is preempted unless that makes room. This is Kubernetes' PriorityClass preemption (lowest
-// priority victims first) and Slurm's PreemptType=preempt/qos with PreemptMode=REQUEUE;
+// class or a higher one, and nobody is preempted unless that makes room. This is
+// Kubernetes' PriorityClass preemption (lowest priority victims first) and Slurm's
+// PreemptType=preempt/qos with PreemptMode=REQUEUE;
 // how a victim stops is the scenario's `scheduler.preemption`. Blocking as fifo's
 // (ordered.hpp): with `strict`, the first class's head job holds every lower class.
 //

@@ -3,8 +3,9 @@
 // than running jobs, the running jobs with the most time left (and more than it) are
 // preempted, fewest first, until it would fit on what they and the pass's free capacity
 // leave; then the same for the jobs after it in order, its room held for it, until one
-// cannot get room (the round: ordered.hpp). A running job's time left is its length when it started less the time since
-// (its starting speed: a job slowed by contention ranks as if it were not). How a
+// cannot get room (the round: ordered.hpp). A running job's time left is its length when
+// it started less the time since (its starting speed: a job slowed by contention ranks as
+// if it were not). How a
 // preempted job saves and resumes is the scenario's `scheduler.preemption`; while
 // preempted jobs are stopping, their GPUs count as free for the next decision, so one
 // waiting job never preempts twice. Queueing theory: on one server with Poisson arrivals
