@@ -59,4 +59,70 @@ PrefaultPages::PrefaultPages([[maybe_unused]] const void* begin, [[maybe_unused]
 #endif
 }
 
+PrefaultAhead::PrefaultAhead(std::size_t window_bytes, std::size_t start_bytes)
+    : window_(std::max<std::size_t>(window_bytes, 1)), start_(start_bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  usable_ = std::thread::hardware_concurrency() >= 2 && sysconf(_SC_PAGESIZE) > 0;
+#else
+  usable_ = false;
+#endif
+}
+
+PrefaultAhead::~PrefaultAhead() {
+  if (!worker_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  asked_.notify_all();
+  worker_.join();
+}
+
+void PrefaultAhead::ask(const void* begin, std::size_t used, std::size_t capacity) {
+  block_ = begin;
+  if (!usable_ || used < start_) {
+    // Asked again once the block is filled to where a window is worth a thread.
+    next_at_ = std::max(used + 1, start_);
+    return;
+  }
+  const std::size_t end = std::min(capacity, used + window_);
+  next_at_ = end >= capacity ? capacity + 1 : used + window_ / 2;  // a full block asks no more
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto at = reinterpret_cast<std::uintptr_t>(begin);
+  // Whole pages past the written part only: the page being written is the writer's.
+  const std::uintptr_t first = (at + used + page - 1) & ~(page - 1);
+  const std::uintptr_t last = (at + end) & ~(page - 1);
+  if (last <= first) return;
+  try {
+    if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
+  } catch (const std::system_error&) {
+    usable_ = false;  // no thread to be had: the writer takes the faults, as without this
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    from_ = first;  // the newest window replaces one not yet taken
+    to_ = last;
+  }
+  asked_.notify_one();
+}
+
+void PrefaultAhead::work() {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    asked_.wait(lock, [this] { return stop_ || to_ > from_; });
+    if (stop_) return;
+    const std::uintptr_t first = from_;
+    const std::uintptr_t last = to_;
+    from_ = to_ = 0;
+    lock.unlock();
+    // Failure (EINVAL before Linux 5.14, ENOMEM for a block given back) only leaves the
+    // faults to the writer.
+    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+    lock.lock();
+  }
+#endif
+}
+
 }  // namespace gcsim::sim

@@ -8,7 +8,10 @@
 // nothing.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <mutex>
 #include <thread>
 
 namespace gcsim::sim {
@@ -41,6 +44,50 @@ class PrefaultPages {
 
  private:
   std::jthread worker_;
+};
+
+// Keeps the pages just past the written part of a growing block (a vector filled by
+// push_back during a run: a streamed run's jobs, a saturated run's waiting queue) faulted in
+// ahead of its writer, on a thread of its own, a window at a time: the writer's first write
+// of each page is otherwise a page fault on its thread (about a tenth of a saturated
+// million-job fifo run, docs/engine.md "A million jobs"). A window, not the whole capacity:
+// a vector reserved for every job of a workload whose horizon ends early would otherwise
+// hold pages it never uses. MADV_POPULATE_WRITE as PrefaultPages; a page the writer
+// reaches first is skipped, and a block given back while its window is being faulted in is
+// no harm (the kernel maps pages and leaves every byte alone). Nothing is started for a
+// block filled less than `start_bytes`, on a single hardware thread, an older kernel or
+// another system. Not thread-safe: one writer per object.
+class PrefaultAhead {
+ public:
+  explicit PrefaultAhead(std::size_t window_bytes = std::size_t{8} << 20, std::size_t start_bytes = std::size_t{4} << 20);
+  // A copy (or a move) is a fresh helper with the same settings: the pages it keeps ahead
+  // are its writer's alone, so the owner of a block can be copied as if this were no member.
+  PrefaultAhead(const PrefaultAhead& other) : PrefaultAhead(other.window_, other.start_) {}
+  PrefaultAhead& operator=(const PrefaultAhead&) { return *this; }
+  ~PrefaultAhead();
+
+  // `used` bytes of the block [begin, begin + capacity) are written. Cheap (a comparison)
+  // until `used` passes the middle of the window asked for last, or the block moves.
+  void advance(const void* begin, std::size_t used, std::size_t capacity) {
+    if (begin == block_ && used < next_at_) return;
+    ask(begin, used, capacity);
+  }
+
+ private:
+  void ask(const void* begin, std::size_t used, std::size_t capacity);
+  void work();
+
+  std::size_t window_;
+  std::size_t start_;
+  const void* block_ = nullptr;  // the writer's thread
+  std::size_t next_at_ = 0;
+  bool usable_ = true;
+  std::mutex mutex_;
+  std::condition_variable asked_;
+  std::uintptr_t from_ = 0;  // the pages asked for and not yet taken (whole pages)
+  std::uintptr_t to_ = 0;
+  bool stop_ = false;
+  std::thread worker_;  // started at the first window asked for
 };
 
 }  // namespace gcsim::sim

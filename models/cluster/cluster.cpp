@@ -102,6 +102,7 @@ bool Cluster::take_from_source() {
   j.id = id;
   const sim::SimTime at = j.submit;
   jobs_.push_back(std::move(j));
+  jobs_ahead_.advance(jobs_.data(), jobs_.size() * sizeof(Job), jobs_.capacity() * sizeof(Job));
   running_pos_.push_back(-1);
   engine_.schedule_at<&Cluster::on_streamed_arrival>(at, this, id, PRIORITY_STATE);
   return true;

@@ -29,6 +29,7 @@
 #include "models/spot/node_events.hpp"
 #include "models/workload/job.hpp"
 #include "models/workload/job_source.hpp"
+#include "sim/allocator.hpp"
 #include "sim/engine.hpp"
 #include "sim/signal.hpp"
 
@@ -280,6 +281,7 @@ class Cluster final : public NodeEventSink, public RunningJobs, public JobSpeeds
   const Scenario& scenario_;
   const SchedulerSpec* scheduler_ = &scenario_.scheduler;
   std::vector<Job> jobs_;
+  sim::PrefaultAhead jobs_ahead_;  // jobs_'s next pages, as a source's jobs are taken (take_from_source)
   std::unique_ptr<Scheduler> policy_;
   RateProvider* rates_ = nullptr;
   ElasticSupply* supply_ = nullptr;

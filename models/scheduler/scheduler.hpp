@@ -19,6 +19,7 @@
 #include "models/pricing/market.hpp"
 #include "models/workload/recorded_node.hpp"
 #include "models/workload/stop_reason.hpp"
+#include "sim/allocator.hpp"
 #include "sim/time.hpp"
 
 namespace gcsim::models {
@@ -126,6 +127,7 @@ class WaitingJobs {
  private:
   std::vector<QueuedJob> jobs_;
   std::vector<std::int32_t> slot_;  // by job id: index into jobs_, -1 when not waiting
+  sim::PrefaultAhead jobs_ahead_;   // jobs_'s next pages (a saturated queue grows to most jobs)
 };
 
 // Where a running job runs (ClusterView::where).

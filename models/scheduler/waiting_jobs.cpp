@@ -19,6 +19,7 @@ void WaitingJobs::add(const QueuedJob& job) {
   GCSIM_CHECK(slot_[job.job] < 0, "waiting jobs: job " + std::to_string(job.job) + " is already waiting");
   slot_[job.job] = static_cast<std::int32_t>(jobs_.size());
   jobs_.push_back(job);
+  jobs_ahead_.advance(jobs_.data(), jobs_.size() * sizeof(QueuedJob), jobs_.capacity() * sizeof(QueuedJob));
 }
 
 void WaitingJobs::remove(std::uint32_t job) {
