@@ -49,7 +49,8 @@ sanitize: deps
 
 # make tsan: the concurrent-runs tests (eight runs on eight threads at once, and the
 # others of tests/scenarios/test_concurrent_runs.cpp), and the trace reader's block tests
-# (tests/analysis/test_trace_blocks.cpp: chunks decoded on a second thread), under
+# (tests/analysis/test_trace_blocks.cpp: chunks decoded on a second thread) and the page
+# prefaulting helpers (tests/sim/test_prefault.cpp), under
 # ThreadSanitizer. Only that test and the libraries it links are built (-O1 -g1: TSan's usual optimisation, line tables
 # for the reports, the quickest to compile). tests/tsan.supp is for HDF5's own internals
 # only (Debian does not build it for TSan; it holds no rule today, see the file); any

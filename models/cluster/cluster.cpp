@@ -62,6 +62,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   shares_gpus_ = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.shares_gpu(); });
   upfront_jobs_ = jobs_.size();
   running_pos_.assign(jobs_.size(), -1);
+  queue_.reserve(jobs_.size());  // under a saturated load most of them wait at once
   node_event_.resize(alloc_.nodes().size());
   // The market owns a spot type's slots; those beyond its count (an elastic pool's) start
   // released, as its market's do. The network gives every slot its NICs
@@ -81,6 +82,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::unique_ptr<
   const std::size_t bound = std::min(source_->bound(), MOST_RESERVED);
   jobs_.reserve(bound);
   running_pos_.reserve(bound);
+  queue_.reserve(bound);  // under a saturated load most of them wait at once
 }
 
 bool Cluster::take_from_source() {

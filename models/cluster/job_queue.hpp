@@ -26,6 +26,8 @@ class JobQueue {
 
   // A job that arrived or is back from a stopped run: waiting, or held if its team is.
   void add(const QueuedJob& job);
+  // Room for `jobs` waiting jobs (WaitingJobs::reserve).
+  void reserve(std::size_t jobs) { waiting_.reserve(jobs); }
   // A waiting job that was placed.
   void remove_placed(std::uint32_t job);
   // Moves the team's waiting jobs to the held queue, and back on release. InternalError

@@ -119,14 +119,19 @@ class WaitingJobs {
   // The queue's (models/cluster/job_queue.hpp).
   void add(const QueuedJob& job);
   void remove(std::uint32_t job);
+  // Room for `jobs` entries, asked for once before the run: address space only, its pages
+  // faulted in (ahead of add, on another thread) only as the queue fills, and no doubling
+  // copies the entries over on the adding thread.
+  void reserve(std::size_t jobs) { jobs_.reserve(jobs); }
 
-  // Emptied, a queue with room for more entries than this frees it (remove).
+  // Emptied, a queue that has held more entries than this at once frees its room (remove).
   static constexpr std::size_t RELEASE_ENTRIES = std::size_t{1} << 16;
   std::size_t capacity() const { return jobs_.capacity(); }
 
  private:
   std::vector<QueuedJob> jobs_;
   std::vector<std::int32_t> slot_;  // by job id: index into jobs_, -1 when not waiting
+  std::size_t most_ = 0;            // the most entries held at once since the room was last freed
   sim::PrefaultAhead jobs_ahead_;   // jobs_'s next pages (a saturated queue grows to most jobs)
 };
 

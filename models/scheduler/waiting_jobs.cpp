@@ -19,6 +19,7 @@ void WaitingJobs::add(const QueuedJob& job) {
   GCSIM_CHECK(slot_[job.job] < 0, "waiting jobs: job " + std::to_string(job.job) + " is already waiting");
   slot_[job.job] = static_cast<std::int32_t>(jobs_.size());
   jobs_.push_back(job);
+  most_ = std::max(most_, jobs_.size());
   jobs_ahead_.advance(jobs_.data(), jobs_.size() * sizeof(QueuedJob), jobs_.capacity() * sizeof(QueuedJob));
 }
 
@@ -33,7 +34,12 @@ void WaitingJobs::remove(std::uint32_t job) {
   // room for hundreds of thousands of entries (130 MB for a million jobs under las) would
   // otherwise be held while the trace is written. Refilled, it grows again, in as many
   // steps as the first time: rare next to the adds that fill it.
-  if (jobs_.empty() && jobs_.capacity() > RELEASE_ENTRIES) std::vector<QueuedJob>().swap(jobs_);
+  // The most held, not the capacity: room reserved up front (reserve) and barely used is
+  // kept, so a queue that empties at its first start does not lose it.
+  if (jobs_.empty() && most_ > RELEASE_ENTRIES) {
+    std::vector<QueuedJob>().swap(jobs_);
+    most_ = 0;
+  }
 }
 
 }  // namespace gcsim::models

@@ -146,7 +146,7 @@ TEST_CASE("JobQueue tells the policy every job that joins or leaves the waiting 
   CHECK_THROWS_AS(q.remove_placed(1), InternalError);  // not waiting any more
 }
 
-TEST_CASE("WaitingJobs gives a large buffer back when it empties, and keeps a small one", "[unit][cluster]") {
+TEST_CASE("WaitingJobs gives a large buffer back when it empties, and keeps a small one or a reserved one", "[unit][cluster]") {
   models::WaitingJobs w;
   const auto fill = [&w](std::uint32_t n) {
     for (std::uint32_t id = 0; id < n; ++id) {
@@ -170,6 +170,24 @@ TEST_CASE("WaitingJobs gives a large buffer back when it empties, and keeps a sm
   fill(3);  // and it fills again
   CHECK(w.size() == 3);
   CHECK(w[2].job == 2);
+
+  // Room reserved up front for more than that is kept when a queue that held few jobs
+  // empties (a saturated run's first job starts at once), and freed once it held many.
+  models::WaitingJobs r;
+  r.reserve(4 * models::WaitingJobs::RELEASE_ENTRIES);
+  models::QueuedJob first;
+  first.job = 0;
+  r.add(first);
+  r.remove(0);
+  CHECK(r.capacity() == 4 * models::WaitingJobs::RELEASE_ENTRIES);
+  for (std::uint32_t id = 0; id < big; ++id) {
+    models::QueuedJob q;
+    q.job = id;
+    r.add(q);
+  }
+  CHECK(r.capacity() == 4 * models::WaitingJobs::RELEASE_ENTRIES);  // no entry moved
+  for (std::uint32_t id = 0; id < big; ++id) r.remove(id);
+  CHECK(r.capacity() == 0);
 }
 
 TEST_CASE("CheckpointController: periodic writes pause the job and commit on time", "[model][cluster][checkpoint]") {
