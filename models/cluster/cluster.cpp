@@ -17,7 +17,22 @@
 #include "models/scheduler/placement.hpp"
 #include "sim/check.hpp"
 
+#include <sys/resource.h>
+
 namespace gcsim::models {
+
+namespace {
+
+// Room for the waiting queue is reserved up front (address space only) where the address
+// space is not limited: under `ulimit -v` a run the memory check let through must not
+// fail on room it may never use, so the queue grows as it fills instead.
+void reserve_queue(JobQueue& queue, std::size_t jobs) {
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) return;
+  queue.reserve(jobs);
+}
+
+}  // namespace
 
 std::vector<NodeTypeView> node_type_views(const ClusterSpec& cluster) {
   std::vector<NodeTypeView> types;
@@ -62,7 +77,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::vector<Job>
   shares_gpus_ = std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.shares_gpu(); });
   upfront_jobs_ = jobs_.size();
   running_pos_.assign(jobs_.size(), -1);
-  queue_.reserve(jobs_.size());  // under a saturated load most of them wait at once
+  reserve_queue(queue_, jobs_.size());  // under a saturated load most of them wait at once
   node_event_.resize(alloc_.nodes().size());
   // The market owns a spot type's slots; those beyond its count (an elastic pool's) start
   // released, as its market's do. The network gives every slot its NICs
@@ -82,7 +97,7 @@ Cluster::Cluster(sim::Engine& engine, const Scenario& scenario, std::unique_ptr<
   const std::size_t bound = std::min(source_->bound(), MOST_RESERVED);
   jobs_.reserve(bound);
   running_pos_.reserve(bound);
-  queue_.reserve(bound);  // under a saturated load most of them wait at once
+  reserve_queue(queue_, bound);  // under a saturated load most of them wait at once
 }
 
 bool Cluster::take_from_source() {
