@@ -438,15 +438,16 @@ std::vector<NodeEventRecord> read_node_events(const TraceReader& r, const std::s
   return out;
 }
 
-std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path, TraceParts parts) {
-  // A million records are about 300 MB of fresh pages: their faults are taken on another
-  // core (sim::PrefaultPages) while this thread constructs the records from the front, not
-  // one by one here (docs/engine.md, "The summary from memory").
+// prefault: the records' pages (a million records are about 300 MB) are faulted in on
+// another core (sim::PrefaultPages) while this thread constructs them from the front, not
+// one by one here (docs/engine.md, "Pages faulted in ahead of a run").
+std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path, TraceParts parts, bool prefault) {
   const std::size_t n = rows(r, schema::JOBS);
   std::vector<JobRecord> jobs;
   jobs.reserve(n);
   {
-    const sim::PrefaultPages prefault(jobs.data(), n * sizeof(JobRecord));
+    const std::optional<sim::PrefaultPages> pages =
+        prefault ? std::optional<sim::PrefaultPages>(std::in_place, jobs.data(), n * sizeof(JobRecord)) : std::nullopt;
     jobs.resize(n);
   }
   // One pass over the table for every column this trace has: reading a column decompresses
@@ -659,9 +660,17 @@ TraceData read_trace_from(const TraceReader* reader, const std::string& path, Tr
     if (parts.details) data.preemptions = read_preemptions(*reader, path, parts);
     else if (has_table(*reader, schema::PREEMPTIONS)) data.preemption_totals = fold_preemptions(*reader, path);
   };
+  // The second core faults /jobs' records in only when it is not the one folding the
+  // costs: a saturated las trace's 9 million charges and preemptions take longer there
+  // than /jobs here (its `gcsim analyze` 0.74 s -> 0.84 s with both on that core). A run's
+  // summary has them folded already (SummaryTrace), so there it is free.
+  std::size_t cost_rows = 0;
+  for (const schema::Table* t : {&schema::UTILIZATION, &schema::LEDGER, &schema::PREEMPTIONS})
+    if (has_table(*reader, *t)) cost_rows += rows(*reader, *t);
+  const bool prefault_jobs = !reader->concurrent_reads() || cost_rows <= rows(*reader, schema::JOBS);
   const auto read_rest = [&] {
     data.nodes = read_nodes(*reader, path);
-    data.jobs = read_jobs(*reader, path, parts);
+    data.jobs = read_jobs(*reader, path, parts, prefault_jobs);
     // A trace written with output.events: false has no /events (TraceData::has_events).
     data.has_events = has_table(*reader, schema::EVENTS);
     if (parts.events && data.has_events) data.events = read_events(*reader, path, data.event_kind_labels);
