@@ -1,7 +1,6 @@
 #include "sim/allocator.hpp"
 
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,8 @@
 #include <malloc.h>
 #endif
 
+#include "sim/address_space.hpp"
+
 namespace gcsim::sim {
 
 void tune_allocator() {
@@ -23,9 +24,7 @@ void tune_allocator() {
   // (`ulimit -v`): a step is asked for whole, so a 256 MiB step under a 256 MiB limit would
   // fail the first small allocation that grows the heap.
   std::size_t pad = std::size_t{256} << 20;
-  rlimit as{};
-  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
-    pad = std::min<std::size_t>(pad, static_cast<std::size_t>(as.rlim_cur / 16));
+  if (const std::size_t limit = address_space_limit_bytes(); limit > 0) pad = std::min(pad, limit / 16);
   mallopt(M_TOP_PAD, static_cast<int>(pad));
 #endif
 }

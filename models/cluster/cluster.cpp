@@ -15,9 +15,8 @@
 
 #include "models/core/event_priorities.hpp"
 #include "models/scheduler/placement.hpp"
+#include "sim/address_space.hpp"
 #include "sim/check.hpp"
-
-#include <sys/resource.h>
 
 namespace gcsim::models {
 
@@ -27,9 +26,7 @@ namespace {
 // space is not limited: under `ulimit -v` a run the memory check let through must not
 // fail on room it may never use, so the queue grows as it fills instead.
 void reserve_queue(JobQueue& queue, std::size_t jobs) {
-  rlimit as{};
-  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) return;
-  queue.reserve(jobs);
+  if (sim::address_space_limit_bytes() == 0) queue.reserve(jobs);
 }
 
 }  // namespace

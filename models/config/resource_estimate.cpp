@@ -9,10 +9,10 @@
 #include <numeric>
 #include <vector>
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "models/scheduler/scheduler_registry.hpp"
+#include "sim/address_space.hpp"
 #include "sim/config/regular_file.hpp"
 #include "sim/units.hpp"
 
@@ -425,8 +425,7 @@ double usable_memory_bytes() {
   const auto lower_to = [&](double limit) {
     if (limit > 0 && (bytes <= 0 || limit < bytes)) bytes = limit;
   };
-  rlimit as{};
-  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) lower_to(static_cast<double>(as.rlim_cur));
+  lower_to(static_cast<double>(sim::address_space_limit_bytes()));  // 0: none
   // A container's memory limit, as the container sees its own cgroup (v2, then v1). "max"
   // (v2) or a huge number (v1) means none; an unreadable file, that there is none to read.
   for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
