@@ -446,8 +446,7 @@ std::vector<JobRecord> read_jobs(const TraceReader& r, const std::string& path, 
   std::vector<JobRecord> jobs;
   jobs.reserve(n);
   {
-    const std::optional<sim::PrefaultPages> pages =
-        prefault ? std::optional<sim::PrefaultPages>(std::in_place, jobs.data(), n * sizeof(JobRecord)) : std::nullopt;
+    const sim::PrefaultPages pages(jobs.data(), prefault ? n * sizeof(JobRecord) : 0);  // 0 bytes: nothing done
     jobs.resize(n);
   }
   // One pass over the table for every column this trace has: reading a column decompresses
